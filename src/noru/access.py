@@ -1,0 +1,150 @@
+"""The person's access controls: allow, pause/resume, revoke.
+
+The state is a small JSON file in the data dir, written atomically (temp file,
+fsync, rename) with mode 0600, and read fresh on every agent request. Only the
+person's own commands write it; ``noru mcp`` only reads. Anything unreadable
+or malformed fails closed: it is treated as revoked, and ``noru status`` says
+why.
+
+Decisions are data with a reason (``Decision``), so the same reason feeds the
+steering text, ``noru status`` and the access log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from noru.errors import HistoryRevoked, NotAuthorized, Paused, Steering
+from noru.paths import access_path
+
+__all__ = [
+    "AccessState",
+    "Decision",
+    "history_decision",
+    "live_decision",
+    "load",
+    "set_control",
+]
+
+_FLAGS = ("authorized", "paused", "revoked")
+
+
+@dataclass(frozen=True)
+class Change:
+    at: str
+    by: str
+
+
+@dataclass(frozen=True)
+class AccessState:
+    authorized: bool = False
+    paused: bool = False
+    revoked: bool = False
+    changes: dict[str, Change] = field(default_factory=dict)
+    damaged: str | None = None  # why the file could not be trusted (then revoked)
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    reason: str
+    refusal: type[Steering] | None = None
+
+
+def load(home: Path) -> AccessState:
+    path = access_path(home)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return AccessState()
+    except OSError as exc:
+        return AccessState(revoked=True, damaged=f"cannot read {path.name}: {exc.strerror}")
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict) or data.get("version") != 1:
+            raise ValueError("unknown format")
+        flags = {name: data[name] for name in _FLAGS}
+        if not all(isinstance(v, bool) for v in flags.values()):
+            raise ValueError("flags are not true/false")
+        changes = {
+            name: Change(at=str(c["at"]), by=str(c["by"]))
+            for name, c in (data.get("changes") or {}).items()
+        }
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return AccessState(revoked=True, damaged=f"{path.name} is damaged ({exc})")
+    return AccessState(**flags, changes=changes)
+
+
+def live_decision(state: AccessState) -> Decision:
+    if state.damaged:
+        return Decision(False, f"access state unreadable: {state.damaged}", NotAuthorized)
+    if state.revoked:
+        return Decision(False, "agent access was revoked by the person", NotAuthorized)
+    if not state.authorized:
+        return Decision(False, "the person has not allowed agent observations", NotAuthorized)
+    if state.paused:
+        return Decision(False, "the person paused agent perception", Paused)
+    return Decision(True, "allowed by the person")
+
+
+def history_decision(state: AccessState) -> Decision:
+    if state.damaged:
+        return Decision(False, f"access state unreadable: {state.damaged}", HistoryRevoked)
+    if state.revoked:
+        return Decision(False, "agent access was revoked by the person", HistoryRevoked)
+    return Decision(True, "history readable")
+
+
+def _write_atomic(path: Path, data: dict[str, Any]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".access-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.fchmod(f.fileno(), 0o600)
+            json.dump(data, f, indent=2, sort_keys=True)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def set_control(home: Path, command: str, *, now: datetime | None = None) -> AccessState:
+    """Apply one of the person's commands: allow, pause, resume, revoke.
+
+    A damaged state is replaced by a fresh one: the person's explicit command
+    is the authority.
+    """
+    state = load(home)
+    if state.damaged:
+        state = AccessState(revoked=True)
+    flags = {"authorized": state.authorized, "paused": state.paused, "revoked": state.revoked}
+    if command == "allow":
+        flags.update(authorized=True, revoked=False)
+    elif command == "pause":
+        flags["paused"] = True
+    elif command == "resume":
+        flags["paused"] = False
+    elif command == "revoke":
+        flags.update(authorized=False, revoked=True)
+    else:
+        raise ValueError(f"unknown access command {command!r}")
+    stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    changes = {name: {"at": c.at, "by": c.by} for name, c in state.changes.items()}
+    for name in _FLAGS:
+        if flags[name] != getattr(state, name) or name not in changes:
+            changes[name] = {"at": stamp, "by": f"noru {command}"}
+    _write_atomic(access_path(home), {"version": 1, **flags, "changes": changes})
+    return load(home)

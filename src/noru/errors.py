@@ -1,0 +1,172 @@
+"""One error tree for Noru.
+
+Every class carries its wire identity as a class attribute, and exactly one
+function (``noru.mcp.session.to_wire``) turns any exception into what the agent
+sees. An exception outside this tree becomes -32603 with no path or trace.
+
+::
+
+    NoruError
+     ├── ProtocolError          a JSON-RPC error object; ``code`` on the class
+     │    ├── ParseError            -32700  input is not JSON (or not UTF-8)
+     │    ├── InvalidRequest        -32600  not a JSON-RPC request, bad batch, not initialized
+     │    ├── MethodNotFound        -32601  unknown method
+     │    ├── InvalidParams         -32602  unknown tool, bad arguments, bad resource URI
+     │    ├── HistoryBlocked        -32001  resources/read while history is revoked
+     │    └── InternalError         -32603  anything unexpected; message carries no path
+     └── Steering               a normal tool result (isError false); ``tag`` on the class
+          ├── AppNotRunning         "Noru app not running"
+          ├── NotAuthorized         "Noru not authorized"
+          ├── Paused                "Noru paused"
+          ├── PermissionDenied      "Noru permission denied"
+          ├── Busy                  "Noru busy"
+          ├── HistoryRevoked        "Noru history revoked"
+          ├── NoMatch               "Noru no match"
+          ├── LayerAbsent           "Noru layer absent"
+          └── NothingNew            "Noru nothing new"
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+__all__ = [
+    "AppNotRunning",
+    "Busy",
+    "HistoryBlocked",
+    "HistoryRevoked",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "LayerAbsent",
+    "MethodNotFound",
+    "NoMatch",
+    "NoruError",
+    "NotAuthorized",
+    "NothingNew",
+    "ParseError",
+    "Paused",
+    "PermissionDenied",
+    "ProtocolError",
+    "Steering",
+]
+
+
+class NoruError(Exception):
+    """Root of every error Noru raises on purpose."""
+
+
+class ProtocolError(NoruError):
+    """Answered as a JSON-RPC error object."""
+
+    code: ClassVar[int] = -32603
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ParseError(ProtocolError):
+    code = -32700
+
+
+class InvalidRequest(ProtocolError):
+    code = -32600
+
+
+class MethodNotFound(ProtocolError):
+    code = -32601
+
+
+class InvalidParams(ProtocolError):
+    code = -32602
+
+
+class HistoryBlocked(ProtocolError):
+    code = -32001
+
+
+class InternalError(ProtocolError):
+    code = -32603
+
+
+class Steering(NoruError):
+    """An operational refusal: answered as a normal result with a next action.
+
+    ``details`` are the lines after the tag line (what was asked, what exists);
+    ``next_action`` overrides the class's default ``Next:`` text.
+    """
+
+    tag: ClassVar[str] = ""
+    next_action: ClassVar[str] = ""
+
+    def __init__(
+        self, summary: str = "", *, details: tuple[str, ...] = (), next_action: str | None = None
+    ) -> None:
+        super().__init__(summary or self.tag)
+        self.summary = summary
+        self.details = details
+        if next_action is not None:
+            self.next_action = next_action  # type: ignore[misc]
+
+
+class AppNotRunning(Steering):
+    tag = "Noru app not running"
+    next_action = (
+        "Ask the person to launch Noru (`noru app`), then retry. "
+        "Live targets never fall back to history."
+    )
+
+
+class NotAuthorized(Steering):
+    tag = "Noru not authorized"
+    next_action = (
+        "Ask the person to open Noru and explicitly choose Allow Agent Observations "
+        "(`noru allow`). An agent cannot grant this itself."
+    )
+
+
+class Paused(Steering):
+    tag = "Noru paused"
+    next_action = (
+        "Ask the person to resume Agent Perception (`noru resume`) when live context is "
+        "wanted. History remains available: list_captures, search_captures, get_capture."
+    )
+
+
+class PermissionDenied(Steering):
+    tag = "Noru permission denied"
+    next_action = "Ask the person to grant screen access to Noru, then retry."
+
+
+class Busy(Steering):
+    tag = "Noru busy"
+    next_action = "Retry shortly; Noru already retried briefly on its own."
+
+
+class HistoryRevoked(Steering):
+    tag = "Noru history revoked"
+    next_action = (
+        "Ask the person to open Noru and explicitly restore agent observations "
+        "(`noru allow`). History is never served around a revoke."
+    )
+
+
+class NoMatch(Steering):
+    tag = "Noru no match"
+    next_action = "Relax the filter, or call list_captures without one."
+
+
+class LayerAbsent(Steering):
+    tag = "Noru layer absent"
+    next_action = (
+        "Fetch the default bundle (omit `layers`) or request one of the layers named above."
+    )
+
+
+class NothingNew(Steering):
+    tag = "Noru nothing new"
+    next_action = (
+        "Ask the person to name or describe the capture they mean; find it with "
+        "list_captures or search_captures, then fetch it with get_capture."
+    )

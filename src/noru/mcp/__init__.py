@@ -1,0 +1,1 @@
+"""Noru's MCP server: a session engine over an abstract message stream."""

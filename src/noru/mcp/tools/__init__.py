@@ -1,0 +1,53 @@
+"""The tools and resources agents call, dispatched by name.
+
+``call_tool`` resolves the name (retired names mapped), checks the arguments
+against the tool's schema, and runs the handler. Handlers return a contract-4
+result or raise ``Steering`` / ``ProtocolError``; the session turns those into
+the wire shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from noru.mcp.tools.catalog import TOOLS, resolve
+from noru.mcp.tools.schema import check_arguments
+
+__all__ = ["ToolContext", "call_tool", "list_tools"]
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    home: Path
+    now: Callable[[], datetime]
+
+
+Handler = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
+
+
+def list_tools(*, annotations: bool, title: bool) -> list[dict[str, Any]]:
+    return [spec.listing(annotations=annotations, title=title) for spec in TOOLS.values()]
+
+
+def _handlers() -> dict[str, Handler]:
+    # Imported on first call so that `initialize` and `tools/list` stay light.
+    from noru.mcp.tools import history, live, status
+
+    return {
+        "get_latest_capture": live.get_latest_capture,
+        "observe_screen": live.observe_screen,
+        "list_captures": history.list_captures,
+        "search_captures": history.search_captures,
+        "get_capture": history.get_capture,
+        "get_status": status.get_status,
+    }
+
+
+def call_tool(context: ToolContext, name: Any, arguments: Any) -> dict[str, Any]:
+    spec, arguments = resolve(name, arguments)
+    checked = check_arguments(arguments, spec.input_schema)
+    return _handlers()[spec.name](context, checked)

@@ -1,0 +1,50 @@
+"""get_status: what the agent may do now, in plain text, with no capture content."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from noru import access
+from noru.config import load_config
+from noru.contract import text_result
+from noru.live import LiveClient
+from noru.mcp.tools import ToolContext
+from noru.paths import db_path
+
+__all__ = ["get_status", "status_lines"]
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:g} minutes"
+
+
+def status_lines(context: ToolContext) -> list[str]:
+    state = access.load(context.home)
+    live = access.live_decision(state)
+    history = access.history_decision(state)
+    running = LiveClient(context.home).running()
+    config = load_config(context.home)
+    authorized = state.authorized and not state.revoked
+    lines = [
+        "Noru status",
+        f"App running: {'yes' if running else 'no (live targets need `noru app`)'}",
+        f"Authorized for live requests: {'yes' if authorized else 'no'}",
+        f"Paused: {'yes' if state.paused else 'no'}",
+        f"History revoked: {'yes' if state.revoked else 'no'}",
+        f"Live requests now: {'allowed' if live.allowed and running else 'refused'}"
+        + ("" if live.allowed else f" ({live.reason})"),
+        f"History now: {'readable' if history.allowed else 'blocked'}"
+        + ("" if history.allowed else f" ({history.reason})"),
+        "Screen access: "
+        + ("checked by the app on each observation" if running else "unknown (app not running)"),
+        "OCR engine: " + ("reported by the app" if running else "unknown (app not running)"),
+    ]
+    if history.allowed:
+        count = 0 if not db_path(context.home).exists() else None
+        lines.append(f"Captures in history: {count if count is not None else 'unknown'}")
+    lines.append(f"Handoff window: {_minutes(config.handoff_window)}")
+    return lines
+
+
+def get_status(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    return text_result("\n".join(status_lines(context)))

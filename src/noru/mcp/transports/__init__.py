@@ -1,0 +1,1 @@
+"""Transports: adapt real pipes and sockets to the session's message stream."""
