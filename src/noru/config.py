@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-__all__ = ["Config", "load_config", "parse_duration"]
+__all__ = ["Config", "load_config", "parse_duration", "parse_moment"]
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -31,6 +32,28 @@ def parse_duration(text: str) -> float:
     if not m:
         raise ValueError(f"not a duration: {text!r} (use e.g. 30m, 2h, 1d)")
     return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def parse_moment(text: str, now: datetime) -> datetime:
+    """A moment from ``30m`` / ``2d`` (ago) or an RFC 3339 / ISO date(-time).
+
+    A date-time without a zone is local time; a bare date is local midnight.
+    Returns an aware UTC datetime; ValueError with a readable reason otherwise.
+    """
+    if _DURATION.match(text):
+        return now - timedelta(seconds=parse_duration(text))
+    candidate = text.strip()
+    if candidate.endswith(("Z", "z")):
+        candidate = candidate[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(candidate)
+    except ValueError:
+        raise ValueError(
+            f"not a time: {text!r} (use 30m, 1h, 2d or a date-time like 2026-08-12T14:00:00Z)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.astimezone()  # local time, as the person reads their clock
+    return moment.astimezone(UTC)
 
 
 @dataclass(frozen=True)

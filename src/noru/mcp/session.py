@@ -171,11 +171,13 @@ class Session:
             return {}
         if method == "initialize":
             return self._initialize(params)
-        if self.version is None:
-            raise InvalidRequest("Invalid request: session not initialized; send initialize first")
         handler = self._methods.get(method)
         if handler is None:
+            # Unknown even before initialize: a client probing with
+            # `server/discover` must learn at once to fall back to initialize.
             raise MethodNotFound(f"Method not found: {method[:100]}")
+        if self.version is None:
+            raise InvalidRequest("Invalid request: session not initialized; send initialize first")
         return handler(self, params)
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,55 @@
+"""Fixtures with real parts: every test gets its own NORU_HOME."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.wire import MemoryClient, StdioProcess
+
+IN_CI = os.environ.get("CI") == "true"
+
+
+def require(condition: bool, why: str) -> None:
+    """Skip when a real part is missing on a developer machine; fail under CI."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"missing real part under CI=true: {why}")
+    pytest.skip(why)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "noru-home"
+    path.mkdir(mode=0o700)
+    monkeypatch.setenv("NORU_HOME", str(path))
+    return path
+
+
+@pytest.fixture
+def client(home: Path) -> Iterator[MemoryClient]:
+    c = MemoryClient(home)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+@pytest.fixture
+def session(client: MemoryClient) -> MemoryClient:
+    """An in-memory client already initialized at the newest revision."""
+    client.initialize("2025-06-18")
+    return client
+
+
+@pytest.fixture
+def stdio(home: Path, tmp_path: Path) -> Iterator[StdioProcess]:
+    proc = StdioProcess(home, stderr_path=tmp_path / "mcp.stderr")
+    try:
+        yield proc
+    finally:
+        proc.close()
