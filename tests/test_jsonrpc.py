@@ -14,8 +14,14 @@ from tests.wire import MemoryClient
 
 @pytest.mark.parametrize(
     "raw",
-    [b"not json", b"{", b'{"jsonrpc": "2.0", "id": 1, "method": "ping"', b"\xff\xfe{}",
-     b'{"jsonrpc":"2.0","id":1,"method":"ping","x":NaN}', b"[" * 100000],
+    [
+        b"not json",
+        b"{",
+        b'{"jsonrpc": "2.0", "id": 1, "method": "ping"',
+        b"\xff\xfe{}",
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","x":NaN}',
+        b"[" * 100000,
+    ],
 )
 def test_unparsable_input_is_a_parse_error_with_null_id(client: MemoryClient, raw: bytes) -> None:
     answer = client.send_raw(raw)

@@ -26,8 +26,19 @@ def test_a_null_revision_counts_as_none_requested(client: MemoryClient) -> None:
 
 @pytest.mark.parametrize(
     "version",
-    ["2025-11-25", "2026-07-28", "2099-01-01", "2024-10-07", "", "latest", 20250618, 1.5,
-     ["2025-06-18"], {"v": 1}, True],
+    [
+        "2025-11-25",
+        "2026-07-28",
+        "2099-01-01",
+        "2024-10-07",
+        "",
+        "latest",
+        20250618,
+        1.5,
+        ["2025-06-18"],
+        {"v": 1},
+        True,
+    ],
 )
 def test_any_other_requested_value_gives_the_newest(client: MemoryClient, version: Any) -> None:
     assert client.initialize(version)["result"]["protocolVersion"] == "2025-06-18"

@@ -9,9 +9,9 @@ import jsonschema
 import pytest
 
 from noru.access import set_control
+from noru.errors import InvalidParams
 from noru.mcp.tools.catalog import RETIRED, TOOLS
 from noru.mcp.tools.schema import check_arguments
-from noru.errors import InvalidParams
 from tests.wire import MemoryClient
 
 SIX = [
@@ -39,9 +39,7 @@ def first_line(answer: dict[str, Any]) -> str:
 
 
 class TestListing:
-    def test_the_six_tools_are_listed_and_retired_names_are_not(
-        self, client: MemoryClient
-    ) -> None:
+    def test_the_six_tools_are_listed_and_retired_names_are_not(self, client: MemoryClient) -> None:
         names = [t["name"] for t in tools_for(client, "2025-06-18")]
         assert names == SIX
         assert not set(RETIRED) & set(names)
@@ -50,9 +48,7 @@ class TestListing:
         for tool in tools_for(client, "2024-11-05"):
             assert set(tool) == {"name", "description", "inputSchema"}
 
-    def test_2025_03_26_gets_read_only_annotations_but_no_title(
-        self, client: MemoryClient
-    ) -> None:
+    def test_2025_03_26_gets_read_only_annotations_but_no_title(self, client: MemoryClient) -> None:
         for tool in tools_for(client, "2025-03-26"):
             assert set(tool) == {"name", "description", "inputSchema", "annotations"}
             assert tool["annotations"]["readOnlyHint"] is True
@@ -140,8 +136,12 @@ def test_a_tool_name_that_is_not_a_string_is_invalid_params(session: MemoryClien
 
 @pytest.mark.parametrize(
     "arguments",
-    [{}, {"id": "capture_2026-08-12_141502", "index": 1},
-     {"id": "capture_2026-08-12_141502", "app": "Editor"}, {"text_only": True}],
+    [
+        {},
+        {"id": "capture_2026-08-12_141502", "index": 1},
+        {"id": "capture_2026-08-12_141502", "app": "Editor"},
+        {"text_only": True},
+    ],
 )
 def test_get_capture_needs_exactly_one_addressing_mode(
     session: MemoryClient, arguments: dict[str, Any]
@@ -207,8 +207,11 @@ class TestHistoryOnAnEmptyStore:
         self, session: MemoryClient, home: Path
     ) -> None:
         set_control(home, "revoke")
-        for name, arguments in [("list_captures", {}), ("get_capture", {"index": 1}),
-                                ("search_captures", {"query": "x"})]:
+        for name, arguments in [
+            ("list_captures", {}),
+            ("get_capture", {"index": 1}),
+            ("search_captures", {"query": "x"}),
+        ]:
             assert first_line(session.call(name, arguments)).startswith("Noru history revoked")
 
     def test_a_revoke_applies_to_the_next_request_of_a_running_session(

@@ -147,14 +147,14 @@ class MemoryClient:
     def send(self, message: Any, *, method: str | None = None) -> Any:
         answer = self.send_raw(json.dumps(message).encode())
         sent = message if isinstance(message, list) else [message]
-        methods = {
-            json.dumps(m.get("id")): m.get("method") for m in sent if isinstance(m, dict)
-        }
+        methods = {json.dumps(m.get("id")): m.get("method") for m in sent if isinstance(m, dict)}
         revisions = [self.revision] if self.revision else list(REVISIONS)
         for revision in revisions:
             for item in answer if isinstance(answer, list) else [answer]:
                 if item is not None:
-                    validate_response(item, revision, method or methods.get(json.dumps(item.get("id"))))
+                    validate_response(
+                        item, revision, method or methods.get(json.dumps(item.get("id")))
+                    )
         return answer
 
     def request(self, method: str, params: Any = None, **extra: Any) -> dict[str, Any]:
@@ -187,7 +187,7 @@ class MemoryClient:
 
 def noru_command() -> list[str]:
     exe = Path(sys.executable).parent / "noru"
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "noru.cli"]
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "noru"]
 
 
 class StdioProcess:

@@ -6,9 +6,8 @@ history is never served around it. The store is opened read-only.
 
 from __future__ import annotations
 
-from typing import Any
-
 from datetime import datetime
+from typing import Any
 
 from noru import access
 from noru.config import parse_moment

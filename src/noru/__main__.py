@@ -1,0 +1,5 @@
+"""`python -m noru` is the `noru` command."""
+
+from noru.cli import main
+
+main()
