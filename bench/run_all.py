@@ -1,0 +1,15 @@
+"""Run every benchmark in bench/ and print its figures (`make bench`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = ["mcp_spawn.py"]
+
+if __name__ == "__main__":
+    here = Path(__file__).parent
+    for name in BENCHMARKS:
+        print(f"== {name}", flush=True)
+        subprocess.run([sys.executable, str(here / name)], check=True)

@@ -1,0 +1,29 @@
+"""The README documents every command, and every command has help."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from noru.cli import main
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+COMMANDS = sorted(main.commands)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_a_readme_section(command: str) -> None:
+    assert f"### noru {command}\n" in README
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command: str) -> None:
+    result = CliRunner().invoke(main, [command, "--help"])
+    assert result.exit_code == 0
+    assert main.commands[command].help  # type: ignore[attr-defined]
+
+
+def test_the_readme_shows_the_two_commands() -> None:
+    assert "make run" in README and "make test" in README
