@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.wire import StdioProcess, noru_command
+from tests.wire import REVISIONS, StdioProcess, noru_command, validate_response
 
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":%s}'
 
@@ -116,11 +117,37 @@ class TestRawPipes:
 # --- the official MCP Python SDK client -----------------------------------
 
 
-def sdk_params(home: Path) -> Any:
+def sdk_params(home: Path, log: Path) -> Any:
+    """The real `noru mcp`, behind a tee that logs the wire for validation."""
     from mcp import StdioServerParameters
 
-    command, *args = noru_command()
-    return StdioServerParameters(command=command, args=[*args, "mcp"], env={"NORU_HOME": str(home)})
+    root = Path(__file__).resolve().parents[1]
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tests.tee", str(log), "--", *noru_command(), "mcp"],
+        env={"NORU_HOME": str(home), "PYTHONPATH": str(root)},
+    )
+
+
+def validate_log(log: Path) -> int:
+    """Validate every server answer in a tee log; return how many there were."""
+    methods: dict[str, str] = {}
+    revision: str | None = None
+    answers = 0
+    for line in log.read_bytes().splitlines():
+        direction, raw = line[:1], line[2:]
+        message = json.loads(raw)
+        if direction == b">":
+            if "id" in message and "method" in message:
+                methods[json.dumps(message["id"])] = message["method"]
+            continue
+        method = methods.get(json.dumps(message.get("id")))
+        for rev in [revision] if revision else list(REVISIONS):
+            validate_response(message, rev, method)
+        if method == "initialize" and "result" in message:
+            revision = message["result"]["protocolVersion"]
+        answers += 1
+    return answers
 
 
 def run(body: Callable[[], Awaitable[None]]) -> None:
@@ -134,7 +161,7 @@ def test_the_sdk_client_connects_lists_and_calls(home: Path, tmp_path: Path, mod
 
     async def body() -> None:
         with (tmp_path / "sdk.stderr").open("w") as errlog:
-            transport = stdio_client(sdk_params(home), errlog=errlog)
+            transport = stdio_client(sdk_params(home, tmp_path / "wire.log"), errlog=errlog)
             async with Client(transport, mode=mode, read_timeout_seconds=30) as client:
                 # The SDK asks for 2025-11-25, which this contract answers with the newest
                 # revision it implements.
@@ -160,6 +187,7 @@ def test_the_sdk_client_connects_lists_and_calls(home: Path, tmp_path: Path, mod
                 assert retired.content[0].text.startswith("Noru app not running")  # type: ignore[union-attr]
 
     run(body)
+    assert validate_log(tmp_path / "wire.log") >= 3
 
 
 def test_the_sdk_client_pinned_to_2024_11_05(home: Path, tmp_path: Path) -> None:
@@ -170,7 +198,10 @@ def test_the_sdk_client_pinned_to_2024_11_05(home: Path, tmp_path: Path) -> None
     async def body() -> None:
         with (tmp_path / "sdk.stderr").open("w") as errlog:
             async with (
-                stdio_client(sdk_params(home), errlog=errlog) as (read, write),
+                stdio_client(sdk_params(home, tmp_path / "wire.log"), errlog=errlog) as (
+                    read,
+                    write,
+                ),
                 ClientSession(read, write, read_timeout_seconds=30) as session,
             ):
                 request = types.InitializeRequest(
@@ -192,6 +223,7 @@ def test_the_sdk_client_pinned_to_2024_11_05(home: Path, tmp_path: Path) -> None
                 assert answer.structured_content is None
 
     run(body)
+    assert validate_log(tmp_path / "wire.log") >= 3
 
 
 def test_the_sdk_client_sees_invalid_arguments_as_an_error(home: Path, tmp_path: Path) -> None:
@@ -201,7 +233,7 @@ def test_the_sdk_client_sees_invalid_arguments_as_an_error(home: Path, tmp_path:
 
     async def body() -> None:
         with (tmp_path / "sdk.stderr").open("w") as errlog:
-            transport = stdio_client(sdk_params(home), errlog=errlog)
+            transport = stdio_client(sdk_params(home, tmp_path / "wire.log"), errlog=errlog)
             async with Client(transport, mode="legacy", read_timeout_seconds=30) as client:
                 await client.list_tools()
                 with pytest.raises(MCPError) as caught:
@@ -212,3 +244,4 @@ def test_the_sdk_client_sees_invalid_arguments_as_an_error(home: Path, tmp_path:
                 assert caught.value.error.message == "Unknown tool: no_such_tool"
 
     run(body)
+    assert validate_log(tmp_path / "wire.log") >= 3
