@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test check bench debs clean
 
-run: $(STAMP)
+run: debs $(STAMP)
 	@scripts/run
 
 test: debs $(STAMP)
