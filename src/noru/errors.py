@@ -14,6 +14,10 @@ sees. An exception outside this tree becomes -32603 with no path or trace.
      │    ├── InvalidParams         -32602  unknown tool, bad arguments, bad resource URI
      │    ├── HistoryBlocked        -32001  resources/read while history is revoked
      │    └── InternalError         -32603  anything unexpected; message carries no path
+     ├── CaptureError           a capture could not be taken (the app reports it)
+     ├── StoreError             the store cannot be opened or read
+     │    └── SchemaTooNew          the database was written by a newer Noru
+     ├── OcrError               the OCR engine is missing or failed on an image
      └── Steering               a normal tool result (isError false); ``tag`` on the class
           ├── AppNotRunning         "Noru app not running"
           ├── NotAuthorized         "Noru not authorized"
@@ -33,6 +37,7 @@ from typing import ClassVar
 __all__ = [
     "AppNotRunning",
     "Busy",
+    "CaptureError",
     "HistoryBlocked",
     "HistoryRevoked",
     "InternalError",
@@ -44,11 +49,14 @@ __all__ = [
     "NoruError",
     "NotAuthorized",
     "NothingNew",
+    "OcrError",
     "ParseError",
     "Paused",
     "PermissionDenied",
     "ProtocolError",
+    "SchemaTooNew",
     "Steering",
+    "StoreError",
 ]
 
 
@@ -88,6 +96,22 @@ class HistoryBlocked(ProtocolError):
 
 class InternalError(ProtocolError):
     code = -32603
+
+
+class CaptureError(NoruError):
+    """A capture could not be taken; the message says why in the person's words."""
+
+
+class StoreError(NoruError):
+    """The store cannot be opened, read or written."""
+
+
+class SchemaTooNew(StoreError):
+    """The database was migrated by a newer Noru than this one."""
+
+
+class OcrError(NoruError):
+    """The OCR engine is missing, misconfigured, or failed on one image."""
 
 
 class Steering(NoruError):
