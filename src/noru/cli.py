@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -142,11 +143,181 @@ def revoke() -> None:
     )
 
 
+def _parse_at(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    from noru.config import parse_moment
+
+    try:
+        return parse_moment(value, datetime.now(UTC))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--at") from None
+
+
+@main.command(name="import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--app", help="App the screenshots show (kept as the source app).")
+@click.option("--window-title", help="Window title (also gives the workspace hint).")
+@click.option("--note", help="A note attached to every imported capture.")
+@click.option("--at", "at", help="When they were taken (default: each file's time).")
+def import_cmd(
+    paths: tuple[Path, ...],
+    app: str | None,
+    window_title: str | None,
+    note: str | None,
+    at: str | None,
+) -> None:
+    """Import existing screenshots (PNG, JPEG, WebP files or folders) into history."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from noru.importer import ImportOptions, find_images, import_file
+    from noru.store import Store
+
+    options = ImportOptions(app=app, window_title=window_title, note=note, at=_parse_at(at))
+    found = list(find_images(paths))
+    failed: list[str] = []
+    imported = 0
+    with (
+        Store.open() as store,
+        Progress(console=Console(stderr=True), disable=len(found) < 2, transient=True) as progress,
+    ):
+        task = progress.add_task("Importing", total=len(found))
+        for path in found:
+            try:
+                record = import_file(store, path, options)
+            except ValueError as exc:
+                failed.append(f"{path}: {exc}")
+            else:
+                imported += 1
+                if len(found) == 1:
+                    click.echo(record.id)
+            progress.advance(task)
+    click.echo(f"Imported {imported} of {len(found)} file(s).", err=True)
+    for line in failed:
+        click.echo(f"skipped {line}", err=True)
+    if failed:
+        sys.exit(1)
+
+
+def _reader() -> Any:
+    from noru.store import Reader
+
+    reader = Reader.open(_home())
+    if reader is None:
+        raise click.ClickException("history is empty: take a capture or `noru import` some")
+    return reader
+
+
+@main.command(name="list")
+@click.option("--app", help="Only captures from this app (substring, any case).")
+@click.option("--workspace", help="Only captures from this workspace.")
+@click.option("--since", help="Only captures since 30m, 2h, 1d or a date-time.")
+@click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
+def list_cmd(app: str | None, workspace: str | None, since: str | None, limit: int) -> None:
+    """List captures in history, newest first."""
+    from noru.present import locator_lines
+    from noru.store import Filters
+
+    now = datetime.now(UTC)
+    filters = Filters(app=app, workspace=workspace, since=_parse_at(since))
+    with _reader() as reader:
+        rows, _ = reader.list_rows(filters, limit=limit)
+        total = reader.count()
+    if not rows:
+        click.echo(f"No capture matches (filters: {filters.describe()}).")
+        return
+    click.echo(
+        locator_lines(rows, now=now, title=f"{total} captures in history.", next_cursor=None)
+    )
+
+
+@main.command()
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
+def search(query: str, limit: int) -> None:
+    """Search the on-screen text, accessibility text and notes of your captures."""
+    from noru.present import locator_lines
+    from noru.store import Filters
+
+    now = datetime.now(UTC)
+    with _reader() as reader:
+        hits, _ = reader.search(query, Filters(), now=now, limit=limit)
+    if not hits:
+        click.echo(f"Nothing found for {query!r}.")
+        return
+    click.echo(locator_lines(hits, now=now, title=f"Matches for {query!r}:", next_cursor=None))
+
+
+def _capture_id(value: str) -> str:
+    from noru.store.files import check_id
+
+    try:
+        return check_id(value)
+    except ValueError:
+        raise click.BadParameter(
+            "a capture id looks like capture_2026-08-12_141502", param_hint="ID"
+        ) from None
+
+
+@main.command()
+@click.argument("capture_id", metavar="ID")
+def show(capture_id: str) -> None:
+    """Show one capture: its facts, text, note, and where its image files are."""
+    from noru.contract import capture_result
+    from noru.present import Projection, capture_view
+
+    capture_id = _capture_id(capture_id)
+    with _reader() as reader:
+        record = reader.get(capture_id)
+        if record is None:
+            raise click.ClickException(f"no capture {capture_id}")
+        view = capture_view(reader, record, Projection(text_only=True), max_edge=1568)
+        result = capture_result(view, now=datetime.now(UTC), with_sources=True)
+        for block in result["content"]:
+            click.echo(block["text"])
+            click.echo()
+        for image in record.images:
+            click.echo(f"Image {image.position}: {reader.image_file(image)}")
+
+
+@main.command()
+@click.argument("capture_id", metavar="ID")
+@click.argument("text")
+def note(capture_id: str, text: str) -> None:
+    """Attach a note to a capture (an empty TEXT removes it)."""
+    from noru.store import Store
+
+    capture_id = _capture_id(capture_id)
+    with Store.open() as store:
+        if not store.set_note(capture_id, text or None):
+            raise click.ClickException(f"no capture {capture_id}")
+    click.echo("Note saved." if text else "Note removed.")
+
+
+@main.command()
+@click.argument("capture_ids", metavar="ID...", nargs=-1, required=True)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
+    """Delete captures: their rows and their image files."""
+    from noru.store import Store
+
+    ids = [_capture_id(value) for value in capture_ids]
+    if not yes:
+        click.confirm(f"Delete {len(ids)} capture(s) and their files?", abort=True)
+    missing = []
+    with Store.open() as store:
+        for capture_id in ids:
+            if not store.delete(capture_id):
+                missing.append(capture_id)
+    click.echo(f"Deleted {len(ids) - len(missing)} capture(s).")
+    if missing:
+        raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
 @main.command()
 def status() -> None:
     """Show what agents may do now, and why."""
-    from datetime import UTC, datetime
-
     from noru.access import load
     from noru.mcp.tools import ToolContext
     from noru.mcp.tools.status import status_lines

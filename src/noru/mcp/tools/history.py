@@ -1,58 +1,36 @@
 """History tools: list_captures, search_captures, get_capture.
 
 Every call first checks the persisted revoke (``access.history_decision``);
-history is never served around it. The store is opened read-only.
+history is never served around it. The store is opened read-only per call,
+so a running `noru mcp` sees new captures and never holds the database open.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 from noru import access
-from noru.config import parse_moment
+from noru.config import load_config, parse_moment
+from noru.contract import capture_result, text_result
 from noru.errors import InvalidParams, NoMatch
 from noru.mcp.tools import ToolContext
-from noru.paths import db_path
+from noru.present import Projection, capture_view, locator_lines, no_match
+from noru.store import CaptureRecord, Filters, Reader
 
 __all__ = [
     "addressing",
     "check_history_access",
+    "filters_from",
     "get_capture",
     "list_captures",
-    "moments",
+    "open_history",
     "search_captures",
 ]
 
 SOURCE_FILTERS = ("app", "workspace", "display", "since", "before", "origin")
-
-
-def moments(args: dict[str, Any], now: datetime) -> dict[str, datetime]:
-    """``since`` / ``before`` as UTC moments; -32602 naming the argument."""
-    out: dict[str, datetime] = {}
-    for name in ("since", "before"):
-        if name in args:
-            try:
-                out[name] = parse_moment(args[name], now)
-            except ValueError as exc:
-                raise InvalidParams(f"Invalid arguments: `{name}` {exc}") from None
-    if "since" in out and "before" in out and out["since"] >= out["before"]:
-        raise InvalidParams("Invalid arguments: `since` must be earlier than `before`")
-    return out
-
-
-def addressing(args: dict[str, Any]) -> str:
-    """Which one of get_capture's addressing modes the call uses: id, index or filter."""
-    modes: list[str] = [name for name in ("id", "index") if name in args]
-    if any(name in args for name in SOURCE_FILTERS) and "index" not in args:
-        modes.append("filter")
-    if len(modes) != 1:
-        raise InvalidParams(
-            "Invalid arguments: address exactly one capture with one of `id`, `index`, "
-            "or source filters (app, workspace, display, since, before, origin); "
-            + ("none was given" if not modes else f"got {' and '.join(modes)}")
-        )
-    return modes[0]
 
 
 def check_history_access(context: ToolContext) -> None:
@@ -73,29 +51,142 @@ def _empty_history() -> NoMatch:
     )
 
 
-def _require_store(context: ToolContext) -> None:
+@contextmanager
+def open_history(context: ToolContext) -> Iterator[Reader]:
+    """The read-only store, after the revoke check; 'history is empty' without one."""
     check_history_access(context)
-    if not db_path(context.home).exists():
+    reader = Reader.open(context.home)
+    if reader is None:
         raise _empty_history()
-    # The capture store arrives with the store issue; until then an existing
-    # database file is not read.
-    raise _empty_history()
+    try:
+        yield reader
+    finally:
+        reader.close()
+
+
+def filters_from(args: dict[str, Any], now: datetime) -> Filters:
+    """The source filters of a call; -32602 naming a bad time argument."""
+    moments: dict[str, datetime] = {}
+    for name in ("since", "before"):
+        if name in args:
+            try:
+                moments[name] = parse_moment(args[name], now)
+            except ValueError as exc:
+                raise InvalidParams(f"Invalid arguments: `{name}` {exc}") from None
+    if "since" in moments and "before" in moments and moments["since"] >= moments["before"]:
+        raise InvalidParams("Invalid arguments: `since` must be earlier than `before`")
+    return Filters(
+        app=args.get("app"),
+        workspace=args.get("workspace"),
+        display=args.get("display"),
+        since=moments.get("since"),
+        before=moments.get("before"),
+        origin=args.get("origin"),
+    )
+
+
+def addressing(args: dict[str, Any]) -> str:
+    """Which one of get_capture's addressing modes the call uses: id, index or filter."""
+    modes: list[str] = [name for name in ("id", "index") if name in args]
+    if any(name in args for name in SOURCE_FILTERS) and "index" not in args:
+        modes.append("filter")
+    if len(modes) != 1:
+        raise InvalidParams(
+            "Invalid arguments: address exactly one capture with one of `id`, `index`, "
+            "or source filters (app, workspace, display, since, before, origin); "
+            + ("none was given" if not modes else f"got {' and '.join(modes)}")
+        )
+    return modes[0]
+
+
+def _cursor_error(exc: ValueError) -> InvalidParams:
+    return InvalidParams(f"Invalid arguments: `cursor` {exc}")
 
 
 def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    moments(args, context.now())
-    _require_store(context)
-    raise AssertionError("unreachable")
+    now = context.now()
+    filters = filters_from(args, now)
+    order = args.get("order", "newest_first")
+    with open_history(context) as reader:
+        try:
+            rows, next_cursor = reader.list_rows(
+                filters, order=order, limit=args.get("limit", 20), cursor=args.get("cursor")
+            )
+        except ValueError as exc:
+            raise _cursor_error(exc) from None
+        if not rows:
+            if "cursor" in args:
+                return text_result("Noru history: no more captures.")
+            raise no_match(reader, filters, what="no capture matches the filters")
+        title = (
+            f"Noru history: {len(rows)} capture{'s' if len(rows) != 1 else ''}, "
+            f"{order.replace('_', ' ')}; filters: {filters.describe()}."
+        )
+        return text_result(locator_lines(rows, now=now, title=title, next_cursor=next_cursor))
 
 
 def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    moments(args, context.now())
-    _require_store(context)
-    raise AssertionError("unreachable")
+    now = context.now()
+    filters = filters_from(args, now)
+    query: str = args["query"]
+    with open_history(context) as reader:
+        try:
+            hits, next_cursor = reader.search(
+                query, filters, now=now, limit=args.get("limit", 20), cursor=args.get("cursor")
+            )
+        except ValueError as exc:
+            raise _cursor_error(exc) from None
+        if not hits:
+            if "cursor" in args:
+                return text_result("Noru search: no more matches.")
+            refusal = no_match(reader, filters, what=f"no capture contains {query!r}")
+            raise NoMatch(
+                refusal.summary,
+                details=refusal.details,
+                next_action=(
+                    "Try fewer or different words, relax the filters, or browse with list_captures."
+                ),
+            )
+        title = (
+            f"Noru search for {query!r}: {len(hits)} match{'es' if len(hits) != 1 else ''}, "
+            f"best first; filters: {filters.describe()}."
+        )
+        return text_result(locator_lines(hits, now=now, title=title, next_cursor=next_cursor))
+
+
+def _resolve(reader: Reader, args: dict[str, Any], filters: Filters) -> CaptureRecord:
+    mode = addressing(args)
+    if mode == "id":
+        record = reader.get(args["id"])
+        if record is None:
+            raise NoMatch(
+                f"no capture {args['id']}",
+                details=("It may have been deleted, or the id is mistyped.",),
+                next_action="List or search history for the capture, then use the id shown.",
+            )
+        return record
+    index = args.get("index", 1)
+    record = reader.nth(index, filters)
+    if record is None:
+        what = (
+            f"no capture at index {index}" if mode == "index" else "no capture matches the filters"
+        )
+        raise no_match(reader, filters, what=what)
+    return record
 
 
 def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     addressing(args)
-    moments(args, context.now())
-    _require_store(context)
-    raise AssertionError("unreachable")
+    now = context.now()
+    filters = filters_from(args, now)
+    config = load_config(context.home)
+    projection = Projection(
+        layers=tuple(args["layers"]) if "layers" in args else None,
+        fields=tuple(args["fields"]) if "fields" in args else None,
+        text_only=bool(args.get("text_only", False)),
+        region=tuple(args["region"]) if "region" in args else None,
+    )
+    with open_history(context) as reader:
+        record = _resolve(reader, args, filters)
+        view = capture_view(reader, record, projection, max_edge=config.max_edge)
+    return capture_result(view, now=now, with_sources=True, fields=projection.fields)

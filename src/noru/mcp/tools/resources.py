@@ -1,20 +1,32 @@
 """Captures as MCP resources: ``noru-capture://<id>``.
 
-While history is revoked the list is empty and a read is refused with -32001.
+While history is revoked the list is empty (it reveals nothing) and a read is
+refused with -32001.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from typing import Any
 
 from noru import access
-from noru.contract import CAPTURE_ID_PATTERN, URI_SCHEME
+from noru.config import load_config
+from noru.contract import (
+    CAPTURE_ID_PATTERN,
+    URI_SCHEME,
+    capture_result,
+    capture_uri,
+    format_time,
+)
 from noru.errors import HistoryBlocked, InvalidParams
 from noru.mcp.tools import ToolContext
+from noru.present import Projection, capture_view
+from noru.store import Reader, decode_cursor, encode_cursor
 
-__all__ = ["list_resources", "list_templates", "parse_uri", "read_resource"]
+__all__ = ["PAGE", "list_resources", "list_templates", "parse_uri", "read_resource"]
 
+PAGE = 50
 _ID = re.compile(CAPTURE_ID_PATTERN)
 
 
@@ -30,10 +42,52 @@ def parse_uri(uri: Any) -> str:
     return capture_id
 
 
+def _revoked(context: ToolContext) -> bool:
+    return not access.history_decision(access.load(context.home)).allowed
+
+
 def list_resources(context: ToolContext, cursor: Any, *, titles: bool) -> dict[str, Any]:
-    if not access.history_decision(access.load(context.home)).allowed:
+    if _revoked(context):
         return {"resources": []}
-    return {"resources": []}
+    after = None
+    if cursor is not None:
+        try:
+            if not isinstance(cursor, str):
+                raise ValueError("must be a string")
+            after = decode_cursor(cursor, "resources").get("seq")
+            if not isinstance(after, int):
+                raise ValueError("not a cursor from this server")
+        except ValueError as exc:
+            raise InvalidParams(f"Invalid params: `cursor` {exc}") from None
+    reader = Reader.open(context.home)
+    if reader is None:
+        return {"resources": []}
+    with reader:
+        page = reader.ids_page(after=after, limit=PAGE + 1)
+    resources = []
+    for _, record in page[:PAGE]:
+        first = record.images[0].source
+        where = " · ".join(
+            part
+            for part in (first.app_name or first.app_id, first.window_title, first.workspace_hint)
+            if part
+        )
+        entry: dict[str, Any] = {
+            "uri": capture_uri(record.id),
+            "name": record.id,
+            "description": (
+                f"Noru capture taken {format_time(record.captured_at)} by the {record.origin}, "
+                f"{len(record.images)} image(s)" + (f", {where}" if where else "")
+            ),
+            "mimeType": "image/png",
+        }
+        if titles:
+            entry["title"] = f"Capture {format_time(record.captured_at)}"
+        resources.append(entry)
+    result: dict[str, Any] = {"resources": resources}
+    if len(page) > PAGE:
+        result["nextCursor"] = encode_cursor({"k": "resources", "seq": page[PAGE - 1][0]})
+    return result
 
 
 def list_templates(*, titles: bool) -> dict[str, Any]:
@@ -50,6 +104,23 @@ def list_templates(*, titles: bool) -> dict[str, Any]:
 
 def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
     capture_id = parse_uri(uri)
-    if not access.history_decision(access.load(context.home)).allowed:
+    if _revoked(context):
         raise HistoryBlocked("History access is revoked by the person")
-    raise InvalidParams(f"Invalid params: no capture {capture_id}")
+    reader = Reader.open(context.home)
+    if reader is None:
+        raise InvalidParams(f"Invalid params: no capture {capture_id}")
+    with reader:
+        record = reader.get(capture_id)
+        if record is None:
+            raise InvalidParams(f"Invalid params: no capture {capture_id}")
+        view = capture_view(
+            reader, record, Projection(), max_edge=load_config(context.home).max_edge
+        )
+    contents: list[dict[str, Any]] = [
+        {"uri": uri, "mimeType": "image/png", "blob": base64.b64encode(image.png).decode("ascii")}
+        for image in view.images
+    ]
+    result = capture_result(view, now=context.now(), with_sources=True)
+    text = "\n\n".join(block["text"] for block in result["content"] if block["type"] == "text")
+    contents.append({"uri": uri, "mimeType": "text/plain", "text": text})
+    return {"contents": contents}

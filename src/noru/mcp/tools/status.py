@@ -7,9 +7,10 @@ from typing import Any
 from noru import access
 from noru.config import load_config
 from noru.contract import text_result
+from noru.errors import StoreError
 from noru.live import LiveClient
 from noru.mcp.tools import ToolContext
-from noru.paths import db_path
+from noru.store import Reader
 
 __all__ = ["get_status", "status_lines"]
 
@@ -40,10 +41,20 @@ def status_lines(context: ToolContext) -> list[str]:
         "OCR engine: " + ("reported by the app" if running else "unknown (app not running)"),
     ]
     if history.allowed:
-        count = 0 if not db_path(context.home).exists() else None
-        lines.append(f"Captures in history: {count if count is not None else 'unknown'}")
+        lines.append(f"Captures in history: {_count(context)}")
     lines.append(f"Handoff window: {_minutes(config.handoff_window)}")
     return lines
+
+
+def _count(context: ToolContext) -> str:
+    try:
+        reader = Reader.open(context.home)
+    except StoreError as exc:
+        return f"unknown ({exc})"
+    if reader is None:
+        return "0"
+    with reader:
+        return str(reader.count())
 
 
 def get_status(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,85 @@
+"""Bring existing screenshots into history: ``noru import PATH...``.
+
+PNG files are kept byte for byte (after checking they decode); JPEG and WebP
+are decoded and kept as lossless PNG of exactly the decoded pixels. Imported
+captures are user captures marked as imported: the live handoff never hands
+them off, and their source facts are what the person said.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from noru.sources import Source, infer_workspace
+from noru.store import CaptureRecord, NewImage, Store
+
+__all__ = ["EXTENSIONS", "ImportOptions", "find_images", "import_file"]
+
+EXTENSIONS = {".png", ".jpg", ".jpeg", ".webp"}
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    app: str | None = None
+    window_title: str | None = None
+    note: str | None = None
+    at: datetime | None = None  # None: the file's modification time
+
+
+def find_images(paths: Iterable[Path]) -> Iterator[Path]:
+    """Files named on the command line, and image files inside named folders (sorted)."""
+    for path in paths:
+        if path.is_dir():
+            for root, dirs, names in os.walk(path):
+                dirs.sort()
+                for name in sorted(names):
+                    if Path(name).suffix.lower() in EXTENSIONS and not name.startswith("."):
+                        yield Path(root) / name
+        else:
+            yield path
+
+
+def _decode(path: Path) -> NewImage:
+    import warnings
+
+    from PIL import Image, UnidentifiedImageError
+
+    from noru import imaging
+
+    data = path.read_bytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            with Image.open(path) as image:
+                image.load()
+                kind = image.format
+                width, height = image.size
+                if kind == "PNG":
+                    return NewImage(png=data, width=width, height=height)
+                if kind not in ("JPEG", "WEBP"):
+                    raise ValueError(f"{kind or 'unknown'} images are not supported")
+                pixels = image.convert("RGBA" if "A" in image.getbands() else "RGB")
+                return NewImage(png=imaging.encode_png(pixels), width=width, height=height)
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+            raise ValueError("image is too large to import safely") from None
+        except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+            raise ValueError(f"not a readable image ({exc.__class__.__name__})") from None
+
+
+def import_file(store: Store, path: Path, options: ImportOptions) -> CaptureRecord:
+    """Import one screenshot; ValueError with a reason when it cannot be read."""
+    decoded = _decode(path)
+    source = Source(
+        app_name=options.app,
+        window_title=options.window_title,
+        workspace_hint=infer_workspace(options.window_title),
+    )
+    moment = options.at or datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    image = NewImage(png=decoded.png, width=decoded.width, height=decoded.height, source=source)
+    return store.add_capture(
+        [image], origin="user", captured_at=moment, note=options.note, imported=True
+    )

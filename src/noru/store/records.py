@@ -1,0 +1,127 @@
+"""What the store holds, as typed records (frozen dataclasses, nullable facts)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from noru.sources import Source
+
+__all__ = ["CaptureRecord", "Filters", "ImageRecord", "NewImage", "OcrLine", "Row", "SearchHit"]
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    text: str
+    box: tuple[int, int, int, int]  # x, y, w, h in original pixels
+    confidence: float
+
+
+@dataclass(frozen=True)
+class NewImage:
+    """One image of a capture about to be stored."""
+
+    png: bytes
+    width: int
+    height: int
+    source: Source = field(default_factory=Source)
+    display_mode: str | None = None
+    ax_text: str | None = None
+
+
+@dataclass(frozen=True)
+class ImageRecord:
+    position: int
+    path: str  # relative to the images folder
+    width: int
+    height: int
+    source: Source
+    display_mode: str | None
+    ax_text: str | None
+    ocr_lines: tuple[OcrLine, ...] | None  # None until OCR has run
+
+
+@dataclass(frozen=True)
+class CaptureRecord:
+    seq: int
+    id: str
+    captured_at: datetime
+    origin: str
+    note: str | None
+    ocr_state: str  # pending | done | failed
+    ocr_engine: str | None
+    ocr_confidence: float | None
+    ocr_error: str | None
+    imported: bool
+    delivered: bool
+    images: tuple[ImageRecord, ...]
+
+    @property
+    def ocr_text(self) -> str:
+        return "\n".join(
+            line.text for image in self.images for line in (image.ocr_lines or ()) if line.text
+        )
+
+    @property
+    def ax_text(self) -> str:
+        return "\n".join(image.ax_text for image in self.images if image.ax_text)
+
+    def carried_layers(self) -> list[str]:
+        """The layers this capture can serve now, in contract order."""
+        layers = ["image"]
+        if self.ocr_state == "done":
+            layers.append("ocr")
+        if self.ax_text:
+            layers.append("ax")
+        if self.ocr_state == "done" and any(image.ocr_lines for image in self.images):
+            layers.append("regions")
+        if self.note:
+            layers.append("note")
+        return layers
+
+
+@dataclass(frozen=True)
+class Filters:
+    app: str | None = None
+    workspace: str | None = None
+    display: int | str | None = None
+    since: datetime | None = None
+    before: datetime | None = None
+    origin: str | None = None
+
+    def describe(self) -> str:
+        parts = [
+            f"{name}={value}"
+            for name in ("app", "workspace", "display", "origin")
+            if (value := getattr(self, name)) is not None
+        ]
+        if self.since:
+            parts.append(f"since={self.since:%Y-%m-%dT%H:%M:%SZ}")
+        if self.before:
+            parts.append(f"before={self.before:%Y-%m-%dT%H:%M:%SZ}")
+        return ", ".join(parts) or "none"
+
+    @property
+    def empty(self) -> bool:
+        return self.describe() == "none"
+
+
+@dataclass(frozen=True)
+class Row:
+    """A locator row: enough to recognise a capture and fetch it."""
+
+    id: str
+    captured_at: datetime
+    origin: str
+    image_count: int
+    has_text: bool
+    note: str | None
+    source: Source
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    row: Row
+    layer: str  # ocr | ax | note
+    snippet: str
+    score: float

@@ -1,0 +1,129 @@
+"""The store's schema, as named migrations recorded in the database.
+
+Only writers migrate. A reader that finds a migration it does not know
+refuses the database (``SchemaTooNew``) instead of misreading it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from noru.errors import SchemaTooNew, StoreError
+
+__all__ = ["MIGRATIONS", "check_readable", "migrate"]
+
+
+def _statements(script: str) -> list[str]:
+    # executescript() would COMMIT the migration's transaction first; run the
+    # statements one by one inside it instead.
+    lines = [line.split("--")[0] for line in script.splitlines()]
+    return [part.strip() for part in "\n".join(lines).split(";") if part.strip()]
+
+
+def _initial(db: sqlite3.Connection) -> None:
+    for statement in _statements(
+        """
+        CREATE TABLE captures (
+            seq            INTEGER PRIMARY KEY,
+            id             TEXT NOT NULL UNIQUE,
+            captured_at    TEXT NOT NULL,      -- RFC 3339 UTC
+            captured_ts    REAL NOT NULL,      -- the same, as Unix seconds
+            origin         TEXT NOT NULL CHECK (origin IN ('user', 'agent')),
+            note           TEXT,
+            image_count    INTEGER NOT NULL,
+            ocr_state      TEXT NOT NULL DEFAULT 'pending'
+                           CHECK (ocr_state IN ('pending', 'done', 'failed')),
+            ocr_engine     TEXT,
+            ocr_confidence REAL,
+            ocr_error      TEXT,
+            imported       INTEGER NOT NULL DEFAULT 0,
+            delivered_at   TEXT                -- set once by the live handoff
+        );
+        CREATE INDEX captures_by_time ON captures (captured_ts, seq);
+        CREATE INDEX captures_pending_ocr ON captures (ocr_state) WHERE ocr_state = 'pending';
+
+        CREATE TABLE images (
+            capture_seq    INTEGER NOT NULL REFERENCES captures (seq) ON DELETE CASCADE,
+            position       INTEGER NOT NULL,   -- 1-based, content order
+            path           TEXT NOT NULL,      -- relative to the images folder
+            width          INTEGER NOT NULL,
+            height         INTEGER NOT NULL,
+            display_mode   TEXT,               -- measured display mode, e.g. 2560x1600
+            display_index  INTEGER,
+            display_name   TEXT,
+            app_id         TEXT,
+            app_name       TEXT,
+            window_title   TEXT,
+            workspace_hint TEXT,
+            ax_text        TEXT,
+            ocr_lines      TEXT,               -- JSON [[text, x, y, w, h, conf], ...]
+            PRIMARY KEY (capture_seq, position)
+        ) WITHOUT ROWID;
+
+        -- One row per capture (rowid = captures.seq): what search reads.
+        CREATE VIRTUAL TABLE capture_text USING fts5(
+            ocr, ax, note, tokenize = 'unicode61 remove_diacritics 2'
+        );
+        """
+    ):
+        db.execute(statement)
+
+
+MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
+    ("0001_initial", _initial),
+]
+KNOWN = {name for name, _ in MIGRATIONS}
+
+
+def _applied(db: sqlite3.Connection) -> list[str]:
+    exists = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"
+    ).fetchone()
+    if not exists:
+        return []
+    return [row[0] for row in db.execute("SELECT name FROM migrations ORDER BY name")]
+
+
+def check_readable(db: sqlite3.Connection) -> None:
+    """Refuse a database this version cannot read (newer, or not Noru's)."""
+    applied = _applied(db)
+    unknown = [name for name in applied if name not in KNOWN]
+    if unknown:
+        raise SchemaTooNew(
+            "this history was written by a newer Noru "
+            f"(unknown migration {unknown[0]}); upgrade Noru to read it"
+        )
+    if not applied:
+        raise StoreError("the database has no Noru schema yet")
+
+
+def migrate(db: sqlite3.Connection) -> list[str]:
+    """Apply missing migrations in order, each in its own transaction."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    applied = set(_applied(db))
+    unknown = applied - KNOWN
+    if unknown:
+        raise SchemaTooNew(
+            f"this history was written by a newer Noru (unknown migration {min(unknown)})"
+        )
+    done: list[str] = []
+    for name, step in MIGRATIONS:
+        if name in applied:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            step(db)
+            db.execute(
+                "INSERT INTO migrations (name, applied_at) VALUES (?, ?)",
+                (name, datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        done.append(name)
+    return done
