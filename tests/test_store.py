@@ -1,0 +1,232 @@
+"""The capture store: ids, files, durability order, read-only readers, migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from noru.errors import SchemaTooNew
+from noru.store import Filters, NewImage, Reader, Store, fts_query
+from noru.store.files import TMP_PREFIX, relative_path
+from tests.history_data import NOW, decode, png, seed
+
+ID = r"^capture_[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{6}(-[0-9]+)?$"
+
+
+def one(width: int = 64, height: int = 48) -> list[NewImage]:
+    return [NewImage(png(width, height), width, height)]
+
+
+def test_ids_follow_the_pattern_and_a_second_capture_in_one_second_gets_a_suffix(
+    home: Path,
+) -> None:
+    moment = datetime(2026, 8, 12, 18, 15, 2, tzinfo=UTC)
+    with Store.open(home) as store:
+        ids = [store.add_capture(one(), origin="user", captured_at=moment).id for _ in range(3)]
+    local = moment.astimezone().strftime("capture_%Y-%m-%d_%H%M%S")
+    assert ids == [local, f"{local}-2", f"{local}-3"]
+    import re
+
+    assert all(re.match(ID, i) for i in ids)
+
+
+def test_the_data_dir_is_private_and_files_are_0600(home: Path, tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh-home"
+    with Store.open(fresh) as store:
+        record = store.add_capture(one(), origin="user")
+        image_path = store.image_file(record.images[0])
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o700
+    assert stat.S_IMODE((fresh / "noru.sqlite3").stat().st_mode) == 0o600
+    assert stat.S_IMODE(image_path.stat().st_mode) == 0o600
+
+
+def test_originals_are_kept_lossless_at_full_resolution(home: Path) -> None:
+    data = png(2560, 1600)
+    with Store.open(home) as store:
+        record = store.add_capture([NewImage(data, 2560, 1600)], origin="user")
+        stored = store.image_file(record.images[0]).read_bytes()
+    assert stored == data
+    assert decode(stored).size == (2560, 1600)
+
+
+def test_a_failed_insert_leaves_no_file_behind(home: Path) -> None:
+    with Store.open(home) as store:
+        with pytest.raises(ValueError):
+            store.add_capture(one(), origin="robot")
+        store.db.execute(
+            "CREATE TRIGGER boom BEFORE INSERT ON images BEGIN SELECT RAISE(ABORT, 'x'); END"
+        )
+        with pytest.raises(Exception):
+            store.add_capture(one(), origin="user")
+        assert store.count() == 0
+    assert not [p for p in (home / "images").rglob("*") if p.is_file()]
+
+
+def test_temp_files_of_a_dead_writer_are_cleaned_at_the_next_start(home: Path) -> None:
+    with Store.open(home) as store:
+        store.add_capture(one(), origin="user")
+    day = next((home / "images").rglob("*.png")).parent
+    dead = day / f"{TMP_PREFIX}x.png.999999999"
+    dead.write_bytes(b"half")
+    Store.open(home).close()
+    assert not dead.exists()
+
+
+def test_delete_removes_rows_and_files(home: Path) -> None:
+    seeded = seed(home)
+    with Store.open(home) as store:
+        paths = [store.image_file(i) for i in seeded.browser.images]
+        assert all(p.exists() for p in paths)
+        assert store.delete(seeded.browser.id)
+        assert store.get(seeded.browser.id) is None
+        assert not store.delete(seeded.browser.id)
+        assert store.db.execute("SELECT count(*) FROM images").fetchone()[0] == 2
+    assert not any(p.exists() for p in paths)
+
+
+def test_the_reader_cannot_write(home: Path) -> None:
+    seed(home)
+    reader = Reader.open(home)
+    assert reader is not None
+    with reader, pytest.raises(sqlite3.OperationalError, match="readonly|read-only|query_only"):
+        reader.db.execute("DELETE FROM captures")
+
+
+def test_no_database_means_no_reader_and_nothing_is_created(home: Path) -> None:
+    assert Reader.open(home) is None
+    assert list(home.iterdir()) == []
+
+
+def test_migrations_are_recorded_by_name(home: Path) -> None:
+    with Store.open(home) as store:
+        names = [r[0] for r in store.db.execute("SELECT name FROM migrations")]
+    assert names == ["0001_initial"]
+
+
+def test_a_reader_refuses_a_schema_newer_than_it_knows(home: Path) -> None:
+    with Store.open(home) as store:
+        store.db.execute("INSERT INTO migrations VALUES ('0999_future', '2030-01-01T00:00:00Z')")
+    with pytest.raises(SchemaTooNew, match="newer Noru"):
+        Reader.open(home)
+    with pytest.raises(SchemaTooNew):
+        Store.open(home)
+
+
+def test_path_tricks_never_resolve(home: Path) -> None:
+    seed(home)
+    reader = Reader.open(home)
+    assert reader is not None
+    with reader:
+        for trick in [
+            "capture_../../etc/passwd",
+            "../noru.sqlite3",
+            "capture_2026-08-12_141502/../x",
+            "capture_2026-08-12_141502\x00",
+            "",
+        ]:
+            assert reader.get(trick) is None
+    with pytest.raises(ValueError):
+        relative_path("capture_../../x", 1)
+
+
+class TestHandoff:
+    def test_the_newest_user_capture_is_delivered_once(self, home: Path) -> None:
+        with Store.open(home) as store:
+            store.add_capture(one(), origin="user", captured_at=NOW - timedelta(minutes=2))
+            newest = store.add_capture(one(), origin="user", captured_at=NOW - timedelta(minutes=1))
+            window = timedelta(minutes=10)
+            assert store.claim_latest(now=NOW, window=window) == newest.id
+            assert store.claim_latest(now=NOW, window=window) is None
+
+    def test_captures_outside_the_window_agent_and_imported_ones_are_not_handed_off(
+        self, home: Path
+    ) -> None:
+        with Store.open(home) as store:
+            store.add_capture(one(), origin="user", captured_at=NOW - timedelta(minutes=11))
+            window = timedelta(minutes=10)
+            assert store.claim_latest(now=NOW, window=window) is None
+            store.add_capture(one(), origin="agent", captured_at=NOW)
+            store.add_capture(one(), origin="user", captured_at=NOW, imported=True)
+            assert store.claim_latest(now=NOW, window=window) is None
+
+    def test_delivery_survives_reopening_the_store(self, home: Path) -> None:
+        with Store.open(home) as store:
+            store.add_capture(one(), origin="user", captured_at=NOW)
+            assert store.claim_latest(now=NOW, window=timedelta(minutes=10))
+        with Store.open(home) as store:
+            assert store.claim_latest(now=NOW, window=timedelta(minutes=10)) is None
+
+
+class TestSearch:
+    @pytest.mark.parametrize(
+        "query",
+        ['"unbalanced', "NEAR(a b)", "*", "-module", "a OR b AND", "col:x", "^x", "()", "'; DROP"],
+    )
+    def test_the_persons_text_is_taken_literally(self, home: Path, query: str) -> None:
+        seed(home)
+        reader = Reader.open(home)
+        assert reader is not None
+        with reader:
+            reader.search(query, Filters(), now=NOW)  # never an SQL error
+
+    def test_all_words_must_appear_in_any_order(self, home: Path) -> None:
+        seeded = seed(home)
+        reader = Reader.open(home)
+        assert reader is not None
+        with reader:
+            hits, _ = reader.search("frobnicate module", Filters(), now=NOW)
+            assert [h.row.id for h in hits] == [seeded.editor.id]
+            assert hits[0].layer == "ocr" and "«" in hits[0].snippet
+            hits, _ = reader.search("frobnicate banana", Filters(), now=NOW)
+            assert hits == []
+
+    def test_notes_and_accessibility_text_are_searched_and_named(self, home: Path) -> None:
+        seeded = seed(home)
+        reader = Reader.open(home)
+        assert reader is not None
+        with reader:
+            (hit,) = reader.search("failing build", Filters(), now=NOW)[0]
+            assert (hit.row.id, hit.layer) == (seeded.editor.id, "note")
+            (hit,) = reader.search("passed", Filters(), now=NOW)[0]
+            assert (hit.row.id, hit.layer) == (seeded.terminal.id, "ax")
+
+    def test_recency_breaks_ties_between_equally_relevant_captures(self, home: Path) -> None:
+        with Store.open(home) as store:
+            old = store.add_capture(
+                one(), origin="user", captured_at=NOW - timedelta(days=60), note="invoice total"
+            )
+            new = store.add_capture(
+                one(), origin="user", captured_at=NOW - timedelta(days=1), note="invoice total"
+            )
+        reader = Reader.open(home)
+        assert reader is not None
+        with reader:
+            hits, _ = reader.search("invoice", Filters(), now=NOW)
+        assert [h.row.id for h in hits] == [new.id, old.id]
+
+    def test_queries_without_words_match_nothing(self) -> None:
+        assert fts_query("*** ---") is None
+        assert fts_query('say "hi"') == '"say" "hi"'
+
+
+def test_list_pages_with_a_cursor_never_repeat_or_skip(home: Path) -> None:
+    with Store.open(home) as store:
+        ids = [
+            store.add_capture(one(), origin="user", captured_at=NOW - timedelta(seconds=i)).id
+            for i in range(7)
+        ]
+    reader = Reader.open(home)
+    assert reader is not None
+    seen: list[str] = []
+    cursor = None
+    with reader:
+        while True:
+            rows, cursor = reader.list_rows(Filters(), limit=3, cursor=cursor)
+            seen += [r.id for r in rows]
+            if cursor is None:
+                break
+    assert seen == ids
