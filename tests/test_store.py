@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from noru.errors import SchemaTooNew
+from noru.errors import SchemaTooNew, StoreError
 from noru.store import Filters, NewImage, Reader, Store, fts_query
 from noru.store.files import TMP_PREFIX, relative_path
 from tests.history_data import NOW, decode, png, seed
@@ -60,7 +60,7 @@ def test_a_failed_insert_leaves_no_file_behind(home: Path) -> None:
         store.db.execute(
             "CREATE TRIGGER boom BEFORE INSERT ON images BEGIN SELECT RAISE(ABORT, 'x'); END"
         )
-        with pytest.raises(Exception):
+        with pytest.raises(StoreError, match="write the history"):
             store.add_capture(one(), origin="user")
         assert store.count() == 0
     assert not [p for p in (home / "images").rglob("*") if p.is_file()]
@@ -92,7 +92,7 @@ def test_the_reader_cannot_write(home: Path) -> None:
     seed(home)
     reader = Reader.open(home)
     assert reader is not None
-    with reader, pytest.raises(sqlite3.OperationalError, match="readonly|read-only|query_only"):
+    with reader, pytest.raises(sqlite3.OperationalError, match=r"readonly|read-only|query_only"):
         reader.db.execute("DELETE FROM captures")
 
 

@@ -1,0 +1,179 @@
+"""The person's history commands: import, list, search, show, note, delete."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from noru.cli import main
+from noru.store import Filters, Reader
+from tests.history_data import decode, png, seed
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), input=input)
+    return result.exit_code, result.output
+
+
+def image_file(path: Path, kind: str, size: tuple[int, int] = (300, 200)) -> Path:
+    image = Image.new("RGB", size, (10, 120, 200))
+    image.putpixel((0, 0), (255, 255, 0))
+    buffer = io.BytesIO()
+    image.save(buffer, format=kind, **({"lossless": True} if kind == "WEBP" else {}))
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def stored(home: Path) -> list[bytes]:
+    reader = Reader.open(home)
+    assert reader is not None
+    with reader:
+        rows, _ = reader.list_rows(Filters(), limit=200)
+        records = [reader.get(row.id) for row in rows]
+        return [reader.image_file(r.images[0]).read_bytes() for r in records if r]
+
+
+class TestImport:
+    def test_a_png_is_kept_byte_for_byte_with_the_given_source_facts(
+        self, home: Path, tmp_path: Path
+    ) -> None:
+        data = png(640, 400)
+        shot = tmp_path / "shot.png"
+        shot.write_bytes(data)
+        code, out = run(
+            "import",
+            str(shot),
+            "--app",
+            "Figma",
+            "--window-title",
+            "Design - Figma",
+            "--note",
+            "the new header",
+            "--at",
+            "2026-08-12T14:15:02Z",
+        )
+        assert code == 0, out
+        capture_id = out.splitlines()[0]
+        reader = Reader.open(home)
+        assert reader is not None
+        with reader:
+            record = reader.get(capture_id)
+            assert record is not None
+            assert reader.image_file(record.images[0]).read_bytes() == data
+        assert record.imported and record.origin == "user" and record.note == "the new header"
+        assert record.images[0].source.app_name == "Figma"
+        assert record.images[0].source.workspace_hint == "Design"
+        assert record.captured_at.strftime("%Y-%m-%dT%H:%M:%SZ") == "2026-08-12T14:15:02Z"
+
+    def test_jpeg_and_webp_keep_their_decoded_pixels_as_png(
+        self, home: Path, tmp_path: Path
+    ) -> None:
+        jpeg = image_file(tmp_path / "a.jpg", "JPEG")
+        webp = image_file(tmp_path / "b.webp", "WEBP")
+        code, _ = run("import", str(jpeg), str(webp))
+        assert code == 0
+        with Image.open(jpeg) as source:
+            expected_jpeg = source.convert("RGB").tobytes()
+        images = [decode(data) for data in stored(home)]
+        assert sorted(i.format for i in images) == ["PNG", "PNG"]
+        assert expected_jpeg in [i.convert("RGB").tobytes() for i in images]
+        assert (255, 255, 0) in [i.convert("RGB").getpixel((0, 0)) for i in images]
+
+    def test_a_folder_imports_its_images_and_the_file_time_is_the_capture_time(
+        self, home: Path, tmp_path: Path
+    ) -> None:
+        folder = tmp_path / "Screenshots"
+        (folder / "old").mkdir(parents=True)
+        for i in range(3):
+            shot = image_file(folder / f"s{i}.png", "PNG")
+            os.utime(shot, (1_700_000_000 + i, 1_700_000_000 + i))
+        image_file(folder / "old" / "deep.jpeg", "JPEG")
+        (folder / "notes.txt").write_text("not an image")
+        code, out = run("import", str(folder))
+        assert code == 0 and "Imported 4 of 4" in out
+        reader = Reader.open(home)
+        assert reader is not None
+        with reader:
+            assert reader.count() == 4
+            oldest = reader.nth(4, Filters())
+            assert oldest is not None and oldest.captured_at.timestamp() == 1_700_000_000
+
+    def test_an_unreadable_file_is_skipped_with_a_reason_and_the_rest_imported(
+        self, home: Path, tmp_path: Path
+    ) -> None:
+        good = image_file(tmp_path / "good.png", "PNG")
+        bad = tmp_path / "bad.png"
+        bad.write_bytes(b"\x89PNG\r\n\x1a\n broken")
+        text = tmp_path / "readme.txt"
+        text.write_text("hello")
+        code, out = run("import", str(good), str(bad), str(text))
+        assert code == 1
+        assert "Imported 1 of 3" in out
+        assert f"skipped {bad}: not a readable image" in out
+        assert f"skipped {text}" in out
+
+    def test_a_bad_time_is_a_usage_error(self, home: Path, tmp_path: Path) -> None:
+        code, out = run("import", str(image_file(tmp_path / "a.png", "PNG")), "--at", "soonish")
+        assert code == 2 and "--at" in out
+
+
+class TestBrowse:
+    def test_list_search_and_show(self, home: Path) -> None:
+        seeded = seed(home)
+        code, out = run("list")
+        assert code == 0 and out.index(seeded.browser.id) < out.index(seeded.editor.id)
+        code, out = run("list", "--app", "xterm")
+        assert seeded.terminal.id in out and seeded.editor.id not in out
+        code, out = run("search", "frobnicate")
+        assert seeded.editor.id in out and "«frobnicate»" in out
+        code, out = run("show", seeded.editor.id)
+        assert code == 0
+        assert "ModuleNotFoundError" in out and "the failing build" in out
+        assert "prov: -px(text only)" in out
+        assert str(home / "images") in out
+
+    def test_the_persons_own_commands_work_while_agents_are_revoked(self, home: Path) -> None:
+        seeded = seed(home)
+        run("revoke")
+        code, out = run("list")
+        assert code == 0 and seeded.editor.id in out
+
+    def test_show_refuses_a_malformed_id(self, home: Path) -> None:
+        seed(home)
+        code, out = run("show", "capture_../../etc/passwd")
+        assert code == 2 and "capture id" in out
+
+    def test_with_no_history_the_commands_say_so(self, home: Path) -> None:
+        code, out = run("list")
+        assert code == 1 and "history is empty" in out
+
+
+class TestChange:
+    def test_a_note_is_attached_searchable_and_removable(self, home: Path) -> None:
+        seeded = seed(home)
+        assert run("note", seeded.terminal.id, "flaky test run")[0] == 0
+        assert seeded.terminal.id in run("search", "flaky")[1]
+        assert run("note", seeded.terminal.id, "")[0] == 0
+        assert "Nothing found" in run("search", "flaky")[1]
+        code, out = run("note", "capture_2001-01-01_000000", "x")
+        assert code == 1 and "no capture" in out
+
+    def test_delete_asks_first_and_removes_rows_and_files(self, home: Path) -> None:
+        seeded = seed(home)
+        files_before = len(list((home / "images").rglob("*.png")))
+        code, _ = run("delete", seeded.browser.id, input="n\n")
+        assert code == 1
+        assert run("delete", seeded.browser.id, "--yes")[0] == 0
+        assert len(list((home / "images").rglob("*.png"))) == files_before - 2
+        assert seeded.browser.id not in run("list")[1]
+
+    @pytest.mark.parametrize("trick", ["../../x", "capture_2026-08-12_141502/../y"])
+    def test_delete_refuses_path_tricks(self, home: Path, trick: str) -> None:
+        seed(home)
+        code, out = run("delete", trick, "--yes")
+        assert code == 2 and "capture id" in out
