@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -193,11 +194,11 @@ def noru_command() -> list[str]:
 class StdioProcess:
     """A real `noru mcp` over pipes; the test stops it by its pid."""
 
-    def __init__(self, home: Path, *, stderr_path: Path) -> None:
+    def __init__(self, home: Path, *, stderr_path: Path, wrapper: Sequence[str] = ()) -> None:
         env = {**os.environ, "NORU_HOME": str(home)}
         self.stderr = stderr_path.open("wb")
         self.proc = subprocess.Popen(
-            [*noru_command(), "mcp"],
+            [*wrapper, *noru_command(), "mcp"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,

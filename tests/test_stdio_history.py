@@ -1,0 +1,126 @@
+"""History through a real `noru mcp` process: SDK client, revoke, read-only data dir."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import anyio
+
+from noru.access import set_control
+from tests.conftest import require
+from tests.history_data import decode, seed
+from tests.test_stdio import sdk_params, validate_log
+from tests.wire import StdioProcess
+
+INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
+
+
+def call(proc: StdioProcess, n: int, name: str, arguments: dict[str, object]) -> dict[str, object]:
+    message = {
+        "jsonrpc": "2.0",
+        "id": n,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+    answer: dict[str, object] = proc.exchange(json.dumps(message).encode(), "tools/call")
+    return answer
+
+
+def first_text(answer: dict[str, object]) -> str:
+    result = answer["result"]
+    assert isinstance(result, dict)
+    text: str = result["content"][0]["text"]
+    return text
+
+
+def test_the_sdk_client_reads_history_and_resources(home: Path, tmp_path: Path) -> None:
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    seeded = seed(home)
+    log = tmp_path / "wire.log"
+
+    async def body() -> None:
+        with (tmp_path / "sdk.stderr").open("w") as errlog:
+            transport = stdio_client(sdk_params(home, log), errlog=errlog)
+            async with Client(transport, mode="legacy", read_timeout_seconds=30) as client:
+                await client.list_tools()
+                result = await client.call_tool("get_capture", {"id": seeded.editor.id})
+                assert result.structured_content is not None
+                assert result.structured_content["images"][0]["downscaled_from"] == [2560, 1600]
+                image = next(c for c in result.content if c.type == "image")
+                assert decode(base64.b64decode(image.data)).size == (1568, 980)
+                listed = await client.call_tool("list_captures", {"app": "code"})
+                assert seeded.editor.id in listed.content[0].text  # type: ignore[union-attr]
+                resources = await client.list_resources()
+                assert len(resources.resources) == 3
+                read = await client.read_resource(f"noru-capture://{seeded.terminal.id}")
+                assert read.contents[-1].text.splitlines()[-1].startswith("prov: ")  # type: ignore[union-attr]
+
+    anyio.run(body)
+    assert validate_log(log) >= 5
+
+
+def test_a_revoke_reaches_a_running_server_on_its_next_request_with_the_app_closed(
+    stdio: StdioProcess, home: Path
+) -> None:
+    seeded = seed(home)
+    stdio.exchange(INIT, "initialize")
+    stdio.revision = "2025-06-18"
+    assert seeded.editor.id in first_text(call(stdio, 2, "list_captures", {}))
+    set_control(home, "revoke")
+    assert first_text(call(stdio, 3, "list_captures", {})).startswith("Noru history revoked")
+    assert first_text(call(stdio, 4, "get_capture", {"id": seeded.editor.id})).startswith(
+        "Noru history revoked"
+    )
+    assert len(list((home / "images").rglob("*.png"))) == 4  # files are kept
+    set_control(home, "allow")
+    assert seeded.editor.id in first_text(call(stdio, 5, "list_captures", {}))
+
+
+def test_noru_mcp_serves_history_from_a_read_only_data_dir(home: Path, tmp_path: Path) -> None:
+    """Root ignores permission bits, so the data dir is a read-only bind mount in a
+    private mount namespace: nothing at all can be written there."""
+    require(shutil.which("unshare") is not None, "unshare (util-linux) is needed")
+    seeded = seed(home)
+    set_control(home, "allow")
+    before = sorted((p.name, p.stat().st_size, p.stat().st_mtime) for p in home.rglob("*"))
+    probe = subprocess.run(
+        [
+            "unshare",
+            "-m",
+            "sh",
+            "-c",
+            f"mount --bind {home} {home} && mount -o remount,bind,ro {home} && touch {home}/x",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    require(
+        "Read-only file system" in probe.stderr, f"no read-only bind mount here: {probe.stderr}"
+    )
+    wrapper = [
+        "unshare",
+        "-m",
+        "sh",
+        "-c",
+        'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
+        str(home),
+    ]
+    proc = StdioProcess(home, stderr_path=tmp_path / "ro.stderr", wrapper=wrapper)
+    try:
+        proc.exchange(INIT, "initialize")
+        proc.revision = "2025-06-18"
+        assert seeded.terminal.id in first_text(call(proc, 2, "list_captures", {}))
+        answer = call(proc, 3, "get_capture", {"id": seeded.editor.id})
+        assert answer["result"]["structuredContent"]["id"] == seeded.editor.id  # type: ignore[index]
+        hits = first_text(call(proc, 4, "search_captures", {"query": "frobnicate"}))
+        assert seeded.editor.id in hits
+    finally:
+        assert proc.close() == 0
+    after = sorted((p.name, p.stat().st_size, p.stat().st_mtime) for p in home.rglob("*"))
+    assert after == before
