@@ -1,0 +1,252 @@
+"""Capture: the facade the app uses, owning one platform backend.
+
+``Capturer`` picks the backend by platform (X11 now; Wayland and macOS raise
+``CaptureError`` until they exist), opens it on first use (never at import,
+and again after the display connection is lost), takes one grab at a time,
+clips every rectangle to the screen, and turns the backend's facts into a
+``Source`` per image.
+
+Which facts a grab carries:
+
+- a window grab: that window's title, app and workspace hint, and the display
+  holding the window's centre;
+- a display or region grab: the display (for a region, the one holding its
+  centre) and, when the active window's centre lies inside the grabbed
+  rectangle, the active window's facts: the app the person was working in on
+  that display. Without a window manager the active window is unknown, so
+  those facts stay ``None``.
+
+Nothing is guessed: a fact the platform does not give stays ``None``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from types import TracebackType
+from typing import Literal, Self
+
+from noru.capture.base import Backend, Display, Grab, Rect, WindowFacts
+from noru.errors import CaptureError
+from noru.sources import Source, infer_workspace
+
+__all__ = ["Capturer", "Display", "Grab"]
+
+
+def _open_backend(display: str | None) -> Backend:
+    """The backend for this platform. ``display`` names an X display explicitly."""
+    platform = sys.platform
+    if platform == "darwin":
+        raise CaptureError("screen capture on macOS is not supported yet")
+    if not platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        raise CaptureError(f"screen capture on {platform} is not supported yet")
+    if display is None:
+        if os.environ.get("WAYLAND_DISPLAY"):
+            # XWayland shows only X11 clients: an X11 grab of a Wayland session
+            # would be mostly black and silently wrong.
+            raise CaptureError(
+                "screen capture in a Wayland session is not supported yet "
+                "(only an X11 session can be captured)"
+            )
+        display = os.environ.get("DISPLAY") or None
+    if display is None:
+        raise CaptureError("no display to capture: $DISPLAY is not set (Noru needs an X11 session)")
+    from noru.capture.x11 import X11Backend
+
+    return X11Backend(display)
+
+
+def _clip(rect: Rect, bounds: Rect) -> Rect | None:
+    """``rect`` cut to ``bounds``, or None when nothing of it is inside."""
+    x, y, w, h = rect
+    bx, by, bw, bh = bounds
+    left, top = max(x, bx), max(y, by)
+    right, bottom = min(x + w, bx + bw), min(y + h, by + bh)
+    if right <= left or bottom <= top:
+        return None
+    return (left, top, right - left, bottom - top)
+
+
+def _centre(rect: Rect) -> tuple[int, int]:
+    x, y, w, h = rect
+    return (x + w // 2, y + h // 2)
+
+
+def _display_at(displays: list[Display], point: tuple[int, int]) -> Display | None:
+    return next((d for d in displays if d.contains(*point)), None)
+
+
+class Capturer:
+    """Takes captures of the screen, one at a time. Thread-safe; use as a context manager."""
+
+    def __init__(self, *, display: str | None = None) -> None:
+        """``display``: an X display name (":0"); default ``$DISPLAY``, and then a
+        Wayland session is refused rather than captured through XWayland."""
+        self._display_name = display
+        self._lock = threading.Lock()
+        self._backend: Backend | None = None
+        self._closed = False
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def _open(self) -> Backend:
+        """The live backend; the caller holds the lock."""
+        if self._closed:
+            raise CaptureError("this capturer is closed")
+        if self._backend is not None and self._backend.broken:
+            backend, self._backend = self._backend, None
+            backend.close()
+        if self._backend is None:
+            self._backend = _open_backend(self._display_name)
+        return self._backend
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            backend, self._backend = self._backend, None
+            if backend is not None:
+                backend.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- facts -------------------------------------------------------------
+
+    def backend_name(self) -> str:
+        """The backend in use ("x11"), opening it if needed."""
+        with self._lock:
+            return self._open().name
+
+    def displays(self) -> list[Display]:
+        """The displays in the platform's order; ``Display.index`` counts from 1."""
+        with self._lock:
+            return self._open().displays()
+
+    def status_notes(self) -> list[str]:
+        """Degraded modes, in the person's words; empty when everything works.
+
+        Raises ``CaptureError`` / ``PermissionDenied`` when the display cannot be
+        reached at all, which is itself what ``noru doctor`` should report.
+        """
+        with self._lock:
+            return self._open().status_notes()
+
+    # -- grabs ---------------------------------------------------------------
+
+    def grab_window(self, which: Literal["active", "pointer"] = "active") -> list[Grab]:
+        """The active window, or the window under the pointer.
+
+        When the active window is unknown (no window manager, or nothing has
+        focus) the window under the pointer is taken instead; over the bare
+        desktop that is no window, and ``CaptureError`` says so.
+        """
+        if which not in ("active", "pointer"):
+            raise ValueError(f"which must be 'active' or 'pointer', not {which!r}")
+        with self._lock:
+            backend = self._open()
+            window = backend.active_window() if which == "active" else None
+            if window is None:
+                window = backend.pointer_window()
+            if window is None:
+                if which == "active":
+                    raise CaptureError(
+                        "no window to capture: the active window is unknown and "
+                        "the pointer is over the desktop, not a window"
+                    )
+                raise CaptureError("no window to capture: the pointer is over the desktop")
+            rect = _clip(window.rect, backend.screen_rect())
+            if rect is None:
+                raise CaptureError("the window is entirely off screen")
+            displays = backend.displays()
+            display = _display_at(displays, _centre(rect))
+            return [self._grab(backend, rect, display, window)]
+
+    def grab_display(self, index: int | None = None) -> list[Grab]:
+        """One display: ``index`` as in ``displays()``, or None for the one under the pointer."""
+        with self._lock:
+            backend = self._open()
+            displays = backend.displays()
+            if index is None:
+                display = (
+                    _display_at(displays, backend.pointer_position())
+                    # The pointer can sit in a gap between monitors of different sizes.
+                    or next((d for d in displays if d.primary), displays[0])
+                )
+            elif 1 <= index <= len(displays):
+                display = displays[index - 1]
+            else:
+                count = len(displays)
+                raise CaptureError(
+                    f"there is no display {index}: this screen has {count} "
+                    f"display{'s' if count != 1 else ''} (1 to {count})"
+                )
+            return [self._grab_area(backend, display.rect, display)]
+
+    def grab_all_displays(self) -> list[Grab]:
+        """One grab per display, in display order."""
+        with self._lock:
+            backend = self._open()
+            return [self._grab_area(backend, d.rect, d) for d in backend.displays()]
+
+    def grab_region(self, x: int, y: int, w: int, h: int) -> list[Grab]:
+        """A rectangle in root coordinates; the part outside the screen is cut off."""
+        if w <= 0 or h <= 0:
+            raise CaptureError(f"a region needs a positive width and height, not {w}x{h}")
+        with self._lock:
+            backend = self._open()
+            rect = _clip((x, y, w, h), backend.screen_rect())
+            if rect is None:
+                raise CaptureError(f"the region {x},{y},{w},{h} lies outside the screen")
+            display = _display_at(backend.displays(), _centre(rect))
+            return [self._grab_area(backend, rect, display)]
+
+    # -- normalisation -------------------------------------------------------
+
+    def _grab_area(self, backend: Backend, rect: Rect, display: Display | None) -> Grab:
+        """A display or region: carries the active window's facts when that window is in it."""
+        screen = backend.screen_rect()
+        clipped = _clip(rect, screen)
+        if clipped is None:
+            raise CaptureError("the display lies outside the screen")
+        window = backend.active_window()
+        if window is not None:
+            visible = _clip(window.rect, screen)
+            inside = visible is not None and _clip((*_centre(visible), 1, 1), clipped) is not None
+            if not inside:
+                window = None
+        return self._grab(backend, clipped, display, window)
+
+    def _grab(
+        self,
+        backend: Backend,
+        rect: Rect,
+        display: Display | None,
+        window: WindowFacts | None,
+    ) -> Grab:
+        image = backend.grab(rect)
+        if image.mode != "RGB":
+            image = image.convert("RGB")
+        if display is not None:
+            mode = display.mode
+        else:
+            _, _, width, height = backend.screen_rect()
+            mode = f"{width}x{height}"
+        title = window.title if window else None
+        source = Source(
+            display_index=display.index if display else None,
+            display_name=display.name if display else None,
+            app_id=window.app_id if window else None,
+            app_name=window.app_name if window else None,
+            window_title=title,
+            workspace_hint=infer_workspace(title),
+        )
+        return Grab(image=image, source=source, geometry=rect, display_mode=mode)

@@ -1,0 +1,124 @@
+"""What a capture backend is, and the plain facts it hands to the facade.
+
+A backend only grabs pixels and describes displays and windows, in root (or
+virtual-desktop) coordinates; it does no locking and no normalisation. The
+facade in ``noru.capture`` owns exactly one backend and does the rest: it
+clips rectangles to the screen, picks the display that holds a window, builds
+the :class:`~noru.sources.Source`, and serialises grabs.
+
+Backends raise only ``noru.errors`` classes (``CaptureError``, and
+``PermissionDenied`` when the platform refuses screen access); third-party
+exceptions are translated where they are caught (``noru.capture.x11.map_x11_errors``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from noru.sources import Source
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["Backend", "Display", "Grab", "Rect", "WindowFacts"]
+
+# (x, y, width, height) in root coordinates.
+Rect = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Display:
+    """One monitor as the platform lists it; ``index`` counts from 1 in that order."""
+
+    index: int
+    name: str | None
+    x: int
+    y: int
+    width: int
+    height: int
+    primary: bool
+
+    @property
+    def rect(self) -> Rect:
+        return (self.x, self.y, self.width, self.height)
+
+    @property
+    def mode(self) -> str:
+        """The display mode as the ``!dm`` provenance token states it, e.g. "2560x1600"."""
+        return f"{self.width}x{self.height}"
+
+    def contains(self, x: int, y: int) -> bool:
+        return self.x <= x < self.x + self.width and self.y <= y < self.y + self.height
+
+
+@dataclass(frozen=True)
+class WindowFacts:
+    """A top-level window as the backend sees it. Deliberately holds no window id
+    or pid, so nothing the facade passes on can leak a handle to an agent."""
+
+    title: str | None
+    app_id: str | None
+    app_name: str | None
+    # Where the window's client area is, unclipped: it may extend off screen.
+    rect: Rect
+
+
+@dataclass(frozen=True)
+class Grab:
+    """One captured image and where it came from.
+
+    ``image`` is an RGB image at the full resolution captured; ``geometry`` is
+    the rectangle it shows in root coordinates (already clipped to the screen);
+    ``display_mode`` is the mode of the display that holds it, for ``!dm``.
+    """
+
+    image: Image.Image
+    source: Source
+    geometry: Rect
+    display_mode: str
+
+
+class Backend(ABC):
+    """One platform's way of seeing the screen."""
+
+    #: Short name for ``noru doctor`` ("x11").
+    name: ClassVar[str]
+
+    @abstractmethod
+    def screen_rect(self) -> Rect:
+        """The whole capturable area (the X root window), in root coordinates."""
+
+    @abstractmethod
+    def displays(self) -> list[Display]:
+        """The monitors in platform order; never empty (fall back to the whole screen)."""
+
+    @abstractmethod
+    def active_window(self) -> WindowFacts | None:
+        """The focused top-level window, or None when the platform cannot say."""
+
+    @abstractmethod
+    def pointer_window(self) -> WindowFacts | None:
+        """The top-level window under the pointer, or None over the bare desktop."""
+
+    @abstractmethod
+    def pointer_position(self) -> tuple[int, int]:
+        """The pointer in root coordinates."""
+
+    @abstractmethod
+    def grab(self, rect: Rect) -> Image.Image:
+        """The pixels of ``rect`` (inside ``screen_rect()``) as an RGB image."""
+
+    @abstractmethod
+    def status_notes(self) -> list[str]:
+        """Degraded modes in the person's words, for ``noru doctor``; empty when all is well."""
+
+    @property
+    @abstractmethod
+    def broken(self) -> bool:
+        """True once the connection to the display is lost; the facade then reopens."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the display connection. Called at most once."""

@@ -1,0 +1,395 @@
+"""X11 backend: pixels through mss, facts through python-xlib.
+
+Two connections to the same X server: mss (XCB, MIT-SHM when the server
+allows it) only grabs rectangles of the root window, because that is the fast
+path; python-xlib answers every question about monitors and windows, because
+it speaks RandR and reads properties without ctypes.
+
+Facts and where they come from:
+
+- displays: RandR 1.5 monitors (``RRGetMonitors``, active only), in the order
+  the server lists them; ``name`` is the monitor's name atom ("DP-1",
+  "eDP-1", or a name given with ``xrandr --setmonitor``). Without RandR 1.5 the
+  root window is treated as one display and ``status_notes`` says so.
+- the active window: EWMH ``_NET_ACTIVE_WINDOW`` on the root, trusted only while
+  a live window manager answers ``_NET_SUPPORTING_WM_CHECK`` (a crashed WM
+  leaves a stale value behind).
+- the window under the pointer: ``QueryPointer`` gives the root's child, which
+  is a window manager frame when a WM runs. The client inside it is the window
+  carrying ``WM_STATE`` (ICCCM): we follow the pointer down first (cheap, and
+  right when the pointer is over the client area), then search the frame
+  breadth-first, topmost first (pointer over the title bar). With no
+  ``WM_STATE`` anywhere there is no reparenting WM and the root's child is
+  the client itself, as in ``XmuClientWindow``.
+- ``window_title``: ``_NET_WM_NAME`` (UTF-8), else ``WM_NAME``.
+- ``app_id`` and ``app_name``: both the class part of ``WM_CLASS`` ("XTerm",
+  "Code", "firefox", "Tk"). The class is what desktop files match
+  (``StartupWMClass``) and what a person sees in window lists; the instance
+  part follows ``argv[0]`` or ``-name`` and is "Navigator" for Firefox, so it
+  identifies nothing. X has no separate human name, and a desktop-file lookup
+  would be a guess about which file belongs to the window, so both facts carry
+  the class until a better measured source exists.
+
+Window geometry is the client area (without the WM's decorations) translated
+to root coordinates; the facade clips it to the screen.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import mss
+from mss.exception import ScreenShotError
+from PIL import Image
+from Xlib import X, Xatom
+from Xlib import display as xdisplay
+from Xlib import error as xerror
+from Xlib.protocol import display as xprotocol_display
+
+from noru.capture.base import Backend, Display, Rect, WindowFacts
+from noru.errors import CaptureError, PermissionDenied
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+__all__ = ["X11Backend", "map_x11_errors"]
+
+# How deep to look below a frame for the client window. Real WMs nest one or
+# two levels (frame > client, or frame > decoration parent > client).
+_MAX_DEPTH = 4
+
+# Phrases the X server (via Xlib) uses when it refuses a client for lack of a
+# valid cookie: "Authorization required, but no authorization protocol
+# specified", "Invalid MIT-MAGIC-COOKIE-1 key", "No protocol specified".
+_AUTH_REFUSALS = ("authoriz", "magic-cookie", "protocol specified", "authenticat")
+
+PERMISSION_NEXT_ACTION = (
+    "Ask the person to start Noru inside their own desktop session, or to give it "
+    "the X authority of the display (XAUTHORITY, or `xhost +SI:localuser:$USER`), "
+    "then retry."
+)
+
+
+def _is_auth_refusal(reason: object) -> bool:
+    text = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+    text = text.lower()
+    return any(phrase in text for phrase in _AUTH_REFUSALS)
+
+
+def _reason_text(reason: object) -> str:
+    text = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+    return text.strip()
+
+
+def _close_leaked_sockets(exc: BaseException) -> None:
+    """Close the sockets python-xlib leaves open when a connection fails.
+
+    python-xlib 0.33 raises ``DisplayConnectionError`` without closing the
+    socket it opened (refused setup, or a failed connect and its TCP
+    fallback). Left to the garbage collector they raise ``ResourceWarning``
+    at an arbitrary later moment; a long-running app that retries would also
+    hold descriptors. The sockets are still reachable from the traceback.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        tb: TracebackType | None = current.__traceback__
+        while tb is not None:
+            for value in tb.tb_frame.f_locals.values():
+                if isinstance(value, xprotocol_display.Display):
+                    value = getattr(value, "socket", None)
+                if isinstance(value, socket.socket):
+                    value.close()
+            tb = tb.tb_next
+        current = current.__context__
+
+
+@contextmanager
+def map_x11_errors() -> Iterator[None]:
+    """Turn python-xlib and mss exceptions into Noru's, in the person's words."""
+    try:
+        yield
+    except xerror.DisplayConnectionError as exc:
+        _close_leaked_sockets(exc)
+        if _is_auth_refusal(exc.msg):
+            raise PermissionDenied(
+                "the X server refused Noru's connection (authorization)",
+                details=(f"Display {exc.display}: {_reason_text(exc.msg)}",),
+                next_action=PERMISSION_NEXT_ACTION,
+            ) from exc
+        raise CaptureError(
+            f"no X server is reachable at display {exc.display} ({_reason_text(exc.msg)})"
+        ) from exc
+    except xerror.DisplayNameError as exc:
+        raise CaptureError(f"{exc.display!r} is not a valid X display name") from exc
+    except xerror.ConnectionClosedError as exc:
+        raise CaptureError("the X server closed Noru's connection") from exc
+    except (xerror.BadWindow, xerror.BadDrawable) as exc:
+        raise CaptureError("the window closed while Noru was reading it") from exc
+    except xerror.XError as exc:
+        raise CaptureError(f"the X server refused a request ({type(exc).__name__})") from exc
+    except ScreenShotError as exc:
+        if _is_auth_refusal(exc):
+            raise PermissionDenied(
+                "the X server refused Noru's connection (authorization)",
+                next_action=PERMISSION_NEXT_ACTION,
+            ) from exc
+        raise CaptureError(f"the screen could not be read ({exc})") from exc
+    except OSError as exc:
+        # A socket error mid-request: the server went away.
+        raise CaptureError(f"the connection to the X server failed ({exc})") from exc
+
+
+def _decode(value: Any, encoding: str) -> str | None:
+    text = value if isinstance(value, str) else bytes(value).decode(encoding, "replace")
+    text = text.replace("\0", "").strip()
+    return text or None
+
+
+class X11Backend(Backend):
+    name = "x11"
+
+    def __init__(self, display_name: str) -> None:
+        self._broken = False
+        with map_x11_errors():
+            self._dpy: Any = xdisplay.Display(display_name)
+        try:
+            with map_x11_errors():
+                self._mss = mss.MSS(display=display_name)
+        except BaseException:
+            self._dpy.close()
+            raise
+        self._root: Any = self._dpy.screen().root
+        self._atoms: dict[str, int] = {}
+
+    # -- plumbing ---------------------------------------------------------
+
+    @contextmanager
+    def _x(self) -> Iterator[None]:
+        """``map_x11_errors`` that also notices a lost connection, so the
+        facade reopens instead of failing forever after an X server restart."""
+        try:
+            with map_x11_errors():
+                yield
+        except CaptureError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, xerror.ConnectionClosedError | OSError) or (
+                isinstance(cause, ScreenShotError) and "connection" in str(cause).lower()
+            ):
+                self._broken = True
+            raise
+
+    def _atom(self, name: str) -> int:
+        if name not in self._atoms:
+            self._atoms[name] = int(self._dpy.intern_atom(name))
+        return self._atoms[name]
+
+    def _window(self, wid: int) -> Any:
+        return self._dpy.create_resource_object("window", wid)
+
+    def _window_prop(self, win: Any, name: str) -> int | None:
+        prop = win.get_full_property(self._atom(name), Xatom.WINDOW)
+        if prop is None or prop.format != 32 or len(prop.value) == 0:
+            return None
+        wid = int(prop.value[0])
+        return wid or None
+
+    def _has_wm_state(self, win: Any) -> bool:
+        return win.get_property(self._atom("WM_STATE"), X.AnyPropertyType, 0, 0) is not None
+
+    # -- window manager ---------------------------------------------------
+
+    def _wm_present(self) -> bool:
+        """True when a live EWMH window manager answers the supporting-WM check."""
+        wid = self._window_prop(self._root, "_NET_SUPPORTING_WM_CHECK")
+        if wid is None:
+            return False
+        try:
+            echoed = self._window_prop(self._window(wid), "_NET_SUPPORTING_WM_CHECK")
+        except xerror.BadWindow:
+            # The WM died and left its root property behind.
+            return False
+        return echoed == wid
+
+    def _wm_reports_active(self) -> bool:
+        prop = self._root.get_full_property(self._atom("_NET_SUPPORTED"), Xatom.ATOM)
+        return prop is not None and self._atom("_NET_ACTIVE_WINDOW") in prop.value
+
+    # -- window facts -----------------------------------------------------
+
+    def _title(self, win: Any) -> str | None:
+        prop = win.get_full_property(self._atom("_NET_WM_NAME"), self._atom("UTF8_STRING"))
+        if prop is not None and prop.format == 8 and (title := _decode(prop.value, "utf-8")):
+            return title
+        prop = win.get_full_property(Xatom.WM_NAME, X.AnyPropertyType)
+        if prop is None or prop.format != 8:
+            return None
+        # ICCCM STRING is Latin-1; clients that set UTF8_STRING or COMPOUND_TEXT
+        # here are nearly always plain ASCII, which UTF-8 reads the same.
+        encoding = "latin-1" if prop.property_type == Xatom.STRING else "utf-8"
+        return _decode(prop.value, encoding)
+
+    def _wm_class(self, win: Any) -> str | None:
+        prop = win.get_full_property(Xatom.WM_CLASS, Xatom.STRING)
+        if prop is None or prop.format != 8:
+            return None
+        raw = prop.value if isinstance(prop.value, bytes) else str(prop.value).encode("latin-1")
+        parts = raw.split(b"\0")
+        # "instance\0class\0": the class is the second part.
+        return _decode(parts[1], "latin-1") if len(parts) >= 2 else None
+
+    def _facts(self, win: Any) -> WindowFacts:
+        origin = self._root.translate_coords(win, 0, 0)
+        geometry = win.get_geometry()
+        app = self._wm_class(win)
+        return WindowFacts(
+            title=self._title(win),
+            app_id=app,
+            app_name=app,
+            rect=(int(origin.x), int(origin.y), int(geometry.width), int(geometry.height)),
+        )
+
+    def _client_below(self, top: Any) -> Any:
+        """The client window inside ``top`` (a root child): see the module docstring."""
+        if self._has_wm_state(top):
+            return top
+        current = top
+        for _ in range(_MAX_DEPTH):
+            child = current.query_pointer().child
+            if not child:
+                break
+            if self._has_wm_state(child):
+                return child
+            current = child
+        level = [top]
+        for _ in range(_MAX_DEPTH):
+            below: list[Any] = []
+            for win in level:
+                # query_tree lists bottom to top; the client sits on top of a frame's
+                # decoration windows, so look there first.
+                below.extend(reversed(win.query_tree().children))
+            for win in below:
+                if self._has_wm_state(win):
+                    return win
+            level = below
+        return top
+
+    # -- Backend ------------------------------------------------------------
+
+    def screen_rect(self) -> Rect:
+        with self._x():
+            geometry = self._root.get_geometry()
+        return (0, 0, int(geometry.width), int(geometry.height))
+
+    def _monitors(self) -> tuple[list[Display], str | None]:
+        _, _, width, height = self.screen_rect()
+        whole = [Display(1, None, 0, 0, width, height, primary=True)]
+        fallback = "treating the whole screen as one display"
+        with self._x():
+            if not self._dpy.has_extension("RANDR"):
+                return whole, f"RandR unavailable: {fallback}"
+            if not hasattr(self._root, "xrandr_get_monitors"):
+                version = self._dpy.xrandr_query_version()
+                return whole, (
+                    f"RandR monitors unavailable (the server has RandR "
+                    f"{version.major_version}.{version.minor_version}, 1.5 is needed): {fallback}"
+                )
+            reply = self._root.xrandr_get_monitors(is_active=True)
+            displays = [
+                Display(
+                    index=position,
+                    name=_decode(self._dpy.get_atom_name(monitor.name), "utf-8"),
+                    x=int(monitor.x),
+                    y=int(monitor.y),
+                    width=int(monitor.width_in_pixels),
+                    height=int(monitor.height_in_pixels),
+                    primary=bool(monitor.primary),
+                )
+                for position, monitor in enumerate(reply.monitors, start=1)
+            ]
+        if not displays:
+            return whole, f"RandR lists no active monitor: {fallback}"
+        return displays, None
+
+    def displays(self) -> list[Display]:
+        return self._monitors()[0]
+
+    def active_window(self) -> WindowFacts | None:
+        with self._x():
+            if not self._wm_present():
+                return None
+            wid = self._window_prop(self._root, "_NET_ACTIVE_WINDOW")
+            if wid is None:
+                return None
+            win = self._window(wid)
+            try:
+                viewable = win.get_attributes().map_state == X.IsViewable
+            except xerror.BadWindow:
+                # Closed since the WM wrote the property: no active window now.
+                return None
+            if not viewable:
+                # Iconified or on another desktop: its rectangle shows something else.
+                return None
+            return self._facts(win)
+
+    def pointer_window(self) -> WindowFacts | None:
+        with self._x():
+            top = self._root.query_pointer().child
+            if not top:
+                # Over the root window: no window at all.
+                return None
+            return self._facts(self._client_below(top))
+
+    def pointer_position(self) -> tuple[int, int]:
+        with self._x():
+            reply = self._root.query_pointer()
+        return int(reply.root_x), int(reply.root_y)
+
+    def grab(self, rect: Rect) -> Image.Image:
+        x, y, width, height = rect
+        with self._x():
+            shot = self._mss.grab({"left": x, "top": y, "width": width, "height": height})
+        # mss hands back BGRX rows; Pillow's raw decoder reorders them in C.
+        return Image.frombytes("RGB", (shot.width, shot.height), shot.raw, "raw", "BGRX")
+
+    def status_notes(self) -> list[str]:
+        notes: list[str] = []
+        with self._x():
+            if not self._wm_present():
+                notes.append(
+                    "no window manager: active window unknown "
+                    "(the window under the pointer is captured instead, and display "
+                    "captures carry no app or window facts)"
+                )
+            elif not self._wm_reports_active():
+                notes.append(
+                    "the window manager does not report the active window "
+                    "(the window under the pointer is captured instead)"
+                )
+        _, monitors_note = self._monitors()
+        if monitors_note:
+            notes.append(monitors_note)
+        notes.extend(
+            f"screen grab: {note}"
+            for note in self._mss.performance_status
+            # mss also records its successes here; only a fallback is a degraded mode.
+            if "working correctly" not in note
+        )
+        if os.environ.get("WAYLAND_DISPLAY"):
+            notes.append("running under XWayland: only X11 applications are visible")
+        return notes
+
+    @property
+    def broken(self) -> bool:
+        return self._broken
+
+    def close(self) -> None:
+        try:
+            self._mss.close()
+        finally:
+            self._dpy.close()
