@@ -49,34 +49,122 @@ class Source:
 
 # Separators editors and IDEs put between file, project and app name.
 _SEP = re.compile(r"\s+[-–—|]\s+")
-# "user@host: ~/src/repo" or "user@host:~/src/repo$" (terminal titles).
+# "user@host: ~/src/repo" or "user@host:~/src/repo$": the title bash's default
+# prompt gives gnome-terminal, xterm, kitty, alacritty and friends.
 _TERMINAL = re.compile(r"^[\w.-]+@[\w.-]+:\s*(?P<path>[~/][^\s]*)")
-# "~/src/repo" alone (some terminals title with the cwd only).
+# "~/src/repo" alone (kitty, and terminals whose shell sets the cwd as title).
 _PATH_ONLY = re.compile(r"^(?P<path>~?/[^\s]*)$")
+# A home directory is where a shell starts, not a project.
+_HOME = re.compile(r"^(?:~|/|/root|/home/[^/]+|/Users/[^/]+)/?$")
+# The app at the end of a title, by family. Found at the earliest separator
+# from which the rest is one of these names, so "Visual Studio Code - Insiders"
+# and "Code - OSS" stay whole although they contain a separator.
+_APP = re.compile(
+    r"\s+[-–—]\s+(?:"
+    r"(?P<browser>Mozilla Firefox(?: Private Browsing)?|Firefox|Google Chrome|Chromium"
+    r"|Brave|Microsoft\u200b? ?Edge|Opera|Vivaldi)"
+    # Titles that name a mailbox, a channel or a buffer, never a project.
+    r"|(?P<nothing>Mozilla Thunderbird|Thunderbird|Slack|Discord|GNU Emacs(?: at \S+)?)"
+    r"|(?P<sublime>Sublime Text(?: \(UNREGISTERED\))?)"
+    r"|(?P<konsole>Konsole)"
+    r"|(?P<editor>Visual Studio Code(?: - Insiders)?|Code - OSS|VSCodium|Cursor)"
+    r")$"
+)
+# "main.py (~/src/repo) - VIM": vim, gvim, neovim, gedit and GNOME Text
+# Editor put the file's directory in parentheses.
+_FILE_IN_DIR = re.compile(r"^(?P<file>.+?)\s+\((?P<dir>[~/][^()]*)\)$")
+# "~/src/repo/main.py (repo) - Sublime Text": Sublime names the project in parentheses.
+_SUBLIME_PROJECT = re.compile(r"\((?P<project>[^()/~]+)\)$")
+# Tags editors append to the project: "[SSH: host]", "[~/src/repo]" (JetBrains),
+# "(Workspace)" (VS Code multi-root).
+_TAGS = re.compile(r"(?:\s*\[[^\]]*\]|\s+\((?:Workspace|Remote)\))+$")
+# "name.ext": a file, not a project (an extension starts with a letter, so
+# "v1.2" and "python3.11" are not files).
+_FILE = re.compile(r"^\S*\.[A-Za-z][A-Za-z0-9]{0,7}$")
+# Pages editors open that are neither a file nor a project.
+_NOT_PROJECTS = {"welcome", "get started", "settings", "keyboard shortcuts", "release notes"}
+# Web pages that clearly name a repository.
+_WEB_REPO = (
+    re.compile(r"^GitHub - [\w.-]+/(?P<repo>[\w.-]+)(?::|$)"),  # repository home
+    re.compile(r"·\s+[\w.-]+/(?P<repo>[\w.-]+)$"),  # issue, pull request, file
+    re.compile(r"[\w.-]+ / (?P<repo>[\w.-]+) · GitLab$"),
+)
 
 
 def _last_path_part(path: str) -> str | None:
-    parts = [p for p in path.rstrip("/$#").split("/") if p and p != "~"]
+    path = path.rstrip("$#")
+    if _HOME.match(path):
+        return None
+    parts = [p for p in path.split("/") if p and p != "~"]
     return parts[-1] if parts else None
+
+
+def _project(candidate: str) -> str | None:
+    """``candidate`` if it can name a project; None for files, paths to files and pages."""
+    candidate = _TAGS.sub("", candidate).strip()
+    if not candidate or len(candidate) > 128:
+        return None
+    if candidate.startswith(("~", "/")):
+        return None if _FILE.match(candidate) else _last_path_part(candidate)
+    if candidate.startswith(("…", "...")) or _FILE.match(candidate):
+        # JetBrains shows "…/src/main.py"; either way it is a file.
+        return None
+    folded = candidate.casefold()
+    if folded in _NOT_PROJECTS or folded.startswith("untitled"):
+        return None
+    return candidate
+
+
+def _from_web_page(page: str) -> str | None:
+    for pattern in _WEB_REPO:
+        if m := pattern.search(page):
+            return m.group("repo")
+    return None
 
 
 def infer_workspace(title: str | None) -> str | None:
     """The project or repository a window title names, or None.
 
     "Project - Editor" -> "Project"; "main.py - repoB - Visual Studio Code" ->
-    "repoB"; "user@host: ~/src/repoB" -> "repoB". An inference: callers mark it
-    ``?ws`` in the provenance line.
+    "repoB"; "user@host: ~/src/repoB" -> "repoB"; "repoB – main.py" (JetBrains)
+    -> "repoB". Browser titles give a hint only when the page is clearly a
+    repository (GitHub, GitLab). An inference: callers mark it ``?ws`` in the
+    provenance line. When in doubt the answer is None.
     """
     if not title:
         return None
     title = title.strip().lstrip("●*• ").strip()
     if m := _TERMINAL.match(title) or _PATH_ONLY.match(title):
         return _last_path_part(m.group("path"))
+
+    family: str | None = None
+    if m := _APP.search(title):
+        family = m.lastgroup
+        title = title[: m.start()]
+    if family == "browser":
+        return _from_web_page(title)
+    if family == "nothing":
+        return None
+
     parts = [p.strip() for p in _SEP.split(title) if p.strip()]
-    if len(parts) >= 3:
-        # file - project - app
-        return parts[-2]
-    if len(parts) == 2:
-        # project - app
-        return parts[0]
+    if family is None:
+        # An app we do not know: its name is the last part, if there are two.
+        if len(parts) < 2:
+            return None
+        parts = parts[:-1]
+    if not parts:
+        return None
+    if family == "sublime":
+        m = _SUBLIME_PROJECT.search(parts[0])
+        return m.group("project").strip() if m else None
+    if family == "konsole":
+        # Konsole's default title is "%d : %n", directory then program.
+        return _project(parts[0].split(" : ")[0])
+    for part in parts:
+        if m := _FILE_IN_DIR.match(part):
+            return _last_path_part(m.group("dir"))
+    # "file - project" (VS Code and most editors) or "project - file" (JetBrains, Zed).
+    for candidate in dict.fromkeys((parts[-1], parts[0])):
+        if hint := _project(candidate):
+            return hint
     return None
