@@ -1,0 +1,158 @@
+"""How long the in-process capture pipeline takes on a 2560x1600 X display.
+
+Starts a private Xvfb (2560x1600x24) and fills it with a full-screen Tk text
+window showing Noru's own source, so the pixels compress like a real screen
+of code, not like a flat colour. Then, in this process, runs N times (default
+30, after 3 warm-up runs):
+
+    grab    Capturer.grab_display(1): RandR and window facts + mss pixels -> RGB image
+    serve   noru.imaging.serve(): scale to a 1568 px long edge + PNG encode
+    base64  base64 of the PNG, as it goes on the wire
+
+and prints the median and p95 of each stage and of the total, in ms.
+Xvfb and the Tk window are stopped by their pids on the way out.
+
+    .venv/bin/python bench/capture_pipeline.py [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from noru.capture import Capturer
+from noru.imaging import serve
+
+WIDTH, HEIGHT = 2560, 1600
+MAX_EDGE = 1568
+
+_TK_SCREEN = """
+import sys, tkinter as tk
+root = tk.Tk()
+root.geometry("{w}x{h}+0+0")
+text = tk.Text(root, font=("DejaVu Sans Mono", 13), background="#1e1e1e",
+               foreground="#d4d4d4", borderwidth=0)
+text.insert("1.0", sys.stdin.read())
+text.pack(fill="both", expand=True)
+root.wait_visibility()
+root.update()
+print("ready", flush=True)
+root.mainloop()
+"""
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
+    read_fd, write_fd = os.pipe()
+    process = subprocess.Popen(
+        [
+            *("Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{WIDTH}x{HEIGHT}x24"),
+            *("-nolisten", "tcp", "-noreset", "+extension", "RANDR"),
+        ],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_fd)
+    number = b""
+    try:
+        while not number.endswith(b"\n"):
+            ready, _, _ = select.select([read_fd], [], [], 30)
+            chunk = os.read(read_fd, 32) if ready else b""
+            if not chunk:
+                raise SystemExit("Xvfb did not start")
+            number += chunk
+    except BaseException:
+        _stop(process)
+        raise
+    finally:
+        os.close(read_fd)
+    return process, f":{number.decode().strip()}"
+
+
+def _fill_screen(display: str) -> subprocess.Popen[bytes]:
+    source = "\n".join(
+        p.read_text() for p in sorted((Path(__file__).parents[1] / "src" / "noru").rglob("*.py"))
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", _TK_SCREEN.format(w=WIDTH, h=HEIGHT)],
+        env={**os.environ, "DISPLAY": display},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(source.encode())
+    process.stdin.close()
+    if not process.stdout.readline().startswith(b"ready"):
+        _stop(process)
+        raise SystemExit("the Tk window did not appear")
+    return process
+
+
+def _p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+
+    xvfb, display = _start_xvfb()
+    screen = None
+    try:
+        screen = _fill_screen(display)
+        stages: dict[str, list[float]] = {"grab": [], "serve": [], "base64": [], "total": []}
+        png_sizes: list[int] = []
+        with Capturer(display=display) as capturer:
+            for run in range(args.runs + 3):
+                t0 = time.perf_counter()
+                grab = capturer.grab_display(1)[0]
+                t1 = time.perf_counter()
+                served = serve(grab.image, MAX_EDGE)
+                t2 = time.perf_counter()
+                encoded = base64.b64encode(served.png)
+                t3 = time.perf_counter()
+                if run < 3:
+                    continue  # warm-up: first grabs set up shared memory
+                for name, ms in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t3 - t0), strict=True):
+                    stages[name].append(ms * 1000)
+                png_sizes.append(len(encoded))
+        assert grab.image.size == (WIDTH, HEIGHT)
+        assert (served.width, served.height) == (1568, 980)
+    finally:
+        if screen is not None:
+            _stop(screen)
+            if screen.stdout is not None:
+                screen.stdout.close()
+        _stop(xvfb)
+
+    print(
+        f"capture pipeline, {WIDTH}x{HEIGHT} -> {served.width}x{served.height} PNG, "
+        f"{args.runs} runs (after 3 warm-up), ms"
+    )
+    print(f"{'stage':<8} {'median':>8} {'p95':>8}")
+    for name, values in stages.items():
+        print(f"{name:<8} {statistics.median(values):8.1f} {_p95(values):8.1f}")
+    print(f"base64 PNG size: median {statistics.median(png_sizes) / 1e6:.2f} MB")
+
+
+if __name__ == "__main__":
+    main()
