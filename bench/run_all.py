@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHMARKS = ["mcp_spawn.py", "store_100k.py"]
+BENCHMARKS = ["mcp_spawn.py", "capture_pipeline.py", "store_100k.py"]
 
 if __name__ == "__main__":
     here = Path(__file__).parent

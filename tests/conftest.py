@@ -10,6 +10,9 @@ import pytest
 
 from tests.wire import MemoryClient, StdioProcess
 
+# Real X servers (Xvfb + openbox) and Tk windows, shared by the capture and app tests.
+pytest_plugins = ["tests.xserver"]
+
 IN_CI = os.environ.get("CI") == "true"
 
 

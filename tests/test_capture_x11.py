@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
     OpenWindow = Callable[..., TkWindow]
 
-pytest_plugins = ["tests.xserver"]
-
 BLUE = "#3366cc"
 BLUE_RGB = (0x33, 0x66, 0xCC)
 ORANGE = "#e07020"
