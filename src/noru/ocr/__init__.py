@@ -1,0 +1,139 @@
+"""On-device OCR: an engine interface, a registry of engines, and a doctor.
+
+``get_engine()`` gives the default engine, Tesseract through tesserocr with
+the system's English data. Other engines register themselves with
+``register_engine`` (a factory and a probe), so the app and ``noru doctor``
+never name an engine's module. Importing this package imports neither
+tesserocr nor Pillow: an engine's module loads when an engine is made.
+
+    >>> engine = get_engine()
+    >>> result = engine.recognise(image, regions=[(0, 0, 1280, 800)])
+    >>> result.text, result.mean_confidence
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from noru.errors import OcrError
+from noru.ocr.base import Box, Engine, OcrLine, OcrResult, mean_confidence
+from noru.ocr.tessdata import INSTALL_ADVICE, locate_tessdata, require_tessdata
+
+__all__ = [
+    "DEFAULT_ENGINE",
+    "INSTALL_ADVICE",
+    "Box",
+    "Engine",
+    "EngineStatus",
+    "OcrLine",
+    "OcrResult",
+    "available_engines",
+    "describe",
+    "get_engine",
+    "locate_tessdata",
+    "mean_confidence",
+    "register_engine",
+    "registered_engines",
+    "require_tessdata",
+]
+
+DEFAULT_ENGINE = "tesseract"
+
+
+@dataclass(frozen=True)
+class EngineStatus:
+    """What ``noru doctor`` prints for one engine: facts, or what to install."""
+
+    name: str
+    available: bool
+    version: str | None = None
+    data_path: Path | None = None
+    problem: str | None = None  # why it cannot run here, with the fix
+
+    def __str__(self) -> str:
+        if not self.available:
+            return f"{self.name}: unavailable: {self.problem}"
+        data = f", data {self.data_path}" if self.data_path else ""
+        return f"{self.name} {self.version}{data}"
+
+
+EngineFactory = Callable[[Path | None], Engine]
+EngineProbe = Callable[[Path | None], EngineStatus]
+
+
+@dataclass(frozen=True)
+class _Registration:
+    factory: EngineFactory
+    probe: EngineProbe
+
+
+_REGISTRY: dict[str, _Registration] = {}
+
+
+def register_engine(name: str, *, factory: EngineFactory, probe: EngineProbe) -> None:
+    """Make ``name`` selectable. ``factory(tessdata)`` builds an engine (raising
+    ``OcrError`` when it cannot); ``probe(tessdata)`` says whether it could,
+    cheaply and without raising."""
+    _REGISTRY[name] = _Registration(factory, probe)
+
+
+def registered_engines() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def available_engines(*, tessdata: Path | None = None) -> tuple[str, ...]:
+    """The registered engines that can run on this machine now."""
+    return tuple(name for name in _REGISTRY if describe(name, tessdata=tessdata).available)
+
+
+def describe(name: str = DEFAULT_ENGINE, *, tessdata: Path | None = None) -> EngineStatus:
+    """Engine name, version and data path, or what is missing and how to fix it."""
+    registration = _REGISTRY.get(name)
+    if registration is None:
+        return EngineStatus(name, False, problem=f"unknown OCR engine; known: {_known()}")
+    return registration.probe(tessdata)
+
+
+def get_engine(name: str = DEFAULT_ENGINE, *, tessdata: Path | None = None) -> Engine:
+    """A ready engine; ``OcrError`` says what to install when it cannot be made."""
+    registration = _REGISTRY.get(name)
+    if registration is None:
+        raise OcrError(f"unknown OCR engine {name!r}; known: {_known()}")
+    return registration.factory(tessdata)
+
+
+def _known() -> str:
+    return ", ".join(_REGISTRY) or "none"
+
+
+# --- the default engine ---------------------------------------------------------
+
+
+def _tesseract_factory(tessdata: Path | None) -> Engine:
+    from noru.ocr.tesseract import TesseractEngine
+
+    return TesseractEngine(tessdata=tessdata)
+
+
+def _tesseract_probe(tessdata: Path | None) -> EngineStatus:
+    if importlib.util.find_spec("tesserocr") is None:
+        return EngineStatus(
+            DEFAULT_ENGINE, False, problem="tesserocr is not installed: pip install tesserocr"
+        )
+    try:
+        path = require_tessdata(tessdata)
+    except OcrError as exc:
+        return EngineStatus(DEFAULT_ENGINE, False, problem=str(exc))
+    from noru.ocr.tesseract import library_version
+
+    try:
+        version = library_version()
+    except ImportError as exc:  # installed but broken (a missing shared library)
+        return EngineStatus(DEFAULT_ENGINE, False, problem=f"tesserocr does not load: {exc}")
+    return EngineStatus(DEFAULT_ENGINE, True, version=version, data_path=path)
+
+
+register_engine(DEFAULT_ENGINE, factory=_tesseract_factory, probe=_tesseract_probe)

@@ -1,0 +1,64 @@
+"""What every OCR engine returns, and the interface an engine implements.
+
+Boxes are ``(x, y, w, h)`` in pixels of the image the caller passed in, so a
+stored box lines up with the stored original whatever an engine did to the
+pixels on the way (crops, padding, scaling, inversion).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["Box", "Engine", "OcrLine", "OcrResult", "mean_confidence"]
+
+Box = tuple[int, int, int, int]  # x, y, w, h
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    text: str
+    box: Box  # in original image pixels
+    confidence: float  # 0..1
+
+
+@dataclass(frozen=True)
+class OcrResult:
+    lines: tuple[OcrLine, ...]  # reading order
+    engine: str
+    engine_version: str
+    mean_confidence: float | None  # None when no text was found
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line.text for line in self.lines)
+
+
+def mean_confidence(lines: Sequence[OcrLine]) -> float | None:
+    """Line confidences weighted by characters, so one stray glyph that the
+    engine was unsure of does not weigh as much as a paragraph it read well."""
+    weight = sum(len(line.text) for line in lines)
+    if weight == 0:
+        return None
+    return sum(line.confidence * len(line.text) for line in lines) / weight
+
+
+class Engine(Protocol):
+    """An OCR engine. Instances hold native state: one caller at a time is
+    enough (``recognise`` serialises itself), and ``close()`` frees it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    def recognise(
+        self, image: Image.Image, *, regions: Sequence[Box] | None = None
+    ) -> OcrResult: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,244 @@
+"""Turning a screenshot into the pieces an engine reads best, and back.
+
+Whole-screen OCR loses words whose ink touches a window border: the border
+and the glyphs binarise into one connected shape that the layout analysis
+throws away as a line or a frame. So each window region is read on its own:
+
+1. crop the region (clipped to the image) and make it grey;
+2. strip up to a few uniform border lines from its edges (a capture backend
+   reports a window's frame, border included);
+3. make it dark text on a light ground (a dark theme is inverted: Tesseract
+   otherwise retries each line inverted, which costs a third more time);
+4. optionally scale it up, so 12 px text gets enough pixels per stroke;
+5. pad it with its own edge colour, so text at the edge is not at the edge.
+
+What lies outside every region (a panel, desktop icons) is read from a copy
+with the regions painted over (``mask_regions``). A region too big for one
+thread can be cut into bands between text lines (``split_rows``).
+
+``Piece.to_original`` maps a box found in the piece back to pixels of the
+image the caller gave. Pure Pillow; no engine is imported here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from noru.ocr.base import Box
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["Piece", "clip", "cut", "mask_regions", "order_boxes", "split_rows"]
+
+# A border line is at most this many pixels thick (1-2 px frames, with an
+# anti-aliased or shadow line beside them).
+MAX_BORDER = 3
+# A line is uniform when this share of its pixels lies within UNIFORM_SPREAD
+# grey levels of its commonest grey: glyph ink touching the border does not count.
+UNIFORM_SHARE = 0.97
+UNIFORM_SPREAD = 10
+# How different from the background a uniform line must be to count as a border.
+BORDER_CONTRAST = 12
+
+
+@dataclass(frozen=True)
+class Piece:
+    image: Image.Image  # greyscale, dark on light, scaled and padded
+    origin: tuple[int, int]  # where the piece's unpadded top-left sits in the original
+    size: tuple[int, int]  # the unpadded, unscaled size in original pixels
+    scale: float
+    pad: int
+
+    def to_original(self, box: tuple[int, int, int, int]) -> Box:
+        """A piece box ``(x1, y1, x2, y2)`` as ``(x, y, w, h)`` in the original,
+        clamped to the region it came from."""
+        x1, y1, x2, y2 = box
+        ox, oy = self.origin
+        width, height = self.size
+
+        def back(value: int, limit: int) -> int:
+            return min(limit, max(0, round((value - self.pad) / self.scale)))
+
+        left, right = back(x1, width), back(x2, width)
+        top, bottom = back(y1, height), back(y2, height)
+        return (ox + left, oy + top, max(1, right - left), max(1, bottom - top))
+
+
+def clip(region: Box, size: tuple[int, int]) -> Box | None:
+    """``region`` limited to an image of ``size``; None when nothing is left."""
+    x, y, w, h = region
+    left, top = max(0, x), max(0, y)
+    right, bottom = min(size[0], x + w), min(size[1], y + h)
+    if right <= left or bottom <= top:
+        return None
+    return (left, top, right - left, bottom - top)
+
+
+def _mode(histogram: Sequence[int]) -> int:
+    return max(range(256), key=lambda level: histogram[level])
+
+
+def _uniform(line: Image.Image, background: int) -> bool:
+    """True when a 1 px strip is one flat colour that differs from the background."""
+    histogram = line.histogram()
+    peak = _mode(histogram)
+    near = sum(histogram[max(0, peak - UNIFORM_SPREAD) : peak + UNIFORM_SPREAD + 1])
+    return near >= UNIFORM_SHARE * sum(histogram) and abs(peak - background) > BORDER_CONTRAST
+
+
+def _strip_borders(grey: Image.Image, background: int) -> Box:
+    """The box inside uniform border lines on each side (at most MAX_BORDER)."""
+    width, height = grey.size
+    left, top, right, bottom = 0, 0, width, height
+    for _ in range(MAX_BORDER):
+        if right - left > 2 and _uniform(grey.crop((left, top, left + 1, bottom)), background):
+            left += 1
+        if right - left > 2 and _uniform(grey.crop((right - 1, top, right, bottom)), background):
+            right -= 1
+        if bottom - top > 2 and _uniform(grey.crop((left, top, right, top + 1)), background):
+            top += 1
+        if bottom - top > 2 and _uniform(grey.crop((left, bottom - 1, right, bottom)), background):
+            bottom -= 1
+    return (left, top, right - left, bottom - top)
+
+
+def _edge_colour(grey: Image.Image) -> int:
+    """The commonest grey on the piece's outermost ring of pixels."""
+    width, height = grey.size
+    histogram = [0] * 256
+    strips = (
+        (0, 0, width, 1),
+        (0, height - 1, width, height),
+        (0, 0, 1, height),
+        (width - 1, 0, width, height),
+    )
+    for strip in strips:
+        for level, count in enumerate(grey.crop(strip).histogram()):
+            histogram[level] += count
+    return _mode(histogram)
+
+
+def cut(
+    image: Image.Image, region: Box, *, scale: float = 1.0, pad: int = 16, invert: bool = True
+) -> Piece | None:
+    """The region of ``image`` prepared for recognition; None if it is empty."""
+    from PIL import Image, ImageOps
+
+    clipped = clip(region, image.size)
+    if clipped is None:
+        return None
+    x, y, w, h = clipped
+    grey = image.crop((x, y, x + w, y + h)).convert("L")
+    background = _mode(grey.histogram())
+    sx, sy, w, h = _strip_borders(grey, background)
+    if (sx, sy, w, h) != (0, 0, *grey.size):
+        grey = grey.crop((sx, sy, sx + w, sy + h))
+    if invert and background < 128:
+        grey = ImageOps.invert(grey)
+    if scale != 1.0:
+        size = (max(1, round(w * scale)), max(1, round(h * scale)))
+        grey = grey.resize(size, Image.Resampling.BICUBIC)
+    if pad > 0:
+        padded = Image.new("L", (grey.width + 2 * pad, grey.height + 2 * pad), _edge_colour(grey))
+        padded.paste(grey, (pad, pad))
+        grey = padded
+    return Piece(grey, (x + sx, y + sy), (w, h), scale, pad)
+
+
+def mask_regions(image: Image.Image, regions: Sequence[Box]) -> Image.Image | None:
+    """A copy of ``image`` with every region painted over in the colour most
+    common outside them: what is left to read around the windows (a panel,
+    desktop icons). None when the regions cover the whole image."""
+    from PIL import Image as PILImage
+    from PIL import ImageDraw
+
+    mask = PILImage.new("L", image.size, 0)
+    draw = ImageDraw.Draw(mask)
+    for x, y, w, h in regions:
+        draw.rectangle((x, y, x + w - 1, y + h - 1), fill=255)
+    if mask.getextrema() == (255, 255):
+        return None
+    rgb = image.convert("RGB")
+    # The fill is the commonest colour left outside the regions, counted on a
+    # coarse grid: the desktop colour dominates what is left, and a grid is fast.
+    step = 8
+    small = (max(1, image.width // step), max(1, image.height // step))
+    nearest = PILImage.Resampling.NEAREST
+    pixels = rgb.resize(small, nearest).tobytes()
+    covered = mask.resize(small, nearest).tobytes()
+    counts: dict[bytes, int] = {}
+    for cell, hidden in enumerate(covered):
+        if not hidden:
+            colour = pixels[3 * cell : 3 * cell + 3]
+            counts[colour] = counts.get(colour, 0) + 1
+    best = max(counts, key=counts.__getitem__) if counts else b"\0\0\0"
+    fill = (best[0], best[1], best[2])
+    rgb.paste(fill, (0, 0, image.width, image.height), mask)
+    return rgb
+
+
+def order_boxes(boxes: Sequence[Box]) -> list[int]:
+    """Indices of ``boxes`` in reading order: bands top to bottom, and left to
+    right within a band. A box joins a band when it overlaps the band's first
+    box vertically by at least half of the smaller height, so two windows side
+    by side read left then right even when their tops differ by a few pixels."""
+    remaining = sorted(range(len(boxes)), key=lambda i: (boxes[i][1], boxes[i][0]))
+    ordered: list[int] = []
+    while remaining:
+        first = boxes[remaining[0]]
+        band = [
+            i for i in remaining if _overlap(first, boxes[i]) >= 0.5 * min(first[3], boxes[i][3])
+        ]
+        ordered += sorted(band, key=lambda i: boxes[i][0])
+        remaining = [i for i in remaining if i not in band]
+    return ordered
+
+
+def _overlap(a: Box, b: Box) -> int:
+    return max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+
+
+# A band is cut only inside this many identical rows in a row, so the cut
+# runs through the gap between two text lines, never through a glyph.
+BLANK_RUN = 4
+
+
+def split_rows(image: Image.Image, region: Box, parts: int) -> list[Box]:
+    """``region`` cut into up to ``parts`` bands of about equal height, each
+    cut made in a run of identical rows (the gap between text lines) near
+    its ideal position. Fewer bands when no such gap lies near enough."""
+    from PIL import ImageChops
+
+    clipped = clip(region, image.size)
+    if clipped is None:
+        return []
+    if parts <= 1:
+        return [clipped]
+    x, y, w, h = clipped
+    grey = image.crop((x, y, x + w, y + h)).convert("L")
+    # blank[r]: row r+1 is identical to row r. A cut at row c needs blank rows
+    # around it: the gap between two text lines, not the middle of one.
+    diff = ImageChops.difference(grey.crop((0, 0, w, h - 1)), grey.crop((0, 1, w, h)))
+    blank = [not changed for changed in diff.getprojection()[1]]
+    cuts: list[int] = []
+    reach = h // (2 * parts)
+    for k in range(1, parts):
+        ideal = k * h // parts
+        for offset in range(reach):
+            found = None
+            for row in (ideal - offset, ideal + offset):
+                if BLANK_RUN <= row < h - BLANK_RUN and all(
+                    blank[row - BLANK_RUN // 2 : row + BLANK_RUN // 2]
+                ):
+                    found = row
+                    break
+            if found is not None:
+                if not cuts or found > cuts[-1] + BLANK_RUN:
+                    cuts.append(found)
+                break
+    edges = [0, *cuts, h]
+    return [(x, y + top, w, bottom - top) for top, bottom in itertools.pairwise(edges)]

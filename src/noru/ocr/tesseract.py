@@ -1,0 +1,260 @@
+"""The default engine: Tesseract through tesserocr (the wheel bundles libtesseract).
+
+The English data comes from the system (``tessdata.require_tessdata``). The
+libtesseract in the wheel is built without OpenMP, so one API uses one core;
+``threads`` > 1 keeps that many APIs and reads regions in parallel (tesserocr
+releases the GIL while Tesseract works).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from noru.errors import OcrError
+from noru.ocr.base import Box, OcrLine, OcrResult, mean_confidence
+from noru.ocr.regions import clip, cut, mask_regions, order_boxes, split_rows
+from noru.ocr.tessdata import LANGUAGE, require_tessdata
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["NAME", "TesseractEngine", "TesseractSettings", "library_version"]
+
+NAME = "tesseract"
+# Regions are cut into bands for the threads only above this many pixels
+# (about 0.6 s of reading on one core): smaller ones are quick anyway and
+# keep their reading order whole.
+MIN_BAND_AREA = 1_000_000
+
+
+@dataclass(frozen=True)
+class TesseractSettings:
+    """How screens are read; the defaults are what bench/ocr_corpus.py chose."""
+
+    psm: int = 3  # tesserocr.PSM.AUTO
+    dpi: int = 120
+    scale: float = 1.25
+    pad: int = 16
+    threads: int = 2
+    remainder: bool = True  # also read what lies outside the given regions
+    remainder_psm: int = 11  # tesserocr.PSM.SPARSE_TEXT: panels, icon labels
+    invert_dark: bool = True
+    per_region: bool = True  # False: read the whole image at once, regions ignored
+    variables: tuple[tuple[str, str], ...] = ()
+
+
+def library_version() -> str:
+    """``5.5.4``: the libtesseract version, without the leptonica lines."""
+    import tesserocr
+
+    first = str(tesserocr.tesseract_version()).splitlines()[0]
+    return first.removeprefix("tesseract").strip()
+
+
+class TesseractEngine:
+    def __init__(
+        self, *, tessdata: Path | None = None, settings: TesseractSettings | None = None
+    ) -> None:
+        try:
+            import tesserocr
+        except ImportError as exc:
+            raise OcrError("tesserocr is not installed: pip install tesserocr") from exc
+        self.settings = settings or TesseractSettings()
+        self.tessdata = require_tessdata(tessdata)
+        self._version = library_version()
+        self._lock = threading.Lock()
+        self._apis: list[Any] = []
+        try:
+            for _ in range(max(1, self.settings.threads)):
+                self._apis.append(self._open_api(tesserocr))
+        except RuntimeError as exc:
+            self.close()
+            raise OcrError(f"Tesseract could not load {self.tessdata}: {exc}") from exc
+        self._pool = (
+            ThreadPoolExecutor(len(self._apis), thread_name_prefix="noru-ocr")
+            if len(self._apis) > 1
+            else None
+        )
+
+    def _open_api(self, tesserocr: Any) -> Any:
+        # tessdata paths need a trailing separator on some Tesseract builds.
+        api = tesserocr.PyTessBaseAPI(
+            path=str(self.tessdata) + "/",
+            lang=LANGUAGE,
+            psm=self.settings.psm,
+            oem=tesserocr.OEM.LSTM_ONLY,
+        )
+        # Screens have no physical resolution; without a DPI Tesseract guesses
+        # one per image (and says so on stderr). The value scales its size
+        # thresholds for noise and for what counts as a text line.
+        api.SetVariable("user_defined_dpi", str(self.settings.dpi))
+        for key, value in self.settings.variables:
+            if not api.SetVariable(key, value):
+                raise RuntimeError(f"unknown Tesseract variable {key}")
+        return api
+
+    @property
+    def name(self) -> str:
+        return NAME
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    def recognise(self, image: Image.Image, *, regions: Sequence[Box] | None = None) -> OcrResult:
+        with self._lock:
+            if not self._apis:
+                raise OcrError("the OCR engine is closed")
+            jobs = self._plan(image, regions)
+            results = self._run(jobs)
+        # Reading order: a region is one unit whose lines keep Tesseract's
+        # order (column by column, band by band); a line found around the
+        # regions is a unit of its own. Units go top to bottom, left to right.
+        regional: dict[int, tuple[Box, list[OcrLine]]] = {}
+        around: list[tuple[Box, list[OcrLine]]] = []
+        for job, lines in zip(jobs, results, strict=True):
+            if job.unit >= 0:
+                regional.setdefault(job.unit, (job.unit_box, []))[1].extend(lines)
+            else:
+                around += [(line.box, [line]) for line in lines]
+        units = [*regional.values(), *around]
+        ordered = [line for i in order_boxes([u[0] for u in units]) for line in units[i][1]]
+        lines_out = tuple(_dedupe(ordered))
+        return OcrResult(lines_out, NAME, self._version, mean_confidence(lines_out))
+
+    def _plan(self, image: Image.Image, regions: Sequence[Box] | None) -> list[_Job]:
+        """What to read: the regions (or the whole image), each cut into bands
+        when that lets the threads share the work, and what lies around them."""
+        s = self.settings
+        whole = (0, 0, image.width, image.height)
+        wanted = list(regions) if regions and s.per_region else [whole]
+        clipped = [c for c in (clip(r, image.size) for r in wanted) if c is not None]
+        threads = len(self._apis)
+        total = sum(w * h for _, _, w, h in clipped)
+        jobs: list[_Job] = []
+        for unit, region in enumerate(clipped):
+            area = region[2] * region[3]
+            # A region much bigger than its share keeps one thread busy while
+            # the others idle: cut it into bands where text lines part. Bands
+            # cost the reading order across columns (sidebar and page come
+            # band by band), so only big regions are cut.
+            parts = min(round(area * threads / max(1, total)), area // MIN_BAND_AREA)
+            bands = split_rows(image, region, parts) if threads > 1 and parts > 1 else [region]
+            jobs += [_Job(image, band, unit, region) for band in bands]
+        if regions and s.per_region and s.remainder:
+            masked = mask_regions(image, clipped)
+            if masked is not None:
+                jobs.append(_Job(masked, whole, -1, whole))
+        return jobs
+
+    def _run(self, jobs: Sequence[_Job]) -> list[list[OcrLine]]:
+        if self._pool is None or len(jobs) == 1:
+            return [self._read(self._apis[0], job) for job in jobs]
+        apis: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        for api in self._apis:
+            apis.put(api)
+
+        def task(job: _Job) -> list[OcrLine]:
+            # As many workers as APIs, so a free API is always waiting.
+            api = apis.get()
+            try:
+                return self._read(api, job)
+            finally:
+                apis.put(api)
+
+        # Largest first, so a long job does not start last.
+        order = sorted(range(len(jobs)), key=lambda i: -jobs[i].cost)
+        futures = {i: self._pool.submit(task, jobs[i]) for i in order}
+        # Every job ends before any error is raised: an API still working
+        # after ``recognise`` returned would race the next call.
+        wait(futures.values())
+        return [futures[i].result() for i in range(len(jobs))]
+
+    def _read(self, api: Any, job: _Job) -> list[OcrLine]:
+        import tesserocr
+
+        s = self.settings
+        piece = cut(job.source, job.region, scale=s.scale, pad=s.pad, invert=s.invert_dark)
+        if piece is None:
+            return []
+        level = tesserocr.RIL.TEXTLINE
+        lines: list[OcrLine] = []
+        with _tesseract_errors():
+            api.SetPageSegMode(s.remainder_psm if job.unit < 0 else s.psm)
+            api.SetImage(piece.image)
+            if not api.Recognize():
+                raise OcrError("Tesseract could not recognise the image")
+            iterator = api.GetIterator()
+            for item in () if iterator is None else tesserocr.iterate_level(iterator, level):
+                try:
+                    text = " ".join(item.GetUTF8Text(level).split())
+                except RuntimeError:  # tesserocr's way of saying "no text here"
+                    continue
+                box = item.BoundingBox(level)
+                # Icons and rules read as lone punctuation; they are not text.
+                if box is None or not any(c.isalnum() for c in text):
+                    continue
+                confidence = min(1.0, max(0.0, item.Confidence(level) / 100.0))
+                lines.append(OcrLine(text, piece.to_original(box), confidence))
+            api.Clear()
+        return lines
+
+    def close(self) -> None:
+        with self._lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None
+            for api in self._apis:
+                api.End()
+            self._apis = []
+
+
+@dataclass(frozen=True)
+class _Job:
+    source: Image.Image  # the image, or the remainder with the regions painted over
+    region: Box  # what to read of it
+    unit: int  # the region it belongs to, for reading order; -1 around the regions
+    unit_box: Box
+
+    @property
+    def cost(self) -> int:
+        # The remainder is mostly painted over, so it reads far faster than its size.
+        area = self.region[2] * self.region[3]
+        return area if self.unit >= 0 else area // 8
+
+
+@contextmanager
+def _tesseract_errors() -> Iterator[None]:
+    """tesserocr raises RuntimeError for what the library refuses."""
+    try:
+        yield
+    except RuntimeError as exc:
+        raise OcrError(f"Tesseract failed on the image: {exc}") from exc
+
+
+def _dedupe(lines: Sequence[OcrLine]) -> list[OcrLine]:
+    """Drop a line read twice at the same place (overlapping regions)."""
+    kept: list[OcrLine] = []
+    seen: dict[str, list[Box]] = {}
+    for line in lines:
+        boxes = seen.setdefault(line.text, [])
+        if any(_iou(box, line.box) > 0.5 for box in boxes):
+            continue
+        boxes.append(line.box)
+        kept.append(line)
+    return kept
+
+
+def _iou(a: Box, b: Box) -> float:
+    w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    inter = w * h
+    union = a[2] * a[3] + b[2] * b[3] - inter
+    return inter / union if union else 0.0
