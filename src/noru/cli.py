@@ -228,7 +228,12 @@ def list_cmd(app: str | None, workspace: str | None, since: str | None, limit: i
         click.echo(f"No capture matches (filters: {filters.describe()}).")
         return
     click.echo(
-        locator_lines(rows, now=now, title=f"{total} captures in history.", next_cursor=None)
+        locator_lines(
+            rows,
+            now=now,
+            title=f"{total} capture{'s' if total != 1 else ''} in history.",
+            next_cursor=None,
+        )
     )
 
 
@@ -313,6 +318,138 @@ def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
     click.echo(f"Deleted {len(ids) - len(missing)} capture(s).")
     if missing:
         raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
+@main.command()
+def app() -> None:
+    """Run the Noru app: captures, the shortcut, OCR, and live requests from agents."""
+    from noru.app.server import AlreadyRunning, run_app
+    from noru.paths import ensure_data_dir
+
+    try:
+        sys.exit(run_app(ensure_data_dir()))
+    except AlreadyRunning as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _region(value: str | None) -> list[int] | None:
+    if value is None:
+        return None
+    try:
+        parts = [int(p) for p in value.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) != 4 or parts[2] < 1 or parts[3] < 1 or min(parts[:2]) < 0:
+        raise click.BadParameter("use X,Y,W,H in screen pixels", param_hint="--region")
+    return parts
+
+
+@main.command()
+@click.option(
+    "--window",
+    "mode",
+    flag_value="window",
+    default=True,
+    help="The window under the pointer (default, like the shortcut).",
+)
+@click.option("--display", "display", type=click.IntRange(1, 64), help="Display N (from 1).")
+@click.option("--all-displays", "mode", flag_value="all_displays", help="Every display.")
+@click.option("--region", help="A screen rectangle X,Y,W,H.")
+@click.option("--note", help="A note to keep with the capture.")
+def capture(mode: str, display: int | None, region: str | None, note: str | None) -> None:
+    """Take a capture now (asks the running app)."""
+    from noru.errors import AppNotRunning, NoruError, Steering
+    from noru.live import LiveClient
+
+    args: dict[str, Any] = {"mode": mode, "which": "pointer"}
+    if display is not None:
+        args.update(mode="display", display=display)
+    if region is not None:
+        args.update(mode="region", region=_region(region))
+    if note:
+        args["note"] = note
+    try:
+        result = LiveClient(_home(), timeout=60).call("capture", args)
+    except AppNotRunning:
+        raise click.ClickException("no Noru app is running: start it with `noru app`") from None
+    except Steering as exc:
+        raise click.ClickException(f"{exc.tag}: {exc.summary}") from None
+    except NoruError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(result["id"])
+
+
+@main.command()
+def doctor() -> None:
+    """Check what works on this machine, and say what to do where it does not."""
+    from noru.doctor import run_checks
+
+    checks = run_checks(_home())
+    for check in checks:
+        mark = "ok  " if check.ok else "FAIL"
+        click.echo(f"{mark} {check.name}: {check.found}")
+        if check.fix and not check.ok:
+            click.echo(f"     -> {check.fix}")
+    if not all(check.ok for check in checks):
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("capture_ids", metavar="[ID]...", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every capture in history.")
+@click.option("--engine", help="OCR engine (default: config.toml's ocr_engine, else tesseract).")
+def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None:
+    """Run OCR again on captures; the old text stays until the new text is saved."""
+    from PIL import Image
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from noru.config import load_config
+    from noru.errors import OcrError
+    from noru.ocr import get_engine
+    from noru.store import OcrLine, Store
+
+    if bool(capture_ids) == every:
+        raise click.UsageError("name capture ids, or use --all")
+    ids = [_capture_id(value) for value in capture_ids]
+    name = engine or load_config(_home()).ocr_engine
+    try:
+        ocr = get_engine(name)
+    except OcrError as exc:
+        raise click.ClickException(str(exc)) from None
+    failed = 0
+    with Store.open() as store, Progress(console=Console(stderr=True), transient=True) as bar:
+        targets = store.all_ids() if every else ids
+        task = bar.add_task(f"OCR ({ocr.name} {ocr.version})", total=len(targets))
+        for capture_id in targets:
+            record = store.get(capture_id)
+            if record is None:
+                click.echo(f"no capture {capture_id}", err=True)
+                failed += 1
+                bar.advance(task)
+                continue
+            try:
+                per_image = []
+                for image in record.images:
+                    with Image.open(store.image_file(image)) as picture:
+                        result = ocr.recognise(picture.convert("RGB"))
+                    per_image.append(
+                        [OcrLine(ln.text, ln.box, ln.confidence) for ln in result.lines]
+                    )
+            except Exception as exc:  # record the failure; the old text is kept
+                click.echo(f"{capture_id}: OCR failed ({exc.__class__.__name__})", err=True)
+                failed += 1
+            else:
+                confidences = [line.confidence for lines in per_image for line in lines]
+                mean = sum(confidences) / len(confidences) if confidences else None
+                store.set_ocr(
+                    capture_id, engine=ocr.name, lines_per_image=per_image, confidence=mean
+                )
+            bar.advance(task)
+    ocr.close()
+    click.echo(f"Re-recognised {len(targets) - failed} of {len(targets)} capture(s).")
+    if failed:
+        sys.exit(1)
 
 
 @main.command()

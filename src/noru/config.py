@@ -6,6 +6,7 @@
     ocr_settle = 1.5         # seconds a live request waits for OCR text
     max_edge = 1568          # long edge of served images, in pixels
     hotkey = "ctrl+alt+n"    # the global capture shortcut (X11)
+    ocr_engine = "tesseract" # the OCR engine (see `noru doctor`)
 
 A missing file means the defaults. A file that does not parse, or a value of
 the wrong kind, is an error the person sees in ``noru status`` / ``noru
@@ -62,6 +63,7 @@ class Config:
     ocr_settle: float = 1.5
     max_edge: int = 1568
     hotkey: str = "ctrl+alt+n"
+    ocr_engine: str = "tesseract"
     problems: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -93,6 +95,12 @@ def load_config(home: Path) -> Config:
             values["max_edge"] = raw
         else:
             problems.append("max_edge ignored: use whole pixels between 64 and 8192")
+    raw = data.get("ocr_engine")
+    if raw is not None:
+        if isinstance(raw, str) and raw.strip():
+            values["ocr_engine"] = raw.strip().lower()
+        else:
+            problems.append("ocr_engine ignored: use an engine name like tesseract")
     raw = data.get("hotkey")
     if raw is not None:
         if isinstance(raw, str) and raw.strip():

@@ -11,10 +11,20 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
-from noru.errors import AppNotRunning, Busy, InternalError, PermissionDenied, Steering
+from noru.errors import (
+    AppNotRunning,
+    Busy,
+    InternalError,
+    NotAuthorized,
+    NothingNew,
+    Paused,
+    PermissionDenied,
+    Steering,
+)
 from noru.paths import socket_path
 
 __all__ = ["MAX_MESSAGE", "REFUSALS", "LiveClient"]
@@ -22,7 +32,9 @@ __all__ = ["MAX_MESSAGE", "REFUSALS", "LiveClient"]
 MAX_MESSAGE = 64 * 1024 * 1024  # a 3-display bundle of PNGs, base64, fits easily
 
 # Refusals the app may answer with, by tag.
-REFUSALS: dict[str, type[Steering]] = {cls.tag: cls for cls in (Busy, PermissionDenied)}
+REFUSALS: dict[str, type[Steering]] = {
+    cls.tag: cls for cls in (Busy, PermissionDenied, NothingNew, NotAuthorized, Paused)
+}
 
 
 class LiveClient:
@@ -31,17 +43,26 @@ class LiveClient:
         self.timeout = timeout
 
     def _connect(self) -> socket.socket:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(str(self.path))
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            sock.close()
-            raise AppNotRunning("no Noru app is listening on this machine") from exc
-        except OSError as exc:
-            sock.close()
-            raise AppNotRunning(f"the app's socket cannot be reached ({exc.strerror})") from exc
-        return sock
+        # A full listen queue (EAGAIN) means a busy app, not a missing one.
+        for delay in (0.05, 0.1, 0.2, 0.4, None):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(self.timeout)
+            try:
+                sock.connect(str(self.path))
+            except BlockingIOError as exc:
+                sock.close()
+                if delay is None:
+                    raise Busy("the app has too many requests waiting") from exc
+                time.sleep(delay)
+                continue
+            except (FileNotFoundError, ConnectionRefusedError) as exc:
+                sock.close()
+                raise AppNotRunning("no Noru app is listening on this machine") from exc
+            except OSError as exc:
+                sock.close()
+                raise AppNotRunning(f"the app's socket cannot be reached ({exc.strerror})") from exc
+            return sock
+        raise AssertionError("unreachable")
 
     def running(self) -> bool:
         try:
@@ -54,12 +75,20 @@ class LiveClient:
         """Send one request to the app and return its result, or raise its refusal."""
         with self._connect() as sock:
             line = json.dumps({"op": op, "args": args or {}}).encode() + b"\n"
-            sock.sendall(line)
-            with sock.makefile("rb") as reader:
-                raw = reader.readline(MAX_MESSAGE + 1)
+            try:
+                sock.sendall(line)
+                with sock.makefile("rb") as reader:
+                    raw = reader.readline(MAX_MESSAGE + 1)
+            except (ConnectionError, TimeoutError) as exc:
+                raise AppNotRunning("the app stopped before answering") from exc
         if not raw.endswith(b"\n"):
             raise AppNotRunning("the app closed the connection before answering")
-        reply = json.loads(raw)
+        try:
+            reply = json.loads(raw)
+        except ValueError:
+            raise InternalError("the app sent a malformed answer") from None
+        if not isinstance(reply, dict):
+            raise InternalError("the app sent a malformed answer")
         if reply.get("ok"):
             result = reply.get("result")
             if not isinstance(result, dict):
@@ -67,5 +96,7 @@ class LiveClient:
             return result
         refusal = REFUSALS.get(str(reply.get("refusal")))
         if refusal is None:
-            raise InternalError("the app could not complete the request")
+            # The app's own words (CaptureError texts, never paths or traces).
+            reason = " ".join(str(reply.get("message") or "").split())[:300]
+            raise InternalError(f"The Noru app could not complete the request: {reason}")
         raise refusal(str(reply.get("message") or ""))

@@ -151,8 +151,13 @@ def capture_view(
     *,
     max_edge: int,
     remarks: Sequence[str] = (),
+    ready: Sequence[imaging.Served] | None = None,
 ) -> CaptureView:
-    """The contract view of ``record`` as projected; LayerAbsent if a layer is missing."""
+    """The contract view of ``record`` as projected; LayerAbsent if a layer is missing.
+
+    ``ready`` are the images already scaled and encoded by whoever just took
+    the capture (the app); without them the originals are read and served.
+    """
     wanted = projection.wanted()
     carried = record.carried_layers()
     pending = record.ocr_state == "pending"
@@ -173,7 +178,13 @@ def capture_view(
 
     images: list[ServedImage] = []
     crop_scale: float | None = None
-    if "image" in wanted:
+    if "image" in wanted and ready is not None and not crop:
+        for image, made in zip(record.images, ready, strict=True):
+            label = _label(image.source, image.position)
+            images.append(
+                ServedImage(made.png, made.width, made.height, made.downscaled_from, label)
+            )
+    elif "image" in wanted:
         from PIL import Image
 
         targets = record.images[:1] if crop else record.images

@@ -417,6 +417,11 @@ class _Base:
                 out[key] = sorted(r[0] for r in self.db.execute(sql + f" LIMIT {most}"))
         return out
 
+    def all_ids(self) -> list[str]:
+        """Every capture id, oldest first."""
+        with map_sqlite_errors("list captures"):
+            return [r[0] for r in self.db.execute("SELECT id FROM captures ORDER BY seq")]
+
     def ids_page(self, *, after: int | None, limit: int) -> list[tuple[int, CaptureRecord]]:
         """Captures newest first, for resources/list (keyset on seq)."""
         where = "1" if after is None else "seq < ?"

@@ -7,13 +7,18 @@ Neither tool ever falls back to history.
 
 from __future__ import annotations
 
+import base64
 import time
 from typing import Any
 
-from noru import access
-from noru.errors import Busy, InvalidParams
+from noru import access, imaging
+from noru.config import load_config
+from noru.contract import capture_result
+from noru.errors import Busy, InternalError, InvalidParams
 from noru.live import LiveClient
 from noru.mcp.tools import ToolContext
+from noru.present import Projection, capture_view
+from noru.store import Reader
 
 __all__ = ["get_latest_capture", "observe_screen"]
 
@@ -40,11 +45,60 @@ def _live_call(context: ToolContext, op: str, args: dict[str, Any]) -> dict[str,
     raise AssertionError("unreachable")
 
 
+def _present(context: ToolContext, reply: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """The capture the app just handed over, read from the store and presented."""
+    capture_id = reply.get("id")
+    if not isinstance(capture_id, str):
+        raise InternalError("the app sent a malformed answer")
+    reader = Reader.open(context.home)
+    record = reader.get(capture_id) if reader is not None else None
+    if reader is None or record is None:
+        if reader is not None:
+            reader.close()
+        raise InternalError("the app's capture could not be read back")
+    max_edge = load_config(context.home).max_edge
+    with reader:
+        projection = Projection(text_only=bool(args.get("text_only", False)))
+        view = capture_view(
+            reader, record, projection, max_edge=max_edge, ready=_served(reply, max_edge)
+        )
+    return capture_result(view, now=context.now(), with_sources=False)
+
+
+def _served(reply: dict[str, Any], max_edge: int) -> list[imaging.Served] | None:
+    """The app's ready-served images, when made for the size this server serves."""
+    raw = reply.get("served")
+    if not isinstance(raw, list) or reply.get("max_edge") != max_edge:
+        return None
+    try:
+        return [
+            imaging.Served(
+                png=base64.b64decode(item["png"], validate=True),
+                width=int(item["width"]),
+                height=int(item["height"]),
+                downscaled_from=(
+                    (int(item["downscaled_from"][0]), int(item["downscaled_from"][1]))
+                    if item["downscaled_from"]
+                    else None
+                ),
+            )
+            for item in raw
+        ]
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None  # read the originals instead
+
+
 def get_latest_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return _live_call(context, "latest", args)
+    op_args = {"text_only": True} if args.get("text_only") else {}
+    return _present(context, _live_call(context, "latest", op_args), args)
 
 
 def observe_screen(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if "display" in args and args.get("target", "window") != "display":
         raise InvalidParams('Invalid arguments: `display` goes with target "display" only')
-    return _live_call(context, "observe", args)
+    op_args: dict[str, Any] = {"target": args.get("target", "window")}
+    if args.get("text_only"):
+        op_args["text_only"] = True
+    if "display" in args:
+        op_args["display"] = args["display"]
+    return _present(context, _live_call(context, "observe", op_args), args)

@@ -7,7 +7,7 @@ from typing import Any
 from noru import access
 from noru.config import load_config
 from noru.contract import text_result
-from noru.errors import StoreError
+from noru.errors import NoruError, StoreError
 from noru.live import LiveClient
 from noru.mcp.tools import ToolContext
 from noru.store import Reader
@@ -23,7 +23,14 @@ def status_lines(context: ToolContext) -> list[str]:
     state = access.load(context.home)
     live = access.live_decision(state)
     history = access.history_decision(state)
-    running = LiveClient(context.home).running()
+    client = LiveClient(context.home, timeout=5)
+    running = client.running()
+    app: dict[str, object] = {}
+    if running:
+        try:
+            app = client.call("status")
+        except NoruError:
+            app = {}
     config = load_config(context.home)
     authorized = state.authorized and not state.revoked
     lines = [
@@ -37,9 +44,13 @@ def status_lines(context: ToolContext) -> list[str]:
         f"History now: {'readable' if history.allowed else 'blocked'}"
         + ("" if history.allowed else f" ({history.reason})"),
         "Screen access: "
-        + ("checked by the app on each observation" if running else "unknown (app not running)"),
-        "OCR engine: " + ("reported by the app" if running else "unknown (app not running)"),
+        + str(app.get("screen_access", "unknown (app not running)" if not running else "unknown")),
+        "OCR engine: "
+        + str(app.get("ocr", "unknown (app not running)" if not running else "unknown")),
+        "Hotkey: "
+        + str(app.get("hotkey", "unknown (app not running)" if not running else "unknown")),
     ]
+    lines += [f"Note: {note}" for note in app.get("notes", []) or []]  # type: ignore[attr-defined]
     if history.allowed:
         lines.append(f"Captures in history: {_count(context)}")
     lines.append(f"Handoff window: {_minutes(config.handoff_window)}")

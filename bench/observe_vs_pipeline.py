@@ -1,0 +1,180 @@
+"""observe_screen through the app, against the bare in-process pipeline.
+
+On a private 2560x1600 Xvfb filled with a full-screen window of source code
+(the capture_pipeline bench's screen), in one process run:
+
+1. in-process pipeline: grab the display, scale to 1568 px + PNG, base64;
+2. `observe_screen` (target display) over MCP stdio: `noru mcp` -> the app's
+   socket -> grab, store the lossless original, serve -> back to the agent.
+   Measured with ``ocr_settle = 0`` (the capture path alone), and once more
+   with the default settle, which waits for on-screen text;
+3. the app's idle CPU % over 60 s and its RSS.
+
+Prints medians, p95s and the ratio. Every process is stopped by its pid.
+
+    .venv/bin/python bench/observe_vs_pipeline.py [--runs 30] [--idle 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from capture_pipeline import MAX_EDGE, _fill_screen, _start_xvfb, _stop  # noqa: E402
+
+from noru.capture import Capturer  # noqa: E402
+from noru.imaging import serve  # noqa: E402
+from noru.live import LiveClient  # noqa: E402
+
+BIN = Path(sys.executable).parent
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[-1]
+
+
+def pipeline(display: str, runs: int) -> list[float]:
+    times = []
+    with Capturer(display=display) as capturer:
+        for run in range(runs + 3):
+            t = time.perf_counter()
+            grab = capturer.grab_display(1)[0]
+            base64.b64encode(serve(grab.image, MAX_EDGE).png)
+            if run >= 3:
+                times.append((time.perf_counter() - t) * 1000)
+    return times
+
+
+class Agent:
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [str(BIN / "noru"), "mcp"], env=env, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )
+        self.n = 0
+        self.ask("initialize", {"protocolVersion": "2025-06-18"})
+
+    def ask(self, method: str, params: dict[str, object]) -> dict[str, object]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.n += 1
+        self.proc.stdin.write(json.dumps(
+            {"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}
+        ).encode() + b"\n")
+        self.proc.stdin.flush()
+        answer: dict[str, object] = json.loads(self.proc.stdout.readline())
+        return answer
+
+    def observe(self) -> float:
+        t = time.perf_counter()
+        answer = self.ask("tools/call", {"name": "observe_screen",
+                                         "arguments": {"target": "display"}})
+        elapsed = (time.perf_counter() - t) * 1000
+        content = answer["result"]["content"]  # type: ignore[index]
+        assert any(block["type"] == "image" for block in content), answer
+        return elapsed
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def run_app(home: Path, env: dict[str, str], settle: float | None) -> subprocess.Popen[bytes]:
+    (home / "config.toml").write_text("" if settle is None else f"ocr_settle = {settle}\n")
+    app = subprocess.Popen([str(BIN / "noru"), "app"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = LiveClient(home)
+    deadline = time.monotonic() + 30
+    while not client.running():
+        if time.monotonic() > deadline or app.poll() is not None:
+            _stop(app)
+            raise SystemExit("noru app did not start")
+        time.sleep(0.05)
+    return app
+
+
+def observe_runs(env: dict[str, str], runs: int) -> list[float]:
+    agent = Agent(env)
+    try:
+        for _ in range(3):
+            agent.observe()  # warm-up
+        return [agent.observe() for _ in range(runs)]
+    finally:
+        agent.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--idle", type=float, default=60.0)
+    args = parser.parse_args()
+    xvfb, display = _start_xvfb()
+    screen = None
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        home.mkdir(mode=0o700)
+        env = {**os.environ, "DISPLAY": display, "NORU_HOME": str(home)}
+        env.pop("XAUTHORITY", None)
+        subprocess.run([str(BIN / "noru"), "allow"], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+        try:
+            screen = _fill_screen(display)
+            inproc = pipeline(display, args.runs)
+            app = run_app(home, env, settle=0)
+            try:
+                observed = observe_runs(env, args.runs)
+                time.sleep(1)
+                before, t0 = cpu_seconds(app.pid), time.monotonic()
+                time.sleep(args.idle)
+                idle = (cpu_seconds(app.pid) - before) / (time.monotonic() - t0) * 100
+                rss = rss_mb(app.pid)
+            finally:
+                _stop(app)
+            app = run_app(home, env, settle=None)
+            try:
+                settled = observe_runs(env, max(5, args.runs // 3))
+            finally:
+                _stop(app)
+        finally:
+            if screen is not None:
+                _stop(screen)
+                if screen.stdout is not None:
+                    screen.stdout.close()
+            _stop(xvfb)
+    m_in, m_obs = statistics.median(inproc), statistics.median(observed)
+    print(f"2560x1600 -> 1568x980 PNG, {args.runs} runs each (after warm-up), ms")
+    print(f"{'path':46} {'median':>8} {'p95':>8}")
+    print(f"{'in-process grab+scale+PNG+base64':46} {m_in:8.1f} {p95(inproc):8.1f}")
+    print(f"{'observe_screen over MCP stdio (ocr_settle 0)':46} {m_obs:8.1f} {p95(observed):8.1f}")
+    print(f"{'observe_screen, default settle (waits for OCR)':46} "
+          f"{statistics.median(settled):8.1f} {p95(settled):8.1f}")
+    print(f"ratio observe/in-process (medians): {m_obs / m_in:.2f}  (goal <= 1.3; p95 <= 150 ms)")
+    print(f"app idle CPU over {args.idle:.0f} s: {idle:.2f} %  (goal <= 0.5 %)")
+    print(f"app RSS: {rss:.0f} MB  (goal <= 120 MB)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""The app's OCR queue: one job at a time, run in a child process.
+
+A capture is committed before its OCR starts. The engine runs in
+``noru.app.ocr_process`` (lowest priority, one thread, no GIL shared with
+captures, exits when idle). Work left pending by a crash or a stop is picked
+up at the next start (``Store.pending_ocr``). An image that fails, or a child
+that dies, records ``-rec(failed: reason)`` and the queue goes on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from noru.app.writer import Writer
+from noru.errors import OcrError
+from noru.store import CaptureRecord, OcrLine, Store
+
+__all__ = ["OcrWorker"]
+
+log = logging.getLogger("noru.app")
+
+
+class _Child:
+    """One running engine process."""
+
+    def __init__(self, engine: str) -> None:
+        env = {**os.environ, "OMP_THREAD_LIMIT": "1"}  # leave the other core to captures
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "noru.app.ocr_process", engine],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        hello = self._read()
+        if "ready" not in hello:
+            self.stop()
+            raise OcrError(str(hello.get("fatal") or "the OCR engine did not start"))
+        self.label = str(hello["ready"])
+
+    def _read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise OcrError("the OCR process stopped")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def run(self, paths: list[str]) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"paths": paths}).encode() + b"\n")
+        self.proc.stdin.flush()
+        return self._read()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout:
+            self.proc.stdout.close()
+
+
+class OcrWorker:
+    def __init__(
+        self, writer: Writer, *, engine_name: str, on_settled: Callable[[str], None]
+    ) -> None:
+        from noru.ocr import describe
+
+        status = describe(engine_name)
+        if not status.available:  # say so at start, not at the first capture
+            raise OcrError(status.problem or f"{engine_name} is unavailable")
+        self.engine_name = engine_name
+        self.label = f"{status.name} {status.version}"
+        self.writer = writer
+        self.on_settled = on_settled
+        self._child: _Child | None = None
+        # (priority, order, id): live captures (0) go before resumed backlog (1).
+        self._queue: queue.PriorityQueue[tuple[int, int, str | None]] = queue.PriorityQueue()
+        self._order = itertools.count()
+        self._thread = threading.Thread(target=self._run, name="noru-ocr", daemon=True)
+
+    def start(self) -> None:
+        for capture_id in self.writer.call(lambda store: store.pending_ocr()):
+            self._queue.put((1, next(self._order), capture_id))
+        self._thread.start()
+
+    def enqueue(self, capture_id: str) -> None:
+        self._queue.put((0, next(self._order), capture_id))
+
+    def _run(self) -> None:
+        while (capture_id := self._queue.get()[2]) is not None:
+            try:
+                self._recognise(capture_id)
+            except Exception:  # one bad job must never stop the queue
+                log.exception("OCR job failed")
+            finally:
+                self.on_settled(capture_id)
+        if self._child is not None:
+            self._child.stop()
+
+    def _engine(self) -> _Child:
+        if self._child is None or not self._child.alive:
+            if self._child is not None:
+                self._child.stop()
+            self._child = _Child(self.engine_name)
+        return self._child
+
+    def _recognise(self, capture_id: str) -> None:
+        def read(store: Store) -> tuple[CaptureRecord | None, list[str]]:
+            record = store.get(capture_id)
+            paths = [str(store.image_file(i)) for i in record.images] if record else []
+            return record, paths
+
+        record, paths = self.writer.call(read)
+        if record is None or record.ocr_state != "pending":
+            return
+        engine = self.engine_name
+        try:
+            reply = self._engine().run(paths)
+        except (OcrError, OSError, ValueError) as exc:
+            if self._child is not None:
+                self._child.stop()
+                self._child = None
+            reply = {"error": f"the OCR process failed ({exc})"}
+        if "error" in reply:
+            reason = str(reply["error"])
+
+            def fail(store: Store) -> bool:
+                return store.set_ocr(capture_id, engine=engine, error=reason)
+
+            self.writer.call(fail)
+            return
+        per_image = [
+            [
+                OcrLine(str(t), (int(x), int(y), int(w), int(h)), float(c))
+                for t, x, y, w, h, c in lines
+            ]
+            for lines in reply["lines"]
+        ]
+        confidences = [line.confidence for lines in per_image for line in lines]
+        mean = sum(confidences) / len(confidences) if confidences else None
+
+        def commit(store: Store) -> bool:
+            return store.set_ocr(
+                capture_id, engine=engine, lines_per_image=per_image, confidence=mean
+            )
+
+        self.writer.call(commit)
+
+    def close(self) -> None:
+        self._queue.put((-1, next(self._order), None))
+        self._thread.join(timeout=60)

@@ -1,0 +1,150 @@
+"""Running the app: single instance, the live socket, signals, clean stop.
+
+``run_app`` takes an exclusive lock on ``app.lock`` (a second start says one
+is running and exits non-zero), binds the socket with mode 0600 (a stale
+socket file from a killed app is replaced), serves each connection in its own
+thread, and stops cleanly on SIGTERM / SIGINT.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import signal
+import socketserver
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from noru.errors import CaptureError, NoruError, Steering
+from noru.live import MAX_MESSAGE
+from noru.paths import socket_path
+
+__all__ = ["AlreadyRunning", "run_app"]
+
+log = logging.getLogger("noru.app")
+
+MAX_REQUEST = 1024 * 1024
+MAX_CONNECTIONS = 32
+
+
+class AlreadyRunning(NoruError):
+    pass
+
+
+def _reply(request: Any, app: Any) -> dict[str, Any]:
+    if not isinstance(request, dict) or not isinstance(request.get("op"), str):
+        return {"ok": False, "message": "malformed request"}
+    args = request.get("args") if isinstance(request.get("args"), dict) else {}
+    try:
+        return {"ok": True, "result": app.handle(request["op"], args)}
+    except Steering as exc:
+        return {"ok": False, "refusal": exc.tag, "message": exc.summary}
+    except CaptureError as exc:
+        return {"ok": False, "message": str(exc)}
+    except Exception:
+        log.exception("live request failed")
+        return {"ok": False, "message": "internal error in the app"}
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    server: _Server
+
+    def handle(self) -> None:
+        if not self.server.slots.acquire(blocking=False):
+            self._send({"ok": False, "refusal": "Noru busy", "message": "too many requests"})
+            return
+        try:
+            line = self.rfile.readline(MAX_REQUEST + 1)
+            if not line.endswith(b"\n"):
+                return
+            try:
+                request = json.loads(line)
+            except ValueError:
+                request = None
+            self._send(_reply(request, self.server.app))
+        finally:
+            self.server.slots.release()
+
+    def _send(self, reply: dict[str, Any]) -> None:
+        data = json.dumps(reply).encode() + b"\n"
+        if len(data) > MAX_MESSAGE:
+            data = b'{"ok": false, "message": "answer too large"}\n'
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.wfile.write(data)  # the asker may have gone away; nothing to tell
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    # socketserver's default backlog of 5 turns a burst of agents into refused
+    # connections, which clients would read as "app not running".
+    request_queue_size = 128
+
+    def __init__(self, path: str, app: Any) -> None:
+        self.app = app
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        old = os.umask(0o177)  # the socket is born 0600: no window for others
+        try:
+            super().__init__(path, _Handler)
+        finally:
+            os.umask(old)
+
+
+def _take_lock(home: Path) -> int:
+    fd = os.open(home / "app.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise AlreadyRunning("a Noru app is already running for this data dir") from None
+    return fd
+
+
+def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
+    """Run until SIGTERM/SIGINT; returns the exit status."""
+    from noru.app import App
+    from noru.app.hotkey import Hotkey
+
+    # Handlers first: a stop asked for during start-up is honoured once serving.
+    stopping = threading.Event()
+    servers: list[_Server] = []
+
+    def stop(signum: int, frame: object) -> None:
+        stopping.set()
+        for server in servers:
+            threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+
+    lock = _take_lock(home)
+    path = socket_path(home)
+    path.unlink(missing_ok=True)  # we hold the lock: any socket file here is stale
+    app = App(home)
+    app.start_ocr(app.config.ocr_engine)
+    server = _Server(str(path), app)
+    servers.append(server)
+    if stopping.is_set():
+        threading.Thread(target=server.shutdown, daemon=True).start()
+    hotkey = Hotkey(app)
+    hotkey.start()
+    print(f"Noru app running; data in {home}. Stop with Ctrl-C.", file=sys.stderr, flush=True)
+    for line in app.status()["notes"]:
+        print(f"note: {line}", file=sys.stderr, flush=True)
+    if ready is not None:
+        ready.set()
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        hotkey.stop()
+        server.server_close()
+        path.unlink(missing_ok=True)
+        app.close()
+        os.close(lock)
+    print("Noru app stopped.", file=sys.stderr, flush=True)
+    return 0

@@ -1,0 +1,65 @@
+"""Start and stop a real `noru app` for tests, by its own pid."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from noru.live import LiveClient
+from tests.wire import noru_command
+
+READY_TIMEOUT = 30.0
+
+
+class AppProcess:
+    def __init__(self, home: Path, env: dict[str, str], log: Path) -> None:
+        self.home = home
+        self.log_path = log
+        self._log = log.open("wb")
+        self.proc = subprocess.Popen(
+            [*noru_command(), "app"],
+            env={**env, "NORU_HOME": str(home)},
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+
+    def wait_ready(self) -> None:
+        client = LiveClient(self.home, timeout=5)
+        deadline = time.monotonic() + READY_TIMEOUT
+        while not client.running():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"noru app exited: {self.log_path.read_text()}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("noru app did not become ready")
+            time.sleep(0.05)
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+        try:
+            code = self.proc.wait(timeout=30)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self._log.close()
+        return code
+
+    @property
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+@contextmanager
+def running_app(home: Path, env: dict[str, str], log: Path) -> Iterator[AppProcess]:
+    app = AppProcess(home, env, log)
+    try:
+        app.wait_ready()
+        yield app
+    finally:
+        app.stop()

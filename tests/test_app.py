@@ -1,0 +1,367 @@
+"""The Noru app on a real X server: capture, shortcut, live targets, steering."""
+
+from __future__ import annotations
+
+import base64
+import io
+import sqlite3
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from PIL import Image
+
+from noru.access import set_control
+from noru.store import Filters, Reader
+from tests.app_process import AppProcess, running_app
+from tests.wire import MemoryClient, StdioProcess, noru_command
+
+if TYPE_CHECKING:
+    from tests.xserver import TkWindow, XServer
+
+    OpenWindow = Callable[..., TkWindow]
+
+TITLE = "main.py - repoB - Visual Studio Code"
+
+
+@pytest.fixture
+def app(home: Path, desktop: XServer, tmp_path: Path) -> Iterator[AppProcess]:
+    with running_app(home, desktop.env, tmp_path / "app.log") as process:
+        yield process
+
+
+def noru(home: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*noru_command(), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "NORU_HOME": str(home)},
+    )
+
+
+def first_line(answer: dict[str, Any]) -> str:
+    text: str = answer["result"]["content"][0]["text"]
+    return text.splitlines()[0]
+
+
+def served(answer: dict[str, Any]) -> list[Image.Image]:
+    return [
+        Image.open(io.BytesIO(base64.b64decode(block["data"])))
+        for block in answer["result"]["content"]
+        if block["type"] == "image"
+    ]
+
+
+def window_under_pointer(desktop: XServer, open_window: OpenWindow, **kw: Any) -> TkWindow:
+    window = open_window(
+        desktop,
+        kw.pop("title", TITLE),
+        x=kw.pop("x", 200),
+        y=kw.pop("y", 150),
+        width=kw.pop("width", 640),
+        height=kw.pop("height", 360),
+        **kw,
+    )
+    window.activate()
+    desktop.move_pointer(*window.centre)
+    return window
+
+
+class TestTheApp:
+    def test_a_second_app_says_one_is_running_and_exits_non_zero(
+        self, app: AppProcess, home: Path, desktop: XServer
+    ) -> None:
+        second = noru(home, desktop.env, "app")
+        assert second.returncode != 0
+        assert "already running" in second.stderr
+
+    def test_sigterm_stops_it_cleanly_and_removes_the_socket(
+        self, home: Path, desktop: XServer, tmp_path: Path
+    ) -> None:
+        process = AppProcess(home, desktop.env, tmp_path / "app.log")
+        process.wait_ready()
+        assert (home / "app.sock").exists()
+        assert oct((home / "app.sock").stat().st_mode & 0o777) == oct(0o600)
+        assert process.stop() == 0
+        assert not (home / "app.sock").exists()
+        assert "Traceback" not in process.output
+
+    def test_a_killed_app_leaves_a_stale_socket_that_means_not_running_and_is_replaced(
+        self, home: Path, desktop: XServer, tmp_path: Path, session: MemoryClient
+    ) -> None:
+        import signal
+
+        process = AppProcess(home, desktop.env, tmp_path / "app.log")
+        process.wait_ready()
+        process.stop(signal.SIGKILL)
+        assert (home / "app.sock").exists()
+        assert first_line(session.call("observe_screen")).startswith("Noru app not running")
+        with running_app(home, desktop.env, tmp_path / "again.log"):
+            set_control(home, "allow")
+            answer = session.call("observe_screen", {"target": "display"})
+            assert first_line(answer).startswith("Noru capture")
+
+    def test_capture_without_an_app_says_so_and_fails(self, home: Path, desktop: XServer) -> None:
+        done = noru(home, desktop.env, "capture")
+        assert done.returncode != 0 and "noru app" in done.stderr
+
+
+class TestCapture:
+    def test_capture_keeps_the_window_with_its_source_facts_and_note(
+        self, app: AppProcess, home: Path, desktop: XServer, open_window: OpenWindow
+    ) -> None:
+        window = window_under_pointer(desktop, open_window)
+        done = noru(home, desktop.env, "capture", "--note", "look here")
+        assert done.returncode == 0, done.stderr
+        capture_id = done.stdout.strip()
+        reader = Reader.open(home)
+        assert reader is not None
+        with reader:
+            record = reader.get(capture_id)
+            assert record is not None
+            image = record.images[0]
+            assert (image.width, image.height) == (window.width, window.height)
+            with Image.open(reader.image_file(image)) as original:
+                assert original.convert("RGB").getpixel((3, 3)) == (0x33, 0x66, 0xCC)
+        assert record.origin == "user" and record.note == "look here"
+        source = image.source
+        assert (source.window_title, source.app_name, source.workspace_hint) == (
+            TITLE,
+            "Noru-test",
+            "repoB",
+        )
+        assert source.display_index == 1
+        assert image.display_mode == "2560x1600"
+
+    def test_the_shortcut_captures_the_window_under_the_pointer(
+        self, app: AppProcess, home: Path, desktop: XServer, open_window: OpenWindow
+    ) -> None:
+        window_under_pointer(desktop, open_window, title="Shortcut target")
+        desktop.run("xdotool", "key", "ctrl+alt+n")
+        deadline = time.monotonic() + 30
+        record = None
+        while record is None and time.monotonic() < deadline:
+            reader = Reader.open(home)
+            if reader is not None:
+                with reader:
+                    record = reader.nth(1, Filters())
+            time.sleep(0.05)
+        assert record is not None, app.output
+        assert record.origin == "user"
+        assert record.images[0].source.window_title == "Shortcut target"
+
+
+class TestLiveTargets:
+    def test_the_handoff_steers_until_allowed_then_delivers_once(
+        self,
+        app: AppProcess,
+        home: Path,
+        desktop: XServer,
+        open_window: OpenWindow,
+        session: MemoryClient,
+    ) -> None:
+        window_under_pointer(desktop, open_window)
+        capture_id = noru(home, desktop.env, "capture").stdout.strip()
+        assert first_line(session.call("get_latest_capture")).startswith("Noru not authorized")
+        set_control(home, "allow")
+        set_control(home, "pause")
+        assert first_line(session.call("get_latest_capture")).startswith("Noru paused")
+        set_control(home, "resume")
+        answer = session.call("get_latest_capture")
+        result = answer["result"]
+        assert result["structuredContent"]["id"] == capture_id
+        assert "sources" not in result["structuredContent"]
+        assert [i.size for i in served(answer)] == [(640, 360)]
+        assert first_line(session.call("get_latest_capture")).startswith("Noru nothing new")
+        set_control(home, "revoke")
+        assert first_line(session.call("get_latest_capture")).startswith("Noru not authorized")
+
+    def test_a_restart_never_re_serves_a_delivered_capture(
+        self,
+        home: Path,
+        desktop: XServer,
+        open_window: OpenWindow,
+        tmp_path: Path,
+        session: MemoryClient,
+    ) -> None:
+        window_under_pointer(desktop, open_window)
+        set_control(home, "allow")
+        with running_app(home, desktop.env, tmp_path / "one.log"):
+            noru(home, desktop.env, "capture")
+            assert first_line(session.call("get_latest_capture")).startswith("Noru capture")
+        with running_app(home, desktop.env, tmp_path / "two.log"):
+            assert first_line(session.call("get_latest_capture")).startswith("Noru nothing new")
+
+    def test_eight_concurrent_agents_get_exactly_one_delivery(
+        self,
+        app: AppProcess,
+        home: Path,
+        desktop: XServer,
+        open_window: OpenWindow,
+        tmp_path: Path,
+    ) -> None:
+        window_under_pointer(desktop, open_window)
+        set_control(home, "allow")
+        noru(home, desktop.env, "capture")
+        agents = [StdioProcess(home, stderr_path=tmp_path / f"agent{i}.err") for i in range(8)]
+        try:
+            for agent in agents:
+                agent.exchange(
+                    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":'
+                    b'{"protocolVersion":"2025-06-18"}}',
+                    "initialize",
+                )
+                agent.revision = "2025-06-18"
+            call = (
+                b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":'
+                b'{"name":"get_latest_capture","arguments":{"text_only":true}}}\n'
+            )
+            for agent in agents:  # all eight asks are in flight before any answer is read
+                agent.write(call)
+            answers = [agent.read() for agent in agents]
+        finally:
+            for agent in agents:
+                agent.close()
+        lines = [first_line(a) for a in answers]
+        assert sum(line.startswith("Noru capture") for line in lines) == 1, lines
+        assert sum(line.startswith("Noru nothing new") for line in lines) == 7, lines
+
+    @pytest.mark.parametrize(
+        ("arguments", "sizes"),
+        [
+            ({}, [(640, 360)]),
+            ({"target": "display"}, [(1568, 980)]),
+            ({"target": "display", "display": 1}, [(1568, 980)]),
+            ({"target": "all_displays"}, [(1568, 980)]),
+        ],
+    )
+    def test_observe_screen_captures_now_as_an_agent_capture(
+        self,
+        app: AppProcess,
+        home: Path,
+        desktop: XServer,
+        open_window: OpenWindow,
+        session: MemoryClient,
+        arguments: dict[str, Any],
+        sizes: list[tuple[int, int]],
+    ) -> None:
+        window_under_pointer(desktop, open_window)
+        set_control(home, "allow")
+        answer = session.call("observe_screen", arguments)
+        assert [i.size for i in served(answer)] == sizes
+        structured = answer["result"]["structuredContent"]
+        if sizes == [(1568, 980)]:
+            assert structured["images"][0]["downscaled_from"] == [2560, 1600]
+            label = answer["result"]["content"][1]["text"]
+            assert "served at 1568x980 px (downscaled from 2560x1600 px)" in label
+        reader = Reader.open(home)
+        assert reader is not None
+        with reader:
+            record = reader.get(structured["id"])
+        assert record is not None and record.origin == "agent"
+        # The app's ready-served images are exactly what serving the stored original gives.
+        again = session.call("get_capture", {"id": structured["id"], "layers": ["image"]})
+        assert [i.tobytes() for i in served(answer)] == [i.tobytes() for i in served(again)]
+        assert answer["result"]["content"][-1]["text"].splitlines()[-1].startswith("prov: !px !dm")
+
+    def test_observe_text_only_sends_no_pixels(
+        self,
+        app: AppProcess,
+        home: Path,
+        desktop: XServer,
+        open_window: OpenWindow,
+        session: MemoryClient,
+    ) -> None:
+        window_under_pointer(desktop, open_window)
+        set_control(home, "allow")
+        answer = session.call("observe_window", {"text_only": True})
+        assert served(answer) == []
+        assert answer["result"]["structuredContent"]["images"] == []
+
+    def test_an_app_that_cannot_capture_while_another_capture_waits_answers_busy(
+        self,
+        app: AppProcess,
+        home: Path,
+        desktop: XServer,
+        open_window: OpenWindow,
+        session: MemoryClient,
+    ) -> None:
+        """A real cause of busy: another writer holds the database, so the capture in
+        progress waits while holding the app's capture lock."""
+        window_under_pointer(desktop, open_window)
+        set_control(home, "allow")
+        noru(home, desktop.env, "capture")  # the store exists
+        blocker = sqlite3.connect(home / "noru.sqlite3", isolation_level=None, timeout=30)
+        blocker.execute("BEGIN IMMEDIATE")
+        answers: list[tuple[str, str]] = []
+        first_done = threading.Event()
+
+        def ask(label: str, fn: Callable[[], str]) -> None:
+            answers.append((label, fn()))
+            first_done.set()
+
+        cli = threading.Thread(
+            target=ask, args=("cli", lambda: noru(home, desktop.env, "capture").stderr)
+        )
+        agent = threading.Thread(
+            target=ask, args=("agent", lambda: first_line(session.call("observe_screen")))
+        )
+        try:
+            cli.start()
+            agent.start()
+            assert first_done.wait(timeout=60)
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        cli.join(timeout=60)
+        agent.join(timeout=60)
+        label, text = answers[0]
+        assert "Noru busy" in text, answers
+        other = dict(answers)["agent" if label == "cli" else "cli"]
+        assert "busy" not in other.lower(), answers
+
+    def test_permission_denied_when_the_x_server_refuses_the_app(
+        self, home: Path, desktop_with_auth: XServer, tmp_path: Path, session: MemoryClient
+    ) -> None:
+        env = {**desktop_with_auth.env, "XAUTHORITY": str(tmp_path / "no-cookie")}
+        with running_app(home, env, tmp_path / "app.log") as process:
+            set_control(home, "allow")
+            body = session.call("observe_screen")["result"]["content"][0]["text"]
+            assert body.startswith("Noru permission denied"), process.output
+            assert "\nNext: " in body
+
+
+def test_a_multi_display_bundle_has_one_image_and_one_source_per_display(
+    home: Path, two_monitors: XServer, tmp_path: Path, session: MemoryClient
+) -> None:
+    set_control(home, "allow")
+    with running_app(home, two_monitors.env, tmp_path / "app.log"):
+        answer = session.call("observe_screen", {"target": "all_displays"})
+        capture_id = answer["result"]["structuredContent"]["id"]
+        result = session.call("get_capture", {"id": capture_id, "text_only": True})["result"]
+    sources = result["structuredContent"]["sources"]
+    assert [(s["display_index"], s["display_name"]) for s in sources] == [(1, "LEFT"), (2, "RIGHT")]
+    assert [i.size for i in served(answer)] == [(1568, 882), (1568, 882)]
+    images = answer["result"]["structuredContent"]["images"]
+    assert [i["downscaled_from"] for i in images] == [[2560, 1440], [1920, 1080]]
+
+
+def test_get_status_reports_the_apps_facts(app: AppProcess, session: MemoryClient) -> None:
+    text = session.call("get_status")["result"]["content"][0]["text"]
+    assert "App running: yes" in text
+    assert "Hotkey: ctrl+alt+n (grabbed)" in text
+    assert "OCR engine: tesseract" in text
+
+
+def test_doctor_reports_each_part(app: AppProcess, home: Path, desktop: XServer) -> None:
+    home.chmod(0o700)
+    done = noru(home, desktop.env, "doctor")
+    out = done.stdout
+    for name in ("display", "capture backend", "window manager", "hotkey", "ocr engine", "app"):
+        assert f"ok   {name}:" in out, out
+    assert done.returncode == 0, out
