@@ -29,11 +29,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from capture_pipeline import MAX_EDGE, _fill_screen, _start_xvfb, _stop  # noqa: E402
-
-from noru.capture import Capturer  # noqa: E402
-from noru.imaging import serve  # noqa: E402
-from noru.live import LiveClient  # noqa: E402
+from capture_pipeline import MAX_EDGE, _fill_screen, _start_xvfb, _stop
+from noru.capture import Capturer
+from noru.imaging import serve
+from noru.live import LiveClient
 
 BIN = Path(sys.executable).parent
 
@@ -57,8 +56,11 @@ def pipeline(display: str, runs: int) -> list[float]:
 class Agent:
     def __init__(self, env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(
-            [str(BIN / "noru"), "mcp"], env=env, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            [str(BIN / "noru"), "mcp"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
         self.n = 0
         self.ask("initialize", {"protocolVersion": "2025-06-18"})
@@ -66,17 +68,21 @@ class Agent:
     def ask(self, method: str, params: dict[str, object]) -> dict[str, object]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.n += 1
-        self.proc.stdin.write(json.dumps(
-            {"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}
-        ).encode() + b"\n")
+        self.proc.stdin.write(
+            json.dumps(
+                {"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}
+            ).encode()
+            + b"\n"
+        )
         self.proc.stdin.flush()
         answer: dict[str, object] = json.loads(self.proc.stdout.readline())
         return answer
 
     def observe(self) -> float:
         t = time.perf_counter()
-        answer = self.ask("tools/call", {"name": "observe_screen",
-                                         "arguments": {"target": "display"}})
+        answer = self.ask(
+            "tools/call", {"name": "observe_screen", "arguments": {"target": "display"}}
+        )
         elapsed = (time.perf_counter() - t) * 1000
         content = answer["result"]["content"]  # type: ignore[index]
         assert any(block["type"] == "image" for block in content), answer
@@ -104,8 +110,9 @@ def rss_mb(pid: int) -> float:
 
 def run_app(home: Path, env: dict[str, str], settle: float | None) -> subprocess.Popen[bytes]:
     (home / "config.toml").write_text("" if settle is None else f"ocr_settle = {settle}\n")
-    app = subprocess.Popen([str(BIN / "noru"), "app"], env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    app = subprocess.Popen(
+        [str(BIN / "noru"), "app"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     client = LiveClient(home)
     deadline = time.monotonic() + 30
     while not client.running():
@@ -138,8 +145,7 @@ def main() -> None:
         home.mkdir(mode=0o700)
         env = {**os.environ, "DISPLAY": display, "NORU_HOME": str(home)}
         env.pop("XAUTHORITY", None)
-        subprocess.run([str(BIN / "noru"), "allow"], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run([str(BIN / "noru"), "allow"], env=env, check=True, stdout=subprocess.DEVNULL)
         try:
             screen = _fill_screen(display)
             inproc = pipeline(display, args.runs)
@@ -169,8 +175,10 @@ def main() -> None:
     print(f"{'path':46} {'median':>8} {'p95':>8}")
     print(f"{'in-process grab+scale+PNG+base64':46} {m_in:8.1f} {p95(inproc):8.1f}")
     print(f"{'observe_screen over MCP stdio (ocr_settle 0)':46} {m_obs:8.1f} {p95(observed):8.1f}")
-    print(f"{'observe_screen, default settle (waits for OCR)':46} "
-          f"{statistics.median(settled):8.1f} {p95(settled):8.1f}")
+    print(
+        f"{'observe_screen, default settle (waits for OCR)':46} "
+        f"{statistics.median(settled):8.1f} {p95(settled):8.1f}"
+    )
     print(f"ratio observe/in-process (medians): {m_obs / m_in:.2f}  (goal <= 1.3; p95 <= 150 ms)")
     print(f"app idle CPU over {args.idle:.0f} s: {idle:.2f} %  (goal <= 0.5 %)")
     print(f"app RSS: {rss:.0f} MB  (goal <= 120 MB)")
