@@ -16,6 +16,18 @@ pytest_plugins = ["tests.xserver"]
 IN_CI = os.environ.get("CI") == "true"
 
 
+# Figures tests measure (inputs fuzzed, kills survived, concurrent clients),
+# printed at the end of the run so CI's log carries them.
+FIGURES: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if FIGURES:
+        terminalreporter.section("Noru figures")
+        for line in FIGURES:
+            terminalreporter.write_line(line)
+
+
 def require(condition: bool, why: str) -> None:
     """Skip when a real part is missing on a developer machine; fail under CI."""
     if condition:

@@ -173,3 +173,9 @@ def test_answers_are_single_line_utf8_json(home: Path) -> None:
     raw = s.handle(json.dumps({"jsonrpc": "2.0", "id": "é", "method": "ping"}).encode())
     assert raw is not None and b"\n" not in raw
     assert json.loads(raw.decode("utf-8"))["id"] == "é"
+
+
+def test_a_lone_surrogate_in_an_id_is_echoed_back_as_valid_json(client: MemoryClient) -> None:
+    # Found by the fuzzer: "\udcff" is a legal JSON escape with no UTF-8 form.
+    answer = client.send_raw(b'{"jsonrpc":"2.0","id":"\\udcff","method":"ping"}')
+    assert answer == {"jsonrpc": "2.0", "id": "\udcff", "result": {}}

@@ -99,7 +99,12 @@ def _parse(data: bytes) -> Any:
 
 
 def _dump(message: Any) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    try:
+        return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (legal as a JSON escape, e.g. an id "\udcff") has no
+        # UTF-8 form; ASCII-escaped JSON carries it back exactly.
+        return json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 class Session:
