@@ -29,7 +29,26 @@ from noru.errors import InvalidParams, LayerAbsent, NoMatch
 from noru.sources import Source
 from noru.store import CaptureRecord, Filters, ImageRecord, OcrLine, Reader, Row, SearchHit
 
-__all__ = ["Projection", "capture_view", "locator_lines", "no_match", "provenance"]
+__all__ = [
+    "MAX_IMAGES",
+    "MAX_TEXT",
+    "Projection",
+    "capture_view",
+    "locator_lines",
+    "no_match",
+    "provenance",
+]
+
+# Caps on one result, so that no capture can flood an agent's context.
+MAX_IMAGES = 8  # images per result (a bundle of more displays sends the first 8)
+MAX_TEXT = 100_000  # characters per text layer (and note)
+
+
+def _cap(text: str, what: str, notes: list[str]) -> str:
+    if len(text) <= MAX_TEXT:
+        return text
+    notes.append(f"The {what} was cut at {MAX_TEXT:,} of {len(text):,} characters.")
+    return text[:MAX_TEXT]
 
 
 @dataclass(frozen=True)
@@ -179,7 +198,7 @@ def capture_view(
     images: list[ServedImage] = []
     crop_scale: float | None = None
     if "image" in wanted and ready is not None and not crop:
-        for image, made in zip(record.images, ready, strict=True):
+        for image, made in zip(record.images[:MAX_IMAGES], ready[:MAX_IMAGES], strict=True):
             label = _label(image.source, image.position)
             images.append(
                 ServedImage(made.png, made.width, made.height, made.downscaled_from, label)
@@ -187,7 +206,7 @@ def capture_view(
     elif "image" in wanted:
         from PIL import Image
 
-        targets = record.images[:1] if crop else record.images
+        targets = record.images[:1] if crop else record.images[:MAX_IMAGES]
         for image in targets:
             with Image.open(reader.image_file(image)) as original:
                 original.load()
@@ -211,6 +230,11 @@ def capture_view(
     elif crop:
         crop_scale = 1.0
 
+    notes = list(remarks)
+    if len(images) < len(record.images) and not crop:
+        notes.append(
+            f"This capture holds {len(record.images)} images; the first {len(images)} are sent."
+        )
     layers: list[TextLayer] = []
     if "ocr" in wanted and record.ocr_state == "done":
         if crop:
@@ -219,15 +243,13 @@ def capture_view(
             )
         else:
             text = record.ocr_text
-        layers.append(TextLayer("ocr", text or "(no text recognised)"))
+        layers.append(TextLayer("ocr", _cap(text, "OCR text", notes) or "(no text recognised)"))
     if "ax" in wanted and record.ax_text:
-        layers.append(TextLayer("ax", record.ax_text))
+        layers.append(TextLayer("ax", _cap(record.ax_text, "accessibility text", notes)))
 
     regions = None
     if "regions" in wanted and record.ocr_state == "done":
-        regions = _regions_text(record, max_edge, crop, crop_scale)
-
-    notes = list(remarks)
+        regions = _cap(_regions_text(record, max_edge, crop, crop_scale), "regions list", notes)
     if pending and ("ocr" in wanted or "regions" in wanted):
         notes.append(
             "On-screen text is not ready yet (OCR is still running). "
@@ -247,7 +269,7 @@ def capture_view(
         sources=[image.source for image in record.images],
         layers=layers,
         regions=regions,
-        note=record.note if "note" in wanted and record.note else None,
+        note=_cap(record.note, "note", notes) if "note" in wanted and record.note else None,
         ocr_pending=pending,
         prov=provenance(record, pixels=bool(images), layers=wanted),
         remarks=notes,
