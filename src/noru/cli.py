@@ -324,12 +324,15 @@ def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
 def app() -> None:
     """Run the Noru app: captures, the shortcut, OCR, and live requests from agents."""
     from noru.app.server import AlreadyRunning, run_app
+    from noru.errors import StoreError
     from noru.paths import ensure_data_dir
 
     try:
         sys.exit(run_app(ensure_data_dir()))
     except AlreadyRunning as exc:
         raise click.ClickException(str(exc)) from None
+    except StoreError as exc:
+        raise click.ClickException(f"{exc}; run `noru doctor`") from None
 
 
 def _region(value: str | None) -> list[int] | None:

@@ -25,6 +25,7 @@ from noru.errors import (
     ParseError,
     ProtocolError,
     Steering,
+    StoreError,
 )
 from noru.mcp.streams import MessageStream
 from noru.mcp.tools import ToolContext, call_tool, list_tools, resources
@@ -75,6 +76,12 @@ def to_wire(exc: BaseException, request_id: Any) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": request_id, "result": steering_result(exc)}
     if isinstance(exc, ProtocolError):
         code, message = exc.code, exc.message
+    elif isinstance(exc, StoreError):
+        log.error("history unreadable: %s", exc)
+        code = InternalError.code
+        message = (
+            "Internal error: Noru's history cannot be read; ask the person to run `noru doctor`"
+        )
     else:
         # The detail goes to the log (stderr), never to the agent.
         log.error("internal error", exc_info=exc)
