@@ -1,0 +1,160 @@
+"""Faults: a killed app, a damaged database, a damaged access file."""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from click.testing import CliRunner
+
+from noru.access import set_control
+from noru.cli import main
+from noru.errors import Busy, NoruError
+from noru.live import LiveClient
+from noru.store import Store
+from noru.store.files import TMP_PREFIX
+from tests.app_process import AppProcess, running_app
+from tests.conftest import FIGURES
+from tests.history_data import seed
+from tests.wire import MemoryClient, noru_command
+
+if TYPE_CHECKING:
+    from tests.xserver import TkWindow, XServer
+
+    OpenWindow = Callable[..., TkWindow]
+
+ROUNDS = 8
+
+
+def check_store(home: Path, committed: set[str]) -> int:
+    """The store opens; every capture has all its files and its text row; nothing
+    committed is missing; no temp file is left. Returns the capture count."""
+    with Store.open(home) as store:  # a writer start also cleans temp files
+        db = store.db
+        captures = db.execute("SELECT seq, id, image_count FROM captures").fetchall()
+        for seq, capture_id, count in captures:
+            rows = db.execute(
+                "SELECT path FROM images WHERE capture_seq = ? ORDER BY position", (seq,)
+            ).fetchall()
+            assert len(rows) == count, f"half a capture: {capture_id}"
+            for (relative,) in rows:
+                assert (store.images_root / relative).is_file(), f"missing file of {capture_id}"
+            assert db.execute("SELECT 1 FROM capture_text WHERE rowid = ?", (seq,)).fetchone()
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        ids = {capture_id for _, capture_id, _ in captures}
+    assert committed <= ids, f"lost: {committed - ids}"
+    assert not list((home / "images").rglob(f"{TMP_PREFIX}*"))
+    return len(ids)
+
+
+def test_killing_the_app_during_captures_and_ocr_loses_nothing_committed(
+    home: Path, desktop: XServer, open_window: OpenWindow, tmp_path: Path
+) -> None:
+    window = open_window(
+        desktop,
+        "Fault - Ledger",
+        x=50,
+        y=50,
+        width=1200,
+        height=700,
+        background="#ffffff",
+        foreground="#000000",
+        text="Durable ledger",
+    )
+    window.activate()
+    desktop.move_pointer(*window.centre)
+    rng = random.Random(4)
+    committed: set[str] = set()
+    for n in range(ROUNDS):
+        app = AppProcess(home, desktop.env, tmp_path / f"app{n}.log")
+        app.wait_ready()
+        stop = threading.Event()
+
+        def capture_loop(stop: threading.Event = stop) -> None:
+            client = LiveClient(home, timeout=30)
+            while not stop.is_set():
+                try:
+                    result = client.call("capture", {"mode": "display"})
+                except Busy:
+                    continue  # the other worker's capture is in progress
+                except NoruError:
+                    return  # the app is gone
+                committed.add(result["id"])  # answered only after its commit
+
+        workers = [threading.Thread(target=capture_loop) for _ in range(2)]
+        for worker in workers:
+            worker.start()
+        deadline = time.monotonic() + 30
+        while len(committed) < 2 * (n + 1) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 0.4))  # somewhere in a write, or in OCR
+        assert app.stop(signal.SIGKILL) == -signal.SIGKILL
+        stop.set()
+        for worker in workers:
+            worker.join(timeout=30)
+        check_store(home, committed)
+    with running_app(home, desktop.env, tmp_path / "final.log"):
+        client = MemoryClient(home)
+        try:
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline:
+                with Store.open(home) as store:
+                    if not store.pending_ocr():
+                        break
+                time.sleep(0.2)
+        finally:
+            client.close()
+    count = check_store(home, committed)
+    with Store.open(home) as store:
+        assert store.pending_ocr() == []
+    FIGURES.append(
+        f"faults: {ROUNDS} kill -9 of the app mid-capture/mid-OCR survived, "
+        f"{len(committed)} committed captures all intact ({count} stored)"
+    )
+
+
+def test_a_damaged_database_gives_clear_errors_and_no_traceback_to_the_agent(
+    home: Path, session: MemoryClient, tmp_path: Path
+) -> None:
+    seed(home)
+    db = home / "noru.sqlite3"
+    db.write_bytes(db.read_bytes()[:1500])  # truncated mid-page
+    answer = session.call("list_captures")
+    assert answer["error"]["code"] == -32603
+    assert "noru doctor" in answer["error"]["message"]
+    assert "Traceback" not in str(answer)
+    status = CliRunner().invoke(main, ["status"])
+    assert status.exit_code == 0 and "Captures in history: unknown" in status.output
+    doctor = CliRunner().invoke(main, ["doctor"])
+    assert doctor.exit_code == 1
+    assert "FAIL history:" in doctor.output and "-> move noru.sqlite3 aside" in doctor.output
+
+
+def test_the_app_refuses_to_start_on_a_damaged_database_with_a_message(
+    home: Path, desktop: XServer, tmp_path: Path
+) -> None:
+    (home / "noru.sqlite3").write_bytes(b"this is not a database at all" * 100)
+    done = subprocess.run(
+        [*noru_command(), "app"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**desktop.env, "NORU_HOME": str(home)},
+    )
+    assert done.returncode != 0
+    assert "noru doctor" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_damaged_access_file_fails_closed_for_agents(home: Path, session: MemoryClient) -> None:
+    seed(home)
+    set_control(home, "allow")
+    (home / "access.json").write_bytes(b'{"version": 1, "authorized": "yes"')
+    text = session.call("list_captures")["result"]["content"][0]["text"]
+    assert text.startswith("Noru history revoked") and "damaged" in text
+    assert session.request("resources/list")["result"] == {"resources": []}
