@@ -147,6 +147,19 @@ def test_text_outside_every_region_is_still_read(engine: Engine) -> None:
     assert missing(screen, result) == [], result.text
 
 
+def test_a_window_on_top_is_read_once_and_hides_what_it_covers(engine: Engine) -> None:
+    below = Pane((20, 20, 700, 260), ["Lower window text", "Quarterly report continues"])
+    # Drawn after, so on top; its rectangle overlaps the lower window's.
+    # Its line runs past the lower window's edge, so a lower piece that still
+    # showed it would read a cut-off copy that no de-duplication could match.
+    top = Pane((560, 90, 330, 240), ["Topmost window words run on"], theme="dark", title="Top")
+    screen = compose([below, top], width=900, height=420)
+    result = engine.recognise(screen.image, regions=screen.regions)  # bottom to top
+    assert result.text.count("Topmost") == 1, result.text
+    visible = [w for w in screen.words if w.text in ("Lower", "Quarterly", "Topmost", "words")]
+    assert missing(screen, result, visible) == [], result.text
+
+
 def test_overlapping_regions_do_not_read_a_line_twice(engine: Engine) -> None:
     screen = window_screen(KNOWN, theme="light", size=16)
     region = screen.regions[0]

@@ -57,8 +57,14 @@ class Engine(Protocol):
     @property
     def version(self) -> str: ...
 
-    def recognise(
-        self, image: Image.Image, *, regions: Sequence[Box] | None = None
-    ) -> OcrResult: ...
+    def recognise(self, image: Image.Image, *, regions: Sequence[Box] | None = None) -> OcrResult:
+        """The text of ``image``, lines in reading order.
+
+        ``regions`` are the windows' rectangles in image pixels (frames, border
+        included), bottom to top in stacking order: where two overlap, the
+        later one is on top. Each is read on its own, and so is whatever lies
+        outside them all. Without regions the image is read as one window.
+        """
+        ...
 
     def close(self) -> None: ...

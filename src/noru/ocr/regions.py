@@ -123,17 +123,38 @@ def _edge_colour(grey: Image.Image) -> int:
 
 
 def cut(
-    image: Image.Image, region: Box, *, scale: float = 1.0, pad: int = 16, invert: bool = True
+    image: Image.Image,
+    region: Box,
+    *,
+    scale: float = 1.0,
+    pad: int = 16,
+    invert: bool = True,
+    covered: Sequence[Box] = (),
 ) -> Piece | None:
-    """The region of ``image`` prepared for recognition; None if it is empty."""
-    from PIL import Image, ImageOps
+    """The region of ``image`` prepared for recognition; None if it is empty.
+
+    ``covered`` are rectangles (image pixels) lying on top of this region,
+    such as windows stacked above it: they are painted over in the region's
+    background so their text is read once, from their own region.
+    """
+    from PIL import Image, ImageDraw, ImageOps
 
     clipped = clip(region, image.size)
     if clipped is None:
         return None
     x, y, w, h = clipped
     grey = image.crop((x, y, x + w, y + h)).convert("L")
-    background = _mode(grey.histogram())
+    hidden = [(cx - x, cy - y, cw, ch) for cx, cy, cw, ch in covered]
+    visible = None
+    if hidden:
+        visible = Image.new("L", grey.size, 255)
+        for hx, hy, hw, hh in hidden:
+            ImageDraw.Draw(visible).rectangle((hx, hy, hx + hw - 1, hy + hh - 1), fill=0)
+        if visible.getbbox() is None:
+            return None  # wholly covered: nothing of it shows
+    background = _mode(grey.histogram(visible))
+    if visible is not None:
+        grey.paste(background, (0, 0, w, h), ImageOps.invert(visible))
     sx, sy, w, h = _strip_borders(grey, background)
     if (sx, sy, w, h) != (0, 0, *grey.size):
         grey = grey.crop((sx, sy, sx + w, sy + h))

@@ -150,7 +150,10 @@ class TesseractEngine:
             parts = min(round(area * threads / max(1, total)), area // MIN_BAND_AREA)
             split = s.bands and threads > 1 and parts > 1
             bands = split_rows(image, region, parts) if split else [region]
-            jobs += [_Job(image, band, unit, region) for band in bands]
+            # Regions come bottom to top (stacking order): a later region
+            # that overlaps this one lies on top of it and hides what is under.
+            above = tuple(r for r in clipped[unit + 1 :] if _intersects(r, region))
+            jobs += [_Job(image, band, unit, region, above) for band in bands]
         if regions and s.per_region and s.remainder:
             masked = mask_regions(image, clipped)
             if masked is not None:
@@ -184,7 +187,14 @@ class TesseractEngine:
         import tesserocr
 
         s = self.settings
-        piece = cut(job.source, job.region, scale=s.scale, pad=s.pad, invert=s.invert_dark)
+        piece = cut(
+            job.source,
+            job.region,
+            scale=s.scale,
+            pad=s.pad,
+            invert=s.invert_dark,
+            covered=job.covered,
+        )
         if piece is None:
             return []
         level = tesserocr.RIL.TEXTLINE
@@ -225,6 +235,7 @@ class _Job:
     region: Box  # what to read of it
     unit: int  # the region it belongs to, for reading order; -1 around the regions
     unit_box: Box
+    covered: tuple[Box, ...] = ()  # regions on top of this one
 
     @property
     def cost(self) -> int:
@@ -253,6 +264,10 @@ def _dedupe(lines: Sequence[OcrLine]) -> list[OcrLine]:
         boxes.append(line.box)
         kept.append(line)
     return kept
+
+
+def _intersects(a: Box, b: Box) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
 def _iou(a: Box, b: Box) -> float:
