@@ -304,7 +304,8 @@ def test_an_unknown_engine_is_an_error_naming_the_known_ones() -> None:
     with pytest.raises(OcrError, match="known: tesseract"):
         get_engine("nonesuch")
     status = describe("nonesuch")
-    assert not status.available and "tesseract" in (status.problem or "")
+    assert not status.available
+    assert "'nonesuch'" in (status.problem or "") and "tesseract" in (status.problem or "")
 
 
 def test_importing_noru_ocr_loads_neither_tesserocr_nor_pillow() -> None:

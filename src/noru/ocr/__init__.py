@@ -93,7 +93,7 @@ def describe(name: str = DEFAULT_ENGINE, *, tessdata: Path | None = None) -> Eng
     """Engine name, version and data path, or what is missing and how to fix it."""
     registration = _REGISTRY.get(name)
     if registration is None:
-        return EngineStatus(name, False, problem=f"unknown OCR engine; known: {_known()}")
+        return EngineStatus(name, False, problem=f"unknown OCR engine {name!r}; known: {_known()}")
     return registration.probe(tessdata)
 
 
