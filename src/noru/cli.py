@@ -85,14 +85,31 @@ def main() -> None:
 
 
 @main.command()
-def mcp() -> None:
+@click.option(
+    "--http",
+    "listen",
+    metavar="[HOST:]PORT",
+    help="Serve MCP Streamable HTTP at http://HOST:PORT/mcp instead of stdio. "
+    "HOST must be loopback (default 127.0.0.1); PORT 0 picks a free port.",
+)
+def mcp(listen: str | None) -> None:
     """Serve MCP on stdin/stdout for an agent (what MCP clients start).
 
+    With --http, serve MCP Streamable HTTP on a loopback address until stopped.
     Read-only: it never changes your history or your access controls.
     """
-    from noru.mcp.transports.stdio import run_stdio
+    if listen is None:
+        from noru.mcp.transports.stdio import run_stdio
 
-    run_stdio(_home())
+        run_stdio(_home())
+        return
+    from noru.mcp.transports.http import parse_listen, run_http
+
+    try:
+        host, port = parse_listen(listen)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--http'") from exc
+    sys.exit(run_http(_home(), host=host, port=port))
 
 
 @main.command(name="config")
