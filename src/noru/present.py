@@ -187,9 +187,12 @@ def capture_view(
             if layer not in carried and not (pending and layer in ("ocr", "regions"))
         ]
         if missing:
+            why = ()
+            if record.ocr_state == "failed" and {"ocr", "regions"} & set(missing):
+                why = (f"Its text could not be recognised: {record.ocr_error}.",)
             raise LayerAbsent(
                 f"capture {record.id} has no {', '.join(missing)} layer",
-                details=(f"Layers it carries: {', '.join(carried)}.",),
+                details=(*why, f"Layers it carries: {', '.join(carried)}."),
             )
     crop = None
     if projection.region is not None:

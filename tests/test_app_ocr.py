@@ -1,0 +1,196 @@
+"""On-screen text in the app: settlement, resume after a crash, failures, reocr."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from click.testing import CliRunner
+from PIL import Image, ImageDraw, ImageFont
+
+from noru.access import set_control
+from noru.cli import main
+from noru.store import Filters, Reader
+from tests.app_process import AppProcess, running_app
+from tests.wire import MemoryClient
+
+if TYPE_CHECKING:
+    from tests.xserver import TkWindow, XServer
+
+    OpenWindow = Callable[..., TkWindow]
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
+def screenshot(path: Path, words: str) -> Path:
+    image = Image.new("RGB", (900, 300), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    draw.text((40, 110), words, font=ImageFont.truetype(FONT, 40), fill=(20, 20, 20))
+    image.save(path)
+    return path
+
+
+def records(home: Path) -> list[Any]:
+    reader = Reader.open(home)
+    if reader is None:
+        return []
+    with reader:
+        return [reader.get(row.id) for row in reader.list_rows(Filters(), limit=200)[0]]
+
+
+def wait_until(condition: Callable[[], bool], what: str, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting: {what}")
+        time.sleep(0.1)
+
+
+def body(answer: dict[str, Any]) -> str:
+    return "\n".join(b["text"] for b in answer["result"]["content"] if b["type"] == "text")
+
+
+def test_a_live_request_waits_for_the_text_of_a_fresh_capture(
+    home: Path,
+    desktop: XServer,
+    open_window: OpenWindow,
+    tmp_path: Path,
+    session: MemoryClient,
+) -> None:
+    window = open_window(
+        desktop,
+        "Invoice - Ledger",
+        x=100,
+        y=100,
+        width=900,
+        height=300,
+        background="#ffffff",
+        foreground="#000000",
+        text="Quarterly invoice",
+    )
+    window.activate()
+    desktop.move_pointer(*window.centre)
+    set_control(home, "allow")
+    with running_app(home, desktop.env, tmp_path / "app.log"):
+        answer = session.call("observe_screen", {"text_only": True})
+    result = answer["result"]
+    assert result["structuredContent"]["ocr_pending"] is False, body(answer)
+    assert "Quarterly" in body(answer) and "invoice" in body(answer)
+    assert "?rec(tesseract 0." in result["content"][-1]["text"]
+
+
+def test_with_no_settle_time_the_answer_is_pending_and_get_capture_brings_the_text(
+    home: Path,
+    desktop: XServer,
+    open_window: OpenWindow,
+    tmp_path: Path,
+    session: MemoryClient,
+) -> None:
+    (home / "config.toml").write_text("ocr_settle = 0\n")
+    window = open_window(
+        desktop,
+        "Report",
+        x=100,
+        y=100,
+        width=900,
+        height=300,
+        background="#ffffff",
+        foreground="#000000",
+        text="Revenue forecast",
+    )
+    window.activate()
+    desktop.move_pointer(*window.centre)
+    set_control(home, "allow")
+    with running_app(home, desktop.env, tmp_path / "app.log"):
+        answer = session.call("observe_screen", {})
+        result = answer["result"]
+        assert result["structuredContent"]["ocr_pending"] is True
+        assert [b["type"] for b in result["content"]].count("image") == 1  # the complete image
+        capture_id = result["structuredContent"]["id"]
+        closing = result["content"][-1]["text"]
+        assert f"Call get_capture with id {capture_id} a moment later" in closing
+        assert "-rec(pending)" in closing
+
+        def settled() -> bool:
+            later = session.call("get_capture", {"id": capture_id, "text_only": True})
+            return later["result"]["structuredContent"]["ocr_pending"] is False
+
+        wait_until(settled, "the text of the capture")
+        later = session.call("get_capture", {"id": capture_id, "layers": ["ocr", "regions"]})
+    text = body(later)
+    assert "Revenue" in text and "forecast" in text
+    assert "Regions: OCR line boxes" in text
+
+
+def test_work_left_by_a_killed_app_is_finished_at_the_next_start(
+    home: Path, desktop: XServer, tmp_path: Path
+) -> None:
+    words = ["alpha invoice", "bravo ledger", "charlie budget", "delta summary", "echo review"]
+    shots = [screenshot(tmp_path / f"s{i}.png", w) for i, w in enumerate(words)]
+    assert CliRunner().invoke(main, ["import", *map(str, shots)]).exit_code == 0
+    assert all(r.ocr_state == "pending" for r in records(home))
+    first = AppProcess(home, desktop.env, tmp_path / "first.log")
+    first.wait_ready()
+    assert first.stop(signal.SIGKILL) == -signal.SIGKILL  # mid-queue
+    with running_app(home, desktop.env, tmp_path / "second.log"):
+        wait_until(lambda: all(r.ocr_state == "done" for r in records(home)), "all OCR")
+    found = {r.ocr_text.lower() for r in records(home)}
+    for w in words:
+        assert any(w.split()[0] in text for text in found), (w, found)
+
+
+def test_a_failing_image_records_the_failure_and_the_queue_goes_on(
+    home: Path, desktop: XServer, tmp_path: Path, session: MemoryClient
+) -> None:
+    bad, good = (
+        screenshot(tmp_path / "bad.png", "broken"),
+        screenshot(tmp_path / "good.png", "healthy ledger"),
+    )
+    assert CliRunner().invoke(main, ["import", str(bad), "--at", "2h"]).exit_code == 0
+    assert CliRunner().invoke(main, ["import", str(good), "--at", "1h"]).exit_code == 0
+    damaged = next(r for r in records(home) if r.captured_at < records(home)[0].captured_at)
+    reader = Reader.open(home)
+    assert reader is not None
+    with reader:
+        path = reader.image_file(damaged.images[0])
+    path.write_bytes(path.read_bytes()[:100])  # the disk damaged this file
+    with running_app(home, desktop.env, tmp_path / "app.log"):
+        wait_until(lambda: all(r.ocr_state != "pending" for r in records(home)), "OCR")
+    states = {r.id: r.ocr_state for r in records(home)}
+    assert states[damaged.id] == "failed"
+    assert [s for i, s in states.items() if i != damaged.id] == ["done"]
+    answer = session.call("get_capture", {"id": damaged.id, "text_only": True})
+    assert "-rec(failed: " in answer["result"]["content"][-1]["text"]
+    asked = session.call("get_capture", {"id": damaged.id, "layers": ["ocr"]})
+    lines = asked["result"]["content"][0]["text"].splitlines()
+    assert lines[0].startswith("Noru layer absent")
+    assert lines[1].startswith("Its text could not be recognised: ")
+
+
+def test_reocr_runs_again_and_keeps_the_text_searchable(home: Path, tmp_path: Path) -> None:
+    shot = screenshot(tmp_path / "a.png", "kettlebell schedule")
+    runner = CliRunner()
+    assert runner.invoke(main, ["import", str(shot)]).exit_code == 0
+    result = runner.invoke(main, ["reocr", "--all"])
+    assert result.exit_code == 0, result.output
+    assert "Re-recognised 1 of 1" in result.output
+    (record,) = records(home)
+    assert record.ocr_state == "done" and "kettlebell" in record.ocr_text.lower()
+    assert record.id in runner.invoke(main, ["search", "kettlebell"]).output
+    assert runner.invoke(main, ["reocr"]).exit_code == 2
+    bad = runner.invoke(main, ["reocr", "--all", "--engine", "nonsense"])
+    assert bad.exit_code == 1 and "nonsense" in bad.output
+
+
+@pytest.mark.parametrize("setting", ['ocr_engine = "nonsense"'])
+def test_an_unknown_engine_leaves_captures_pending_and_says_why(
+    home: Path, desktop: XServer, tmp_path: Path, session: MemoryClient, setting: str
+) -> None:
+    (home / "config.toml").write_text(setting + "\n")
+    with running_app(home, desktop.env, tmp_path / "app.log"):
+        text = session.call("get_status")["result"]["content"][0]["text"]
+    assert "OCR engine: unavailable" in text and "nonsense" in text
