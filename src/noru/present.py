@@ -187,7 +187,7 @@ def capture_view(
             if layer not in carried and not (pending and layer in ("ocr", "regions"))
         ]
         if missing:
-            why = ()
+            why: tuple[str, ...] = ()
             if record.ocr_state == "failed" and {"ocr", "regions"} & set(missing):
                 why = (f"Its text could not be recognised: {record.ocr_error}.",)
             raise LayerAbsent(
