@@ -264,6 +264,11 @@ class TestLiveTargets:
         with reader:
             record = reader.get(structured["id"])
         assert record is not None and record.origin == "agent"
+        if arguments.get("target") in ("display", "all_displays"):
+            # Kept with the capture, so its text is read window by window.
+            assert any(w[2] >= 640 and w[3] >= 360 for w in record.images[0].windows)
+        else:
+            assert record.images[0].windows == ()
         # The app's ready-served images are exactly what serving the stored original gives.
         again = session.call("get_capture", {"id": structured["id"], "layers": ["image"]})
         assert [i.tobytes() for i in served(answer)] == [i.tobytes() for i in served(again)]

@@ -181,6 +181,30 @@ def test_a_display_capture_is_the_whole_2560x1600_display(
         assert grab.source.display_name == "screen"
 
 
+def test_a_display_capture_lists_its_windows_bottom_to_top_for_ocr(
+    desktop: XServer, open_window: OpenWindow, capturer: Capturer
+) -> None:
+    lower = open_window(desktop, "Lower", x=100, y=100, width=500, height=300)
+    upper = open_window(desktop, "Upper", x=300, y=250, width=400, height=200)
+    upper.activate()
+
+    windows = only(capturer.grab_display(1)).windows
+
+    def frame_holds(rect: tuple[int, int, int, int], window: TkWindow) -> bool:
+        x, y, w, h = rect
+        return (
+            x <= window.x
+            and y <= window.y
+            and (x + w >= window.x + window.width and y + h >= window.y + window.height)
+        )
+
+    holding_lower = [i for i, r in enumerate(windows) if frame_holds(r, lower)]
+    holding_upper = [i for i, r in enumerate(windows) if frame_holds(r, upper)]
+    assert holding_lower and holding_upper
+    assert max(holding_lower) < max(holding_upper)  # stacking order: lower comes first
+    assert only(capturer.grab_window("active")).windows == ()
+
+
 def test_a_display_capture_carries_the_app_of_the_active_window_on_it(
     desktop: XServer, open_window: OpenWindow, capturer: Capturer
 ) -> None:

@@ -104,7 +104,33 @@ def test_no_database_means_no_reader_and_nothing_is_created(home: Path) -> None:
 def test_migrations_are_recorded_by_name(home: Path) -> None:
     with Store.open(home) as store:
         names = [r[0] for r in store.db.execute("SELECT name FROM migrations")]
-    assert names == ["0001_initial"]
+    assert names == ["0001_initial", "0002_window_rects"]
+
+
+def test_a_reader_reads_a_history_no_writer_has_upgraded_yet(home: Path) -> None:
+    """After an upgrade, `noru mcp` may meet the old schema before the app runs."""
+    import sqlite3
+
+    from noru.store import schema
+
+    db = sqlite3.connect(home / "noru.sqlite3", isolation_level=None)
+    db.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    schema.MIGRATIONS[0][1](db)
+    db.execute("INSERT INTO migrations VALUES ('0001_initial', '2026-01-01T00:00:00Z')")
+    db.close()
+    with Store.open(home) as store:
+        pass  # the writer migrates ...
+    with Store.open(home) as store:
+        record = store.add_capture(one(), origin="user")
+    db = sqlite3.connect(home / "noru.sqlite3", isolation_level=None)
+    db.execute("DELETE FROM migrations WHERE name = '0002_window_rects'")
+    db.execute("ALTER TABLE images DROP COLUMN windows")  # ... as if it never had
+    db.close()
+    reader = Reader.open(home)
+    assert reader is not None
+    with reader:
+        found = reader.get(record.id)
+    assert found is not None and found.images[0].windows == ()
 
 
 def test_a_reader_refuses_a_schema_newer_than_it_knows(home: Path) -> None:

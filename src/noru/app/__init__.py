@@ -123,6 +123,7 @@ class App:
                     height=grab.image.height,
                     source=grab.source,
                     display_mode=grab.display_mode,
+                    windows=grab.windows,
                 )
                 for grab, original in zip(grabs, originals, strict=True)
             ]

@@ -2,9 +2,10 @@
 
 Runs the engine away from the app: at the lowest CPU priority, on one thread,
 outside the app's interpreter (no GIL shared with captures), and gone when
-idle, so the app's memory stays small. One JSON line in per job
-(``{"paths": [...]}``), one JSON line out per job: ``{"lines": [[[text, x, y,
-w, h, conf], ...] per image], "engine": NAME}`` or ``{"error": REASON}``.
+idle, so the app's memory stays small. One JSON line in per job,
+``{"images": [{"path": ..., "regions": [[x, y, w, h], ...]}]}``, and one JSON
+line out: ``{"lines": [[[text, x, y, w, h, conf], ...] per image], "engine":
+NAME}`` or ``{"error": REASON}``.
 It exits on end of input (the app stopped) or after ``IDLE_EXIT`` seconds
 without work.
 """
@@ -26,9 +27,11 @@ def _job(engine: object, request: dict[str, object]) -> dict[str, object]:
     from PIL import Image
 
     per_image = []
-    for path in request["paths"]:  # type: ignore[attr-defined]
-        with Image.open(Path(path)) as picture:
-            result = engine.recognise(picture.convert("RGB"))  # type: ignore[attr-defined]
+    for item in request["images"]:  # type: ignore[attr-defined]
+        # Window rectangles, bottom to top: each window is read on its own.
+        regions = [tuple(r) for r in item.get("regions") or ()] or None
+        with Image.open(Path(item["path"])) as picture:
+            result = engine.recognise(picture.convert("RGB"), regions=regions)  # type: ignore[attr-defined]
         per_image.append(
             [[line.text, *line.box, round(line.confidence, 4)] for line in result.lines]
         )

@@ -55,9 +55,9 @@ class _Child:
         reply: dict[str, Any] = json.loads(line)
         return reply
 
-    def run(self, paths: list[str]) -> dict[str, Any]:
+    def run(self, images: list[dict[str, Any]]) -> dict[str, Any]:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"paths": paths}).encode() + b"\n")
+        self.proc.stdin.write(json.dumps({"images": images}).encode() + b"\n")
         self.proc.stdin.flush()
         return self._read()
 
@@ -123,17 +123,20 @@ class OcrWorker:
         return self._child
 
     def _recognise(self, capture_id: str) -> None:
-        def read(store: Store) -> tuple[CaptureRecord | None, list[str]]:
+        def read(store: Store) -> tuple[CaptureRecord | None, list[dict[str, Any]]]:
             record = store.get(capture_id)
-            paths = [str(store.image_file(i)) for i in record.images] if record else []
-            return record, paths
+            images = [
+                {"path": str(store.image_file(i)), "regions": [list(w) for w in i.windows]}
+                for i in (record.images if record else ())
+            ]
+            return record, images
 
-        record, paths = self.writer.call(read)
+        record, images = self.writer.call(read)
         if record is None or record.ocr_state != "pending":
             return
         engine = self.engine_name
         try:
-            reply = self._engine().run(paths)
+            reply = self._engine().run(images)
         except (OcrError, OSError, ValueError) as exc:
             if self._child is not None:
                 self._child.stop()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from dataclasses import replace
 from types import TracebackType
 from typing import Literal, Self
 
@@ -66,6 +67,18 @@ def _clip(rect: Rect, bounds: Rect) -> Rect | None:
     if right <= left or bottom <= top:
         return None
     return (left, top, right - left, bottom - top)
+
+
+def _windows_in(windows: list[Rect], area: Rect) -> tuple[Rect, ...]:
+    """The windows that show in ``area``, clipped, in its coordinates, order kept."""
+    ax, ay, _, _ = area
+    inside = []
+    for window in windows:
+        clipped = _clip(window, area)
+        if clipped is not None:
+            x, y, w, h = clipped
+            inside.append((x - ax, y - ay, w, h))
+    return tuple(inside)
 
 
 def _centre(rect: Rect) -> tuple[int, int]:
@@ -223,7 +236,8 @@ class Capturer:
             inside = visible is not None and _clip((*_centre(visible), 1, 1), clipped) is not None
             if not inside:
                 window = None
-        return self._grab(backend, clipped, display, window)
+        grab = self._grab(backend, clipped, display, window)
+        return replace(grab, windows=_windows_in(backend.window_rects(), clipped))
 
     def _grab(
         self,

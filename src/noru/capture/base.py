@@ -71,13 +71,17 @@ class Grab:
 
     ``image`` is an RGB image at the full resolution captured; ``geometry`` is
     the rectangle it shows in root coordinates (already clipped to the screen);
-    ``display_mode`` is the mode of the display that holds it, for ``!dm``.
+    ``display_mode`` is the mode of the display that holds it, for ``!dm``;
+    ``windows`` are the visible windows it shows, in image coordinates, bottom
+    to top (empty for a window grab: the image is the window), so OCR can read
+    each window on its own.
     """
 
     image: Image.Image
     source: Source
     geometry: Rect
     display_mode: str
+    windows: tuple[Rect, ...] = ()
 
 
 class Backend(ABC):
@@ -85,6 +89,11 @@ class Backend(ABC):
 
     #: Short name for ``noru doctor`` ("x11").
     name: ClassVar[str]
+
+    def window_rects(self) -> list[Rect]:
+        """Visible top-level windows (with their frames) in root coordinates,
+        bottom to top. Backends that cannot list windows return none."""
+        return []
 
     @abstractmethod
     def screen_rect(self) -> Rect:

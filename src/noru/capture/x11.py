@@ -151,6 +151,10 @@ def _decode(value: Any, encoding: str) -> str | None:
     return text or None
 
 
+# More windows than this on one screen are read as part of the background.
+_MAX_WINDOWS = 64
+
+
 class X11Backend(Backend):
     name = "x11"
 
@@ -344,6 +348,24 @@ class X11Backend(Backend):
                 # Over the root window: no window at all.
                 return None
             return self._facts(self._client_below(top))
+
+    def window_rects(self) -> list[Rect]:
+        with self._x():
+            rects: list[Rect] = []
+            # The root's children are listed bottom to top: the stacking order.
+            for win in self._root.query_tree().children:
+                try:
+                    if win.get_attributes().map_state != X.IsViewable:
+                        continue
+                    geometry = win.get_geometry()
+                except xerror.BadWindow:
+                    continue  # closed while we looked
+                border = int(geometry.border_width)
+                width = int(geometry.width) + 2 * border
+                height = int(geometry.height) + 2 * border
+                if width > 1 and height > 1:
+                    rects.append((int(geometry.x), int(geometry.y), width, height))
+        return rects[-_MAX_WINDOWS:]
 
     def pointer_position(self) -> tuple[int, int]:
         with self._x():

@@ -120,6 +120,10 @@ class _Base:
         self.home = home
         self.db = db
         self.images_root = images_dir(home)
+        # Readers never migrate: a database no writer has upgraded yet lacks
+        # later columns, and reads them as empty.
+        columns = {row[1] for row in db.execute("PRAGMA table_info(images)")}
+        self._windows_column = "windows" if "windows" in columns else "NULL"
 
     def close(self) -> None:
         self.db.close()
@@ -144,8 +148,9 @@ class _Base:
         marks = ",".join("?" * len(seqs))
         rows = self.db.execute(
             "SELECT capture_seq, position, path, width, height, display_mode, display_index,"
-            " display_name, app_id, app_name, window_title, workspace_hint, ax_text, ocr_lines"
-            f" FROM images WHERE capture_seq IN ({marks}) ORDER BY capture_seq, position",
+            " display_name, app_id, app_name, window_title, workspace_hint, ax_text, ocr_lines,"
+            f" {self._windows_column} FROM images WHERE capture_seq IN ({marks})"
+            " ORDER BY capture_seq, position",
             seqs,
         )
         for r in rows:
@@ -159,6 +164,9 @@ class _Base:
                     source=Source(r[6], r[7], r[8], r[9], r[10], r[11]),
                     ax_text=r[12],
                     ocr_lines=_lines(r[13]),
+                    windows=tuple(
+                        (int(x), int(y), int(w), int(h)) for x, y, w, h in json.loads(r[14] or "[]")
+                    ),
                 )
             )
         return out
@@ -563,8 +571,8 @@ class Store(_Base):
                     db.execute(
                         "INSERT INTO images (capture_seq, position, path, width, height,"
                         " display_mode, display_index, display_name, app_id, app_name,"
-                        " window_title, workspace_hint, ax_text)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " window_title, workspace_hint, ax_text, windows)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             seq,
                             position,
@@ -579,6 +587,7 @@ class Store(_Base):
                             s.window_title,
                             s.workspace_hint,
                             image.ax_text,
+                            json.dumps([list(w) for w in image.windows]) if image.windows else None,
                         ),
                     )
                 ax = "\n".join(i.ax_text for i in images if i.ax_text)

@@ -27,6 +27,7 @@ class NewImage:
     source: Source = field(default_factory=Source)
     display_mode: str | None = None
     ax_text: str | None = None
+    windows: tuple[tuple[int, int, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class ImageRecord:
     display_mode: str | None
     ax_text: str | None
     ocr_lines: tuple[OcrLine, ...] | None  # None until OCR has run
+    windows: tuple[tuple[int, int, int, int], ...] = ()  # visible windows, bottom to top
 
 
 @dataclass(frozen=True)

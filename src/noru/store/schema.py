@@ -71,8 +71,15 @@ def _initial(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+def _window_rects(db: sqlite3.Connection) -> None:
+    # Where each visible window sat in a display capture (JSON [[x, y, w, h], ...],
+    # bottom to top), so OCR reads each window on its own.
+    db.execute("ALTER TABLE images ADD COLUMN windows TEXT")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _initial),
+    ("0002_window_rects", _window_rects),
 ]
 KNOWN = {name for name, _ in MIGRATIONS}
 
