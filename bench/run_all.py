@@ -6,7 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHMARKS = ["mcp_spawn.py", "capture_pipeline.py", "store_100k.py"]
+BENCHMARKS = [
+    "mcp_spawn.py",
+    "capture_pipeline.py",
+    "observe_vs_pipeline.py",
+    "ocr_corpus.py",
+    "store_100k.py",
+]
 
 if __name__ == "__main__":
     here = Path(__file__).parent
