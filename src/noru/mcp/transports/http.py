@@ -390,7 +390,10 @@ def create_app(home: Path, *, max_sessions: int = MAX_SESSIONS) -> Starlette:
 def _listen(host: str, port: int) -> socket.socket:
     address = DEFAULT_HOST if host.lower() == "localhost" else host
     family = socket.AF_INET6 if ":" in address else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio turns Nagle off (TCP_NODELAY) only on
+    # sockets that say so, and with Nagle on, every answer waits ~40 ms for the
+    # client's delayed ACK of its headers before the body goes out.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         if family == socket.AF_INET6:
