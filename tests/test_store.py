@@ -104,7 +104,7 @@ def test_no_database_means_no_reader_and_nothing_is_created(home: Path) -> None:
 def test_migrations_are_recorded_by_name(home: Path) -> None:
     with Store.open(home) as store:
         names = [r[0] for r in store.db.execute("SELECT name FROM migrations")]
-    assert names == ["0001_initial", "0002_window_rects"]
+    assert names == ["0001_initial", "0002_window_rects", "0003_ocr_version"]
 
 
 def test_a_reader_reads_a_history_no_writer_has_upgraded_yet(home: Path) -> None:
@@ -123,14 +123,16 @@ def test_a_reader_reads_a_history_no_writer_has_upgraded_yet(home: Path) -> None
     with Store.open(home) as store:
         record = store.add_capture(one(), origin="user")
     db = sqlite3.connect(home / "noru.sqlite3", isolation_level=None)
-    db.execute("DELETE FROM migrations WHERE name = '0002_window_rects'")
+    db.execute("DELETE FROM migrations WHERE name != '0001_initial'")
     db.execute("ALTER TABLE images DROP COLUMN windows")  # ... as if it never had
+    db.execute("ALTER TABLE captures DROP COLUMN ocr_version")
     db.close()
     reader = Reader.open(home)
     assert reader is not None
     with reader:
         found = reader.get(record.id)
     assert found is not None and found.images[0].windows == ()
+    assert found.ocr_version is None
 
 
 def test_a_reader_refuses_a_schema_newer_than_it_knows(home: Path) -> None:

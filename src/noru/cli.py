@@ -463,7 +463,11 @@ def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None
                 confidences = [line.confidence for lines in per_image for line in lines]
                 mean = sum(confidences) / len(confidences) if confidences else None
                 store.set_ocr(
-                    capture_id, engine=ocr.name, lines_per_image=per_image, confidence=mean
+                    capture_id,
+                    engine=ocr.name,
+                    version=ocr.version,
+                    lines_per_image=per_image,
+                    confidence=mean,
                 )
             bar.advance(task)
     ocr.close()

@@ -204,6 +204,7 @@ class ServedImage:
 class TextLayer:
     name: str
     text: str
+    detail: str | None = None  # e.g. the engine, version and mean confidence
 
 
 @dataclass(frozen=True)
@@ -268,6 +269,8 @@ def capture_result(
         )
     for layer in view.layers:
         intro = _LAYER_INTRO.get(layer.name, f"{layer.name} text:")
+        if layer.detail:
+            intro = intro.replace(" (", f" ({layer.detail}; ", 1)
         content.append(_text(f"{intro}\n{layer.text}"))
     if view.regions is not None:
         content.append(_text(view.regions))

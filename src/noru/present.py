@@ -246,7 +246,16 @@ def capture_view(
             )
         else:
             text = record.ocr_text
-        layers.append(TextLayer("ocr", _cap(text, "OCR text", notes) or "(no text recognised)"))
+        engine = " ".join(p for p in (record.ocr_engine, record.ocr_version) if p)
+        if record.ocr_confidence is not None:
+            engine += f", mean confidence {record.ocr_confidence:.2f}"
+        layers.append(
+            TextLayer(
+                "ocr",
+                _cap(text, "OCR text", notes) or "(no text recognised)",
+                detail=engine or None,
+            )
+        )
     if "ax" in wanted and record.ax_text:
         layers.append(TextLayer("ax", _cap(record.ax_text, "accessibility text", notes)))
 

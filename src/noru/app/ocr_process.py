@@ -35,7 +35,11 @@ def _job(engine: object, request: dict[str, object]) -> dict[str, object]:
         per_image.append(
             [[line.text, *line.box, round(line.confidence, 4)] for line in result.lines]
         )
-    return {"lines": per_image, "engine": engine.name}  # type: ignore[attr-defined]
+    return {
+        "lines": per_image,
+        "engine": engine.name,  # type: ignore[attr-defined]
+        "version": engine.version,  # type: ignore[attr-defined]
+    }
 
 
 def _die_with_parent() -> None:

@@ -135,6 +135,7 @@ class OcrWorker:
         if record is None or record.ocr_state != "pending":
             return
         engine = self.engine_name
+        version = self.label.split(" ", 1)[1] if " " in self.label else None
         try:
             reply = self._engine().run(images)
         except (OcrError, OSError, ValueError) as exc:
@@ -146,7 +147,7 @@ class OcrWorker:
             reason = str(reply["error"])
 
             def fail(store: Store) -> bool:
-                return store.set_ocr(capture_id, engine=engine, error=reason)
+                return store.set_ocr(capture_id, engine=engine, version=version, error=reason)
 
             self.writer.call(fail)
             return
@@ -162,7 +163,11 @@ class OcrWorker:
 
         def commit(store: Store) -> bool:
             return store.set_ocr(
-                capture_id, engine=engine, lines_per_image=per_image, confidence=mean
+                capture_id,
+                engine=str(reply.get("engine") or engine),
+                version=str(reply["version"]) if reply.get("version") else version,
+                lines_per_image=per_image,
+                confidence=mean,
             )
 
         self.writer.call(commit)

@@ -124,6 +124,12 @@ class _Base:
         # later columns, and reads them as empty.
         columns = {row[1] for row in db.execute("PRAGMA table_info(images)")}
         self._windows_column = "windows" if "windows" in columns else "NULL"
+        columns = {row[1] for row in db.execute("PRAGMA table_info(captures)")}
+        version = "ocr_version" if "ocr_version" in columns else "NULL"
+        self._capture_columns = (
+            "seq, id, captured_at, origin, note, ocr_state, ocr_engine, ocr_confidence,"
+            f" ocr_error, imported, delivered_at, {version}"
+        )
 
     def close(self) -> None:
         self.db.close()
@@ -171,14 +177,9 @@ class _Base:
             )
         return out
 
-    _CAPTURE_COLUMNS = (
-        "seq, id, captured_at, origin, note, ocr_state, ocr_engine, ocr_confidence, ocr_error,"
-        " imported, delivered_at"
-    )
-
     def _records(self, where: str, params: Sequence[Any]) -> list[CaptureRecord]:
         rows = self.db.execute(
-            f"SELECT {self._CAPTURE_COLUMNS} FROM captures c WHERE {where}", params
+            f"SELECT {self._capture_columns} FROM captures c WHERE {where}", params
         ).fetchall()
         images = self._images(r[0] for r in rows)
         return [
@@ -190,6 +191,7 @@ class _Base:
                 note=r[4],
                 ocr_state=r[5],
                 ocr_engine=r[6],
+                ocr_version=r[11],
                 ocr_confidence=r[7],
                 ocr_error=r[8],
                 imported=bool(r[9]),
@@ -617,6 +619,7 @@ class Store(_Base):
         capture_id: str,
         *,
         engine: str,
+        version: str | None = None,
         lines_per_image: Sequence[Sequence[OcrLine]] | None = None,
         confidence: float | None = None,
         error: str | None = None,
@@ -629,9 +632,9 @@ class Store(_Base):
             seq = row[0]
             if error is not None:
                 db.execute(
-                    "UPDATE captures SET ocr_state = 'failed', ocr_engine = ?, ocr_error = ?,"
-                    " ocr_confidence = NULL WHERE seq = ?",
-                    (engine, error, seq),
+                    "UPDATE captures SET ocr_state = 'failed', ocr_engine = ?, ocr_version = ?,"
+                    " ocr_error = ?, ocr_confidence = NULL WHERE seq = ?",
+                    (engine, version, error, seq),
                 )
                 return True
             assert lines_per_image is not None
@@ -643,9 +646,9 @@ class Store(_Base):
             text = "\n".join(line.text for lines in lines_per_image for line in lines)
             db.execute("UPDATE capture_text SET ocr = ? WHERE rowid = ?", (text, seq))
             db.execute(
-                "UPDATE captures SET ocr_state = 'done', ocr_engine = ?, ocr_confidence = ?,"
-                " ocr_error = NULL WHERE seq = ?",
-                (engine, confidence, seq),
+                "UPDATE captures SET ocr_state = 'done', ocr_engine = ?, ocr_version = ?,"
+                " ocr_confidence = ?, ocr_error = NULL WHERE seq = ?",
+                (engine, version, confidence, seq),
             )
         return True
 

@@ -52,6 +52,7 @@ class CaptureRecord:
     note: str | None
     ocr_state: str  # pending | done | failed
     ocr_engine: str | None
+    ocr_version: str | None
     ocr_confidence: float | None
     ocr_error: str | None
     imported: bool

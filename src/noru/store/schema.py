@@ -77,9 +77,15 @@ def _window_rects(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE images ADD COLUMN windows TEXT")
 
 
+def _ocr_version(db: sqlite3.Connection) -> None:
+    # The engine's version beside its name: text read by another version can differ.
+    db.execute("ALTER TABLE captures ADD COLUMN ocr_version TEXT")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_window_rects", _window_rects),
+    ("0003_ocr_version", _ocr_version),
 ]
 KNOWN = {name for name, _ in MIGRATIONS}
 
