@@ -272,8 +272,12 @@ def _is_initialize(message: Any) -> bool:
 def _answer(answer: bytes | None, headers: dict[str, str] | None = None) -> Response:
     if answer is None:
         return Response(status_code=202, headers=headers)
-    decoded = json.loads(answer)
-    whole = isinstance(decoded, dict) and "error" in decoded and decoded.get("id") is None
+    # An error about the message as a whole is small; a large answer (images) is
+    # never one, so it is not decoded again just to find out.
+    whole = False
+    if len(answer) < 64 * 1024:
+        decoded = json.loads(answer)
+        whole = isinstance(decoded, dict) and "error" in decoded and decoded.get("id") is None
     return Response(
         answer, status_code=400 if whole else 200, media_type="application/json", headers=headers
     )
