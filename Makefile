@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check bench debs clean
+.PHONY: run test check bench conformance debs clean
 
 run: debs $(STAMP)
 	@scripts/run
@@ -20,6 +20,9 @@ check: $(STAMP)
 
 bench: $(STAMP)
 	@$(BIN)/python bench/run_all.py
+
+conformance: $(STAMP)
+	@scripts/conformance
 
 debs:
 	@scripts/ensure-debs

@@ -30,7 +30,16 @@ from noru.errors import (
 from noru.mcp.streams import MessageStream
 from noru.mcp.tools import ToolContext, call_tool, list_tools, resources
 
-__all__ = ["LATEST", "OLDEST", "SUPPORTED", "Session", "negotiate", "serve", "to_wire"]
+__all__ = [
+    "LATEST",
+    "OLDEST",
+    "SUPPORTED",
+    "Session",
+    "negotiate",
+    "parse_message",
+    "serve",
+    "to_wire",
+]
 
 log = logging.getLogger("noru.mcp")
 
@@ -90,7 +99,8 @@ def to_wire(exc: BaseException, request_id: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": wire_id, "error": {"code": code, "message": message}}
 
 
-def _parse(data: bytes) -> Any:
+def parse_message(data: bytes) -> Any:
+    """The JSON in one raw message, by the engine's rules (UTF-8, no NaN); ParseError else."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -126,7 +136,7 @@ class Session:
     def handle(self, data: bytes) -> bytes | None:
         """Answer one raw message (a request, notification or batch)."""
         try:
-            message = _parse(data)
+            message = parse_message(data)
         except ParseError as exc:
             return _dump(to_wire(exc, None))
         if isinstance(message, list):

@@ -51,7 +51,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from noru.errors import InvalidRequest, ParseError, ProtocolError
-from noru.mcp.session import SUPPORTED, Session, to_wire
+from noru.mcp.session import SUPPORTED, Session, parse_message, to_wire
 
 __all__ = [
     "DEFAULT_HOST",
@@ -236,20 +236,6 @@ def _accepts_json(accept: str) -> bool:
     return False
 
 
-def _decode(body: bytes) -> Any:
-    """The JSON in a body, with the engine's rules (UTF-8, no NaN/Infinity)."""
-
-    def no_constants(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
-    try:
-        return json.loads(body.decode("utf-8"), parse_constant=no_constants)
-    except UnicodeDecodeError as exc:
-        raise ParseError("Parse error: message is not valid UTF-8") from exc
-    except (ValueError, RecursionError) as exc:
-        raise ParseError("Parse error: message is not valid JSON") from exc
-
-
 async def _read_body(request: Request) -> bytes | None:
     """The body, or None as soon as it is known to be over MAX_BODY."""
     declared = request.headers.get("content-length", "")
@@ -346,7 +332,7 @@ class Endpoint:
         if body is None:
             return _refusal(413, f"Payload too large: a message may hold {MAX_BODY} bytes")
         try:
-            message = _decode(body)
+            message = parse_message(body)
         except ParseError as exc:
             return _error(400, exc)
         if _is_initialize(message) and SESSION_HEADER not in request.headers:
