@@ -4,9 +4,11 @@ server never dies, and no message carries a traceback or a file path."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -139,7 +141,7 @@ raw_input = st.one_of(
     st.just(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":' + b"9" * 5000 + b"}}"),
 )
 
-TRIED = {"engine": 0, "stdio": 0}
+TRIED = {"engine": 0, "stdio": 0, "http": 0}
 
 
 def small_history(home: Path) -> None:
@@ -234,9 +236,65 @@ def test_the_stdio_server_survives_hostile_lines(tmp_path_factory: Any, lines: l
     assert b"Traceback" not in stderr.read_bytes()
 
 
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: Any) -> Iterator[str]:
+    from tests.test_http import HttpServer
+
+    home = tmp_path_factory.mktemp("fuzz-http-home")
+    small_history(home)
+    server = HttpServer(home, tmp_path_factory.mktemp("fuzz-http"))
+    try:
+        yield server.url()
+    finally:
+        assert server.stop() == 0
+        assert "Traceback" not in server.stderr()
+
+
+HEADER_TRICKS = [
+    {},
+    {"Origin": "http://evil.example"},
+    {"Host": "evil.example"},
+    {"MCP-Protocol-Version": "1999-01-01"},
+    {"Content-Type": "text/plain"},
+    {"Accept": "text/event-stream"},
+    {"Mcp-Session-Id": "../../etc/passwd"},
+    {"Mcp-Session-Id": "x" * 300},
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    inputs=st.lists(
+        st.tuples(raw_input, st.sampled_from(HEADER_TRICKS), st.booleans()),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_http_server_answers_every_input_and_never_dies(
+    http_server: str, inputs: list[tuple[bytes, dict[str, str], bool]]
+) -> None:
+    from tests.test_http import Raw
+
+    raw = Raw(http_server)
+    try:
+        raw.initialize("2025-03-26")
+        for body, headers, with_session in inputs:
+            TRIED["http"] += 1
+            response = raw.post(
+                body, headers=headers, session=None if not with_session else raw.session_id
+            )  # validates any JSON-RPC body
+            assert response.status_code in {200, 202, 400, 403, 404, 406, 413, 415}, response
+            assert "Traceback" not in response.text
+        alive = raw.request("ping")
+        assert alive["result"] == {}
+    finally:
+        raw.close()
+
+
 def test_zz_report_how_many_inputs_were_fuzzed() -> None:
     FIGURES.append(
         f"fuzz: {TRIED['engine']} inputs into the session engine, "
-        f"{TRIED['stdio']} hostile lines into real `noru mcp` processes over stdio"
+        f"{TRIED['stdio']} hostile lines into real `noru mcp` processes over stdio, "
+        f"{TRIED['http']} hostile requests into a real `noru mcp --http`"
     )
-    assert TRIED["engine"] > 0 and TRIED["stdio"] > 0
+    assert TRIED["engine"] > 0 and TRIED["stdio"] > 0 and TRIED["http"] > 0

@@ -104,7 +104,7 @@ def check(response: httpx2.Response, sent: bytes, revision: str | None) -> None:
     """Validate every JSON-RPC message in ``response`` against the official schema."""
     try:
         request = json.loads(sent)
-    except ValueError:
+    except (ValueError, RecursionError):  # what was sent need not be readable JSON
         request = None
     requests = request if isinstance(request, list) else [request]
     methods = {json.dumps(m.get("id")): m.get("method") for m in requests if isinstance(m, dict)}
