@@ -24,6 +24,7 @@ import base64
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -108,40 +109,45 @@ class App:
 
         The lossless originals are encoded on the pool while this thread makes
         the served images, which are kept for the live reply (and, for the
-        person's captures, for the handoff).
+        person's captures, for the handoff). OCR is held still meanwhile.
         """
         if not self._capture_lock.acquire(timeout=CAPTURE_WAIT):
             raise Busy("another capture is in progress")
         try:
-            grabs = self._grab(mode, args)
-            originals = [self._pool.submit(imaging.encode_png, grab.image) for grab in grabs]
-            served = [imaging.serve(grab.image, self.config.max_edge) for grab in grabs]
-            images = [
-                NewImage(
-                    png=original.result(),
-                    width=grab.image.width,
-                    height=grab.image.height,
-                    source=grab.source,
-                    display_mode=grab.display_mode,
-                    windows=grab.windows,
-                )
-                for grab, original in zip(grabs, originals, strict=True)
-            ]
-            note = args.get("note") if origin == "user" else None
-
-            def store(store: Store) -> str:
-                return store.add_capture(images, origin=origin, note=note).id
-
-            capture_id = self.writer.call(store)
-            with self._served_lock:
-                self._served[capture_id] = served
-                while len(self._served) > SERVED_CACHE:
-                    self._served.pop(next(iter(self._served)))
+            with self.ocr.paused() if self.ocr is not None else nullcontext():
+                capture_id = self._take(mode, args, origin=origin)
         finally:
             self._capture_lock.release()
         if self.ocr is not None:
             self._event(capture_id)
             self.ocr.enqueue(capture_id)
+        return capture_id
+
+    def _take(self, mode: str, args: dict[str, Any], *, origin: str) -> str:
+        grabs = self._grab(mode, args)
+        originals = [self._pool.submit(imaging.encode_png, grab.image) for grab in grabs]
+        served = [imaging.serve(grab.image, self.config.max_edge) for grab in grabs]
+        images = [
+            NewImage(
+                png=original.result(),
+                width=grab.image.width,
+                height=grab.image.height,
+                source=grab.source,
+                display_mode=grab.display_mode,
+                windows=grab.windows,
+            )
+            for grab, original in zip(grabs, originals, strict=True)
+        ]
+        note = args.get("note") if origin == "user" else None
+
+        def store(store: Store) -> str:
+            return store.add_capture(images, origin=origin, note=note).id
+
+        capture_id = self.writer.call(store)
+        with self._served_lock:
+            self._served[capture_id] = served
+            while len(self._served) > SERVED_CACHE:
+                self._served.pop(next(iter(self._served)))
         return capture_id
 
     # --- ops ---------------------------------------------------------------

@@ -14,10 +14,12 @@ import json
 import logging
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from noru.app.writer import Writer
@@ -95,6 +97,22 @@ class OcrWorker:
         self._queue: queue.PriorityQueue[tuple[int, int, str | None]] = queue.PriorityQueue()
         self._order = itertools.count()
         self._thread = threading.Thread(target=self._run, name="noru-ocr", daemon=True)
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Hold the engine still while a capture runs: on two cores, nice 19 alone
+        still lets OCR take the core the capture's second thread needs."""
+        child = self._child
+        pid = child.proc.pid if child is not None and child.alive else None
+        if pid is not None:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            if pid is not None:
+                with suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
 
     def start(self) -> None:
         for capture_id in self.writer.call(lambda store: store.pending_ocr()):
