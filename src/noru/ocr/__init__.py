@@ -137,3 +137,21 @@ def _tesseract_probe(tessdata: Path | None) -> EngineStatus:
 
 
 register_engine(DEFAULT_ENGINE, factory=_tesseract_factory, probe=_tesseract_probe)
+
+
+# --- optional engines -------------------------------------------------------------
+
+
+def _rapidocr_factory(tessdata: Path | None) -> Engine:
+    from noru.ocr.rapid import RapidEngine
+
+    return RapidEngine()  # its models come with its wheel: no data path
+
+
+def _rapidocr_probe(tessdata: Path | None) -> EngineStatus:
+    from noru.ocr.rapid import probe
+
+    return probe()
+
+
+register_engine("rapidocr", factory=_rapidocr_factory, probe=_rapidocr_probe)
