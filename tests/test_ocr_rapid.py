@@ -1,0 +1,383 @@
+"""The optional RapidOCR engine on generated screenshots: the real engine, no mocks.
+
+Only the network is faked, and only to prove it is never used. Without the
+``rapidocr`` extra (``pip install 'noru[rapidocr]'``) these tests skip on a
+developer machine and fail under CI=true.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image, ImageDraw
+
+from noru.errors import OcrError
+from noru.ocr import Engine, OcrLine, OcrResult, available_engines, describe, get_engine
+from noru.ocr.rapid import RapidEngine
+from tests.conftest import require
+from tests.screens import FONT_PACKAGE, Pane, Screen, Word, compose, font, fonts_available
+from tests.screens import window_screen as screen_of
+
+ROOT = Path(__file__).resolve().parent.parent
+KNOWN = (
+    "Quarterly invoice for customer",
+    "Settings Terminal Repository",
+    "Download the release notes",
+    "Meeting agenda and summary",
+)
+TOUCHING = ("Forecast Budget Revenue", "Analytics Dashboard Overview", "Delivery payment balance")
+PUNCTUATION = ".,;:!?\"'()[]{}|`‘’“”"
+MODEL_FILES = {
+    "PP-OCRv6_det_small.onnx",
+    "PP-OCRv6_rec_small.onnx",
+    "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
+}
+
+
+def installed() -> bool:
+    return (
+        importlib.util.find_spec("rapidocr") is not None
+        and importlib.util.find_spec("onnxruntime") is not None
+    )
+
+
+def require_rapidocr() -> None:
+    require(installed(), "the rapidocr extra is missing: pip install 'noru[rapidocr]'")
+    require(fonts_available(), f"DejaVu fonts missing: apt-get install {FONT_PACKAGE}")
+
+
+def package_dir() -> Path:
+    spec = importlib.util.find_spec("rapidocr")
+    assert spec is not None and spec.origin is not None
+    return Path(spec.origin).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[Engine]:
+    require_rapidocr()
+    made = get_engine("rapidocr")
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def line_with(result: OcrResult, word: Word) -> OcrLine | None:
+    """The OCR line that read ``word`` where it is drawn, if any."""
+    cx, cy = word.box[0] + word.box[2] / 2, word.box[1] + word.box[3] / 2
+    for line in result.lines:
+        x, y, w, h = line.box
+        tokens = [t.strip(PUNCTUATION) for t in line.text.split()]
+        if word.text in tokens and x <= cx <= x + w and y <= cy <= y + h:
+            return line
+    return None
+
+
+def missing(screen: Screen, result: OcrResult, words: list[Word] | None = None) -> list[str]:
+    return [w.text for w in (screen.words if words is None else words) if not line_with(result, w)]
+
+
+def overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """The share of ``b`` covered by ``a``."""
+    w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    return w * h / (b[2] * b[3])
+
+
+# --- reading screens ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [14, 16, 20])
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_known_words_are_found_where_they_are_drawn(engine: Engine, theme: str, size: int) -> None:
+    screen = screen_of(KNOWN, theme=theme, size=size)
+    for regions in (None, screen.regions):
+        result = engine.recognise(screen.image, regions=regions)
+        assert missing(screen, result) == [], result.text
+        for word in screen.words:
+            line = line_with(result, word)
+            assert line is not None
+            # Boxes are original pixels although the engine read an inverted,
+            # padded block of the window.
+            assert overlap(line.box, word.box) > 0.9, (word, line)
+            # ...and fall on the word, not on the whole window.
+            assert line.box[3] < 3 * word.box[3], (word, line)
+
+
+@pytest.mark.parametrize("size", [14, 20])
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_words_touching_a_window_border_are_found_when_regions_are_given(
+    engine: Engine, theme: str, size: int
+) -> None:
+    screen = screen_of(KNOWN[:2] + TOUCHING, theme=theme, size=size, touch=TOUCHING)
+    touching = [w for w in screen.words if w.touches_border]
+    assert len(touching) == 9
+    result = engine.recognise(screen.image, regions=screen.regions)
+    assert missing(screen, result, touching) == [], result.text
+    assert missing(screen, result) == []
+
+
+def test_text_outside_every_region_is_still_read(engine: Engine) -> None:
+    panes = [
+        Pane((200, 20, 660, 200), ["Inside the window"], title="Window"),
+        # Not given as a region: like a panel or a window the backend missed.
+        Pane((40, 250, 500, 140), ["Outside label here"], theme="dark", title="Dock"),
+    ]
+    screen = compose(panes, width=900, height=420)
+    result = engine.recognise(screen.image, regions=screen.regions[:1])
+    assert missing(screen, result) == [], result.text
+
+
+def test_lines_come_in_reading_order_across_windows(engine: Engine) -> None:
+    panes = [
+        Pane((20, 20, 420, 200), ["Alpha first window"], title="Left"),
+        # A few pixels higher than its neighbour: still read after it.
+        Pane((460, 14, 420, 200), ["Bravo second window"], theme="dark", title="Right"),
+        Pane((20, 240, 860, 160), ["Charlie third window"], size=16, title="Below"),
+    ]
+    screen = compose(panes, width=900, height=420)
+    text = engine.recognise(screen.image, regions=screen.regions).text
+    positions = [text.find(word) for word in ("Alpha", "Bravo", "Charlie")]
+    assert -1 not in positions, text
+    assert positions == sorted(positions), text
+
+
+def test_a_sidebar_is_read_before_the_page_beside_it(engine: Engine) -> None:
+    """One window, two columns whose lines share rows: column by column, as
+    Tesseract reads it, not row by row across the gap."""
+    image = Image.new("RGB", (900, 300), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, 899, 299), outline=(160, 160, 166))
+    face = font("sans", 16)
+    side = ["Inbox", "Drafts", "Archive"]
+    page = ["Alpha message about budgets", "Bravo message about travel", "Charlie closing note"]
+    for row, (left, right) in enumerate(zip(side, page, strict=True)):
+        draw.text((24, 40 + 30 * row), left, fill=(33, 33, 33), font=face)
+        draw.text((300, 40 + 30 * row), right, fill=(33, 33, 33), font=face)
+    text = engine.recognise(image, regions=[(0, 0, 900, 300)]).text
+    positions = [text.find(word) for word in [*side, "Alpha", "Bravo", "Charlie"]]
+    assert -1 not in positions, text
+    assert positions == sorted(positions), text
+
+
+def test_a_window_on_top_is_read_once_and_hides_what_it_covers(engine: Engine) -> None:
+    below = Pane((20, 20, 700, 260), ["Lower window text", "Quarterly report continues"])
+    top = Pane((560, 90, 330, 240), ["Topmost window words run on"], theme="dark", title="Top")
+    screen = compose([below, top], width=900, height=420)
+    result = engine.recognise(screen.image, regions=screen.regions)  # bottom to top
+    assert result.text.count("Topmost") == 1, result.text
+    visible = [w for w in screen.words if w.text in ("Lower", "Quarterly", "Topmost", "words")]
+    assert missing(screen, result, visible) == [], result.text
+
+
+def test_text_on_a_busy_background_is_read_once_in_overlapping_bands(engine: Engine) -> None:
+    """A noisy wallpaper has no blank rows to cut it between lines, so it is
+    read in overlapping bands (the detector's memory grows with its input):
+    each line is read whole, once."""
+    image = Image.effect_noise((1200, 1000), 40).convert("RGB")
+    draw = ImageDraw.Draw(image)
+    captions = [f"Caption line{i} reads here" for i in range(16)]
+    for i, caption in enumerate(captions):
+        draw.text((80 + 23 * i, 30 + 60 * i), caption, fill="black", font=font("sans", 18))
+    result = engine.recognise(image)
+    found = [line.text for line in result.lines]
+    for i in range(16):
+        assert sum(f"line{i} " in f"{text} " for text in found) == 1, (i, found)
+
+
+def test_overlapping_regions_do_not_read_a_line_twice(engine: Engine) -> None:
+    screen = screen_of(KNOWN, theme="light", size=16)
+    region = screen.regions[0]
+    once = engine.recognise(screen.image, regions=[region])
+    twice = engine.recognise(screen.image, regions=[region, region])
+    assert [line.text for line in twice.lines] == [line.text for line in once.lines]
+
+
+def test_the_result_names_the_engine_and_confidences_are_between_0_and_1(
+    engine: Engine,
+) -> None:
+    screen = screen_of(KNOWN, theme="dark", size=14)
+    result = engine.recognise(screen.image, regions=screen.regions)
+    assert result.engine == engine.name == "rapidocr"
+    assert result.engine_version == engine.version == importlib.metadata.version("rapidocr")
+    assert result.mean_confidence is not None
+    assert 0.5 < result.mean_confidence <= 1.0  # clean synthetic text reads confidently
+    assert all(0.0 <= line.confidence <= 1.0 for line in result.lines)
+    assert result.text == "\n".join(line.text for line in result.lines)
+
+
+@pytest.mark.parametrize("colour", ["white", "black", "#3a6ea5"])
+def test_a_blank_image_gives_no_lines_and_no_confidence(engine: Engine, colour: str) -> None:
+    image = Image.new("RGB", (1280, 800), colour)
+    for regions in (None, [(0, 0, 640, 800), (640, 0, 640, 800)]):
+        result = engine.recognise(image, regions=regions)
+        assert result.lines == ()
+        assert result.text == ""
+        assert result.mean_confidence is None
+
+
+@pytest.mark.parametrize("size", [(1, 1), (2, 50), (50, 2)])
+def test_a_tiny_image_gives_no_lines_instead_of_crashing(
+    engine: Engine, size: tuple[int, int]
+) -> None:
+    image = Image.new("RGB", size, "white")
+    assert engine.recognise(image).lines == ()
+    assert engine.recognise(image, regions=[(0, 0, 1, 1)]).lines == ()
+
+
+def test_palette_and_alpha_images_are_read_like_rgb(engine: Engine) -> None:
+    screen = screen_of(KNOWN, theme="light", size=16)
+    for mode in ("RGBA", "P", "L"):
+        result = engine.recognise(screen.image.convert(mode), regions=screen.regions)
+        assert missing(screen, result) == [], mode
+
+
+def test_one_engine_can_be_shared_by_threads(engine: Engine) -> None:
+    screens = [screen_of(KNOWN, theme=t, size=16) for t in ("light", "dark")]
+    failures: list[str] = []
+
+    def read(screen: Screen) -> None:
+        for _ in range(2):
+            result = engine.recognise(screen.image, regions=screen.regions)
+            failures.extend(missing(screen, result))
+
+    threads = [threading.Thread(target=read, args=(s,)) for s in screens]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+def test_a_closed_engine_refuses_to_read_and_closing_twice_is_harmless() -> None:
+    require_rapidocr()
+    made = get_engine("rapidocr")
+    made.close()
+    made.close()
+    with pytest.raises(OcrError, match="closed"):
+        made.recognise(Image.new("RGB", (10, 10)))
+
+
+# --- offline, always ------------------------------------------------------------------
+
+
+def test_nothing_is_downloaded_the_models_are_the_wheels_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    require_rapidocr()
+    import requests
+
+    models = package_dir() / "models"
+    before = sorted(p.name for p in models.iterdir())
+    attempts: list[str] = []
+
+    def no_network(*args: Any, **kwargs: Any) -> Any:
+        attempts.append(repr(args[:2]))
+        raise OSError("network access during an OCR test")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket.socket, "connect_ex", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(socket, "getaddrinfo", no_network)
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    monkeypatch.setattr(requests, "get", no_network)
+    monkeypatch.setattr(requests.Session, "request", no_network)
+
+    # A fresh engine, so every model is loaded with the network gone.
+    made = get_engine("rapidocr")
+    try:
+        screen = screen_of(KNOWN, theme="light", size=14)
+        result = made.recognise(screen.image, regions=screen.regions)
+        assert missing(screen, result) == [], result.text
+        assert isinstance(made, RapidEngine)
+        paths = made.model_paths
+    finally:
+        made.close()
+    assert attempts == []
+    assert {p.name for p in paths} >= {"PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx"}
+    for path in paths:
+        assert path.resolve().is_relative_to(models.resolve()), path
+        assert path.name in MODEL_FILES and path.is_file()
+    assert sorted(p.name for p in models.iterdir()) == before  # nothing fetched to disk
+
+
+def test_if_rapidocr_ever_tries_to_download_it_fails_loudly(engine: Engine, tmp_path: Path) -> None:
+    from rapidocr.utils.download_file import DownloadFile, DownloadFileInput
+
+    target = tmp_path / "model.onnx"
+    request = DownloadFileInput(
+        file_url="https://example.invalid/model.onnx",
+        save_path=target,
+        logger=logging.getLogger("test"),
+    )
+    with pytest.raises(OcrError, match="only uses the models the rapidocr wheel ships"):
+        DownloadFile.run(request)
+    assert not target.exists()
+
+
+# --- finding the engine ----------------------------------------------------------------
+
+
+def test_describe_reports_version_and_the_bundled_model_folder() -> None:
+    require(installed(), "the rapidocr extra is missing: pip install 'noru[rapidocr]'")
+    status = describe("rapidocr")
+    assert status.available, status.problem
+    assert status.name == "rapidocr"
+    assert status.version == importlib.metadata.version("rapidocr")
+    assert status.data_path == package_dir() / "models"
+    assert {p.name for p in status.data_path.iterdir()} >= MODEL_FILES
+    assert str(status) == f"rapidocr {status.version}, data {status.data_path}"
+    assert "rapidocr" in available_engines()
+
+
+def test_get_engine_by_name_gives_a_ready_rapidocr_engine(engine: Engine) -> None:
+    assert engine.name == "rapidocr"
+    assert engine.version == importlib.metadata.version("rapidocr")
+
+
+def test_without_the_extra_the_doctor_says_what_to_install() -> None:
+    """A real interpreter without site-packages: rapidocr is not there."""
+    code = (
+        "from noru.ocr import describe, get_engine\n"
+        "from noru.errors import OcrError\n"
+        "status = describe('rapidocr')\n"
+        "print(status.available)\n"
+        "print(status)\n"
+        "try:\n"
+        "    get_engine('rapidocr')\n"
+        "except OcrError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    available, status, error = out.stdout.splitlines()
+    assert available == "False"
+    assert (
+        status == "rapidocr: unavailable: rapidocr is not installed: pip install 'noru[rapidocr]'"
+    )
+    assert error == "rapidocr is not installed: pip install 'noru[rapidocr]'"
+
+
+def test_importing_noru_ocr_and_asking_the_doctor_loads_nothing_heavy() -> None:
+    code = (
+        "import sys, noru.ocr\n"
+        "status = noru.ocr.describe('rapidocr')\n"
+        "heavy = {'rapidocr', 'onnxruntime', 'numpy', 'cv2', 'PIL'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
