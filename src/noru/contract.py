@@ -147,10 +147,8 @@ def describe_source(source: Source | None) -> str:
         parts.append(f'window "{source.window_title}"')
     if source.workspace_hint:
         parts.append(f"workspace {source.workspace_hint} (inferred)")
-    if source.display_index is not None or source.display_name:
-        name = f" ({source.display_name})" if source.display_name else ""
-        index = source.display_index if source.display_index is not None else "?"
-        parts.append(f"display {index}{name}")
+    if source.display_label:
+        parts.append(source.display_label)
     return ", ".join(parts)
 
 

@@ -292,10 +292,7 @@ def capture_view(
 def _label(source: Source, position: int) -> str:
     if source.window_title:
         return f'window "{source.window_title}"'
-    if source.display_index is not None:
-        name = f" ({source.display_name})" if source.display_name else ""
-        return f"display {source.display_index}{name}"
-    return f"image {position}"
+    return source.display_label or f"image {position}"
 
 
 def _row_line(n: int, row: Row, now: datetime) -> str:
@@ -312,10 +309,8 @@ def _row_line(n: int, row: Row, now: datetime) -> str:
         parts.append(f'window "{_clip(s.window_title, 60)}"')
     if s.workspace_hint:
         parts.append(f"workspace {s.workspace_hint}")
-    if s.display_index is not None:
-        parts.append(
-            f"display {s.display_index}" + (f" ({s.display_name})" if s.display_name else "")
-        )
+    if s.display_label:
+        parts.append(s.display_label)
     if row.note:
         parts.append(f'note: "{_clip(row.note, 60)}"')
     return f"{n}. " + " · ".join(parts)

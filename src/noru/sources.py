@@ -33,6 +33,14 @@ class Source:
         }
 
     @property
+    def display_label(self) -> str | None:
+        """ "display 2 (HDMI-1)", or None when the display is unknown."""
+        if self.display_index is None and not self.display_name:
+            return None
+        index = self.display_index if self.display_index is not None else "?"
+        return f"display {index}" + (f" ({self.display_name})" if self.display_name else "")
+
+    @property
     def known(self) -> bool:
         """True when any fact besides the inferred hint is known."""
         return any(
