@@ -181,6 +181,25 @@ class TestLiveTargets:
         set_control(home, "revoke")
         assert first_line(session.call("get_latest_capture")).startswith("Noru not authorized")
 
+    def test_only_the_persons_captures_within_the_configured_window_are_handed_off(
+        self,
+        home: Path,
+        desktop: XServer,
+        open_window: OpenWindow,
+        tmp_path: Path,
+        session: MemoryClient,
+    ) -> None:
+        (home / "config.toml").write_text('handoff_window = "1s"\n')
+        window_under_pointer(desktop, open_window)
+        set_control(home, "allow")
+        with running_app(home, desktop.env, tmp_path / "app.log"):
+            session.call("observe_screen", {"text_only": True})  # an agent's own capture
+            assert first_line(session.call("get_latest_capture")).startswith("Noru nothing new")
+            noru(home, desktop.env, "capture")
+            time.sleep(1.5)  # let the capture age past the one-second window
+            text = session.call("get_latest_capture")["result"]["content"][0]["text"]
+        assert text.startswith("Noru nothing new") and "handoff window (1 second)" in text
+
     def test_a_restart_never_re_serves_a_delivered_capture(
         self,
         home: Path,

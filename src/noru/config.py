@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-__all__ = ["Config", "load_config", "parse_duration", "parse_moment"]
+__all__ = ["Config", "format_duration", "load_config", "parse_duration", "parse_moment"]
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -33,6 +33,14 @@ def parse_duration(text: str) -> float:
     if not m:
         raise ValueError(f"not a duration: {text!r} (use e.g. 30m, 2h, 1d)")
     return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def format_duration(seconds: float) -> str:
+    """``600`` -> "10 minutes", ``1`` -> "1 second", ``5400`` -> "1.5 hours"."""
+    units = (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
+    name, size = next(((n, s) for n, s in units if seconds >= s), ("second", 1))
+    text = f"{round(seconds / size, 1):g}"
+    return f"{text} {name}" + ("" if text == "1" else "s")
 
 
 def parse_moment(text: str, now: datetime) -> datetime:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from noru import access, imaging
-from noru.config import Config, load_config
+from noru.config import Config, format_duration, load_config
 from noru.errors import Busy, CaptureError, NoruError, NothingNew, Steering
 from noru.store import NewImage, Store
 
@@ -178,7 +178,7 @@ class App:
             if claimed is None:
                 raise NothingNew(
                     "no new capture from the person within the handoff window "
-                    f"({self.config.handoff_window / 60:g} minutes), or it was already delivered"
+                    f"({format_duration(self.config.handoff_window)}), or it was already delivered"
                 )
             self._wait_for_text(claimed)
             return self._reply(claimed, args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from noru import access
-from noru.config import load_config
+from noru.config import format_duration, load_config
 from noru.contract import text_result
 from noru.errors import NoruError, StoreError
 from noru.live import LiveClient
@@ -13,10 +13,6 @@ from noru.mcp.tools import ToolContext
 from noru.store import Reader
 
 __all__ = ["get_status", "status_lines"]
-
-
-def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:g} minutes"
 
 
 def status_lines(context: ToolContext) -> list[str]:
@@ -53,7 +49,7 @@ def status_lines(context: ToolContext) -> list[str]:
     lines += [f"Note: {note}" for note in app.get("notes", []) or []]  # type: ignore[attr-defined]
     if history.allowed:
         lines.append(f"Captures in history: {_count(context)}")
-    lines.append(f"Handoff window: {_minutes(config.handoff_window)}")
+    lines.append(f"Handoff window: {format_duration(config.handoff_window)}")
     return lines
 
 
