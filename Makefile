@@ -27,11 +27,11 @@ conformance: $(STAMP)
 debs:
 	@scripts/ensure-debs
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@scripts/ensure-debs python
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade pip
-	@$(BIN)/python -m pip install --quiet -e '.[test]'
+	@$(BIN)/python -m pip install --quiet -e '.[test,rapidocr]'
 	@touch $(STAMP)
 
 clean:
