@@ -71,31 +71,43 @@ MODELS = {
 
 @dataclass(frozen=True)
 class RapidSettings:
-    """How screens are read; the defaults are what the measurements chose
-    (see the commit that set them and bench/ocr_corpus.py)."""
+    """How screens are read. The defaults are what measurement chose, on the
+    bench/ocr_corpus.py desktops (2560x1600, 3-6 windows, 2 cores); the
+    figures are in the commit that set them."""
 
-    scale: float = 1.0
+    scale: float = 1.0  # 1.25 found no more words and took a third longer
     pad: int = 16
-    threads: int = 2  # onnxruntime's intra-op threads, per model
+    # onnxruntime's intra-op threads per model. Two read a frame about 1.5x
+    # faster than one on two cores (for 1.3x the CPU time); the app runs
+    # the engine niced and holds it still while a capture runs.
+    threads: int = 2
     remainder: bool = True  # also read what lies outside the given regions
-    invert_dark: bool = True
+    invert_dark: bool = True  # as tesseract.py; PP-OCR read dark themes as well either way
     per_region: bool = True  # False: read the whole image at once, regions ignored
-    # Screen text is upright: the 180 degree classifier only costs time.
+    # Screen text is upright. The 180 degree classifier costs a fifth more
+    # time and turned some lines upside down (recall 98.5 % against 100 %).
     use_cls: bool = False
-    # Detection runs at the piece's own size up to this many pixels on its
+    # Detection runs at the block's own size up to this many pixels on its
     # longer side (RapidOCR's default, a minimum side of 736 px, blows a small
-    # window up several times and a 2560 px screen down).
+    # block up several times and a 2560 px screen down).
     det_max_side: int = 4096
     block_gap: int = 32  # blank pixels that part two blocks of text (text_blocks)
-    block_margin: int = 16  # background kept around a block for the detector
+    block_margin: int = 16  # blank kept around a block for the detector
     # Bigger blocks are cut between text lines: the detector's memory grows
-    # with its input (measured peak RSS: 0.26 Mpx 277 MB, 1 Mpx 493 MB,
-    # 2.4 Mpx 785 MB), and its time does anyway.
-    block_area: int = 500_000
+    # with its input (peak RSS 277 MB at 0.26 Mpx, 493 MB at 1 Mpx, 785 MB at
+    # 2.4 Mpx). 250k px: peak 473 MB a frame against 554 MB at 500k, same
+    # words found, same time.
+    block_area: int = 250_000
     text_score: float = 0.5  # RapidOCR drops lines it reads with less confidence
     box_thresh: float = 0.5
-    unclip_ratio: float = 1.6
-    rec_batch: int = 6  # lines recognised per model run
+    # How far a detected line's box is grown. Recognition scales each line
+    # to 48 px high, so its cost follows the box's width/height: 2.0 (taller
+    # boxes) costs less than RapidOCR's 1.6 and found as many words.
+    unclip_ratio: float = 2.0
+    # Lines per recognition run. RapidOCR pads a batch to its widest line and
+    # the model's 18k-character output grows with batch x width: 1 line at
+    # a time was as fast as 2 or 6 and peaked at 522 MB against 651 and 899.
+    rec_batch: int = 1
 
 
 def model_folder() -> Path | None:
