@@ -154,6 +154,18 @@ def test_lines_come_in_reading_order_across_windows(engine: Engine) -> None:
     assert positions == sorted(positions), text
 
 
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_windows_title_is_read_before_its_text(engine: Engine, theme: str) -> None:
+    # The title sits right of the text and close above it: a column of its
+    # own to a cut along blank space, yet read first.
+    screen = screen_of(KNOWN[:2], theme=theme, size=14)
+    for regions in (None, screen.regions):
+        text = engine.recognise(screen.image, regions=regions).text
+        positions = [text.find(line) for line in ("Known Words", *KNOWN[:2])]
+        assert -1 not in positions, text
+        assert positions == sorted(positions), text
+
+
 def test_a_sidebar_is_read_before_the_page_beside_it(engine: Engine) -> None:
     """One window, two columns whose lines share rows: column by column, as
     Tesseract reads it, not row by row across the gap."""

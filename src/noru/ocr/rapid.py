@@ -344,10 +344,10 @@ def text_blocks(grey: Image.Image, *, gap: int = 32, max_area: int | None = None
     (a 900x420 window's text is found on its own and lost once pasted into a
     2600x1600 blank), and a masked remainder or a sparse window is just that.
     So a piece is cut, recursively, at blank bands at least ``gap`` pixels
-    wide: rows first, then columns (an XY cut). The blocks come top to bottom
-    and left to right within a band, which is also the order to read them in:
-    a sidebar and the page beside it are separate blocks. A block bigger
-    than ``max_area`` is cut into bands between its text lines.
+    wide: rows first, then columns (an XY cut). A block bigger than
+    ``max_area`` is cut into bands between its text lines. The blocks come in
+    reading order: top to bottom, and left to right within a band of rows,
+    so a sidebar is read before the page beside it, not line by line across.
     """
     from PIL import Image, ImageChops
 
@@ -383,7 +383,12 @@ def text_blocks(grey: Image.Image, *, gap: int = 32, max_area: int | None = None
                 blocks.append((bx + found[0], by + found[1], bx + found[2], by + found[3]))
 
     split((0, 0, *grey.size))
-    return blocks
+    # The cut finds the blocks, but its order is not always the reading
+    # order: a title bar's text above a page, with less than ``gap`` between
+    # them, is cut off as a column of its own to the right of the page. Read
+    # by position instead: bands top to bottom, left to right within a band.
+    boxes = [(x1, y1, x2 - x1, y2 - y1) for x1, y1, x2, y2 in blocks]
+    return [blocks[i] for i in order_boxes(boxes)]
 
 
 def _tiles(block: _Corners, *, max_area: int) -> Iterator[tuple[_Corners, tuple[int, int] | None]]:
