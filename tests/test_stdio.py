@@ -89,6 +89,13 @@ class TestRawPipes:
         assert answer["error"]["code"] == -32600 and "larger than" in answer["error"]["message"]
         assert stdio.exchange(b'{"jsonrpc":"2.0","id":2,"method":"ping"}')["id"] == 2
 
+    def test_a_10_mb_line_is_answered_and_the_server_goes_on(self, stdio: StdioProcess) -> None:
+        big = b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"' + b"y" * 10_000_000
+        assert stdio.exchange(big + b'"}}', "ping") == {"jsonrpc": "2.0", "id": 7, "result": {}}
+        garbage = b"{" + b"z" * 10_000_000
+        assert stdio.exchange(garbage)["error"]["code"] == -32700
+        assert stdio.exchange(b'{"jsonrpc":"2.0","id":8,"method":"ping"}')["id"] == 8
+
     def test_eof_ends_the_server_cleanly(self, stdio: StdioProcess) -> None:
         assert stdio.exchange(b'{"jsonrpc":"2.0","id":1,"method":"ping"}')["id"] == 1
         assert stdio.close() == 0
