@@ -174,11 +174,13 @@ class RapidEngine:
             self._ocr: Any = rapidocr.RapidOCR(params=self._params())
             # RapidOCR loads each model on first use; loading them now puts a
             # broken install's error here, where the app reports it, rather
-            # than on the first capture.
-            self._ocr._load_det_model()
-            self._ocr._load_rec_model()
-            if self.settings.use_cls:
-                self._ocr._load_cls_model()
+            # than on the first capture. The loaders are private (3.10): a
+            # RapidOCR without them still loads on first use.
+            tasks = ["det", "rec", *(["cls"] if self.settings.use_cls else [])]
+            for task in tasks:
+                load = getattr(self._ocr, f"_load_{task}_model", None)
+                if load is not None:
+                    load()
 
     def _params(self) -> dict[str, Any]:
         s = self.settings
