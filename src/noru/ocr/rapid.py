@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -209,8 +210,11 @@ class RapidEngine:
             "Det.box_thresh": s.box_thresh,
             "Det.unclip_ratio": s.unclip_ratio,
             "Rec.rec_batch_num": max(1, s.rec_batch),
-            f"{ort}.intra_op_num_threads": max(1, s.threads),
-            # Models run one after another: no inter-op pool to keep spinning.
+            # RapidOCR ignores a count above the machine's cores and then
+            # leaves onnxruntime at its default, every core: clamp it here.
+            f"{ort}.intra_op_num_threads": max(1, min(s.threads, os.cpu_count() or 1)),
+            # onnxruntime runs a model's nodes in order (sequential execution):
+            # an inter-op pool would only sit idle.
             f"{ort}.inter_op_num_threads": 1,
         }
 
@@ -224,7 +228,7 @@ class RapidEngine:
 
     @property
     def model_paths(self) -> tuple[Path, ...]:
-        """The model files the loaded sessions read (for tests and the doctor)."""
+        """The model files RapidOCR was told to load (the offline test checks them)."""
         cfg = self._ocr.cfg
         tasks = [cfg.Det, cfg.Rec] + ([cfg.Cls] if self.settings.use_cls else [])
         return tuple(Path(str(task.model_path)) for task in tasks)
