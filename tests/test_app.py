@@ -389,3 +389,4 @@ def test_doctor_reports_each_part(app: AppProcess, home: Path, desktop: XServer)
     for name in ("display", "capture backend", "window manager", "hotkey", "ocr engine", "app"):
         assert f"ok   {name}:" in out, out
     assert done.returncode == 0, out
+    assert "(configured)" in out and "ocr engine rapidocr (optional):" in out

@@ -408,7 +408,7 @@ def doctor() -> None:
     for check in checks:
         mark = "ok  " if check.ok else "FAIL"
         click.echo(f"{mark} {check.name}: {check.found}")
-        if check.fix and not check.ok:
+        if check.fix:
             click.echo(f"     -> {check.fix}")
     if not all(check.ok for check in checks):
         sys.exit(1)

@@ -76,13 +76,24 @@ def _display_checks() -> list[Check]:
     return checks
 
 
-def _ocr_check(home: Path) -> Check:
-    from noru.ocr import describe
+def _ocr_checks(home: Path) -> list[Check]:
+    """Every engine Noru knows; only the configured one must work."""
+    from noru.ocr import describe, registered_engines
 
-    status = describe()
-    if status.available:
-        return Check("ocr engine", True, f"{status.name} {status.version}, data {status.data_path}")
-    return Check("ocr engine", False, f"{status.name} unavailable", status.problem)
+    configured = load_config(home).ocr_engine
+    checks = []
+    for name in sorted(set(registered_engines()) | {configured}):
+        status = describe(name)
+        label = "ocr engine" if name == configured else f"ocr engine {name} (optional)"
+        if status.available:
+            data = f", data {status.data_path}" if status.data_path else ""
+            found = f"{status.name} {status.version}{data}"
+            if name == configured:
+                found += " (configured)"
+            checks.append(Check(label, True, found))
+        else:
+            checks.append(Check(label, name != configured, f"{name} unavailable", status.problem))
+    return checks
 
 
 def _data_dir_check(home: Path) -> list[Check]:
@@ -169,5 +180,5 @@ def run_checks(home: Path) -> list[Check]:
     else:
         checks.append(Check("app", False, "not running", "start it with `noru app`"))
     checks += _display_checks()
-    checks.append(_ocr_check(home))
+    checks += _ocr_checks(home)
     return checks

@@ -27,12 +27,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from noru.ocr.base import Box
+from noru.ocr.base import Box, OcrLine
 
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Piece", "clip", "cut", "mask_regions", "order_boxes", "split_rows"]
+__all__ = [
+    "Piece",
+    "clip",
+    "cut",
+    "dedupe_lines",
+    "intersects",
+    "iou",
+    "mask_regions",
+    "order_boxes",
+    "split_rows",
+]
 
 # A border line is at most this many pixels thick (1-2 px frames, with an
 # anti-aliased or shadow line beside them).
@@ -263,3 +273,29 @@ def split_rows(image: Image.Image, region: Box, parts: int) -> list[Box]:
                 break
     edges = [0, *cuts, h]
     return [(x, y + top, w, bottom - top) for top, bottom in itertools.pairwise(edges)]
+
+
+def intersects(a: Box, b: Box) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union of two boxes."""
+    w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    inter = w * h
+    union = a[2] * a[3] + b[2] * b[3] - inter
+    return inter / union if union else 0.0
+
+
+def dedupe_lines(lines: Sequence[OcrLine]) -> list[OcrLine]:
+    """Drop a line read twice at the same place (overlapping regions or bands)."""
+    kept: list[OcrLine] = []
+    seen: dict[str, list[Box]] = {}
+    for line in lines:
+        boxes = seen.setdefault(line.text, [])
+        if any(iou(box, line.box) > 0.5 for box in boxes):
+            continue
+        boxes.append(line.box)
+        kept.append(line)
+    return kept

@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from noru.errors import OcrError
 from noru.ocr.base import Box, OcrLine, OcrResult, mean_confidence
-from noru.ocr.regions import clip, cut, mask_regions, order_boxes, split_rows
+from noru.ocr.regions import (
+    clip,
+    cut,
+    dedupe_lines,
+    intersects,
+    mask_regions,
+    order_boxes,
+    split_rows,
+)
 from noru.ocr.tessdata import LANGUAGE, require_tessdata
 
 if TYPE_CHECKING:
@@ -128,7 +136,7 @@ class TesseractEngine:
                 around += [(line.box, [line]) for line in lines]
         units = [*regional.values(), *around]
         ordered = [line for i in order_boxes([u[0] for u in units]) for line in units[i][1]]
-        lines_out = tuple(_dedupe(ordered))
+        lines_out = tuple(dedupe_lines(ordered))
         return OcrResult(lines_out, NAME, self._version, mean_confidence(lines_out))
 
     def _plan(self, image: Image.Image, regions: Sequence[Box] | None) -> list[_Job]:
@@ -152,7 +160,7 @@ class TesseractEngine:
             bands = split_rows(image, region, parts) if split else [region]
             # Regions come bottom to top (stacking order): a later region
             # that overlaps this one lies on top of it and hides what is under.
-            above = tuple(r for r in clipped[unit + 1 :] if _intersects(r, region))
+            above = tuple(r for r in clipped[unit + 1 :] if intersects(r, region))
             jobs += [_Job(image, band, unit, region, above) for band in bands]
         if regions and s.per_region and s.remainder:
             masked = mask_regions(image, clipped)
@@ -251,28 +259,3 @@ def _tesseract_errors() -> Iterator[None]:
         yield
     except RuntimeError as exc:
         raise OcrError(f"Tesseract failed on the image: {exc}") from exc
-
-
-def _dedupe(lines: Sequence[OcrLine]) -> list[OcrLine]:
-    """Drop a line read twice at the same place (overlapping regions)."""
-    kept: list[OcrLine] = []
-    seen: dict[str, list[Box]] = {}
-    for line in lines:
-        boxes = seen.setdefault(line.text, [])
-        if any(_iou(box, line.box) > 0.5 for box in boxes):
-            continue
-        boxes.append(line.box)
-        kept.append(line)
-    return kept
-
-
-def _intersects(a: Box, b: Box) -> bool:
-    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
-
-
-def _iou(a: Box, b: Box) -> float:
-    w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    inter = w * h
-    union = a[2] * a[3] + b[2] * b[3] - inter
-    return inter / union if union else 0.0
