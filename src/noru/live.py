@@ -64,9 +64,13 @@ class LiveClient:
             return sock
         raise AssertionError("unreachable")
 
+    def ensure_running(self) -> None:
+        """Raise ``AppNotRunning`` (with why) unless the app accepts a connection."""
+        self._connect().close()
+
     def running(self) -> bool:
         try:
-            self._connect().close()
+            self.ensure_running()
         except AppNotRunning:
             return False
         return True

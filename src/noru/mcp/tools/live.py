@@ -28,9 +28,7 @@ BUSY_RETRIES = (0.1, 0.15, 0.25)
 
 def _live_call(context: ToolContext, op: str, args: dict[str, Any]) -> dict[str, Any]:
     client = LiveClient(context.home)
-    if not client.running():
-        # Raises the steering with the reason.
-        client.call("ping")
+    client.ensure_running()  # "app not running" comes before any access answer
     decision = access.live_decision(access.load(context.home))
     if not decision.allowed:
         assert decision.refusal is not None
