@@ -31,7 +31,7 @@ from typing import Any
 
 from noru import access, imaging
 from noru.config import Config, format_duration, load_config
-from noru.errors import Busy, CaptureError, NoruError, NothingNew, Steering
+from noru.errors import Busy, CaptureError, NoruError, NothingNew
 from noru.store import NewImage, Store
 
 __all__ = ["App"]
@@ -228,7 +228,3 @@ class App:
             self.ocr.close()
         self.writer.close()
         self.capturer.close()
-
-
-def refusal_reply(exc: Steering) -> dict[str, Any]:
-    return {"ok": False, "refusal": exc.tag, "message": exc.summary}
