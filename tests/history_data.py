@@ -80,7 +80,6 @@ def seed(home: Path) -> Seeded:
         store.set_ocr(
             editor.id,
             engine="tesseract",
-            confidence=0.91,
             lines_per_image=[
                 [
                     OcrLine(

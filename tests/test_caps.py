@@ -66,7 +66,6 @@ def test_a_huge_text_layer_is_cut_and_the_cut_is_announced(
         store.set_ocr(
             record.id,
             engine="tesseract",
-            confidence=0.9,
             lines_per_image=[[OcrLine(line, (0, 0, 10, 10), 0.9)] * 15],
         )
     answer = session.call("get_capture", {"id": record.id, "text_only": True})

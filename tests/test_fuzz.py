@@ -156,7 +156,6 @@ def small_history(home: Path) -> None:
             store.set_ocr(
                 capture.id,
                 engine="tesseract",
-                confidence=0.9,
                 lines_per_image=[[OcrLine(f"line {n}", (1, 1, 30, 8), 0.9)]],
             )
 

@@ -460,14 +460,8 @@ def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None
                 click.echo(f"{capture_id}: OCR failed ({exc.__class__.__name__})", err=True)
                 failed += 1
             else:
-                confidences = [line.confidence for lines in per_image for line in lines]
-                mean = sum(confidences) / len(confidences) if confidences else None
                 store.set_ocr(
-                    capture_id,
-                    engine=ocr.name,
-                    version=ocr.version,
-                    lines_per_image=per_image,
-                    confidence=mean,
+                    capture_id, engine=ocr.name, version=ocr.version, lines_per_image=per_image
                 )
             bar.advance(task)
     ocr.close()

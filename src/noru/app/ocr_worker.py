@@ -89,6 +89,7 @@ class OcrWorker:
         if not status.available:  # say so at start, not at the first capture
             raise OcrError(status.problem or f"{engine_name} is unavailable")
         self.engine_name = engine_name
+        self.version = status.version
         self.label = f"{status.name} {status.version}"
         self.writer = writer
         self.on_settled = on_settled
@@ -152,8 +153,7 @@ class OcrWorker:
         record, images = self.writer.call(read)
         if record is None or record.ocr_state != "pending":
             return
-        engine = self.engine_name
-        version = self.label.split(" ", 1)[1] if " " in self.label else None
+        engine, version = self.engine_name, self.version
         try:
             reply = self._engine().run(images)
         except (OcrError, OSError, ValueError) as exc:
@@ -176,8 +176,6 @@ class OcrWorker:
             ]
             for lines in reply["lines"]
         ]
-        confidences = [line.confidence for lines in per_image for line in lines]
-        mean = sum(confidences) / len(confidences) if confidences else None
 
         def commit(store: Store) -> bool:
             return store.set_ocr(
@@ -185,7 +183,6 @@ class OcrWorker:
                 engine=str(reply.get("engine") or engine),
                 version=str(reply["version"]) if reply.get("version") else version,
                 lines_per_image=per_image,
-                confidence=mean,
             )
 
         self.writer.call(commit)

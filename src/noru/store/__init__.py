@@ -621,10 +621,12 @@ class Store(_Base):
         engine: str,
         version: str | None = None,
         lines_per_image: Sequence[Sequence[OcrLine]] | None = None,
-        confidence: float | None = None,
         error: str | None = None,
     ) -> bool:
-        """Record OCR text (or its failure); the old text stays until this commits."""
+        """Record OCR text (or its failure); the old text stays until this commits.
+
+        The capture's confidence is the mean over its lines (None without text).
+        """
         with self._transaction() as db:
             row = db.execute("SELECT seq FROM captures WHERE id = ?", (capture_id,)).fetchone()
             if row is None:
@@ -643,7 +645,9 @@ class Store(_Base):
                     "UPDATE images SET ocr_lines = ? WHERE capture_seq = ? AND position = ?",
                     (_lines_json(lines), seq, position),
                 )
-            text = "\n".join(line.text for lines in lines_per_image for line in lines)
+            every = [line for lines in lines_per_image for line in lines]
+            confidence = sum(ln.confidence for ln in every) / len(every) if every else None
+            text = "\n".join(line.text for line in every)
             db.execute("UPDATE capture_text SET ocr = ? WHERE rowid = ?", (text, seq))
             db.execute(
                 "UPDATE captures SET ocr_state = 'done', ocr_engine = ?, ocr_version = ?,"
