@@ -6,7 +6,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -14,6 +14,15 @@ from noru.live import LiveClient
 from tests.wire import noru_command
 
 READY_TIMEOUT = 30.0
+
+
+def wait_until(condition: Callable[[], bool], what: str, seconds: float = 120) -> None:
+    """Poll ``condition`` until true; fail naming ``what`` after ``seconds`` (a guard)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting: {what}")
+        time.sleep(0.05)
 
 
 class AppProcess:

@@ -17,7 +17,7 @@ from PIL import Image
 
 from noru.access import set_control
 from noru.store import Filters, Reader
-from tests.app_process import AppProcess, running_app
+from tests.app_process import AppProcess, running_app, wait_until
 from tests.wire import MemoryClient, StdioProcess, noru_command
 
 if TYPE_CHECKING:
@@ -67,8 +67,7 @@ def window_under_pointer(desktop: XServer, open_window: OpenWindow, **kw: Any) -
         height=kw.pop("height", 360),
         **kw,
     )
-    window.activate()
-    desktop.move_pointer(*window.centre)
+    window.bring_under_pointer()
     return window
 
 
@@ -143,14 +142,19 @@ class TestCapture:
     ) -> None:
         window_under_pointer(desktop, open_window, title="Shortcut target")
         desktop.run("xdotool", "key", "ctrl+alt+n")
-        deadline = time.monotonic() + 30
-        record = None
-        while record is None and time.monotonic() < deadline:
+
+        def captured() -> bool:
             reader = Reader.open(home)
-            if reader is not None:
-                with reader:
-                    record = reader.nth(1, Filters())
-            time.sleep(0.05)
+            if reader is None:
+                return False
+            with reader:
+                return reader.count() > 0
+
+        wait_until(captured, f"a capture from the shortcut; app log: {app.output}", 30)
+        reader = Reader.open(home)
+        assert reader is not None
+        with reader:
+            record = reader.nth(1, Filters())
         assert record is not None, app.output
         assert record.origin == "user"
         assert record.images[0].source.window_title == "Shortcut target"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +14,7 @@ from PIL import Image, ImageDraw, ImageFont
 from noru.access import set_control
 from noru.cli import main
 from noru.store import Filters, Reader
-from tests.app_process import AppProcess, running_app
+from tests.app_process import AppProcess, running_app, wait_until
 from tests.wire import MemoryClient
 
 if TYPE_CHECKING:
@@ -42,14 +41,6 @@ def records(home: Path) -> list[Any]:
         return [reader.get(row.id) for row in reader.list_rows(Filters(), limit=200)[0]]
 
 
-def wait_until(condition: Callable[[], bool], what: str, seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting: {what}")
-        time.sleep(0.1)
-
-
 def body(answer: dict[str, Any]) -> str:
     return "\n".join(b["text"] for b in answer["result"]["content"] if b["type"] == "text")
 
@@ -72,8 +63,7 @@ def test_a_live_request_waits_for_the_text_of_a_fresh_capture(
         foreground="#000000",
         text="Quarterly invoice",
     )
-    window.activate()
-    desktop.move_pointer(*window.centre)
+    window.bring_under_pointer()
     set_control(home, "allow")
     with running_app(home, desktop.env, tmp_path / "app.log"):
         answer = session.call("observe_screen", {"text_only": True})
@@ -105,8 +95,7 @@ def test_with_no_settle_time_the_answer_is_pending_and_get_capture_brings_the_te
         foreground="#000000",
         text="Revenue forecast",
     )
-    window.activate()
-    desktop.move_pointer(*window.centre)
+    window.bring_under_pointer()
     set_control(home, "allow")
     with running_app(home, desktop.env, tmp_path / "app.log"):
         answer = session.call("observe_screen", {})

@@ -19,7 +19,7 @@ from noru.errors import Busy, NoruError
 from noru.live import LiveClient
 from noru.store import Store
 from noru.store.files import TMP_PREFIX
-from tests.app_process import AppProcess, running_app
+from tests.app_process import AppProcess, running_app, wait_until
 from tests.conftest import FIGURES
 from tests.history_data import seed
 from tests.wire import MemoryClient, noru_command
@@ -67,8 +67,7 @@ def test_killing_the_app_during_captures_and_ocr_loses_nothing_committed(
         foreground="#000000",
         text="Durable ledger",
     )
-    window.activate()
-    desktop.move_pointer(*window.centre)
+    window.bring_under_pointer()
     rng = random.Random(4)
     committed: set[str] = set()
     for n in range(ROUNDS):
@@ -100,16 +99,12 @@ def test_killing_the_app_during_captures_and_ocr_loses_nothing_committed(
             worker.join(timeout=30)
         check_store(home, committed)
     with running_app(home, desktop.env, tmp_path / "final.log"):
-        client = MemoryClient(home)
-        try:
-            deadline = time.monotonic() + 180
-            while time.monotonic() < deadline:
-                with Store.open(home) as store:
-                    if not store.pending_ocr():
-                        break
-                time.sleep(0.2)
-        finally:
-            client.close()
+
+        def ocr_done() -> bool:
+            with Store.open(home) as store:
+                return not store.pending_ocr()
+
+        wait_until(ocr_done, "the OCR work left by the kills", 180)
     count = check_store(home, committed)
     with Store.open(home) as store:
         assert store.pending_ocr() == []

@@ -45,8 +45,7 @@ def test_sixteen_agents_pulling_after_one_capture_get_exactly_one_delivery(
     home: Path, desktop: XServer, open_window: OpenWindow, tmp_path: Path
 ) -> None:
     window = open_window(desktop, "Handoff", x=100, y=100, width=500, height=300)
-    window.activate()
-    desktop.move_pointer(*window.centre)
+    window.bring_under_pointer()
     set_control(home, "allow")
     with running_app(home, desktop.env, tmp_path / "app.log"):
         LiveClient(home).call("capture", {"mode": "window", "which": "pointer"})
@@ -71,8 +70,7 @@ def test_concurrent_observations_serialize_or_answer_busy_and_never_corrupt(
     home: Path, desktop: XServer, open_window: OpenWindow, tmp_path: Path
 ) -> None:
     window = open_window(desktop, "Observed", x=100, y=100, width=800, height=500)
-    window.activate()
-    desktop.move_pointer(*window.centre)
+    window.bring_under_pointer()
     set_control(home, "allow")
     outcomes: list[str] = []
     ids: set[str] = set()

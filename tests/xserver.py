@@ -118,6 +118,11 @@ class TkWindow:
         """Give it the focus through the window manager and wait until it has it."""
         self.server.run("xdotool", "windowactivate", "--sync", self.window_id)
 
+    def bring_under_pointer(self) -> None:
+        """Make it the active window with the pointer on it, as a person about to capture."""
+        self.activate()
+        self.server.move_pointer(*self.centre)
+
     def close(self) -> None:
         _stop(self.process)
 
