@@ -56,6 +56,12 @@ class Decision:
     reason: str
     refusal: type[Steering] | None = None
 
+    def enforce(self) -> None:
+        """Raise the refusal, carrying the reason, unless the decision allows."""
+        if not self.allowed:
+            assert self.refusal is not None
+            raise self.refusal(self.reason)
+
 
 def load(home: Path) -> AccessState:
     path = access_path(home)

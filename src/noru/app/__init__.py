@@ -153,10 +153,7 @@ class App:
     # --- ops ---------------------------------------------------------------
 
     def _check_live_access(self) -> None:
-        decision = access.live_decision(access.load(self.home))
-        if not decision.allowed:
-            assert decision.refusal is not None
-            raise decision.refusal(decision.reason)
+        access.live_decision(access.load(self.home)).enforce()
 
     def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
         if op == "ping":

@@ -34,10 +34,7 @@ SOURCE_FILTERS = ("app", "workspace", "display", "since", "before", "origin")
 
 
 def check_history_access(context: ToolContext) -> None:
-    decision = access.history_decision(access.load(context.home))
-    if not decision.allowed:
-        assert decision.refusal is not None
-        raise decision.refusal(decision.reason)
+    access.history_decision(access.load(context.home)).enforce()
 
 
 def _empty_history() -> NoMatch:

@@ -29,10 +29,7 @@ BUSY_RETRIES = (0.1, 0.15, 0.25)
 def _live_call(context: ToolContext, op: str, args: dict[str, Any]) -> dict[str, Any]:
     client = LiveClient(context.home)
     client.ensure_running()  # "app not running" comes before any access answer
-    decision = access.live_decision(access.load(context.home))
-    if not decision.allowed:
-        assert decision.refusal is not None
-        raise decision.refusal(decision.reason)
+    access.live_decision(access.load(context.home)).enforce()
     for delay in (*BUSY_RETRIES, None):
         try:
             return client.call(op, args)
