@@ -7,6 +7,8 @@ when a function runs, so that importing Noru stays light.
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,9 +17,16 @@ if TYPE_CHECKING:
 
 __all__ = ["Served", "encode_png", "fit_long_edge", "serve"]
 
-# zlib level for PNGs: 1 is several times faster than Pillow's default (6) on
-# screen content for a few per cent more bytes; measured in bench/.
+# zlib level for PNGs written by Pillow (modes other than RGB and RGBA): 1 is
+# several times faster than its default (6) for a few per cent more bytes.
 PNG_LEVEL = 1
+# ISA-L's level for RGB and RGBA (its levels are 0-3): 1 deflates a 2560x1600
+# screen in a tenth of zlib level 1's time, to about the same size.
+ISAL_LEVEL = 1
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# Pillow mode -> (PNG colour type, bytes per pixel) for the modes written here.
+_COLOUR_TYPES = {"RGB": (2, 3), "RGBA": (6, 4)}
 
 
 @dataclass(frozen=True)
@@ -37,10 +46,50 @@ def fit_long_edge(width: int, height: int, max_edge: int) -> tuple[int, int]:
     return max(1, round(width * scale)), max(1, round(height * scale))
 
 
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    crc = zlib.crc32(data, zlib.crc32(kind))
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+
 def encode_png(image: Image.Image) -> bytes:
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", compress_level=PNG_LEVEL)
-    return buffer.getvalue()
+    """A lossless PNG of ``image``.
+
+    RGB and RGBA (everything a capture or an import holds) are written here:
+    no scanline filter, and one zlib stream deflated by Intel's ISA-L (the
+    ``isal`` package). On screen content (flat colours, text) unfiltered
+    rows compress smaller than Pillow's adaptive filtering, which costs more
+    than the compression itself, and ISA-L deflates about ten times faster
+    than zlib (bench/capture_pipeline.py, docs/performance.md). Photographs
+    compress less well unfiltered; screens are what Noru keeps. Other modes
+    go through Pillow.
+    """
+    from isal import isal_zlib
+
+    kind = _COLOUR_TYPES.get(image.mode)
+    width, height = image.size
+    if kind is None or width == 0 or height == 0:
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", compress_level=PNG_LEVEL)
+        return buffer.getvalue()
+    colour_type, channels = kind
+    stride = width * channels
+    pixels = memoryview(image.tobytes())
+    deflate = isal_zlib.compressobj(ISAL_LEVEL)
+    no_filter = b"\0"
+    parts = []
+    for top in range(0, height * stride, stride):
+        parts.append(deflate.compress(no_filter))
+        parts.append(deflate.compress(pixels[top : top + stride]))
+    parts.append(deflate.flush())
+    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
+    return b"".join(
+        (
+            _PNG_SIGNATURE,
+            _chunk(b"IHDR", header),
+            _chunk(b"IDAT", b"".join(parts)),
+            _chunk(b"IEND", b""),
+        )
+    )
 
 
 def serve(image: Image.Image, max_edge: int) -> Served:
