@@ -10,6 +10,10 @@ On a private 2560x1600 Xvfb filled with a full-screen window of source code
    with the default settle, which waits for on-screen text;
 3. the app's idle CPU % over 60 s and its RSS.
 
+1 and 2 alternate, one run of each in turn, so that both see the same
+machine: on a shared 2-core host the speed of the whole machine drifts by a
+third within minutes, which would otherwise land in the ratio.
+
 Prints medians, p95s and the ratio. Every process is stopped by its pid.
 
     .venv/bin/python bench/observe_vs_pipeline.py [--runs 30] [--idle 60]
@@ -41,16 +45,11 @@ def p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20, method="inclusive")[-1]
 
 
-def pipeline(display: str, runs: int) -> list[float]:
-    times = []
-    with Capturer(display=display) as capturer:
-        for run in range(runs + 3):
-            t = time.perf_counter()
-            grab = capturer.grab_display(1)[0]
-            base64.b64encode(serve(grab.image, MAX_EDGE).png)
-            if run >= 3:
-                times.append((time.perf_counter() - t) * 1000)
-    return times
+def pipeline(capturer: Capturer) -> float:
+    t = time.perf_counter()
+    grab = capturer.grab_display(1)[0]
+    base64.b64encode(serve(grab.image, MAX_EDGE).png)
+    return (time.perf_counter() - t) * 1000
 
 
 class Agent:
@@ -123,6 +122,23 @@ def run_app(home: Path, env: dict[str, str], settle: float | None) -> subprocess
     return app
 
 
+def alternate(env: dict[str, str], display: str, runs: int) -> tuple[list[float], list[float]]:
+    """(in-process times, observe times), one of each in turn, after 3 warm-ups."""
+    agent = Agent(env)
+    inproc: list[float] = []
+    observed: list[float] = []
+    try:
+        with Capturer(display=display) as capturer:
+            for run in range(runs + 3):
+                t_in, t_obs = pipeline(capturer), agent.observe()
+                if run >= 3:
+                    inproc.append(t_in)
+                    observed.append(t_obs)
+    finally:
+        agent.close()
+    return inproc, observed
+
+
 def observe_runs(env: dict[str, str], runs: int) -> list[float]:
     agent = Agent(env)
     try:
@@ -148,10 +164,9 @@ def main() -> None:
         subprocess.run([str(BIN / "noru"), "allow"], env=env, check=True, stdout=subprocess.DEVNULL)
         try:
             screen = _fill_screen(display)
-            inproc = pipeline(display, args.runs)
             app = run_app(home, env, settle=0)
             try:
-                observed = observe_runs(env, args.runs)
+                inproc, observed = alternate(env, display, args.runs)
                 time.sleep(1)
                 before, t0 = cpu_seconds(app.pid), time.monotonic()
                 time.sleep(args.idle)
@@ -171,7 +186,7 @@ def main() -> None:
                     screen.stdout.close()
             _stop(xvfb)
     m_in, m_obs = statistics.median(inproc), statistics.median(observed)
-    print(f"2560x1600 -> 1568x980 PNG, {args.runs} runs each (after warm-up), ms")
+    print(f"2560x1600 -> 1568x980 PNG, {args.runs} runs each, alternating (after warm-up), ms")
     print(f"{'path':46} {'median':>8} {'p95':>8}")
     print(f"{'in-process grab+scale+PNG+base64':46} {m_in:8.1f} {p95(inproc):8.1f}")
     print(f"{'observe_screen over MCP stdio (ocr_settle 0)':46} {m_obs:8.1f} {p95(observed):8.1f}")
