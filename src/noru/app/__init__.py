@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from noru import access, imaging
+from noru.app.memory import Trimmer
 from noru.config import Config, format_duration, load_config
 from noru.errors import Busy, CaptureError, NoruError, NothingNew
 from noru.store import NewImage, Store
@@ -62,6 +63,7 @@ class App:
         # Served PNGs of the newest captures, so a live reply needs no re-encode.
         self._served: dict[str, list[imaging.Served]] = {}
         self._served_lock = threading.Lock()
+        self._trimmer = Trimmer()
 
     # --- OCR ---------------------------------------------------------------
 
@@ -118,6 +120,7 @@ class App:
                 capture_id = self._take(mode, args, origin=origin)
         finally:
             self._capture_lock.release()
+            self._trimmer.busy()
         if self.ocr is not None:
             self._event(capture_id)
             self.ocr.enqueue(capture_id)
@@ -221,6 +224,7 @@ class App:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+        self._trimmer.close()
         if self.ocr is not None:
             self.ocr.close()
         self.writer.close()

@@ -1,0 +1,88 @@
+"""The app hands the memory of finished captures back once it is quiet."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+from noru.app.memory import Trimmer
+from tests.app_process import wait_until
+
+# Threads allocate and free capture-sized buffers, as the app's connection
+# and encode threads do; then the process trims and reports its RSS in MB.
+_SCRIPT = textwrap.dedent(
+    """
+    import threading
+    from pathlib import Path
+    from noru.app.memory import malloc_trim, one_arena
+
+    def rss():
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+
+    assert one_arena()
+    before = rss()
+
+    def work():
+        for size in (16, 12, 10, 6, 16, 12):
+            buffer = bytearray(size << 20)
+            del buffer
+            rows = [bytearray(1 << 20) for _ in range(8)]
+            del rows
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert malloc_trim()
+    print(before, rss())
+    """
+)
+
+
+def test_with_one_arena_a_trim_gives_back_what_threads_freed() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT], capture_output=True, text=True, timeout=60, check=True
+    )
+    before, after = map(int, done.stdout.split())
+    # Some 200 MB passed through three threads; what stays is a few MB at most.
+    assert after - before <= 8, done.stdout
+
+
+def test_the_trimmer_trims_once_after_a_quiet_spell_and_not_while_idle() -> None:
+    trimmer = Trimmer(quiet=0.05)
+    try:
+        time.sleep(0.2)
+        assert trimmer.trims == 0  # no capture yet: nothing to give back
+        trimmer.busy()
+        wait_until(lambda: trimmer.trims == 1, "a trim after the quiet spell", 10)
+        time.sleep(0.2)
+        assert trimmer.trims == 1  # one trim per quiet spell, not one per tick
+        for _ in range(3):
+            trimmer.busy()
+        wait_until(lambda: trimmer.trims == 2, "a second trim", 10)
+    finally:
+        trimmer.close()
+
+
+def test_the_trimmer_waits_while_captures_keep_coming() -> None:
+    trimmer = Trimmer(quiet=1.0)
+    try:
+        for _ in range(10):
+            trimmer.busy()
+            time.sleep(0.05)
+        assert trimmer.trims == 0  # never a second without a capture so far
+        wait_until(lambda: trimmer.trims == 1, "a trim once the captures stop", 10)
+    finally:
+        trimmer.close()
+
+
+def test_closing_the_trimmer_stops_its_thread() -> None:
+    trimmer = Trimmer(quiet=60)
+    trimmer.busy()
+    trimmer.close()
+    assert not trimmer._thread.is_alive()
