@@ -1,17 +1,19 @@
-"""Handing the memory of finished captures back to the system when the app is quiet.
+"""The app's memory: reuse it while capturing, give it back when quiet.
 
 One capture of a 2560x1600 display passes some 60 MB of pixel buffers
 through the allocator (the grab, the RGB image, the scaled image, the rows
-deflated into PNGs). glibc keeps what was freed for the next allocation,
-which makes back-to-back captures fast, but it would also keep an idle app
-at 120-170 MB for as long as it runs. Two measures, both from the app's
-start (docs/performance.md has the figures):
+deflated into PNGs). Left to its defaults, glibc hands most of that to the
+kernel and takes it back for the next capture, page by page: 7,700 page
+faults and about 50 ms per capture in this VM. It also keeps the top of each
+thread's heap, so an idle app stayed at 120-170 MB. Two measures, from the
+app's start (figures in docs/performance.md):
 
-- ``one_arena()``: every thread allocates from glibc's main arena. With an
-  arena per thread, each thread that touched a capture keeps the top of its
-  own heap (20-30 MB), which not even ``malloc_trim`` gives back.
+- ``tune_malloc()``: every thread allocates from glibc's main arena, never
+  through a fresh mmap, and free() never shrinks the heap by itself. Back-to-
+  back captures then reuse the same pages (no page faults at all).
 - ``Trimmer``: once the app has been quiet for ``QUIET`` seconds after a
-  capture, ``malloc_trim(0)`` returns the free pages to the system.
+  capture, ``malloc_trim(0)`` returns every free page to the system (the
+  idle app is back to about 55 MB).
 
 Where there is no glibc (macOS, musl) both do nothing.
 """
@@ -24,14 +26,17 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["QUIET", "Trimmer", "malloc_trim", "one_arena"]
+__all__ = ["QUIET", "Trimmer", "malloc_trim", "tune_malloc"]
 
 log = logging.getLogger("noru.app")
 
 QUIET = 2.0  # seconds without a capture before memory is handed back
 
 
-M_ARENA_MAX = -8  # mallopt's parameter number, from glibc's malloc.h
+# mallopt's parameter numbers, from glibc's malloc.h.
+M_TRIM_THRESHOLD = -1
+M_MMAP_MAX = -4
+M_ARENA_MAX = -8
 
 
 def _glibc(name: str, *argtypes: type) -> Callable[..., int] | None:
@@ -48,9 +53,19 @@ _MALLOC_TRIM = _glibc("malloc_trim", ctypes.c_size_t)
 _MALLOPT = _glibc("mallopt", ctypes.c_int, ctypes.c_int)
 
 
-def one_arena() -> bool:
-    """Make threads started from now on share the main arena; False if unsupported."""
-    return _MALLOPT is not None and _MALLOPT(M_ARENA_MAX, 1) == 1
+def tune_malloc() -> bool:
+    """Set glibc's allocator up for the app (see above); False where unsupported.
+
+    Call it before any thread starts: a thread that has allocated keeps its arena.
+    """
+    if _MALLOPT is None:
+        return False
+    settings = (
+        (M_ARENA_MAX, 1),  # one arena, so that malloc_trim reaches every free page
+        (M_MMAP_MAX, 0),  # no mmap per large buffer: the heap's pages are reused
+        (M_TRIM_THRESHOLD, 1 << 30),  # free() leaves the heap alone; the Trimmer trims
+    )
+    return all(_MALLOPT(parameter, value) == 1 for parameter, value in settings)
 
 
 def malloc_trim() -> bool:

@@ -109,9 +109,9 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     """Run until SIGTERM/SIGINT; returns the exit status."""
     from noru.app import App
     from noru.app.hotkey import Hotkey
-    from noru.app.memory import one_arena
+    from noru.app.memory import tune_malloc
 
-    one_arena()  # before any thread starts: see noru.app.memory
+    tune_malloc()  # before any thread starts: see noru.app.memory
     # Handlers first: a stop asked for during start-up is honoured once serving.
     stopping = threading.Event()
     servers: list[_Server] = []
