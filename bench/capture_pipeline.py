@@ -5,11 +5,15 @@ window showing Noru's own source, so the pixels compress like a real screen
 of code, not like a flat colour. Then, in this process, runs N times (default
 30, after 3 warm-up runs):
 
-    grab    Capturer.grab_display(1): RandR and window facts + mss pixels -> RGB image
-    serve   noru.imaging.serve(): scale to a 1568 px long edge + PNG encode
-    base64  base64 of the PNG, as it goes on the wire
+    grab      Capturer.grab_display(1): RandR and window facts + mss pixels -> RGB image
+    serve     noru.imaging.serve(): scale to a 1568 px long edge + PNG encode
+    base64    base64 of the PNG, as it goes on the wire
+    original  noru.imaging.encode_png() of the full grab: the lossless original
+              the app stores (on a second thread, beside serve; not in the total)
 
-and prints the median and p95 of each stage and of the total, in ms.
+and prints the median and p95 of each stage and of the total, in ms, and the
+sizes of both PNGs. glibc's allocator is tuned as the app tunes it
+(noru.app.memory).
 Xvfb and the Tk window are stopped by their pids on the way out.
 
     .venv/bin/python bench/capture_pipeline.py [--runs 30]
@@ -28,8 +32,9 @@ import sys
 import time
 from pathlib import Path
 
+from noru.app.memory import tune_malloc
 from noru.capture import Capturer
-from noru.imaging import serve
+from noru.imaging import encode_png, serve
 
 WIDTH, HEIGHT = 2560, 1600
 MAX_EDGE = 1568
@@ -114,13 +119,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
-
+    tune_malloc()
     xvfb, display = _start_xvfb()
     screen = None
     try:
         screen = _fill_screen(display)
-        stages: dict[str, list[float]] = {"grab": [], "serve": [], "base64": [], "total": []}
+        stages: dict[str, list[float]] = {
+            "grab": [],
+            "serve": [],
+            "base64": [],
+            "total": [],
+            "original": [],
+        }
         png_sizes: list[int] = []
+        original_sizes: list[int] = []
         with Capturer(display=display) as capturer:
             for run in range(args.runs + 3):
                 t0 = time.perf_counter()
@@ -130,11 +142,15 @@ def main() -> None:
                 t2 = time.perf_counter()
                 encoded = base64.b64encode(served.png)
                 t3 = time.perf_counter()
+                original = encode_png(grab.image)
+                t4 = time.perf_counter()
                 if run < 3:
                     continue  # warm-up: first grabs set up shared memory
-                for name, ms in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t3 - t0), strict=True):
-                    stages[name].append(ms * 1000)
+                times = (t1 - t0, t2 - t1, t3 - t2, t3 - t0, t4 - t3)
+                for name, seconds in zip(stages, times, strict=True):
+                    stages[name].append(seconds * 1000)
                 png_sizes.append(len(encoded))
+                original_sizes.append(len(original))
         assert grab.image.size == (WIDTH, HEIGHT)
         assert (served.width, served.height) == (1568, 980)
     finally:
@@ -148,10 +164,14 @@ def main() -> None:
         f"capture pipeline, {WIDTH}x{HEIGHT} -> {served.width}x{served.height} PNG, "
         f"{args.runs} runs (after 3 warm-up), ms"
     )
-    print(f"{'stage':<8} {'median':>8} {'p95':>8}")
+    print(f"{'stage':<9} {'median':>8} {'p95':>8}")
     for name, values in stages.items():
-        print(f"{name:<8} {statistics.median(values):8.1f} {_p95(values):8.1f}")
+        print(f"{name:<9} {statistics.median(values):8.1f} {_p95(values):8.1f}")
     print(f"base64 PNG size: median {statistics.median(png_sizes) / 1e6:.2f} MB")
+    print(
+        f"original PNG size: median {statistics.median(original_sizes) / 1e6:.2f} MB "
+        f"(raw pixels {WIDTH * HEIGHT * 3 / 1e6:.1f} MB)"
+    )
 
 
 if __name__ == "__main__":
