@@ -123,10 +123,19 @@ def test_arguments_that_are_not_an_object_are_invalid_params(session: MemoryClie
     assert answer["error"]["code"] == -32602
 
 
-@pytest.mark.parametrize("name", ["nope", "get_screen", "GET_STATUS", ""])
+@pytest.mark.parametrize("name", ["nope", "get_screen", "GET_STATUS", "tools.v2-beta"])
 def test_an_unknown_tool_is_invalid_params_naming_it(session: MemoryClient, name: str) -> None:
     answer = session.call(name, {})
     assert answer["error"] == {"code": -32602, "message": f"Unknown tool: {name}"}
+
+
+@pytest.mark.parametrize("name", ["", "/etc/passwd", "../../x", "a b", "x" * 65, "\u202eobserve"])
+def test_an_unknown_tool_name_that_is_not_an_identifier_is_not_echoed(
+    session: MemoryClient, name: str
+) -> None:
+    error = session.call(name, {})["error"]
+    assert error["code"] == -32602 and error["message"].startswith("Unknown tool (name not shown")
+    assert name not in error["message"] or name == ""
 
 
 def test_a_tool_name_that_is_not_a_string_is_invalid_params(session: MemoryClient) -> None:

@@ -7,6 +7,7 @@ arguments mapped; they are never listed.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -297,6 +298,9 @@ TOOLS: dict[str, ToolSpec] = {
 }
 
 # retired name -> (current name, arguments forced onto the call)
+# Unknown names of this shape are echoed in the error; others are not.
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
 RETIRED: dict[str, tuple[str, dict[str, Any]]] = {
     "get_latest_capture_text": ("get_latest_capture", {"text_only": True}),
     "get_capture_text": ("get_capture", {"text_only": True}),
@@ -316,4 +320,8 @@ def resolve(name: Any, arguments: Any) -> tuple[ToolSpec, Any]:
         if isinstance(arguments, dict) or arguments is None:
             arguments = {**(arguments or {}), **forced}
         return TOOLS[current], arguments
-    raise InvalidParams(f"Unknown tool: {name}")
+    if _TOOL_NAME.fullmatch(name):
+        raise InvalidParams(f"Unknown tool: {name}")
+    # Anything else is not echoed: an error message never carries a path or
+    # an unbounded string, even one the client sent.
+    raise InvalidParams("Unknown tool (name not shown: not letters, digits, _ . - up to 64)")
