@@ -20,6 +20,8 @@ On a private 2560x1600 Xvfb filled with a full-screen window of source code
 4. then that app's idle CPU % over 60 s and its RSS;
 5. `observe_screen` with the default settle, which waits for on-screen text.
 
+Each app gets a data dir of its own, so no stage inherits another's OCR backlog.
+
 Prints medians, p95s and the ratio. Every process is stopped by its pid.
 
     .venv/bin/python bench/observe_vs_pipeline.py [--runs 30] [--idle 60]
@@ -132,6 +134,15 @@ def run_app(
     return app
 
 
+def fresh_home(home: Path, display: str) -> tuple[Path, dict[str, str]]:
+    """A data dir of its own for one stage (no OCR backlog from another), allowed."""
+    home.mkdir(mode=0o700)
+    env = {**os.environ, "DISPLAY": display, "NORU_HOME": str(home)}
+    env.pop("XAUTHORITY", None)
+    subprocess.run([str(BIN / "noru"), "allow"], env=env, check=True, stdout=subprocess.DEVNULL)
+    return home, env
+
+
 def alternate(env: dict[str, str], display: str, runs: int) -> tuple[list[float], list[float]]:
     """(in-process times, observe times), one of each in turn, after 3 warm-ups."""
     agent = Agent(env)
@@ -168,18 +179,15 @@ def main() -> None:
     xvfb, display = _start_xvfb()
     screen = None
     with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp) / "home"
-        home.mkdir(mode=0o700)
-        env = {**os.environ, "DISPLAY": display, "NORU_HOME": str(home)}
-        env.pop("XAUTHORITY", None)
-        subprocess.run([str(BIN / "noru"), "allow"], env=env, check=True, stdout=subprocess.DEVNULL)
         try:
             screen = _fill_screen(display)
+            home, env = fresh_home(Path(tmp) / "pair", display)
             app = run_app(home, env, settle=0, ocr=False)
             try:
                 inproc, observed = alternate(env, display, args.runs)
             finally:
                 _stop(app)
+            home, env = fresh_home(Path(tmp) / "with-ocr", display)
             app = run_app(home, env, settle=0)
             try:
                 with_ocr = observe_runs(env, args.runs)
@@ -190,6 +198,7 @@ def main() -> None:
                 rss = rss_mb(app.pid)
             finally:
                 _stop(app)
+            home, env = fresh_home(Path(tmp) / "settled", display)
             app = run_app(home, env, settle=None)
             try:
                 settled = observe_runs(env, max(5, args.runs // 3))
