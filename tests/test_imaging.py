@@ -5,11 +5,13 @@ from __future__ import annotations
 import io
 import os
 import zlib
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
-from noru.imaging import encode_png, fit_long_edge, serve
+from noru.imaging import encode_png, fit_long_edge, scale, serve
 
 
 def screenish(mode: str, size: tuple[int, int]) -> Image.Image:
@@ -88,3 +90,53 @@ def test_fit_long_edge_keeps_the_aspect_and_never_reaches_zero() -> None:
     assert fit_long_edge(1600, 2560, 1568) == (980, 1568)
     assert fit_long_edge(100, 50, 1568) == (100, 50)
     assert fit_long_edge(10000, 1, 1568) == (1568, 1)
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[ThreadPoolExecutor]:
+    with ThreadPoolExecutor(max_workers=2) as executor:
+        yield executor
+
+
+def largest_difference(a: Image.Image, b: Image.Image) -> int:
+    assert a.size == b.size and a.mode == b.mode
+    return max(high for _, high in ImageChops.difference(a, b).getextrema())
+
+
+@pytest.mark.parametrize(
+    ("source", "size"),
+    [
+        ((2560, 1600), (1568, 980)),
+        ((3840, 2160), (1568, 882)),
+        ((2000, 1999), (1568, 1567)),  # a cut between source rows
+        ((1600, 2560), (980, 1568)),  # portrait
+        ((5120, 1440), (1568, 441)),
+    ],
+)
+def test_scaling_on_two_threads_gives_the_single_call_result(
+    pool: ThreadPoolExecutor, source: tuple[int, int], size: tuple[int, int]
+) -> None:
+    noise = Image.frombytes("RGB", source, os.urandom(source[0] * source[1] * 3))
+    for image in (noise, screenish("RGB", source)):
+        whole = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0)
+        split = scale(image, size, pool)
+        # The same pixels, but where a coefficient rounds the other way; no seam.
+        assert largest_difference(whole, split) <= 1
+
+
+@pytest.mark.parametrize(
+    ("source", "size"),
+    [((800, 600), (640, 480)), ((2560, 1600), (512, 320)), ((2560, 1600), (2000, 1))],
+)
+def test_small_images_and_big_shrinks_are_scaled_in_one_call(
+    pool: ThreadPoolExecutor, source: tuple[int, int], size: tuple[int, int]
+) -> None:
+    image = screenish("RGB", source)
+    whole = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0)
+    assert scale(image, size, pool).tobytes() == whole.tobytes()
+
+
+def test_serve_with_a_pool_serves_the_same_size(pool: ThreadPoolExecutor) -> None:
+    served = serve(screenish("RGB", (2560, 1600)), 1568, pool)
+    assert (served.width, served.height, served.downscaled_from) == (1568, 980, (2560, 1600))
+    assert decode(served.png).size == (1568, 980)

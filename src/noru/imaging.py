@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from PIL import Image
 
-__all__ = ["Served", "encode_png", "fit_long_edge", "serve"]
+__all__ = ["Served", "encode_png", "fit_long_edge", "scale", "serve"]
 
 # zlib level for PNGs written by Pillow (modes other than RGB and RGBA): 1 is
 # several times faster than its default (6) for a few per cent more bytes.
@@ -23,6 +25,8 @@ PNG_LEVEL = 1
 # ISA-L's level for RGB and RGBA (its levels are 0-3): 1 deflates a 2560x1600
 # screen in a tenth of zlib level 1's time, to about the same size.
 ISAL_LEVEL = 1
+# Below this many source pixels, scaling is not split over two threads.
+SPLIT_MIN_PIXELS = 1_000_000
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Pillow mode -> (PNG colour type, bytes per pixel) for the modes written here.
@@ -94,13 +98,62 @@ def encode_png(image: Image.Image) -> bytes:
     )
 
 
-def serve(image: Image.Image, max_edge: int) -> Served:
-    """The image as sent to an agent: scaled down if needed, PNG-encoded."""
+def scale(image: Image.Image, size: tuple[int, int], pool: Executor | None = None) -> Image.Image:
+    """``image`` scaled to ``size`` with Lanczos.
+
+    With a ``pool``, a large image shrunk by less than 4x is scaled on two
+    threads at once: the two passes Pillow makes (across, then down) are each
+    split into an upper and a lower half, one on the pool and one here. The
+    pass across is split between source rows; the pass down at an output
+    row's boundary, reading source rows beyond the cut as it would for the
+    whole image. The result is Pillow's own (at most 1 level apart where a
+    coefficient rounds differently) and on two cores takes about half the
+    time: this is the slowest step of a live capture (docs/performance.md).
+    Shrinking by 4x or more stays one call: Pillow's reducing_gap makes it
+    cheap anyway.
+    """
     from PIL import Image
 
+    lanczos = Image.Resampling.LANCZOS
+    width, height = image.size
+    out_width, out_height = size
+    if (
+        pool is None
+        or width * height < SPLIT_MIN_PIXELS
+        or out_height < 2
+        or width >= 4 * out_width
+        or height >= 4 * out_height
+    ):
+        return image.resize(size, lanczos, reducing_gap=2.0)
+
+    def across(top: int, bottom: int) -> Image.Image:
+        return image.crop((0, top, width, bottom)).resize((out_width, bottom - top), lanczos)
+
+    middle = height // 2
+    lower_across = pool.submit(across, middle, height)
+    wide = Image.new(image.mode, (out_width, height), None)  # every pixel is pasted over
+    wide.paste(across(0, middle), (0, 0))
+    wide.paste(lower_across.result(), (0, middle))
+
+    upper = out_height // 2
+    cut = upper * height / out_height
+    lower_down = pool.submit(
+        wide.resize, (out_width, out_height - upper), lanczos, (0, cut, out_width, height)
+    )
+    scaled = Image.new(image.mode, size, None)
+    scaled.paste(wide.resize((out_width, upper), lanczos, box=(0, 0, out_width, cut)), (0, 0))
+    scaled.paste(lower_down.result(), (0, upper))
+    return scaled
+
+
+def serve(image: Image.Image, max_edge: int, pool: Executor | None = None) -> Served:
+    """The image as sent to an agent: scaled down if needed, PNG-encoded.
+
+    ``pool``: threads that may share the scaling (see ``scale``).
+    """
     width, height = image.size
     target = fit_long_edge(width, height, max_edge)
     if target != (width, height):
-        image = image.resize(target, Image.Resampling.LANCZOS, reducing_gap=2.0)
+        image = scale(image, target, pool)
         return Served(encode_png(image), target[0], target[1], (width, height))
     return Served(encode_png(image), width, height, None)

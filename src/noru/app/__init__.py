@@ -110,8 +110,9 @@ class App:
         """Grab, store (through the writer), queue OCR; returns the capture id.
 
         The lossless originals are encoded on the pool while this thread makes
-        the served images, which are kept for the live reply (and, for the
-        person's captures, for the handoff). OCR is held still meanwhile.
+        the served images (sharing their scaling with the pool), which are
+        kept for the live reply (and, for the person's captures, for the
+        handoff). OCR is held still meanwhile.
         """
         if not self._capture_lock.acquire(timeout=CAPTURE_WAIT):
             raise Busy("another capture is in progress")
@@ -129,7 +130,7 @@ class App:
     def _take(self, mode: str, args: dict[str, Any], *, origin: str) -> str:
         grabs = self._grab(mode, args)
         originals = [self._pool.submit(imaging.encode_png, grab.image) for grab in grabs]
-        served = [imaging.serve(grab.image, self.config.max_edge) for grab in grabs]
+        served = [imaging.serve(grab.image, self.config.max_edge, self._pool) for grab in grabs]
         images = [
             NewImage(
                 png=original.result(),
