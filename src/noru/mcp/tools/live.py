@@ -28,8 +28,11 @@ BUSY_RETRIES = (0.1, 0.15, 0.25)
 
 def _live_call(context: ToolContext, op: str, args: dict[str, Any]) -> dict[str, Any]:
     client = LiveClient(context.home)
-    client.ensure_running()  # "app not running" comes before any access answer
-    access.live_decision(access.load(context.home)).enforce()
+    decision = access.live_decision(access.load(context.home))
+    if not decision.allowed:
+        client.ensure_running()  # "app not running" comes before any access answer
+        decision.enforce()
+    # Allowed: the call itself says "app not running" when there is no app.
     for delay in (*BUSY_RETRIES, None):
         try:
             return client.call(op, args)
