@@ -113,6 +113,23 @@ def _fill_screen(display: str) -> subprocess.Popen[bytes]:
     return process
 
 
+def host_speed() -> float:
+    """ms for one Pillow Lanczos 2560x1600 -> 1568x980 on one thread (median of 7).
+
+    A yardstick printed beside the figures: this shared host's speed drifts
+    (about 60 ms on a fast phase, 100 ms on a slow one, within minutes).
+    """
+    from PIL import Image
+
+    image = Image.linear_gradient("L").resize((WIDTH, HEIGHT)).convert("RGB")
+    times = []
+    for _ in range(7):
+        start = time.perf_counter()
+        image.resize((MAX_EDGE, 980), Image.Resampling.LANCZOS)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
 def _p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20, method="inclusive")[-1]
 
@@ -122,6 +139,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
     tune_malloc()
+    speed_before = host_speed()
     xvfb, display = _start_xvfb()
     screen = None
     try:
@@ -169,6 +187,10 @@ def main() -> None:
     print(f"{'stage':<9} {'median':>8} {'p95':>8}")
     for name, values in stages.items():
         print(f"{name:<9} {statistics.median(values):8.1f} {_p95(values):8.1f}")
+    print(
+        f"host speed (bench/capture_pipeline.host_speed): {speed_before:.0f} ms before, "
+        f"{host_speed():.0f} ms after"
+    )
     print(f"base64 PNG size: median {statistics.median(png_sizes) / 1e6:.2f} MB")
     print(
         f"original PNG size: median {statistics.median(original_sizes) / 1e6:.2f} MB "

@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from capture_pipeline import MAX_EDGE, _fill_screen, _start_xvfb, _stop
+from capture_pipeline import MAX_EDGE, _fill_screen, _start_xvfb, _stop, host_speed
 from noru.app.memory import tune_malloc
 from noru.capture import Capturer
 from noru.imaging import serve
@@ -178,6 +178,7 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=60.0)
     args = parser.parse_args()
     tune_malloc()
+    speed_before = host_speed()
     xvfb, display = _start_xvfb()
     screen = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -224,6 +225,10 @@ def main() -> None:
     for label, times in rows:
         print(f"{label:52} {statistics.median(times):8.1f} {p95(times):8.1f}")
     print("(the first two alternate, on an app without OCR)")
+    print(
+        f"host speed (bench/capture_pipeline.host_speed): {speed_before:.0f} ms before, "
+        f"{host_speed():.0f} ms after"
+    )
     print(f"ratio observe/in-process (medians): {m_obs / m_in:.2f}  (goal <= 1.3; p95 <= 150 ms)")
     print(f"app idle CPU over {args.idle:.0f} s: {idle:.2f} %  (goal <= 0.5 %)")
     print(f"app RSS: {rss:.0f} MB  (goal <= 120 MB)")
