@@ -18,7 +18,8 @@ On a private 2560x1600 Xvfb filled with a full-screen window of source code
    captures would slow the in-process runs and flatter the ratio;
 3. `observe_screen` again, back to back, from the app as a person runs it
    (OCR on: each capture's OCR runs between the captures), ocr_settle 0;
-4. then that app's idle CPU % over 60 s and its RSS;
+4. then that app's RSS right after those captures, its idle CPU % over the
+   next 60 s, and its RSS at rest (it hands memory back when quiet);
 5. `observe_screen` with the default settle, which waits for on-screen text.
 
 Each app gets a data dir of its own, so no stage inherits another's OCR backlog.
@@ -194,6 +195,7 @@ def main() -> None:
             app = run_app(home, env, settle=0)
             try:
                 with_ocr = observe_runs(env, args.runs)
+                rss_busy = rss_mb(app.pid)
                 time.sleep(1)
                 before, t0 = cpu_seconds(app.pid), time.monotonic()
                 time.sleep(args.idle)
@@ -231,7 +233,9 @@ def main() -> None:
     )
     print(f"ratio observe/in-process (medians): {m_obs / m_in:.2f}  (goal <= 1.3; p95 <= 150 ms)")
     print(f"app idle CPU over {args.idle:.0f} s: {idle:.2f} %  (goal <= 0.5 %)")
-    print(f"app RSS: {rss:.0f} MB  (goal <= 120 MB)")
+    print(
+        f"app RSS: {rss:.0f} MB at rest  (goal <= 120 MB); {rss_busy:.0f} MB right after the runs"
+    )
 
 
 if __name__ == "__main__":

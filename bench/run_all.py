@@ -9,8 +9,10 @@ from pathlib import Path
 BENCHMARKS = [
     "mcp_spawn.py",
     "capture_pipeline.py",
+    "png_writers.py",
     "observe_vs_pipeline.py",
     "ocr_corpus.py",
+    "scaling_legibility.py",
     "store_100k.py",
 ]
 
