@@ -17,7 +17,7 @@ sizes of both PNGs. glibc's allocator is tuned as the app tunes it
 (noru.app.memory).
 Xvfb and the Tk window are stopped by their pids on the way out.
 
-    .venv/bin/python bench/capture_pipeline.py [--runs 30]
+    .venv/bin/python bench/capture_pipeline.py [--runs 30] [--one-thread]
 """
 
 from __future__ import annotations
@@ -137,6 +137,9 @@ def _p95(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument(
+        "--one-thread", action="store_true", help="scale in one call on one thread, as before"
+    )
     args = parser.parse_args()
     tune_malloc()
     speed_before = host_speed()
@@ -158,7 +161,7 @@ def main() -> None:
                 t0 = time.perf_counter()
                 grab = capturer.grab_display(1)[0]
                 t1 = time.perf_counter()
-                served = serve(grab.image, MAX_EDGE, pool)
+                served = serve(grab.image, MAX_EDGE, None if args.one_thread else pool)
                 t2 = time.perf_counter()
                 encoded = base64.b64encode(served.png)
                 t3 = time.perf_counter()
