@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from PIL import Image, ImageChops, ImageDraw
+from PIL import Image, ImageChops, ImageCms, ImageDraw
 
 from noru.imaging import encode_png, fit_long_edge, scale, serve
 
@@ -140,3 +141,50 @@ def test_serve_with_a_pool_serves_the_same_size(pool: ThreadPoolExecutor) -> Non
     served = serve(screenish("RGB", (2560, 1600)), 1568, pool)
     assert (served.width, served.height, served.downscaled_from) == (1568, 980, (2560, 1600))
     assert decode(served.png).size == (1568, 980)
+
+
+@pytest.mark.parametrize("mode", ["RGBA", "LA", "P"])
+def test_modes_pillow_treats_per_call_are_scaled_in_one_call(
+    pool: ThreadPoolExecutor, mode: str
+) -> None:
+    # Pillow premultiplies alpha per call and keeps a palette only in its own
+    # result: halves would differ from the whole.
+    source = (2560, 1600)
+    image = Image.frombytes("RGBA", source, os.urandom(source[0] * source[1] * 4)).convert(mode)
+    whole = image.resize((1568, 980), Image.Resampling.LANCZOS, reducing_gap=2.0)
+    scaled = scale(image, (1568, 980), pool)
+    assert scaled.mode == whole.mode and scaled.tobytes() == whole.tobytes()
+    if mode == "P":
+        assert scaled.getpalette() == whole.getpalette()
+
+
+def test_a_busy_pool_or_a_call_from_inside_it_still_scales(pool: ThreadPoolExecutor) -> None:
+    image = screenish("RGB", (2560, 1600))
+    whole = image.resize((1568, 980), Image.Resampling.LANCZOS, reducing_gap=2.0)
+    # Both of the pool's threads are blocked until the scaling is done.
+    release = threading.Event()
+    blockers = [pool.submit(release.wait, 60) for _ in range(2)]
+    try:
+        assert largest_difference(scale(image, (1568, 980), pool), whole) <= 1
+    finally:
+        release.set()
+        for blocker in blockers:
+            blocker.result()
+    with ThreadPoolExecutor(max_workers=1) as one:
+        inside = one.submit(scale, image, (1568, 980), one).result(timeout=60)
+    assert largest_difference(inside, whole) <= 1
+
+
+def test_an_rgba_image_too_wide_for_pillows_row_buffer_still_encodes() -> None:
+    image = Image.frombytes("RGBA", (16_400, 2), os.urandom(16_400 * 2 * 4))
+    assert decode(encode_png(image)).tobytes() == image.tobytes()
+
+
+def test_a_colour_profile_and_a_transparent_colour_are_kept() -> None:
+    profile = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    image = screenish("RGB", (40, 20))
+    image.info["icc_profile"] = profile
+    assert decode(encode_png(image)).info.get("icc_profile") == profile
+    keyed = screenish("RGB", (40, 20))
+    keyed.info["transparency"] = (30, 30, 30)
+    assert decode(encode_png(keyed)).info.get("transparency") == (30, 30, 30)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from concurrent.futures import Executor
 
     from PIL import Image
@@ -64,18 +65,30 @@ def encode_png(image: Image.Image) -> bytes:
     rows compress smaller than Pillow's adaptive filtering, which costs more
     than the compression itself, and ISA-L deflates about ten times faster
     than zlib (bench/capture_pipeline.py, docs/performance.md). Photographs
-    compress less well unfiltered; screens are what Noru keeps. Other modes
-    go through Pillow.
+    compress less well unfiltered; screens are what Noru keeps. Other modes,
+    and images carrying a colour profile or a transparent colour, go through
+    Pillow.
     """
     from isal import isal_zlib
 
     kind = _COLOUR_TYPES.get(image.mode)
     width, height = image.size
-    if kind is None or width == 0 or height == 0:
+    channels = kind[1] if kind else 0
+    if (
+        kind is None
+        or width == 0
+        or height == 0
+        # Pillow's tobytes encodes max(65536, 4 * width) bytes at a time and
+        # cannot pad a row longer than that (RGBA 16,384 px wide or more).
+        or width * channels + 1 > max(65536, 4 * width)
+        # What Pillow's writer keeps from the image and this one would drop.
+        or "icc_profile" in image.info
+        or "transparency" in image.info
+    ):
         buffer = io.BytesIO()
         image.save(buffer, format="PNG", compress_level=PNG_LEVEL)
         return buffer.getvalue()
-    colour_type, channels = kind
+    colour_type = kind[0]
     stride = width * channels
     # Each scanline is its filter byte (0: none), then its pixels. Pillow's raw
     # encoder pads each row with one zero byte at its end; a zero before the
@@ -109,7 +122,8 @@ def scale(image: Image.Image, size: tuple[int, int], pool: Executor | None = Non
     coefficient rounds differently) and on two cores takes about half the
     time: this is the slowest step of a live capture (docs/performance.md).
     Shrinking by 4x or more stays one call: Pillow's reducing_gap makes it
-    cheap anyway.
+    cheap anyway. So do modes other than RGB and L: Pillow premultiplies
+    alpha per call and keeps a palette only in its own result.
     """
     from PIL import Image
 
@@ -118,6 +132,7 @@ def scale(image: Image.Image, size: tuple[int, int], pool: Executor | None = Non
     out_width, out_height = size
     if (
         pool is None
+        or image.mode not in ("RGB", "L")
         or width * height < SPLIT_MIN_PIXELS
         or out_height < 2
         or width >= 4 * out_width
@@ -129,20 +144,38 @@ def scale(image: Image.Image, size: tuple[int, int], pool: Executor | None = Non
         return image.crop((0, top, width, bottom)).resize((out_width, bottom - top), lanczos)
 
     middle = height // 2
-    lower_across = pool.submit(across, middle, height)
+    top, bottom = _in_halves(pool, lambda: across(0, middle), lambda: across(middle, height))
     wide = Image.new(image.mode, (out_width, height), None)  # every pixel is pasted over
-    wide.paste(across(0, middle), (0, 0))
-    wide.paste(lower_across.result(), (0, middle))
+    wide.paste(top, (0, 0))
+    wide.paste(bottom, (0, middle))
 
     upper = out_height // 2
     cut = upper * height / out_height
-    lower_down = pool.submit(
-        wide.resize, (out_width, out_height - upper), lanczos, (0, cut, out_width, height)
+    top, bottom = _in_halves(
+        pool,
+        lambda: wide.resize((out_width, upper), lanczos, box=(0, 0, out_width, cut)),
+        lambda: wide.resize(
+            (out_width, out_height - upper), lanczos, box=(0, cut, out_width, height)
+        ),
     )
     scaled = Image.new(image.mode, size, None)
-    scaled.paste(wide.resize((out_width, upper), lanczos, box=(0, 0, out_width, cut)), (0, 0))
-    scaled.paste(lower_down.result(), (0, upper))
+    scaled.paste(top, (0, 0))
+    scaled.paste(bottom, (0, upper))
     return scaled
+
+
+def _in_halves(
+    pool: Executor, upper: Callable[[], Image.Image], lower: Callable[[], Image.Image]
+) -> tuple[Image.Image, Image.Image]:
+    """``lower`` on the pool while ``upper`` runs here.
+
+    If the pool has not started ``lower`` by the time ``upper`` is done (it is
+    busy with other work, or this is one of its own threads), it runs here
+    too: never a wait on a queue that cannot move.
+    """
+    pending = pool.submit(lower)
+    first = upper()
+    return first, (lower() if pending.cancel() else pending.result())
 
 
 def serve(image: Image.Image, max_edge: int, pool: Executor | None = None) -> Served:
