@@ -7,8 +7,9 @@ import sys
 import textwrap
 import time
 
-from noru.app.memory import Trimmer
+from noru.app.memory import Trimmer, malloc_trim
 from tests.app_process import wait_until
+from tests.conftest import require
 
 # Threads allocate and free capture-sized buffers, as the app's connection
 # and encode threads do; then the process trims and reports its RSS in MB.
@@ -44,7 +45,12 @@ _SCRIPT = textwrap.dedent(
 )
 
 
+def glibc() -> None:
+    require(malloc_trim(), "glibc's malloc_trim (these tests are about glibc's allocator)")
+
+
 def test_with_malloc_tuned_a_trim_gives_back_what_threads_freed() -> None:
+    glibc()
     done = subprocess.run(
         [sys.executable, "-c", _SCRIPT], capture_output=True, text=True, timeout=60, check=True
     )
@@ -84,6 +90,7 @@ _REUSE = textwrap.dedent(
 
 
 def test_with_malloc_tuned_the_next_capture_reuses_the_pages_of_the_last() -> None:
+    glibc()
     done = subprocess.run(
         [sys.executable, "-c", _REUSE], capture_output=True, text=True, timeout=60, check=True
     )
@@ -94,6 +101,7 @@ def test_with_malloc_tuned_the_next_capture_reuses_the_pages_of_the_last() -> No
 
 
 def test_the_trimmer_trims_once_after_a_quiet_spell_and_not_while_idle() -> None:
+    glibc()
     trimmer = Trimmer(quiet=0.05)
     try:
         time.sleep(0.2)
@@ -109,14 +117,30 @@ def test_the_trimmer_trims_once_after_a_quiet_spell_and_not_while_idle() -> None
         trimmer.close()
 
 
-def test_the_trimmer_waits_while_captures_keep_coming() -> None:
-    trimmer = Trimmer(quiet=1.0)
+def test_the_trimmer_never_trims_sooner_than_the_quiet_spell_after_a_capture() -> None:
+    glibc()
+    trimmer = Trimmer(quiet=0.3)
     try:
-        for _ in range(10):
+        for _ in range(5):
+            before_last = time.monotonic()
             trimmer.busy()
             time.sleep(0.05)
-        assert trimmer.trims == 0  # never a second without a capture so far
         wait_until(lambda: trimmer.trims == 1, "a trim once the captures stop", 10)
+        assert trimmer.trimmed_at[0] >= before_last + 0.3
+    finally:
+        trimmer.close()
+
+
+def test_captures_that_never_pause_still_get_a_trim_every_longest_seconds() -> None:
+    glibc()
+    trimmer = Trimmer(quiet=60, longest=0.2)
+    try:
+        start = time.monotonic()
+        while time.monotonic() - start < 0.5:  # never 60 s quiet
+            trimmer.busy()
+            time.sleep(0.02)
+        wait_until(lambda: trimmer.trims >= 1, "a trim within a run of captures", 10)
+        assert trimmer.trimmed_at[0] - start >= 0.2
     finally:
         trimmer.close()
 

@@ -12,8 +12,8 @@ app's start (figures in docs/performance.md):
   through a fresh mmap, and free() never shrinks the heap by itself. Back-to-
   back captures then reuse the same pages (no page faults at all).
 - ``Trimmer``: once the app has been quiet for ``QUIET`` seconds after a
-  capture, ``malloc_trim(0)`` returns every free page to the system (the
-  idle app is back to about 55 MB).
+  capture (or captures have gone on for ``LONGEST`` seconds), ``malloc_trim(0)``
+  returns every free page to the system (the idle app is back to about 55 MB).
 
 Where there is no glibc (macOS, musl) both do nothing.
 """
@@ -26,11 +26,12 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["QUIET", "Trimmer", "malloc_trim", "tune_malloc"]
+__all__ = ["LONGEST", "QUIET", "Trimmer", "malloc_trim", "tune_malloc"]
 
 log = logging.getLogger("noru.app")
 
 QUIET = 2.0  # seconds without a capture before memory is handed back
+LONGEST = 30.0  # seconds of captures at most between two trims
 
 
 # mallopt's parameter numbers, from glibc's malloc.h.
@@ -42,7 +43,7 @@ M_ARENA_MAX = -8
 def _glibc(name: str, *argtypes: type) -> Callable[..., int] | None:
     try:
         function = getattr(ctypes.CDLL(None), name)
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # no such C library (TypeError: Windows)
         return None
     function.argtypes = list(argtypes)
     function.restype = ctypes.c_int
@@ -79,14 +80,22 @@ def malloc_trim() -> bool:
 class Trimmer:
     """Calls ``malloc_trim`` once the app has been quiet for ``quiet`` seconds.
 
-    ``busy()`` marks the end of a capture. The thread sleeps on a condition
-    while nothing happens, so an idle app spends no CPU here.
+    ``busy()`` marks the end of a capture. An agent that keeps capturing
+    more often than that would hold the app at its working size for as long
+    as it goes on, so after ``longest`` seconds of captures without a trim,
+    the next capture's end is followed by one anyway (the capture after it
+    faults its pages in again: one slower capture in that many seconds).
+    The thread sleeps on a condition while nothing happens, so an idle app
+    spends no CPU here.
     """
 
-    def __init__(self, quiet: float = QUIET) -> None:
+    def __init__(self, quiet: float = QUIET, longest: float = LONGEST) -> None:
         self.quiet = quiet
+        self.longest = longest
         self.trims = 0
-        self._last: float | None = None  # end of the newest capture not yet trimmed
+        self.trimmed_at: list[float] = []  # time.monotonic() of each trim
+        self._first: float | None = None  # end of the oldest capture not yet trimmed
+        self._last: float | None = None  # end of the newest one
         self._closed = False
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="noru-trim", daemon=True)
@@ -95,23 +104,27 @@ class Trimmer:
     def busy(self) -> None:
         with self._cond:
             self._last = time.monotonic()
+            if self._first is None:
+                self._first = self._last
             self._cond.notify()
 
     def _run(self) -> None:
-        while self._wait_for_quiet():
+        while self._wait_for_trim():
             if malloc_trim():
                 self.trims += 1
+                self.trimmed_at.append(time.monotonic())
 
-    def _wait_for_quiet(self) -> bool:
-        """Block until a capture has been followed by ``quiet`` seconds of none."""
+    def _wait_for_trim(self) -> bool:
+        """Block until captures are followed by ``quiet`` s of none, or have gone
+        on for ``longest`` s; False once closed."""
         with self._cond:
             while not self._closed:
-                if self._last is None:
+                if self._last is None or self._first is None:
                     self._cond.wait()
                     continue
                 left = self._last + self.quiet - time.monotonic()
-                if left <= 0:
-                    self._last = None
+                if left <= 0 or self._last - self._first >= self.longest:
+                    self._first = self._last = None
                     return True
                 self._cond.wait(left)
             return False
