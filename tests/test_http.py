@@ -673,7 +673,7 @@ class StalledApp:
         with conn, conn.makefile("rb") as reader:
             line = reader.readline()
             if not line:
-                return  # the server's "is it running" probe
+                return  # a connection that asks nothing (no op): nothing to answer
             assert json.loads(line)["op"] == "latest"
             self.arrived.set()
             self.release.wait(timeout=60)

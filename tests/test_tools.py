@@ -182,11 +182,15 @@ class TestLiveTargetsWithoutTheApp:
         assert "\nNext: " in text and "noru app" in text
         assert "structuredContent" not in answer["result"]
 
-    def test_app_not_running_comes_before_authorization(
-        self, session: MemoryClient, home: Path
+    @pytest.mark.parametrize("controls", [(), ("allow",), ("allow", "pause"), ("revoke",)])
+    def test_app_not_running_comes_before_any_access_answer(
+        self, session: MemoryClient, home: Path, controls: tuple[str, ...]
     ) -> None:
-        set_control(home, "revoke")
-        assert first_line(session.call("observe_screen")).startswith("Noru app not running")
+        # Never allowed, allowed, paused, revoked: with no app, the answer is the app.
+        for control in controls:
+            set_control(home, control)
+        for name in ("observe_screen", "get_latest_capture"):
+            assert first_line(session.call(name)).startswith("Noru app not running")
 
     def test_a_stale_socket_file_means_the_app_is_not_running(
         self, session: MemoryClient, home: Path
