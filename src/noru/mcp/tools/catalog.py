@@ -297,10 +297,10 @@ TOOLS: dict[str, ToolSpec] = {
     )
 }
 
-# retired name -> (current name, arguments forced onto the call)
 # Unknown names of this shape are echoed in the error; others are not.
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
+# retired name -> (current name, arguments forced onto the call)
 RETIRED: dict[str, tuple[str, dict[str, Any]]] = {
     "get_latest_capture_text": ("get_latest_capture", {"text_only": True}),
     "get_capture_text": ("get_capture", {"text_only": True}),
