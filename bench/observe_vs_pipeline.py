@@ -17,7 +17,8 @@ On a private 2560x1600 Xvfb filled with a full-screen window of source code
    app's degraded mode), because OCR working in the background between
    captures would slow the in-process runs and flatter the ratio;
 3. `observe_screen` again, back to back, from the app as a person runs it
-   (OCR on: each capture's OCR runs between the captures), ocr_settle 0;
+   (OCR on: each capture's OCR runs between the captures), ocr_settle 0,
+   counting the app's page faults per capture;
 4. then that app's RSS right after those captures, its idle CPU % over the
    next 60 s, and its RSS at rest (it hands memory back when quiet);
 5. `observe_screen` with the default settle, which waits for on-screen text.
@@ -112,6 +113,10 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def minor_faults(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[7])
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -194,7 +199,9 @@ def main() -> None:
             home, env = fresh_home(Path(tmp) / "with-ocr", display)
             app = run_app(home, env, settle=0)
             try:
+                faults = minor_faults(app.pid)
                 with_ocr = observe_runs(env, args.runs)
+                faults = minor_faults(app.pid) - faults
                 rss_busy = rss_mb(app.pid)
                 time.sleep(1)
                 before, t0 = cpu_seconds(app.pid), time.monotonic()
@@ -232,6 +239,10 @@ def main() -> None:
         f"{host_speed():.0f} ms after"
     )
     print(f"ratio observe/in-process (medians): {m_obs / m_in:.2f}  (goal <= 1.3; p95 <= 150 ms)")
+    print(
+        f"app page faults per capture: {faults / (args.runs + 3):.0f} "
+        "(minor; OCR on, warm-ups counted)"
+    )
     print(f"app idle CPU over {args.idle:.0f} s: {idle:.2f} %  (goal <= 0.5 %)")
     print(
         f"app RSS: {rss:.0f} MB at rest  (goal <= 120 MB); {rss_busy:.0f} MB right after the runs"
