@@ -28,7 +28,7 @@ from noru.errors import (
     StoreError,
 )
 from noru.mcp.streams import MessageStream
-from noru.mcp.tools import ToolContext, call_tool, list_tools, resources
+from noru.mcp.tools import ToolContext, call_tool, list_tools
 
 __all__ = [
     "LATEST",
@@ -239,14 +239,20 @@ class Session:
         return result
 
     def _resources_list(self, params: dict[str, Any]) -> dict[str, Any]:
+        from noru.mcp.tools import resources  # the store, on first use only
+
         return resources.list_resources(
             self.context, params.get("cursor"), titles=self._revision >= "2025-06-18"
         )
 
     def _resource_templates(self, params: dict[str, Any]) -> dict[str, Any]:
+        from noru.mcp.tools import resources
+
         return resources.list_templates(titles=self._revision >= "2025-06-18")
 
     def _resources_read(self, params: dict[str, Any]) -> dict[str, Any]:
+        from noru.mcp.tools import resources
+
         return resources.read_resource(self.context, params.get("uri"))
 
     _methods: ClassVar[dict[str, Callable[[Session, dict[str, Any]], dict[str, Any]]]] = {
