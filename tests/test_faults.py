@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from click.testing import CliRunner
 
 from noru.access import set_control
@@ -153,3 +154,41 @@ def test_a_damaged_access_file_fails_closed_for_agents(home: Path, session: Memo
     text = session.call("list_captures")["result"]["content"][0]["text"]
     assert text.startswith("Noru history revoked") and "damaged" in text
     assert session.request("resources/list")["result"] == {"resources": []}
+
+
+@pytest.mark.parametrize("asked", [False, True])
+def test_an_x_server_that_goes_away_leaves_the_app_answering_and_stopping_cleanly(
+    home: Path, tmp_path: Path, asked: bool
+) -> None:
+    # Ctrl-C in a terminal reaches the app and its virtual display together:
+    # the X server may be gone before the app lets go of it, whether or not
+    # anything tried to capture in between.
+    from tests.xserver import running_xserver
+
+    set_control(home, "allow")
+    with running_xserver(tmp_path, width=800, height=600, window_manager=False) as server:
+        app = AppProcess(home, server.env, tmp_path / "app.log")
+        try:
+            app.wait_ready()
+            xvfb = server.processes[0]
+            xvfb.terminate()
+            xvfb.wait(timeout=30)
+            if asked:
+                client = MemoryClient(home)
+                try:
+                    client.initialize()
+                    answer = client.call("observe_screen", {"target": "display"})
+                finally:
+                    client.close()
+                assert "error" in answer, (answer, app.proc.poll(), app.output)
+                error = answer["error"]
+                assert error["code"] == -32603
+                assert error["message"].startswith(
+                    "The Noru app could not complete the request: "
+                ), error
+                assert "X server" in error["message"], error
+                assert LiveClient(home).running()  # the app is still there
+        finally:
+            code = app.stop()
+    assert code == 0, app.output
+    assert "Traceback" not in app.output, app.output

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 import mss
@@ -151,6 +151,13 @@ def _decode(value: Any, encoding: str) -> str | None:
     return text or None
 
 
+def _let_go(close: Callable[[], object]) -> None:
+    """Close an X connection; one the server already dropped is not an error
+    (Ctrl-C reaches the app and its X server together)."""
+    with suppress(xerror.ConnectionClosedError, xerror.XError, ScreenShotError, OSError):
+        close()
+
+
 # More windows than this on one screen are read as part of the background.
 _MAX_WINDOWS = 64
 
@@ -166,7 +173,7 @@ class X11Backend(Backend):
             with map_x11_errors():
                 self._mss = mss.MSS(display=display_name)
         except BaseException:
-            self._dpy.close()
+            _let_go(self._dpy.close)
             raise
         self._root: Any = self._dpy.screen().root
         self._atoms: dict[str, int] = {}
@@ -411,7 +418,5 @@ class X11Backend(Backend):
         return self._broken
 
     def close(self) -> None:
-        try:
-            self._mss.close()
-        finally:
-            self._dpy.close()
+        _let_go(self._mss.close)
+        _let_go(self._dpy.close)
