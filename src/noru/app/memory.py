@@ -21,14 +21,11 @@ Where there is no glibc (macOS, musl) both do nothing.
 from __future__ import annotations
 
 import ctypes
-import logging
 import threading
 import time
 from collections.abc import Callable
 
 __all__ = ["LONGEST", "QUIET", "Trimmer", "malloc_trim", "tune_malloc"]
-
-log = logging.getLogger("noru.app")
 
 QUIET = 2.0  # seconds without a capture before memory is handed back
 LONGEST = 30.0  # seconds of captures at most between two trims
@@ -93,7 +90,7 @@ class Trimmer:
         self.quiet = quiet
         self.longest = longest
         self.trims = 0
-        self.trimmed_at: list[float] = []  # time.monotonic() of each trim
+        self.first_trim_at: float | None = None  # time.monotonic() of the first trim
         self._first: float | None = None  # end of the oldest capture not yet trimmed
         self._last: float | None = None  # end of the newest one
         self._closed = False
@@ -112,7 +109,8 @@ class Trimmer:
         while self._wait_for_trim():
             if malloc_trim():
                 self.trims += 1
-                self.trimmed_at.append(time.monotonic())
+                if self.first_trim_at is None:
+                    self.first_trim_at = time.monotonic()
 
     def _wait_for_trim(self) -> bool:
         """Block until captures are followed by ``quiet`` s of none, or have gone
