@@ -158,7 +158,7 @@ def test_a_damaged_access_file_fails_closed_for_agents(home: Path, session: Memo
 
 @pytest.mark.parametrize("asked", [False, True])
 def test_an_x_server_that_goes_away_leaves_the_app_answering_and_stopping_cleanly(
-    home: Path, tmp_path: Path, asked: bool
+    home: Path, tmp_path: Path, session: MemoryClient, asked: bool
 ) -> None:
     # Ctrl-C in a terminal reaches the app and its virtual display together:
     # the X server may be gone before the app lets go of it, whether or not
@@ -166,29 +166,22 @@ def test_an_x_server_that_goes_away_leaves_the_app_answering_and_stopping_cleanl
     from tests.xserver import running_xserver
 
     set_control(home, "allow")
-    with running_xserver(tmp_path, width=800, height=600, window_manager=False) as server:
-        app = AppProcess(home, server.env, tmp_path / "app.log")
-        try:
-            app.wait_ready()
-            xvfb = server.processes[0]
-            xvfb.terminate()
-            xvfb.wait(timeout=30)
-            if asked:
-                client = MemoryClient(home)
-                try:
-                    client.initialize()
-                    answer = client.call("observe_screen", {"target": "display"})
-                finally:
-                    client.close()
-                assert "error" in answer, (answer, app.proc.poll(), app.output)
-                error = answer["error"]
-                assert error["code"] == -32603
-                assert error["message"].startswith(
-                    "The Noru app could not complete the request: "
-                ), error
-                assert "X server" in error["message"], error
-                assert LiveClient(home).running()  # the app is still there
-        finally:
-            code = app.stop()
-    assert code == 0, app.output
+    with (
+        running_xserver(tmp_path, width=800, height=600, window_manager=False) as server,
+        running_app(home, server.env, tmp_path / "app.log") as app,
+    ):
+        xvfb = server.processes[0]
+        xvfb.terminate()
+        xvfb.wait(timeout=30)
+        if asked:
+            answer = session.call("observe_screen", {"target": "display"})
+            assert "error" in answer, (answer, app.proc.poll(), app.output)
+            error = answer["error"]
+            assert error["code"] == -32603
+            assert error["message"].startswith("The Noru app could not complete the request: "), (
+                error
+            )
+            assert "X server" in error["message"], error
+            assert LiveClient(home).running()  # the app is still there
+    assert app.proc.returncode == 0, app.output
     assert "Traceback" not in app.output, app.output
