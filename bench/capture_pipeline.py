@@ -31,7 +31,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from noru.app.memory import tune_malloc
@@ -113,6 +115,23 @@ def _fill_screen(display: str) -> subprocess.Popen[bytes]:
     return process
 
 
+@contextmanager
+def screen_of_code() -> Iterator[str]:
+    """A private Xvfb showing a full-screen window of Noru's source; yields its
+    display name, and stops both by pid on the way out."""
+    xvfb, display = _start_xvfb()
+    screen = None
+    try:
+        screen = _fill_screen(display)
+        yield display
+    finally:
+        if screen is not None:
+            _stop(screen)
+            if screen.stdout is not None:
+                screen.stdout.close()
+        _stop(xvfb)
+
+
 def host_speed() -> float:
     """ms for one Pillow Lanczos 2560x1600 -> 1568x980 on one thread (median of 7).
 
@@ -143,10 +162,7 @@ def main() -> None:
     args = parser.parse_args()
     tune_malloc()
     speed_before = host_speed()
-    xvfb, display = _start_xvfb()
-    screen = None
-    try:
-        screen = _fill_screen(display)
+    with screen_of_code() as display:
         stages: dict[str, list[float]] = {
             "grab": [],
             "serve": [],
@@ -176,12 +192,6 @@ def main() -> None:
                 original_sizes.append(len(original))
         assert grab.image.size == (WIDTH, HEIGHT)
         assert (served.width, served.height) == (1568, 980)
-    finally:
-        if screen is not None:
-            _stop(screen)
-            if screen.stdout is not None:
-                screen.stdout.close()
-        _stop(xvfb)
 
     print(
         f"capture pipeline, {WIDTH}x{HEIGHT} -> {served.width}x{served.height} PNG, "

@@ -41,11 +41,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from capture_pipeline import MAX_EDGE, _fill_screen, _start_xvfb, _stop, host_speed
+from capture_pipeline import MAX_EDGE, _stop, host_speed, screen_of_code
 from noru.app.memory import tune_malloc
 from noru.capture import Capturer
 from noru.imaging import serve
@@ -124,31 +126,31 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def run_app(
-    home: Path, env: dict[str, str], settle: float | None, *, ocr: bool = True
-) -> subprocess.Popen[bytes]:
+@contextmanager
+def app_running(
+    home: Path, display: str, settle: float | None, *, ocr: bool = True
+) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, str]]]:
+    """An allowed app on a data dir of its own (no OCR backlog from another
+    stage); yields it and its env, and stops it by pid on the way out."""
+    home.mkdir(mode=0o700)
+    env = {**os.environ, "DISPLAY": display, "NORU_HOME": str(home)}
+    env.pop("XAUTHORITY", None)
+    subprocess.run([str(BIN / "noru"), "allow"], env=env, check=True, stdout=subprocess.DEVNULL)
     config = "" if settle is None else f"ocr_settle = {settle}\n"
     (home / "config.toml").write_text(config + ("" if ocr else 'ocr_engine = "none"\n'))
     app = subprocess.Popen(
         [str(BIN / "noru"), "app"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    client = LiveClient(home)
-    deadline = time.monotonic() + 30
-    while not client.running():
-        if time.monotonic() > deadline or app.poll() is not None:
-            _stop(app)
-            raise SystemExit("noru app did not start")
-        time.sleep(0.05)
-    return app
-
-
-def fresh_home(home: Path, display: str) -> tuple[Path, dict[str, str]]:
-    """A data dir of its own for one stage (no OCR backlog from another), allowed."""
-    home.mkdir(mode=0o700)
-    env = {**os.environ, "DISPLAY": display, "NORU_HOME": str(home)}
-    env.pop("XAUTHORITY", None)
-    subprocess.run([str(BIN / "noru"), "allow"], env=env, check=True, stdout=subprocess.DEVNULL)
-    return home, env
+    try:
+        client = LiveClient(home)
+        deadline = time.monotonic() + 30
+        while not client.running():
+            if time.monotonic() > deadline or app.poll() is not None:
+                raise SystemExit("noru app did not start")
+            time.sleep(0.05)
+        yield app, env
+    finally:
+        _stop(app)
 
 
 def alternate(env: dict[str, str], display: str, runs: int) -> tuple[list[float], list[float]]:
@@ -185,43 +187,21 @@ def main() -> None:
     args = parser.parse_args()
     tune_malloc()
     speed_before = host_speed()
-    xvfb, display = _start_xvfb()
-    screen = None
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            screen = _fill_screen(display)
-            home, env = fresh_home(Path(tmp) / "pair", display)
-            app = run_app(home, env, settle=0, ocr=False)
-            try:
-                inproc, observed = alternate(env, display, args.runs)
-            finally:
-                _stop(app)
-            home, env = fresh_home(Path(tmp) / "with-ocr", display)
-            app = run_app(home, env, settle=0)
-            try:
-                faults = minor_faults(app.pid)
-                with_ocr = observe_runs(env, args.runs)
-                faults = minor_faults(app.pid) - faults
-                rss_busy = rss_mb(app.pid)
-                time.sleep(1)
-                before, t0 = cpu_seconds(app.pid), time.monotonic()
-                time.sleep(args.idle)
-                idle = (cpu_seconds(app.pid) - before) / (time.monotonic() - t0) * 100
-                rss = rss_mb(app.pid)
-            finally:
-                _stop(app)
-            home, env = fresh_home(Path(tmp) / "settled", display)
-            app = run_app(home, env, settle=None)
-            try:
-                settled = observe_runs(env, max(5, args.runs // 3))
-            finally:
-                _stop(app)
-        finally:
-            if screen is not None:
-                _stop(screen)
-                if screen.stdout is not None:
-                    screen.stdout.close()
-            _stop(xvfb)
+    with tempfile.TemporaryDirectory() as tmp, screen_of_code() as display:
+        with app_running(Path(tmp) / "pair", display, settle=0, ocr=False) as (_, env):
+            inproc, observed = alternate(env, display, args.runs)
+        with app_running(Path(tmp) / "with-ocr", display, settle=0) as (app, env):
+            faults = minor_faults(app.pid)
+            with_ocr = observe_runs(env, args.runs)
+            faults = minor_faults(app.pid) - faults
+            rss_busy = rss_mb(app.pid)
+            time.sleep(1)
+            before, t0 = cpu_seconds(app.pid), time.monotonic()
+            time.sleep(args.idle)
+            idle = (cpu_seconds(app.pid) - before) / (time.monotonic() - t0) * 100
+            rss = rss_mb(app.pid)
+        with app_running(Path(tmp) / "settled", display, settle=None) as (_, env):
+            settled = observe_runs(env, max(5, args.runs // 3))
     m_in, m_obs = statistics.median(inproc), statistics.median(observed)
     print(f"2560x1600 -> 1568x980 PNG, {args.runs} runs each (after warm-up), ms")
     print(f"{'path':52} {'median':>8} {'p95':>8}")

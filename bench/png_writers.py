@@ -28,7 +28,7 @@ from isal import isal_zlib
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).parent))
-from capture_pipeline import MAX_EDGE, _fill_screen, _start_xvfb, _stop, host_speed
+from capture_pipeline import MAX_EDGE, host_speed, screen_of_code
 from noru.capture import Capturer
 from noru.imaging import encode_png, fit_long_edge
 
@@ -57,18 +57,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    xvfb, display = _start_xvfb()
-    screen = None
-    try:
-        screen = _fill_screen(display)
-        with Capturer(display=display) as capturer:
-            original = capturer.grab_display(1)[0].image
-    finally:
-        if screen is not None:
-            _stop(screen)
-            if screen.stdout is not None:
-                screen.stdout.close()
-        _stop(xvfb)
+    with screen_of_code() as display, Capturer(display=display) as capturer:
+        original = capturer.grab_display(1)[0].image
     size = fit_long_edge(original.width, original.height, MAX_EDGE)
     served = original.resize(size, Image.Resampling.LANCZOS)
     print(f"{'image':20} {'writer':16} {'median ms':>10} {'bytes':>10}")
