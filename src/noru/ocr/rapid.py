@@ -38,13 +38,13 @@ from typing import TYPE_CHECKING, Any
 from noru.errors import OcrError
 from noru.ocr.base import Box, OcrLine, OcrResult, mean_confidence
 from noru.ocr.regions import (
+    Job,
     Piece,
-    clip,
     cut,
-    dedupe_lines,
-    intersects,
-    mask_regions,
+    histogram_mode,
     order_boxes,
+    plan_jobs,
+    reading_order,
     split_rows,
 )
 
@@ -246,39 +246,13 @@ class RapidEngine:
         with self._lock:
             if self._ocr is None:
                 raise OcrError("the OCR engine is closed")
-            jobs = self._plan(image, regions)
+            s = self.settings
+            jobs = plan_jobs(image, regions, per_region=s.per_region, remainder=s.remainder)
             results = [self._read(job) for job in jobs]
-        # Reading order, as tesseract.py: a region is one unit, a line found
-        # around the regions is a unit of its own; units go top to bottom,
-        # left to right.
-        units: list[tuple[Box, list[OcrLine]]] = []
-        for job, lines in zip(jobs, results, strict=True):
-            if job.unit >= 0:
-                units.append((job.region, lines))
-            else:
-                units += [(line.box, [line]) for line in lines]
-        ordered = [line for i in order_boxes([u[0] for u in units]) for line in units[i][1]]
-        lines_out = tuple(dedupe_lines(ordered))
-        return OcrResult(lines_out, NAME, self._version, mean_confidence(lines_out))
+        lines = tuple(reading_order(jobs, results))
+        return OcrResult(lines, NAME, self._version, mean_confidence(lines))
 
-    def _plan(self, image: Image.Image, regions: Sequence[Box] | None) -> list[_Job]:
-        s = self.settings
-        whole = (0, 0, image.width, image.height)
-        wanted = list(regions) if regions and s.per_region else [whole]
-        clipped = [c for c in (clip(r, image.size) for r in wanted) if c is not None]
-        jobs: list[_Job] = []
-        for unit, region in enumerate(clipped):
-            # Regions come bottom to top (stacking order): a later region
-            # that overlaps this one lies on top of it and hides what is under.
-            above = tuple(r for r in clipped[unit + 1 :] if intersects(r, region))
-            jobs.append(_Job(image, region, unit, above))
-        if regions and s.per_region and s.remainder:
-            masked = mask_regions(image, clipped)
-            if masked is not None:
-                jobs.append(_Job(masked, whole, -1))
-        return jobs
-
-    def _read(self, job: _Job) -> list[OcrLine]:
+    def _read(self, job: Job) -> list[OcrLine]:
         s = self.settings
         piece = cut(
             job.source,
@@ -330,14 +304,6 @@ class RapidEngine:
             self._ocr = None
 
 
-@dataclass(frozen=True)
-class _Job:
-    source: Image.Image  # the image, or the remainder with the regions painted over
-    region: Box  # what to read of it
-    unit: int  # the region it belongs to, for reading order; -1 around the regions
-    covered: tuple[Box, ...] = ()  # regions on top of this one
-
-
 # --- blocks of text -----------------------------------------------------------------
 
 _Corners = tuple[int, int, int, int]  # x1, y1, x2, y2
@@ -366,7 +332,7 @@ def text_blocks(grey: Image.Image, *, gap: int = 32, max_area: int | None = None
     """
     from PIL import Image, ImageChops
 
-    background = _mode(grey.histogram())
+    background = histogram_mode(grey.histogram())
     flat = Image.new("L", grey.size, background)
     ink = ImageChops.difference(grey, flat).point(lambda v: 255 if v >= INK_CONTRAST else 0)
     blocks: list[_Corners] = []
@@ -436,10 +402,6 @@ def _runs(flags: Sequence[int], gap: int) -> list[tuple[int, int]]:
     return runs
 
 
-def _mode(histogram: Sequence[int]) -> int:
-    return max(range(len(histogram)), key=histogram.__getitem__)
-
-
 def _frame(
     grey: Image.Image, block: _Corners, *, margin: int
 ) -> tuple[Image.Image, tuple[int, int]]:
@@ -459,7 +421,7 @@ def _frame(
     crop = grey.crop((x1, y1, x2, y2))
     width = -(-(crop.width + 2 * margin) // DET_STRIDE) * DET_STRIDE
     height = -(-(crop.height + 2 * margin) // DET_STRIDE) * DET_STRIDE
-    framed = Image.new("L", (width, height), _mode(crop.histogram()))
+    framed = Image.new("L", (width, height), histogram_mode(crop.histogram()))
     framed.paste(crop, (margin, margin))
     return framed, (x1 - margin, y1 - margin)
 

@@ -15,6 +15,8 @@ throws away as a line or a frame. So each window region is read on its own:
 What lies outside every region (a panel, desktop icons) is read from a copy
 with the regions painted over (``mask_regions``). A region too big for one
 thread can be cut into bands between text lines (``split_rows``).
+``plan_jobs`` makes an engine's list of what to read, and ``reading_order``
+puts what the jobs found back in the order a person reads the screen.
 
 ``Piece.to_original`` maps a box found in the piece back to pixels of the
 image the caller gave. Pure Pillow; no engine is imported here.
@@ -23,7 +25,7 @@ image the caller gave. Pure Pillow; no engine is imported here.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,14 +35,18 @@ if TYPE_CHECKING:
     from PIL import Image
 
 __all__ = [
+    "Job",
     "Piece",
     "clip",
     "cut",
     "dedupe_lines",
+    "histogram_mode",
     "intersects",
     "iou",
     "mask_regions",
     "order_boxes",
+    "plan_jobs",
+    "reading_order",
     "split_rows",
 ]
 
@@ -88,14 +94,15 @@ def clip(region: Box, size: tuple[int, int]) -> Box | None:
     return (left, top, right - left, bottom - top)
 
 
-def _mode(histogram: Sequence[int]) -> int:
+def histogram_mode(histogram: Sequence[int]) -> int:
+    """The commonest grey level of an "L" image's histogram."""
     return max(range(256), key=lambda level: histogram[level])
 
 
 def _uniform(line: Image.Image, background: int) -> bool:
     """True when a 1 px strip is one flat colour that differs from the background."""
     histogram = line.histogram()
-    peak = _mode(histogram)
+    peak = histogram_mode(histogram)
     near = sum(histogram[max(0, peak - UNIFORM_SPREAD) : peak + UNIFORM_SPREAD + 1])
     return near >= UNIFORM_SHARE * sum(histogram) and abs(peak - background) > BORDER_CONTRAST
 
@@ -129,7 +136,7 @@ def _edge_colour(grey: Image.Image) -> int:
     for strip in strips:
         for level, count in enumerate(grey.crop(strip).histogram()):
             histogram[level] += count
-    return _mode(histogram)
+    return histogram_mode(histogram)
 
 
 def cut(
@@ -162,7 +169,7 @@ def cut(
             ImageDraw.Draw(visible).rectangle((hx, hy, hx + hw - 1, hy + hh - 1), fill=0)
         if visible.getbbox() is None:
             return None  # wholly covered: nothing of it shows
-    background = _mode(grey.histogram(visible))
+    background = histogram_mode(grey.histogram(visible))
     if visible is not None:
         grey.paste(background, (0, 0, w, h), ImageOps.invert(visible))
     sx, sy, w, h = _strip_borders(grey, background)
@@ -299,3 +306,69 @@ def dedupe_lines(lines: Sequence[OcrLine]) -> list[OcrLine]:
         boxes.append(line.box)
         kept.append(line)
     return kept
+
+
+@dataclass(frozen=True)
+class Job:
+    """One piece of a screenshot for an engine to read."""
+
+    source: Image.Image  # the image, or the remainder with the regions painted over
+    region: Box  # what to read of it
+    unit: int  # the region it belongs to, for reading order; -1 around the regions
+    unit_box: Box  # that whole region (``region`` may be one band of it)
+    covered: tuple[Box, ...] = ()  # regions on top of this one
+
+    @property
+    def cost(self) -> int:
+        # The remainder is mostly painted over, so it reads far faster than its size.
+        area = self.region[2] * self.region[3]
+        return area if self.unit >= 0 else area // 8
+
+
+def plan_jobs(
+    image: Image.Image,
+    regions: Sequence[Box] | None,
+    *,
+    per_region: bool,
+    remainder: bool,
+    bands: Callable[[Box, Sequence[Box]], list[Box]] | None = None,
+) -> list[Job]:
+    """What to read: each region (or the whole image), and what lies around them.
+
+    ``bands(region, all_regions)`` may cut a region into bands read as jobs of
+    their own; the regions it is given are already clipped to the image.
+    """
+    whole = (0, 0, image.width, image.height)
+    wanted = list(regions) if regions and per_region else [whole]
+    clipped = [c for c in (clip(r, image.size) for r in wanted) if c is not None]
+    jobs: list[Job] = []
+    for unit, region in enumerate(clipped):
+        # Regions come bottom to top (stacking order): a later region
+        # that overlaps this one lies on top of it and hides what is under.
+        above = tuple(r for r in clipped[unit + 1 :] if intersects(r, region))
+        parts = bands(region, clipped) if bands is not None else [region]
+        jobs += [Job(image, part, unit, region, above) for part in parts]
+    if regions and per_region and remainder:
+        masked = mask_regions(image, clipped)
+        if masked is not None:
+            jobs.append(Job(masked, whole, -1, whole))
+    return jobs
+
+
+def reading_order(jobs: Sequence[Job], results: Sequence[Sequence[OcrLine]]) -> list[OcrLine]:
+    """The jobs' lines as a person reads them, repeats dropped.
+
+    A region is one unit whose lines keep the engine's order (column by
+    column, band by band); a line found around the regions is a unit of its
+    own. Units go top to bottom, left to right.
+    """
+    regional: dict[int, tuple[Box, list[OcrLine]]] = {}
+    around: list[tuple[Box, list[OcrLine]]] = []
+    for job, lines in zip(jobs, results, strict=True):
+        if job.unit >= 0:
+            regional.setdefault(job.unit, (job.unit_box, []))[1].extend(lines)
+        else:
+            around += [(line.box, [line]) for line in lines]
+    units = [*regional.values(), *around]
+    ordered = [line for i in order_boxes([u[0] for u in units]) for line in units[i][1]]
+    return dedupe_lines(ordered)

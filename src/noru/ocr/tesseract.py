@@ -19,15 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from noru.errors import OcrError
 from noru.ocr.base import Box, OcrLine, OcrResult, mean_confidence
-from noru.ocr.regions import (
-    clip,
-    cut,
-    dedupe_lines,
-    intersects,
-    mask_regions,
-    order_boxes,
-    split_rows,
-)
+from noru.ocr.regions import Job, cut, plan_jobs, reading_order, split_rows
 from noru.ocr.tessdata import LANGUAGE, require_tessdata
 
 if TYPE_CHECKING:
@@ -124,58 +116,38 @@ class TesseractEngine:
                 raise OcrError("the OCR engine is closed")
             jobs = self._plan(image, regions)
             results = self._run(jobs)
-        # Reading order: a region is one unit whose lines keep Tesseract's
-        # order (column by column, band by band); a line found around the
-        # regions is a unit of its own. Units go top to bottom, left to right.
-        regional: dict[int, tuple[Box, list[OcrLine]]] = {}
-        around: list[tuple[Box, list[OcrLine]]] = []
-        for job, lines in zip(jobs, results, strict=True):
-            if job.unit >= 0:
-                regional.setdefault(job.unit, (job.unit_box, []))[1].extend(lines)
-            else:
-                around += [(line.box, [line]) for line in lines]
-        units = [*regional.values(), *around]
-        ordered = [line for i in order_boxes([u[0] for u in units]) for line in units[i][1]]
-        lines_out = tuple(dedupe_lines(ordered))
-        return OcrResult(lines_out, NAME, self._version, mean_confidence(lines_out))
+        lines = tuple(reading_order(jobs, results))
+        return OcrResult(lines, NAME, self._version, mean_confidence(lines))
 
-    def _plan(self, image: Image.Image, regions: Sequence[Box] | None) -> list[_Job]:
+    def _plan(self, image: Image.Image, regions: Sequence[Box] | None) -> list[Job]:
         """What to read: the regions (or the whole image), each cut into bands
         when that lets the threads share the work, and what lies around them."""
         s = self.settings
-        whole = (0, 0, image.width, image.height)
-        wanted = list(regions) if regions and s.per_region else [whole]
-        clipped = [c for c in (clip(r, image.size) for r in wanted) if c is not None]
         threads = len(self._apis)
-        total = sum(w * h for _, _, w, h in clipped)
-        jobs: list[_Job] = []
-        for unit, region in enumerate(clipped):
+
+        def bands(region: Box, clipped: Sequence[Box]) -> list[Box]:
             area = region[2] * region[3]
+            total = sum(w * h for _, _, w, h in clipped)
             # A region much bigger than its share keeps one thread busy while
             # the others idle: cut it into bands where text lines part. Bands
             # cost the reading order across columns (sidebar and page come
             # band by band), so only big regions are cut.
             parts = min(round(area * threads / max(1, total)), area // MIN_BAND_AREA)
             split = s.bands and threads > 1 and parts > 1
-            bands = split_rows(image, region, parts) if split else [region]
-            # Regions come bottom to top (stacking order): a later region
-            # that overlaps this one lies on top of it and hides what is under.
-            above = tuple(r for r in clipped[unit + 1 :] if intersects(r, region))
-            jobs += [_Job(image, band, unit, region, above) for band in bands]
-        if regions and s.per_region and s.remainder:
-            masked = mask_regions(image, clipped)
-            if masked is not None:
-                jobs.append(_Job(masked, whole, -1, whole))
-        return jobs
+            return split_rows(image, region, parts) if split else [region]
 
-    def _run(self, jobs: Sequence[_Job]) -> list[list[OcrLine]]:
+        return plan_jobs(
+            image, regions, per_region=s.per_region, remainder=s.remainder, bands=bands
+        )
+
+    def _run(self, jobs: Sequence[Job]) -> list[list[OcrLine]]:
         if self._pool is None or len(jobs) == 1:
             return [self._read(self._apis[0], job) for job in jobs]
         apis: queue.SimpleQueue[Any] = queue.SimpleQueue()
         for api in self._apis:
             apis.put(api)
 
-        def task(job: _Job) -> list[OcrLine]:
+        def task(job: Job) -> list[OcrLine]:
             # As many workers as APIs, so a free API is always waiting.
             api = apis.get()
             try:
@@ -191,7 +163,7 @@ class TesseractEngine:
         wait(futures.values())
         return [futures[i].result() for i in range(len(jobs))]
 
-    def _read(self, api: Any, job: _Job) -> list[OcrLine]:
+    def _read(self, api: Any, job: Job) -> list[OcrLine]:
         import tesserocr
 
         s = self.settings
@@ -235,21 +207,6 @@ class TesseractEngine:
             for api in self._apis:
                 api.End()
             self._apis = []
-
-
-@dataclass(frozen=True)
-class _Job:
-    source: Image.Image  # the image, or the remainder with the regions painted over
-    region: Box  # what to read of it
-    unit: int  # the region it belongs to, for reading order; -1 around the regions
-    unit_box: Box
-    covered: tuple[Box, ...] = ()  # regions on top of this one
-
-    @property
-    def cost(self) -> int:
-        # The remainder is mostly painted over, so it reads far faster than its size.
-        area = self.region[2] * self.region[3]
-        return area if self.unit >= 0 else area // 8
 
 
 @contextmanager
