@@ -14,7 +14,6 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,21 +23,30 @@ import pytest
 from PIL import Image, ImageDraw
 
 from noru.errors import OcrError
-from noru.ocr import Engine, OcrLine, OcrResult, available_engines, describe, get_engine
+from noru.ocr import Engine, available_engines, describe, get_engine
 from noru.ocr.rapid import RapidEngine
 from tests.conftest import require
-from tests.screens import FONT_PACKAGE, Pane, Screen, Word, compose, font, fonts_available
+
+# Shared with the other engine: the ground truth, its helpers, and (test_*)
+# the engine-agnostic tests, which pytest runs here on this module's engine.
+from tests.ocr_suite import (
+    KNOWN,
+    TOUCHING,
+    line_with,
+    missing,
+    overlap,
+    test_a_blank_image_gives_no_lines_and_no_confidence,  # noqa: F401
+    test_a_tiny_image_gives_no_lines_instead_of_crashing,  # noqa: F401
+    test_lines_come_in_reading_order_across_windows,  # noqa: F401
+    test_one_engine_can_be_shared_by_threads,  # noqa: F401
+    test_overlapping_regions_do_not_read_a_line_twice,  # noqa: F401
+    test_palette_and_alpha_images_are_read_like_rgb,  # noqa: F401
+    test_text_outside_every_region_is_still_read,  # noqa: F401
+)
+from tests.screens import FONT_PACKAGE, Pane, compose, font, fonts_available
 from tests.screens import window_screen as screen_of
 
 ROOT = Path(__file__).resolve().parent.parent
-KNOWN = (
-    "Quarterly invoice for customer",
-    "Settings Terminal Repository",
-    "Download the release notes",
-    "Meeting agenda and summary",
-)
-TOUCHING = ("Forecast Budget Revenue", "Analytics Dashboard Overview", "Delivery payment balance")
-PUNCTUATION = ".,;:!?\"'()[]{}|`‘’“”"
 MODEL_FILES = {
     "PP-OCRv6_det_small.onnx",
     "PP-OCRv6_rec_small.onnx",
@@ -74,28 +82,6 @@ def engine() -> Iterator[Engine]:
         made.close()
 
 
-def line_with(result: OcrResult, word: Word) -> OcrLine | None:
-    """The OCR line that read ``word`` where it is drawn, if any."""
-    cx, cy = word.box[0] + word.box[2] / 2, word.box[1] + word.box[3] / 2
-    for line in result.lines:
-        x, y, w, h = line.box
-        tokens = [t.strip(PUNCTUATION) for t in line.text.split()]
-        if word.text in tokens and x <= cx <= x + w and y <= cy <= y + h:
-            return line
-    return None
-
-
-def missing(screen: Screen, result: OcrResult, words: list[Word] | None = None) -> list[str]:
-    return [w.text for w in (screen.words if words is None else words) if not line_with(result, w)]
-
-
-def overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    """The share of ``b`` covered by ``a``."""
-    w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return w * h / (b[2] * b[3])
-
-
 # --- reading screens ------------------------------------------------------------
 
 
@@ -127,31 +113,6 @@ def test_words_touching_a_window_border_are_found_when_regions_are_given(
     result = engine.recognise(screen.image, regions=screen.regions)
     assert missing(screen, result, touching) == [], result.text
     assert missing(screen, result) == []
-
-
-def test_text_outside_every_region_is_still_read(engine: Engine) -> None:
-    panes = [
-        Pane((200, 20, 660, 200), ["Inside the window"], title="Window"),
-        # Not given as a region: like a panel or a window the backend missed.
-        Pane((40, 250, 500, 140), ["Outside label here"], theme="dark", title="Dock"),
-    ]
-    screen = compose(panes, width=900, height=420)
-    result = engine.recognise(screen.image, regions=screen.regions[:1])
-    assert missing(screen, result) == [], result.text
-
-
-def test_lines_come_in_reading_order_across_windows(engine: Engine) -> None:
-    panes = [
-        Pane((20, 20, 420, 200), ["Alpha first window"], title="Left"),
-        # A few pixels higher than its neighbour: still read after it.
-        Pane((460, 14, 420, 200), ["Bravo second window"], theme="dark", title="Right"),
-        Pane((20, 240, 860, 160), ["Charlie third window"], size=16, title="Below"),
-    ]
-    screen = compose(panes, width=900, height=420)
-    text = engine.recognise(screen.image, regions=screen.regions).text
-    positions = [text.find(word) for word in ("Alpha", "Bravo", "Charlie")]
-    assert -1 not in positions, text
-    assert positions == sorted(positions), text
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -209,14 +170,6 @@ def test_text_on_a_busy_background_is_read_once_in_overlapping_bands(engine: Eng
         assert sum(f"line{i} " in f"{text} " for text in found) == 1, (i, found)
 
 
-def test_overlapping_regions_do_not_read_a_line_twice(engine: Engine) -> None:
-    screen = screen_of(KNOWN, theme="light", size=16)
-    region = screen.regions[0]
-    once = engine.recognise(screen.image, regions=[region])
-    twice = engine.recognise(screen.image, regions=[region, region])
-    assert [line.text for line in twice.lines] == [line.text for line in once.lines]
-
-
 def test_the_result_names_the_engine_and_confidences_are_between_0_and_1(
     engine: Engine,
 ) -> None:
@@ -228,49 +181,6 @@ def test_the_result_names_the_engine_and_confidences_are_between_0_and_1(
     assert 0.5 < result.mean_confidence <= 1.0  # clean synthetic text reads confidently
     assert all(0.0 <= line.confidence <= 1.0 for line in result.lines)
     assert result.text == "\n".join(line.text for line in result.lines)
-
-
-@pytest.mark.parametrize("colour", ["white", "black", "#3a6ea5"])
-def test_a_blank_image_gives_no_lines_and_no_confidence(engine: Engine, colour: str) -> None:
-    image = Image.new("RGB", (1280, 800), colour)
-    for regions in (None, [(0, 0, 640, 800), (640, 0, 640, 800)]):
-        result = engine.recognise(image, regions=regions)
-        assert result.lines == ()
-        assert result.text == ""
-        assert result.mean_confidence is None
-
-
-@pytest.mark.parametrize("size", [(1, 1), (2, 50), (50, 2)])
-def test_a_tiny_image_gives_no_lines_instead_of_crashing(
-    engine: Engine, size: tuple[int, int]
-) -> None:
-    image = Image.new("RGB", size, "white")
-    assert engine.recognise(image).lines == ()
-    assert engine.recognise(image, regions=[(0, 0, 1, 1)]).lines == ()
-
-
-def test_palette_and_alpha_images_are_read_like_rgb(engine: Engine) -> None:
-    screen = screen_of(KNOWN, theme="light", size=16)
-    for mode in ("RGBA", "P", "L"):
-        result = engine.recognise(screen.image.convert(mode), regions=screen.regions)
-        assert missing(screen, result) == [], mode
-
-
-def test_one_engine_can_be_shared_by_threads(engine: Engine) -> None:
-    screens = [screen_of(KNOWN, theme=t, size=16) for t in ("light", "dark")]
-    failures: list[str] = []
-
-    def read(screen: Screen) -> None:
-        for _ in range(2):
-            result = engine.recognise(screen.image, regions=screen.regions)
-            failures.extend(missing(screen, result))
-
-    threads = [threading.Thread(target=read, args=(s,)) for s in screens]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert failures == []
 
 
 def test_a_closed_engine_refuses_to_read_and_closing_twice_is_harmless() -> None:
