@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from noru.config import Config, format_duration, load_config, parse_duration
+from noru.config import Config, load_config
+from noru.times import format_duration, parse_duration
 
 
 @pytest.mark.parametrize(

@@ -14,13 +14,13 @@ from noru.contract import (
     TextLayer,
     absent,
     capture_result,
-    format_age,
     inferred,
     measured,
     prov_line,
     steering_result,
 )
 from noru.sources import Source
+from noru.times import format_age
 
 NOW = datetime(2026, 8, 12, 18, 20, 2, tzinfo=UTC)
 TAKEN = NOW - timedelta(minutes=5)

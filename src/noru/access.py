@@ -22,6 +22,7 @@ from typing import Any
 
 from noru.errors import HistoryRevoked, NotAuthorized, Paused, Steering
 from noru.paths import access_path
+from noru.times import format_utc
 
 __all__ = [
     "AccessState",
@@ -147,7 +148,7 @@ def set_control(home: Path, command: str, *, now: datetime | None = None) -> Acc
         flags.update(authorized=False, revoked=True)
     else:
         raise ValueError(f"unknown access command {command!r}")
-    stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = format_utc(now or datetime.now(UTC))
     changes = {name: {"at": c.at, "by": c.by} for name, c in state.changes.items()}
     for name in _FLAGS:
         if flags[name] != getattr(state, name) or name not in changes:

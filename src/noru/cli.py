@@ -163,7 +163,7 @@ def revoke() -> None:
 def _parse_at(value: str | None) -> datetime | None:
     if value is None:
         return None
-    from noru.config import parse_moment
+    from noru.times import parse_moment
 
     try:
         return parse_moment(value, datetime.now(UTC))

@@ -15,54 +15,13 @@ doctor``; agents get the defaults, which are the safe, documented ones.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-__all__ = ["Config", "format_duration", "load_config", "parse_duration", "parse_moment"]
+from noru.times import parse_duration
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
-def parse_duration(text: str) -> float:
-    """Seconds in ``30s``, ``10m``, ``2h``, ``1d``, ``1w``; ValueError otherwise."""
-    m = _DURATION.match(text)
-    if not m:
-        raise ValueError(f"not a duration: {text!r} (use e.g. 30m, 2h, 1d)")
-    return float(m.group(1)) * _UNITS[m.group(2)]
-
-
-def format_duration(seconds: float) -> str:
-    """``600`` -> "10 minutes", ``1`` -> "1 second", ``5400`` -> "1.5 hours"."""
-    units = (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
-    name, size = next(((n, s) for n, s in units if seconds >= s), ("second", 1))
-    text = f"{round(seconds / size, 1):g}"
-    return f"{text} {name}" + ("" if text == "1" else "s")
-
-
-def parse_moment(text: str, now: datetime) -> datetime:
-    """A moment from ``30m`` / ``2d`` (ago) or an RFC 3339 / ISO date(-time).
-
-    A date-time without a zone is local time; a bare date is local midnight.
-    Returns an aware UTC datetime; ValueError with a readable reason otherwise.
-    """
-    if _DURATION.match(text):
-        return now - timedelta(seconds=parse_duration(text))
-    candidate = text.strip()
-    if candidate.endswith(("Z", "z")):
-        candidate = candidate[:-1] + "+00:00"
-    try:
-        moment = datetime.fromisoformat(candidate)
-    except ValueError:
-        raise ValueError(
-            f"not a time: {text!r} (use 30m, 1h, 2d or a date-time like 2026-08-12T14:00:00Z)"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.astimezone()  # local time, as the person reads their clock
-    return moment.astimezone(UTC)
+__all__ = ["Config", "load_config"]
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,12 @@ import base64
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from noru.errors import Steering
 from noru.sources import Source
+from noru.times import format_age, format_utc
 
 __all__ = [
     "CAPTURE_ID_PATTERN",
@@ -41,8 +42,6 @@ __all__ = [
     "absent",
     "capture_result",
     "capture_uri",
-    "format_age",
-    "format_time",
     "inferred",
     "measured",
     "prov_line",
@@ -114,23 +113,6 @@ def prov_line(tokens: Iterable[Token]) -> str:
 
 
 # --- small formatting helpers ----------------------------------------------
-
-
-def format_time(moment: datetime) -> str:
-    """RFC 3339 in UTC with a Z, to the second."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def format_age(moment: datetime, now: datetime) -> str:
-    seconds = int((now - moment).total_seconds())
-    if seconds < 0:
-        return "in the future"
-    if seconds < 5:
-        return "just now"
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit} ago"
-    return f"{seconds}s ago"
 
 
 def capture_uri(capture_id: str) -> str:
@@ -242,7 +224,7 @@ def capture_result(
     """
     first = view.sources[0] if view.sources else None
     header = (
-        f"Noru capture {view.id} (captured {format_time(view.captured_at)}, "
+        f"Noru capture {view.id} (captured {format_utc(view.captured_at)}, "
         f"{format_age(view.captured_at, now)}, origin {view.origin}; {describe_source(first)})"
     )
     if len(view.sources) > 1:
@@ -279,7 +261,7 @@ def capture_result(
     structured: dict[str, Any] = {
         "id": view.id,
         "uri": capture_uri(view.id),
-        "captured_at": format_time(view.captured_at),
+        "captured_at": format_utc(view.captured_at),
         "ocr_pending": view.ocr_pending,
         "images": [image.structured() for image in view.images],
     }

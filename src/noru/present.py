@@ -20,14 +20,15 @@ from noru.contract import (
     TextLayer,
     Token,
     absent,
-    format_age,
     inferred,
     measured,
     prov_line,
 )
 from noru.errors import InvalidParams, LayerAbsent, NoMatch
+from noru.geometry import Rect, intersects
 from noru.sources import Source
-from noru.store import CaptureRecord, Filters, ImageRecord, OcrLine, Reader, Row, SearchHit
+from noru.store import CaptureRecord, Filters, ImageRecord, Reader, Row, SearchHit
+from noru.times import format_age
 
 __all__ = [
     "MAX_IMAGES",
@@ -58,7 +59,7 @@ class Projection:
     layers: tuple[str, ...] | None = None  # None: the default bundle
     fields: tuple[str, ...] | None = None
     text_only: bool = False
-    region: tuple[int, int, int, int] | None = None
+    region: Rect | None = None
 
     def wanted(self) -> tuple[str, ...]:
         if self.layers is not None:
@@ -111,16 +112,10 @@ def provenance(record: CaptureRecord, *, pixels: bool, layers: Sequence[str]) ->
     return tokens
 
 
-def _box_in(line: OcrLine, crop: tuple[int, int, int, int]) -> bool:
-    x, y, w, h = line.box
-    cx, cy, cw, ch = crop
-    return x < cx + cw and cx < x + w and y < cy + ch and cy < y + h
-
-
 def _regions_text(
     record: CaptureRecord,
     max_edge: int,
-    crop: tuple[int, int, int, int] | None,
+    crop: Rect | None,
     crop_scale: float | None,
 ) -> str:
     lines = [
@@ -134,7 +129,7 @@ def _regions_text(
         ox, oy = (crop[0], crop[1]) if crop else (0, 0)
         lines.append(f"image {image.position}:")
         for line in image.ocr_lines or ():
-            if crop and not _box_in(line, crop):
+            if crop and not intersects(line.box, crop):
                 continue
             x, y, w, h = line.box
             lines.append(
@@ -145,9 +140,7 @@ def _regions_text(
     return "\n".join(lines)
 
 
-def _crop_box(
-    image: ImageRecord, region: tuple[int, int, int, int], max_edge: int
-) -> tuple[int, int, int, int]:
+def _crop_box(image: ImageRecord, region: Rect, max_edge: int) -> Rect:
     """The served-pixel region of image 1 as a box in original pixels."""
     x, y, w, h = region
     sw, sh = _served_size(image, max_edge)
@@ -242,7 +235,7 @@ def capture_view(
     if "ocr" in wanted and record.ocr_state == "done":
         if crop:
             text = "\n".join(
-                line.text for line in record.images[0].ocr_lines or () if _box_in(line, crop)
+                line.text for line in record.images[0].ocr_lines or () if intersects(line.box, crop)
             )
         else:
             text = record.ocr_text

@@ -31,9 +31,10 @@ from typing import Any
 
 from noru import access, imaging
 from noru.app.memory import Trimmer
-from noru.config import Config, format_duration, load_config
+from noru.config import Config, load_config
 from noru.errors import Busy, CaptureError, NoruError, NothingNew
 from noru.store import NewImage, Store
+from noru.times import format_duration
 
 __all__ = ["App"]
 

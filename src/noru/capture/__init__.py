@@ -28,8 +28,9 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Literal, Self
 
-from noru.capture.base import Backend, Display, Grab, Rect, WindowFacts
+from noru.capture.base import Backend, Display, Grab, WindowFacts
 from noru.errors import CaptureError
+from noru.geometry import Rect, centre, clip, shift
 from noru.sources import Source, infer_workspace
 
 __all__ = ["Capturer", "Display", "Grab"]
@@ -58,32 +59,11 @@ def _open_backend(display: str | None) -> Backend:
     return X11Backend(display)
 
 
-def _clip(rect: Rect, bounds: Rect) -> Rect | None:
-    """``rect`` cut to ``bounds``, or None when nothing of it is inside."""
-    x, y, w, h = rect
-    bx, by, bw, bh = bounds
-    left, top = max(x, bx), max(y, by)
-    right, bottom = min(x + w, bx + bw), min(y + h, by + bh)
-    if right <= left or bottom <= top:
-        return None
-    return (left, top, right - left, bottom - top)
-
-
 def _windows_in(windows: list[Rect], area: Rect) -> tuple[Rect, ...]:
     """The windows that show in ``area``, clipped, in its coordinates, order kept."""
     ax, ay, _, _ = area
-    inside = []
-    for window in windows:
-        clipped = _clip(window, area)
-        if clipped is not None:
-            x, y, w, h = clipped
-            inside.append((x - ax, y - ay, w, h))
-    return tuple(inside)
-
-
-def _centre(rect: Rect) -> tuple[int, int]:
-    x, y, w, h = rect
-    return (x + w // 2, y + h // 2)
+    inside = (clip(window, area) for window in windows)
+    return tuple(shift(rect, -ax, -ay) for rect in inside if rect is not None)
 
 
 def _display_at(displays: list[Display], point: tuple[int, int]) -> Display | None:
@@ -176,11 +156,11 @@ class Capturer:
                         "the pointer is over the desktop, not a window"
                     )
                 raise CaptureError("no window to capture: the pointer is over the desktop")
-            rect = _clip(window.rect, backend.screen_rect())
+            rect = clip(window.rect, backend.screen_rect())
             if rect is None:
                 raise CaptureError("the window is entirely off screen")
             displays = backend.displays()
-            display = _display_at(displays, _centre(rect))
+            display = _display_at(displays, centre(rect))
             return [self._grab(backend, rect, display, window)]
 
     def grab_display(self, index: int | None = None) -> list[Grab]:
@@ -216,10 +196,10 @@ class Capturer:
             raise CaptureError(f"a region needs a positive width and height, not {w}x{h}")
         with self._lock:
             backend = self._open()
-            rect = _clip((x, y, w, h), backend.screen_rect())
+            rect = clip((x, y, w, h), backend.screen_rect())
             if rect is None:
                 raise CaptureError(f"the region {x},{y},{w},{h} lies outside the screen")
-            display = _display_at(backend.displays(), _centre(rect))
+            display = _display_at(backend.displays(), centre(rect))
             return [self._grab_area(backend, rect, display)]
 
     # -- normalisation -------------------------------------------------------
@@ -227,13 +207,13 @@ class Capturer:
     def _grab_area(self, backend: Backend, rect: Rect, display: Display | None) -> Grab:
         """A display or region: carries the active window's facts when that window is in it."""
         screen = backend.screen_rect()
-        clipped = _clip(rect, screen)
+        clipped = clip(rect, screen)
         if clipped is None:
             raise CaptureError("the display lies outside the screen")
         window = backend.active_window()
         if window is not None:
-            visible = _clip(window.rect, screen)
-            inside = visible is not None and _clip((*_centre(visible), 1, 1), clipped) is not None
+            visible = clip(window.rect, screen)
+            inside = visible is not None and clip((*centre(visible), 1, 1), clipped) is not None
             if not inside:
                 window = None
         grab = self._grab(backend, clipped, display, window)

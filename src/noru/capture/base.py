@@ -17,15 +17,13 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from noru.geometry import Rect, contains
 from noru.sources import Source
 
 if TYPE_CHECKING:
     from PIL import Image
 
 __all__ = ["Backend", "Display", "Grab", "Rect", "WindowFacts"]
-
-# (x, y, width, height) in root coordinates.
-Rect = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -50,7 +48,7 @@ class Display:
         return f"{self.width}x{self.height}"
 
     def contains(self, x: int, y: int) -> bool:
-        return self.x <= x < self.x + self.width and self.y <= y < self.y + self.height
+        return contains(self.rect, (x, y))
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noru.errors import OcrError
-from noru.ocr.base import Box, Engine, OcrLine, OcrResult, mean_confidence
+from noru.ocr.base import Engine, OcrLine, OcrResult, mean_confidence
 from noru.ocr.tessdata import INSTALL_ADVICE, locate_tessdata, require_tessdata
 
 __all__ = [
     "DEFAULT_ENGINE",
     "INSTALL_ADVICE",
-    "Box",
     "Engine",
     "EngineStatus",
     "OcrLine",

@@ -1,6 +1,6 @@
 """What every OCR engine returns, and the interface an engine implements.
 
-Boxes are ``(x, y, w, h)`` in pixels of the image the caller passed in, so a
+Rectes are ``(x, y, w, h)`` in pixels of the image the caller passed in, so a
 stored box lines up with the stored original whatever an engine did to the
 pixels on the way (crops, padding, scaling, inversion).
 """
@@ -11,18 +11,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from noru.geometry import Rect
+
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Box", "Engine", "OcrLine", "OcrResult", "mean_confidence"]
-
-Box = tuple[int, int, int, int]  # x, y, w, h
+__all__ = ["Engine", "OcrLine", "OcrResult", "mean_confidence"]
 
 
 @dataclass(frozen=True)
 class OcrLine:
     text: str
-    box: Box  # in original image pixels
+    box: Rect  # in original image pixels
     confidence: float  # 0..1
 
 
@@ -57,7 +57,7 @@ class Engine(Protocol):
     @property
     def version(self) -> str: ...
 
-    def recognise(self, image: Image.Image, *, regions: Sequence[Box] | None = None) -> OcrResult:
+    def recognise(self, image: Image.Image, *, regions: Sequence[Rect] | None = None) -> OcrResult:
         """The text of ``image``, lines in reading order.
 
         ``regions`` are the windows' rectangles in image pixels (frames, border

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from noru.errors import OcrError
-from noru.ocr.base import Box, OcrLine, OcrResult, mean_confidence
+from noru.geometry import Rect
+from noru.ocr.base import OcrLine, OcrResult, mean_confidence
 from noru.ocr.regions import (
     Job,
     Piece,
@@ -242,7 +243,7 @@ class RapidEngine:
         tasks = [cfg.Det, cfg.Rec] + ([cfg.Cls] if self.settings.use_cls else [])
         return tuple(Path(str(task.model_path)) for task in tasks)
 
-    def recognise(self, image: Image.Image, *, regions: Sequence[Box] | None = None) -> OcrResult:
+    def recognise(self, image: Image.Image, *, regions: Sequence[Rect] | None = None) -> OcrResult:
         with self._lock:
             if self._ocr is None:
                 raise OcrError("the OCR engine is closed")

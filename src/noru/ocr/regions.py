@@ -29,7 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from noru.ocr.base import Box, OcrLine
+from noru.geometry import Rect, clip, intersects, iou, overlap_height
+from noru.ocr.base import OcrLine
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -37,12 +38,9 @@ if TYPE_CHECKING:
 __all__ = [
     "Job",
     "Piece",
-    "clip",
     "cut",
     "dedupe_lines",
     "histogram_mode",
-    "intersects",
-    "iou",
     "mask_regions",
     "order_boxes",
     "plan_jobs",
@@ -69,7 +67,7 @@ class Piece:
     scale: float
     pad: int
 
-    def to_original(self, box: tuple[int, int, int, int]) -> Box:
+    def to_original(self, box: tuple[int, int, int, int]) -> Rect:
         """A piece box ``(x1, y1, x2, y2)`` as ``(x, y, w, h)`` in the original,
         clamped to the region it came from."""
         x1, y1, x2, y2 = box
@@ -82,16 +80,6 @@ class Piece:
         left, right = back(x1, width), back(x2, width)
         top, bottom = back(y1, height), back(y2, height)
         return (ox + left, oy + top, max(1, right - left), max(1, bottom - top))
-
-
-def clip(region: Box, size: tuple[int, int]) -> Box | None:
-    """``region`` limited to an image of ``size``; None when nothing is left."""
-    x, y, w, h = region
-    left, top = max(0, x), max(0, y)
-    right, bottom = min(size[0], x + w), min(size[1], y + h)
-    if right <= left or bottom <= top:
-        return None
-    return (left, top, right - left, bottom - top)
 
 
 def histogram_mode(histogram: Sequence[int]) -> int:
@@ -107,7 +95,7 @@ def _uniform(line: Image.Image, background: int) -> bool:
     return near >= UNIFORM_SHARE * sum(histogram) and abs(peak - background) > BORDER_CONTRAST
 
 
-def _strip_borders(grey: Image.Image, background: int) -> Box:
+def _strip_borders(grey: Image.Image, background: int) -> Rect:
     """The box inside uniform border lines on each side (at most MAX_BORDER)."""
     width, height = grey.size
     left, top, right, bottom = 0, 0, width, height
@@ -141,12 +129,12 @@ def _edge_colour(grey: Image.Image) -> int:
 
 def cut(
     image: Image.Image,
-    region: Box,
+    region: Rect,
     *,
     scale: float = 1.0,
     pad: int = 16,
     invert: bool = True,
-    covered: Sequence[Box] = (),
+    covered: Sequence[Rect] = (),
 ) -> Piece | None:
     """The region of ``image`` prepared for recognition; None if it is empty.
 
@@ -156,7 +144,7 @@ def cut(
     """
     from PIL import Image, ImageDraw, ImageOps
 
-    clipped = clip(region, image.size)
+    clipped = clip(region, (0, 0, *image.size))
     if clipped is None:
         return None
     x, y, w, h = clipped
@@ -187,7 +175,7 @@ def cut(
     return Piece(grey, (x + sx, y + sy), (w, h), scale, pad)
 
 
-def mask_regions(image: Image.Image, regions: Sequence[Box]) -> Image.Image | None:
+def mask_regions(image: Image.Image, regions: Sequence[Rect]) -> Image.Image | None:
     """A copy of ``image`` with every region painted over in the colour most
     common outside them: what is left to read around the windows (a panel,
     desktop icons). None when the regions cover the whole image."""
@@ -219,7 +207,7 @@ def mask_regions(image: Image.Image, regions: Sequence[Box]) -> Image.Image | No
     return rgb
 
 
-def order_boxes(boxes: Sequence[Box]) -> list[int]:
+def order_boxes(boxes: Sequence[Rect]) -> list[int]:
     """Indices of ``boxes`` in reading order: bands top to bottom, and left to
     right within a band. A box joins a band when it overlaps the band's first
     box vertically by at least half of the smaller height, so two windows side
@@ -229,15 +217,13 @@ def order_boxes(boxes: Sequence[Box]) -> list[int]:
     while remaining:
         first = boxes[remaining[0]]
         band = [
-            i for i in remaining if _overlap(first, boxes[i]) >= 0.5 * min(first[3], boxes[i][3])
+            i
+            for i in remaining
+            if overlap_height(first, boxes[i]) >= 0.5 * min(first[3], boxes[i][3])
         ]
         ordered += sorted(band, key=lambda i: boxes[i][0])
         remaining = [i for i in remaining if i not in band]
     return ordered
-
-
-def _overlap(a: Box, b: Box) -> int:
-    return max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
 
 
 # A band is cut only inside this many identical rows in a row, so the cut
@@ -245,13 +231,13 @@ def _overlap(a: Box, b: Box) -> int:
 BLANK_RUN = 4
 
 
-def split_rows(image: Image.Image, region: Box, parts: int) -> list[Box]:
+def split_rows(image: Image.Image, region: Rect, parts: int) -> list[Rect]:
     """``region`` cut into up to ``parts`` bands of about equal height, each
     cut made in a run of identical rows (the gap between text lines) near
     its ideal position. Fewer bands when no such gap lies near enough."""
     from PIL import ImageChops
 
-    clipped = clip(region, image.size)
+    clipped = clip(region, (0, 0, *image.size))
     if clipped is None:
         return []
     if parts <= 1:
@@ -282,23 +268,10 @@ def split_rows(image: Image.Image, region: Box, parts: int) -> list[Box]:
     return [(x, y + top, w, bottom - top) for top, bottom in itertools.pairwise(edges)]
 
 
-def intersects(a: Box, b: Box) -> bool:
-    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
-
-
-def iou(a: Box, b: Box) -> float:
-    """Intersection over union of two boxes."""
-    w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    inter = w * h
-    union = a[2] * a[3] + b[2] * b[3] - inter
-    return inter / union if union else 0.0
-
-
 def dedupe_lines(lines: Sequence[OcrLine]) -> list[OcrLine]:
     """Drop a line read twice at the same place (overlapping regions or bands)."""
     kept: list[OcrLine] = []
-    seen: dict[str, list[Box]] = {}
+    seen: dict[str, list[Rect]] = {}
     for line in lines:
         boxes = seen.setdefault(line.text, [])
         if any(iou(box, line.box) > 0.5 for box in boxes):
@@ -313,10 +286,10 @@ class Job:
     """One piece of a screenshot for an engine to read."""
 
     source: Image.Image  # the image, or the remainder with the regions painted over
-    region: Box  # what to read of it
+    region: Rect  # what to read of it
     unit: int  # the region it belongs to, for reading order; -1 around the regions
-    unit_box: Box  # that whole region (``region`` may be one band of it)
-    covered: tuple[Box, ...] = ()  # regions on top of this one
+    unit_box: Rect  # that whole region (``region`` may be one band of it)
+    covered: tuple[Rect, ...] = ()  # regions on top of this one
 
     @property
     def cost(self) -> int:
@@ -327,11 +300,11 @@ class Job:
 
 def plan_jobs(
     image: Image.Image,
-    regions: Sequence[Box] | None,
+    regions: Sequence[Rect] | None,
     *,
     per_region: bool,
     remainder: bool,
-    bands: Callable[[Box, Sequence[Box]], list[Box]] | None = None,
+    bands: Callable[[Rect, Sequence[Rect]], list[Rect]] | None = None,
 ) -> list[Job]:
     """What to read: each region (or the whole image), and what lies around them.
 
@@ -340,7 +313,7 @@ def plan_jobs(
     """
     whole = (0, 0, image.width, image.height)
     wanted = list(regions) if regions and per_region else [whole]
-    clipped = [c for c in (clip(r, image.size) for r in wanted) if c is not None]
+    clipped = [c for c in (clip(r, (0, 0, *image.size)) for r in wanted) if c is not None]
     jobs: list[Job] = []
     for unit, region in enumerate(clipped):
         # Regions come bottom to top (stacking order): a later region
@@ -362,8 +335,8 @@ def reading_order(jobs: Sequence[Job], results: Sequence[Sequence[OcrLine]]) -> 
     column, band by band); a line found around the regions is a unit of its
     own. Units go top to bottom, left to right.
     """
-    regional: dict[int, tuple[Box, list[OcrLine]]] = {}
-    around: list[tuple[Box, list[OcrLine]]] = []
+    regional: dict[int, tuple[Rect, list[OcrLine]]] = {}
+    around: list[tuple[Rect, list[OcrLine]]] = []
     for job, lines in zip(jobs, results, strict=True):
         if job.unit >= 0:
             regional.setdefault(job.unit, (job.unit_box, []))[1].extend(lines)

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from noru.errors import OcrError
-from noru.ocr.base import Box, OcrLine, OcrResult, mean_confidence
+from noru.geometry import Rect
+from noru.ocr.base import OcrLine, OcrResult, mean_confidence
 from noru.ocr.regions import Job, cut, plan_jobs, reading_order, split_rows
 from noru.ocr.tessdata import LANGUAGE, require_tessdata
 
@@ -110,7 +111,7 @@ class TesseractEngine:
     def version(self) -> str:
         return self._version
 
-    def recognise(self, image: Image.Image, *, regions: Sequence[Box] | None = None) -> OcrResult:
+    def recognise(self, image: Image.Image, *, regions: Sequence[Rect] | None = None) -> OcrResult:
         with self._lock:
             if not self._apis:
                 raise OcrError("the OCR engine is closed")
@@ -119,13 +120,13 @@ class TesseractEngine:
         lines = tuple(reading_order(jobs, results))
         return OcrResult(lines, NAME, self._version, mean_confidence(lines))
 
-    def _plan(self, image: Image.Image, regions: Sequence[Box] | None) -> list[Job]:
+    def _plan(self, image: Image.Image, regions: Sequence[Rect] | None) -> list[Job]:
         """What to read: the regions (or the whole image), each cut into bands
         when that lets the threads share the work, and what lies around them."""
         s = self.settings
         threads = len(self._apis)
 
-        def bands(region: Box, clipped: Sequence[Box]) -> list[Box]:
+        def bands(region: Rect, clipped: Sequence[Rect]) -> list[Rect]:
             area = region[2] * region[3]
             total = sum(w * h for _, _, w, h in clipped)
             # A region much bigger than its share keeps one thread busy while

@@ -35,6 +35,7 @@ from noru.store.records import (
     Row,
     SearchHit,
 )
+from noru.times import format_utc, parse_utc
 
 __all__ = [
     "SEARCH_BOUND",
@@ -70,10 +71,6 @@ def map_sqlite_errors(action: str) -> Iterator[None]:
         yield
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"cannot {action}: {exc}") from exc
-
-
-def _utc(ts: str) -> datetime:
-    return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
 def _lines_json(lines: Sequence[OcrLine]) -> str:
@@ -186,7 +183,7 @@ class _Base:
             CaptureRecord(
                 seq=r[0],
                 id=r[1],
-                captured_at=_utc(r[2]),
+                captured_at=parse_utc(r[2]),
                 origin=r[3],
                 note=r[4],
                 ocr_state=r[5],
@@ -275,7 +272,7 @@ class _Base:
         return {
             r[0]: Row(
                 id=r[1],
-                captured_at=_utc(r[2]),
+                captured_at=parse_utc(r[2]),
                 origin=r[3],
                 image_count=r[4],
                 note=r[5],
@@ -559,7 +556,7 @@ class Store(_Base):
                     " image_count, imported) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (
                         capture_id,
-                        moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                        format_utc(moment),
                         moment.timestamp(),
                         origin,
                         note,
@@ -668,7 +665,7 @@ class Store(_Base):
     def claim_latest(self, *, now: datetime, window: timedelta) -> str | None:
         """The live handoff, decided atomically: the newest user capture within
         the window, if it was never delivered; marks it delivered."""
-        stamp = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        stamp = format_utc(now)
         with self._transaction() as db:
             row = db.execute(
                 "SELECT seq, id, delivered_at FROM captures WHERE origin = 'user'"

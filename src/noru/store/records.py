@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from noru.geometry import Rect
 from noru.sources import Source
+from noru.times import format_utc
 
 __all__ = ["CaptureRecord", "Filters", "ImageRecord", "NewImage", "OcrLine", "Row", "SearchHit"]
 
@@ -13,7 +15,7 @@ __all__ = ["CaptureRecord", "Filters", "ImageRecord", "NewImage", "OcrLine", "Ro
 @dataclass(frozen=True)
 class OcrLine:
     text: str
-    box: tuple[int, int, int, int]  # x, y, w, h in original pixels
+    box: Rect  # x, y, w, h in original pixels
     confidence: float
 
 
@@ -27,7 +29,7 @@ class NewImage:
     source: Source = field(default_factory=Source)
     display_mode: str | None = None
     ax_text: str | None = None
-    windows: tuple[tuple[int, int, int, int], ...] = ()
+    windows: tuple[Rect, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class ImageRecord:
     display_mode: str | None
     ax_text: str | None
     ocr_lines: tuple[OcrLine, ...] | None  # None until OCR has run
-    windows: tuple[tuple[int, int, int, int], ...] = ()  # visible windows, bottom to top
+    windows: tuple[Rect, ...] = ()  # visible windows, bottom to top
 
 
 @dataclass(frozen=True)
@@ -99,9 +101,9 @@ class Filters:
             if (value := getattr(self, name)) is not None
         ]
         if self.since:
-            parts.append(f"since={self.since:%Y-%m-%dT%H:%M:%SZ}")
+            parts.append(f"since={format_utc(self.since)}")
         if self.before:
-            parts.append(f"before={self.before:%Y-%m-%dT%H:%M:%SZ}")
+            parts.append(f"before={format_utc(self.before)}")
         return ", ".join(parts) or "none"
 
     @property

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from noru.errors import SchemaTooNew, StoreError
+from noru.times import format_utc
 
 __all__ = ["MIGRATIONS", "check_readable", "migrate"]
 
@@ -132,7 +133,7 @@ def migrate(db: sqlite3.Connection) -> list[str]:
             step(db)
             db.execute(
                 "INSERT INTO migrations (name, applied_at) VALUES (?, ?)",
-                (name, datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")),
+                (name, format_utc(datetime.now(UTC))),
             )
             db.execute("COMMIT")
         except BaseException:

@@ -13,12 +13,13 @@ from datetime import datetime
 from typing import Any
 
 from noru import access
-from noru.config import load_config, parse_moment
+from noru.config import load_config
 from noru.contract import capture_result, text_result
 from noru.errors import InvalidParams, NoMatch
 from noru.mcp.tools import ToolContext
 from noru.present import Projection, capture_view, locator_lines, no_match
 from noru.store import CaptureRecord, Filters, Reader
+from noru.times import parse_moment
 
 __all__ = [
     "addressing",

@@ -17,12 +17,12 @@ from noru.contract import (
     URI_SCHEME,
     capture_result,
     capture_uri,
-    format_time,
 )
 from noru.errors import HistoryBlocked, InvalidParams
 from noru.mcp.tools import ToolContext
 from noru.present import Projection, capture_view
 from noru.store import Reader, decode_cursor, encode_cursor
+from noru.times import format_utc
 
 __all__ = ["PAGE", "list_resources", "list_templates", "parse_uri", "read_resource"]
 
@@ -76,13 +76,13 @@ def list_resources(context: ToolContext, cursor: Any, *, titles: bool) -> dict[s
             "uri": capture_uri(record.id),
             "name": record.id,
             "description": (
-                f"Noru capture taken {format_time(record.captured_at)} by the {record.origin}, "
+                f"Noru capture taken {format_utc(record.captured_at)} by the {record.origin}, "
                 f"{len(record.images)} image(s)" + (f", {where}" if where else "")
             ),
             "mimeType": "image/png",
         }
         if titles:
-            entry["title"] = f"Capture {format_time(record.captured_at)}"
+            entry["title"] = f"Capture {format_utc(record.captured_at)}"
         resources.append(entry)
     result: dict[str, Any] = {"resources": resources}
     if len(page) > PAGE:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from noru import access
-from noru.config import format_duration, load_config
+from noru.config import load_config
 from noru.contract import text_result
 from noru.errors import NoruError, StoreError
 from noru.live import LiveClient
 from noru.mcp.tools import ToolContext
 from noru.store import Reader
+from noru.times import format_duration
 
 __all__ = ["get_status", "status_lines"]
 
