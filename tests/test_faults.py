@@ -47,7 +47,7 @@ def check_store(home: Path, committed: set[str]) -> int:
             for (relative,) in rows:
                 assert (store.images_root / relative).is_file(), f"missing file of {capture_id}"
             assert db.execute("SELECT 1 FROM capture_text WHERE rowid = ?", (seq,)).fetchone()
-        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         ids = {capture_id for _, capture_id, _ in captures}
     assert committed <= ids, f"lost: {committed - ids}"
     assert not list((home / "images").rglob(f"{TMP_PREFIX}*"))

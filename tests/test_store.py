@@ -96,8 +96,16 @@ def test_the_reader_cannot_write(home: Path) -> None:
         reader.db.execute("DELETE FROM captures")
 
 
-def test_no_database_means_no_reader_and_nothing_is_created(home: Path) -> None:
-    assert Reader.open(home) is None
+def test_no_database_reads_as_an_empty_history_and_nothing_is_created(home: Path) -> None:
+    with Reader.open(home) as reader:
+        assert not reader.exists
+        assert reader.count() == 0
+        assert reader.list_rows(Filters()) == ([], None)
+        assert reader.search("anything", Filters(), now=NOW) == ([], None)
+        assert reader.get("capture_2026-08-12_141502") is None
+        assert reader.present_values() == {"apps": [], "workspaces": [], "displays": []}
+        with pytest.raises(sqlite3.OperationalError, match=r"readonly|read-only|query_only"):
+            reader.db.execute("DELETE FROM captures")
     assert list(home.iterdir()) == []
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from noru import __version__
+from noru.paths import ensure_data_dir
 
 __all__ = ["main"]
 
@@ -196,7 +197,7 @@ def import_cmd(
     failed: list[str] = []
     imported = 0
     with (
-        Store.open() as store,
+        Store.open(ensure_data_dir()) as store,
         Progress(console=Console(stderr=True), disable=len(found) < 2, transient=True) as progress,
     ):
         task = progress.add_task("Importing", total=len(found))
@@ -221,7 +222,8 @@ def _reader() -> Any:
     from noru.store import Reader
 
     reader = Reader.open(_home())
-    if reader is None:
+    if reader.count() == 0:
+        reader.close()
         raise click.ClickException("history is empty: take a capture or `noru import` some")
     return reader
 
@@ -311,7 +313,7 @@ def note(capture_id: str, text: str) -> None:
     from noru.store import Store
 
     capture_id = _capture_id(capture_id)
-    with Store.open() as store:
+    with Store.open(ensure_data_dir()) as store:
         if not store.set_note(capture_id, text or None):
             raise click.ClickException(f"no capture {capture_id}")
     click.echo("Note saved." if text else "Note removed.")
@@ -328,7 +330,7 @@ def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
     if not yes:
         click.confirm(f"Delete {len(ids)} capture(s) and their files?", abort=True)
     missing = []
-    with Store.open() as store:
+    with Store.open(ensure_data_dir()) as store:
         for capture_id in ids:
             if not store.delete(capture_id):
                 missing.append(capture_id)
@@ -438,7 +440,10 @@ def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None
     except OcrError as exc:
         raise click.ClickException(str(exc)) from None
     failed = 0
-    with Store.open() as store, Progress(console=Console(stderr=True), transient=True) as bar:
+    with (
+        Store.open(ensure_data_dir()) as store,
+        Progress(console=Console(stderr=True), transient=True) as bar,
+    ):
         targets = store.all_ids() if every else ids
         task = bar.add_task(f"OCR ({ocr.name} {ocr.version})", total=len(targets))
         for capture_id in targets:

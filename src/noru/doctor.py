@@ -132,7 +132,6 @@ def _data_dir_check(home: Path) -> list[Check]:
                 )
             )
         else:
-            assert reader is not None
             with reader:
                 checks.append(Check("history", True, f"{reader.count()} captures"))
     return checks

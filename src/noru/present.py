@@ -343,12 +343,25 @@ def locator_lines(
     return "\n".join(lines)
 
 
-def no_match(reader: Reader | None, filters: Filters, *, what: str) -> NoMatch:
-    """The no-match steering: the active filters and the values history holds."""
+def empty_history() -> NoMatch:
+    return NoMatch(
+        "history is empty",
+        details=("No captures have been taken or imported yet.",),
+        next_action=(
+            "Ask the person to take a capture (their shortcut, or `noru capture`), "
+            "then call get_latest_capture."
+        ),
+    )
+
+
+def no_match(reader: Reader, filters: Filters, *, what: str) -> NoMatch:
+    """The no-match steering: the active filters and the values history holds
+    (or, when history holds nothing at all, how to fill it)."""
+    if reader.count() == 0:
+        return empty_history()
     details = [f"Active filters: {filters.describe()}."]
-    if reader is not None:
-        present = reader.present_values()
-        held = [f"{name} {', '.join(values)}" for name, values in present.items() if values]
-        if held:
-            details.append("In history: " + "; ".join(held) + ".")
+    present = reader.present_values()
+    held = [f"{name} {', '.join(values)}" for name, values in present.items() if values]
+    if held:
+        details.append("In history: " + "; ".join(held) + ".")
     return NoMatch(what, details=tuple(details))

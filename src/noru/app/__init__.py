@@ -33,7 +33,7 @@ from noru import access, imaging
 from noru.app.memory import Trimmer
 from noru.config import Config, load_config
 from noru.errors import Busy, CaptureError, NoruError, NothingNew
-from noru.store import NewImage, Store
+from noru.store import NewImage, Origin, Store
 from noru.times import format_duration
 
 __all__ = ["App"]
@@ -107,7 +107,7 @@ class App:
             return self.capturer.grab_region(int(x), int(y), int(w), int(h))
         raise CaptureError(f"unknown capture mode {mode!r}")
 
-    def capture(self, mode: str, args: dict[str, Any], *, origin: str) -> str:
+    def capture(self, mode: str, args: dict[str, Any], *, origin: Origin) -> str:
         """Grab, store (through the writer), queue OCR; returns the capture id.
 
         The lossless originals are encoded on the pool while this thread makes
@@ -128,7 +128,7 @@ class App:
             self.ocr.enqueue(capture_id)
         return capture_id
 
-    def _take(self, mode: str, args: dict[str, Any], *, origin: str) -> str:
+    def _take(self, mode: str, args: dict[str, Any], *, origin: Origin) -> str:
         grabs = self._grab(mode, args)
         originals = [self._pool.submit(imaging.encode_png, grab.image) for grab in grabs]
         served = [imaging.serve(grab.image, self.config.max_edge, self._pool) for grab in grabs]

@@ -4,12 +4,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 from noru.geometry import Rect
 from noru.sources import Source
 from noru.times import format_utc
 
-__all__ = ["CaptureRecord", "Filters", "ImageRecord", "NewImage", "OcrLine", "Row", "SearchHit"]
+__all__ = [
+    "CaptureRecord",
+    "Filters",
+    "ImageRecord",
+    "NewImage",
+    "OcrLine",
+    "Origin",
+    "Row",
+    "SearchHit",
+]
+
+
+# Who took a capture: the person (shortcut, `noru capture`, import) or an agent.
+Origin = Literal["user", "agent"]
 
 
 @dataclass(frozen=True)

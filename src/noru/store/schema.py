@@ -1,7 +1,10 @@
 """The store's schema, as named migrations recorded in the database.
 
 Only writers migrate. A reader that finds a migration it does not know
-refuses the database (``SchemaTooNew``) instead of misreading it.
+refuses the database (``SchemaTooNew``) instead of misreading it. A reader
+may meet a database no writer has upgraded yet: ``select_list`` names the
+columns its migrations have added and reads the later ones as NULL. This is
+the only module that knows which column came with which migration.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from datetime import UTC, datetime
 from noru.errors import SchemaTooNew, StoreError
 from noru.times import format_utc
 
-__all__ = ["MIGRATIONS", "check_readable", "migrate"]
+__all__ = ["MIGRATIONS", "applied", "check_readable", "migrate", "select_list"]
 
 
 def _statements(script: str) -> list[str]:
@@ -89,6 +92,46 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0003_ocr_version", _ocr_version),
 ]
 KNOWN = {name for name, _ in MIGRATIONS}
+
+# The columns readers select, per table, with the migration that added each.
+COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "captures": (
+        *(
+            (column, "0001_initial")
+            for column in (
+                "seq", "id", "captured_at", "captured_ts", "origin", "note", "image_count",
+                "ocr_state", "ocr_engine", "ocr_confidence", "ocr_error", "imported",
+                "delivered_at",
+            )
+        ),
+        ("ocr_version", "0003_ocr_version"),
+    ),
+    "images": (
+        *(
+            (column, "0001_initial")
+            for column in (
+                "capture_seq", "position", "path", "width", "height", "display_mode",
+                "display_index", "display_name", "app_id", "app_name", "window_title",
+                "workspace_hint", "ax_text", "ocr_lines",
+            )
+        ),
+        ("windows", "0002_window_rects"),
+    ),
+}  # fmt: skip
+
+
+def select_list(done: set[str], table: str, alias: str) -> str:
+    """``alias.col, ...`` for every column of ``table``; ``NULL AS col`` for those
+    whose migration is not in ``done`` (a database no writer has upgraded yet)."""
+    return ", ".join(
+        f"{alias}.{column}" if migration in done else f"NULL AS {column}"
+        for column, migration in COLUMNS[table]
+    )
+
+
+def applied(db: sqlite3.Connection) -> set[str]:
+    """The migrations recorded in ``db``."""
+    return set(_applied(db))
 
 
 def _applied(db: sqlite3.Connection) -> list[str]:

@@ -17,7 +17,7 @@ from noru.config import load_config
 from noru.contract import capture_result, text_result
 from noru.errors import InvalidParams, NoMatch
 from noru.mcp.tools import ToolContext
-from noru.present import Projection, capture_view, locator_lines, no_match
+from noru.present import Projection, capture_view, empty_history, locator_lines, no_match
 from noru.store import CaptureRecord, Filters, Reader
 from noru.times import parse_moment
 
@@ -38,28 +38,12 @@ def check_history_access(context: ToolContext) -> None:
     access.history_decision(access.load(context.home)).enforce()
 
 
-def _empty_history() -> NoMatch:
-    return NoMatch(
-        "history is empty",
-        details=("No captures have been taken or imported yet.",),
-        next_action=(
-            "Ask the person to take a capture (their shortcut, or `noru capture`), "
-            "then call get_latest_capture."
-        ),
-    )
-
-
 @contextmanager
 def open_history(context: ToolContext) -> Iterator[Reader]:
     """The read-only store, after the revoke check; 'history is empty' without one."""
     check_history_access(context)
-    reader = Reader.open(context.home)
-    if reader is None:
-        raise _empty_history()
-    try:
+    with Reader.open(context.home) as reader:
         yield reader
-    finally:
-        reader.close()
 
 
 def filters_from(args: dict[str, Any], now: datetime) -> Filters:
@@ -156,6 +140,8 @@ def _resolve(reader: Reader, args: dict[str, Any], filters: Filters) -> CaptureR
     mode = addressing(args)
     if mode == "id":
         record = reader.get(args["id"])
+        if record is None and reader.count() == 0:
+            raise empty_history()
         if record is None:
             raise NoMatch(
                 f"no capture {args['id']}",

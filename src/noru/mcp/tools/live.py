@@ -48,14 +48,11 @@ def _present(context: ToolContext, reply: dict[str, Any], args: dict[str, Any]) 
     capture_id = reply.get("id")
     if not isinstance(capture_id, str):
         raise InternalError("the app sent a malformed answer")
-    reader = Reader.open(context.home)
-    record = reader.get(capture_id) if reader is not None else None
-    if reader is None or record is None:
-        if reader is not None:
-            reader.close()
-        raise InternalError("the app's capture could not be read back")
     max_edge = load_config(context.home).max_edge
-    with reader:
+    with Reader.open(context.home) as reader:
+        record = reader.get(capture_id)
+        if record is None:
+            raise InternalError("the app's capture could not be read back")
         projection = Projection(text_only=bool(args.get("text_only", False)))
         view = capture_view(
             reader, record, projection, max_edge=max_edge, ready=_served(reply, max_edge)

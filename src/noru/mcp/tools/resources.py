@@ -59,13 +59,10 @@ def list_resources(context: ToolContext, cursor: Any, *, titles: bool) -> dict[s
                 raise ValueError("not a cursor from this server")
         except ValueError as exc:
             raise InvalidParams(f"Invalid params: `cursor` {exc}") from None
-    reader = Reader.open(context.home)
-    if reader is None:
-        return {"resources": []}
-    with reader:
+    with Reader.open(context.home) as reader:
         page = reader.ids_page(after=after, limit=PAGE + 1)
     resources = []
-    for _, record in page[:PAGE]:
+    for record in page[:PAGE]:
         first = record.images[0].source
         where = " · ".join(
             part
@@ -86,7 +83,7 @@ def list_resources(context: ToolContext, cursor: Any, *, titles: bool) -> dict[s
         resources.append(entry)
     result: dict[str, Any] = {"resources": resources}
     if len(page) > PAGE:
-        result["nextCursor"] = encode_cursor({"k": "resources", "seq": page[PAGE - 1][0]})
+        result["nextCursor"] = encode_cursor({"k": "resources", "seq": page[PAGE - 1].seq})
     return result
 
 
@@ -106,10 +103,7 @@ def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
     capture_id = parse_uri(uri)
     if _revoked(context):
         raise HistoryBlocked("History access is revoked by the person")
-    reader = Reader.open(context.home)
-    if reader is None:
-        raise InvalidParams(f"Invalid params: no capture {capture_id}")
-    with reader:
+    with Reader.open(context.home) as reader:
         record = reader.get(capture_id)
         if record is None:
             raise InvalidParams(f"Invalid params: no capture {capture_id}")

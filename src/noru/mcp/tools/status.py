@@ -59,8 +59,6 @@ def _count(context: ToolContext) -> str:
         reader = Reader.open(context.home)
     except StoreError as exc:
         return f"unknown ({exc})"
-    if reader is None:
-        return "0"
     with reader:
         return str(reader.count())
 

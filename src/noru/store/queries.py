@@ -1,0 +1,147 @@
+"""The SQL of reading history, built from typed filters: pure, no connection.
+
+- ``filter_sql``: a WHERE clause (on ``captures c``) for source, origin and time filters.
+- ``fts_query``: the person's words as a literal FTS5 query.
+- ``recency_ranked``: FTS matches ranked by relevance, weighed down by age.
+- ``snippet_sql`` / ``pick_snippet``: which layer matched, and the words around it.
+- ``encode_cursor`` / ``decode_cursor``: opaque page cursors.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from noru.store.records import Filters
+
+__all__ = [
+    "RECENCY_HALF_LIFE_DAYS",
+    "SEARCH_BOUND",
+    "SNIPPET_LAYERS",
+    "decode_cursor",
+    "encode_cursor",
+    "filter_sql",
+    "fts_query",
+    "pick_snippet",
+    "recency_ranked",
+    "snippet_sql",
+]
+
+# Search ranks at most this many of the most recently stored matches: a term
+# found in nearly every capture stays fast, and the newest matches are the
+# ones a person means. Narrow with since/before to reach older ones.
+SEARCH_BOUND = 2000
+# Recency weighs relevance down by half every this many days.
+RECENCY_HALF_LIFE_DAYS = 30.0
+# The columns of the capture_text FTS table, in order.
+SNIPPET_LAYERS = ("ocr", "ax", "note")
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_HIT_START, _HIT_END = "\x02", "\x03"
+
+
+def fts_query(text: str) -> str | None:
+    """The person's words as a literal FTS5 query: every word, as typed, any order."""
+    words = _WORD.findall(text)
+    if not words:
+        return None
+    return " ".join('"' + word.replace('"', '""') + '"' for word in words)
+
+
+def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+    """A WHERE clause over ``captures c`` (``"1"`` when nothing filters) and its parameters.
+
+    String filters match case-insensitively as substrings of any image's
+    source values; a display given as digits is an index.
+    """
+    clauses: list[str] = []
+    params: list[Any] = []
+    image_clauses: list[str] = []
+    if filters.app is not None:
+        image_clauses.append("(instr(lower(i.app_name), ?) > 0 OR instr(lower(i.app_id), ?) > 0)")
+        params += [filters.app.lower()] * 2
+    if filters.workspace is not None:
+        image_clauses.append("instr(lower(i.workspace_hint), ?) > 0")
+        params.append(filters.workspace.lower())
+    if filters.display is not None:
+        display = filters.display
+        if isinstance(display, str) and display.strip().isdigit():
+            display = int(display.strip())
+        if isinstance(display, int):
+            image_clauses.append("i.display_index = ?")
+            params.append(display)
+        else:
+            image_clauses.append("instr(lower(i.display_name), ?) > 0")
+            params.append(display.lower())
+    if image_clauses:
+        clauses.append(
+            "EXISTS (SELECT 1 FROM images i WHERE i.capture_seq = c.seq AND "
+            + " AND ".join(image_clauses)
+            + ")"
+        )
+    if filters.origin is not None:
+        clauses.append("c.origin = ?")
+        params.append(filters.origin)
+    if filters.since is not None:
+        clauses.append("c.captured_ts >= ?")
+        params.append(filters.since.timestamp())
+    if filters.before is not None:
+        clauses.append("c.captured_ts < ?")
+        params.append(filters.before.timestamp())
+    return (" AND ".join(clauses) or "1"), params
+
+
+def recency_ranked(
+    candidates: Iterable[tuple[int, float, float]], *, reference: float
+) -> list[tuple[float, int]]:
+    """``(seq, bm25 score, captured_ts)`` as ``(score, seq)``, best first.
+
+    bm25 is negative (lower is better); the score is its relevance halved for
+    every ``RECENCY_HALF_LIFE_DAYS`` of age before ``reference``.
+    """
+    return sorted(
+        (
+            (-score * 0.5 ** (max(0.0, reference - ts) / 86400 / RECENCY_HALF_LIFE_DAYS), seq)
+            for seq, score, ts in candidates
+        ),
+        reverse=True,
+    )
+
+
+def snippet_sql() -> str:
+    """One row per layer column: its snippet with the hits marked, or NULL."""
+    return (
+        "SELECT "
+        + ", ".join(
+            f"snippet(capture_text, {col}, '{_HIT_START}', '{_HIT_END}', '…', 12)"
+            for col in range(len(SNIPPET_LAYERS))
+        )
+        + " FROM capture_text WHERE capture_text MATCH ? AND rowid = ?"
+    )
+
+
+def pick_snippet(row: Sequence[str | None] | None) -> tuple[str, str]:
+    """The first layer whose snippet holds a hit, and the snippet with «hits» marked."""
+    for layer, text in zip(SNIPPET_LAYERS, row or (), strict=False):
+        if text and _HIT_START in text:
+            clean = " ".join(text.split())
+            return layer, clean.replace(_HIT_START, "«").replace(_HIT_END, "»")
+    return "ocr", ""
+
+
+def encode_cursor(data: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode()
+
+
+def decode_cursor(cursor: str, kind: str) -> dict[str, Any]:
+    """The cursor's data if it is one of ours for listing ``kind``; ValueError otherwise."""
+    try:
+        data = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
+    except (ValueError, UnicodeEncodeError):
+        raise ValueError("not a cursor from this server") from None
+    if not isinstance(data, dict) or data.get("k") != kind:
+        raise ValueError("not a cursor for this listing")
+    return data

@@ -1,0 +1,335 @@
+"""Reading history: captures by id or position, locator rows, search.
+
+``Reading`` holds every read, shared by the read-only ``Reader`` (what
+``noru mcp`` and the person's read commands use) and the writer ``Store``.
+``Reader.open`` always gives a reader: a data dir with no history yet is read
+as an empty history (a migrated database in memory), so callers never branch
+on "no database".
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Self
+
+from noru.paths import db_path, images_dir
+from noru.sources import Source
+from noru.store import files, queries, schema
+from noru.store.codec import lines_from_json, windows_from_json
+from noru.store.connection import map_sqlite_errors, open_empty, open_reader
+from noru.store.records import CaptureRecord, Filters, ImageRecord, Row, SearchHit
+from noru.times import parse_utc
+
+__all__ = ["Reader", "Reading"]
+
+
+def _source(row: sqlite3.Row) -> Source:
+    return Source(
+        display_index=row["display_index"],
+        display_name=row["display_name"],
+        app_id=row["app_id"],
+        app_name=row["app_name"],
+        window_title=row["window_title"],
+        workspace_hint=row["workspace_hint"],
+    )
+
+
+class Reading:
+    """Every read of the store, over an open connection."""
+
+    def __init__(self, home: Path, db: sqlite3.Connection) -> None:
+        self.home = home
+        self.db = db
+        self.images_root = images_dir(home)
+        self._refresh_columns()
+
+    def _refresh_columns(self) -> None:
+        done = schema.applied(self.db)
+        self._captures = schema.select_list(done, "captures", "c")
+        self._images_columns = schema.select_list(done, "images", "i")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- captures ----------------------------------------------------------
+
+    def count(self) -> int:
+        with map_sqlite_errors("count captures"):
+            return int(self.db.execute("SELECT count(*) FROM captures").fetchone()[0])
+
+    def _images(self, seqs: Iterable[int]) -> dict[int, list[ImageRecord]]:
+        seqs = list(seqs)
+        out: dict[int, list[ImageRecord]] = {seq: [] for seq in seqs}
+        if not seqs:
+            return out
+        marks = ",".join("?" * len(seqs))
+        rows = self.db.execute(
+            f"SELECT {self._images_columns} FROM images i WHERE i.capture_seq IN ({marks})"
+            " ORDER BY i.capture_seq, i.position",
+            seqs,
+        )
+        for r in rows:
+            out[r["capture_seq"]].append(
+                ImageRecord(
+                    position=r["position"],
+                    path=r["path"],
+                    width=r["width"],
+                    height=r["height"],
+                    display_mode=r["display_mode"],
+                    source=_source(r),
+                    ax_text=r["ax_text"],
+                    ocr_lines=lines_from_json(r["ocr_lines"]),
+                    windows=windows_from_json(r["windows"]),
+                )
+            )
+        return out
+
+    def _records(self, where: str, params: Sequence[Any], tail: str = "") -> list[CaptureRecord]:
+        rows = self.db.execute(
+            f"SELECT {self._captures} FROM captures c WHERE {where}{tail}", params
+        ).fetchall()
+        images = self._images(r["seq"] for r in rows)
+        return [
+            CaptureRecord(
+                seq=r["seq"],
+                id=r["id"],
+                captured_at=parse_utc(r["captured_at"]),
+                origin=r["origin"],
+                note=r["note"],
+                ocr_state=r["ocr_state"],
+                ocr_engine=r["ocr_engine"],
+                ocr_version=r["ocr_version"],
+                ocr_confidence=r["ocr_confidence"],
+                ocr_error=r["ocr_error"],
+                imported=bool(r["imported"]),
+                delivered=r["delivered_at"] is not None,
+                images=tuple(images[r["seq"]]),
+            )
+            for r in rows
+        ]
+
+    def get(self, capture_id: str) -> CaptureRecord | None:
+        """A capture by id; a malformed id never reaches SQL or the filesystem."""
+        try:
+            files.check_id(capture_id)
+        except ValueError:
+            return None
+        with map_sqlite_errors("read a capture"):
+            found = self._records("c.id = ?", (capture_id,))
+        return found[0] if found else None
+
+    def image_file(self, image: ImageRecord) -> Path:
+        return files.resolve(self.images_root, image.path)
+
+    def nth(self, index: int, filters: Filters) -> CaptureRecord | None:
+        """The index-th most recent capture (1 = newest) among those matching."""
+        where, params = queries.filter_sql(filters)
+        with map_sqlite_errors("read a capture"):
+            found = self.db.execute(
+                f"SELECT c.seq FROM captures c WHERE {where}"
+                " ORDER BY c.captured_ts DESC, c.seq DESC LIMIT 1 OFFSET ?",
+                [*params, index - 1],
+            ).fetchone()
+            if found is None:
+                return None
+            return self._records("c.seq = ?", (found["seq"],))[0]
+
+    def all_ids(self) -> list[str]:
+        """Every capture id, oldest first."""
+        with map_sqlite_errors("list captures"):
+            return [r["id"] for r in self.db.execute("SELECT id FROM captures ORDER BY seq")]
+
+    def ids_page(self, *, after: int | None, limit: int) -> list[CaptureRecord]:
+        """Captures newest first, for resources/list (keyset on seq)."""
+        where = "1" if after is None else "c.seq < ?"
+        params = () if after is None else (after,)
+        with map_sqlite_errors("list captures"):
+            return self._records(where, params, f" ORDER BY c.seq DESC LIMIT {int(limit)}")
+
+    # --- locator rows ------------------------------------------------------
+
+    def _rows(self, seqs: Sequence[int]) -> dict[int, Row]:
+        if not seqs:
+            return {}
+        marks = ",".join("?" * len(seqs))
+        rows = self.db.execute(
+            "SELECT c.seq, c.id, c.captured_at, c.origin, c.image_count, c.note,"
+            " (c.ocr_state = 'done' AND EXISTS (SELECT 1 FROM images t WHERE"
+            "   t.capture_seq = c.seq AND t.ocr_lines IS NOT NULL AND t.ocr_lines != '[]'))"
+            "  OR EXISTS (SELECT 1 FROM images t WHERE t.capture_seq = c.seq"
+            "   AND t.ax_text IS NOT NULL AND t.ax_text != '') AS has_text,"
+            " i.display_index, i.display_name, i.app_id, i.app_name, i.window_title,"
+            " i.workspace_hint"
+            " FROM captures c JOIN images i ON i.capture_seq = c.seq AND i.position = 1"
+            f" WHERE c.seq IN ({marks})",
+            list(seqs),
+        )
+        return {
+            r["seq"]: Row(
+                id=r["id"],
+                captured_at=parse_utc(r["captured_at"]),
+                origin=r["origin"],
+                image_count=r["image_count"],
+                note=r["note"],
+                has_text=bool(r["has_text"]),
+                source=_source(r),
+            )
+            for r in rows
+        }
+
+    def list_rows(
+        self,
+        filters: Filters,
+        *,
+        order: str = "newest_first",
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> tuple[list[Row], str | None]:
+        """One page of locator rows and the cursor of the next page (or None).
+
+        ValueError when ``cursor`` is not one of this listing's.
+        """
+        where, params = queries.filter_sql(filters)
+        descending = order != "oldest_first"
+        if cursor is not None:
+            data = queries.decode_cursor(cursor, "list")
+            if data.get("o") != order:
+                raise ValueError("the cursor belongs to the other order")
+            ts, seq = data.get("ts"), data.get("seq")
+            if not isinstance(ts, (int, float)) or not isinstance(seq, int):
+                raise ValueError("not a cursor from this server")
+            op = "<" if descending else ">"
+            where += f" AND (c.captured_ts, c.seq) {op} (?, ?)"
+            params += [ts, seq]
+        direction = "DESC" if descending else "ASC"
+        with map_sqlite_errors("list captures"):
+            found = self.db.execute(
+                f"SELECT c.seq, c.captured_ts FROM captures c WHERE {where}"
+                f" ORDER BY c.captured_ts {direction}, c.seq {direction} LIMIT ?",
+                [*params, limit + 1],
+            ).fetchall()
+            page = found[:limit]
+            rows = self._rows([r["seq"] for r in page])
+        next_cursor = None
+        if len(found) > limit:
+            last = page[-1]
+            next_cursor = queries.encode_cursor(
+                {"k": "list", "o": order, "ts": last["captured_ts"], "seq": last["seq"]}
+            )
+        return [rows[r["seq"]] for r in page], next_cursor
+
+    def count_matching(self, filters: Filters) -> int:
+        """How many captures the filters match."""
+        where, params = queries.filter_sql(filters)
+        with map_sqlite_errors("count captures"):
+            return int(
+                self.db.execute(
+                    f"SELECT count(*) FROM captures c WHERE {where}", params
+                ).fetchone()[0]
+            )
+
+    def search(
+        self,
+        query: str,
+        filters: Filters,
+        *,
+        now: datetime,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> tuple[list[SearchHit], str | None]:
+        """Ranked matches for the person's words (taken literally), newest-biased.
+
+        ValueError when ``cursor`` is not one of this search's.
+        """
+        match = queries.fts_query(query)
+        if match is None:
+            return [], None
+        offset = 0
+        if cursor is not None:
+            data = queries.decode_cursor(cursor, "search")
+            offset = data.get("off", 0)
+            if not isinstance(offset, int) or offset < 0 or data.get("q") != query:
+                raise ValueError("the cursor belongs to another search")
+        where, params = queries.filter_sql(filters)
+        restrict = (
+            "" if where == "1" else f" AND rowid IN (SELECT c.seq FROM captures c WHERE {where})"
+        )
+        with map_sqlite_errors("search captures"):
+            candidates = self.db.execute(
+                "SELECT h.rowid, h.score, c.captured_ts FROM ("
+                "  SELECT rowid, bm25(capture_text) AS score FROM capture_text"
+                f"  WHERE capture_text MATCH ?{restrict} ORDER BY rowid DESC LIMIT ?"
+                ") h JOIN captures c ON c.seq = h.rowid",
+                [match, *params, queries.SEARCH_BOUND],
+            ).fetchall()
+            ranked = queries.recency_ranked(
+                ((r["rowid"], r["score"], r["captured_ts"]) for r in candidates),
+                reference=now.timestamp(),
+            )
+            page = ranked[offset : offset + limit]
+            rows = self._rows([seq for _, seq in page])
+            hits = []
+            for score, seq in page:
+                found = self.db.execute(queries.snippet_sql(), (match, seq)).fetchone()
+                layer, snippet = queries.pick_snippet(tuple(found) if found else None)
+                hits.append(SearchHit(rows[seq], layer, snippet, score))
+        next_cursor = None
+        if len(ranked) > offset + limit:
+            next_cursor = queries.encode_cursor({"k": "search", "q": query, "off": offset + limit})
+        return hits, next_cursor
+
+    def present_values(self, *, most: int = 10) -> dict[str, list[str]]:
+        """The apps, workspaces and displays history holds, for no-match steering."""
+        out: dict[str, list[str]] = {}
+        with map_sqlite_errors("read source values"):
+            for key, sql in (
+                (
+                    "apps",
+                    "SELECT DISTINCT coalesce(app_name, app_id) AS v FROM images"
+                    " WHERE coalesce(app_name, app_id) IS NOT NULL",
+                ),
+                (
+                    "workspaces",
+                    "SELECT DISTINCT workspace_hint AS v FROM images"
+                    " WHERE workspace_hint IS NOT NULL",
+                ),
+                (
+                    "displays",
+                    "SELECT DISTINCT CAST(display_index AS TEXT)"
+                    " || coalesce(' (' || display_name || ')', '') AS v FROM images"
+                    " WHERE display_index IS NOT NULL",
+                ),
+            ):
+                out[key] = sorted(r["v"] for r in self.db.execute(f"{sql} LIMIT {int(most)}"))
+        return out
+
+
+class Reader(Reading):
+    """Read-only access to the store: SQLite refuses any write on this connection."""
+
+    #: False when the data dir holds no history database yet (the reader answers empty).
+    exists: bool
+
+    def __init__(self, home: Path, db: sqlite3.Connection, *, exists: bool) -> None:
+        super().__init__(home, db)
+        self.exists = exists
+
+    @classmethod
+    def open(cls, home: Path) -> Reader:
+        """The history of ``home``; an empty one when there is none yet.
+
+        ``StoreError`` when the database cannot be read (damaged, or newer).
+        """
+        path = db_path(home)
+        if not path.exists():
+            return cls(home, open_empty(), exists=False)
+        return cls(home, open_reader(path), exists=True)

@@ -1,0 +1,244 @@
+"""Writing history: the ``Store``, used by the app's writer thread and the
+person's own commands (import, note, delete, reocr), never by ``noru mcp``.
+
+It migrates on open, writes image files durably before their rows commit,
+and allocates capture ids inside an immediate transaction, so two writers
+(the app and a person's ``noru import``) never take the same id. SQLite
+serialises writers across processes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from noru.errors import StoreError
+from noru.paths import db_path
+from noru.store import files
+from noru.store.codec import lines_to_json, windows_to_json
+from noru.store.connection import map_sqlite_errors, open_writer
+from noru.store.reader import Reading
+from noru.store.records import CaptureRecord, NewImage, OcrLine, Origin
+from noru.times import format_utc
+
+__all__ = ["Store"]
+
+
+class Store(Reading):
+    """The writer: migrations, captures, notes, OCR results, handoff, deletes."""
+
+    @classmethod
+    def open(cls, home: Path) -> Store:
+        """The history of ``home`` for writing, created (0600) when missing.
+
+        ``StoreError`` when it cannot be opened or migrated.
+        """
+        try:
+            home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the data dir {home}: {exc.strerror}") from exc
+        try:
+            db = open_writer(db_path(home))
+        except OSError as exc:
+            raise StoreError(f"cannot open the history: {exc.strerror}") from exc
+        store = cls(home, db)
+        files.clean_temp_files(store.images_root)
+        return store
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with map_sqlite_errors("write the history"):
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    def _seq(self, db: sqlite3.Connection, capture_id: str) -> int | None:
+        row = db.execute("SELECT seq FROM captures WHERE id = ?", (capture_id,)).fetchone()
+        return None if row is None else int(row["seq"])
+
+    def _allocate_id(self, captured_at: datetime) -> str:
+        base = "capture_" + captured_at.astimezone().strftime("%Y-%m-%d_%H%M%S")
+        taken = {
+            r["id"]
+            for r in self.db.execute(
+                "SELECT id FROM captures WHERE id = ? OR id LIKE ?", (base, base + "-%")
+            )
+        }
+        if base not in taken:
+            return base
+        n = 2
+        while f"{base}-{n}" in taken:
+            n += 1
+        return f"{base}-{n}"
+
+    def add_capture(
+        self,
+        images: Sequence[NewImage],
+        *,
+        origin: Origin,
+        captured_at: datetime | None = None,
+        note: str | None = None,
+        imported: bool = False,
+    ) -> CaptureRecord:
+        """Store a capture: files first (durably), then its rows in one transaction."""
+        if not images:
+            raise ValueError("a capture has at least one image")
+        if origin not in ("user", "agent"):
+            raise ValueError(f"unknown origin {origin!r}")
+        moment = (captured_at or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+        written: list[Path] = []
+        try:
+            with self._transaction() as db:
+                capture_id = self._allocate_id(moment)
+                for position, image in enumerate(images, 1):
+                    relative = files.relative_path(capture_id, position)
+                    written.append(files.write_file(self.images_root, relative, image.png))
+                cur = db.execute(
+                    "INSERT INTO captures (id, captured_at, captured_ts, origin, note,"
+                    " image_count, imported) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        capture_id,
+                        format_utc(moment),
+                        moment.timestamp(),
+                        origin,
+                        note,
+                        len(images),
+                        int(imported),
+                    ),
+                )
+                seq = cur.lastrowid
+                for position, image in enumerate(images, 1):
+                    s = image.source
+                    db.execute(
+                        "INSERT INTO images (capture_seq, position, path, width, height,"
+                        " display_mode, display_index, display_name, app_id, app_name,"
+                        " window_title, workspace_hint, ax_text, windows)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            seq,
+                            position,
+                            files.relative_path(capture_id, position),
+                            image.width,
+                            image.height,
+                            image.display_mode,
+                            s.display_index,
+                            s.display_name,
+                            s.app_id,
+                            s.app_name,
+                            s.window_title,
+                            s.workspace_hint,
+                            image.ax_text,
+                            windows_to_json(image.windows),
+                        ),
+                    )
+                ax = "\n".join(i.ax_text for i in images if i.ax_text)
+                db.execute(
+                    "INSERT INTO capture_text (rowid, ocr, ax, note) VALUES (?, '', ?, ?)",
+                    (seq, ax, note or ""),
+                )
+        except BaseException:
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
+        record = self.get(capture_id)
+        assert record is not None
+        return record
+
+    def set_note(self, capture_id: str, note: str | None) -> bool:
+        """Attach (or with None remove) a note; False when there is no such capture."""
+        with self._transaction() as db:
+            seq = self._seq(db, capture_id)
+            if seq is None:
+                return False
+            db.execute("UPDATE captures SET note = ? WHERE seq = ?", (note, seq))
+            db.execute("UPDATE capture_text SET note = ? WHERE rowid = ?", (note or "", seq))
+        return True
+
+    def set_ocr(
+        self,
+        capture_id: str,
+        *,
+        engine: str,
+        version: str | None = None,
+        lines_per_image: Sequence[Sequence[OcrLine]] | None = None,
+        error: str | None = None,
+    ) -> bool:
+        """Record OCR text (or its failure); the old text stays until this commits.
+
+        The capture's confidence is the mean over its lines (None without text).
+        """
+        with self._transaction() as db:
+            seq = self._seq(db, capture_id)
+            if seq is None:
+                return False
+            if error is not None:
+                db.execute(
+                    "UPDATE captures SET ocr_state = 'failed', ocr_engine = ?, ocr_version = ?,"
+                    " ocr_error = ?, ocr_confidence = NULL WHERE seq = ?",
+                    (engine, version, error, seq),
+                )
+                return True
+            assert lines_per_image is not None
+            for position, lines in enumerate(lines_per_image, 1):
+                db.execute(
+                    "UPDATE images SET ocr_lines = ? WHERE capture_seq = ? AND position = ?",
+                    (lines_to_json(lines), seq, position),
+                )
+            every = [line for lines in lines_per_image for line in lines]
+            confidence = sum(ln.confidence for ln in every) / len(every) if every else None
+            text = "\n".join(line.text for line in every)
+            db.execute("UPDATE capture_text SET ocr = ? WHERE rowid = ?", (text, seq))
+            db.execute(
+                "UPDATE captures SET ocr_state = 'done', ocr_engine = ?, ocr_version = ?,"
+                " ocr_confidence = ?, ocr_error = NULL WHERE seq = ?",
+                (engine, version, confidence, seq),
+            )
+        return True
+
+    def pending_ocr(self) -> list[str]:
+        """Ids of captures whose text was never recognised, oldest first."""
+        with map_sqlite_errors("read pending OCR work"):
+            return [
+                r["id"]
+                for r in self.db.execute(
+                    "SELECT id FROM captures WHERE ocr_state = 'pending' ORDER BY seq"
+                )
+            ]
+
+    def claim_latest(self, *, now: datetime, window: timedelta) -> str | None:
+        """The live handoff, decided atomically: the newest user capture within
+        the window, if it was never delivered; marks it delivered."""
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT seq, id, delivered_at FROM captures WHERE origin = 'user'"
+                " AND imported = 0 AND captured_ts >= ?"
+                " ORDER BY captured_ts DESC, seq DESC LIMIT 1",
+                ((now - window).timestamp(),),
+            ).fetchone()
+            if row is None or row["delivered_at"] is not None:
+                return None
+            db.execute(
+                "UPDATE captures SET delivered_at = ? WHERE seq = ?", (format_utc(now), row["seq"])
+            )
+            return str(row["id"])
+
+    def delete(self, capture_id: str) -> bool:
+        """Remove a capture's rows, then its files (rows never point at nothing)."""
+        record = self.get(capture_id)
+        if record is None:
+            return False
+        with self._transaction() as db:
+            db.execute("DELETE FROM capture_text WHERE rowid = ?", (record.seq,))
+            db.execute("DELETE FROM images WHERE capture_seq = ?", (record.seq,))
+            db.execute("DELETE FROM captures WHERE seq = ?", (record.seq,))
+        for image in record.images:
+            with suppress(StoreError):
+                self.image_file(image).unlink(missing_ok=True)
+        return True
