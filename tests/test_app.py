@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 
 from noru.access import set_control
+from noru.capture.x11 import PERMISSION_NEXT_ACTION
 from noru.store import Filters, Reader
 from tests.app_process import AppProcess, running_app, wait_until
 from tests.wire import MemoryClient, StdioProcess, noru_command
@@ -361,7 +362,9 @@ class TestLiveTargets:
             set_control(home, "allow")
             body = session.call("observe_screen")["result"]["content"][0]["text"]
             assert body.startswith("Noru permission denied"), process.output
-            assert "\nNext: " in body
+            # The X11 words for granting access cross the socket whole, details too.
+            assert f"\nNext: {PERMISSION_NEXT_ACTION}" in body
+            assert f"Display {desktop_with_auth.display}:" in body
 
 
 def test_a_multi_display_bundle_has_one_image_and_one_source_per_display(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from noru.capture import Capturer, Display, Grab
+from noru.capture import Capturer, Degraded, Display, Grab
 from noru.errors import CaptureError, PermissionDenied
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ def test_asking_for_a_display_that_does_not_exist_says_how_many_there_are(
 def test_all_is_well_on_a_desktop_with_a_window_manager_and_randr(
     desktop: XServer, capturer: Capturer
 ) -> None:
-    assert capturer.status_notes() == []
+    assert capturer.degraded_modes() == []
     assert capturer.backend_name() == "x11"
 
 
@@ -353,9 +353,10 @@ def test_grabs_from_many_threads_are_taken_one_at_a_time_and_all_succeed(
 def test_without_a_window_manager_status_says_the_active_window_is_unknown(
     desktop_without_wm: XServer, capturer: Capturer
 ) -> None:
-    notes = capturer.status_notes()
+    modes = capturer.degraded_modes()
 
-    assert any(note.startswith("no window manager: active window unknown") for note in notes)
+    assert [mode.kind for mode in modes] == [Degraded.NO_WINDOW_MANAGER]
+    assert modes[0].reason.startswith("no window manager: active window unknown")
 
 
 def test_without_a_window_manager_a_display_capture_has_no_window_facts(

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from noru.access import set_control
 from noru.cli import main
 from noru.errors import Busy, NoruError
-from noru.live import LiveClient
+from noru.live import Capture, Captured, LiveClient
 from noru.store import Store
 from noru.store.files import TMP_PREFIX
 from tests.app_process import AppProcess, running_app, wait_until
@@ -80,12 +80,12 @@ def test_killing_the_app_during_captures_and_ocr_loses_nothing_committed(
             client = LiveClient(home, timeout=30)
             while not stop.is_set():
                 try:
-                    result = client.call("capture", {"mode": "display"})
+                    result = client.expect(Capture(mode="display"), Captured)
                 except Busy:
                     continue  # the other worker's capture is in progress
                 except NoruError:
                     return  # the app is gone
-                committed.add(result["id"])  # answered only after its commit
+                committed.add(result.id)  # answered only after its commit
 
         workers = [threading.Thread(target=capture_loop) for _ in range(2)]
         for worker in workers:

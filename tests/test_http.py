@@ -25,7 +25,9 @@ import anyio
 import httpx2
 import pytest
 
+from noru import live
 from noru.access import set_control
+from noru.errors import NothingNew
 from noru.mcp.session import Session
 from noru.mcp.transports.http import (
     MAX_BODY,
@@ -674,11 +676,10 @@ class StalledApp:
             line = reader.readline()
             if not line:
                 return  # a connection that asks nothing (no op): nothing to answer
-            assert json.loads(line)["op"] == "latest"
+            assert isinstance(live.decode_request(line), live.Latest)
             self.arrived.set()
             self.release.wait(timeout=60)
-            reply = {"ok": False, "refusal": "Noru nothing new", "message": ""}
-            conn.sendall(json.dumps(reply).encode() + b"\n")
+            conn.sendall(live.encode(live.Refused.of(NothingNew())))
 
     def close(self) -> None:
         self.release.set()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from noru.access import set_control
-from noru.live import LiveClient
+from noru.live import Capture, Captured, LiveClient
 from noru.mcp.session import Session
 from tests.app_process import running_app
 from tests.conftest import FIGURES
@@ -48,7 +48,7 @@ def test_sixteen_agents_pulling_after_one_capture_get_exactly_one_delivery(
     window.bring_under_pointer()
     set_control(home, "allow")
     with running_app(home, desktop.env, tmp_path / "app.log"):
-        LiveClient(home).call("capture", {"mode": "window", "which": "pointer"})
+        LiveClient(home).expect(Capture(mode="window", which="pointer"), Captured)
         pool = agents(home, tmp_path, 16)
         try:
             ask = (

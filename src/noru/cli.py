@@ -354,7 +354,7 @@ def app() -> None:
         raise click.ClickException(f"{exc}; run `noru doctor`") from None
 
 
-def _region(value: str | None) -> list[int] | None:
+def _region(value: str | None) -> tuple[int, int, int, int] | None:
     if value is None:
         return None
     try:
@@ -363,7 +363,7 @@ def _region(value: str | None) -> list[int] | None:
         parts = []
     if len(parts) != 4 or parts[2] < 1 or parts[3] < 1 or min(parts[:2]) < 0:
         raise click.BadParameter("use X,Y,W,H in screen pixels", param_hint="--region")
-    return parts
+    return (parts[0], parts[1], parts[2], parts[3])
 
 
 @main.command()
@@ -380,25 +380,23 @@ def _region(value: str | None) -> list[int] | None:
 @click.option("--note", help="A note to keep with the capture.")
 def capture(mode: str, display: int | None, region: str | None, note: str | None) -> None:
     """Take a capture now (asks the running app)."""
+    from noru import live
     from noru.errors import AppNotRunning, NoruError, Steering
-    from noru.live import LiveClient
 
-    args: dict[str, Any] = {"mode": mode, "which": "pointer"}
+    request = live.Capture(mode=mode, which="pointer", note=note or None)  # type: ignore[arg-type]
     if display is not None:
-        args.update(mode="display", display=display)
+        request = live.Capture(mode="display", display=display, note=note or None)
     if region is not None:
-        args.update(mode="region", region=_region(region))
-    if note:
-        args["note"] = note
+        request = live.Capture(mode="region", region=_region(region), note=note or None)
     try:
-        result = LiveClient(_home(), timeout=60).call("capture", args)
+        result = live.LiveClient(_home(), timeout=60).expect(request, live.Captured)
     except AppNotRunning:
         raise click.ClickException("no Noru app is running: start it with `noru app`") from None
     except Steering as exc:
         raise click.ClickException(f"{exc.tag}: {exc.summary}") from None
     except NoruError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(result["id"])
+    click.echo(result.id)
 
 
 @main.command()
@@ -478,17 +476,7 @@ def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None
 @main.command()
 def status() -> None:
     """Show what agents may do now, and why."""
-    from noru.access import load
-    from noru.mcp.tools import ToolContext
-    from noru.mcp.tools.status import status_lines
+    from noru import status as noru_status
 
-    home = _home()
-    for line in status_lines(ToolContext(home=home, now=lambda: datetime.now(UTC))):
+    for line in noru_status.person_lines(noru_status.gather(_home())):
         click.echo(line)
-    state = load(home)
-    if state.damaged:
-        click.echo(
-            f"Warning: {state.damaged}; treated as revoked. "
-            "Run `noru allow` or `noru revoke` to rewrite it."
-        )
-    click.echo(f"Data dir: {home}")

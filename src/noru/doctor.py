@@ -11,10 +11,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from noru import access
+from noru import access, live
 from noru.config import load_config
-from noru.errors import NoruError, StoreError
-from noru.live import LiveClient
+from noru.errors import AppNotRunning, AppVersionMismatch, NoruError, StoreError
 from noru.paths import db_path
 
 __all__ = ["Check", "run_checks"]
@@ -38,12 +37,12 @@ def _display_checks() -> list[Check]:
                 "run inside your desktop session, or `make run` for a virtual display",
             )
         ]
-    from noru.capture import Capturer
+    from noru.capture import Capturer, Degraded
 
     try:
         with Capturer() as capturer:
             displays = capturer.displays()
-            notes = capturer.status_notes()
+            modes = capturer.degraded_modes()
             backend = capturer.backend_name()
     except NoruError as exc:
         return [
@@ -59,12 +58,12 @@ def _display_checks() -> list[Check]:
         Check("display", True, f"{os.environ.get('DISPLAY')} reachable; displays {listed}"),
         Check(
             "capture backend",
-            not notes,
-            backend + ("" if not notes else " (degraded)"),
-            None if not notes else "; ".join(notes),
+            not modes,
+            backend + ("" if not modes else " (degraded)"),
+            None if not modes else "; ".join(mode.reason for mode in modes),
         ),
     ]
-    wm_missing = any("window manager" in note for note in notes)
+    wm_missing = any(mode.kind is Degraded.NO_WINDOW_MANAGER for mode in modes)
     checks.append(
         Check(
             "window manager",
@@ -137,6 +136,28 @@ def _data_dir_check(home: Path) -> list[Check]:
     return checks
 
 
+def _app_checks(home: Path) -> list[Check]:
+    try:
+        status = live.LiveClient(home, timeout=5).expect(live.GetStatus(), live.AppStatus)
+    except AppVersionMismatch as exc:
+        return [Check("app", False, exc.summary, "restart it: stop `noru app`, start it again")]
+    except AppNotRunning:
+        return [Check("app", False, "not running", "start it with `noru app`")]
+    except NoruError as exc:
+        return [Check("app", False, f"running but not answering: {exc}", "restart `noru app`")]
+    hotkey, ocr = status.hotkey, status.ocr
+    return [
+        Check("app", True, f"running (version {status.app_version})"),
+        Check(
+            "hotkey",
+            hotkey.grabbed,
+            str(hotkey),
+            None if hotkey.grabbed else "choose another `hotkey` in config.toml, or free it",
+        ),
+        Check("app ocr", ocr.available, str(ocr), ocr.problem),
+    ]
+
+
 def run_checks(home: Path) -> list[Check]:
     config = load_config(home)
     checks = [
@@ -148,36 +169,7 @@ def run_checks(home: Path) -> list[Check]:
         )
     ]
     checks += _data_dir_check(home)
-    client = LiveClient(home, timeout=5)
-    if client.running():
-        try:
-            status = client.call("status")
-        except NoruError as exc:
-            checks.append(
-                Check("app", False, f"running but not answering: {exc}", "restart `noru app`")
-            )
-        else:
-            checks.append(Check("app", True, "running"))
-            hotkey = str(status.get("hotkey"))
-            checks.append(
-                Check(
-                    "hotkey",
-                    "grabbed" in hotkey,
-                    hotkey,
-                    None
-                    if "grabbed" in hotkey
-                    else "choose another `hotkey` in config.toml, or free it",
-                )
-            )
-            checks.append(
-                Check(
-                    "app ocr",
-                    not str(status.get("ocr")).startswith("unavailable"),
-                    str(status.get("ocr")),
-                )
-            )
-    else:
-        checks.append(Check("app", False, "not running", "start it with `noru app`"))
+    checks += _app_checks(home)
     checks += _display_checks()
     checks += _ocr_checks(home)
     return checks

@@ -20,6 +20,7 @@ sees. An exception outside this tree becomes -32603 with no path or trace.
      ├── OcrError               the OCR engine is missing or failed on an image
      └── Steering               a normal tool result (isError false); ``tag`` on the class
           ├── AppNotRunning         "Noru app not running"
+          │    └── AppVersionMismatch   the running app speaks another app protocol
           ├── NotAuthorized         "Noru not authorized"
           ├── Paused                "Noru paused"
           ├── PermissionDenied      "Noru permission denied"
@@ -36,6 +37,7 @@ from typing import ClassVar
 
 __all__ = [
     "AppNotRunning",
+    "AppVersionMismatch",
     "Busy",
     "CaptureError",
     "HistoryBlocked",
@@ -133,12 +135,26 @@ class Steering(NoruError):
         if next_action is not None:
             self.next_action = next_action  # type: ignore[misc]
 
+    @staticmethod
+    def by_tag(tag: str) -> type[Steering] | None:
+        """The refusal class whose tag is ``tag``, if there is one."""
+        return next((cls for cls in Steering.__subclasses__() if cls.tag == tag), None)
+
 
 class AppNotRunning(Steering):
     tag = "Noru app not running"
     next_action = (
         "Ask the person to launch Noru (`noru app`), then retry. "
         "Live targets never fall back to history."
+    )
+
+
+class AppVersionMismatch(AppNotRunning):
+    """An app is running, but of another version: to the agent, not running."""
+
+    next_action = (
+        "Ask the person to restart the Noru app (`noru app`) so that it and this "
+        "server are the same version, then retry."
     )
 
 

@@ -1,46 +1,510 @@
-"""The live socket: how ``noru mcp`` and the CLI reach the running app.
+"""The app protocol: how ``noru mcp`` and the person's CLI talk to the running app.
 
-One Unix socket in the data dir (mode 0600), one JSON object per line each
-way: ``{"op": NAME, "args": {...}}`` is answered by ``{"ok": true, "result":
-{...}}`` or ``{"ok": false, "refusal": TAG, "message": TEXT}``. A missing,
-refusing or stale socket means the app is not running; that is the answer,
-never a fallback to history.
+One Unix socket in the data dir (mode 0600); one request and one reply per
+connection, each one JSON object on one line. Every request and reply is a
+typed value defined here, and this module alone turns them into bytes and
+back; the app (``noru.app.server``) and its clients (``LiveClient``) never
+build or read a dict themselves.
+
+::
+
+    request   {"noru": PROTOCOL, "request": NAME, ...fields}
+    reply     {"noru": PROTOCOL, "reply": NAME, ...fields}
+
+=============  ===================================  ==========================
+request        asked by                             answered by
+=============  ===================================  ==========================
+``Ping``       ``noru status``, tests               ``Pong``
+``GetStatus``  ``get_status``, ``noru doctor``      ``AppStatus``
+``Capture``    ``noru capture``                     ``Captured``
+``Latest``     ``get_latest_capture``               ``Delivered``
+``Observe``    ``observe_screen``                   ``Delivered``
+=============  ===================================  ==========================
+
+Any request may instead be answered by ``Refused`` (a contract-4 refusal,
+carried whole: tag, summary, details and next action, so that the
+platform's own words for granting screen access reach the agent), by
+``Failed`` (the app could not do it; its words, never a path or a trace), or
+by ``Mismatch`` (the app speaks another protocol version: the person must
+restart it). The version is checked on every request, so an app and a
+``noru mcp`` of different versions say so instead of misreading each other.
+
+A missing, refusing or stale socket means the app is not running; that is the
+answer, never a fallback to history.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import time
+from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
+from noru import __version__
 from noru.errors import (
     AppNotRunning,
+    AppVersionMismatch,
     Busy,
     InternalError,
-    NotAuthorized,
-    NothingNew,
-    Paused,
-    PermissionDenied,
+    NoruError,
     Steering,
 )
+from noru.geometry import Rect
+from noru.imaging import Served
 from noru.paths import socket_path
 
-__all__ = ["MAX_MESSAGE", "REFUSALS", "LiveClient"]
+__all__ = [
+    "MAX_REPLY",
+    "MAX_REQUEST",
+    "PROTOCOL",
+    "AppStatus",
+    "Capture",
+    "Captured",
+    "Delivered",
+    "Failed",
+    "GetStatus",
+    "HotkeyState",
+    "Latest",
+    "LiveClient",
+    "Malformed",
+    "Mismatch",
+    "Observe",
+    "OcrState",
+    "Ping",
+    "Pong",
+    "Refused",
+    "Reply",
+    "Request",
+    "ScreenAccess",
+    "ScreenState",
+    "decode_reply",
+    "decode_request",
+    "encode",
+]
 
-MAX_MESSAGE = 64 * 1024 * 1024  # a 3-display bundle of PNGs, base64, fits easily
+#: The app protocol's version; bump it whenever a request or reply changes.
+PROTOCOL = 2
+MAX_REQUEST = 1024 * 1024
+MAX_REPLY = 64 * 1024 * 1024  # a 3-display bundle of PNGs, base64, fits easily
 
-# Refusals the app may answer with, by tag.
-REFUSALS: dict[str, type[Steering]] = {
-    cls.tag: cls for cls in (Busy, PermissionDenied, NothingNew, NotAuthorized, Paused)
+T = TypeVar("T")
+CaptureMode = Literal["window", "display", "all_displays", "region"]
+Target = Literal["window", "display", "all_displays"]
+
+
+class Malformed(NoruError):
+    """A message that is not one of this protocol's (its words say what is wrong)."""
+
+
+# --- requests ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ping:
+    """Is an app there, and which version."""
+
+
+@dataclass(frozen=True)
+class GetStatus:
+    """Screen access, the OCR engine, the shortcut and degraded modes."""
+
+
+@dataclass(frozen=True)
+class Capture:
+    """A capture for the person (``noru capture``): stored with origin ``user``."""
+
+    mode: CaptureMode = "window"
+    #: For ``mode="window"``: the window under the pointer, or the active one.
+    which: Literal["pointer", "active"] = "pointer"
+    display: int | None = None  # for mode="display"; None: the one under the pointer
+    region: Rect | None = None  # for mode="region", in screen pixels
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Latest:
+    """The live handoff: the person's newest capture, once."""
+
+    text_only: bool = False
+
+
+@dataclass(frozen=True)
+class Observe:
+    """A fresh capture for an agent: stored with origin ``agent``."""
+
+    target: Target = "window"
+    display: int | None = None
+    text_only: bool = False
+
+
+Request = Ping | GetStatus | Capture | Latest | Observe
+
+# --- replies -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pong:
+    app_version: str
+
+
+class ScreenState(StrEnum):
+    GRANTED = "granted"
+    DENIED = "denied"  # the platform refused (X authorization, a portal, Screen Recording)
+    UNAVAILABLE = "unavailable"  # no screen to capture (no X server, unsupported session)
+
+
+@dataclass(frozen=True)
+class ScreenAccess:
+    state: ScreenState
+    #: What the backend reported: the display reached, or why not.
+    detail: str
+    #: Degraded modes as ``(kind, reason)``; kinds are ``noru.capture.Degraded`` values.
+    degraded: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class OcrState:
+    available: bool
+    engine: str
+    version: str | None = None
+    problem: str | None = None  # why it is unavailable, with the fix
+
+    def __str__(self) -> str:
+        if not self.available:
+            return f"unavailable: {self.problem}"
+        return f"{self.engine} {self.version}" if self.version else self.engine
+
+
+@dataclass(frozen=True)
+class HotkeyState:
+    key: str
+    grabbed: bool
+    problem: str | None = None  # why it is not (or no longer) grabbed
+
+    def __str__(self) -> str:
+        return (
+            f"{self.key} (grabbed)" if self.grabbed else f"{self.key} not grabbed: {self.problem}"
+        )
+
+
+@dataclass(frozen=True)
+class AppStatus:
+    app_version: str
+    screen: ScreenAccess
+    ocr: OcrState
+    hotkey: HotkeyState
+
+
+@dataclass(frozen=True)
+class Captured:
+    id: str
+
+
+@dataclass(frozen=True)
+class Delivered:
+    """A capture the app just stored for an agent, and its images as served
+    at ``max_edge`` (none for text only), so ``noru mcp`` need not re-encode."""
+
+    id: str
+    max_edge: int
+    served: tuple[Served, ...] = ()
+
+
+@dataclass(frozen=True)
+class Refused:
+    tag: str
+    summary: str = ""
+    details: tuple[str, ...] = ()
+    next_action: str = ""
+
+    @classmethod
+    def of(cls, refusal: Steering) -> Refused:
+        return cls(refusal.tag, refusal.summary, tuple(refusal.details), refusal.next_action)
+
+    def steering(self) -> Steering:
+        """The refusal as the contract's steering, exactly as the app raised it."""
+        kind = Steering.by_tag(self.tag)
+        if kind is None:
+            raise Malformed(f"unknown refusal {self.tag[:60]!r}")
+        return kind(self.summary, details=self.details, next_action=self.next_action or None)
+
+
+@dataclass(frozen=True)
+class Failed:
+    message: str
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The app speaks another protocol version."""
+
+    protocol: int | None
+    app_version: str | None = None
+
+
+Reply = Pong | AppStatus | Captured | Delivered | Refused | Failed | Mismatch
+
+_REQUESTS: dict[str, type[Any]] = {
+    "ping": Ping,
+    "status": GetStatus,
+    "capture": Capture,
+    "latest": Latest,
+    "observe": Observe,
+}
+_REPLIES: dict[str, type[Any]] = {
+    "pong": Pong,
+    "status": AppStatus,
+    "captured": Captured,
+    "delivered": Delivered,
+    "refused": Refused,
+    "failed": Failed,
+    "mismatch": Mismatch,
+}
+_NAMES = {cls: name for name, cls in _REQUESTS.items()} | {
+    cls: name for name, cls in _REPLIES.items()
 }
 
+# --- encoding ------------------------------------------------------------------
 
+
+def _plain(value: Any) -> Any:
+    """A value of this module as JSON data."""
+    if isinstance(value, Served):
+        return {
+            "png": base64.b64encode(value.png).decode("ascii"),
+            "width": value.width,
+            "height": value.height,
+            "downscaled_from": list(value.downscaled_from) if value.downscaled_from else None,
+        }
+    if isinstance(value, StrEnum):
+        return str(value)
+    if hasattr(value, "__dataclass_fields__"):
+        return {name: _plain(getattr(value, name)) for name in value.__dataclass_fields__}
+    if isinstance(value, (tuple, list)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def encode(message: Request | Reply) -> bytes:
+    """One request or reply as its line on the socket."""
+    kind = "reply" if type(message) in _REPLIES.values() else "request"
+    body = {"noru": PROTOCOL, kind: _NAMES[type(message)], **_plain(message)}
+    return json.dumps(body, separators=(",", ":")).encode() + b"\n"
+
+
+# --- decoding ------------------------------------------------------------------
+
+
+def _get(data: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+    if name not in data:
+        if default is ...:
+            raise Malformed(f"`{name}` is missing")
+        return default
+    value = data[name]
+    wants_int = kind is int or (isinstance(kind, tuple) and int in kind)
+    if isinstance(value, bool) and wants_int:
+        raise Malformed(f"`{name}` must be a number")
+    if not isinstance(value, kind):
+        raise Malformed(f"`{name}` has the wrong type")
+    return value
+
+
+def _choice(data: dict[str, Any], name: str, allowed: tuple[str, ...], default: str) -> Any:
+    value = _get(data, name, str, default)
+    if value not in allowed:
+        raise Malformed(f"`{name}` must be one of {', '.join(allowed)}")
+    return value
+
+
+def _text(data: dict[str, Any], name: str, most: int = 100_000) -> str | None:
+    value = _get(data, name, (str, type(None)), None)
+    if value is not None and len(value) > most:
+        raise Malformed(f"`{name}` is too long")
+    return value  # type: ignore[no-any-return]
+
+
+def _int_or_none(data: dict[str, Any], name: str) -> int | None:
+    return _get(data, name, (int, type(None)), None)  # type: ignore[no-any-return]
+
+
+def _rect(value: Any) -> Rect | None:
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or len(value) != 4
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise Malformed("`region` must be [x, y, width, height]")
+    return (value[0], value[1], value[2], value[3])
+
+
+def _served(value: Any) -> Served:
+    if not isinstance(value, dict):
+        raise Malformed("a served image must be an object")
+    try:
+        png = base64.b64decode(_get(value, "png", str), validate=True)
+    except ValueError:
+        raise Malformed("a served image is not base64") from None
+    source = _get(value, "downscaled_from", (list, type(None)), None)
+    if source is not None and (
+        len(source) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in source)
+    ):
+        raise Malformed("`downscaled_from` must be [width, height]")
+    return Served(
+        png=png,
+        width=_get(value, "width", int),
+        height=_get(value, "height", int),
+        downscaled_from=(source[0], source[1]) if source else None,
+    )
+
+
+def _strings(value: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise Malformed(f"`{name}` must be a list of strings")
+    return tuple(value)
+
+
+def _build(name: str, data: dict[str, Any]) -> Request | Reply:
+    """The typed value named ``name`` from its fields, every field checked."""
+    if name == "ping:request":
+        return Ping()
+    if name == "status:request":
+        return GetStatus()
+    if name == "capture:request":
+        return Capture(
+            mode=_choice(data, "mode", ("window", "display", "all_displays", "region"), "window"),
+            which=_choice(data, "which", ("pointer", "active"), "pointer"),
+            display=_int_or_none(data, "display"),
+            region=_rect(data.get("region")),
+            note=_text(data, "note"),
+        )
+    if name == "latest:request":
+        return Latest(text_only=_get(data, "text_only", bool, False))
+    if name == "observe:request":
+        return Observe(
+            target=_choice(data, "target", ("window", "display", "all_displays"), "window"),
+            display=_int_or_none(data, "display"),
+            text_only=_get(data, "text_only", bool, False),
+        )
+    if name == "pong:reply":
+        return Pong(app_version=_get(data, "app_version", str))
+    if name == "status:reply":
+        screen = _get(data, "screen", dict)
+        ocr = _get(data, "ocr", dict)
+        hotkey = _get(data, "hotkey", dict)
+        degraded = _get(screen, "degraded", list, [])
+        pairs = []
+        for item in degraded:
+            kind, reason = _strings(item, "degraded")
+            pairs.append((kind, reason))
+        try:
+            state = ScreenState(_get(screen, "state", str))
+        except ValueError:
+            raise Malformed("unknown screen access state") from None
+        return AppStatus(
+            app_version=_get(data, "app_version", str),
+            screen=ScreenAccess(state, _get(screen, "detail", str), tuple(pairs)),
+            ocr=OcrState(
+                available=_get(ocr, "available", bool),
+                engine=_get(ocr, "engine", str),
+                version=_text(ocr, "version", 200),
+                problem=_text(ocr, "problem", 2000),
+            ),
+            hotkey=HotkeyState(
+                key=_get(hotkey, "key", str),
+                grabbed=_get(hotkey, "grabbed", bool),
+                problem=_text(hotkey, "problem", 2000),
+            ),
+        )
+    if name == "captured:reply":
+        return Captured(id=_get(data, "id", str))
+    if name == "delivered:reply":
+        return Delivered(
+            id=_get(data, "id", str),
+            max_edge=_get(data, "max_edge", int),
+            served=tuple(_served(item) for item in _get(data, "served", list, [])),
+        )
+    if name == "refused:reply":
+        return Refused(
+            tag=_get(data, "tag", str),
+            summary=_get(data, "summary", str, ""),
+            details=_strings(_get(data, "details", list, []), "details"),
+            next_action=_get(data, "next_action", str, ""),
+        )
+    if name == "failed:reply":
+        return Failed(message=_get(data, "message", str))
+    if name == "mismatch:reply":
+        return Mismatch(
+            protocol=_int_or_none(data, "protocol"), app_version=_text(data, "app_version", 200)
+        )
+    raise Malformed(f"unknown {name.replace(':', ' ')}")
+
+
+def _decode(line: bytes, kind: Literal["request", "reply"]) -> Request | Reply:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        raise Malformed("not JSON") from None
+    if not isinstance(data, dict):
+        raise Malformed("not a JSON object")
+    if data.get("noru") != PROTOCOL:
+        version = data.get("noru")
+        raise _VersionError(version if isinstance(version, int) else None)
+    name = data.get(kind)
+    if not isinstance(name, str):
+        raise Malformed(f"no `{kind}` name")
+    return _build(f"{name}:{kind}", data)
+
+
+class _VersionError(Malformed):
+    def __init__(self, protocol: int | None) -> None:
+        super().__init__(f"app protocol {protocol} is not {PROTOCOL}")
+        self.protocol = protocol
+
+
+def decode_request(line: bytes) -> Request | Mismatch:
+    """The request on ``line``; ``Mismatch`` for a client of another version.
+
+    ``Malformed`` when it is not a request of this protocol.
+    """
+    try:
+        message = _decode(line, "request")
+    except _VersionError as exc:
+        return Mismatch(protocol=exc.protocol)
+    if not isinstance(message, (Ping, GetStatus, Capture, Latest, Observe)):
+        raise Malformed("not a request")
+    return message
+
+
+def decode_reply(line: bytes) -> Reply:
+    """The reply on ``line``; ``Mismatch`` for an app of another version."""
+    try:
+        message = _decode(line, "reply")
+    except _VersionError as exc:
+        return Mismatch(protocol=exc.protocol)
+    if isinstance(message, (Ping, GetStatus, Capture, Latest, Observe)):
+        raise Malformed("not a reply")
+    return message
+
+
+# --- the client ----------------------------------------------------------------
+
+
+@dataclass
 class LiveClient:
-    def __init__(self, home: Path, *, timeout: float = 30.0) -> None:
-        self.path = socket_path(home)
-        self.timeout = timeout
+    """Asks the app of data dir ``home``; one connection per request."""
+
+    home: Path
+    timeout: float = 30.0
+    path: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.path = socket_path(self.home)
 
     def _connect(self) -> socket.socket:
         # A full listen queue (EAGAIN) means a busy app, not a missing one.
@@ -75,32 +539,49 @@ class LiveClient:
             return False
         return True
 
-    def call(self, op: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Send one request to the app and return its result, or raise its refusal."""
+    def ask(self, request: Request) -> Reply:
+        """Send ``request``; the app's reply as it came (refusals included)."""
         with self._connect() as sock:
-            line = json.dumps({"op": op, "args": args or {}}).encode() + b"\n"
             try:
-                sock.sendall(line)
+                sock.sendall(encode(request))
                 with sock.makefile("rb") as reader:
-                    raw = reader.readline(MAX_MESSAGE + 1)
+                    raw = reader.readline(MAX_REPLY + 1)
             except (ConnectionError, TimeoutError) as exc:
                 raise AppNotRunning("the app stopped before answering") from exc
         if not raw.endswith(b"\n"):
             raise AppNotRunning("the app closed the connection before answering")
         try:
-            reply = json.loads(raw)
-        except ValueError:
+            return decode_reply(raw)
+        except Malformed:
             raise InternalError("the app sent a malformed answer") from None
-        if not isinstance(reply, dict):
-            raise InternalError("the app sent a malformed answer")
-        if reply.get("ok"):
-            result = reply.get("result")
-            if not isinstance(result, dict):
-                raise InternalError("the app sent a malformed answer")
-            return result
-        refusal = REFUSALS.get(str(reply.get("refusal")))
-        if refusal is None:
+
+    def call(self, request: Request) -> Reply:
+        """Send ``request``; its reply, with a refusal raised as its steering
+        and a failure or a version mismatch raised as what they mean."""
+        reply = self.ask(request)
+        if isinstance(reply, Refused):
+            try:
+                refusal = reply.steering()
+            except Malformed:
+                raise InternalError("the app sent a malformed answer") from None
+            raise refusal
+        if isinstance(reply, Failed):
             # The app's own words (CaptureError texts, never paths or traces).
-            reason = " ".join(str(reply.get("message") or "").split())[:300]
+            reason = " ".join(reply.message.split())[:300]
             raise InternalError(f"The Noru app could not complete the request: {reason}")
-        raise refusal(str(reply.get("message") or ""))
+        if isinstance(reply, Mismatch):
+            theirs = (
+                "an older" if reply.protocol is None or reply.protocol < PROTOCOL else "a newer"
+            )
+            raise AppVersionMismatch(
+                f"the running Noru app is {theirs} version "
+                f"({reply.app_version or 'unknown'}; this is {__version__})"
+            )
+        return reply
+
+    def expect(self, request: Request, kind: type[T]) -> T:
+        """``call``, checking the reply is the kind ``request`` is answered by."""
+        reply = self.call(request)
+        if not isinstance(reply, kind):
+            raise InternalError("the app sent a malformed answer")
+        return reply

@@ -3,38 +3,40 @@
 It owns the live socket (0600, in the data dir), captures on the shortcut and
 on request, stores through its one writer thread, and runs OCR in the
 background. ``noru mcp`` asks it for live targets; the CLI asks it to capture.
+The requests and replies are the typed values of ``noru.live``:
 
-Ops on the socket (see ``noru.live`` for the framing):
+- ``Ping`` -> ``Pong``; ``GetStatus`` -> ``AppStatus`` (screen access, OCR
+  engine, the shortcut, degraded modes);
+- ``Capture`` (the person's CLI) -> ``Captured``: a user capture;
+- ``Latest`` (get_latest_capture) -> ``Delivered``: hands off the newest user
+  capture within the handoff window, once, decided in the store's transaction;
+- ``Observe`` (observe_screen) -> ``Delivered``: captures now as an agent capture.
 
-- ``ping``: is the app there.
-- ``status``: screen access, OCR engine, hotkey, degraded modes.
-- ``capture`` (from the person's CLI): ``mode`` window|display|all_displays|
-  region, ``display``, ``region``, ``note`` -> a user capture.
-- ``latest`` (get_latest_capture): hands off the newest user capture within
-  the handoff window, once, decided in the store's transaction.
-- ``observe`` (observe_screen): captures now as an agent capture.
-
-Live ops re-check the access state themselves (defence in depth: ``noru mcp``
-checked it first) and wait up to the OCR settle time for text.
+Live requests re-check the access state themselves (defence in depth: ``noru
+mcp`` checked it first) and wait up to the OCR settle time for text. A
+refusal is raised as its ``Steering`` and crosses the socket whole.
 """
 
 from __future__ import annotations
 
-import base64
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from noru import access, imaging
+from noru import __version__, access, imaging, live
 from noru.app.memory import Trimmer
 from noru.config import Config, load_config
-from noru.errors import Busy, CaptureError, NoruError, NothingNew
+from noru.errors import Busy, CaptureError, NoruError, NothingNew, PermissionDenied
 from noru.store import NewImage, Origin, Store
 from noru.times import format_duration
+
+if TYPE_CHECKING:
+    from noru.app.ocr_worker import OcrWorker
+    from noru.capture import Grab
 
 __all__ = ["App"]
 
@@ -57,9 +59,9 @@ class App:
         self._capture_lock = threading.Lock()
         self._settled: dict[str, threading.Event] = {}
         self._settled_lock = threading.Lock()
-        self.ocr: Any = None
+        self.ocr: OcrWorker | None = None
         self.ocr_problem: str | None = None
-        self.hotkey_status = "not started"
+        self.hotkey = live.HotkeyState(self.config.hotkey, grabbed=False, problem="not started")
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="noru-encode")
         # Served PNGs of the newest captures, so a live reply needs no re-encode.
         self._served: dict[str, list[imaging.Served]] = {}
@@ -95,19 +97,23 @@ class App:
 
     # --- capturing ---------------------------------------------------------
 
-    def _grab(self, mode: str, args: dict[str, Any]) -> list[Any]:
+    def _grab(self, request: live.Capture | live.Observe) -> list[Grab]:
+        if isinstance(request, live.Observe):
+            mode: str = request.target
+            which = "active"  # an agent looks at what the person is working in
+        else:
+            mode, which = request.mode, request.which
         if mode == "window":
-            return self.capturer.grab_window(args.get("which", "active"))
+            return self.capturer.grab_window("pointer" if which == "pointer" else "active")
         if mode == "display":
-            return self.capturer.grab_display(args.get("display"))
+            return self.capturer.grab_display(request.display)
         if mode == "all_displays":
             return self.capturer.grab_all_displays()
-        if mode == "region":
-            x, y, w, h = args["region"]
-            return self.capturer.grab_region(int(x), int(y), int(w), int(h))
-        raise CaptureError(f"unknown capture mode {mode!r}")
+        if isinstance(request, live.Capture) and request.region is not None:
+            return self.capturer.grab_region(*request.region)
+        raise CaptureError("a region capture needs its rectangle")
 
-    def capture(self, mode: str, args: dict[str, Any], *, origin: Origin) -> str:
+    def capture(self, request: live.Capture | live.Observe, *, origin: Origin) -> str:
         """Grab, store (through the writer), queue OCR; returns the capture id.
 
         The lossless originals are encoded on the pool while this thread makes
@@ -119,7 +125,7 @@ class App:
             raise Busy("another capture is in progress")
         try:
             with self.ocr.paused() if self.ocr is not None else nullcontext():
-                capture_id = self._take(mode, args, origin=origin)
+                capture_id = self._take(request, origin=origin)
         finally:
             self._capture_lock.release()
             self._trimmer.busy()
@@ -128,8 +134,8 @@ class App:
             self.ocr.enqueue(capture_id)
         return capture_id
 
-    def _take(self, mode: str, args: dict[str, Any], *, origin: Origin) -> str:
-        grabs = self._grab(mode, args)
+    def _take(self, request: live.Capture | live.Observe, *, origin: Origin) -> str:
+        grabs = self._grab(request)
         originals = [self._pool.submit(imaging.encode_png, grab.image) for grab in grabs]
         served = [imaging.serve(grab.image, self.config.max_edge, self._pool) for grab in grabs]
         images = [
@@ -143,7 +149,7 @@ class App:
             )
             for grab, original in zip(grabs, originals, strict=True)
         ]
-        note = args.get("note") if origin == "user" else None
+        note = request.note if isinstance(request, live.Capture) else None
 
         def store(store: Store) -> str:
             return store.add_capture(images, origin=origin, note=note).id
@@ -160,15 +166,15 @@ class App:
     def _check_live_access(self) -> None:
         access.live_decision(access.load(self.home)).enforce()
 
-    def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
-        if op == "ping":
-            return {"app": "noru"}
-        if op == "status":
+    def handle(self, request: live.Request) -> live.Reply:
+        """Answer one request; refusals and failures are raised."""
+        if isinstance(request, live.Ping):
+            return live.Pong(__version__)
+        if isinstance(request, live.GetStatus):
             return self.status()
-        if op == "capture":
-            capture_id = self.capture(args.get("mode", "window"), args, origin="user")
-            return {"id": capture_id}
-        if op == "latest":
+        if isinstance(request, live.Capture):
+            return live.Captured(self.capture(request, origin="user"))
+        if isinstance(request, live.Latest):
             self._check_live_access()
             window = timedelta(seconds=self.config.handoff_window)
             now = datetime.now(UTC)
@@ -183,46 +189,37 @@ class App:
                     f"({format_duration(self.config.handoff_window)}), or it was already delivered"
                 )
             self._wait_for_text(claimed)
-            return self._reply(claimed, args)
-        if op == "observe":
-            self._check_live_access()
-            target = args.get("target", "window")
-            capture_id = self.capture(target, args, origin="agent")
-            self._wait_for_text(capture_id)
-            return self._reply(capture_id, args)
-        raise CaptureError(f"unknown op {op!r}")
+            return self._delivered(claimed, text_only=request.text_only)
+        self._check_live_access()
+        capture_id = self.capture(request, origin="agent")
+        self._wait_for_text(capture_id)
+        return self._delivered(capture_id, text_only=request.text_only)
 
-    def _reply(self, capture_id: str, args: dict[str, Any]) -> dict[str, Any]:
-        reply: dict[str, Any] = {"id": capture_id}
+    def _delivered(self, capture_id: str, *, text_only: bool) -> live.Delivered:
         with self._served_lock:
             served = self._served.get(capture_id)
-        if served is not None and not args.get("text_only"):
-            reply["max_edge"] = self.config.max_edge
-            reply["served"] = [
-                {
-                    "png": base64.b64encode(image.png).decode("ascii"),
-                    "width": image.width,
-                    "height": image.height,
-                    "downscaled_from": image.downscaled_from,
-                }
-                for image in served
-            ]
-        return reply
+        images = () if served is None or text_only else tuple(served)
+        return live.Delivered(capture_id, max_edge=self.config.max_edge, served=images)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> live.AppStatus:
         try:
-            notes = list(self.capturer.status_notes())
-            screen = "granted (display reachable)"
-        except NoruError as exc:  # the app keeps running; live requests say why
+            modes = self.capturer.degraded_modes()
+            detail = f"display {self.capturer.display_name} reachable"
+            screen = live.ScreenAccess(
+                live.ScreenState.GRANTED,
+                detail,
+                tuple((str(mode.kind), mode.reason) for mode in modes),
+            )
+        except PermissionDenied as exc:  # the app keeps running; live requests say why
+            screen = live.ScreenAccess(live.ScreenState.DENIED, exc.summary or str(exc))
+        except NoruError as exc:
             reason = getattr(exc, "summary", "") or str(exc)
-            notes = [f"cannot capture: {reason}"]
-            screen = f"refused: {reason}"
-        return {
-            "screen_access": screen,
-            "ocr": self.ocr.label if self.ocr is not None else f"unavailable: {self.ocr_problem}",
-            "hotkey": self.hotkey_status,
-            "notes": notes,
-        }
+            screen = live.ScreenAccess(live.ScreenState.UNAVAILABLE, reason)
+        if self.ocr is not None:
+            ocr = live.OcrState(True, self.ocr.engine_name, self.ocr.version)
+        else:
+            ocr = live.OcrState(False, self.config.ocr_engine, problem=self.ocr_problem)
+        return live.AppStatus(__version__, screen=screen, ocr=ocr, hotkey=self.hotkey)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

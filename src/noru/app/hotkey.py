@@ -14,6 +14,8 @@ import select
 import threading
 from typing import Any
 
+from noru import live
+
 __all__ = ["Hotkey", "parse_hotkey"]
 
 log = logging.getLogger("noru.app")
@@ -51,10 +53,10 @@ class Hotkey:
         try:
             self._grab()
         except Exception as exc:  # no X, BadAccess, bad config: run without it
-            self.app.hotkey_status = f"not grabbed: {exc}"
+            self.app.hotkey = live.HotkeyState(self.app.config.hotkey, False, str(exc))
             log.warning("shortcut unavailable: %s", exc)
             return
-        self.app.hotkey_status = f"{self.app.config.hotkey} (grabbed)"
+        self.app.hotkey = live.HotkeyState(self.app.config.hotkey, grabbed=True)
         self._thread = threading.Thread(target=self._run, name="noru-hotkey", daemon=True)
         self._thread.start()
 
@@ -89,9 +91,11 @@ class Hotkey:
     def _run(self) -> None:
         try:
             self._loop()
-        except Exception as exc:  # the X server went away (e.g. stopped before us)
+        except Exception:  # the X server went away (e.g. stopped before us)
             if not self._stop.is_set():
-                self.app.hotkey_status = f"lost: {exc.__class__.__name__}"
+                self.app.hotkey = live.HotkeyState(
+                    self.app.config.hotkey, False, "the connection to the X server was lost"
+                )
                 log.warning("shortcut stopped: the X connection was lost")
 
     def _loop(self) -> None:
@@ -110,7 +114,7 @@ class Hotkey:
 
     def _capture(self) -> None:
         try:
-            capture_id = self.app.capture("window", {"which": "pointer"}, origin="user")
+            capture_id = self.app.capture(live.Capture("window", "pointer"), origin="user")
         except Exception as exc:
             log.warning("shortcut capture failed: %s", exc)
             return

@@ -3,14 +3,14 @@
 ``run_app`` takes an exclusive lock on ``app.lock`` (a second start says one
 is running and exits non-zero), binds the socket with mode 0600 (a stale
 socket file from a killed app is replaced), serves each connection in its own
-thread, and stops cleanly on SIGTERM / SIGINT.
+thread, and stops cleanly on SIGTERM / SIGINT. What crosses the socket is
+``noru.live``'s: this module only reads a request line and writes the reply.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import logging
 import os
 import signal
@@ -18,17 +18,19 @@ import socketserver
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from noru.errors import CaptureError, NoruError, Steering
-from noru.live import MAX_MESSAGE
+from noru import __version__, live
+from noru.errors import Busy, CaptureError, NoruError, Steering
 from noru.paths import socket_path
+
+if TYPE_CHECKING:
+    from noru.app import App
 
 __all__ = ["AlreadyRunning", "run_app"]
 
 log = logging.getLogger("noru.app")
 
-MAX_REQUEST = 1024 * 1024
 MAX_CONNECTIONS = 32
 
 
@@ -36,19 +38,22 @@ class AlreadyRunning(NoruError):
     pass
 
 
-def _reply(request: Any, app: Any) -> dict[str, Any]:
-    if not isinstance(request, dict) or not isinstance(request.get("op"), str):
-        return {"ok": False, "message": "malformed request"}
-    args = request.get("args") if isinstance(request.get("args"), dict) else {}
+def _reply(line: bytes, app: App) -> live.Reply:
     try:
-        return {"ok": True, "result": app.handle(request["op"], args)}
+        request = live.decode_request(line)
+    except live.Malformed as exc:
+        return live.Failed(f"malformed request: {exc}")
+    if isinstance(request, live.Mismatch):
+        return live.Mismatch(protocol=live.PROTOCOL, app_version=__version__)
+    try:
+        return app.handle(request)
     except Steering as exc:
-        return {"ok": False, "refusal": exc.tag, "message": exc.summary}
+        return live.Refused.of(exc)
     except CaptureError as exc:
-        return {"ok": False, "message": str(exc)}
+        return live.Failed(str(exc))
     except Exception:
         log.exception("live request failed")
-        return {"ok": False, "message": "internal error in the app"}
+        return live.Failed("internal error in the app")
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -56,24 +61,20 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def handle(self) -> None:
         if not self.server.slots.acquire(blocking=False):
-            self._send({"ok": False, "refusal": "Noru busy", "message": "too many requests"})
+            self._send(live.Refused.of(Busy("too many requests")))
             return
         try:
-            line = self.rfile.readline(MAX_REQUEST + 1)
+            line = self.rfile.readline(live.MAX_REQUEST + 1)
             if not line.endswith(b"\n"):
                 return
-            try:
-                request = json.loads(line)
-            except ValueError:
-                request = None
-            self._send(_reply(request, self.server.app))
+            self._send(_reply(line, self.server.app))
         finally:
             self.server.slots.release()
 
-    def _send(self, reply: dict[str, Any]) -> None:
-        data = json.dumps(reply).encode() + b"\n"
-        if len(data) > MAX_MESSAGE:
-            data = b'{"ok": false, "message": "answer too large"}\n'
+    def _send(self, reply: live.Reply) -> None:
+        data = live.encode(reply)
+        if len(data) > live.MAX_REPLY:
+            data = live.encode(live.Failed("answer too large"))
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.wfile.write(data)  # the asker may have gone away; nothing to tell
 
@@ -85,7 +86,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     # connections, which clients would read as "app not running".
     request_queue_size = 128
 
-    def __init__(self, path: str, app: Any) -> None:
+    def __init__(self, path: str, app: App) -> None:
         self.app = app
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         old = os.umask(0o177)  # the socket is born 0600: no window for others
@@ -136,7 +137,11 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     hotkey = Hotkey(app)
     hotkey.start()
     print(f"Noru app running; data in {home}. Stop with Ctrl-C.", file=sys.stderr, flush=True)
-    for line in app.status()["notes"]:
+    status = app.status()
+    notes = [reason for _, reason in status.screen.degraded]
+    if status.screen.state is not live.ScreenState.GRANTED:
+        notes.append(f"cannot capture: {status.screen.detail}")
+    for line in notes:
         print(f"note: {line}", file=sys.stderr, flush=True)
     if ready is not None:
         ready.set()

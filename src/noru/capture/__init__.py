@@ -28,12 +28,12 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Literal, Self
 
-from noru.capture.base import Backend, Display, Grab, WindowFacts
+from noru.capture.base import Backend, Degraded, DegradedMode, Display, Grab, WindowFacts
 from noru.errors import CaptureError
 from noru.geometry import Rect, centre, clip, shift
 from noru.sources import Source, infer_workspace
 
-__all__ = ["Capturer", "Display", "Grab"]
+__all__ = ["Capturer", "Degraded", "DegradedMode", "Display", "Grab"]
 
 
 def _open_backend(display: str | None) -> Backend:
@@ -114,6 +114,11 @@ class Capturer:
 
     # -- facts -------------------------------------------------------------
 
+    @property
+    def display_name(self) -> str | None:
+        """The display this capturer opens (``$DISPLAY`` unless one was named)."""
+        return self._display_name or os.environ.get("DISPLAY") or None
+
     def backend_name(self) -> str:
         """The backend in use ("x11"), opening it if needed."""
         with self._lock:
@@ -124,14 +129,14 @@ class Capturer:
         with self._lock:
             return self._open().displays()
 
-    def status_notes(self) -> list[str]:
-        """Degraded modes, in the person's words; empty when everything works.
+    def degraded_modes(self) -> list[DegradedMode]:
+        """How capture works less well than it should here; empty when everything works.
 
         Raises ``CaptureError`` / ``PermissionDenied`` when the display cannot be
         reached at all, which is itself what ``noru doctor`` should report.
         """
         with self._lock:
-            return self._open().status_notes()
+            return self._open().degraded_modes()
 
     # -- grabs ---------------------------------------------------------------
 

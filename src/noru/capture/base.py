@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar
 
 from noru.geometry import Rect, contains
@@ -23,7 +24,33 @@ from noru.sources import Source
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Backend", "Display", "Grab", "Rect", "WindowFacts"]
+__all__ = ["Backend", "Degraded", "DegradedMode", "Display", "Grab", "Rect", "WindowFacts"]
+
+
+class Degraded(StrEnum):
+    """The ways a backend can work less well than it should, for ``noru doctor``."""
+
+    #: No window manager: the active window is unknown; display captures carry no window facts.
+    NO_WINDOW_MANAGER = "no_window_manager"
+    #: A window manager that does not report the active window.
+    NO_ACTIVE_WINDOW = "no_active_window"
+    #: The monitors cannot be listed: the whole screen is one display.
+    ONE_DISPLAY = "one_display"
+    #: The fast grab path is unavailable; captures take longer.
+    SLOW_GRAB = "slow_grab"
+    #: An X server inside a Wayland session: only X11 applications are visible.
+    XWAYLAND = "xwayland"
+
+
+@dataclass(frozen=True)
+class DegradedMode:
+    """One degraded mode and, in the person's words, what it means here."""
+
+    kind: Degraded
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 @dataclass(frozen=True)
@@ -118,8 +145,8 @@ class Backend(ABC):
         """The pixels of ``rect`` (inside ``screen_rect()``) as an RGB image."""
 
     @abstractmethod
-    def status_notes(self) -> list[str]:
-        """Degraded modes in the person's words, for ``noru doctor``; empty when all is well."""
+    def degraded_modes(self) -> list[DegradedMode]:
+        """How this backend works less well than it should; empty when all is well."""
 
     @property
     @abstractmethod

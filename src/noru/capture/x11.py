@@ -10,7 +10,7 @@ Facts and where they come from:
 - displays: RandR 1.5 monitors (``RRGetMonitors``, active only), in the order
   the server lists them; ``name`` is the monitor's name atom ("DP-1",
   "eDP-1", or a name given with ``xrandr --setmonitor``). Without RandR 1.5 the
-  root window is treated as one display and ``status_notes`` says so.
+  root window is treated as one display and ``degraded_modes`` says so.
 - the active window: EWMH ``_NET_ACTIVE_WINDOW`` on the root, trusted only while
   a live window manager answers ``_NET_SUPPORTING_WM_CHECK`` (a crashed WM
   leaves a stale value behind).
@@ -50,7 +50,7 @@ from Xlib import display as xdisplay
 from Xlib import error as xerror
 from Xlib.protocol import display as xprotocol_display
 
-from noru.capture.base import Backend, Display, Rect, WindowFacts
+from noru.capture.base import Backend, Degraded, DegradedMode, Display, Rect, WindowFacts
 from noru.errors import CaptureError, PermissionDenied
 
 if TYPE_CHECKING:
@@ -386,32 +386,42 @@ class X11Backend(Backend):
         # mss hands back BGRX rows; Pillow's raw decoder reorders them in C.
         return Image.frombytes("RGB", (shot.width, shot.height), shot.raw, "raw", "BGRX")
 
-    def status_notes(self) -> list[str]:
-        notes: list[str] = []
+    def degraded_modes(self) -> list[DegradedMode]:
+        modes: list[DegradedMode] = []
         with self._x():
             if not self._wm_present():
-                notes.append(
-                    "no window manager: active window unknown "
-                    "(the window under the pointer is captured instead, and display "
-                    "captures carry no app or window facts)"
+                modes.append(
+                    DegradedMode(
+                        Degraded.NO_WINDOW_MANAGER,
+                        "no window manager: active window unknown "
+                        "(the window under the pointer is captured instead, and display "
+                        "captures carry no app or window facts)",
+                    )
                 )
             elif not self._wm_reports_active():
-                notes.append(
-                    "the window manager does not report the active window "
-                    "(the window under the pointer is captured instead)"
+                modes.append(
+                    DegradedMode(
+                        Degraded.NO_ACTIVE_WINDOW,
+                        "the window manager does not report the active window "
+                        "(the window under the pointer is captured instead)",
+                    )
                 )
         _, monitors_note = self._monitors()
         if monitors_note:
-            notes.append(monitors_note)
-        notes.extend(
-            f"screen grab: {note}"
+            modes.append(DegradedMode(Degraded.ONE_DISPLAY, monitors_note))
+        modes.extend(
+            DegradedMode(Degraded.SLOW_GRAB, f"screen grab: {note}")
             for note in self._mss.performance_status
             # mss also records its successes here; only a fallback is a degraded mode.
             if "working correctly" not in note
         )
         if os.environ.get("WAYLAND_DISPLAY"):
-            notes.append("running under XWayland: only X11 applications are visible")
-        return notes
+            modes.append(
+                DegradedMode(
+                    Degraded.XWAYLAND, "running under XWayland: only X11 applications are visible"
+                )
+            )
+        return modes
 
     @property
     def broken(self) -> bool:

@@ -1,21 +1,20 @@
 """Live targets: get_latest_capture and observe_screen.
 
 The order of refusals is fixed: app not running, then not authorized, then
-paused; the app itself answers permission denied, busy and nothing new.
+paused; the app itself answers permission denied, busy and nothing new, and
+its refusal reaches the agent whole (the platform's own words included).
 Neither tool ever falls back to history.
 """
 
 from __future__ import annotations
 
-import base64
 import time
 from typing import Any
 
-from noru import access, imaging
+from noru import access, live
 from noru.config import load_config
 from noru.contract import capture_result
 from noru.errors import Busy, InternalError, InvalidParams
-from noru.live import LiveClient
 from noru.mcp.tools import ToolContext
 from noru.present import Projection, capture_view
 from noru.store import Reader
@@ -26,8 +25,8 @@ __all__ = ["get_latest_capture", "observe_screen"]
 BUSY_RETRIES = (0.1, 0.15, 0.25)
 
 
-def _live_call(context: ToolContext, op: str, args: dict[str, Any]) -> dict[str, Any]:
-    client = LiveClient(context.home)
+def _ask(context: ToolContext, request: live.Latest | live.Observe) -> live.Delivered:
+    client = live.LiveClient(context.home)
     decision = access.live_decision(access.load(context.home))
     if not decision.allowed:
         client.ensure_running()  # "app not running" comes before any access answer
@@ -35,7 +34,7 @@ def _live_call(context: ToolContext, op: str, args: dict[str, Any]) -> dict[str,
     # Allowed: the call itself says "app not running" when there is no app.
     for delay in (*BUSY_RETRIES, None):
         try:
-            return client.call(op, args)
+            return client.expect(request, live.Delivered)
         except Busy:
             if delay is None:
                 raise
@@ -43,57 +42,30 @@ def _live_call(context: ToolContext, op: str, args: dict[str, Any]) -> dict[str,
     raise AssertionError("unreachable")
 
 
-def _present(context: ToolContext, reply: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+def _present(context: ToolContext, delivered: live.Delivered, *, text_only: bool) -> dict[str, Any]:
     """The capture the app just handed over, read from the store and presented."""
-    capture_id = reply.get("id")
-    if not isinstance(capture_id, str):
-        raise InternalError("the app sent a malformed answer")
     max_edge = load_config(context.home).max_edge
+    # The app's served images are used only when made for the size this server serves.
+    ready = delivered.served if delivered.served and delivered.max_edge == max_edge else None
     with Reader.open(context.home) as reader:
-        record = reader.get(capture_id)
+        record = reader.get(delivered.id)
         if record is None:
             raise InternalError("the app's capture could not be read back")
-        projection = Projection(text_only=bool(args.get("text_only", False)))
         view = capture_view(
-            reader, record, projection, max_edge=max_edge, ready=_served(reply, max_edge)
+            reader, record, Projection(text_only=text_only), max_edge=max_edge, ready=ready
         )
     return capture_result(view, now=context.now(), with_sources=False)
 
 
-def _served(reply: dict[str, Any], max_edge: int) -> list[imaging.Served] | None:
-    """The app's ready-served images, when made for the size this server serves."""
-    raw = reply.get("served")
-    if not isinstance(raw, list) or reply.get("max_edge") != max_edge:
-        return None
-    try:
-        return [
-            imaging.Served(
-                png=base64.b64decode(item["png"], validate=True),
-                width=int(item["width"]),
-                height=int(item["height"]),
-                downscaled_from=(
-                    (int(item["downscaled_from"][0]), int(item["downscaled_from"][1]))
-                    if item["downscaled_from"]
-                    else None
-                ),
-            )
-            for item in raw
-        ]
-    except (KeyError, TypeError, ValueError, IndexError):
-        return None  # read the originals instead
-
-
 def get_latest_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    op_args = {"text_only": True} if args.get("text_only") else {}
-    return _present(context, _live_call(context, "latest", op_args), args)
+    text_only = bool(args.get("text_only", False))
+    return _present(context, _ask(context, live.Latest(text_only=text_only)), text_only=text_only)
 
 
 def observe_screen(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    if "display" in args and args.get("target", "window") != "display":
+    target = args.get("target", "window")
+    if "display" in args and target != "display":
         raise InvalidParams('Invalid arguments: `display` goes with target "display" only')
-    op_args: dict[str, Any] = {"target": args.get("target", "window")}
-    if args.get("text_only"):
-        op_args["text_only"] = True
-    if "display" in args:
-        op_args["display"] = args["display"]
-    return _present(context, _live_call(context, "observe", op_args), args)
+    text_only = bool(args.get("text_only", False))
+    request = live.Observe(target=target, display=args.get("display"), text_only=text_only)
+    return _present(context, _ask(context, request), text_only=text_only)

@@ -1,0 +1,228 @@
+"""The app protocol (noru.live): typed requests and replies, versions, refusals whole."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from noru import __version__, live
+from noru.access import set_control
+from noru.errors import (
+    AppNotRunning,
+    AppVersionMismatch,
+    InternalError,
+    NotAuthorized,
+    PermissionDenied,
+)
+from noru.imaging import Served
+from noru.paths import socket_path
+from noru.store import Reader
+from tests.app_process import running_app
+from tests.wire import MemoryClient
+
+if TYPE_CHECKING:
+    from tests.xserver import XServer
+
+REQUESTS: list[live.Request] = [
+    live.Ping(),
+    live.GetStatus(),
+    live.Capture(),
+    live.Capture(mode="region", region=(10, 20, 300, 400), note="the error"),
+    live.Capture(mode="display", display=2, which="active"),
+    live.Latest(text_only=True),
+    live.Observe(target="display", display=1),
+]
+
+REPLIES: list[live.Reply] = [
+    live.Pong("1.2.3"),
+    live.AppStatus(
+        "1.2.3",
+        screen=live.ScreenAccess(
+            live.ScreenState.GRANTED, "display :0 reachable", (("no_window_manager", "no WM"),)
+        ),
+        ocr=live.OcrState(True, "tesseract", "5.3.0"),
+        hotkey=live.HotkeyState("ctrl+alt+n", False, "taken by another program"),
+    ),
+    live.Captured("capture_2026-08-12_141502"),
+    live.Delivered(
+        "capture_2026-08-12_141502",
+        max_edge=1568,
+        served=(Served(b"\x89PNG-ish", 1568, 980, (2560, 1600)), Served(b"x", 10, 10, None)),
+    ),
+    live.Refused("Noru paused", "paused", ("line one",), "Resume."),
+    live.Failed("the window closed"),
+    live.Mismatch(protocol=live.PROTOCOL, app_version="9.9"),
+]
+
+
+@pytest.mark.parametrize("request_", REQUESTS, ids=repr)
+def test_every_request_reads_back_as_it_was_sent(request_: live.Request) -> None:
+    line = live.encode(request_)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert live.decode_request(line) == request_
+
+
+@pytest.mark.parametrize("reply", REPLIES, ids=lambda r: type(r).__name__)
+def test_every_reply_reads_back_as_it_was_sent(reply: live.Reply) -> None:
+    assert live.decode_reply(live.encode(reply)) == reply
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        (b"not json\n", "not JSON"),
+        (b"[1]\n", "not a JSON object"),
+        (b'{"noru": 2}\n', "no `request` name"),
+        (b'{"noru": 2, "request": "format_disk"}\n', "unknown format_disk request"),
+        (b'{"noru": 2, "request": "capture", "mode": "everything"}\n', "`mode` must be one of"),
+        (b'{"noru": 2, "request": "capture", "display": true}\n', "`display` must be a number"),
+        (b'{"noru": 2, "request": "capture", "region": [1, 2]}\n', "`region` must be"),
+        (b'{"noru": 2, "request": "latest", "text_only": "yes"}\n', "`text_only` has the wrong"),
+        (b'{"noru": 2, "reply": "pong", "app_version": "1"}\n', "no `request` name"),
+    ],
+)
+def test_a_malformed_request_is_refused_with_what_is_wrong(line: bytes, why: str) -> None:
+    with pytest.raises(live.Malformed, match=why):
+        live.decode_request(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b'{"op": "ping", "args": {}}\n', b'{"noru": 1, "request": "ping"}\n'],
+    ids=["the first protocol", "version 1"],
+)
+def test_a_request_of_another_version_is_a_mismatch_not_a_guess(line: bytes) -> None:
+    assert isinstance(live.decode_request(line), live.Mismatch)
+
+
+def test_a_refusal_comes_back_as_the_same_steering_with_its_own_next_action() -> None:
+    sent = PermissionDenied(
+        "the X server refused Noru's connection (authorization)",
+        details=("Display :9: Invalid MIT-MAGIC-COOKIE-1 key",),
+        next_action="Give Noru the X authority of the display, then retry.",
+    )
+    back = live.decode_reply(live.encode(live.Refused.of(sent)))
+    assert isinstance(back, live.Refused)
+    refusal = back.steering()
+    assert type(refusal) is PermissionDenied
+    assert (refusal.summary, refusal.details, refusal.next_action) == (
+        sent.summary,
+        sent.details,
+        sent.next_action,
+    )
+
+
+def test_a_refusal_without_its_own_next_action_keeps_the_default() -> None:
+    refusal = live.Refused.of(NotAuthorized("never allowed")).steering()
+    assert refusal.next_action == NotAuthorized.next_action
+
+
+def test_an_unknown_refusal_tag_is_malformed() -> None:
+    with pytest.raises(live.Malformed, match="unknown refusal"):
+        live.Refused("Noru exploded").steering()
+
+
+# --- against a listener that speaks another version ------------------------------
+
+
+class OneShotApp:
+    """A socket in the data dir answering every connection with one fixed line."""
+
+    def __init__(self, home: Path, answer: bytes) -> None:
+        self.answer = answer
+        self.received: list[bytes] = []
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(str(socket_path(home)))
+        self.listener.listen(8)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with conn, conn.makefile("rb") as reader:
+                self.received.append(reader.readline())
+                conn.sendall(self.answer)
+
+    def close(self) -> None:
+        self.listener.shutdown(socket.SHUT_RDWR)
+        self.listener.close()
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def old_app(home: Path) -> Iterator[OneShotApp]:
+    """An app of the first protocol: it answers anything it cannot read like this."""
+    app = OneShotApp(home, b'{"ok": false, "message": "malformed request"}\n')
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+def test_a_client_meeting_an_older_app_says_to_restart_it(home: Path, old_app: OneShotApp) -> None:
+    with pytest.raises(AppVersionMismatch, match="an older version") as caught:
+        live.LiveClient(home).call(live.Ping())
+    assert isinstance(caught.value, AppNotRunning)  # to an agent: restart the app
+    assert "restart the Noru app" in caught.value.next_action
+    assert json.loads(old_app.received[0])["noru"] == live.PROTOCOL
+
+
+def test_a_client_meeting_a_newer_app_says_so(home: Path) -> None:
+    app = OneShotApp(home, live.encode(live.Mismatch(protocol=live.PROTOCOL + 1)))
+    try:
+        with pytest.raises(AppVersionMismatch, match="a newer version"):
+            live.LiveClient(home).call(live.GetStatus())
+    finally:
+        app.close()
+
+
+def test_an_agent_meeting_an_app_of_another_version_is_steered_to_restart_it(
+    home: Path, old_app: OneShotApp, session: MemoryClient
+) -> None:
+    set_control(home, "allow")
+    text = session.call("observe_screen")["result"]["content"][0]["text"]
+    lines = text.splitlines()
+    assert lines[0].startswith("Noru app not running: the running Noru app is an older version")
+    assert lines[-1] == f"Next: {AppVersionMismatch.next_action}"
+
+
+def test_a_reply_of_the_wrong_kind_is_an_internal_error(home: Path) -> None:
+    app = OneShotApp(home, live.encode(live.Pong(__version__)))
+    try:
+        with pytest.raises(InternalError, match="malformed answer"):
+            live.LiveClient(home).expect(live.Capture(), live.Captured)
+    finally:
+        app.close()
+
+
+def _raw(home: Path, line: bytes) -> live.Reply:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(30)
+        sock.connect(str(socket_path(home)))
+        sock.sendall(line)
+        with sock.makefile("rb") as reader:
+            return live.decode_reply(reader.readline())
+
+
+def test_the_real_app_answers_another_version_and_nonsense_in_words(
+    home: Path, desktop: XServer, tmp_path: Path
+) -> None:
+    with running_app(home, desktop.env, tmp_path / "app.log"):
+        assert _raw(home, b'{"op": "observe", "args": {}}\n') == live.Mismatch(
+            protocol=live.PROTOCOL, app_version=__version__
+        )
+        failed = _raw(home, b'{"noru": 2, "request": "format_disk"}\n')
+        assert failed == live.Failed("malformed request: unknown format_disk request")
+        assert live.LiveClient(home).expect(live.Ping(), live.Pong) == live.Pong(__version__)
+    with Reader.open(home) as reader:
+        assert reader.count() == 0  # nothing was captured on a request it could not read
