@@ -21,8 +21,8 @@ from noru.live import LiveClient
 from noru.store import Store
 from noru.store.files import TMP_PREFIX
 from tests.app_process import AppProcess, running_app, wait_until
-from tests.conftest import FIGURES
 from tests.history_data import seed
+from tests.parts import FIGURES
 from tests.wire import MemoryClient, noru_command
 
 if TYPE_CHECKING:

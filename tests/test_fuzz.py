@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from noru.mcp.session import Session
 from noru.store import NewImage, OcrLine, Store
-from tests.conftest import FIGURES
 from tests.history_data import png, source
+from tests.parts import FIGURES
 from tests.wire import LEAK, REVISIONS, StdioProcess, validate_response
 
 METHODS = [

@@ -13,8 +13,8 @@ from noru.access import set_control
 from noru.live import LiveClient
 from noru.mcp.session import Session
 from tests.app_process import running_app
-from tests.conftest import FIGURES
 from tests.history_data import seed
+from tests.parts import FIGURES
 from tests.test_faults import check_store
 from tests.wire import StdioProcess
 

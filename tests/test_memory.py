@@ -9,7 +9,7 @@ import time
 
 from noru.app.memory import Trimmer, malloc_trim
 from tests.app_process import wait_until
-from tests.conftest import require
+from tests.parts import require
 
 # Threads allocate and free capture-sized buffers, as the app's connection
 # and encode threads do; then the process trims and reports its RSS in MB.

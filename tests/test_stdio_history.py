@@ -11,8 +11,8 @@ from pathlib import Path
 import anyio
 
 from noru.access import set_control
-from tests.conftest import require
 from tests.history_data import decode, seed
+from tests.parts import require
 from tests.test_stdio import sdk_params, validate_log
 from tests.wire import StdioProcess
 
