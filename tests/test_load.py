@@ -15,7 +15,7 @@ from noru.mcp.session import Session
 from tests.app_process import running_app
 from tests.history_data import seed
 from tests.parts import FIGURES
-from tests.test_faults import check_store
+from tests.store_checks import check_store
 from tests.wire import StdioProcess
 
 if TYPE_CHECKING:

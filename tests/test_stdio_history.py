@@ -13,7 +13,7 @@ import anyio
 from noru.access import set_control
 from tests.history_data import decode, seed
 from tests.parts import require
-from tests.test_stdio import sdk_params, validate_log
+from tests.sdk import sdk_params, validate_log
 from tests.wire import StdioProcess
 
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
