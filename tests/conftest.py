@@ -13,10 +13,17 @@ from tests.parts import FIGURES
 # import `require` from here; everything else imports it from tests.parts. Drop
 # this line once those two do too.
 from tests.parts import require as require
-from tests.wire import MemoryClient, StdioProcess
+from tests.wire import OFFICIAL, MemoryClient, StdioProcess
 
 # Real X servers (Xvfb + openbox) and Tk windows, shared by the capture and app tests.
 pytest_plugins = ["tests.xserver"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Asked for the official schemas (NORU_MCP_SCHEMAS, or a shared/ beside the
+    # checkout) but they are not all there: stop rather than quietly check less.
+    if OFFICIAL.error is not None:
+        raise pytest.UsageError(f"official MCP schemas: {OFFICIAL.error}")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -24,6 +31,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.section("Noru figures")
         for line in FIGURES:
             terminalreporter.write_line(line)
+    # Which validation every response had, so that CI's log shows it.
+    terminalreporter.section("Noru response validation")
+    terminalreporter.write_line(OFFICIAL.summary())
 
 
 @pytest.fixture
