@@ -97,7 +97,7 @@ def _strict(node: Any, key: str | None = None) -> Any:
         return node
     if key in _OPEN:
         return node
-    out = {}
+    out: dict[str, Any] = {}
     for k, v in node.items():
         if k == "properties" and isinstance(v, dict):
             out[k] = {name: _strict(sub, name) for name, sub in v.items()}

@@ -89,14 +89,14 @@ def right_responses(revision: str) -> list[tuple[str | None, dict[str, Any]]]:
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_right_responses_pass_without_the_official_schemas(revision: str) -> None:
     for method, response in right_responses(revision):
-        validate_response(response, revision, method, schemas=None)
+        validate_response(response, revision, method, directory=None)
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_right_responses_pass_with_the_official_schemas(revision: str) -> None:
     directory = official_dir()
     for method, response in right_responses(revision):
-        validate_response(response, revision, method, schemas=directory)
+        validate_response(response, revision, method, directory=directory)
 
 
 @dataclass(frozen=True)
@@ -379,14 +379,14 @@ WRONG = [
 @pytest.mark.parametrize("wrong", WRONG, ids=[w.id for w in WRONG])
 def test_a_wrong_response_is_rejected_without_the_official_schemas(wrong: Wrong) -> None:
     with pytest.raises(AssertionError, match=re.escape(wrong.why)):
-        validate_response(wrong.response, wrong.revision, wrong.method, schemas=None)
+        validate_response(wrong.response, wrong.revision, wrong.method, directory=None)
 
 
 @pytest.mark.parametrize("wrong", WRONG, ids=[w.id for w in WRONG])
 def test_a_wrong_response_is_rejected_with_the_official_schemas(wrong: Wrong) -> None:
     directory = official_dir()
     with pytest.raises(AssertionError):
-        validate_response(wrong.response, wrong.revision, wrong.method, schemas=directory)
+        validate_response(wrong.response, wrong.revision, wrong.method, directory=directory)
 
 
 @pytest.mark.parametrize(

@@ -94,12 +94,11 @@ def validate_response(
     revision: str,
     method: str | None,
     *,
-    schemas: Path | None = OFFICIAL.directory,
+    directory: Path | None = OFFICIAL.directory,
 ) -> None:
     """One JSON-RPC response (not a batch) for ``revision``, as the answer to
-    ``method`` (None: the envelope only). ``schemas`` is the official schemas'
+    ``method`` (None: the envelope only). ``directory`` is the official schemas'
     directory (default: this run's), None to go without them."""
-    directory = schemas
     assert isinstance(response, dict), response
     if "error" in response:
         mcp_rules.check(response, revision, "JSONRPCError")
