@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.wire import MemoryClient, StdioProcess
+from tests.parts import FIGURES
+
+# Re-exported only for tests/test_ocr.py and tests/test_ocr_rapid.py, which still
+# import `require` from here; everything else imports it from tests.parts. Drop
+# this line once those two do too.
+from tests.parts import require as require
+from tests.wire import OFFICIAL, MemoryClient, StdioProcess
 
 # Real X servers (Xvfb + openbox) and Tk windows, shared by the capture and app tests.
 pytest_plugins = ["tests.xserver"]
 
-IN_CI = os.environ.get("CI") == "true"
 
-
-# Figures tests measure (inputs fuzzed, kills survived, concurrent clients),
-# printed at the end of the run so CI's log carries them.
-FIGURES: list[str] = []
+def pytest_configure(config: pytest.Config) -> None:
+    # Asked for the official schemas (NORU_MCP_SCHEMAS, or a shared/ beside the
+    # checkout) but they are not all there: stop rather than quietly check less.
+    if OFFICIAL.error is not None:
+        raise pytest.UsageError(f"official MCP schemas: {OFFICIAL.error}")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -26,15 +31,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.section("Noru figures")
         for line in FIGURES:
             terminalreporter.write_line(line)
-
-
-def require(condition: bool, why: str) -> None:
-    """Skip when a real part is missing on a developer machine; fail under CI."""
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(f"missing real part under CI=true: {why}")
-    pytest.skip(why)
+    # Which validation every response had, so that CI's log shows it.
+    terminalreporter.section("Noru response validation")
+    terminalreporter.write_line(OFFICIAL.summary())
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.conftest import require
+from tests.parts import require
 from tests.wire import noru_command
 
 ROOT = Path(__file__).resolve().parents[1]

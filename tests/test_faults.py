@@ -19,10 +19,10 @@ from noru.cli import main
 from noru.errors import Busy, NoruError
 from noru.live import Capture, Captured, LiveClient
 from noru.store import Store
-from noru.store.files import TMP_PREFIX
 from tests.app_process import AppProcess, running_app, wait_until
-from tests.conftest import FIGURES
 from tests.history_data import seed
+from tests.parts import FIGURES
+from tests.store_checks import check_store
 from tests.wire import MemoryClient, noru_command
 
 if TYPE_CHECKING:
@@ -31,27 +31,6 @@ if TYPE_CHECKING:
     OpenWindow = Callable[..., TkWindow]
 
 ROUNDS = 8
-
-
-def check_store(home: Path, committed: set[str]) -> int:
-    """The store opens; every capture has all its files and its text row; nothing
-    committed is missing; no temp file is left. Returns the capture count."""
-    with Store.open(home) as store:  # a writer start also cleans temp files
-        db = store.db
-        captures = db.execute("SELECT seq, id, image_count FROM captures").fetchall()
-        for seq, capture_id, count in captures:
-            rows = db.execute(
-                "SELECT path FROM images WHERE capture_seq = ? ORDER BY position", (seq,)
-            ).fetchall()
-            assert len(rows) == count, f"half a capture: {capture_id}"
-            for (relative,) in rows:
-                assert (store.images_root / relative).is_file(), f"missing file of {capture_id}"
-            assert db.execute("SELECT 1 FROM capture_text WHERE rowid = ?", (seq,)).fetchone()
-        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        ids = {capture_id for _, capture_id, _ in captures}
-    assert committed <= ids, f"lost: {committed - ids}"
-    assert not list((home / "images").rglob(f"{TMP_PREFIX}*"))
-    return len(ids)
 
 
 def test_killing_the_app_during_captures_and_ocr_loses_nothing_committed(

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from noru.mcp.session import Session
 from noru.store import NewImage, OcrLine, Store
-from tests.conftest import FIGURES
 from tests.history_data import png, source
+from tests.http_process import HttpServer, Raw
+from tests.parts import FIGURES
 from tests.wire import LEAK, REVISIONS, StdioProcess, validate_response
 
 METHODS = [
@@ -237,8 +238,6 @@ def test_the_stdio_server_survives_hostile_lines(tmp_path_factory: Any, lines: l
 
 @pytest.fixture(scope="module")
 def http_server(tmp_path_factory: Any) -> Iterator[str]:
-    from tests.test_http import HttpServer
-
     home = tmp_path_factory.mktemp("fuzz-http-home")
     small_history(home)
     server = HttpServer(home, tmp_path_factory.mktemp("fuzz-http"))
@@ -272,8 +271,6 @@ HEADER_TRICKS = [
 def test_the_http_server_answers_every_input_and_never_dies(
     http_server: str, inputs: list[tuple[bytes, dict[str, str], bool]]
 ) -> None:
-    from tests.test_http import Raw
-
     raw = Raw(http_server)
     try:
         raw.initialize("2025-03-26")

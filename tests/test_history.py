@@ -281,16 +281,16 @@ class TestGetCapture:
         body = lines(session.call("get_capture", {"id": "capture_2001-01-01_000000"}))
         assert body[0] == "Noru no match: no capture capture_2001-01-01_000000"
 
-    def test_an_older_revision_gets_no_structured_content(
-        self, client: MemoryClient, seeded: Seeded
+    @pytest.mark.parametrize("revision", ["2024-11-05", "2025-03-26", "2025-06-18"])
+    def test_a_resolved_capture_carries_structured_content_on_every_revision(
+        self, client: MemoryClient, seeded: Seeded, revision: str
     ) -> None:
-        client.initialize("2025-03-26")
+        # Contract 4's result, not the MCP revision's: the same on each.
+        client.initialize(revision)
         result = client.call("get_capture", {"id": seeded.editor.id})["result"]
-        assert "structuredContent" not in result
-        assert (
-            result["content"][-1]["text"].startswith("prov: ")
-            or "prov:" in result["content"][-1]["text"]
-        )
+        assert result["structuredContent"]["id"] == seeded.editor.id
+        assert result["structuredContent"]["sources"][0]["app_name"] == "Code"
+        assert result["content"][-1]["text"].splitlines()[-1].startswith("prov: ")
 
 
 class TestRevoke:

@@ -12,7 +12,7 @@ import pytest
 
 from noru.access import set_control
 from tests.history_data import Seeded, seed
-from tests.test_stdio import sdk_params, validate_log
+from tests.sdk import sdk_params, validate_log
 from tests.wire import MemoryClient
 
 

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import signal
 import socket
-import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,9 +36,9 @@ from noru.mcp.transports.http import (
 )
 from noru.paths import socket_path
 from tests.history_data import decode, seed
-from tests.wire import REVISIONS, noru_command, validate_response
+from tests.http_process import HttpServer, Raw, answers, check
+from tests.wire import REVISIONS, validate_response
 
-URL_LINE = re.compile(rb"^noru mcp: Streamable HTTP on (http://127\.0\.0\.1:\d+/mcp)$", re.M)
 TOOLS = [
     "get_latest_capture",
     "observe_screen",
@@ -50,140 +47,6 @@ TOOLS = [
     "get_capture",
     "get_status",
 ]
-
-
-class HttpServer:
-    """A real `noru mcp --http` process; the test stops it by its pid."""
-
-    def __init__(self, home: Path, tmp_path: Path, listen: str = "127.0.0.1:0") -> None:
-        self.stderr_path = tmp_path / "http.stderr"
-        self.stdout_path = tmp_path / "http.stdout"
-        with self.stderr_path.open("wb") as err, self.stdout_path.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [*noru_command(), "mcp", "--http", listen],
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                env={**os.environ, "NORU_HOME": str(home)},
-            )
-
-    def url(self) -> str:
-        """The URL the server printed; waits for it (a guard, not a measurement)."""
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            found = URL_LINE.search(self.stderr_path.read_bytes())
-            if found:
-                return found.group(1).decode()
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise AssertionError(f"no URL from the server: {self.stderr_path.read_bytes()!r}")
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=30)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait()
-
-    def stderr(self) -> str:
-        return self.stderr_path.read_text(errors="replace")
-
-
-def answers(response: httpx2.Response) -> list[Any]:
-    """The JSON-RPC messages in a response body (none for an empty body)."""
-    if not response.content:
-        return []
-    assert response.headers["content-type"].startswith("application/json"), response.headers
-    body = json.loads(response.content)
-    return body if isinstance(body, list) else [body]
-
-
-def check(response: httpx2.Response, sent: bytes, revision: str | None) -> None:
-    """Validate every JSON-RPC message in ``response`` against the official schema."""
-    try:
-        request = json.loads(sent)
-    except (ValueError, RecursionError):  # what was sent need not be readable JSON
-        request = None
-    requests = request if isinstance(request, list) else [request]
-    methods = {json.dumps(m.get("id")): m.get("method") for m in requests if isinstance(m, dict)}
-    for item in answers(response):
-        for rev in [revision] if revision else list(REVISIONS):
-            validate_response(item, rev, methods.get(json.dumps(item.get("id"))))
-
-
-CURRENT = "<the current session>"
-
-
-class Raw:
-    """Raw HTTP to the server: what no well-behaved client sends, checked byte by byte."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.http = httpx2.Client(timeout=30)
-        self.session_id: str | None = None
-        self.revision: str | None = None
-        self._next_id = 0
-
-    def close(self) -> None:
-        self.http.close()
-
-    def post(
-        self,
-        body: bytes,
-        *,
-        headers: dict[str, str] | None = None,
-        session: str | None = CURRENT,
-    ) -> httpx2.Response:
-        """POST ``body``; ``session`` None sends no Mcp-Session-Id."""
-        sent = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-        session_id = self.session_id if session == CURRENT else session
-        if session_id:
-            sent["Mcp-Session-Id"] = session_id
-        sent.update(headers or {})
-        response = self.http.post(self.url, content=body, headers=sent)
-        check(response, body, self.revision)
-        return response
-
-    def send(self, message: Any, **kwargs: Any) -> httpx2.Response:
-        return self.post(json.dumps(message).encode(), **kwargs)
-
-    def request(self, method: str, params: Any = None, **kwargs: Any) -> dict[str, Any]:
-        self._next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        response = self.send(message, **kwargs)
-        assert response.status_code == 200, (response.status_code, response.text)
-        (answer,) = answers(response)
-        assert answer["id"] == self._next_id
-        result: dict[str, Any] = answer
-        return result
-
-    def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
-        params: dict[str, Any] = {"name": name}
-        if arguments is not None:
-            params["arguments"] = arguments
-        return self.request("tools/call", params)
-
-    def initialize(self, version: str = "2025-06-18") -> httpx2.Response:
-        params = {
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "noru-tests", "version": "0"},
-        }
-        body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
-        self.session_id = self.revision = None
-        response = self.post(json.dumps(body).encode())
-        assert response.status_code == 200, response.text
-        self.session_id = response.headers["mcp-session-id"]
-        self.revision = answers(response)[0]["result"]["protocolVersion"]
-        notified = self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        assert notified.status_code == 202
-        return response
 
 
 def first_text(answer: dict[str, Any]) -> str:

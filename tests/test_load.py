@@ -13,9 +13,9 @@ from noru.access import set_control
 from noru.live import Capture, Captured, LiveClient
 from noru.mcp.session import Session
 from tests.app_process import running_app
-from tests.conftest import FIGURES
 from tests.history_data import seed
-from tests.test_faults import check_store
+from tests.parts import FIGURES
+from tests.store_checks import check_store
 from tests.wire import StdioProcess
 
 if TYPE_CHECKING:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import time
+import threading
 
-from noru.app.memory import Trimmer, malloc_trim
-from tests.app_process import wait_until
-from tests.conftest import require
+from noru.app.memory import QuietSpell, Trimmer, malloc_trim
+from tests.parts import require
 
 # Threads allocate and free capture-sized buffers, as the app's connection
 # and encode threads do; then the process trims and reports its RSS in MB.
@@ -100,55 +99,101 @@ def test_with_malloc_tuned_the_next_capture_reuses_the_pages_of_the_last() -> No
     assert int(done.stdout) < 100, done.stdout
 
 
-def test_the_trimmer_trims_once_after_a_quiet_spell_and_not_while_idle() -> None:
-    glibc()
-    trimmer = Trimmer(quiet=0.05)
+# --- when the trimmer trims: the rule at chosen moments, then the thread ---
+
+
+def test_nothing_is_due_before_the_first_capture() -> None:
+    spell = QuietSpell(quiet=2, longest=30)
+    assert spell.due(0) is None
+    assert spell.due(1_000_000) is None  # however long the app has been idle
+
+
+def test_a_trim_is_due_one_quiet_spell_after_the_last_capture() -> None:
+    spell = QuietSpell(quiet=2, longest=30)
+    spell.busy(10)
+    assert spell.due(10) == 2
+    assert spell.due(11.5) == 0.5
+    assert spell.due(12) == 0
+
+
+def test_each_capture_starts_the_quiet_spell_again() -> None:
+    spell = QuietSpell(quiet=2, longest=30)
+    for moment in (0, 1, 1.5):
+        spell.busy(moment)
+    assert spell.due(3) == 0.5  # two seconds after the first would be too soon
+    assert spell.due(3.5) == 0
+
+
+def test_after_a_trim_nothing_is_due_until_the_next_capture() -> None:
+    spell = QuietSpell(quiet=2, longest=30)
+    spell.busy(0)
+    assert spell.due(5) == -3  # overdue: the thread trims at once
+    spell.trimmed()
+    assert spell.due(5) is None and spell.due(500) is None  # one trim per quiet spell
+    spell.busy(500)
+    assert spell.due(500) == 2
+
+
+def test_captures_that_never_pause_are_trimmed_every_longest_seconds() -> None:
+    spell = QuietSpell(quiet=60, longest=30)
+    for moment in range(30):  # a capture every second, never 60 s quiet
+        spell.busy(moment)
+        assert spell.due(moment) == 60, moment
+    spell.busy(30)
+    assert spell.due(30) == 0  # 30 s of captures: trim now, quiet or not
+    spell.trimmed()
+    spell.busy(31)
+    assert spell.due(31) == 60  # the next run of captures counts from its own start
+
+
+class Trims:
+    """A stand-in for malloc_trim that records each call and can be waited on."""
+
+    def __init__(self, answer: bool = True) -> None:
+        self.answer = answer
+        self.calls = 0
+        self.called = threading.Event()
+
+    def __call__(self) -> bool:
+        self.calls += 1
+        self.called.set()
+        return self.answer
+
+
+def test_the_trimmers_thread_trims_once_when_the_captures_are_quiet() -> None:
+    trims = Trims()
+    trimmer = Trimmer(quiet=0, trim=trims)
     try:
-        time.sleep(0.2)
-        assert trimmer.trims == 0  # no capture yet: nothing to give back
         trimmer.busy()
-        wait_until(lambda: trimmer.trims == 1, "a trim after the quiet spell", 10)
-        time.sleep(0.2)
-        assert trimmer.trims == 1  # one trim per quiet spell, not one per tick
-        for _ in range(3):
-            trimmer.busy()
-        wait_until(lambda: trimmer.trims == 2, "a second trim", 10)
+        assert trims.called.wait(timeout=30), "no trim after a capture"
     finally:
         trimmer.close()
+    assert trims.calls == 1 and trimmer.trims == 1
 
 
-def test_the_trimmer_never_trims_sooner_than_the_quiet_spell_after_a_capture() -> None:
-    glibc()
-    trimmer = Trimmer(quiet=0.3)
-    try:
-        for _ in range(5):
-            before_last = time.monotonic()
-            trimmer.busy()
-            time.sleep(0.05)
-        wait_until(lambda: trimmer.trims == 1, "a trim once the captures stop", 10)
-        assert trimmer.first_trim_at is not None
-        assert trimmer.first_trim_at >= before_last + 0.3
-    finally:
-        trimmer.close()
+def test_a_trimmer_that_saw_no_capture_never_trims() -> None:
+    trims = Trims()
+    trimmer = Trimmer(quiet=0, trim=trims)
+    trimmer.close()
+    assert not trimmer._thread.is_alive()
+    assert trims.calls == 0
 
 
-def test_captures_that_never_pause_still_get_a_trim_every_longest_seconds() -> None:
-    glibc()
-    trimmer = Trimmer(quiet=60, longest=0.2)
-    try:
-        start = time.monotonic()
-        while time.monotonic() - start < 0.5:  # never 60 s quiet
-            trimmer.busy()
-            time.sleep(0.02)
-        wait_until(lambda: trimmer.trims >= 1, "a trim within a run of captures", 10)
-        assert trimmer.first_trim_at is not None
-        assert trimmer.first_trim_at - start >= 0.2
-    finally:
-        trimmer.close()
-
-
-def test_closing_the_trimmer_stops_its_thread() -> None:
-    trimmer = Trimmer(quiet=60)
+def test_closing_the_trimmer_stops_its_thread_with_a_trim_still_pending() -> None:
+    trims = Trims()
+    trimmer = Trimmer(quiet=60, trim=trims)
     trimmer.busy()
     trimmer.close()
     assert not trimmer._thread.is_alive()
+    assert trims.calls == 0
+
+
+def test_a_trim_the_c_library_cannot_do_is_not_counted() -> None:
+    trims = Trims(answer=False)  # as where there is no glibc
+    trimmer = Trimmer(quiet=0, trim=trims)
+    try:
+        trimmer.busy()
+        assert trims.called.wait(timeout=30), "no trim after a capture"
+    finally:
+        trimmer.close()
+    assert trimmer.trims == 0

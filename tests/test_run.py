@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from noru.live import LiveClient
-from tests.conftest import require
+from tests.parts import require
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,8 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.wire import REVISIONS, StdioProcess, noru_command, validate_response
+from tests.sdk import sdk_params, validate_log
+from tests.wire import StdioProcess
 
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":%s}'
 
@@ -122,39 +122,6 @@ class TestRawPipes:
 
 
 # --- the official MCP Python SDK client -----------------------------------
-
-
-def sdk_params(home: Path, log: Path) -> Any:
-    """The real `noru mcp`, behind a tee that logs the wire for validation."""
-    from mcp import StdioServerParameters
-
-    root = Path(__file__).resolve().parents[1]
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "tests.tee", str(log), "--", *noru_command(), "mcp"],
-        env={"NORU_HOME": str(home), "PYTHONPATH": str(root)},
-    )
-
-
-def validate_log(log: Path) -> int:
-    """Validate every server answer in a tee log; return how many there were."""
-    methods: dict[str, str] = {}
-    revision: str | None = None
-    answers = 0
-    for line in log.read_bytes().splitlines():
-        direction, raw = line[:1], line[2:]
-        message = json.loads(raw)
-        if direction == b">":
-            if "id" in message and "method" in message:
-                methods[json.dumps(message["id"])] = message["method"]
-            continue
-        method = methods.get(json.dumps(message.get("id")))
-        for rev in [revision] if revision else list(REVISIONS):
-            validate_response(message, rev, method)
-        if method == "initialize" and "result" in message:
-            revision = message["result"]["protocolVersion"]
-        answers += 1
-    return answers
 
 
 def run(body: Callable[[], Awaitable[None]]) -> None:

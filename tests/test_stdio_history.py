@@ -11,9 +11,9 @@ from pathlib import Path
 import anyio
 
 from noru.access import set_control
-from tests.conftest import require
 from tests.history_data import decode, seed
-from tests.test_stdio import sdk_params, validate_log
+from tests.parts import require
+from tests.sdk import sdk_params, validate_log
 from tests.wire import StdioProcess
 
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
@@ -63,6 +63,43 @@ def test_the_sdk_client_reads_history_and_resources(home: Path, tmp_path: Path) 
 
     anyio.run(body)
     assert validate_log(log) >= 5
+
+
+def test_the_sdk_client_on_2024_11_05_gets_structured_content_of_a_resolved_capture(
+    home: Path, tmp_path: Path
+) -> None:
+    import mcp_types as types
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    seeded = seed(home)
+    log = tmp_path / "wire.log"
+
+    async def body() -> None:
+        with (tmp_path / "sdk.stderr").open("w") as errlog:
+            async with (
+                stdio_client(sdk_params(home, log), errlog=errlog) as (read, write),
+                ClientSession(read, write, read_timeout_seconds=30) as session,
+            ):
+                request = types.InitializeRequest(
+                    params=types.InitializeRequestParams(
+                        protocol_version="2024-11-05",
+                        capabilities=types.ClientCapabilities(),
+                        client_info=types.Implementation(name="noru-tests", version="0"),
+                    )
+                )
+                result = await session.send_request(request, types.InitializeResult)
+                assert result.protocol_version == "2024-11-05"
+                session.adopt(result)
+                await session.send_notification(types.InitializedNotification())
+                answer = await session.call_tool("get_capture", {"id": seeded.editor.id})
+                assert answer.structured_content is not None
+                assert answer.structured_content["id"] == seeded.editor.id
+                listed = await session.call_tool("list_captures", {})
+                assert listed.structured_content is None  # locator rows are text only
+
+    anyio.run(body)
+    assert validate_log(log) >= 3
 
 
 def test_a_revoke_reaches_a_running_server_on_its_next_request_with_the_app_closed(

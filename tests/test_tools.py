@@ -73,6 +73,23 @@ class TestListing:
     def test_search_requires_a_query(self) -> None:
         assert TOOLS["search_captures"].input_schema["required"] == ["query"]
 
+    def test_every_argument_has_one_type_or_an_any_of_with_one_type_each(
+        self, client: MemoryClient
+    ) -> None:
+        # A type list (["integer", "string"]) draws the MCP Inspector's
+        # portability warning and is flattened to `number` by some clients.
+        for tool in tools_for(client, "2025-06-18"):
+            for name, prop in tool["inputSchema"]["properties"].items():
+                branches = prop.get("anyOf", [prop])
+                assert all(isinstance(b.get("type"), str) for b in branches), (tool["name"], name)
+                assert not any("description" in b for b in prop.get("anyOf", [])), name
+
+    def test_a_display_filter_is_an_index_or_a_name(self) -> None:
+        assert TOOLS["list_captures"].input_schema["properties"]["display"]["anyOf"] == [
+            {"type": "integer", "minimum": 1, "maximum": 64},
+            {"type": "string", "minLength": 1, "maxLength": 200},
+        ]
+
 
 # (tool, arguments, the argument the error must name)
 BAD_ARGUMENTS = [
@@ -94,7 +111,13 @@ BAD_ARGUMENTS = [
     ("list_captures", {"order": "random"}, "order"),
     ("list_captures", {"origin": "robot"}, "origin"),
     ("list_captures", {"display": 0}, "display"),
+    ("list_captures", {"display": 65}, "display"),
     ("list_captures", {"display": ""}, "display"),
+    ("list_captures", {"display": "x" * 201}, "display"),
+    ("list_captures", {"display": True}, "display"),
+    ("list_captures", {"display": 1.5}, "display"),
+    ("search_captures", {"query": "x", "display": None}, "display"),
+    ("get_capture", {"display": ["HDMI"]}, "display"),
     ("list_captures", {"app": 7}, "app"),
     ("list_captures", {"sort": "x"}, "sort"),
     ("list_captures", {"since": "yesterday-ish"}, "since"),
@@ -121,6 +144,30 @@ def test_arguments_that_break_the_schema_are_invalid_params_naming_the_argument(
 def test_arguments_that_are_not_an_object_are_invalid_params(session: MemoryClient) -> None:
     answer = session.request("tools/call", {"name": "get_status", "arguments": [1]})
     assert answer["error"]["code"] == -32602
+
+
+@pytest.mark.parametrize(
+    ("display", "rule"),
+    [
+        (0, "must be >= 1"),
+        (65, "must be <= 64"),
+        ("", "must be at least 1 characters"),
+        ("x" * 201, "must be at most 200 characters"),
+        (True, "must be of type integer or string"),
+        (1.5, "must be of type integer or string"),
+        ({"index": 1}, "must be of type integer or string"),
+    ],
+)
+def test_a_bad_display_says_what_an_index_or_a_name_must_be(
+    session: MemoryClient, display: Any, rule: str
+) -> None:
+    answer = session.call("list_captures", {"display": display})
+    assert answer["error"] == {"code": -32602, "message": f"Invalid arguments: `display` {rule}"}
+
+
+@pytest.mark.parametrize("display", [1, 64, 2.0, "1", "HDMI-1", "x" * 200])
+def test_a_display_index_or_name_is_accepted(session: MemoryClient, display: Any) -> None:
+    assert "error" not in session.call("list_captures", {"display": display})
 
 
 @pytest.mark.parametrize("name", ["nope", "get_screen", "GET_STATUS", "tools.v2-beta"])
@@ -263,6 +310,10 @@ CASES: list[tuple[str, Any]] = [(tool, args) for tool, args, _ in BAD_ARGUMENTS]
     ("get_capture", {"index": 3.0}),
     ("list_captures", {"display": 2, "limit": 200, "order": "oldest_first", "cursor": "abc"}),
     ("list_captures", {"display": "HDMI", "workspace": "repoB", "origin": "agent"}),
+    ("list_captures", {"display": 64}),
+    ("list_captures", {"display": 2.0}),
+    ("search_captures", {"query": "x", "display": "1"}),
+    ("get_capture", {"display": "x" * 200}),
     ("search_captures", {"query": '"quoted" NEAR * -x', "since": "2d"}),
     ("observe_screen", {"target": "display", "display": 1, "text_only": True}),
     ("get_status", {}),
@@ -272,10 +323,53 @@ CASES: list[tuple[str, Any]] = [(tool, args) for tool, args, _ in BAD_ARGUMENTS]
 
 @pytest.mark.parametrize(("tool", "arguments"), CASES)
 def test_the_argument_checker_agrees_with_jsonschema(tool: str, arguments: Any) -> None:
+    # Includes the anyOf of `display` (integer or string, each with its bounds).
     schema = TOOLS[tool].input_schema
     expected = jsonschema.Draft7Validator(schema).is_valid(arguments or {})
     try:
         check_arguments(arguments, schema)
+        ours = True
+    except InvalidParams:
+        ours = False
+    assert ours == expected
+
+
+# anyOf beyond `display`: inside array items, and with branches of one type.
+ANY_OF = {
+    "type": "object",
+    "properties": {
+        "x": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string", "enum": ["a", "b"]}]},
+        "ys": {
+            "type": "array",
+            "items": {"anyOf": [{"type": "integer", "maximum": 9}, {"type": "null"}]},
+        },
+        "z": {"anyOf": [{"type": "string", "maxLength": 2}, {"type": "string", "pattern": "^q"}]},
+    },
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"x": 1},
+        {"x": 0},
+        {"x": "a"},
+        {"x": "c"},
+        {"x": None},
+        {"x": 2.0},
+        {"ys": [1, None, 9]},
+        {"ys": [10]},
+        {"ys": ["a"]},
+        {"z": "ab"},
+        {"z": "quiet"},
+        {"z": "abc"},
+    ],
+)
+def test_the_argument_checker_agrees_with_jsonschema_on_any_of(arguments: Any) -> None:
+    expected = jsonschema.Draft7Validator(ANY_OF).is_valid(arguments)
+    try:
+        check_arguments(arguments, ANY_OF)
         ours = True
     except InvalidParams:
         ours = False

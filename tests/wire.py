@@ -1,18 +1,27 @@
-"""Test-side protocol helpers: schema validation of every response, and drivers.
+"""Test-side protocol helpers: validation of every response, and drivers.
 
-- ``validate_response`` checks a JSON-RPC response against the official MCP
-  schema of the negotiated revision (``../shared/mcp-schema/<rev>.json``), once
-  as published and once strictly: objects the schema describes may carry only
-  the fields that revision defines (so "fields a revision does not know are
-  not sent" is checked, not assumed).
+- ``validate_response`` checks one JSON-RPC response for the negotiated
+  revision, in up to three ways:
+
+  1. the official MCP Python SDK's own types (``mcp.types``), strictly: no
+     type coercion (``"false"`` is not a boolean), wire names only (the
+     models also accept their Python names, ``input_schema``, which no peer
+     would read), and no member the SDK does not know. The SDK models the
+     newest revisions, so this is the structural check;
+  2. Noru's per-revision rules (``tests.mcp_rules``): the members each
+     object may carry in that revision, so "fields a revision does not know
+     are not sent" is checked, not assumed;
+  3. when this machine has the official MCP JSON Schemas
+     (``tests.official_schemas``), the revision's schema as published and
+     strictly.
+
+  1 and 2 always run; a clone with nothing beside it validates with them.
 - ``MemoryClient`` drives a session over the in-memory stream.
 - ``StdioProcess`` drives a real `noru mcp` over pipes, raw bytes in and out.
 """
 
 from __future__ import annotations
 
-import copy
-import functools
 import json
 import os
 import re
@@ -23,98 +32,95 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+import mcp.types as sdk
+import pydantic
 
 from noru.mcp.session import Session, serve
 from noru.mcp.streams import MemoryStream
+from tests import mcp_rules, official_schemas
+from tests.mcp_rules import RESULT_KINDS, REVISIONS
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "shared" / "mcp-schema"
-REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18")
+__all__ = [
+    "LEAK",
+    "OFFICIAL",
+    "REVISIONS",
+    "MemoryClient",
+    "StdioProcess",
+    "noru_command",
+    "sdk_check",
+    "validate_response",
+]
 
-RESULT_TYPES = {
-    "initialize": "InitializeResult",
-    "ping": "Result",
-    "tools/list": "ListToolsResult",
-    "tools/call": "CallToolResult",
-    "resources/list": "ListResourcesResult",
-    "resources/templates/list": "ListResourceTemplatesResult",
-    "resources/read": "ReadResourceResult",
+# Where the official schemas are, found once per run (None without them).
+OFFICIAL = official_schemas.locate()
+
+# The schema definition of each method's result (ping's is the bare Result).
+RESULT_TYPES = {**RESULT_KINDS, "ping": "Result"}
+
+SDK_RESULTS: dict[str, type[pydantic.BaseModel]] = {
+    "initialize": sdk.InitializeResult,
+    "ping": sdk.EmptyResult,
+    "tools/list": sdk.ListToolsResult,
+    "tools/call": sdk.CallToolResult,
+    "resources/list": sdk.ListResourcesResult,
+    "resources/templates/list": sdk.ListResourceTemplatesResult,
+    "resources/read": sdk.ReadResourceResult,
 }
 
 # A traceback, a source file or an absolute path must never reach the agent.
 LEAK = re.compile(r"Traceback|\.py\b|(^|[\s'\"(])/[\w.-]+/")
 
-# Schema parts that are themselves open-ended by design.
-_OPEN = {"inputSchema", "outputSchema", "_meta", "structuredContent", "experimental"}
+
+def sdk_check(model: type[pydantic.BaseModel], instance: Any) -> None:
+    """``instance`` as the SDK's ``model``, with none of pydantic's leniencies.
+
+    By default the SDK's models coerce ("1" passes as an integer), accept
+    each member under its Python name as well as its wire name, and ignore
+    members they do not know; each of those would let a wrong shape pass.
+    """
+    try:
+        model.model_validate(instance, strict=True, extra="forbid", by_alias=True, by_name=False)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the top"
+        raise AssertionError(
+            f"not a valid {model.__name__} by mcp.types: {first['msg']} at {where}\n"
+            f"{json.dumps(instance)[:2000]}"
+        ) from None
 
 
-def schema_dir() -> Path:
-    if not SCHEMA_DIR.is_dir():
-        raise RuntimeError(f"the official MCP schemas are missing: {SCHEMA_DIR}")
-    return SCHEMA_DIR
-
-
-@functools.cache
-def definitions(revision: str) -> dict[str, Any]:
-    doc = json.loads((schema_dir() / f"{revision}.json").read_text())
-    defs: dict[str, Any] = doc["definitions"]
-    return defs
-
-
-def _strict(node: Any, key: str | None = None) -> Any:
-    if isinstance(node, list):
-        return [_strict(n) for n in node]
-    if not isinstance(node, dict):
-        return node
-    if key in _OPEN:
-        return node
-    out = {}
-    for k, v in node.items():
-        if k == "properties" and isinstance(v, dict):
-            out[k] = {name: _strict(sub, name) for name, sub in v.items()}
-        else:
-            out[k] = _strict(v, None)
-    if out.get("type") == "object" and "properties" in out and "additionalProperties" not in out:
-        out["additionalProperties"] = False
-    return out
-
-
-@functools.cache
-def _validator(revision: str, name: str, strict: bool) -> jsonschema.Draft7Validator:
-    defs = definitions(revision)
-    if strict:
-        defs = {k: _strict(v) for k, v in copy.deepcopy(defs).items()}
-    schema = {"$ref": f"#/definitions/{name}", "definitions": defs}
-    jsonschema.Draft7Validator.check_schema(schema)
-    return jsonschema.Draft7Validator(schema)
-
-
-def validate(instance: Any, revision: str, name: str) -> None:
-    for strict in (False, True):
-        errors = sorted(_validator(revision, name, strict).iter_errors(instance), key=str)
-        if errors:
-            label = "strictly " if strict else ""
-            raise AssertionError(
-                f"not {label}a valid {name} for {revision}: {errors[0].message} "
-                f"at {list(errors[0].absolute_path)}\n{json.dumps(instance)[:2000]}"
-            )
-
-
-def validate_response(response: Any, revision: str, method: str | None) -> None:
-    """One JSON-RPC response (not a batch) against the revision's schema."""
+def validate_response(
+    response: Any,
+    revision: str,
+    method: str | None,
+    *,
+    directory: Path | None = OFFICIAL.directory,
+) -> None:
+    """One JSON-RPC response (not a batch) for ``revision``, as the answer to
+    ``method`` (None: the envelope only). ``directory`` is the official schemas'
+    directory (default: this run's), None to go without them."""
     assert isinstance(response, dict), response
     if "error" in response:
-        if response.get("id") is None:
+        mcp_rules.check(response, revision, "JSONRPCError")
+        sdk_check(sdk.jsonrpc.JSONRPCError, response)
+        if directory is not None:
             # JSON-RPC 2.0 answers an unreadable request with id null; MCP's
             # schema types ids as string|integer, so only here we widen it.
-            response = {**response, "id": 0}
-        validate(response, revision, "JSONRPCError")
+            widened = {**response, "id": 0} if response.get("id") is None else response
+            official_schemas.validate(directory, widened, revision, "JSONRPCError")
         message = response["error"]["message"]
         assert not LEAK.search(message), f"error message leaks internals: {message!r}"
         return
-    validate(response, revision, "JSONRPCResponse")
-    if method in RESULT_TYPES:
-        validate(response["result"], revision, RESULT_TYPES[method])
+    mcp_rules.check(response, revision, "JSONRPCResponse")
+    sdk_check(sdk.jsonrpc.JSONRPCResponse, response)
+    if directory is not None:
+        official_schemas.validate(directory, response, revision, "JSONRPCResponse")
+    if method in RESULT_KINDS:
+        result = response["result"]
+        mcp_rules.check(result, revision, RESULT_KINDS[method])
+        sdk_check(SDK_RESULTS[method], result)
+        if directory is not None:
+            official_schemas.validate(directory, result, revision, RESULT_TYPES[method])
 
 
 class MemoryClient:

@@ -35,7 +35,7 @@ from typing import IO
 
 import pytest
 
-from tests.conftest import require
+from tests.parts import require
 
 __all__ = [
     "Monitor",

@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["LONGEST", "QUIET", "Trimmer", "malloc_trim", "tune_malloc"]
+__all__ = ["LONGEST", "QUIET", "QuietSpell", "Trimmer", "malloc_trim", "tune_malloc"]
 
 QUIET = 2.0  # seconds without a capture before memory is handed back
 LONGEST = 30.0  # seconds of captures at most between two trims
@@ -74,6 +74,39 @@ def malloc_trim() -> bool:
     return True
 
 
+class QuietSpell:
+    """When to trim, as a rule over moments (seconds on any one clock).
+
+    The Trimmer's thread follows it; it is kept apart from the thread so that
+    the rule can be checked at chosen moments instead of by sleeping.
+    """
+
+    def __init__(self, quiet: float, longest: float) -> None:
+        self.quiet = quiet
+        self.longest = longest
+        self._first: float | None = None  # end of the oldest capture not yet trimmed
+        self._last: float | None = None  # end of the newest one
+
+    def busy(self, now: float) -> None:
+        """A capture ended at ``now``."""
+        self._last = now
+        if self._first is None:
+            self._first = now
+
+    def due(self, now: float) -> float | None:
+        """Seconds from ``now`` until the next trim (0 or less: trim now), or
+        None while no capture waits for one."""
+        if self._last is None or self._first is None:
+            return None
+        if self._last - self._first >= self.longest:
+            return 0.0
+        return self._last + self.quiet - now
+
+    def trimmed(self) -> None:
+        """The trim is done: the next one waits for the next capture."""
+        self._first = self._last = None
+
+
 class Trimmer:
     """Calls ``malloc_trim`` once the app has been quiet for ``quiet`` seconds.
 
@@ -83,16 +116,20 @@ class Trimmer:
     the next capture's end is followed by one anyway (the capture after it
     faults its pages in again: one slower capture in that many seconds).
     The thread sleeps on a condition while nothing happens, so an idle app
-    spends no CPU here.
+    spends no CPU here. ``trim`` is what trimming calls (tests pass their own
+    to see each trim as it happens).
     """
 
-    def __init__(self, quiet: float = QUIET, longest: float = LONGEST) -> None:
-        self.quiet = quiet
-        self.longest = longest
-        self.trims = 0
-        self.first_trim_at: float | None = None  # time.monotonic() of the first trim
-        self._first: float | None = None  # end of the oldest capture not yet trimmed
-        self._last: float | None = None  # end of the newest one
+    def __init__(
+        self,
+        quiet: float = QUIET,
+        longest: float = LONGEST,
+        *,
+        trim: Callable[[], bool] = malloc_trim,
+    ) -> None:
+        self.trims = 0  # trims that returned memory (trim() answered True)
+        self._spell = QuietSpell(quiet, longest)
+        self._trim = trim
         self._closed = False
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="noru-trim", daemon=True)
@@ -100,31 +137,26 @@ class Trimmer:
 
     def busy(self) -> None:
         with self._cond:
-            self._last = time.monotonic()
-            if self._first is None:
-                self._first = self._last
+            self._spell.busy(time.monotonic())
             self._cond.notify()
 
     def _run(self) -> None:
         while self._wait_for_trim():
-            if malloc_trim():
+            if self._trim():
                 self.trims += 1
-                if self.first_trim_at is None:
-                    self.first_trim_at = time.monotonic()
 
     def _wait_for_trim(self) -> bool:
-        """Block until captures are followed by ``quiet`` s of none, or have gone
-        on for ``longest`` s; False once closed."""
+        """Block until the quiet spell says a trim is due; False once closed."""
         with self._cond:
             while not self._closed:
-                if self._last is None or self._first is None:
+                left = self._spell.due(time.monotonic())
+                if left is None:
                     self._cond.wait()
-                    continue
-                left = self._last + self.quiet - time.monotonic()
-                if left <= 0 or self._last - self._first >= self.longest:
-                    self._first = self._last = None
+                elif left <= 0:
+                    self._spell.trimmed()
                     return True
-                self._cond.wait(left)
+                else:
+                    self._cond.wait(left)
             return False
 
     def close(self) -> None:

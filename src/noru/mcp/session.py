@@ -230,13 +230,14 @@ class Session:
         }
 
     def _tools_call(self, params: dict[str, Any]) -> dict[str, Any]:
+        # The result is contract 4's on every revision: structuredContent is a
+        # contract member (a resolved capture always carries it), not a field of
+        # the MCP revision, and the older revisions' schemas allow extra result
+        # members. Only the listing fields follow the revision (_tools_list).
         try:
-            result = call_tool(self.context, params.get("name"), params.get("arguments"))
+            return call_tool(self.context, params.get("name"), params.get("arguments"))
         except Steering as refusal:
-            result = steering_result(refusal)
-        if self._revision < "2025-06-18":
-            result.pop("structuredContent", None)  # unknown to older revisions
-        return result
+            return steering_result(refusal)
 
     def _resources_list(self, params: dict[str, Any]) -> dict[str, Any]:
         from noru.mcp.tools import resources  # the store, on first use only

@@ -24,12 +24,14 @@ _TIME = (
 )
 
 FILTERS: dict[str, dict[str, Any]] = {
+    # One type per branch: a type list with both kinds of bounds draws a
+    # portability warning from the MCP Inspector, and some clients flatten it
+    # to `number`, so that a display name could not be sent at all.
     "display": {
-        "type": ["integer", "string"],
-        "minimum": 1,
-        "maximum": 64,
-        "minLength": 1,
-        "maxLength": 200,
+        "anyOf": [
+            {"type": "integer", "minimum": 1, "maximum": 64},
+            {"type": "string", "minLength": 1, "maxLength": 200},
+        ],
         "description": "Display index (1 = first monitor) or part of a display name.",
     },
     "app": {

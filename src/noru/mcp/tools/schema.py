@@ -2,7 +2,7 @@
 
 The tools' input schemas use a small, fixed part of JSON Schema (type, enum,
 bounds, lengths, pattern, items, uniqueItems, required, additionalProperties
-false). This checker covers exactly that part, so that an agent's bad argument
+false, anyOf). This checker covers exactly that part, so that an agent's bad argument
 is answered -32602 with the argument's name and the broken rule, without the
 import cost of a general validator on every ``noru mcp`` start. The test suite
 checks it agrees with ``jsonschema`` on the tools' schemas.
@@ -40,7 +40,33 @@ def _fail(where: str, rule: str) -> InvalidParams:
     return InvalidParams(f"Invalid arguments: `{where}` {rule}")
 
 
+def _types(schema: dict[str, Any]) -> list[str]:
+    types = schema.get("type", [])
+    return [types] if isinstance(types, str) else list(types)
+
+
+def _check_any(value: Any, options: list[dict[str, Any]], where: str) -> None:
+    """``value`` must satisfy one of ``options``; else the clearest reason why not."""
+    failures: list[tuple[dict[str, Any], InvalidParams]] = []
+    for option in options:
+        try:
+            _check(value, option, where)
+        except InvalidParams as exc:
+            failures.append((option, exc))
+        else:
+            return
+    # A value of one option's type broke that option's rule (`display` 0 is
+    # an integer below 1): that rule is what the agent needs to hear.
+    for option, failure in failures:
+        if any(_is(value, name) for name in _types(option)):
+            raise failure
+    names = [name for option in options for name in _types(option)]
+    raise _fail(where, f"must be of type {' or '.join(names)}")
+
+
 def _check(value: Any, schema: dict[str, Any], where: str) -> None:
+    if "anyOf" in schema:
+        _check_any(value, schema["anyOf"], where)
     types = schema.get("type")
     if types is not None:
         names = [types] if isinstance(types, str) else list(types)
