@@ -1,6 +1,6 @@
 """What every OCR engine returns, and the interface an engine implements.
 
-Rectes are ``(x, y, w, h)`` in pixels of the image the caller passed in, so a
+Boxes are ``(x, y, w, h)`` in pixels of the image the caller passed in, so a
 stored box lines up with the stored original whatever an engine did to the
 pixels on the way (crops, padding, scaling, inversion).
 """
@@ -16,7 +16,13 @@ from noru.geometry import Rect
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Engine", "OcrLine", "OcrResult", "mean_confidence"]
+__all__ = [
+    "Engine",
+    "OcrLine",
+    "OcrResult",
+    "clean_line",
+    "mean_confidence",
+]
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,20 @@ class OcrLine:
     text: str
     box: Rect  # in original image pixels
     confidence: float  # 0..1
+
+
+def clean_line(text: str, box: Rect, confidence: float) -> OcrLine | None:
+    """An engine's raw line as Noru keeps it, or None when it is no text.
+
+    Runs of whitespace become one space, and the confidence is clamped to
+    0..1, the range the store and the contract promise whatever the engine's
+    scale. A line without a letter or digit is dropped: icons and rules read
+    as lone punctuation.
+    """
+    words = " ".join(text.split())
+    if not any(c.isalnum() for c in words):
+        return None
+    return OcrLine(words, box, min(1.0, max(0.0, confidence)))
 
 
 @dataclass(frozen=True)
