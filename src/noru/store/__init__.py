@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from noru.errors import StoreError
+from noru.ocr.base import decode_lines, encode_lines
 from noru.paths import db_path, ensure_data_dir, images_dir
 from noru.sources import Source
 from noru.store import files, schema
@@ -74,20 +75,11 @@ def map_sqlite_errors(action: str) -> Iterator[None]:
 
 
 def _lines_json(lines: Sequence[OcrLine]) -> str:
-    return json.dumps(
-        [[line.text, *line.box, round(line.confidence, 4)] for line in lines],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    return encode_lines(lines)
 
 
 def _lines(raw: str | None) -> tuple[OcrLine, ...] | None:
-    if raw is None:
-        return None
-    return tuple(
-        OcrLine(text, (int(x), int(y), int(w), int(h)), float(conf))
-        for text, x, y, w, h, conf in json.loads(raw)
-    )
+    return None if raw is None else decode_lines(raw)
 
 
 def fts_query(text: str) -> str | None:

@@ -6,17 +6,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from noru.geometry import Rect
+from noru.ocr.base import OcrLine  # the one line type, re-exported for the store's users
 from noru.sources import Source
 from noru.times import format_utc
 
 __all__ = ["CaptureRecord", "Filters", "ImageRecord", "NewImage", "OcrLine", "Row", "SearchHit"]
-
-
-@dataclass(frozen=True)
-class OcrLine:
-    text: str
-    box: Rect  # x, y, w, h in original pixels
-    confidence: float
 
 
 @dataclass(frozen=True)
