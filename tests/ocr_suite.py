@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from noru.geometry import Rect
 from noru.ocr import Engine, OcrLine, OcrResult, describe, get_engine
 from tests.conftest import require
 from tests.screens import FONT_PACKAGE, Screen, Word, fonts_available
@@ -55,7 +56,7 @@ def missing(screen: Screen, result: OcrResult, words: list[Word] | None = None) 
     return [w.text for w in (screen.words if words is None else words) if not line_with(result, w)]
 
 
-def overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+def overlap(a: Rect, b: Rect) -> float:
     """The share of ``b`` covered by ``a``."""
     w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
     h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))

@@ -7,8 +7,8 @@ input. So a piece is cut into blocks of ink (``text_blocks``), a block with
 no blank rows to cut it by is read in overlapping bands (``tiles``), and
 each block is framed on its own background (``frame``).
 
-Blocks are ``(x1, y1, x2, y2)`` corners in the piece's pixels. Pure Pillow;
-no engine is imported here.
+Blocks are ``Rect``s in the piece's pixels. Pure Pillow; no engine is
+imported here.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from noru.geometry import Rect
 from noru.ocr.regions import histogram_mode, order_boxes, split_rows
 
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Corners", "frame", "text_blocks", "tiles"]
+__all__ = ["frame", "text_blocks", "tiles"]
 
-Corners = tuple[int, int, int, int]  # x1, y1, x2, y2
 # A pixel is ink when it differs this much from the background grey.
 INK_CONTRAST = 32
 # Pixels of the piece kept around a block's ink box.
@@ -33,7 +33,7 @@ BLOCK_EDGE = 2
 TILE_OVERLAP = 64
 
 
-def text_blocks(grey: Image.Image, *, gap: int = 32, max_area: int | None = None) -> list[Corners]:
+def text_blocks(grey: Image.Image, *, gap: int = 32, max_area: int | None = None) -> list[Rect]:
     """The blocks of ink in a piece, in reading order.
 
     A piece is cut, recursively, at blank bands at least ``gap`` pixels
@@ -47,9 +47,10 @@ def text_blocks(grey: Image.Image, *, gap: int = 32, max_area: int | None = None
     background = histogram_mode(grey.histogram())
     flat = Image.new("L", grey.size, background)
     ink = ImageChops.difference(grey, flat).point(lambda v: 255 if v >= INK_CONTRAST else 0)
-    blocks: list[Corners] = []
+    # Pillow crops by corners, (x1, y1, x2, y2): the cut works in them.
+    blocks: list[tuple[int, int, int, int]] = []
 
-    def split(box: Corners) -> None:
+    def split(box: tuple[int, int, int, int]) -> None:
         found = ink.crop(box).getbbox()
         if found is None:
             return
@@ -81,24 +82,24 @@ def text_blocks(grey: Image.Image, *, gap: int = 32, max_area: int | None = None
     # them, is cut off as a column of its own to the right of the page. Read
     # by position instead: bands top to bottom, left to right within a band.
     boxes = [(x1, y1, x2 - x1, y2 - y1) for x1, y1, x2, y2 in blocks]
-    return [blocks[i] for i in order_boxes(boxes)]
+    return [boxes[i] for i in order_boxes(boxes)]
 
 
-def tiles(block: Corners, *, max_area: int) -> Iterator[tuple[Corners, tuple[int, int] | None]]:
+def tiles(block: Rect, *, max_area: int) -> Iterator[tuple[Rect, tuple[int, int] | None]]:
     """``block`` as is, or, when it is far bigger than ``max_area`` (no blank
     rows to cut it between its lines: a photo, a gradient), as overlapping
-    bands with the rows each one answers for. A line cut by a band's edge
-    lies, whole, in the next band, and is kept only there."""
-    x1, y1, x2, y2 = block
-    width, height = x2 - x1, y2 - y1
+    bands with the rows (top, bottom) each one answers for. A line cut by a
+    band's edge lies, whole, in the next band, and is kept only there."""
+    x, y, width, height = block
     if width * height <= max_area * 3 // 2:
         yield block, None
         return
+    end = y + height
     step = max(2 * TILE_OVERLAP, max_area // width)
-    for top in range(y1, y2, step):
-        bottom = min(y2, top + step)
-        core = (y1 if top == y1 else top, y2 if bottom == y2 else bottom)
-        yield (x1, max(y1, top - TILE_OVERLAP), x2, min(y2, bottom + TILE_OVERLAP)), core
+    for top in range(y, end, step):
+        bottom = min(end, top + step)
+        above, below = max(y, top - TILE_OVERLAP), min(end, bottom + TILE_OVERLAP)
+        yield (x, above, width, below - above), (top, bottom)
 
 
 def _runs(flags: Sequence[int], gap: int) -> list[tuple[int, int]]:
@@ -115,7 +116,7 @@ def _runs(flags: Sequence[int], gap: int) -> list[tuple[int, int]]:
 
 
 def frame(
-    grey: Image.Image, block: Corners, *, margin: int, stride: int
+    grey: Image.Image, block: Rect, *, margin: int, stride: int
 ) -> tuple[Image.Image, tuple[int, int]]:
     """The block alone on its own background, ``margin`` on every side and
     grown to multiples of ``stride`` so a detector that takes sides in those
@@ -127,10 +128,10 @@ def frame(
     edges of its neighbours' glyphs, read as stray text."""
     from PIL import Image
 
-    x1, y1, x2, y2 = block
+    x, y, w, h = block
     # A few pixels past the ink box: a glyph's faint anti-aliased edge is not ink.
-    x1, y1 = max(0, x1 - BLOCK_EDGE), max(0, y1 - BLOCK_EDGE)
-    x2, y2 = min(grey.width, x2 + BLOCK_EDGE), min(grey.height, y2 + BLOCK_EDGE)
+    x1, y1 = max(0, x - BLOCK_EDGE), max(0, y - BLOCK_EDGE)
+    x2, y2 = min(grey.width, x + w + BLOCK_EDGE), min(grey.height, y + h + BLOCK_EDGE)
     crop = grey.crop((x1, y1, x2, y2))
     width = -(-(crop.width + 2 * margin) // stride) * stride
     height = -(-(crop.height + 2 * margin) // stride) * stride

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from noru.errors import OcrError
 from noru.geometry import Rect
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
-from noru.ocr.layout import Corners, frame, text_blocks, tiles
+from noru.ocr.layout import frame, text_blocks, tiles
 from noru.ocr.rapid_probe import (
     MODELS,
     NAME,
@@ -201,9 +201,7 @@ class RapidEngine:
                 lines += self._read_block(piece, tile, core)
         return lines
 
-    def _read_block(
-        self, piece: Piece, block: Corners, core: tuple[int, int] | None
-    ) -> list[OcrLine]:
+    def _read_block(self, piece: Piece, block: Rect, core: tuple[int, int] | None) -> list[OcrLine]:
         """The lines of one block; of a tile, those centred in its core rows."""
         margin = self.settings.block_margin
         image, (left, top) = frame(piece.image, block, margin=margin, stride=DET_STRIDE)
