@@ -10,8 +10,9 @@ their ``Store``. The same capture read by any of them gives the same lines.
 Failures are ``OcrError`` in words, per capture, and nothing is written: old
 text stays until new text is saved, and a capture never read stays pending.
 
-Here ``noru.store`` meets ``noru.ocr``: neither imports this module, and
-``noru.ocr`` never imports the store.
+Here ``noru.store`` meets ``noru.ocr``. Neither of them imports this module,
+and ``noru.ocr`` never imports the store (the store imports only its line
+type, ``noru.ocr.base.OcrLine``, and the line codec).
 """
 
 from __future__ import annotations
