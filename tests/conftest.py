@@ -8,11 +8,6 @@ from pathlib import Path
 import pytest
 
 from tests.parts import FIGURES
-
-# Re-exported only for tests/test_ocr.py and tests/test_ocr_rapid.py, which still
-# import `require` from here; everything else imports it from tests.parts. Drop
-# this line once those two do too.
-from tests.parts import require as require
 from tests.wire import OFFICIAL, MemoryClient, StdioProcess
 
 # Real X servers (Xvfb + openbox) and Tk windows, shared by the capture and app tests.

@@ -33,6 +33,18 @@ def screenshot(path: Path, words: str) -> Path:
     return path
 
 
+def import_pending(home: Path, *args: str) -> None:
+    """``noru import`` where no OCR engine is available: the captures wait for the app."""
+    config = home / "config.toml"
+    config.write_text('ocr_engine = "nonsense"\n')
+    try:
+        result = CliRunner().invoke(main, ["import", *args])
+    finally:
+        config.unlink()
+    assert result.exit_code == 0, result.output
+    assert "`noru app` reads it at its next start" in result.output
+
+
 def records(home: Path) -> list[Any]:
     reader = Reader.open(home)
     if reader is None:
@@ -123,7 +135,7 @@ def test_work_left_by_a_killed_app_is_finished_at_the_next_start(
 ) -> None:
     words = ["alpha invoice", "bravo ledger", "charlie budget", "delta summary", "echo review"]
     shots = [screenshot(tmp_path / f"s{i}.png", w) for i, w in enumerate(words)]
-    assert CliRunner().invoke(main, ["import", *map(str, shots)]).exit_code == 0
+    import_pending(home, *map(str, shots))
     assert all(r.ocr_state == "pending" for r in records(home))
     first = AppProcess(home, desktop.env, tmp_path / "first.log")
     first.wait_ready()
@@ -142,8 +154,8 @@ def test_a_failing_image_records_the_failure_and_the_queue_goes_on(
         screenshot(tmp_path / "bad.png", "broken"),
         screenshot(tmp_path / "good.png", "healthy ledger"),
     )
-    assert CliRunner().invoke(main, ["import", str(bad), "--at", "2h"]).exit_code == 0
-    assert CliRunner().invoke(main, ["import", str(good), "--at", "1h"]).exit_code == 0
+    import_pending(home, str(bad), "--at", "2h")
+    import_pending(home, str(good), "--at", "1h")
     damaged = next(r for r in records(home) if r.captured_at < records(home)[0].captured_at)
     reader = Reader.open(home)
     assert reader is not None
@@ -176,6 +188,70 @@ def test_reocr_runs_again_and_keeps_the_text_searchable(home: Path, tmp_path: Pa
     assert runner.invoke(main, ["reocr"]).exit_code == 2
     bad = runner.invoke(main, ["reocr", "--all", "--engine", "nonsense"])
     assert bad.exit_code == 1 and "nonsense" in bad.output
+
+
+def test_reocr_reads_a_display_capture_window_by_window_as_the_app_did(
+    home: Path,
+    desktop: XServer,
+    open_window: OpenWindow,
+    tmp_path: Path,
+    session: MemoryClient,
+) -> None:
+    # Side by side, overlapping, light and dark: read as one image, their
+    # lines would come in another order, cut at other places.
+    shown = [
+        ("Ledger", 40, 60, 1150, 360, "#ffffff", "#000000", "Quarterly invoice"),
+        ("Notes", 1080, 200, 1100, 380, "#1e1e1e", "#e6e6e6", "Meeting agenda"),
+        ("Release", 300, 820, 1700, 340, "#f2f2f2", "#202020", "Download release notes"),
+    ]
+    for title, x, y, width, height, background, foreground, text in shown:
+        open_window(
+            desktop,
+            title,
+            x=x,
+            y=y,
+            width=width,
+            height=height,
+            background=background,
+            foreground=foreground,
+            text=text,
+        )
+    set_control(home, "allow")
+    with running_app(home, desktop.env, tmp_path / "app.log"):
+        answer = session.call("observe_screen", {"target": "display"})
+        capture_id = answer["result"]["structuredContent"]["id"]
+        wait_until(lambda: records(home)[0].ocr_state == "done", "the app's OCR")
+    (by_app,) = records(home)
+    (image,) = by_app.images
+    assert len(image.windows) >= len(shown)  # the rectangles the app read by
+    for *_, text in shown:
+        assert text in by_app.ocr_text, by_app.ocr_text
+    result = CliRunner().invoke(main, ["reocr", capture_id])
+    assert result.exit_code == 0, result.output
+    (by_reocr,) = records(home)
+    assert by_reocr.images[0].ocr_lines == image.ocr_lines
+
+
+def test_reocr_keeps_the_old_text_of_an_unreadable_capture_and_says_why(
+    home: Path, tmp_path: Path
+) -> None:
+    shot = screenshot(tmp_path / "a.png", "kettlebell schedule")
+    runner = CliRunner()
+    assert runner.invoke(main, ["import", str(shot)]).exit_code == 0
+    (before,) = records(home)
+    assert "kettlebell" in before.ocr_text.lower()
+    reader = Reader.open(home)
+    assert reader is not None
+    with reader:
+        path = reader.image_file(before.images[0])
+    path.write_bytes(path.read_bytes()[:100])  # the disk damaged this file
+    result = runner.invoke(main, ["reocr", before.id])
+    assert result.exit_code == 1
+    assert f"{before.id}: not re-read: image 1 could not be read: " in result.output
+    assert "Error" not in result.output  # words, not exception class names
+    assert "Re-recognised 0 of 1" in result.output
+    (after,) = records(home)
+    assert (after.ocr_state, after.ocr_text) == ("done", before.ocr_text)
 
 
 @pytest.mark.parametrize("setting", ['ocr_engine = "nonsense"'])

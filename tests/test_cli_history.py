@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from noru.cli import main
-from noru.store import Filters, Reader
+from noru.ocr import describe
+from noru.store import CaptureRecord, Filters, Reader
 from tests.history_data import decode, png, seed
+from tests.parts import require
+from tests.screens import FONT_PACKAGE, font, fonts_available
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str]:
@@ -27,6 +30,16 @@ def image_file(path: Path, kind: str, size: tuple[int, int] = (300, 200)) -> Pat
     image.save(buffer, format=kind, **({"lossless": True} if kind == "WEBP" else {}))
     path.write_bytes(buffer.getvalue())
     return path
+
+
+def the_capture(home: Path) -> CaptureRecord:
+    reader = Reader.open(home)
+    assert reader is not None
+    with reader:
+        (row,), _ = reader.list_rows(Filters(), limit=2)
+        record = reader.get(row.id)
+    assert record is not None
+    return record
 
 
 def stored(home: Path) -> list[bytes]:
@@ -116,6 +129,34 @@ class TestImport:
         assert "Imported 1 of 3" in out
         assert f"skipped {bad}: not a readable image" in out
         assert f"skipped {text}" in out
+
+    def test_an_imported_screenshot_is_read_at_once_and_found_by_search(
+        self, home: Path, tmp_path: Path
+    ) -> None:
+        status = describe()
+        require(status.available, f"OCR engine unavailable: {status.problem}")
+        require(fonts_available(), f"DejaVu fonts missing: apt-get install {FONT_PACKAGE}")
+        image = Image.new("RGB", (900, 300), "white")
+        ImageDraw.Draw(image).text(
+            (40, 110), "kettlebell schedule", fill="black", font=font("sans", 40)
+        )
+        image.save(tmp_path / "shot.png")
+        code, out = run("import", str(tmp_path / "shot.png"))
+        assert code == 0, out
+        record = the_capture(home)
+        assert (record.ocr_state, record.ocr_engine) == ("done", "tesseract")
+        assert "kettlebell" in record.ocr_text
+        assert record.id in run("search", "kettlebell")[1]
+
+    def test_without_an_available_engine_imports_stay_pending_and_the_command_says_so(
+        self, home: Path, tmp_path: Path
+    ) -> None:
+        (home / "config.toml").write_text('ocr_engine = "nonsense"\n')
+        code, out = run("import", str(image_file(tmp_path / "a.png", "PNG")))
+        assert code == 0, out
+        assert "unknown OCR engine 'nonsense'" in out
+        assert "`noru app` reads it at its next start" in out
+        assert the_capture(home).ocr_state == "pending"
 
     def test_a_bad_time_is_a_usage_error(self, home: Path, tmp_path: Path) -> None:
         code, out = run("import", str(image_file(tmp_path / "a.png", "PNG")), "--at", "soonish")

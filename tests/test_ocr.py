@@ -1,8 +1,10 @@
-"""The OCR engine on generated screenshots: the real Tesseract, no mocks.
+"""The default OCR engine on generated screenshots: the real Tesseract, no mocks.
 
-Screens come from tests/screens.py with ground truth (every word drawn and its
-ink box). A missing engine, English data or font skips here and fails under
-CI=true.
+What every engine must do is in tests/test_ocr_engines.py; here is what is
+Tesseract's own (the sizes it reads, why it needs the window rectangles, its
+data), and the pure-Pillow pieces behind per-region reading. Screens come
+from tests/screens.py with ground truth (every word drawn and its ink box). A
+missing engine, English data or font skips here and fails under CI=true.
 """
 
 from __future__ import annotations
@@ -26,38 +28,16 @@ from noru.ocr import (
     locate_tessdata,
     mean_confidence,
 )
+from noru.ocr.base import clean_line, decode_lines, encode_lines
 from noru.ocr.regions import Piece, cut, order_boxes, split_rows
-from tests.conftest import require
-
-# Shared with the other engine: the ground truth, its helpers, and (test_*)
-# the engine-agnostic tests, which pytest runs here on this module's engine.
-from tests.ocr_suite import (
-    KNOWN,
-    TOUCHING,
-    line_with,
-    missing,
-    overlap,
-    test_a_blank_image_gives_no_lines_and_no_confidence,  # noqa: F401
-    test_a_tiny_image_gives_no_lines_instead_of_crashing,  # noqa: F401
-    test_lines_come_in_reading_order_across_windows,  # noqa: F401
-    test_one_engine_can_be_shared_by_threads,  # noqa: F401
-    test_overlapping_regions_do_not_read_a_line_twice,  # noqa: F401
-    test_palette_and_alpha_images_are_read_like_rgb,  # noqa: F401
-    test_text_outside_every_region_is_still_read,  # noqa: F401
-)
-from tests.screens import FONT_PACKAGE, Pane, compose, fonts_available, window_screen
+from tests.ocr_suite import KNOWN, TOUCHING, line_with, made_engine, missing, overlap
+from tests.parts import require
+from tests.screens import FONT_PACKAGE, fonts_available, window_screen
 
 
 @pytest.fixture(scope="module")
 def engine() -> Iterator[Engine]:
-    status = describe()
-    require(status.available, f"OCR engine unavailable: {status.problem}")
-    require(fonts_available(), f"DejaVu fonts missing: apt-get install {FONT_PACKAGE}")
-    made = get_engine()
-    try:
-        yield made
-    finally:
-        made.close()
+    yield from made_engine("tesseract")
 
 
 # --- reading screens ------------------------------------------------------------
@@ -104,50 +84,6 @@ def test_reading_the_whole_screen_loses_border_touching_words_that_regions_recov
     assert lost, "whole-screen OCR now finds border-touching words"
     by_region = engine.recognise(screen.image, regions=screen.regions)
     assert missing(screen, by_region, touching) == []
-
-
-def test_a_window_on_top_is_read_once_and_hides_what_it_covers(engine: Engine) -> None:
-    below = Pane((20, 20, 700, 260), ["Lower window text", "Quarterly report continues"])
-    # Drawn after, so on top; its rectangle overlaps the lower window's.
-    # Its line runs past the lower window's edge, so a lower piece that still
-    # showed it would read a cut-off copy that no de-duplication could match.
-    top = Pane((560, 90, 330, 240), ["Topmost window words run on"], theme="dark", title="Top")
-    screen = compose([below, top], width=900, height=420)
-    result = engine.recognise(screen.image, regions=screen.regions)  # bottom to top
-    assert result.text.count("Topmost") == 1, result.text
-    visible = [w for w in screen.words if w.text in ("Lower", "Quarterly", "Topmost", "words")]
-    assert missing(screen, result, visible) == [], result.text
-
-
-def test_the_result_names_the_engine_and_confidences_are_between_0_and_1(
-    engine: Engine,
-) -> None:
-    screen = window_screen(KNOWN, theme="dark", size=14)
-    result = engine.recognise(screen.image, regions=screen.regions)
-    assert result.engine == engine.name == "tesseract"
-    assert result.engine_version == engine.version
-    assert result.engine_version[0].isdigit()
-    assert result.mean_confidence is not None
-    assert 0.5 < result.mean_confidence <= 1.0  # clean synthetic text reads confidently
-    assert all(0.0 <= line.confidence <= 1.0 for line in result.lines)
-    assert result.text == "\n".join(line.text for line in result.lines)
-
-
-def test_regions_outside_the_image_are_ignored(engine: Engine) -> None:
-    screen = window_screen(KNOWN, theme="light", size=14)
-    away = [(5000, 5000, 100, 100), (-300, -300, 200, 200), (10, 10, 0, 50)]
-    result = engine.recognise(screen.image, regions=[*away, *screen.regions])
-    assert missing(screen, result) == []
-
-
-def test_a_closed_engine_refuses_to_read_and_closing_twice_is_harmless() -> None:
-    status = describe()
-    require(status.available, f"OCR engine unavailable: {status.problem}")
-    made = get_engine()
-    made.close()
-    made.close()
-    with pytest.raises(OcrError, match="closed"):
-        made.recognise(Image.new("RGB", (10, 10)))
 
 
 # --- finding the engine and its data ---------------------------------------------
@@ -222,7 +158,7 @@ def test_importing_noru_ocr_loads_neither_tesserocr_nor_pillow() -> None:
     assert out.stdout.strip() == "[]"
 
 
-# --- the pieces behind per-region reading (pure Pillow) ----------------------------
+# --- the pieces behind per-region reading (pure Pillow), and lines ------------------
 
 
 def test_a_piece_maps_boxes_back_through_scale_and_padding() -> None:
@@ -272,6 +208,34 @@ def test_mean_confidence_weighs_lines_by_their_characters() -> None:
     lines = [OcrLine("a" * 30, (0, 0, 1, 1), 0.9), OcrLine("x", (0, 0, 1, 1), 0.0)]
     assert mean_confidence(lines) == pytest.approx(0.9 * 30 / 31)
     assert mean_confidence([]) is None
+
+
+def test_an_engines_raw_line_is_kept_tidy_and_lone_punctuation_is_not_text() -> None:
+    box = (10, 20, 300, 18)
+    assert clean_line("  Quarterly \t invoice\n", box, 0.93) == OcrLine(
+        "Quarterly invoice", box, 0.93
+    )
+    assert clean_line("| — •", box, 0.9) is None  # an icon or a rule, read as punctuation
+    assert clean_line("", box, 0.9) is None
+    assert clean_line("x", box, 1.7) == OcrLine("x", box, 1.0)
+    assert clean_line("x", box, -0.01) == OcrLine("x", box, 0.0)
+
+
+def test_lines_come_back_from_their_stored_form_as_they_went_in() -> None:
+    lines = [
+        OcrLine("Größe: 12 € — naïve “quotes”", (0, 5, 640, 22), 0.912345678),
+        OcrLine("def main():", (100, 240, 200, 30), 1.0),
+    ]
+    raw = encode_lines(lines)
+    assert "Größe" in raw  # kept as text, not \u escapes
+    assert decode_lines(raw) == (
+        OcrLine("Größe: 12 € — naïve “quotes”", (0, 5, 640, 22), 0.9123),
+        lines[1],
+    )
+    assert decode_lines(encode_lines([])) == ()
+    for damaged in ("not json", '[["text", 1, 2]]', '{"a": 1}'):
+        with pytest.raises(ValueError, match="not OCR lines"):
+            decode_lines(damaged)
 
 
 def test_with_no_data_anywhere_the_error_says_where_it_looked_and_what_to_install(

@@ -1,8 +1,10 @@
 """The optional RapidOCR engine on generated screenshots: the real engine, no mocks.
 
-Only the network is faked, and only to prove it is never used. Without the
-``rapidocr`` extra (``pip install 'noru[rapidocr]'``) these tests skip on a
-developer machine and fail under CI=true.
+What every engine must do is in tests/test_ocr_engines.py; here is what is
+RapidOCR's own: the sizes it reads, its blocks of text, and that it never
+reaches the network. Only the network is faked, and only to prove it is never
+used. Without the ``rapidocr`` extra (``pip install 'noru[rapidocr]'``) these
+tests skip on a developer machine and fail under CI=true.
 """
 
 from __future__ import annotations
@@ -25,25 +27,9 @@ from PIL import Image, ImageDraw
 from noru.errors import OcrError
 from noru.ocr import Engine, available_engines, describe, get_engine
 from noru.ocr.rapid import RapidEngine
-from tests.conftest import require
-
-# Shared with the other engine: the ground truth, its helpers, and (test_*)
-# the engine-agnostic tests, which pytest runs here on this module's engine.
-from tests.ocr_suite import (
-    KNOWN,
-    TOUCHING,
-    line_with,
-    missing,
-    overlap,
-    test_a_blank_image_gives_no_lines_and_no_confidence,  # noqa: F401
-    test_a_tiny_image_gives_no_lines_instead_of_crashing,  # noqa: F401
-    test_lines_come_in_reading_order_across_windows,  # noqa: F401
-    test_one_engine_can_be_shared_by_threads,  # noqa: F401
-    test_overlapping_regions_do_not_read_a_line_twice,  # noqa: F401
-    test_palette_and_alpha_images_are_read_like_rgb,  # noqa: F401
-    test_text_outside_every_region_is_still_read,  # noqa: F401
-)
-from tests.screens import FONT_PACKAGE, Pane, compose, font, fonts_available
+from tests.ocr_suite import KNOWN, TOUCHING, line_with, made_engine, missing, overlap
+from tests.parts import require
+from tests.screens import FONT_PACKAGE, font, fonts_available
 from tests.screens import window_screen as screen_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,12 +60,7 @@ def package_dir() -> Path:
 
 @pytest.fixture(scope="module")
 def engine() -> Iterator[Engine]:
-    require_rapidocr()
-    made = get_engine("rapidocr")
-    try:
-        yield made
-    finally:
-        made.close()
+    yield from made_engine("rapidocr")
 
 
 # --- reading screens ------------------------------------------------------------
@@ -145,16 +126,6 @@ def test_a_sidebar_is_read_before_the_page_beside_it(engine: Engine) -> None:
     assert positions == sorted(positions), text
 
 
-def test_a_window_on_top_is_read_once_and_hides_what_it_covers(engine: Engine) -> None:
-    below = Pane((20, 20, 700, 260), ["Lower window text", "Quarterly report continues"])
-    top = Pane((560, 90, 330, 240), ["Topmost window words run on"], theme="dark", title="Top")
-    screen = compose([below, top], width=900, height=420)
-    result = engine.recognise(screen.image, regions=screen.regions)  # bottom to top
-    assert result.text.count("Topmost") == 1, result.text
-    visible = [w for w in screen.words if w.text in ("Lower", "Quarterly", "Topmost", "words")]
-    assert missing(screen, result, visible) == [], result.text
-
-
 def test_text_on_a_busy_background_is_read_once_in_overlapping_bands(engine: Engine) -> None:
     """A noisy wallpaper has no blank rows to cut it between lines, so it is
     read in overlapping bands (the detector's memory grows with its input):
@@ -168,28 +139,6 @@ def test_text_on_a_busy_background_is_read_once_in_overlapping_bands(engine: Eng
     found = [line.text for line in result.lines]
     for i in range(16):
         assert sum(f"line{i} " in f"{text} " for text in found) == 1, (i, found)
-
-
-def test_the_result_names_the_engine_and_confidences_are_between_0_and_1(
-    engine: Engine,
-) -> None:
-    screen = screen_of(KNOWN, theme="dark", size=14)
-    result = engine.recognise(screen.image, regions=screen.regions)
-    assert result.engine == engine.name == "rapidocr"
-    assert result.engine_version == engine.version == importlib.metadata.version("rapidocr")
-    assert result.mean_confidence is not None
-    assert 0.5 < result.mean_confidence <= 1.0  # clean synthetic text reads confidently
-    assert all(0.0 <= line.confidence <= 1.0 for line in result.lines)
-    assert result.text == "\n".join(line.text for line in result.lines)
-
-
-def test_a_closed_engine_refuses_to_read_and_closing_twice_is_harmless() -> None:
-    require_rapidocr()
-    made = get_engine("rapidocr")
-    made.close()
-    made.close()
-    with pytest.raises(OcrError, match="closed"):
-        made.recognise(Image.new("RGB", (10, 10)))
 
 
 # --- offline, always ------------------------------------------------------------------

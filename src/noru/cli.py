@@ -189,12 +189,22 @@ def import_cmd(
     from rich.console import Console
     from rich.progress import Progress
 
+    from noru.errors import OcrError
     from noru.importer import ImportOptions, find_images, import_file
+    from noru.recognition import open_engine
     from noru.store import Store
 
     options = ImportOptions(app=app, window_title=window_title, note=note, at=_parse_at(at))
     found = list(find_images(paths))
+    try:
+        ocr = open_engine(_home())
+    except OcrError as exc:
+        ocr = None
+        click.echo(
+            f"Text not recognised now ({exc}): `noru app` reads it at its next start.", err=True
+        )
     failed: list[str] = []
+    unread: list[str] = []
     imported = 0
     with (
         Store.open(ensure_data_dir()) as store,
@@ -203,17 +213,23 @@ def import_cmd(
         task = progress.add_task("Importing", total=len(found))
         for path in found:
             try:
-                record = import_file(store, path, options)
+                done = import_file(store, path, options, engine=ocr)
             except ValueError as exc:
                 failed.append(f"{path}: {exc}")
             else:
                 imported += 1
+                if done.unread is not None:
+                    unread.append(f"{done.record.id} ({path}): {done.unread}")
                 if len(found) == 1:
-                    click.echo(record.id)
+                    click.echo(done.record.id)
             progress.advance(task)
+    if ocr is not None:
+        ocr.close()
     click.echo(f"Imported {imported} of {len(found)} file(s).", err=True)
     for line in failed:
         click.echo(f"skipped {line}", err=True)
+    for line in unread:  # imported all the same: the app reads them at its next start
+        click.echo(f"text not recognised, left for `noru app`: {line}", err=True)
     if failed:
         sys.exit(1)
 
@@ -420,54 +436,37 @@ def doctor() -> None:
 @click.option("--engine", help="OCR engine (default: config.toml's ocr_engine, else tesseract).")
 def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None:
     """Run OCR again on captures; the old text stays until the new text is saved."""
-    from PIL import Image
+    from contextlib import closing
+
     from rich.console import Console
     from rich.progress import Progress
 
-    from noru.config import load_config
     from noru.errors import OcrError
-    from noru.ocr import get_engine
-    from noru.store import OcrLine, Store
+    from noru.recognition import open_engine, recognise_and_save
+    from noru.store import Store
 
     if bool(capture_ids) == every:
         raise click.UsageError("name capture ids, or use --all")
     ids = [_capture_id(value) for value in capture_ids]
-    name = engine or load_config(_home()).ocr_engine
     try:
-        ocr = get_engine(name)
+        ocr = open_engine(_home(), engine)
     except OcrError as exc:
         raise click.ClickException(str(exc)) from None
     failed = 0
     with (
+        closing(ocr),
         Store.open(ensure_data_dir()) as store,
         Progress(console=Console(stderr=True), transient=True) as bar,
     ):
         targets = store.all_ids() if every else ids
         task = bar.add_task(f"OCR ({ocr.name} {ocr.version})", total=len(targets))
         for capture_id in targets:
-            record = store.get(capture_id)
-            if record is None:
-                click.echo(f"no capture {capture_id}", err=True)
-                failed += 1
-                bar.advance(task)
-                continue
             try:
-                per_image = []
-                for image in record.images:
-                    with Image.open(store.image_file(image)) as picture:
-                        result = ocr.recognise(picture.convert("RGB"))
-                    per_image.append(
-                        [OcrLine(ln.text, ln.box, ln.confidence) for ln in result.lines]
-                    )
-            except Exception as exc:  # record the failure; the old text is kept
-                click.echo(f"{capture_id}: OCR failed ({exc.__class__.__name__})", err=True)
+                recognise_and_save(store, capture_id, ocr)
+            except OcrError as exc:  # nothing was written: the old text is kept
+                click.echo(f"{capture_id}: not re-read: {exc}", err=True)
                 failed += 1
-            else:
-                store.set_ocr(
-                    capture_id, engine=ocr.name, version=ocr.version, lines_per_image=per_image
-                )
             bar.advance(task)
-    ocr.close()
     click.echo(f"Re-recognised {len(targets) - failed} of {len(targets)} capture(s).")
     if failed:
         sys.exit(1)

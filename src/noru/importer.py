@@ -4,6 +4,11 @@ PNG files are kept byte for byte (after checking they decode); JPEG and WebP
 are decoded and kept as lossless PNG of exactly the decoded pixels. Imported
 captures are user captures marked as imported: the live handoff never hands
 them off, and their source facts are what the person said.
+
+Given an engine, each import's text is recognised at once
+(``noru.recognition``), so it is searchable when the command returns. Without
+one, or when reading fails, the capture stays pending: the app reads pending
+work at its next start.
 """
 
 from __future__ import annotations
@@ -14,10 +19,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from noru.errors import OcrError
+from noru.ocr import Engine
+from noru.recognition import recognise_and_save
 from noru.sources import Source, infer_workspace
 from noru.store import CaptureRecord, NewImage, Store
 
-__all__ = ["EXTENSIONS", "ImportOptions", "find_images", "import_file"]
+__all__ = ["EXTENSIONS", "ImportOptions", "Imported", "find_images", "import_file"]
 
 EXTENSIONS = {".png", ".jpg", ".jpeg", ".webp"}
 
@@ -28,6 +36,12 @@ class ImportOptions:
     window_title: str | None = None
     note: str | None = None
     at: datetime | None = None  # None: the file's modification time
+
+
+@dataclass(frozen=True)
+class Imported:
+    record: CaptureRecord  # as stored, its text too when it was read
+    unread: str | None = None  # why its text was not recognised (it stays pending)
 
 
 def find_images(paths: Iterable[Path]) -> Iterator[Path]:
@@ -70,8 +84,14 @@ def _decode(path: Path) -> NewImage:
             raise ValueError(f"not a readable image ({exc.__class__.__name__})") from None
 
 
-def import_file(store: Store, path: Path, options: ImportOptions) -> CaptureRecord:
-    """Import one screenshot; ValueError with a reason when it cannot be read."""
+def import_file(
+    store: Store, path: Path, options: ImportOptions, *, engine: Engine | None = None
+) -> Imported:
+    """Import one screenshot and, given an engine, recognise its text.
+
+    ValueError with a reason when the file cannot be read; a failure to
+    recognise it is not one (the capture is kept, pending, and ``unread``
+    says why)."""
     decoded = _decode(path)
     source = Source(
         app_name=options.app,
@@ -80,6 +100,13 @@ def import_file(store: Store, path: Path, options: ImportOptions) -> CaptureReco
     )
     moment = options.at or datetime.fromtimestamp(path.stat().st_mtime, UTC)
     image = NewImage(png=decoded.png, width=decoded.width, height=decoded.height, source=source)
-    return store.add_capture(
+    record = store.add_capture(
         [image], origin="user", captured_at=moment, note=options.note, imported=True
     )
+    if engine is None:
+        return Imported(record)
+    try:
+        recognise_and_save(store, record.id, engine)
+    except OcrError as exc:
+        return Imported(record, unread=str(exc))
+    return Imported(store.get(record.id) or record)

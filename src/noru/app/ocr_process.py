@@ -1,13 +1,18 @@
-"""The OCR child process: `python -m noru.app.ocr_process ENGINE`.
+"""The OCR child process: `python -m noru.app.ocr_process ENGINE HOME`.
 
 Runs the engine away from the app: at the lowest CPU priority, on one thread,
 outside the app's interpreter (no GIL shared with captures), and gone when
-idle, so the app's memory stays small. One JSON line in per job,
-``{"images": [{"path": ..., "regions": [[x, y, w, h], ...]}]}``, and one JSON
-line out: ``{"lines": [[[text, x, y, w, h, conf], ...] per image], "engine":
-NAME}`` or ``{"error": REASON}``.
-It exits on end of input (the app stopped) or after ``IDLE_EXIT`` seconds
-without work.
+idle, so the app's memory stays small.
+
+It is given capture ids, not pixels or paths: it opens HOME's history
+read-only (SQLite refuses its writes; the app's writer thread stays the one
+writer) and reads each capture with ``noru.recognition.recognise_capture``,
+the function ``noru reocr`` and ``noru import`` use, so the app's text and
+theirs are the same. One JSON line in per job, ``{"capture": ID}``, and one
+JSON line out: ``{"lines": [ENCODED, ...], "engine": NAME, "version": V}``,
+one ``noru.ocr.base.encode_lines`` string per image, or ``{"error":
+REASON}``. It exits on end of input (the app stopped) or after
+``IDLE_EXIT`` seconds without work.
 """
 
 from __future__ import annotations
@@ -17,28 +22,32 @@ import os
 import select
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from noru.ocr import Engine
+    from noru.store import Reader
 
 __all__ = ["IDLE_EXIT", "main"]
 
 IDLE_EXIT = 60.0
+# A reason is stored with the capture and shown to agents: keep it short.
+REASON_LIMIT = 200
 
 
-def _job(engine: object, request: dict[str, object]) -> dict[str, object]:
-    from PIL import Image
+def _job(engine: Engine, history: Reader, request: dict[str, object]) -> dict[str, object]:
+    from noru.errors import OcrError
+    from noru.ocr.base import encode_lines
+    from noru.recognition import recognise_capture
 
-    per_image = []
-    for item in request["images"]:  # type: ignore[attr-defined]
-        # Window rectangles, bottom to top: each window is read on its own.
-        regions = [tuple(r) for r in item.get("regions") or ()] or None
-        with Image.open(Path(item["path"])) as picture:
-            result = engine.recognise(picture.convert("RGB"), regions=regions)  # type: ignore[attr-defined]
-        per_image.append(
-            [[line.text, *line.box, round(line.confidence, 4)] for line in result.lines]
-        )
+    try:
+        text = recognise_capture(history, str(request["capture"]), engine)
+    except OcrError as exc:
+        return {"error": str(exc)[:REASON_LIMIT]}
     return {
-        "lines": per_image,
-        "engine": engine.name,  # type: ignore[attr-defined]
-        "version": engine.version,  # type: ignore[attr-defined]
+        "lines": [encode_lines(lines) for lines in text.lines_per_image],
+        "engine": text.engine,
+        "version": text.version,
     }
 
 
@@ -60,9 +69,14 @@ def main() -> int:
         return 0  # the app died before we could ask to die with it
     os.nice(19)  # captures and agents come first
     from noru.ocr import get_engine
+    from noru.store import Reader
 
-    name = sys.argv[1] if len(sys.argv) > 1 else "tesseract"
+    if len(sys.argv) != 3:
+        print(json.dumps({"fatal": "usage: python -m noru.app.ocr_process ENGINE HOME"}))
+        return 2
+    name, home = sys.argv[1], Path(sys.argv[2])
     try:
+        history = Reader.open(home)
         engine = get_engine(name)
     except Exception as exc:
         print(json.dumps({"fatal": str(exc)}), flush=True)
@@ -77,9 +91,9 @@ def main() -> int:
         if not line:
             return 0
         try:
-            reply = _job(engine, json.loads(line))
-        except Exception as exc:  # one bad image fails its job, not the process
-            reply = {"error": f"{exc.__class__.__name__}: {exc}"[:200]}
+            reply = _job(engine, history, json.loads(line))
+        except Exception as exc:  # one bad job fails that capture, not the process
+            reply = {"error": f"the OCR process failed on it: {exc}"[:REASON_LIMIT]}
         print(json.dumps(reply), flush=True)
 
 

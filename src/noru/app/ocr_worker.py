@@ -2,9 +2,12 @@
 
 A capture is committed before its OCR starts. The engine runs in
 ``noru.app.ocr_process`` (lowest priority, one thread, no GIL shared with
-captures, exits when idle). Work left pending by a crash or a stop is picked
-up at the next start (``Store.pending_ocr``). An image that fails, or a child
-that dies, records ``-rec(failed: reason)`` and the queue goes on.
+captures, exits when idle), which is given the capture's id and reads it
+from the history itself, read-only (``noru.recognition``); its text comes
+back here and is saved through the writer thread. Work left pending by a
+crash or a stop is picked up at the next start (``Store.pending_ocr``). An
+image that fails, or a child that dies, records ``-rec(failed: reason)`` and
+the queue goes on.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any
 
 from noru.app.writer import Writer
 from noru.errors import OcrError
-from noru.store import CaptureRecord, OcrLine, Store
+from noru.ocr.base import decode_lines
+from noru.recognition import CaptureText
+from noru.store import CaptureRecord, Store
 
 __all__ = ["OcrWorker"]
 
@@ -34,10 +40,10 @@ log = logging.getLogger("noru.app")
 class _Child:
     """One running engine process."""
 
-    def __init__(self, engine: str) -> None:
+    def __init__(self, engine: str, home: Path) -> None:
         env = {**os.environ, "OMP_THREAD_LIMIT": "1"}  # leave the other core to captures
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "noru.app.ocr_process", engine],
+            [sys.executable, "-m", "noru.app.ocr_process", engine, str(home)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -57,9 +63,9 @@ class _Child:
         reply: dict[str, Any] = json.loads(line)
         return reply
 
-    def run(self, images: list[dict[str, Any]]) -> dict[str, Any]:
+    def run(self, capture_id: str) -> dict[str, Any]:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"images": images}).encode() + b"\n")
+        self.proc.stdin.write(json.dumps({"capture": capture_id}).encode() + b"\n")
         self.proc.stdin.flush()
         return self._read()
 
@@ -92,6 +98,7 @@ class OcrWorker:
         self.version = status.version
         self.label = f"{status.name} {status.version}"
         self.writer = writer
+        self.home: Path = writer.call(lambda store: store.home)  # where the child reads
         self.on_settled = on_settled
         self._child: _Child | None = None
         # (priority, order, id): live captures (0) go before resumed backlog (1).
@@ -138,54 +145,43 @@ class OcrWorker:
         if self._child is None or not self._child.alive:
             if self._child is not None:
                 self._child.stop()
-            self._child = _Child(self.engine_name)
+            self._child = _Child(self.engine_name, self.home)
         return self._child
 
     def _recognise(self, capture_id: str) -> None:
-        def read(store: Store) -> tuple[CaptureRecord | None, list[dict[str, Any]]]:
-            record = store.get(capture_id)
-            images = [
-                {"path": str(store.image_file(i)), "regions": [list(w) for w in i.windows]}
-                for i in (record.images if record else ())
-            ]
-            return record, images
+        def read(store: Store) -> CaptureRecord | None:
+            return store.get(capture_id)
 
-        record, images = self.writer.call(read)
+        record = self.writer.call(read)
         if record is None or record.ocr_state != "pending":
             return
-        engine, version = self.engine_name, self.version
+        text: CaptureText | None = None
         try:
-            reply = self._engine().run(images)
-        except (OcrError, OSError, ValueError) as exc:
+            reply = self._engine().run(capture_id)
+            if "error" in reply:
+                reason = str(reply["error"])
+            else:
+                text = CaptureText(
+                    capture_id,
+                    str(reply["engine"]),
+                    str(reply["version"]),
+                    tuple(decode_lines(raw) for raw in reply["lines"]),
+                )
+        except (OcrError, OSError, ValueError, KeyError, TypeError) as exc:
+            # The child died or answered nonsense: start a fresh one next time.
             if self._child is not None:
                 self._child.stop()
                 self._child = None
-            reply = {"error": f"the OCR process failed ({exc})"}
-        if "error" in reply:
-            reason = str(reply["error"])
-
-            def fail(store: Store) -> bool:
-                return store.set_ocr(capture_id, engine=engine, version=version, error=reason)
-
-            self.writer.call(fail)
+            reason = f"the OCR process failed ({exc})"
+        if text is not None:
+            self.writer.call(text.save)
             return
-        per_image = [
-            [
-                OcrLine(str(t), (int(x), int(y), int(w), int(h)), float(c))
-                for t, x, y, w, h, c in lines
-            ]
-            for lines in reply["lines"]
-        ]
+        engine, version = self.engine_name, self.version
 
-        def commit(store: Store) -> bool:
-            return store.set_ocr(
-                capture_id,
-                engine=str(reply.get("engine") or engine),
-                version=str(reply["version"]) if reply.get("version") else version,
-                lines_per_image=per_image,
-            )
+        def fail(store: Store) -> bool:
+            return store.set_ocr(capture_id, engine=engine, version=version, error=reason)
 
-        self.writer.call(commit)
+        self.writer.call(fail)
 
     def close(self) -> None:
         self._queue.put((-1, next(self._order), None))

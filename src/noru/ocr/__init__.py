@@ -148,7 +148,7 @@ def _rapidocr_factory(tessdata: Path | None) -> Engine:
 
 
 def _rapidocr_probe(tessdata: Path | None) -> EngineStatus:
-    from noru.ocr.rapid import probe
+    from noru.ocr.rapid_probe import probe
 
     return probe()
 

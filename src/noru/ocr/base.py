@@ -1,12 +1,17 @@
 """What every OCR engine returns, and the interface an engine implements.
 
-Rectes are ``(x, y, w, h)`` in pixels of the image the caller passed in, so a
+Boxes are ``(x, y, w, h)`` in pixels of the image the caller passed in, so a
 stored box lines up with the stored original whatever an engine did to the
 pixels on the way (crops, padding, scaling, inversion).
+
+``OcrLine`` is the one line type: the store keeps it, the app's OCR process
+sends it, and ``encode_lines`` / ``decode_lines`` are its one wire and storage
+form, ``[[text, x, y, w, h, confidence], ...]`` as compact JSON.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -16,7 +21,15 @@ from noru.geometry import Rect
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Engine", "OcrLine", "OcrResult", "mean_confidence"]
+__all__ = [
+    "Engine",
+    "OcrLine",
+    "OcrResult",
+    "clean_line",
+    "decode_lines",
+    "encode_lines",
+    "mean_confidence",
+]
 
 
 @dataclass(frozen=True)
@@ -24,6 +37,40 @@ class OcrLine:
     text: str
     box: Rect  # in original image pixels
     confidence: float  # 0..1
+
+
+def clean_line(text: str, box: Rect, confidence: float) -> OcrLine | None:
+    """An engine's raw line as Noru keeps it, or None when it is no text.
+
+    Runs of whitespace become one space, and the confidence is clamped to
+    0..1, the range the store and the contract promise whatever the engine's
+    scale. A line without a letter or digit is dropped: icons and rules read
+    as lone punctuation.
+    """
+    words = " ".join(text.split())
+    if not any(c.isalnum() for c in words):
+        return None
+    return OcrLine(words, box, min(1.0, max(0.0, confidence)))
+
+
+def encode_lines(lines: Sequence[OcrLine]) -> str:
+    """Lines as compact JSON, confidences rounded to 4 places so stored rows stay small."""
+    return json.dumps(
+        [[line.text, *line.box, round(line.confidence, 4)] for line in lines],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def decode_lines(raw: str) -> tuple[OcrLine, ...]:
+    """What ``encode_lines`` wrote; ValueError when it is not that."""
+    try:
+        return tuple(
+            OcrLine(str(text), (int(x), int(y), int(w), int(h)), float(conf))
+            for text, x, y, w, h, conf in json.loads(raw)
+        )
+    except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+        raise ValueError(f"not OCR lines: {exc}") from None
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,9 @@ Screens are read the way ``tesseract.py`` reads them (``noru.ocr.regions``):
 each window region on its own, cropped inside its border, dark themes
 inverted, padded with its own edge colour, plus whatever lies around the
 regions. One step is this engine's own: each piece is cut into blocks of
-text (``text_blocks``), because PP-OCRv6's detector loses text on a large,
-mostly blank image, and blocks keep its memory bounded.
+text (``noru.ocr.layout``), because PP-OCRv6's detector loses text on a
+large, mostly blank image, and blocks keep its memory bounded. Whether the
+engine can run here is ``noru.ocr.rapid_probe``'s question.
 
 Importing this module imports neither rapidocr, onnxruntime, numpy nor
 OpenCV; they load when an engine is made.
@@ -25,8 +26,6 @@ OpenCV; they load when an engine is made.
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
-import importlib.util
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -37,47 +36,25 @@ from typing import TYPE_CHECKING, Any
 
 from noru.errors import OcrError
 from noru.geometry import Rect
-from noru.ocr.base import OcrLine, OcrResult, mean_confidence
-from noru.ocr.regions import (
-    Job,
-    Piece,
-    cut,
-    histogram_mode,
-    order_boxes,
-    plan_jobs,
-    reading_order,
-    split_rows,
+from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
+from noru.ocr.layout import frame, text_blocks, tiles
+from noru.ocr.rapid_probe import (
+    MODELS,
+    NAME,
+    REINSTALL_ADVICE,
+    missing,
+    model_folder,
+    package_version,
 )
+from noru.ocr.regions import Job, Piece, cut, order_boxes, plan_jobs, reading_order
 
 if TYPE_CHECKING:
     from PIL import Image
 
-    from noru.ocr import EngineStatus
+__all__ = ["RapidEngine", "RapidSettings"]
 
-__all__ = [
-    "INSTALL_ADVICE",
-    "MODELS",
-    "NAME",
-    "REINSTALL_ADVICE",
-    "RapidEngine",
-    "RapidSettings",
-    "model_folder",
-    "package_version",
-    "probe",
-    "text_blocks",
-]
-
-NAME = "rapidocr"
-INSTALL_ADVICE = "pip install 'noru[rapidocr]'"
-REINSTALL_ADVICE = "pip install --force-reinstall 'noru[rapidocr]'"
-# The files the rapidocr 3.10 wheel ships in rapidocr/models: text detection,
-# text recognition (its character list in the model's metadata), and the
-# 0/180 degree line classifier.
-MODELS = {
-    "Det": "PP-OCRv6_det_small.onnx",
-    "Rec": "PP-OCRv6_rec_small.onnx",
-    "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
-}
+# The detector takes sides in multiples of this (RapidOCR resizes to them).
+DET_STRIDE = 32
 
 
 @dataclass(frozen=True)
@@ -121,61 +98,14 @@ class RapidSettings:
     rec_batch: int = 1
 
 
-def model_folder() -> Path | None:
-    """The installed rapidocr package's ``models`` folder, found without importing it."""
-    try:
-        spec = importlib.util.find_spec("rapidocr")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations))) / "models"
-
-
-def package_version() -> str | None:
-    """``3.10.0``: the installed rapidocr distribution, or None."""
-    try:
-        return importlib.metadata.version("rapidocr")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-def _missing() -> str | None:
-    """What keeps the engine from running here, with the fix; None when nothing."""
-    folder = model_folder()
-    version = package_version()
-    if folder is None or version is None:
-        return f"rapidocr is not installed: {INSTALL_ADVICE}"
-    if importlib.util.find_spec("onnxruntime") is None:
-        return f"onnxruntime is not installed: {INSTALL_ADVICE}"
-    absent = [name for name in MODELS.values() if not (folder / name).is_file()]
-    if absent:
-        return (
-            f"rapidocr {version} has no bundled {', '.join(absent)} in {folder}; "
-            f"Noru never downloads models: {REINSTALL_ADVICE}"
-        )
-    return None
-
-
-def probe() -> EngineStatus:
-    """For ``noru doctor``: version and model folder, or what to install.
-    Cheap: looks at the installed files, imports nothing heavy."""
-    from noru.ocr import EngineStatus
-
-    problem = _missing()
-    if problem is not None:
-        return EngineStatus(NAME, False, problem=problem)
-    return EngineStatus(NAME, True, version=package_version(), data_path=model_folder())
-
-
 class RapidEngine:
     def __init__(self, *, settings: RapidSettings | None = None) -> None:
-        problem = _missing()
+        problem = missing()
         if problem is not None:
             raise OcrError(problem)
         self.settings = settings or RapidSettings()
         folder = model_folder()
-        assert folder is not None  # _missing() said so
+        assert folder is not None  # missing() said so
         self.models = {task: folder / file for task, file in MODELS.items()}
         self._version = package_version() or "unknown"
         self._lock = threading.Lock()
@@ -211,7 +141,7 @@ class RapidEngine:
             # Its warnings ("the text detection result is empty") are normal
             # for blank regions; the app's log is no place for them.
             "Global.log_level": "error",
-            # Blocks come with their own margin (_frame); RapidOCR's padding of
+            # Blocks come with their own margin (layout.frame); RapidOCR's padding of
             # a wide, thin image to a quarter of its width is mostly blank,
             # and blank area is what makes the detector miss text.
             "Global.use_vertical_padding": False,
@@ -267,15 +197,14 @@ class RapidEngine:
             return []
         lines: list[OcrLine] = []
         for block in text_blocks(piece.image, gap=s.block_gap, max_area=s.block_area):
-            for tile, core in _tiles(block, max_area=s.block_area):
+            for tile, core in tiles(block, max_area=s.block_area):
                 lines += self._read_block(piece, tile, core)
         return lines
 
-    def _read_block(
-        self, piece: Piece, block: _Corners, core: tuple[int, int] | None
-    ) -> list[OcrLine]:
+    def _read_block(self, piece: Piece, block: Rect, core: tuple[int, int] | None) -> list[OcrLine]:
         """The lines of one block; of a tile, those centred in its core rows."""
-        image, (left, top) = _frame(piece.image, block, margin=self.settings.block_margin)
+        margin = self.settings.block_margin
+        image, (left, top) = frame(piece.image, block, margin=margin, stride=DET_STRIDE)
         with _rapidocr_errors("read the image"):
             output = self._ocr(image)
         boxes, texts, scores = (getattr(output, k, None) for k in ("boxes", "txts", "scores"))
@@ -283,17 +212,14 @@ class RapidEngine:
             return []
         lines: list[OcrLine] = []
         for quad, raw, score in zip(boxes, texts, scores, strict=True):
-            text = " ".join(str(raw).split())
-            # Icons and rules read as lone punctuation; they are not text.
-            if not any(c.isalnum() for c in text):
-                continue
             xs = [left + float(point[0]) for point in quad]
             ys = [top + float(point[1]) for point in quad]
             corners = (round(min(xs)), round(min(ys)), round(max(xs)), round(max(ys)))
             if core is not None and not core[0] <= (corners[1] + corners[3]) / 2 < core[1]:
                 continue  # read whole by the tile whose core it lies in
-            confidence = min(1.0, max(0.0, float(score)))
-            lines.append(OcrLine(text, piece.to_original(corners), confidence))
+            line = clean_line(str(raw), piece.to_original(corners), float(score))
+            if line is not None:
+                lines.append(line)
         # RapidOCR sorts by top edge with a fixed 10 px tolerance; the shared
         # rule keeps the lines of one row together at any text size.
         return [lines[i] for i in order_boxes([line.box for line in lines])]
@@ -303,128 +229,6 @@ class RapidEngine:
             # The sessions hold the models (tens of MB); dropping the last
             # reference frees them.
             self._ocr = None
-
-
-# --- blocks of text -----------------------------------------------------------------
-
-_Corners = tuple[int, int, int, int]  # x1, y1, x2, y2
-# A pixel is ink when it differs this much from the background grey.
-INK_CONTRAST = 32
-# The detector takes sides in multiples of this (RapidOCR resizes to them).
-DET_STRIDE = 32
-# Pixels of the piece kept around a block's ink box.
-BLOCK_EDGE = 2
-# Bands of a block that cannot be cut between its lines overlap by this many
-# pixels: more than a line of 20 px text at 200 % scaling.
-TILE_OVERLAP = 64
-
-
-def text_blocks(grey: Image.Image, *, gap: int = 32, max_area: int | None = None) -> list[_Corners]:
-    """The blocks of ink in a piece, in reading order, as ``(x1, y1, x2, y2)``.
-
-    Measured: PP-OCRv6's detector finds nothing on a large, mostly blank image
-    (a 900x420 window's text is found on its own and lost once pasted into a
-    2600x1600 blank), and a masked remainder or a sparse window is just that.
-    So a piece is cut, recursively, at blank bands at least ``gap`` pixels
-    wide: rows first, then columns (an XY cut). A block bigger than
-    ``max_area`` is cut into bands between its text lines. The blocks come in
-    reading order: top to bottom, and left to right within a band of rows,
-    so a sidebar is read before the page beside it, not line by line across.
-    """
-    from PIL import Image, ImageChops
-
-    background = histogram_mode(grey.histogram())
-    flat = Image.new("L", grey.size, background)
-    ink = ImageChops.difference(grey, flat).point(lambda v: 255 if v >= INK_CONTRAST else 0)
-    blocks: list[_Corners] = []
-
-    def split(box: _Corners) -> None:
-        found = ink.crop(box).getbbox()
-        if found is None:
-            return
-        x1, y1 = box[0] + found[0], box[1] + found[1]
-        x2, y2 = box[0] + found[2], box[1] + found[3]
-        columns, rows = ink.crop((x1, y1, x2, y2)).getprojection()
-        bands = _runs(rows, gap)
-        if len(bands) > 1:
-            for top, bottom in bands:
-                split((x1, y1 + top, x2, y1 + bottom))
-            return
-        spans = _runs(columns, gap)
-        if len(spans) > 1:
-            for left, right in spans:
-                split((x1 + left, y1, x1 + right, y2))
-            return
-        area = (x2 - x1) * (y2 - y1)
-        if max_area is None or area <= max_area:
-            blocks.append((x1, y1, x2, y2))
-            return
-        for bx, by, bw, bh in split_rows(grey, (x1, y1, x2 - x1, y2 - y1), -(-area // max_area)):
-            found = ink.crop((bx, by, bx + bw, by + bh)).getbbox()
-            if found is not None:
-                blocks.append((bx + found[0], by + found[1], bx + found[2], by + found[3]))
-
-    split((0, 0, *grey.size))
-    # The cut finds the blocks, but its order is not always the reading
-    # order: a title bar's text above a page, with less than ``gap`` between
-    # them, is cut off as a column of its own to the right of the page. Read
-    # by position instead: bands top to bottom, left to right within a band.
-    boxes = [(x1, y1, x2 - x1, y2 - y1) for x1, y1, x2, y2 in blocks]
-    return [blocks[i] for i in order_boxes(boxes)]
-
-
-def _tiles(block: _Corners, *, max_area: int) -> Iterator[tuple[_Corners, tuple[int, int] | None]]:
-    """``block`` as is, or, when it is far bigger than ``max_area`` (no blank
-    rows to cut it between its lines: a photo, a gradient), as overlapping
-    bands with the rows each one answers for. A line cut by a band's edge
-    lies, whole, in the next band, and is kept only there."""
-    x1, y1, x2, y2 = block
-    width, height = x2 - x1, y2 - y1
-    if width * height <= max_area * 3 // 2:
-        yield block, None
-        return
-    step = max(2 * TILE_OVERLAP, max_area // width)
-    for top in range(y1, y2, step):
-        bottom = min(y2, top + step)
-        core = (y1 if top == y1 else top, y2 if bottom == y2 else bottom)
-        yield (x1, max(y1, top - TILE_OVERLAP), x2, min(y2, bottom + TILE_OVERLAP)), core
-
-
-def _runs(flags: Sequence[int], gap: int) -> list[tuple[int, int]]:
-    """Runs of set flags as (start, end), joined across fewer than ``gap`` unset ones."""
-    runs: list[tuple[int, int]] = []
-    for index, flag in enumerate(flags):
-        if not flag:
-            continue
-        if runs and index - runs[-1][1] < gap:
-            runs[-1] = (runs[-1][0], index + 1)
-        else:
-            runs.append((index, index + 1))
-    return runs
-
-
-def _frame(
-    grey: Image.Image, block: _Corners, *, margin: int
-) -> tuple[Image.Image, tuple[int, int]]:
-    """The block alone on its own background, ``margin`` on every side and
-    grown to multiples of DET_STRIDE so the detector reads it unresized; and
-    where the framed image's top-left lies in the piece (it may be negative).
-
-    The margin is blank rather than the piece around the block: a block cut
-    from a bigger one between two text lines would otherwise bring the
-    edges of its neighbours' glyphs, read as stray text."""
-    from PIL import Image
-
-    x1, y1, x2, y2 = block
-    # A few pixels past the ink box: a glyph's faint anti-aliased edge is not ink.
-    x1, y1 = max(0, x1 - BLOCK_EDGE), max(0, y1 - BLOCK_EDGE)
-    x2, y2 = min(grey.width, x2 + BLOCK_EDGE), min(grey.height, y2 + BLOCK_EDGE)
-    crop = grey.crop((x1, y1, x2, y2))
-    width = -(-(crop.width + 2 * margin) // DET_STRIDE) * DET_STRIDE
-    height = -(-(crop.height + 2 * margin) // DET_STRIDE) * DET_STRIDE
-    framed = Image.new("L", (width, height), histogram_mode(crop.histogram()))
-    framed.paste(crop, (margin, margin))
-    return framed, (x1 - margin, y1 - margin)
 
 
 def _refuse_download(cls: Any, params: Any) -> None:

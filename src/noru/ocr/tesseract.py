@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from noru.errors import OcrError
 from noru.geometry import Rect
-from noru.ocr.base import OcrLine, OcrResult, mean_confidence
+from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
 from noru.ocr.regions import Job, cut, plan_jobs, reading_order, split_rows
 from noru.ocr.tessdata import LANGUAGE, require_tessdata
 
@@ -188,15 +188,15 @@ class TesseractEngine:
             iterator = api.GetIterator()
             for item in () if iterator is None else tesserocr.iterate_level(iterator, level):
                 try:
-                    text = " ".join(item.GetUTF8Text(level).split())
+                    text = item.GetUTF8Text(level)
                 except RuntimeError:  # tesserocr's way of saying "no text here"
                     continue
                 box = item.BoundingBox(level)
-                # Icons and rules read as lone punctuation; they are not text.
-                if box is None or not any(c.isalnum() for c in text):
+                if box is None:
                     continue
-                confidence = min(1.0, max(0.0, item.Confidence(level) / 100.0))
-                lines.append(OcrLine(text, piece.to_original(box), confidence))
+                line = clean_line(text, piece.to_original(box), item.Confidence(level) / 100.0)
+                if line is not None:
+                    lines.append(line)
             api.Clear()
         return lines
 

@@ -1,4 +1,7 @@
-"""How structured values sit in the database's TEXT columns (JSON)."""
+"""How structured values sit in the database's TEXT columns (JSON).
+
+OCR lines use the one codec of ``noru.ocr.base`` (the OCR child speaks it too).
+"""
 
 from __future__ import annotations
 
@@ -6,27 +9,19 @@ import json
 from collections.abc import Sequence
 
 from noru.geometry import Rect
+from noru.ocr.base import decode_lines, encode_lines
 from noru.store.records import OcrLine
 
 __all__ = ["lines_from_json", "lines_to_json", "windows_from_json", "windows_to_json"]
 
 
 def lines_to_json(lines: Sequence[OcrLine]) -> str:
-    return json.dumps(
-        [[line.text, *line.box, round(line.confidence, 4)] for line in lines],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    return encode_lines(lines)
 
 
 def lines_from_json(raw: str | None) -> tuple[OcrLine, ...] | None:
     """None (OCR has not run) stays None."""
-    if raw is None:
-        return None
-    return tuple(
-        OcrLine(text, (int(x), int(y), int(w), int(h)), float(conf))
-        for text, x, y, w, h, conf in json.loads(raw)
-    )
+    return None if raw is None else decode_lines(raw)
 
 
 def windows_to_json(windows: Sequence[Rect]) -> str | None:

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Literal
 
 from noru.geometry import Rect
+from noru.ocr.base import OcrLine  # the one line type, re-exported for the store's users
 from noru.sources import Source
 from noru.times import format_utc
 
@@ -24,13 +25,6 @@ __all__ = [
 
 # Who took a capture: the person (shortcut, `noru capture`, import) or an agent.
 Origin = Literal["user", "agent"]
-
-
-@dataclass(frozen=True)
-class OcrLine:
-    text: str
-    box: Rect  # x, y, w, h in original pixels
-    confidence: float
 
 
 @dataclass(frozen=True)
