@@ -124,11 +124,16 @@ class TestImport:
         bad.write_bytes(b"\x89PNG\r\n\x1a\n broken")
         text = tmp_path / "readme.txt"
         text.write_text("hello")
-        code, out = run("import", str(good), str(bad), str(text))
+        cut = tmp_path / "cut.png"
+        cut.write_bytes(good.read_bytes()[:-40])
+        code, out = run("import", str(good), str(bad), str(text), str(cut))
         assert code == 1
-        assert "Imported 1 of 3" in out
-        assert f"skipped {bad}: not a readable image" in out
-        assert f"skipped {text}" in out
+        assert "Imported 1 of 4 files." in out
+        assert f"skipped {bad}: not an image Noru can read (PNG, JPEG or WebP)" in out
+        assert f"skipped {text}: not an image Noru can read (PNG, JPEG or WebP)" in out
+        assert f"skipped {cut}: the image is damaged: " in out
+        # Reasons are words: no exception class names, no traceback.
+        assert "Error" not in out and "Traceback" not in out
 
     def test_an_imported_screenshot_is_read_at_once_and_found_by_search(
         self, home: Path, tmp_path: Path

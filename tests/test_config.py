@@ -50,3 +50,33 @@ def test_a_config_that_does_not_parse_is_reported_and_defaults_apply(tmp_path: P
     (tmp_path / "config.toml").write_text("handoff_window = [unclosed")
     config = load_config(tmp_path)
     assert config.max_edge == 1568 and "config.toml ignored" in config.problems[0]
+
+
+def test_an_unknown_key_is_a_problem_that_names_it_and_the_key_meant(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("max_egde = 900\nzzz = 1\n")
+    config = load_config(tmp_path)
+    assert config == Config()
+    assert config.problems == (
+        "max_egde: unknown setting, ignored (did you mean max_edge?)",
+        "zzz: unknown setting, ignored "
+        "(known: handoff_window, ocr_settle, max_edge, hotkey, ocr_engine)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('max_edge = "big"', "max_edge = 'big' ignored: use whole pixels between 64 and 8192"),
+        ("max_edge = true", "max_edge = True ignored: use whole pixels between 64 and 8192"),
+        ("handoff_window = -5", "handoff_window = -5 ignored: use a duration between 1s and 7d"),
+        ('handoff_window = "soon"', "handoff_window = 'soon' ignored: not a duration"),
+        ('hotkey = ""', "hotkey = '' ignored: use a name like ctrl+alt+n"),
+    ],
+)
+def test_a_bad_value_keeps_the_default_and_names_the_key(
+    tmp_path: Path, line: str, problem: str
+) -> None:
+    (tmp_path / "config.toml").write_text(line + "\n")
+    config = load_config(tmp_path)
+    assert config == Config()
+    assert len(config.problems) == 1 and config.problems[0].startswith(problem)

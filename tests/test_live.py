@@ -52,7 +52,6 @@ REPLIES: list[live.Reply] = [
     live.Captured("capture_2026-08-12_141502"),
     live.Delivered(
         "capture_2026-08-12_141502",
-        max_edge=1568,
         served=(Served(b"\x89PNG-ish", 1568, 980, (2560, 1600)), Served(b"x", 10, 10, None)),
     ),
     live.Refused("Noru paused", "paused", ("line one",), "Resume."),

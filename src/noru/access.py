@@ -7,7 +7,7 @@ or malformed fails closed: it is treated as revoked, and ``noru status`` says
 why.
 
 Decisions are data with a reason (``Decision``), so the same reason feeds the
-steering text, ``noru status`` and the access log.
+steering text and ``noru status``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from noru.errors import HistoryRevoked, NotAuthorized, Paused, Steering
+from noru.errors import DataDirError, HistoryRevoked, NotAuthorized, Paused, Steering
 from noru.paths import access_path
 from noru.times import format_utc
 
@@ -132,7 +132,7 @@ def set_control(home: Path, command: str, *, now: datetime | None = None) -> Acc
     """Apply one of the person's commands: allow, pause, resume, revoke.
 
     A damaged state is replaced by a fresh one: the person's explicit command
-    is the authority.
+    is the authority. ``DataDirError`` when the file cannot be written.
     """
     state = load(home)
     if state.damaged:
@@ -153,5 +153,8 @@ def set_control(home: Path, command: str, *, now: datetime | None = None) -> Acc
     for name in _FLAGS:
         if flags[name] != getattr(state, name) or name not in changes:
             changes[name] = {"at": stamp, "by": f"noru {command}"}
-    _write_atomic(access_path(home), {"version": 1, **flags, "changes": changes})
+    try:
+        _write_atomic(access_path(home), {"version": 1, **flags, "changes": changes})
+    except OSError as exc:
+        raise DataDirError(f"cannot write the access state in {home}: {exc.strerror}") from exc
     return load(home)

@@ -1,5 +1,15 @@
 """The `noru` command: a thin click layer over the library.
 
+- One seam (``NoruGroup.invoke``) turns every Noru error, and the system's
+  own (a full disk, a folder it may not write), into a clear message on
+  stderr and exit status 1; usage errors are click's (status 2). No command
+  shows a traceback for something the person can fix.
+- Shared option decorators give ``list``, ``search`` and ``show`` the same
+  filters (``--app``, ``--workspace``, ``--display``, ``--since``,
+  ``--before``, ``--origin``), and typed options (``Moment``, ``NonEmpty``)
+  name the option a bad value was given to.
+- Every command that loads the configuration prints its problems on stderr.
+
 Heavy modules are imported inside the commands that need them, so that
 `noru mcp` starts fast.
 """
@@ -10,16 +20,25 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Callable
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from noru import __version__
-from noru.paths import ensure_data_dir
+from noru.errors import NoruError, StoreError
+from noru.paths import check_data_dir, data_dir, ensure_data_dir
+
+if TYPE_CHECKING:
+    from noru.config import Config
+    from noru.store import Filters, Reader
 
 __all__ = ["main"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 CLIENTS = {
     "claude-desktop": (
@@ -33,7 +52,7 @@ CLIENTS = {
         "mcpServers",
         True,
         "Save as .mcp.json in your project (or merge into an existing one). "
-        "Alternatively: claude mcp add noru -- {exe} mcp",
+        "Alternatively: claude mcp add noru{env} -- {exe} mcp",
     ),
     "cursor": (
         "mcpServers",
@@ -48,34 +67,179 @@ CLIENTS = {
 }
 
 
-def noru_executable() -> Path | None:
-    """The absolute path of the installed `noru` command, if there is one."""
-    beside = Path(sys.executable).parent / "noru"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return beside.absolute()
-    found = shutil.which("noru")
-    return Path(found).absolute() if found else None
+# --- the seam -------------------------------------------------------------------
 
 
-def client_config(client: str, exe: Path) -> dict[str, Any]:
-    key, typed, _ = CLIENTS[client]
-    server: dict[str, Any] = {}
-    if typed:
-        server["type"] = "stdio"
-    server["command"] = str(exe)
-    server["args"] = ["mcp"]
-    if os.environ.get("NORU_HOME"):
-        server["env"] = {"NORU_HOME": str(Path(os.environ["NORU_HOME"]).absolute())}
-    return {key: {"noru": server}}
+def _message(exc: NoruError) -> str:
+    from noru.errors import Steering
+
+    if isinstance(exc, Steering):
+        return f"{exc.tag}: {exc.summary}" if exc.summary else exc.tag
+    if isinstance(exc, StoreError):
+        return f"{exc} (run `noru doctor`)"
+    return str(exc)
+
+
+class NoruGroup(click.Group):
+    """Runs a command; what it raises on purpose becomes a message and status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except NoruError as exc:
+            raise click.ClickException(_message(exc)) from None
+        except OSError as exc:  # the system's words: a full disk, a folder not ours
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise click.ClickException(f"{exc.strerror or exc}{where}") from None
+
+
+# --- typed options ----------------------------------------------------------------
+
+
+class Moment(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.5 only
+    """``30m``, ``2d`` (ago), or an RFC 3339 / ISO date-time; ``past`` refuses the future."""
+
+    name = "WHEN"
+
+    def __init__(self, *, past: bool = False) -> None:
+        self.past = past
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, datetime):
+            return value
+        from noru.times import parse_moment
+
+        now = datetime.now(UTC)
+        try:
+            moment = parse_moment(str(value), now)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if self.past and moment > now:
+            self.fail(f"{value!r} is in the future", param, ctx)
+        return moment
+
+
+class NonEmpty(click.ParamType):  # type: ignore[type-arg]
+    """A string with something in it (an empty fact would be shown as a blank)."""
+
+    name = "TEXT"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = str(value).strip()
+        if not text:
+            self.fail("must not be empty", param, ctx)
+        return text
+
+
+class CaptureId(click.ParamType):  # type: ignore[type-arg]
+    name = "ID"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from noru.store.files import check_id
+
+        try:
+            return check_id(str(value))
+        except ValueError:
+            self.fail("a capture id looks like capture_2026-08-12_141502", param, ctx)
+
+
+def filter_options(command: F) -> F:
+    """The source and time filters ``list``, ``search`` and ``show`` share."""
+    options = [
+        click.option("--app", type=NonEmpty(), help="App name or id (substring, any case)."),
+        click.option("--workspace", type=NonEmpty(), help="Workspace / project hint (substring)."),
+        click.option("--display", type=NonEmpty(), help="Display index (1 = first) or name."),
+        click.option("--since", type=Moment(), help="At or after: 30m, 2h, 1d or a date-time."),
+        click.option("--before", type=Moment(), help="Before: 30m, 2h, 1d or a date-time."),
+        click.option(
+            "--origin",
+            type=click.Choice(["user", "agent"]),
+            help="user: taken by you; agent: an agent's observe_screen.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _filters(options: dict[str, Any]) -> Filters:
+    from noru.store import Filters
+
+    since, before = options.get("since"), options.get("before")
+    if since is not None and before is not None and since >= before:
+        raise click.BadParameter("must be earlier than --before", param_hint="'--since'")
+    display = options.get("display")
+    return Filters(
+        app=options.get("app"),
+        workspace=options.get("workspace"),
+        display=int(display) if display is not None and display.isdigit() else display,
+        since=since,
+        before=before,
+        origin=options.get("origin"),
+    )
+
+
+def _filter_flags(filters: Filters) -> list[str]:
+    """The filters as the options that give them, to repeat in a hint."""
+    from noru.times import format_utc
+
+    flags: list[str] = []
+    for name in ("app", "workspace", "display", "origin"):
+        value = getattr(filters, name)
+        if value is not None:
+            flags += [f"--{name}", _quote(str(value))]
+    for name in ("since", "before"):
+        moment = getattr(filters, name)
+        if moment is not None:
+            flags += [f"--{name}", format_utc(moment)]
+    return flags
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+# --- shared helpers ---------------------------------------------------------------
 
 
 def _home() -> Path:
-    from noru.paths import data_dir
-
-    return data_dir()
+    return check_data_dir(data_dir())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _config(home: Path) -> Config:
+    """The configuration, its problems said on stderr (naming the key) once per run."""
+    from noru.config import load_config
+
+    context = click.get_current_context()
+    said = context.find_root().meta.setdefault("noru.config_said", set())
+    config = load_config(home)
+    for problem in config.problems:
+        if problem not in said:
+            said.add(problem)
+            click.echo(f"warning: config.toml: {problem}", err=True)
+    return config
+
+
+def _history() -> Reader:
+    from noru.store import Reader
+
+    return Reader.open(_home())
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+# --- the commands -----------------------------------------------------------------
+
+
+@click.group(cls=NoruGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="noru")
 def main() -> None:
     """Noru: let AI agents see what is on your screen, only as far as you allow.
@@ -83,6 +247,11 @@ def main() -> None:
     Captures are kept in a local history; agents read them through `noru mcp`.
     Data lives in $NORU_HOME, else your user data dir.
     """
+    # Every command says what is wrong with config.toml, so a typo is seen at
+    # once rather than silently keeping a default (status and doctor report
+    # it among their findings).
+    if click.get_current_context().invoked_subcommand not in ("status", "doctor"):
+        _config(data_dir())
 
 
 @main.command()
@@ -102,7 +271,7 @@ def mcp(listen: str | None) -> None:
     if listen is None:
         from noru.mcp.transports.stdio import run_stdio
 
-        run_stdio(_home())
+        run_stdio(data_dir())
         return
     from noru.mcp.transports.http import parse_listen, run_http
 
@@ -110,7 +279,29 @@ def mcp(listen: str | None) -> None:
         host, port = parse_listen(listen)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--http'") from exc
-    sys.exit(run_http(_home(), host=host, port=port))
+    sys.exit(run_http(data_dir(), host=host, port=port))
+
+
+def noru_executable() -> Path | None:
+    """The absolute path of the installed `noru` command, if there is one."""
+    beside = Path(sys.executable).parent / "noru"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return beside.absolute()
+    found = shutil.which("noru")
+    return Path(found).absolute() if found else None
+
+
+def client_config(client: str, exe: Path) -> dict[str, Any]:
+    """The client's configuration snippet; names ``NORU_HOME`` when it is set."""
+    key, typed, _ = CLIENTS[client]
+    server: dict[str, Any] = {}
+    if typed:
+        server["type"] = "stdio"
+    server["command"] = str(exe)
+    server["args"] = ["mcp"]
+    if os.environ.get("NORU_HOME"):
+        server["env"] = {"NORU_HOME": str(data_dir())}  # expanded as every command does
+    return {key: {"noru": server}}
 
 
 @main.command(name="config")
@@ -124,66 +315,88 @@ def config_cmd(client: str) -> None:
     if exe is None:
         raise click.ClickException("cannot find the installed `noru` command on PATH")
     click.echo(json.dumps(client_config(client, exe), indent=2))
-    click.echo(CLIENTS[client][2].format(exe=exe), err=True)
+    env = f" -e NORU_HOME={_quote(str(data_dir()))}" if os.environ.get("NORU_HOME") else ""
+    click.echo(CLIENTS[client][2].format(exe=_quote(str(exe)), env=env), err=True)
 
 
-def _access_command(command: str, done: str) -> None:
+# --- access controls ----------------------------------------------------------------
+
+
+def _access_command(command: str) -> None:
     from noru.access import set_control
-    from noru.paths import ensure_data_dir
 
-    set_control(ensure_data_dir(), command)
-    click.echo(done)
+    state = set_control(ensure_data_dir(), command)
+    if state.revoked:
+        lines = {
+            "pause": "Agent perception paused.",
+            "resume": "Agent perception resumed, but agent access is still revoked.",
+            "revoke": "Agent access revoked. Stored captures are kept.",
+        }
+        click.echo(lines[command])
+        click.echo("No live requests and no history reads until you run `noru allow`.")
+        return
+    if command == "allow":
+        click.echo("Agent observations allowed. History is readable.")
+        if state.paused:
+            click.echo("Agent perception is still paused: `noru resume` lifts it.")
+    elif command == "pause":
+        click.echo("Agent perception paused. History remains readable.")
+    elif not state.authorized:
+        click.echo("Agent perception resumed, but agents may not observe yet: `noru allow`.")
+    else:
+        click.echo("Agent perception resumed.")
 
 
 @main.command()
 def allow() -> None:
     """Allow agent observations (live requests); also lifts a revoke."""
-    _access_command("allow", "Agent observations allowed. History is readable.")
+    _access_command("allow")
 
 
 @main.command()
 def pause() -> None:
     """Pause agent perception: live requests stop, history stays readable."""
-    _access_command("pause", "Agent perception paused. History remains readable.")
+    _access_command("pause")
 
 
 @main.command()
 def resume() -> None:
     """Resume agent perception after a pause."""
-    _access_command("resume", "Agent perception resumed.")
+    _access_command("resume")
 
 
 @main.command()
 def revoke() -> None:
     """Revoke agent access: no live requests and no history reads. Files are kept."""
-    _access_command(
-        "revoke", "Agent access revoked. Stored captures are kept; `noru allow` restores."
-    )
+    _access_command("revoke")
 
 
-def _parse_at(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    from noru.times import parse_moment
+@main.command()
+def status() -> None:
+    """Show what agents may do now, and why."""
+    from noru import status as noru_status
 
-    try:
-        return parse_moment(value, datetime.now(UTC))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--at") from None
+    for line in noru_status.person_lines(noru_status.gather(_home())):
+        click.echo(line)
+
+
+# --- history ------------------------------------------------------------------------
 
 
 @main.command(name="import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--app", help="App the screenshots show (kept as the source app).")
-@click.option("--window-title", help="Window title (also gives the workspace hint).")
+@click.option("--app", type=NonEmpty(), help="App the screenshots show (kept as the source app).")
+@click.option("--window-title", type=NonEmpty(), help="Window title (also gives the workspace).")
 @click.option("--note", help="A note attached to every imported capture.")
-@click.option("--at", "at", help="When they were taken (default: each file's time).")
+@click.option(
+    "--at", type=Moment(past=True), help="When they were taken (default: each file's time)."
+)
 def import_cmd(
     paths: tuple[Path, ...],
     app: str | None,
     window_title: str | None,
     note: str | None,
-    at: str | None,
+    at: datetime | None,
 ) -> None:
     """Import existing screenshots (PNG, JPEG, WebP files or folders) into history."""
     from rich.console import Console
@@ -194,10 +407,12 @@ def import_cmd(
     from noru.recognition import open_engine
     from noru.store import Store
 
-    options = ImportOptions(app=app, window_title=window_title, note=note, at=_parse_at(at))
+    home = ensure_data_dir()
+    config = _config(home)
+    options = ImportOptions(app=app, window_title=window_title, note=note or None, at=at)
     found = list(find_images(paths))
     try:
-        ocr = open_engine(_home())
+        ocr = open_engine(home, config.ocr_engine)
     except OcrError as exc:
         ocr = None
         click.echo(
@@ -207,7 +422,7 @@ def import_cmd(
     unread: list[str] = []
     imported = 0
     with (
-        Store.open(ensure_data_dir()) as store,
+        Store.open(home) as store,
         Progress(console=Console(stderr=True), disable=len(found) < 2, transient=True) as progress,
     ):
         task = progress.add_task("Importing", total=len(found))
@@ -225,7 +440,7 @@ def import_cmd(
             progress.advance(task)
     if ocr is not None:
         ocr.close()
-    click.echo(f"Imported {imported} of {len(found)} file(s).", err=True)
+    click.echo(f"Imported {imported} of {_plural(len(found), 'file')}.", err=True)
     for line in failed:
         click.echo(f"skipped {line}", err=True)
     for line in unread:  # imported all the same: the app reads them at its next start
@@ -234,140 +449,208 @@ def import_cmd(
         sys.exit(1)
 
 
-def _reader() -> Any:
-    from noru.store import Reader
-
-    reader = Reader.open(_home())
-    if reader.count() == 0:
-        reader.close()
-        raise click.ClickException("history is empty: take a capture or `noru import` some")
-    return reader
+def _described(filters: Filters) -> str:
+    flags = _filter_flags(filters)
+    return " with " + " ".join(flags) if flags else ""
 
 
 @main.command(name="list")
-@click.option("--app", help="Only captures from this app (substring, any case).")
-@click.option("--workspace", help="Only captures from this workspace.")
-@click.option("--since", help="Only captures since 30m, 2h, 1d or a date-time.")
+@filter_options
+@click.option(
+    "--order",
+    type=click.Choice(["newest_first", "oldest_first"]),
+    default="newest_first",
+    show_default=True,
+)
 @click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
-def list_cmd(app: str | None, workspace: str | None, since: str | None, limit: int) -> None:
-    """List captures in history, newest first."""
-    from noru.present import locator_lines
-    from noru.store import Filters
+@click.option("--cursor", help="Continue a list where the previous page ended.")
+def list_cmd(order: str, limit: int, cursor: str | None, **filtered: Any) -> None:
+    """List captures in history, newest first, one row each."""
+    from noru.present.person import rows_text
 
-    now = datetime.now(UTC)
-    filters = Filters(app=app, workspace=workspace, since=_parse_at(since))
-    with _reader() as reader:
-        rows, _ = reader.list_rows(filters, limit=limit)
+    filters = _filters(filtered)
+    with _history() as reader:
+        try:
+            rows, next_cursor = reader.list_rows(filters, order=order, limit=limit, cursor=cursor)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--cursor'") from None
+        matching = reader.count_matching(filters)
         total = reader.count()
+    if total == 0:
+        raise click.ClickException("history is empty: take a capture or `noru import` some")
     if not rows:
-        click.echo(f"No capture matches (filters: {filters.describe()}).")
-        return
-    click.echo(
-        locator_lines(
-            rows,
-            now=now,
-            title=f"{total} capture{'s' if total != 1 else ''} in history.",
-            next_cursor=None,
-        )
-    )
+        if cursor is not None:
+            click.echo("No more captures.")
+            return
+        # Like grep: nothing found is said plainly and is status 1, not an error.
+        click.echo(f"No capture matches{_described(filters)} ({total} in history).")
+        sys.exit(1)
+    where = _described(filters)
+    title = f"{_plural(matching, 'capture')}{where}, {order.replace('_', ' ')}"
+    if not filters.empty:
+        title += f" ({total} in history)"
+    footer = ["Show one with `noru show ID`."]
+    if next_cursor:
+        again = ["noru", "list", *_filter_flags(filters), "--cursor", next_cursor]
+        if order != "newest_first":
+            again[2:2] = ["--order", order]
+        if limit != 20:
+            again[2:2] = ["--limit", str(limit)]
+        footer.insert(0, f"Showing {len(rows)}; more: {' '.join(again)}")
+    click.echo(rows_text(rows, now=_now(), title=title + ":", footer=footer))
 
 
 @main.command()
 @click.argument("query")
+@filter_options
 @click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
-def search(query: str, limit: int) -> None:
-    """Search the on-screen text, accessibility text and notes of your captures."""
-    from noru.present import locator_lines
-    from noru.store import Filters
+@click.option("--cursor", help="Continue a search where the previous page ended.")
+def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
+    """Search the on-screen text, accessibility text and notes of your captures.
 
-    now = datetime.now(UTC)
-    with _reader() as reader:
-        hits, _ = reader.search(query, Filters(), now=now, limit=limit)
-    if not hits:
-        click.echo(f"Nothing found for {query!r}.")
-        return
-    click.echo(locator_lines(hits, now=now, title=f"Matches for {query!r}:", next_cursor=None))
+    Every word of QUERY must appear, in any order; operators are taken literally.
+    """
+    from noru.present.person import rows_text
+    from noru.store import fts_query
 
-
-def _capture_id(value: str) -> str:
-    from noru.store.files import check_id
-
-    try:
-        return check_id(value)
-    except ValueError:
+    if fts_query(query) is None:
         raise click.BadParameter(
-            "a capture id looks like capture_2026-08-12_141502", param_hint="ID"
-        ) from None
+            "give at least one word to search for" if not query.strip() else "has no words in it",
+            param_hint="'QUERY'",
+        )
+    filters = _filters(filtered)
+    with _history() as reader:
+        try:
+            hits, next_cursor = reader.search(
+                query, filters, now=_now(), limit=limit, cursor=cursor
+            )
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--cursor'") from None
+        total = reader.count()
+    if total == 0:
+        raise click.ClickException("history is empty: take a capture or `noru import` some")
+    if not hits:
+        if cursor is not None:
+            click.echo("No more matches.")
+            return
+        click.echo(f"Nothing found for {query!r}{_described(filters)}.")
+        sys.exit(1)
+    footer = ["Show one with `noru show ID`."]
+    if next_cursor:
+        again = ["noru", "search", _quote(query), *_filter_flags(filters), "--cursor", next_cursor]
+        footer.insert(0, f"Showing {len(hits)}; more: {' '.join(again)}")
+    title = f"Matches for {query!r}{_described(filters)}, best first:"
+    click.echo(rows_text(hits, now=_now(), title=title, footer=footer))
 
 
 @main.command()
-@click.argument("capture_id", metavar="ID")
-def show(capture_id: str) -> None:
-    """Show one capture: its facts, text, note, and where its image files are."""
-    from noru.contract import capture_result
-    from noru.present import Projection, capture_view
+@click.argument("capture_id", metavar="[ID]", required=False, type=CaptureId())
+@click.option("--index", type=click.IntRange(1), help="1 = the most recent (after filters).")
+@filter_options
+def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
+    """Show one capture: its facts, text, note, and where its image files are.
 
-    capture_id = _capture_id(capture_id)
-    with _reader() as reader:
-        record = reader.get(capture_id)
+    Name it by ID, by --index, or by filters alone (the newest match).
+    """
+    from noru.present.person import capture_lines
+
+    filters = _filters(filtered)
+    if capture_id is not None and (index is not None or not filters.empty):
+        raise click.UsageError("name a capture by ID, or by --index and filters, not both")
+    with _history() as reader:
+        if capture_id is not None:
+            record = reader.get(capture_id)
+            missing = f"no capture {capture_id}"
+        else:
+            record = reader.nth(index or 1, filters)
+            missing = f"no capture{_described(filters)}" + (f" at index {index}" if index else "")
         if record is None:
-            raise click.ClickException(f"no capture {capture_id}")
-        view = capture_view(reader, record, Projection(text_only=True), max_edge=1568)
-        result = capture_result(view, now=datetime.now(UTC), with_sources=True)
-        for block in result["content"]:
-            click.echo(block["text"])
-            click.echo()
-        for image in record.images:
-            click.echo(f"Image {image.position}: {reader.image_file(image)}")
+            raise click.ClickException(missing)
+        lines = capture_lines(record, now=_now(), files=reader)
+    for line in lines:
+        click.echo(line)
 
 
 @main.command()
-@click.argument("capture_id", metavar="ID")
+@click.argument("capture_id", metavar="ID", type=CaptureId())
 @click.argument("text")
 def note(capture_id: str, text: str) -> None:
     """Attach a note to a capture (an empty TEXT removes it)."""
     from noru.store import Store
 
-    capture_id = _capture_id(capture_id)
     with Store.open(ensure_data_dir()) as store:
-        if not store.set_note(capture_id, text or None):
+        if not store.set_note(capture_id, text.strip() or None):
             raise click.ClickException(f"no capture {capture_id}")
-    click.echo("Note saved." if text else "Note removed.")
+    click.echo("Note saved." if text.strip() else "Note removed.")
 
 
 @main.command()
-@click.argument("capture_ids", metavar="ID...", nargs=-1, required=True)
+@click.argument("capture_ids", metavar="ID...", nargs=-1, required=True, type=CaptureId())
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
     """Delete captures: their rows and their image files."""
     from noru.store import Store
 
-    ids = [_capture_id(value) for value in capture_ids]
+    ids = list(dict.fromkeys(capture_ids))
     if not yes:
-        click.confirm(f"Delete {len(ids)} capture(s) and their files?", abort=True)
+        click.confirm(f"Delete {_plural(len(ids), 'capture')} and their files?", abort=True)
     missing = []
     with Store.open(ensure_data_dir()) as store:
         for capture_id in ids:
             if not store.delete(capture_id):
                 missing.append(capture_id)
-    click.echo(f"Deleted {len(ids) - len(missing)} capture(s).")
+    click.echo(f"Deleted {_plural(len(ids) - len(missing), 'capture')}.")
     if missing:
         raise click.ClickException(f"not found: {', '.join(missing)}")
 
 
 @main.command()
+@click.argument("capture_ids", metavar="[ID]...", nargs=-1, type=CaptureId())
+@click.option("--all", "every", is_flag=True, help="Every capture in history.")
+@click.option("--engine", help="OCR engine (default: config.toml's ocr_engine, else tesseract).")
+def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None:
+    """Run OCR again on captures; the old text stays until the new text is saved."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from noru.errors import OcrError
+    from noru.recognition import open_engine, recognise_and_save
+    from noru.store import Store
+
+    if bool(capture_ids) == every:
+        raise click.UsageError("name capture ids, or use --all")
+    home = ensure_data_dir()
+    config = _config(home)
+    ocr = open_engine(home, engine or config.ocr_engine)
+    failed = 0
+    with (
+        closing(ocr),
+        Store.open(home) as store,
+        Progress(console=Console(stderr=True), transient=True) as bar,
+    ):
+        targets = store.all_ids() if every else list(capture_ids)
+        task = bar.add_task(f"OCR ({ocr.name} {ocr.version})", total=len(targets))
+        for capture_id in targets:
+            try:
+                recognise_and_save(store, capture_id, ocr)
+            except OcrError as exc:  # nothing was written: the old text is kept
+                click.echo(f"{capture_id}: not re-read: {exc}", err=True)
+                failed += 1
+            bar.advance(task)
+    click.echo(f"Re-recognised {len(targets) - failed} of {_plural(len(targets), 'capture')}.")
+    if failed:
+        sys.exit(1)
+
+
+# --- the app ------------------------------------------------------------------------
+
+
+@main.command()
 def app() -> None:
     """Run the Noru app: captures, the shortcut, OCR, and live requests from agents."""
-    from noru.app.server import AlreadyRunning, run_app
-    from noru.errors import StoreError
-    from noru.paths import ensure_data_dir
+    from noru.app.server import run_app
 
-    try:
-        sys.exit(run_app(ensure_data_dir()))
-    except AlreadyRunning as exc:
-        raise click.ClickException(str(exc)) from None
-    except StoreError as exc:
-        raise click.ClickException(f"{exc}; run `noru doctor`") from None
+    sys.exit(run_app(ensure_data_dir()))
 
 
 def _region(value: str | None) -> tuple[int, int, int, int] | None:
@@ -378,7 +661,7 @@ def _region(value: str | None) -> tuple[int, int, int, int] | None:
     except ValueError:
         parts = []
     if len(parts) != 4 or parts[2] < 1 or parts[3] < 1 or min(parts[:2]) < 0:
-        raise click.BadParameter("use X,Y,W,H in screen pixels", param_hint="--region")
+        raise click.BadParameter("use X,Y,W,H in screen pixels", param_hint="'--region'")
     return (parts[0], parts[1], parts[2], parts[3])
 
 
@@ -397,21 +680,22 @@ def _region(value: str | None) -> tuple[int, int, int, int] | None:
 def capture(mode: str, display: int | None, region: str | None, note: str | None) -> None:
     """Take a capture now (asks the running app)."""
     from noru import live
-    from noru.errors import AppNotRunning, NoruError, Steering
+    from noru.errors import AppNotRunning, AppVersionMismatch
 
-    request = live.Capture(mode=mode, which="pointer", note=note or None)  # type: ignore[arg-type]
+    note = (note or "").strip() or None
     if display is not None:
-        request = live.Capture(mode="display", display=display, note=note or None)
-    if region is not None:
-        request = live.Capture(mode="region", region=_region(region), note=note or None)
+        request = live.Capture(mode="display", display=display, note=note)
+    elif region is not None:
+        request = live.Capture(mode="region", region=_region(region), note=note)
+    else:
+        whole = mode == "all_displays"
+        request = live.Capture(mode="all_displays" if whole else "window", note=note)
     try:
         result = live.LiveClient(_home(), timeout=60).expect(request, live.Captured)
+    except AppVersionMismatch as exc:
+        raise click.ClickException(f"{exc.summary}: restart `noru app`") from None
     except AppNotRunning:
         raise click.ClickException("no Noru app is running: start it with `noru app`") from None
-    except Steering as exc:
-        raise click.ClickException(f"{exc.tag}: {exc.summary}") from None
-    except NoruError as exc:
-        raise click.ClickException(str(exc)) from None
     click.echo(result.id)
 
 
@@ -420,7 +704,7 @@ def doctor() -> None:
     """Check what works on this machine, and say what to do where it does not."""
     from noru.doctor import run_checks
 
-    checks = run_checks(_home())
+    checks = run_checks(data_dir())
     for check in checks:
         mark = "ok  " if check.ok else "FAIL"
         click.echo(f"{mark} {check.name}: {check.found}")
@@ -428,54 +712,3 @@ def doctor() -> None:
             click.echo(f"     -> {check.fix}")
     if not all(check.ok for check in checks):
         sys.exit(1)
-
-
-@main.command()
-@click.argument("capture_ids", metavar="[ID]...", nargs=-1)
-@click.option("--all", "every", is_flag=True, help="Every capture in history.")
-@click.option("--engine", help="OCR engine (default: config.toml's ocr_engine, else tesseract).")
-def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None:
-    """Run OCR again on captures; the old text stays until the new text is saved."""
-    from contextlib import closing
-
-    from rich.console import Console
-    from rich.progress import Progress
-
-    from noru.errors import OcrError
-    from noru.recognition import open_engine, recognise_and_save
-    from noru.store import Store
-
-    if bool(capture_ids) == every:
-        raise click.UsageError("name capture ids, or use --all")
-    ids = [_capture_id(value) for value in capture_ids]
-    try:
-        ocr = open_engine(_home(), engine)
-    except OcrError as exc:
-        raise click.ClickException(str(exc)) from None
-    failed = 0
-    with (
-        closing(ocr),
-        Store.open(ensure_data_dir()) as store,
-        Progress(console=Console(stderr=True), transient=True) as bar,
-    ):
-        targets = store.all_ids() if every else ids
-        task = bar.add_task(f"OCR ({ocr.name} {ocr.version})", total=len(targets))
-        for capture_id in targets:
-            try:
-                recognise_and_save(store, capture_id, ocr)
-            except OcrError as exc:  # nothing was written: the old text is kept
-                click.echo(f"{capture_id}: not re-read: {exc}", err=True)
-                failed += 1
-            bar.advance(task)
-    click.echo(f"Re-recognised {len(targets) - failed} of {len(targets)} capture(s).")
-    if failed:
-        sys.exit(1)
-
-
-@main.command()
-def status() -> None:
-    """Show what agents may do now, and why."""
-    from noru import status as noru_status
-
-    for line in noru_status.person_lines(noru_status.gather(_home())):
-        click.echo(line)

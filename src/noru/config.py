@@ -8,20 +8,24 @@
     hotkey = "ctrl+alt+n"    # the global capture shortcut (X11)
     ocr_engine = "tesseract" # the OCR engine (see `noru doctor`)
 
-A missing file means the defaults. A file that does not parse, or a value of
-the wrong kind, is an error the person sees in ``noru status`` / ``noru
-doctor``; agents get the defaults, which are the safe, documented ones.
+A missing file means the defaults. A file that does not parse, an unknown
+key or a value of the wrong kind is a problem (``Config.problems``, each
+naming the key) and that setting keeps its default, which is the safe,
+documented one. Every command of the person's that loads the configuration
+prints the problems on stderr; ``noru doctor`` fails its check on them; the
+app and ``noru mcp`` log them.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from noru.times import parse_duration
 
-__all__ = ["Config", "load_config"]
+__all__ = ["KEYS", "Config", "load_config"]
 
 
 @dataclass(frozen=True)
@@ -34,44 +38,69 @@ class Config:
     problems: tuple[str, ...] = field(default=(), compare=False)
 
 
+def _duration(raw: object) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+        raise ValueError("use a duration like 10m, 1h or a number of seconds")
+    seconds = parse_duration(raw) if isinstance(raw, str) else float(raw)
+    if not 0 < seconds <= 7 * 86400:
+        raise ValueError("use a duration between 1s and 7d")
+    return seconds
+
+
+def _settle(raw: object) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 30:
+        raise ValueError("use seconds between 0 and 30")
+    return float(raw)
+
+
+def _edge(raw: object) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 64 <= raw <= 8192:
+        raise ValueError("use whole pixels between 64 and 8192")
+    return raw
+
+
+def _name(example: str) -> Callable[[object], str]:
+    def parse(raw: object) -> str:
+        if not isinstance(raw, str) or not raw.strip():
+            raise ValueError(f"use a name like {example}")
+        return raw.strip().lower()
+
+    return parse
+
+
+# Each key and how its value is read (ValueError says what to write instead).
+KEYS: dict[str, Callable[[object], object]] = {
+    "handoff_window": _duration,
+    "ocr_settle": _settle,
+    "max_edge": _edge,
+    "hotkey": _name("ctrl+alt+n"),
+    "ocr_engine": _name("tesseract"),
+}
+
+
 def load_config(home: Path) -> Config:
+    """The configuration of data dir ``home``; never raises."""
     path = home / "config.toml"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return Config()
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return Config(problems=(f"{path.name} ignored: {exc}",))
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return Config(problems=(f"{path.name} ignored: {reason}",))
     values: dict[str, object] = {}
     problems: list[str] = []
-    raw = data.get("handoff_window")
-    if raw is not None:
+    for key, raw in data.items():
+        parse = KEYS.get(key)
+        if parse is None:
+            import difflib  # only for a key that is not one of ours
+
+            close = difflib.get_close_matches(key, KEYS, n=1)
+            hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(KEYS)}"
+            problems.append(f"{key}: unknown setting, ignored ({hint})")
+            continue
         try:
-            values["handoff_window"] = parse_duration(raw) if isinstance(raw, str) else float(raw)
-        except (TypeError, ValueError) as exc:
-            problems.append(f"handoff_window ignored: {exc}")
-    raw = data.get("ocr_settle")
-    if raw is not None:
-        if isinstance(raw, (int, float)) and not isinstance(raw, bool) and 0 <= raw <= 30:
-            values["ocr_settle"] = float(raw)
-        else:
-            problems.append("ocr_settle ignored: use seconds between 0 and 30")
-    raw = data.get("max_edge")
-    if raw is not None:
-        if isinstance(raw, int) and not isinstance(raw, bool) and 64 <= raw <= 8192:
-            values["max_edge"] = raw
-        else:
-            problems.append("max_edge ignored: use whole pixels between 64 and 8192")
-    raw = data.get("ocr_engine")
-    if raw is not None:
-        if isinstance(raw, str) and raw.strip():
-            values["ocr_engine"] = raw.strip().lower()
-        else:
-            problems.append("ocr_engine ignored: use an engine name like tesseract")
-    raw = data.get("hotkey")
-    if raw is not None:
-        if isinstance(raw, str) and raw.strip():
-            values["hotkey"] = raw.strip().lower()
-        else:
-            problems.append("hotkey ignored: use a key name like ctrl+alt+n")
+            values[key] = parse(raw)
+        except ValueError as exc:
+            problems.append(f"{key} = {raw!r} ignored: {exc}")
     return Config(**values, problems=tuple(problems))  # type: ignore[arg-type]

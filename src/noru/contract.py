@@ -40,7 +40,9 @@ __all__ = [
     "TextLayer",
     "Token",
     "absent",
+    "capture_blocks",
     "capture_result",
+    "capture_structured",
     "capture_uri",
     "inferred",
     "measured",
@@ -119,22 +121,11 @@ def capture_uri(capture_id: str) -> str:
     return URI_SCHEME + capture_id
 
 
-def describe_source(source: Source | None) -> str:
-    if source is None or not (source.known or source.workspace_hint):
-        return "source unknown"
-    parts: list[str] = []
-    if source.app_name or source.app_id:
-        parts.append(f"app {source.app_name or source.app_id}")
-    if source.window_title:
-        parts.append(f'window "{source.window_title}"')
-    if source.workspace_hint:
-        parts.append(f"workspace {source.workspace_hint} (inferred)")
-    if source.display_label:
-        parts.append(source.display_label)
-    return ", ".join(parts)
-
-
 # --- results ---------------------------------------------------------------
+
+
+def _describe(source: Source | None) -> str:
+    return source.describe() if source is not None else "source unknown"
 
 
 def _result(content: list[dict[str, Any]], structured: dict[str, Any] | None) -> dict[str, Any]:
@@ -210,54 +201,44 @@ class CaptureView:
     extra_header: Sequence[str] = field(default_factory=tuple)
 
 
-def capture_result(
-    view: CaptureView,
-    *,
-    now: datetime,
-    with_sources: bool,
-    fields: Iterable[str] | None = None,
-) -> dict[str, Any]:
-    """The contract-4 result for one resolved capture.
-
-    ``with_sources`` is true for addressed history fetches (``get_capture``).
-    ``fields`` projects ``structuredContent`` onto the named fields.
-    """
+def capture_blocks(view: CaptureView, *, now: datetime) -> list[str | ServedImage]:
+    """The content of a resolved capture in contract order: text blocks as
+    strings, each served image after the text line that states its size."""
     first = view.sources[0] if view.sources else None
     header = (
         f"Noru capture {view.id} (captured {format_utc(view.captured_at)}, "
-        f"{format_age(view.captured_at, now)}, origin {view.origin}; {describe_source(first)})"
+        f"{format_age(view.captured_at, now)}, origin {view.origin}; {_describe(first)})"
     )
     if len(view.sources) > 1:
         header += f"\nBundle of {len(view.sources)} images:" + "".join(
-            f"\n  {i}. {describe_source(s)}" for i, s in enumerate(view.sources, 1)
+            f"\n  {i}. {_describe(s)}" for i, s in enumerate(view.sources, 1)
         )
-    content: list[dict[str, Any]] = [_text("\n".join([header, *view.extra_header]))]
-
+    blocks: list[str | ServedImage] = ["\n".join([header, *view.extra_header])]
     count = len(view.images)
     for i, image in enumerate(view.images, 1):
         size = f"served at {image.width}x{image.height} px"
         if image.downscaled_from:
             w, h = image.downscaled_from
             size += f" (downscaled from {w}x{h} px)"
-        content.append(_text(f"Image {i} of {count}: {image.label}, {size}."))
-        content.append(
-            {
-                "type": "image",
-                "data": base64.b64encode(image.png).decode("ascii"),
-                "mimeType": "image/png",
-            }
-        )
+        blocks.append(f"Image {i} of {count}: {image.label}, {size}.")
+        blocks.append(image)
     for layer in view.layers:
         intro = _LAYER_INTRO.get(layer.name, f"{layer.name} text:")
         if layer.detail:
             intro = intro.replace(" (", f" ({layer.detail}; ", 1)
-        content.append(_text(f"{intro}\n{layer.text}"))
+        blocks.append(f"{intro}\n{layer.text}")
     if view.regions is not None:
-        content.append(_text(view.regions))
+        blocks.append(view.regions)
     if view.note is not None:
-        content.append(_text(f"Note from the person who took the capture:\n{view.note}"))
-    content.append(_text("\n".join([*view.remarks, prov_line(view.prov)])))
+        blocks.append(f"Note from the person who took the capture:\n{view.note}")
+    blocks.append("\n".join([*view.remarks, prov_line(view.prov)]))
+    return blocks
 
+
+def capture_structured(
+    view: CaptureView, *, with_sources: bool, fields: Iterable[str] | None = None
+) -> dict[str, Any]:
+    """``structuredContent`` of a resolved capture, projected onto ``fields``."""
     structured: dict[str, Any] = {
         "id": view.id,
         "uri": capture_uri(view.id),
@@ -270,4 +251,29 @@ def capture_result(
     if fields is not None:
         wanted = set(fields)
         structured = {k: v for k, v in structured.items() if k in wanted}
-    return _result(content, structured)
+    return structured
+
+
+def capture_result(
+    view: CaptureView,
+    *,
+    now: datetime,
+    with_sources: bool,
+    fields: Iterable[str] | None = None,
+) -> dict[str, Any]:
+    """The contract-4 ``tools/call`` result for one resolved capture.
+
+    ``with_sources`` is true for addressed history fetches (``get_capture``).
+    ``fields`` projects ``structuredContent`` onto the named fields.
+    """
+    content = [
+        _text(block)
+        if isinstance(block, str)
+        else {
+            "type": "image",
+            "data": base64.b64encode(block.png).decode("ascii"),
+            "mimeType": "image/png",
+        }
+        for block in capture_blocks(view, now=now)
+    ]
+    return _result(content, capture_structured(view, with_sources=with_sources, fields=fields))

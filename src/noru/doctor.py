@@ -98,6 +98,15 @@ def _ocr_checks(home: Path) -> list[Check]:
 def _data_dir_check(home: Path) -> list[Check]:
     if not home.exists():
         return [Check("data dir", True, f"{home} (not created yet; made 0700 on first capture)")]
+    if not home.is_dir():
+        return [
+            Check(
+                "data dir",
+                False,
+                f"{home} is a file, not a folder",
+                "point NORU_HOME at a folder (Noru creates it), or move the file away",
+            )
+        ]
     mode = stat.S_IMODE(home.stat().st_mode)
     checks = [
         Check(
@@ -107,6 +116,15 @@ def _data_dir_check(home: Path) -> list[Check]:
             None if mode & 0o077 == 0 else f"chmod 700 {home}",
         )
     ]
+    if not os.access(home, os.W_OK | os.X_OK):
+        checks.append(
+            Check(
+                "data dir writable",
+                False,
+                f"{home} is not writable by this user",
+                f"give it back to this user (chown $USER {home}) or point NORU_HOME elsewhere",
+            )
+        )
     state = access.load(home)
     checks.append(
         Check(

@@ -15,6 +15,7 @@ sees. An exception outside this tree becomes -32603 with no path or trace.
      │    ├── HistoryBlocked        -32001  resources/read while history is revoked
      │    └── InternalError         -32603  anything unexpected; message carries no path
      ├── CaptureError           a capture could not be taken (the app reports it)
+     ├── DataDirError           the data dir is not a folder, or cannot be created or written
      ├── StoreError             the store cannot be opened or read
      │    └── SchemaTooNew          the database was written by a newer Noru
      ├── OcrError               the OCR engine is missing or failed on an image
@@ -40,6 +41,7 @@ __all__ = [
     "AppVersionMismatch",
     "Busy",
     "CaptureError",
+    "DataDirError",
     "HistoryBlocked",
     "HistoryRevoked",
     "InternalError",
@@ -102,6 +104,10 @@ class InternalError(ProtocolError):
 
 class CaptureError(NoruError):
     """A capture could not be taken; the message says why in the person's words."""
+
+
+class DataDirError(NoruError):
+    """The data dir cannot be used: not a folder, or not creatable or writable."""
 
 
 class StoreError(NoruError):

@@ -64,7 +64,10 @@ def _decode(path: Path) -> NewImage:
 
     from noru import imaging
 
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read the file: {exc.strerror}") from None
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
@@ -75,13 +78,21 @@ def _decode(path: Path) -> NewImage:
                 if kind == "PNG":
                     return NewImage(png=data, width=width, height=height)
                 if kind not in ("JPEG", "WEBP"):
-                    raise ValueError(f"{kind or 'unknown'} images are not supported")
+                    raise ValueError(
+                        f"{kind or 'this kind of'} images cannot be imported "
+                        "(PNG, JPEG and WebP can)"
+                    )
                 pixels = image.convert("RGBA" if "A" in image.getbands() else "RGB")
                 return NewImage(png=imaging.encode_png(pixels), width=width, height=height)
         except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-            raise ValueError("image is too large to import safely") from None
-        except (UnidentifiedImageError, OSError, SyntaxError) as exc:
-            raise ValueError(f"not a readable image ({exc.__class__.__name__})") from None
+            raise ValueError("the image is too large to import safely") from None
+        except UnidentifiedImageError:  # its message names the file: say it in words
+            raise ValueError("not an image Noru can read (PNG, JPEG or WebP)") from None
+        except (OSError, SyntaxError) as exc:
+            # Pillow's own words for a damaged file ("image file is truncated",
+            # "broken PNG file"), or the system's for one it cannot read.
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise ValueError(f"the image is damaged: {reason}") from None
 
 
 def import_file(
@@ -93,15 +104,14 @@ def import_file(
     recognise it is not one (the capture is kept, pending, and ``unread``
     says why)."""
     decoded = _decode(path)
-    source = Source(
-        app_name=options.app,
-        window_title=options.window_title,
-        workspace_hint=infer_workspace(options.window_title),
-    )
+    # An empty fact is an unknown one: None, never "".
+    app = (options.app or "").strip() or None
+    title = (options.window_title or "").strip() or None
+    source = Source(app_name=app, window_title=title, workspace_hint=infer_workspace(title))
     moment = options.at or datetime.fromtimestamp(path.stat().st_mtime, UTC)
     image = NewImage(png=decoded.png, width=decoded.width, height=decoded.height, source=source)
     record = store.add_capture(
-        [image], origin="user", captured_at=moment, note=options.note, imported=True
+        [image], origin="user", captured_at=moment, note=options.note or None, imported=True
     )
     if engine is None:
         return Imported(record)

@@ -206,11 +206,11 @@ class Captured:
 
 @dataclass(frozen=True)
 class Delivered:
-    """A capture the app just stored for an agent, and its images as served
-    at ``max_edge`` (none for text only), so ``noru mcp`` need not re-encode."""
+    """A capture the app just stored for an agent, and its images as the app
+    served them (none for text only), so ``noru mcp`` need not re-encode them
+    when it serves the same size."""
 
     id: str
-    max_edge: int
     served: tuple[Served, ...] = ()
 
 
@@ -426,7 +426,6 @@ def _build(name: str, data: dict[str, Any]) -> Request | Reply:
     if name == "delivered:reply":
         return Delivered(
             id=_get(data, "id", str),
-            max_edge=_get(data, "max_edge", int),
             served=tuple(_served(item) for item in _get(data, "served", list, [])),
         )
     if name == "refused:reply":

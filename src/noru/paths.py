@@ -1,11 +1,25 @@
-"""Where Noru keeps its data: ``$NORU_HOME``, else the platform's user data dir."""
+"""Where Noru keeps its data: ``$NORU_HOME``, else the platform's user data dir.
+
+``data_dir`` is the one place ``NORU_HOME`` is read (``~`` expanded, made
+absolute), so every command and every printed snippet name the same folder.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-__all__ = ["access_path", "data_dir", "db_path", "ensure_data_dir", "images_dir", "socket_path"]
+from noru.errors import DataDirError
+
+__all__ = [
+    "access_path",
+    "check_data_dir",
+    "data_dir",
+    "db_path",
+    "ensure_data_dir",
+    "images_dir",
+    "socket_path",
+]
 
 
 def data_dir() -> Path:
@@ -18,10 +32,29 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir("noru", appauthor=False))
 
 
+def _what(home: Path) -> str:
+    return f"NORU_HOME={home}" if os.environ.get("NORU_HOME") else str(home)
+
+
+def check_data_dir(home: Path) -> Path:
+    """``home`` if it is a folder or does not exist yet; ``DataDirError`` otherwise."""
+    if home.exists() and not home.is_dir():
+        raise DataDirError(
+            f"the data dir {_what(home)} is a file, not a folder: point NORU_HOME at a "
+            "folder (Noru creates it), or move the file away"
+        )
+    return home
+
+
 def ensure_data_dir() -> Path:
     """The data dir, created 0700 if missing. For writers only."""
-    home = data_dir()
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    home = check_data_dir(data_dir())
+    try:
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataDirError(f"cannot create the data dir {_what(home)}: {exc.strerror}") from exc
+    if not os.access(home, os.W_OK | os.X_OK):
+        raise DataDirError(f"the data dir {_what(home)} is not writable by this user")
     return home
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Source", "infer_workspace"]
+__all__ = ["Source", "infer_workspace", "shorten"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,34 @@ class Source:
         index = self.display_index if self.display_index is not None else "?"
         return f"display {index}" + (f" ({self.display_name})" if self.display_name else "")
 
+    def parts(self, *, title_most: int | None = None) -> list[str]:
+        """This source in words, one known fact each, in the order every
+        description uses: app, window, workspace (marked inferred), display.
+        ``title_most`` shortens a long window title to that many characters."""
+        parts: list[str] = []
+        if self.app_name or self.app_id:
+            parts.append(f"app {self.app_name or self.app_id}")
+        if self.window_title:
+            title = (
+                self.window_title if title_most is None else shorten(self.window_title, title_most)
+            )
+            parts.append(f'window "{title}"')
+        if self.workspace_hint:
+            parts.append(f"workspace {self.workspace_hint} (inferred)")
+        if self.display_label:
+            parts.append(self.display_label)
+        return parts
+
+    def describe(self) -> str:
+        """The source in one phrase: "app Editor, window "main.py - Editor", ..."."""
+        return ", ".join(self.parts()) or "source unknown"
+
+    def image_label(self, position: int) -> str:
+        """What an image of this source shows, for the line before it."""
+        if self.window_title:
+            return f'window "{self.window_title}"'
+        return self.display_label or f"image {position}"
+
     @property
     def known(self) -> bool:
         """True when any fact besides the inferred hint is known."""
@@ -53,6 +81,12 @@ class Source:
                 self.window_title,
             )
         )
+
+
+def shorten(text: str, most: int) -> str:
+    """``text`` on one line, cut to ``most`` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 # Separators editors and IDEs put between file, project and app name.

@@ -199,7 +199,7 @@ class App:
         with self._served_lock:
             served = self._served.get(capture_id)
         images = () if served is None or text_only else tuple(served)
-        return live.Delivered(capture_id, max_edge=self.config.max_edge, served=images)
+        return live.Delivered(capture_id, served=images)
 
     def status(self) -> live.AppStatus:
         try:

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
+from noru.errors import StoreError
 from noru.paths import db_path, images_dir
 from noru.sources import Source
 from noru.store import files, queries, schema
@@ -329,6 +330,8 @@ class Reader(Reading):
 
         ``StoreError`` when the database cannot be read (damaged, or newer).
         """
+        if home.exists() and not home.is_dir():
+            raise StoreError(f"the data dir {home} is a file, not a folder")
         path = db_path(home)
         if not path.exists():
             return cls(home, open_empty(), exists=False)

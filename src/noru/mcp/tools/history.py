@@ -17,7 +17,14 @@ from noru.config import load_config
 from noru.contract import capture_result, text_result
 from noru.errors import InvalidParams, NoMatch
 from noru.mcp.tools import ToolContext
-from noru.present import Projection, capture_view, empty_history, locator_lines, no_match
+from noru.present import (
+    BadRegion,
+    Projection,
+    empty_history,
+    locator_text,
+    no_match,
+    present_capture,
+)
 from noru.store import CaptureRecord, Filters, Reader
 from noru.times import parse_moment
 
@@ -104,7 +111,7 @@ def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             f"Noru history: {len(rows)} capture{'s' if len(rows) != 1 else ''}, "
             f"{order.replace('_', ' ')}; filters: {filters.describe()}."
         )
-        return text_result(locator_lines(rows, now=now, title=title, next_cursor=next_cursor))
+        return text_result(locator_text(rows, now=now, title=title, next_cursor=next_cursor))
 
 
 def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +140,7 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
             f"Noru search for {query!r}: {len(hits)} match{'es' if len(hits) != 1 else ''}, "
             f"best first; filters: {filters.describe()}."
         )
-        return text_result(locator_lines(hits, now=now, title=title, next_cursor=next_cursor))
+        return text_result(locator_text(hits, now=now, title=title, next_cursor=next_cursor))
 
 
 def _resolve(reader: Reader, args: dict[str, Any], filters: Filters) -> CaptureRecord:
@@ -172,5 +179,8 @@ def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     )
     with open_history(context) as reader:
         record = _resolve(reader, args, filters)
-        view = capture_view(reader, record, projection, max_edge=config.max_edge)
+        try:
+            view = present_capture(reader, record, projection, max_edge=config.max_edge)
+        except BadRegion as exc:
+            raise InvalidParams(f"Invalid arguments: {exc}") from None
     return capture_result(view, now=now, with_sources=True, fields=projection.fields)

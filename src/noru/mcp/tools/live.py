@@ -16,7 +16,7 @@ from noru.config import load_config
 from noru.contract import capture_result
 from noru.errors import Busy, InternalError, InvalidParams
 from noru.mcp.tools import ToolContext
-from noru.present import Projection, capture_view
+from noru.present import Projection, present_capture
 from noru.store import Reader
 
 __all__ = ["get_latest_capture", "observe_screen"]
@@ -45,14 +45,17 @@ def _ask(context: ToolContext, request: live.Latest | live.Observe) -> live.Deli
 def _present(context: ToolContext, delivered: live.Delivered, *, text_only: bool) -> dict[str, Any]:
     """The capture the app just handed over, read from the store and presented."""
     max_edge = load_config(context.home).max_edge
-    # The app's served images are used only when made for the size this server serves.
-    ready = delivered.served if delivered.served and delivered.max_edge == max_edge else None
     with Reader.open(context.home) as reader:
         record = reader.get(delivered.id)
         if record is None:
             raise InternalError("the app's capture could not be read back")
-        view = capture_view(
-            reader, record, Projection(text_only=text_only), max_edge=max_edge, ready=ready
+        # The app's served images are used when they are the size this server serves.
+        view = present_capture(
+            reader,
+            record,
+            Projection(text_only=text_only),
+            max_edge=max_edge,
+            ready=delivered.served,
         )
     return capture_result(view, now=context.now(), with_sources=False)
 

@@ -15,12 +15,12 @@ from noru.config import load_config
 from noru.contract import (
     CAPTURE_ID_PATTERN,
     URI_SCHEME,
-    capture_result,
+    capture_blocks,
     capture_uri,
 )
 from noru.errors import HistoryBlocked, InvalidParams
 from noru.mcp.tools import ToolContext
-from noru.present import Projection, capture_view
+from noru.present import Projection, present_capture
 from noru.store import Reader, decode_cursor, encode_cursor
 from noru.times import format_utc
 
@@ -107,14 +107,14 @@ def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
         record = reader.get(capture_id)
         if record is None:
             raise InvalidParams(f"Invalid params: no capture {capture_id}")
-        view = capture_view(
+        view = present_capture(
             reader, record, Projection(), max_edge=load_config(context.home).max_edge
         )
     contents: list[dict[str, Any]] = [
         {"uri": uri, "mimeType": "image/png", "blob": base64.b64encode(image.png).decode("ascii")}
         for image in view.images
     ]
-    result = capture_result(view, now=context.now(), with_sources=True)
-    text = "\n\n".join(block["text"] for block in result["content"] if block["type"] == "text")
+    blocks = capture_blocks(view, now=context.now())
+    text = "\n\n".join(block for block in blocks if isinstance(block, str))
     contents.append({"uri": uri, "mimeType": "text/plain", "text": text})
     return {"contents": contents}

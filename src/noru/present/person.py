@@ -1,0 +1,73 @@
+"""Captures as the person sees them in the terminal (``noru show``, ``list``, ``search``).
+
+The same facts as the agent's view, in the person's terms: local time, who
+took it, every image with its source and its file, the text layers, the
+note and the provenance line; and locator rows with footers that name the
+person's own commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from noru.contract import prov_line
+from noru.present.agent import provenance
+from noru.present.pixels import ImageFiles
+from noru.present.rows import locator_lines
+from noru.store import CaptureRecord, Row, SearchHit
+from noru.times import format_age
+
+__all__ = ["capture_lines", "rows_text"]
+
+
+def _origin(record: CaptureRecord) -> str:
+    if record.origin == "agent":
+        return "an agent (observe_screen)"
+    if record.imported:
+        return "you (imported)"
+    handed = "; handed to an agent" if record.delivered else ""
+    return f"you (shortcut or `noru capture`{handed})"
+
+
+def _ocr_heading(record: CaptureRecord) -> str:
+    engine = " ".join(p for p in (record.ocr_engine, record.ocr_version) if p) or "OCR"
+    if record.ocr_confidence is not None:
+        engine += f", mean confidence {record.ocr_confidence:.2f}"
+    return f"Text recognised by OCR ({engine}):"
+
+
+def capture_lines(record: CaptureRecord, *, now: datetime, files: ImageFiles) -> list[str]:
+    """``noru show``: everything Noru holds about one capture, for the person."""
+    local = record.captured_at.astimezone()
+    lines = [
+        record.id,
+        f"  taken      {local:%Y-%m-%d %H:%M:%S} (local time), "
+        f"{format_age(record.captured_at, now)}",
+        f"  by         {_origin(record)}",
+    ]
+    for image in record.images:
+        facts = image.source.describe()
+        lines.append(f"  image {image.position}    {image.width}x{image.height} px; {facts}")
+        lines.append(f"             {files.image_file(image)}")
+    if record.note:
+        lines.append(f"  note       {record.note}")
+    if record.ocr_state == "done":
+        lines += ["", _ocr_heading(record), record.ocr_text or "(no text recognised)"]
+    elif record.ocr_state == "failed":
+        lines += ["", f"Text could not be recognised: {record.ocr_error}."]
+    else:
+        lines += ["", "Text not recognised yet: the app reads it (`noru app`), or `noru reocr`."]
+    if record.ax_text:
+        lines += ["", "Accessibility text reported by the app:", record.ax_text]
+    # The files are named, not served: no pixels were decoded for this answer.
+    layers = ("ocr", "ax", "note")
+    lines += ["", prov_line(provenance(record, pixels=False, layers=layers))]
+    return lines
+
+
+def rows_text(
+    rows: Sequence[Row | SearchHit], *, now: datetime, title: str, footer: Sequence[str]
+) -> str:
+    """``noru list`` / ``noru search``: the rows with the person's own footer."""
+    return locator_lines(rows, now=now, title=title, footer=footer, provenance=False)
