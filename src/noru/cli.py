@@ -20,7 +20,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +34,7 @@ from noru.paths import check_data_dir, data_dir, ensure_data_dir
 
 if TYPE_CHECKING:
     from noru.config import Config
-    from noru.store import Filters, Reader
+    from noru.store import Filters, Reader, Row, SearchHit
 
 __all__ = ["main"]
 
@@ -454,6 +454,33 @@ def _described(filters: Filters) -> str:
     return " with " + " ".join(flags) if flags else ""
 
 
+def _page(
+    rows: Sequence[Row | SearchHit],
+    *,
+    next_cursor: str | None,
+    cursor: str | None,
+    total: int,
+    title: str,
+    nothing: str,
+    again: list[str],
+) -> None:
+    """Print one page of rows for the person, with how to see the next one."""
+    from noru.present.person import rows_text
+
+    if total == 0:
+        raise click.ClickException("history is empty: take a capture or `noru import` some")
+    if not rows:
+        # Like grep: nothing found is said plainly and is status 1, not an error.
+        click.echo("Nothing more." if cursor is not None else nothing)
+        sys.exit(0 if cursor is not None else 1)
+    footer = ["Show one with `noru show ID`."]
+    if next_cursor:
+        footer.insert(
+            0, f"Showing {len(rows)}; more: {' '.join([*again, '--cursor', next_cursor])}"
+        )
+    click.echo(rows_text(rows, now=_now(), title=title, footer=footer))
+
+
 @main.command(name="list")
 @filter_options
 @click.option(
@@ -466,38 +493,31 @@ def _described(filters: Filters) -> str:
 @click.option("--cursor", help="Continue a list where the previous page ended.")
 def list_cmd(order: str, limit: int, cursor: str | None, **filtered: Any) -> None:
     """List captures in history, newest first, one row each."""
-    from noru.present.person import rows_text
-
     filters = _filters(filtered)
     with _history() as reader:
         try:
             rows, next_cursor = reader.list_rows(filters, order=order, limit=limit, cursor=cursor)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--cursor'") from None
-        matching = reader.count_matching(filters)
-        total = reader.count()
-    if total == 0:
-        raise click.ClickException("history is empty: take a capture or `noru import` some")
-    if not rows:
-        if cursor is not None:
-            click.echo("No more captures.")
-            return
-        # Like grep: nothing found is said plainly and is status 1, not an error.
-        click.echo(f"No capture matches{_described(filters)} ({total} in history).")
-        sys.exit(1)
+        matching, total = reader.count_matching(filters), reader.count()
     where = _described(filters)
     title = f"{_plural(matching, 'capture')}{where}, {order.replace('_', ' ')}"
     if not filters.empty:
         title += f" ({total} in history)"
-    footer = ["Show one with `noru show ID`."]
-    if next_cursor:
-        again = ["noru", "list", *_filter_flags(filters), "--cursor", next_cursor]
-        if order != "newest_first":
-            again[2:2] = ["--order", order]
-        if limit != 20:
-            again[2:2] = ["--limit", str(limit)]
-        footer.insert(0, f"Showing {len(rows)}; more: {' '.join(again)}")
-    click.echo(rows_text(rows, now=_now(), title=title + ":", footer=footer))
+    again = ["noru", "list"]
+    if limit != 20:
+        again += ["--limit", str(limit)]
+    if order != "newest_first":
+        again += ["--order", order]
+    _page(
+        rows,
+        next_cursor=next_cursor,
+        cursor=cursor,
+        total=total,
+        title=title + ":",
+        nothing=f"No capture matches{where} ({total} in history).",
+        again=[*again, *_filter_flags(filters)],
+    )
 
 
 @main.command()
@@ -510,7 +530,6 @@ def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
 
     Every word of QUERY must appear, in any order; operators are taken literally.
     """
-    from noru.present.person import rows_text
     from noru.store import fts_query
 
     if fts_query(query) is None:
@@ -527,20 +546,17 @@ def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--cursor'") from None
         total = reader.count()
-    if total == 0:
-        raise click.ClickException("history is empty: take a capture or `noru import` some")
-    if not hits:
-        if cursor is not None:
-            click.echo("No more matches.")
-            return
-        click.echo(f"Nothing found for {query!r}{_described(filters)}.")
-        sys.exit(1)
-    footer = ["Show one with `noru show ID`."]
-    if next_cursor:
-        again = ["noru", "search", _quote(query), *_filter_flags(filters), "--cursor", next_cursor]
-        footer.insert(0, f"Showing {len(hits)}; more: {' '.join(again)}")
-    title = f"Matches for {query!r}{_described(filters)}, best first:"
-    click.echo(rows_text(hits, now=_now(), title=title, footer=footer))
+    where = _described(filters)
+    again = ["noru", "search", _quote(query)] + (["--limit", str(limit)] if limit != 20 else [])
+    _page(
+        hits,
+        next_cursor=next_cursor,
+        cursor=cursor,
+        total=total,
+        title=f"Matches for {query!r}{where}, best first:",
+        nothing=f"Nothing found for {query!r}{where}.",
+        again=[*again, *_filter_flags(filters)],
+    )
 
 
 @main.command()

@@ -46,7 +46,7 @@ from noru.ocr.rapid_probe import (
     model_folder,
     package_version,
 )
-from noru.ocr.regions import Job, Piece, cut, order_boxes, plan_jobs, reading_order
+from noru.ocr.regions import Job, Piece, order_boxes, plan_jobs, reading_order
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -99,6 +99,9 @@ class RapidSettings:
 
 
 class RapidEngine:
+    name = NAME
+    version: str  # of the engine's own library or wheel
+
     def __init__(self, *, settings: RapidSettings | None = None) -> None:
         problem = missing()
         if problem is not None:
@@ -107,7 +110,7 @@ class RapidEngine:
         folder = model_folder()
         assert folder is not None  # missing() said so
         self.models = {task: folder / file for task, file in MODELS.items()}
-        self._version = package_version() or "unknown"
+        self.version = package_version() or "unknown"
         self._lock = threading.Lock()
         with _rapidocr_errors("load its models"):
             rapidocr = importlib.import_module("rapidocr")
@@ -159,14 +162,6 @@ class RapidEngine:
         }
 
     @property
-    def name(self) -> str:
-        return NAME
-
-    @property
-    def version(self) -> str:
-        return self._version
-
-    @property
     def model_paths(self) -> tuple[Path, ...]:
         """The model files RapidOCR was told to load (the offline test checks them)."""
         cfg = self._ocr.cfg
@@ -181,18 +176,11 @@ class RapidEngine:
             jobs = plan_jobs(image, regions, per_region=s.per_region, remainder=s.remainder)
             results = [self._read(job) for job in jobs]
         lines = tuple(reading_order(jobs, results))
-        return OcrResult(lines, NAME, self._version, mean_confidence(lines))
+        return OcrResult(lines, NAME, self.version, mean_confidence(lines))
 
     def _read(self, job: Job) -> list[OcrLine]:
         s = self.settings
-        piece = cut(
-            job.source,
-            job.region,
-            scale=s.scale,
-            pad=s.pad,
-            invert=s.invert_dark,
-            covered=job.covered,
-        )
+        piece = job.cut(s)
         if piece is None:
             return []
         lines: list[OcrLine] = []

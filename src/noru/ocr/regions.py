@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from noru.geometry import Rect, clip, intersects, iou, overlap_height
 from noru.ocr.base import OcrLine
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 __all__ = [
+    "CutSettings",
     "Job",
     "Piece",
     "cut",
@@ -296,6 +297,30 @@ class Job:
         # The remainder is mostly painted over, so it reads far faster than its size.
         area = self.region[2] * self.region[3]
         return area if self.unit >= 0 else area // 8
+
+    def cut(self, settings: CutSettings) -> Piece | None:
+        """This job's piece, prepared as an engine's settings ask (see ``cut``)."""
+        return cut(
+            self.source,
+            self.region,
+            scale=settings.scale,
+            pad=settings.pad,
+            invert=settings.invert_dark,
+            covered=self.covered,
+        )
+
+
+class CutSettings(Protocol):
+    """What ``Job.cut`` reads of an engine's settings."""
+
+    @property
+    def scale(self) -> float: ...
+
+    @property
+    def pad(self) -> int: ...
+
+    @property
+    def invert_dark(self) -> bool: ...
 
 
 def plan_jobs(

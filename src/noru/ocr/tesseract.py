@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from noru.errors import OcrError
 from noru.geometry import Rect
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
-from noru.ocr.regions import Job, cut, plan_jobs, reading_order, split_rows
+from noru.ocr.regions import Job, plan_jobs, reading_order, split_rows
 from noru.ocr.tessdata import LANGUAGE, require_tessdata
 
 if TYPE_CHECKING:
@@ -61,6 +61,9 @@ def library_version() -> str:
 
 
 class TesseractEngine:
+    name = NAME
+    version: str  # of the engine's own library or wheel
+
     def __init__(
         self, *, tessdata: Path | None = None, settings: TesseractSettings | None = None
     ) -> None:
@@ -70,7 +73,7 @@ class TesseractEngine:
             raise OcrError("tesserocr is not installed: pip install tesserocr") from exc
         self.settings = settings or TesseractSettings()
         self.tessdata = require_tessdata(tessdata)
-        self._version = library_version()
+        self.version = library_version()
         self._lock = threading.Lock()
         self._apis: list[Any] = []
         try:
@@ -103,14 +106,6 @@ class TesseractEngine:
                 raise RuntimeError(f"unknown Tesseract variable {key}")
         return api
 
-    @property
-    def name(self) -> str:
-        return NAME
-
-    @property
-    def version(self) -> str:
-        return self._version
-
     def recognise(self, image: Image.Image, *, regions: Sequence[Rect] | None = None) -> OcrResult:
         with self._lock:
             if not self._apis:
@@ -118,7 +113,7 @@ class TesseractEngine:
             jobs = self._plan(image, regions)
             results = self._run(jobs)
         lines = tuple(reading_order(jobs, results))
-        return OcrResult(lines, NAME, self._version, mean_confidence(lines))
+        return OcrResult(lines, NAME, self.version, mean_confidence(lines))
 
     def _plan(self, image: Image.Image, regions: Sequence[Rect] | None) -> list[Job]:
         """What to read: the regions (or the whole image), each cut into bands
@@ -168,14 +163,7 @@ class TesseractEngine:
         import tesserocr
 
         s = self.settings
-        piece = cut(
-            job.source,
-            job.region,
-            scale=s.scale,
-            pad=s.pad,
-            invert=s.invert_dark,
-            covered=job.covered,
-        )
+        piece = job.cut(s)
         if piece is None:
             return []
         level = tesserocr.RIL.TEXTLINE

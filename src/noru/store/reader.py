@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
@@ -27,15 +28,12 @@ from noru.times import parse_utc
 __all__ = ["Reader", "Reading"]
 
 
+_SOURCE_FIELDS = tuple(f.name for f in fields(Source))
+
+
 def _source(row: sqlite3.Row) -> Source:
-    return Source(
-        display_index=row["display_index"],
-        display_name=row["display_name"],
-        app_id=row["app_id"],
-        app_name=row["app_name"],
-        window_title=row["window_title"],
-        workspace_hint=row["workspace_hint"],
-    )
+    # The images table names its source columns as Source names its fields.
+    return Source(**{name: row[name] for name in _SOURCE_FIELDS})
 
 
 class Reading:

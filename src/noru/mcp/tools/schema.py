@@ -81,17 +81,11 @@ def _check(value: Any, schema: dict[str, Any], where: str) -> None:
         if "maximum" in schema and value > schema["maximum"]:
             raise _fail(where, f"must be <= {schema['maximum']}")
     if isinstance(value, str):
-        if len(value) < schema.get("minLength", 0):
-            raise _fail(where, f"must be at least {schema['minLength']} characters")
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            raise _fail(where, f"must be at most {schema['maxLength']} characters")
+        _check_length(value, schema, where, ("minLength", "maxLength"), "characters")
         if "pattern" in schema and not re.search(schema["pattern"], value):
             raise _fail(where, f"must match {schema['pattern']}")
     if isinstance(value, list):
-        if len(value) < schema.get("minItems", 0):
-            raise _fail(where, f"must have at least {schema['minItems']} items")
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            raise _fail(where, f"must have at most {schema['maxItems']} items")
+        _check_length(value, schema, where, ("minItems", "maxItems"), "items")
         if schema.get("uniqueItems"):
             seen: list[Any] = []
             for item in value:
@@ -103,6 +97,16 @@ def _check(value: Any, schema: dict[str, Any], where: str) -> None:
                 _check(item, schema["items"], f"{where}[{i}]")
     if isinstance(value, dict):
         _check_object(value, schema, where)
+
+
+def _check_length(
+    value: str | list[Any], schema: dict[str, Any], where: str, keys: tuple[str, str], unit: str
+) -> None:
+    low, high = keys
+    if low in schema and len(value) < schema[low]:
+        raise _fail(where, f"must be at least {schema[low]} {unit}")
+    if high in schema and len(value) > schema[high]:
+        raise _fail(where, f"must be at most {schema[high]} {unit}")
 
 
 def _check_object(value: dict[str, Any], schema: dict[str, Any], where: str) -> None:
