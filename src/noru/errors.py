@@ -1,8 +1,12 @@
 """One error tree for Noru.
 
-Every class carries its wire identity as a class attribute, and exactly one
-function (``noru.mcp.session.to_wire``) turns any exception into what the agent
-sees. An exception outside this tree becomes -32603 with no path or trace.
+Every class carries its wire identity as a class attribute. For an agent,
+``noru.mcp.session.to_wire`` turns an exception into the JSON-RPC answer: a
+``ProtocolError`` into its error object, a ``Steering`` refusal into a normal
+result (its text made by ``noru.contract.steering_result``), a ``StoreError``
+into -32603 asking for `noru doctor`, and anything outside this tree into
+-32603 with no path or trace. For the person, the CLI's one seam
+(``noru.cli.NoruGroup``) turns any ``NoruError`` into a message and status 1.
 
 ::
 

@@ -1,7 +1,9 @@
 """Pixels in, served pixels out: scaling to the served long edge, PNG, crops.
 
-Pillow is imported here and only here among the low-level parts, and only
-when a function runs, so that importing Noru stays light.
+Pillow is imported only when a function runs, so that importing Noru stays
+light. (Other parts use Pillow too, each for its own job: capture builds the
+grabbed image, OCR prepares pieces for an engine, import decodes files,
+presentation opens stored originals; all of them import it lazily.)
 """
 
 from __future__ import annotations

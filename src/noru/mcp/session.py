@@ -1,9 +1,10 @@
 """The MCP session engine: JSON-RPC framing, negotiation, dispatch.
 
 Transport-free: ``Session.handle`` takes one raw message (bytes) and returns
-the raw answer or None; ``serve`` runs a session over any ``MessageStream``
-(stdio, HTTP, in-memory). ``to_wire`` is the one place where an exception
-becomes what the agent sees.
+the raw answer or None. ``serve`` runs a session over a ``MessageStream``
+(stdio and the in-memory stream of the tests use it); the HTTP transport
+calls ``Session.handle`` itself, per POST. ``to_wire`` is where an exception
+becomes the JSON-RPC answer an agent sees.
 """
 
 from __future__ import annotations
