@@ -63,18 +63,13 @@ def list_resources(context: ToolContext, cursor: Any, *, titles: bool) -> dict[s
         page = reader.ids_page(after=after, limit=PAGE + 1)
     resources = []
     for record in page[:PAGE]:
-        first = record.images[0].source
-        where = " · ".join(
-            part
-            for part in (first.app_name or first.app_id, first.window_title, first.workspace_hint)
-            if part
-        )
+        count = len(record.images)
         entry: dict[str, Any] = {
             "uri": capture_uri(record.id),
             "name": record.id,
             "description": (
                 f"Noru capture taken {format_utc(record.captured_at)} by the {record.origin}, "
-                f"{len(record.images)} image(s)" + (f", {where}" if where else "")
+                f"{count} image{'s' if count != 1 else ''}; {record.images[0].source.describe()}"
             ),
             "mimeType": "image/png",
         }
