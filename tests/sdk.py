@@ -4,6 +4,8 @@
   copies every line each way into a log.
 - ``validate_log``: every server answer in that log, validated as every
   response in the suite is (``tests.wire.validate_response``).
+- ``initialize_at``: an SDK session initialized at a revision of our choice
+  (the SDK's own ``initialize`` always asks for its newest).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from tests.wire import REVISIONS, noru_command, validate_response
 
-__all__ = ["sdk_params", "validate_log"]
+__all__ = ["initialize_at", "sdk_params", "validate_log"]
 
 
 def sdk_params(home: Path, log: Path) -> Any:
@@ -49,3 +51,20 @@ def validate_log(log: Path) -> int:
             revision = message["result"]["protocolVersion"]
         answers += 1
     return answers
+
+
+async def initialize_at(session: Any, revision: str) -> None:
+    """Initialize the SDK ``ClientSession`` at ``revision`` and check it was granted."""
+    from mcp import types
+
+    request = types.InitializeRequest(
+        params=types.InitializeRequestParams(
+            protocol_version=revision,
+            capabilities=types.ClientCapabilities(),
+            client_info=types.Implementation(name="noru-tests", version="0"),
+        )
+    )
+    result = await session.send_request(request, types.InitializeResult)
+    assert result.protocol_version == revision
+    session.adopt(result)
+    await session.send_notification(types.InitializedNotification())

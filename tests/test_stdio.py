@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.sdk import sdk_params, validate_log
+from tests.sdk import initialize_at, sdk_params, validate_log
 from tests.wire import StdioProcess
 
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":%s}'
@@ -165,7 +165,6 @@ def test_the_sdk_client_connects_lists_and_calls(home: Path, tmp_path: Path, mod
 
 
 def test_the_sdk_client_pinned_to_2024_11_05(home: Path, tmp_path: Path) -> None:
-    import mcp_types as types
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client
 
@@ -178,17 +177,7 @@ def test_the_sdk_client_pinned_to_2024_11_05(home: Path, tmp_path: Path) -> None
                 ),
                 ClientSession(read, write, read_timeout_seconds=30) as session,
             ):
-                request = types.InitializeRequest(
-                    params=types.InitializeRequestParams(
-                        protocol_version="2024-11-05",
-                        capabilities=types.ClientCapabilities(),
-                        client_info=types.Implementation(name="noru-tests", version="0"),
-                    )
-                )
-                result = await session.send_request(request, types.InitializeResult)
-                assert result.protocol_version == "2024-11-05"
-                session.adopt(result)
-                await session.send_notification(types.InitializedNotification())
+                await initialize_at(session, "2024-11-05")
                 tools = await session.list_tools()
                 assert len(tools.tools) == 6
                 assert all(t.annotations is None and t.title is None for t in tools.tools)

@@ -13,7 +13,7 @@ import anyio
 from noru.access import set_control
 from tests.history_data import decode, seed
 from tests.parts import require
-from tests.sdk import sdk_params, validate_log
+from tests.sdk import initialize_at, sdk_params, validate_log
 from tests.wire import StdioProcess
 
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
@@ -68,7 +68,6 @@ def test_the_sdk_client_reads_history_and_resources(home: Path, tmp_path: Path) 
 def test_the_sdk_client_on_2024_11_05_gets_structured_content_of_a_resolved_capture(
     home: Path, tmp_path: Path
 ) -> None:
-    import mcp_types as types
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client
 
@@ -81,17 +80,7 @@ def test_the_sdk_client_on_2024_11_05_gets_structured_content_of_a_resolved_capt
                 stdio_client(sdk_params(home, log), errlog=errlog) as (read, write),
                 ClientSession(read, write, read_timeout_seconds=30) as session,
             ):
-                request = types.InitializeRequest(
-                    params=types.InitializeRequestParams(
-                        protocol_version="2024-11-05",
-                        capabilities=types.ClientCapabilities(),
-                        client_info=types.Implementation(name="noru-tests", version="0"),
-                    )
-                )
-                result = await session.send_request(request, types.InitializeResult)
-                assert result.protocol_version == "2024-11-05"
-                session.adopt(result)
-                await session.send_notification(types.InitializedNotification())
+                await initialize_at(session, "2024-11-05")
                 answer = await session.call_tool("get_capture", {"id": seeded.editor.id})
                 assert answer.structured_content is not None
                 assert answer.structured_content["id"] == seeded.editor.id
