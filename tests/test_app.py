@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from noru.access import set_control
-from noru.capture.x11 import PERMISSION_NEXT_ACTION
+from noru.capture.x11 import PERMISSION_HOW, PERMISSION_NEXT_ACTION
 from noru.store import Filters, Reader
 from tests.app_process import AppProcess, running_app, wait_until
 from tests.wire import MemoryClient, StdioProcess, noru_command
@@ -365,6 +365,17 @@ class TestLiveTargets:
             # The X11 words for granting access cross the socket whole, details too.
             assert f"\nNext: {PERMISSION_NEXT_ACTION}" in body
             assert f"Display {desktop_with_auth.display}:" in body
+            assert PERMISSION_HOW in body
+            # The person's own command and status show how to grant it too.
+            capture = subprocess.run(
+                [*noru_command(), "capture"], capture_output=True, text=True, timeout=60
+            )
+            assert capture.returncode == 1
+            assert "Noru permission denied" in capture.stderr
+            assert PERMISSION_HOW in capture.stderr
+            status = session.call("get_status")["result"]["content"][0]["text"]
+            assert "Screen access: denied (the X server refused" in status
+            assert PERMISSION_HOW in status
 
 
 def test_a_multi_display_bundle_has_one_image_and_one_source_per_display(

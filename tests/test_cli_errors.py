@@ -346,3 +346,77 @@ def test_status_says_a_config_problem_once(home: Path) -> None:
     (home / "config.toml").write_text("max_egde = 900\n")
     done = noru("status", home=home)
     assert (done.stdout + done.stderr).count("max_egde") == 1
+
+
+# --- values out of any range ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list", "--since", "999999d"],
+        ["list", "--since", "99999999999d"],
+        ["list", "--before", "9999-12-31T23:59:59-05:00"],
+        ["search", "x", "--since", "999999999w"],
+    ],
+)
+def test_a_time_out_of_range_is_a_usage_error_not_a_crash(home: Path, args: list[str]) -> None:
+    seed(home)
+    done = noru(*args, home=home)
+    assert done.returncode == 2 and "is out of range" in done.stderr
+
+
+def test_numbers_out_of_range_are_refused_or_match_nothing(home: Path) -> None:
+    seed(home)
+    index = noru("show", "--index", "99999999999999999999", home=home)
+    assert index.returncode == 2 and "--index" in index.stderr
+    display = noru("list", "--display", "99999999999999999999999", home=home)
+    assert display.returncode == 1 and display.stdout.startswith("No capture matches")
+
+
+def test_an_agent_giving_values_out_of_range_gets_invalid_params_or_no_match(
+    home: Path, session: MemoryClient
+) -> None:
+    seed(home)
+    late = session.call("list_captures", {"since": "99999999999d"})
+    assert late["error"]["code"] == -32602 and "out of range" in late["error"]["message"]
+    far = session.call("list_captures", {"display": "9" * 40})
+    assert far["result"]["content"][0]["text"].startswith("Noru no match")
+
+
+# --- a file whose clock was wrong ----------------------------------------------------------
+
+
+def test_a_file_modified_in_the_future_is_skipped_with_the_reason(
+    home: Path, tmp_path: Path
+) -> None:
+    picture = a_png(tmp_path / "later.png")
+    os.utime(picture, (4_000_000_000, 4_000_000_000))  # in 2096
+    done = noru("import", str(picture), home=home)
+    assert done.returncode == 1
+    assert "its modification time is in the future: give the time with --at" in done.stderr
+    assert noru("import", str(picture), "--at", "1h", home=home).returncode == 0
+
+
+# --- the seam itself ------------------------------------------------------------------------
+
+
+def test_an_unexpected_failure_is_one_line_naming_it_and_how_to_see_more(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from noru import status
+    from noru.cli import main
+
+    def broken(home: Path) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(status, "gather", broken)
+    result = CliRunner().invoke(main, ["status"])
+    assert result.exit_code == 1
+    assert "Noru failed unexpectedly (RuntimeError: boom)" in result.output
+    assert "NORU_DEBUG=1" in result.output and "Traceback" not in result.output
+    monkeypatch.setenv("NORU_DEBUG", "1")
+    debug = CliRunner().invoke(main, ["status"])
+    assert isinstance(debug.exception, RuntimeError)  # the developer sees where

@@ -13,6 +13,7 @@ import pytest
 
 from noru import __version__, live
 from noru.access import set_control
+from noru.capture import Degraded, DegradedMode
 from noru.errors import (
     AppNotRunning,
     AppVersionMismatch,
@@ -44,7 +45,9 @@ REPLIES: list[live.Reply] = [
     live.AppStatus(
         "1.2.3",
         screen=live.ScreenAccess(
-            live.ScreenState.GRANTED, "display :0 reachable", (("no_window_manager", "no WM"),)
+            live.ScreenState.GRANTED,
+            "display :0 reachable",
+            degraded=(DegradedMode(Degraded.NO_WINDOW_MANAGER, "no WM"),),
         ),
         ocr=live.OcrState(True, "tesseract", "5.3.0"),
         hotkey=live.HotkeyState("ctrl+alt+n", False, "taken by another program"),
@@ -176,10 +179,12 @@ def test_a_client_meeting_an_older_app_says_to_restart_it(home: Path, old_app: O
     assert json.loads(old_app.received[0])["noru"] == live.PROTOCOL
 
 
-def test_a_client_meeting_a_newer_app_says_so(home: Path) -> None:
-    app = OneShotApp(home, live.encode(live.Mismatch(protocol=live.PROTOCOL + 1)))
+def test_a_client_meeting_a_newer_app_says_so_with_its_version(home: Path) -> None:
+    # What a newer app sends: its own protocol number, and its version.
+    newer = {"noru": live.PROTOCOL + 1, "reply": "mismatch", "app_version": "9.9"}
+    app = OneShotApp(home, json.dumps(newer).encode() + b"\n")
     try:
-        with pytest.raises(AppVersionMismatch, match="a newer version"):
+        with pytest.raises(AppVersionMismatch, match=r"a newer version \(9\.9; this is "):
             live.LiveClient(home).call(live.GetStatus())
     finally:
         app.close()

@@ -3,8 +3,9 @@
 The working tree's tracked files (``git ls-files``: a file never added is not
 in a clone either, while uncommitted edits to tracked files count) are copied
 to a fresh directory with no ``shared/`` beside it, and the suite's
-schema-validating in-memory modules run there with this virtualenv's Python
-and the copy's own code.
+schema-validating modules (in memory, over real stdio pipes and HTTP sockets,
+and through the official MCP SDK client) run there with this virtualenv's
+Python and the copy's own code.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ MODULES = [
     "tests/test_tools.py",
     "tests/test_contract.py",
     "tests/test_wire.py",
+    # Real `noru mcp` processes over pipes and sockets, and the official SDK client.
+    "tests/test_history.py",
+    "tests/test_stdio.py",
+    "tests/test_stdio_history.py",
+    "tests/test_http.py",
 ]
 NOT_FOUND = (
     "official MCP schemas: not found; validated with mcp.types and Noru's per-revision rules"

@@ -98,7 +98,6 @@ def test_the_reader_cannot_write(home: Path) -> None:
 
 def test_no_database_reads_as_an_empty_history_and_nothing_is_created(home: Path) -> None:
     with Reader.open(home) as reader:
-        assert not reader.exists
         assert reader.count() == 0
         assert reader.list_rows(Filters()) == ([], None)
         assert reader.search("anything", Filters(), now=NOW) == ([], None)

@@ -74,23 +74,38 @@ def _message(exc: NoruError) -> str:
     from noru.errors import Steering
 
     if isinstance(exc, Steering):
-        return f"{exc.tag}: {exc.summary}" if exc.summary else exc.tag
+        # The details carry the platform's own words (which display, how to grant access).
+        first = f"{exc.tag}: {exc.summary}" if exc.summary else exc.tag
+        return "\n".join([first, *exc.details])
     if isinstance(exc, StoreError):
         return f"{exc} (run `noru doctor`)"
     return str(exc)
 
 
 class NoruGroup(click.Group):
-    """Runs a command; what it raises on purpose becomes a message and status 1."""
+    """Runs a command; what it raises on purpose becomes a message and status 1.
+
+    Anything else is a bug: it is named in one line, with how to see its
+    traceback (``NORU_DEBUG=1``), never dumped on the person.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
         except NoruError as exc:
             raise click.ClickException(_message(exc)) from None
         except OSError as exc:  # the system's words: a full disk, a folder not ours
             where = f" ({exc.filename})" if exc.filename else ""
             raise click.ClickException(f"{exc.strerror or exc}{where}") from None
+        except Exception as exc:
+            if os.environ.get("NORU_DEBUG"):
+                raise
+            raise click.ClickException(
+                f"Noru failed unexpectedly ({type(exc).__name__}: {exc}). This is a bug; "
+                "run the command again with NORU_DEBUG=1 to see where, and report it."
+            ) from None
 
 
 # --- typed options ----------------------------------------------------------------
@@ -561,7 +576,9 @@ def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
 
 @main.command()
 @click.argument("capture_id", metavar="[ID]", required=False, type=CaptureId())
-@click.option("--index", type=click.IntRange(1), help="1 = the most recent (after filters).")
+@click.option(
+    "--index", type=click.IntRange(1, 1_000_000), help="1 = the most recent (after filters)."
+)
 @filter_options
 def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
     """Show one capture: its facts, text, note, and where its image files are.

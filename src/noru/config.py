@@ -87,7 +87,7 @@ def load_config(home: Path) -> Config:
         return Config()
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return Config(problems=(f"{path.name} ignored: {reason}",))
+        return Config(problems=(f"the whole file is ignored: {reason}",))
     values: dict[str, object] = {}
     problems: list[str] = []
     for key, raw in data.items():

@@ -163,9 +163,16 @@ def _app_checks(home: Path) -> list[Check]:
         return [Check("app", False, "not running", "start it with `noru app`")]
     except NoruError as exc:
         return [Check("app", False, f"running but not answering: {exc}", "restart `noru app`")]
-    hotkey, ocr = status.hotkey, status.ocr
+    hotkey, ocr, screen = status.hotkey, status.ocr, status.screen
+    granted = screen.state is live.ScreenState.GRANTED
     return [
         Check("app", True, f"running (version {status.app_version})"),
+        Check(
+            "app screen access",
+            granted,
+            f"{screen.state}: {screen.detail}",
+            None if granted else " ".join(screen.details) or "check $DISPLAY for the app",
+        ),
         Check(
             "hotkey",
             hotkey.grabbed,

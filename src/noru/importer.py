@@ -109,6 +109,9 @@ def import_file(
     title = (options.window_title or "").strip() or None
     source = Source(app_name=app, window_title=title, workspace_hint=infer_workspace(title))
     moment = options.at or datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    if moment > datetime.now(UTC):
+        # A capture is never taken in the future; a clock set wrong made this file.
+        raise ValueError("its modification time is in the future: give the time with --at")
     image = NewImage(png=decoded.png, width=decoded.width, height=decoded.height, source=source)
     record = store.add_capture(
         [image], origin="user", captured_at=moment, note=options.note or None, imported=True

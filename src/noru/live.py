@@ -14,8 +14,9 @@ build or read a dict themselves.
 =============  ===================================  ==========================
 request        asked by                             answered by
 =============  ===================================  ==========================
-``Ping``       ``noru status``, tests               ``Pong``
-``GetStatus``  ``get_status``, ``noru doctor``      ``AppStatus``
+``Ping``       tests, a client checking versions    ``Pong``
+``GetStatus``  ``get_status``, ``noru status``,     ``AppStatus``
+               ``noru doctor``
 ``Capture``    ``noru capture``                     ``Captured``
 ``Latest``     ``get_latest_capture``               ``Delivered``
 ``Observe``    ``observe_screen``                   ``Delivered``
@@ -45,6 +46,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from noru import __version__
+from noru.capture.base import Degraded, DegradedMode
 from noru.errors import (
     AppNotRunning,
     AppVersionMismatch,
@@ -162,8 +164,10 @@ class ScreenAccess:
     state: ScreenState
     #: What the backend reported: the display reached, or why not.
     detail: str
-    #: Degraded modes as ``(kind, reason)``; kinds are ``noru.capture.Degraded`` values.
-    degraded: tuple[tuple[str, str], ...] = ()
+    #: For a refusal, the platform's own words: which display, how to grant access.
+    details: tuple[str, ...] = ()
+    #: How capture works less well than it should here (empty when all is well).
+    degraded: tuple[DegradedMode, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -397,18 +401,24 @@ def _build(name: str, data: dict[str, Any]) -> Request | Reply:
         screen = _get(data, "screen", dict)
         ocr = _get(data, "ocr", dict)
         hotkey = _get(data, "hotkey", dict)
-        degraded = _get(screen, "degraded", list, [])
-        pairs = []
-        for item in degraded:
-            kind, reason = _strings(item, "degraded")
-            pairs.append((kind, reason))
+        modes = []
         try:
             state = ScreenState(_get(screen, "state", str))
-        except ValueError:
-            raise Malformed("unknown screen access state") from None
+            for item in _get(screen, "degraded", list, []):
+                if not isinstance(item, dict):
+                    raise Malformed("a degraded mode must be an object")
+                kind = Degraded(_get(item, "kind", str))
+                modes.append(DegradedMode(kind, _get(item, "reason", str)))
+        except ValueError:  # an enum value this version does not know
+            raise Malformed("unknown screen access state or degraded mode") from None
         return AppStatus(
             app_version=_get(data, "app_version", str),
-            screen=ScreenAccess(state, _get(screen, "detail", str), tuple(pairs)),
+            screen=ScreenAccess(
+                state,
+                _get(screen, "detail", str),
+                _strings(_get(screen, "details", list, []), "details"),
+                tuple(modes),
+            ),
             ocr=OcrState(
                 available=_get(ocr, "available", bool),
                 engine=_get(ocr, "engine", str),
@@ -453,7 +463,13 @@ def _decode(line: bytes, kind: Literal["request", "reply"]) -> Request | Reply:
         raise Malformed("not a JSON object")
     if data.get("noru") != PROTOCOL:
         version = data.get("noru")
-        raise _VersionError(version if isinstance(version, int) else None)
+        protocol = version if isinstance(version, int) and not isinstance(version, bool) else None
+        if kind == "reply" and data.get("reply") == "mismatch":
+            # The one reply whose shape never changes between versions: the
+            # other side's own protocol and version, to say which it is.
+            theirs = data.get("app_version")
+            return Mismatch(protocol, theirs if isinstance(theirs, str) else None)
+        raise _VersionError(protocol)
     name = data.get(kind)
     if not isinstance(name, str):
         raise Malformed(f"no `{kind}` name")

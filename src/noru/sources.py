@@ -40,10 +40,12 @@ class Source:
         index = self.display_index if self.display_index is not None else "?"
         return f"display {index}" + (f" ({self.display_name})" if self.display_name else "")
 
-    def parts(self, *, title_most: int | None = None) -> list[str]:
+    def parts(self, *, title_most: int | None = None, marked: bool = True) -> list[str]:
         """This source in words, one known fact each, in the order every
-        description uses: app, window, workspace (marked inferred), display.
-        ``title_most`` shortens a long window title to that many characters."""
+        description uses: app, window, workspace, display. ``title_most``
+        shortens a long window title to that many characters; ``marked`` says
+        "(inferred)" after the workspace (a locator row leaves that to its
+        provenance line)."""
         parts: list[str] = []
         if self.app_name or self.app_id:
             parts.append(f"app {self.app_name or self.app_id}")
@@ -53,7 +55,7 @@ class Source:
             )
             parts.append(f'window "{title}"')
         if self.workspace_hint:
-            parts.append(f"workspace {self.workspace_hint} (inferred)")
+            parts.append(f"workspace {self.workspace_hint}" + (" (inferred)" if marked else ""))
         if self.display_label:
             parts.append(self.display_label)
         return parts

@@ -103,7 +103,8 @@ def _lines(status: Status, *, count: bool) -> list[str]:
         f"Hotkey: {app.hotkey if app else unknown}",
     ]
     if app:
-        lines += [f"Note: {reason}" for _, reason in app.screen.degraded]
+        lines += [f"  {detail}" for detail in app.screen.details]
+        lines += [f"Note: {mode.reason}" for mode in app.screen.degraded]
     if count:
         if status.captures is not None:
             lines.append(f"Captures in history: {status.captures}")

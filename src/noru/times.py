@@ -63,6 +63,13 @@ def parse_moment(text: str, now: datetime) -> datetime:
     A date-time without a zone is local time; a bare date is local midnight.
     Returns an aware UTC datetime; ValueError with a readable reason otherwise.
     """
+    try:
+        return _moment(text, now)
+    except OverflowError:  # "99999999d", year 9999 moved past UTC: out of any range
+        raise ValueError(f"not a time Noru can reach: {text!r} is out of range") from None
+
+
+def _moment(text: str, now: datetime) -> datetime:
     if _DURATION.match(text):
         return now - timedelta(seconds=parse_duration(text))
     candidate = text.strip()

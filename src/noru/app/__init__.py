@@ -205,13 +205,11 @@ class App:
         try:
             modes = self.capturer.degraded_modes()
             detail = f"display {self.capturer.display_name} reachable"
-            screen = live.ScreenAccess(
-                live.ScreenState.GRANTED,
-                detail,
-                tuple((str(mode.kind), mode.reason) for mode in modes),
-            )
+            screen = live.ScreenAccess(live.ScreenState.GRANTED, detail, degraded=tuple(modes))
         except PermissionDenied as exc:  # the app keeps running; live requests say why
-            screen = live.ScreenAccess(live.ScreenState.DENIED, exc.summary or str(exc))
+            screen = live.ScreenAccess(
+                live.ScreenState.DENIED, exc.summary or str(exc), tuple(exc.details)
+            )
         except NoruError as exc:
             reason = getattr(exc, "summary", "") or str(exc)
             screen = live.ScreenAccess(live.ScreenState.UNAVAILABLE, reason)

@@ -5,9 +5,9 @@ A capture is committed before its OCR starts. The engine runs in
 captures, exits when idle), which is given the capture's id and reads it
 from the history itself, read-only (``noru.recognition``); its text comes
 back here and is saved through the writer thread. Work left pending by a
-crash or a stop is picked up at the next start (``Store.pending_ocr``). An
-image that fails, or a child that dies, records ``-rec(failed: reason)`` and
-the queue goes on.
+crash or a stop is picked up at the next start (``Store.pending_ocr``). When
+an image fails, or the child dies, the capture is recorded as failed with the
+reason (its results then say ``-rec(failed: reason)``) and the queue goes on.
 """
 
 from __future__ import annotations

@@ -138,9 +138,9 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     hotkey.start()
     print(f"Noru app running; data in {home}. Stop with Ctrl-C.", file=sys.stderr, flush=True)
     status = app.status()
-    notes = [reason for _, reason in status.screen.degraded]
+    notes = [mode.reason for mode in status.screen.degraded]
     if status.screen.state is not live.ScreenState.GRANTED:
-        notes.append(f"cannot capture: {status.screen.detail}")
+        notes += [f"cannot capture: {status.screen.detail}", *status.screen.details]
     for line in notes:
         print(f"note: {line}", file=sys.stderr, flush=True)
     if ready is not None:

@@ -56,7 +56,7 @@ from noru.errors import CaptureError, PermissionDenied
 if TYPE_CHECKING:
     from types import TracebackType
 
-__all__ = ["X11Backend", "map_x11_errors"]
+__all__ = ["PERMISSION_HOW", "PERMISSION_NEXT_ACTION", "X11Backend", "map_x11_errors"]
 
 # How deep to look below a frame for the client window. Real WMs nest one or
 # two levels (frame > client, or frame > decoration parent > client).
@@ -66,6 +66,13 @@ _MAX_DEPTH = 4
 # valid cookie: "Authorization required, but no authorization protocol
 # specified", "Invalid MIT-MAGIC-COOKIE-1 key", "No protocol specified".
 _AUTH_REFUSALS = ("authoriz", "magic-cookie", "protocol specified", "authenticat")
+
+# How access is granted, in the person's words: a detail line of the refusal,
+# so the person's own `noru capture` and `noru status` show it too.
+PERMISSION_HOW = (
+    "To grant it: run Noru inside your own desktop session, or give it the display's "
+    "X authority (XAUTHORITY), or allow this user with `xhost +SI:localuser:$USER`."
+)
 
 PERMISSION_NEXT_ACTION = (
     "Ask the person to start Noru inside their own desktop session, or to give it "
@@ -119,7 +126,7 @@ def map_x11_errors() -> Iterator[None]:
         if _is_auth_refusal(exc.msg):
             raise PermissionDenied(
                 "the X server refused Noru's connection (authorization)",
-                details=(f"Display {exc.display}: {_reason_text(exc.msg)}",),
+                details=(f"Display {exc.display}: {_reason_text(exc.msg)}", PERMISSION_HOW),
                 next_action=PERMISSION_NEXT_ACTION,
             ) from exc
         raise CaptureError(
@@ -137,6 +144,7 @@ def map_x11_errors() -> Iterator[None]:
         if _is_auth_refusal(exc):
             raise PermissionDenied(
                 "the X server refused Noru's connection (authorization)",
+                details=(PERMISSION_HOW,),
                 next_action=PERMISSION_NEXT_ACTION,
             ) from exc
         raise CaptureError(f"the screen could not be read ({exc})") from exc

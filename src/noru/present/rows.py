@@ -21,7 +21,7 @@ def row_line(n: int, row: Row, now: datetime) -> str:
     if row.note:
         holds.append("note")
     parts = [row.id, format_age(row.captured_at, now), row.origin, " + ".join(holds)]
-    parts += row.source.parts(title_most=60)
+    parts += row.source.parts(title_most=60, marked=False)
     if row.note:
         parts.append(f'note: "{shorten(row.note, 60)}"')
     return f"{n}. " + " · ".join(parts)

@@ -36,6 +36,8 @@ __all__ = [
 SEARCH_BOUND = 2000
 # Recency weighs relevance down by half every this many days.
 RECENCY_HALF_LIFE_DAYS = 30.0
+# Display indices count from 1; no machine has more than this many.
+MAX_DISPLAY = 64
 # The columns of the capture_text FTS table, in order.
 SNIPPET_LAYERS = ("ocr", "ax", "note")
 
@@ -70,7 +72,9 @@ def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
         display = filters.display
         if isinstance(display, str) and display.strip().isdigit():
             display = int(display.strip())
-        if isinstance(display, int):
+        if isinstance(display, int) and not 0 <= display <= MAX_DISPLAY:
+            image_clauses.append("0")  # no display has that index
+        elif isinstance(display, int):
             image_clauses.append("i.display_index = ?")
             params.append(display)
         else:

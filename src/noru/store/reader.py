@@ -16,8 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
-from noru.errors import StoreError
-from noru.paths import db_path, images_dir
+from noru.errors import DataDirError, StoreError
+from noru.paths import check_data_dir, db_path, images_dir
 from noru.sources import Source
 from noru.store import files, queries, schema
 from noru.store.codec import lines_from_json, windows_from_json
@@ -43,9 +43,7 @@ class Reading:
         self.home = home
         self.db = db
         self.images_root = images_dir(home)
-        self._refresh_columns()
-
-    def _refresh_columns(self) -> None:
+        # Which columns this database has, by the migrations applied to it.
         done = schema.applied(self.db)
         self._captures = schema.select_list(done, "captures", "c")
         self._images_columns = schema.select_list(done, "images", "i")
@@ -315,22 +313,17 @@ class Reading:
 class Reader(Reading):
     """Read-only access to the store: SQLite refuses any write on this connection."""
 
-    #: False when the data dir holds no history database yet (the reader answers empty).
-    exists: bool
-
-    def __init__(self, home: Path, db: sqlite3.Connection, *, exists: bool) -> None:
-        super().__init__(home, db)
-        self.exists = exists
-
     @classmethod
     def open(cls, home: Path) -> Reader:
         """The history of ``home``; an empty one when there is none yet.
 
         ``StoreError`` when the database cannot be read (damaged, or newer).
         """
-        if home.exists() and not home.is_dir():
-            raise StoreError(f"the data dir {home} is a file, not a folder")
+        try:
+            check_data_dir(home)
+        except DataDirError as exc:
+            raise StoreError(str(exc)) from exc
         path = db_path(home)
         if not path.exists():
-            return cls(home, open_empty(), exists=False)
-        return cls(home, open_reader(path), exists=True)
+            return cls(home, open_empty())
+        return cls(home, open_reader(path))

@@ -63,13 +63,19 @@ def list_resources(context: ToolContext, cursor: Any, *, titles: bool) -> dict[s
         page = reader.ids_page(after=after, limit=PAGE + 1)
     resources = []
     for record in page[:PAGE]:
-        count = len(record.images)
+        first = record.images[0].source
+        where = " · ".join(
+            fact
+            for fact in (first.app_name or first.app_id, first.window_title, first.workspace_hint)
+            if fact
+        )
         entry: dict[str, Any] = {
             "uri": capture_uri(record.id),
             "name": record.id,
+            # A listing's short label: the bare facts, unlike a result's description.
             "description": (
                 f"Noru capture taken {format_utc(record.captured_at)} by the {record.origin}, "
-                f"{count} image{'s' if count != 1 else ''}; {record.images[0].source.describe()}"
+                f"{len(record.images)} image(s)" + (f", {where}" if where else "")
             ),
             "mimeType": "image/png",
         }
