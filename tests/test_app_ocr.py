@@ -34,15 +34,10 @@ def screenshot(path: Path, words: str) -> Path:
 
 
 def import_pending(home: Path, *args: str) -> None:
-    """``noru import`` where no OCR engine is available: the captures wait for the app."""
-    config = home / "config.toml"
-    config.write_text('ocr_engine = "nonsense"\n')
-    try:
-        result = CliRunner().invoke(main, ["import", *args])
-    finally:
-        config.unlink()
+    """``noru import --no-ocr``: the captures wait for the app."""
+    result = CliRunner().invoke(main, ["import", "--no-ocr", *args])
     assert result.exit_code == 0, result.output
-    assert "`noru app` reads it at its next start" in result.output
+    assert "Text not recognised now (--no-ocr): `noru app` reads it." in result.output
 
 
 def records(home: Path) -> list[Any]:
@@ -262,3 +257,47 @@ def test_an_unknown_engine_leaves_captures_pending_and_says_why(
     with running_app(home, desktop.env, tmp_path / "app.log"):
         text = session.call("get_status")["result"]["content"][0]["text"]
     assert "OCR engine: unavailable" in text and "nonsense" in text
+
+
+# --- the text's state is true: "pending" only while something is reading it -----------
+
+
+def text_of(answer: dict[str, Any]) -> str:
+    return "\n".join(b["text"] for b in answer["result"]["content"] if b["type"] == "text")
+
+
+def test_without_an_app_an_unread_import_is_not_called_pending_and_asks_no_retry(
+    home: Path, tmp_path: Path, session: MemoryClient
+) -> None:
+    import_pending(home, str(screenshot(tmp_path / "a.png", "quarterly figures")))
+    (record,) = records(home)
+    answer = session.call("get_capture", {"id": record.id})
+    assert answer["result"]["structuredContent"]["ocr_pending"] is False
+    text = text_of(answer)
+    assert "a moment later" not in text and "still running" not in text
+    assert "has not been recognised yet: the Noru app is not running" in text
+    assert "asking again before then gives this same answer" in text
+    assert text.splitlines()[-1].endswith("-rec(not recognised yet: the Noru app is not running)")
+    shown = CliRunner().invoke(main, ["show", record.id]).output
+    assert "Text not recognised yet (the Noru app is not running)" in shown
+
+
+def test_an_app_without_an_engine_does_not_leave_imports_called_pending(
+    home: Path, desktop: XServer, tmp_path: Path, session: MemoryClient
+) -> None:
+    import_pending(home, str(screenshot(tmp_path / "a.png", "quarterly figures")))
+    (home / "config.toml").write_text('ocr_engine = "nonsense"\n')
+    with running_app(home, desktop.env, tmp_path / "app.log"):
+        (record,) = records(home)
+        answer = session.call("get_capture", {"id": record.id, "text_only": True})
+    assert answer["result"]["structuredContent"]["ocr_pending"] is False
+    assert "the Noru app cannot recognise text (unknown OCR engine 'nonsense'" in text_of(answer)
+
+
+def test_an_import_made_while_the_app_runs_is_read_by_the_app(
+    home: Path, desktop: XServer, tmp_path: Path
+) -> None:
+    with running_app(home, desktop.env, tmp_path / "app.log"):
+        import_pending(home, str(screenshot(tmp_path / "a.png", "kettlebell schedule")))
+        wait_until(lambda: records(home)[0].ocr_state == "done", "the app reading the import")
+    assert "kettlebell" in records(home)[0].ocr_text.lower()

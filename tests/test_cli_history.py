@@ -160,7 +160,8 @@ class TestImport:
         code, out = run("import", str(image_file(tmp_path / "a.png", "PNG")))
         assert code == 0, out
         assert "unknown OCR engine 'nonsense'" in out
-        assert "`noru app` reads it at its next start" in out
+        assert "Text not recognised now (unknown OCR engine 'nonsense'" in out
+        assert "`noru app` reads it." in out
         assert the_capture(home).ocr_state == "pending"
 
     def test_a_bad_time_is_a_usage_error(self, home: Path, tmp_path: Path) -> None:

@@ -8,9 +8,21 @@ from typing import Any
 
 import pytest
 
+from noru import live
 from noru.access import set_control
 from tests.history_data import Seeded, decode, seed
+from tests.socket_peer import OneShotApp
 from tests.wire import MemoryClient
+
+
+def app_status(*, ocr: live.OcrState) -> live.AppStatus:
+    """What a running app says of itself, with the OCR state a test needs."""
+    return live.AppStatus(
+        "0",
+        screen=live.ScreenAccess(live.ScreenState.GRANTED, "display :0 reachable"),
+        ocr=ocr,
+        hotkey=live.HotkeyState("ctrl+alt+n", grabbed=True),
+    )
 
 
 @pytest.fixture
@@ -198,14 +210,42 @@ class TestGetCapture:
         assert "On-screen text could not be recognised: engine crashed." in text({"result": result})
         assert "-rec(failed: engine crashed)" in result["content"][-1]["text"]
 
-    def test_pending_ocr_is_reported_with_the_next_step(
-        self, session: MemoryClient, seeded: Seeded
+    def test_pending_ocr_is_reported_with_the_next_step_while_the_app_reads_it(
+        self, session: MemoryClient, seeded: Seeded, home: Path
     ) -> None:
-        result = session.call("get_capture", {"id": seeded.terminal.id})["result"]
+        reading = OneShotApp(home, live.encode(app_status(ocr=live.OcrState(True, "tesseract"))))
+        try:
+            result = session.call("get_capture", {"id": seeded.terminal.id})["result"]
+        finally:
+            reading.close()
         assert result["structuredContent"]["ocr_pending"] is True
         closing = result["content"][-1]["text"]
         assert f"Call get_capture with id {seeded.terminal.id} a moment later" in closing
         assert "-rec(pending)" in closing and "!ax" in closing
+
+    def test_pending_ocr_that_nothing_reads_is_not_pending_and_asks_no_retry(
+        self, session: MemoryClient, seeded: Seeded
+    ) -> None:
+        result = session.call("get_capture", {"id": seeded.terminal.id})["result"]
+        assert result["structuredContent"]["ocr_pending"] is False
+        closing = result["content"][-1]["text"]
+        assert "a moment later" not in closing
+        assert "-rec(not recognised yet: the Noru app is not running)" in closing
+
+    def test_an_app_that_cannot_read_text_is_named_as_the_reason(
+        self, session: MemoryClient, seeded: Seeded, home: Path
+    ) -> None:
+        broken = live.OcrState(False, "nonsense", problem="unknown OCR engine 'nonsense'")
+        reading = OneShotApp(home, live.encode(app_status(ocr=broken)))
+        try:
+            result = session.call("get_capture", {"id": seeded.terminal.id})["result"]
+        finally:
+            reading.close()
+        assert result["structuredContent"]["ocr_pending"] is False
+        assert (
+            "the Noru app cannot recognise text (unknown OCR engine 'nonsense')"
+            in (result["content"][-1]["text"])
+        )
 
     def test_layers_choose_what_is_sent(self, session: MemoryClient, seeded: Seeded) -> None:
         result = session.call("get_capture", {"id": seeded.editor.id, "layers": ["note"]})["result"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +24,7 @@ from noru.imaging import Served
 from noru.paths import socket_path
 from noru.store import Reader
 from tests.app_process import running_app
+from tests.socket_peer import OneShotApp
 from tests.wire import MemoryClient
 
 if TYPE_CHECKING:
@@ -131,34 +131,6 @@ def test_an_unknown_refusal_tag_is_malformed() -> None:
 
 
 # --- against a listener that speaks another version ------------------------------
-
-
-class OneShotApp:
-    """A socket in the data dir answering every connection with one fixed line."""
-
-    def __init__(self, home: Path, answer: bytes) -> None:
-        self.answer = answer
-        self.received: list[bytes] = []
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(str(socket_path(home)))
-        self.listener.listen(8)
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            with conn, conn.makefile("rb") as reader:
-                self.received.append(reader.readline())
-                conn.sendall(self.answer)
-
-    def close(self) -> None:
-        self.listener.shutdown(socket.SHUT_RDWR)
-        self.listener.close()
-        self.thread.join(timeout=10)
 
 
 @pytest.fixture

@@ -406,12 +406,18 @@ def status() -> None:
 @click.option(
     "--at", type=Moment(past=True), help="When they were taken (default: each file's time)."
 )
+@click.option(
+    "--no-ocr",
+    is_flag=True,
+    help="Do not recognise their text now: the running app (or the next start) does.",
+)
 def import_cmd(
     paths: tuple[Path, ...],
     app: str | None,
     window_title: str | None,
     note: str | None,
     at: datetime | None,
+    no_ocr: bool,
 ) -> None:
     """Import existing screenshots (PNG, JPEG, WebP files or folders) into history."""
     from rich.console import Console
@@ -426,13 +432,14 @@ def import_cmd(
     config = _config(home)
     options = ImportOptions(app=app, window_title=window_title, note=note or None, at=at)
     found = list(find_images(paths))
-    try:
-        ocr = open_engine(home, config.ocr_engine)
-    except OcrError as exc:
-        ocr = None
-        click.echo(
-            f"Text not recognised now ({exc}): `noru app` reads it at its next start.", err=True
-        )
+    ocr = None
+    if no_ocr:
+        click.echo("Text not recognised now (--no-ocr): `noru app` reads it.", err=True)
+    else:
+        try:
+            ocr = open_engine(home, config.ocr_engine)
+        except OcrError as exc:
+            click.echo(f"Text not recognised now ({exc}): `noru app` reads it.", err=True)
     failed: list[str] = []
     unread: list[str] = []
     imported = 0
@@ -458,7 +465,7 @@ def import_cmd(
     click.echo(f"Imported {imported} of {_plural(len(found), 'file')}.", err=True)
     for line in failed:
         click.echo(f"skipped {line}", err=True)
-    for line in unread:  # imported all the same: the app reads them at its next start
+    for line in unread:  # imported all the same: the app reads them
         click.echo(f"text not recognised, left for `noru app`: {line}", err=True)
     if failed:
         sys.exit(1)
@@ -599,7 +606,12 @@ def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
             missing = f"no capture{_described(filters)}" + (f" at index {index}" if index else "")
         if record is None:
             raise click.ClickException(missing)
-        lines = capture_lines(record, now=_now(), files=reader)
+        waiting = None
+        if record.ocr_state == "pending":
+            from noru.status import text_wait
+
+            waiting = text_wait(reader.home)
+        lines = capture_lines(record, now=_now(), files=reader, waiting=waiting)
     for line in lines:
         click.echo(line)
 

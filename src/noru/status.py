@@ -18,7 +18,7 @@ from noru.config import load_config
 from noru.errors import AppNotRunning, NoruError, StoreError
 from noru.times import format_duration
 
-__all__ = ["Status", "agent_lines", "gather", "person_lines"]
+__all__ = ["Status", "agent_lines", "gather", "person_lines", "text_wait"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,24 @@ def gather(home: Path) -> Status:
         handoff_window=config.handoff_window,
         config_problems=config.problems,
     )
+
+
+def text_wait(home: Path) -> tuple[bool, str]:
+    """Whether captures waiting for their text are being read, and if not, why.
+
+    A running app with a working OCR engine reads every pending capture (its
+    own, and any left by an import, within seconds); anything else means the
+    text will not come until that changes.
+    """
+    try:
+        app = live.LiveClient(home, timeout=5).expect(live.GetStatus(), live.AppStatus)
+    except AppNotRunning:
+        return False, "the Noru app is not running"
+    except NoruError as exc:
+        return False, f"the Noru app is not answering ({exc})"
+    if not app.ocr.available:
+        return False, f"the Noru app cannot recognise text ({app.ocr.problem})"
+    return True, ""
 
 
 def _yes(flag: bool) -> str:

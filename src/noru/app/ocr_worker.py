@@ -36,6 +36,12 @@ __all__ = ["OcrWorker"]
 
 log = logging.getLogger("noru.app")
 
+# Seconds of an empty queue before the store is asked for pending work again.
+RESCAN = 5.0
+# A capture whose job fails this often (not its text: the job itself) is left
+# pending until the next start rather than retried forever.
+MAX_ATTEMPTS = 3
+
 
 class _Child:
     """One running engine process."""
@@ -104,6 +110,7 @@ class OcrWorker:
         # (priority, order, id): live captures (0) go before resumed backlog (1).
         self._queue: queue.PriorityQueue[tuple[int, int, str | None]] = queue.PriorityQueue()
         self._order = itertools.count()
+        self._failures: dict[str, int] = {}
         self._thread = threading.Thread(target=self._run, name="noru-ocr", daemon=True)
 
     @contextmanager
@@ -130,12 +137,26 @@ class OcrWorker:
     def enqueue(self, capture_id: str) -> None:
         self._queue.put((0, next(self._order), capture_id))
 
+    def _next(self) -> str | None:
+        """The next capture to read; None to stop. When the queue stays empty
+        for ``RESCAN`` seconds, captures left pending by someone else (a
+        `noru import --no-ocr` while the app runs) are queued: a capture
+        waiting for its text is always either being read or about to be."""
+        while True:
+            try:
+                return self._queue.get(timeout=RESCAN)[2]
+            except queue.Empty:
+                for capture_id in self.writer.call(lambda store: store.pending_ocr()):
+                    if self._failures.get(capture_id, 0) < MAX_ATTEMPTS:
+                        self._queue.put((1, next(self._order), capture_id))
+
     def _run(self) -> None:
-        while (capture_id := self._queue.get()[2]) is not None:
+        while (capture_id := self._next()) is not None:
             try:
                 self._recognise(capture_id)
             except Exception:  # one bad job must never stop the queue
                 log.exception("OCR job failed")
+                self._failures[capture_id] = self._failures.get(capture_id, 0) + 1
             finally:
                 self.on_settled(capture_id)
         if self._child is not None:

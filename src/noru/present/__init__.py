@@ -13,6 +13,8 @@ No renderer builds a wire dict and no caller parses one back:
 
 from noru.present.agent import (
     MAX_TEXT,
+    QUEUED,
+    TextWait,
     capture_view,
     empty_history,
     locator_text,
@@ -25,9 +27,11 @@ from noru.present.plan import MAX_IMAGES, BadRegion, Plan, Projection, plan
 __all__ = [
     "MAX_IMAGES",
     "MAX_TEXT",
+    "QUEUED",
     "BadRegion",
     "Plan",
     "Projection",
+    "TextWait",
     "capture_view",
     "empty_history",
     "locator_text",

@@ -10,6 +10,7 @@ provenance line. ``present_capture`` does plan, pixels and view in one call.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from noru import imaging
@@ -23,6 +24,8 @@ from noru.store import CaptureRecord, Filters, Reader, Row, SearchHit
 
 __all__ = [
     "MAX_TEXT",
+    "QUEUED",
+    "TextWait",
     "capture_view",
     "empty_history",
     "locator_text",
@@ -34,6 +37,19 @@ __all__ = [
 # Characters per text layer (and note) in one result, so that no capture can
 # flood an agent's context.
 MAX_TEXT = 100_000
+
+
+@dataclass(frozen=True)
+class TextWait:
+    """For a capture whose text is not recognised yet: whether it is being read
+    (queued in a running app, or running), and if not, why not. An answer says
+    "pending, ask again" only when asking again can change something."""
+
+    queued: bool = True
+    reason: str = ""
+
+
+QUEUED = TextWait()
 
 
 def _cap(text: str, what: str, notes: list[str]) -> str:
@@ -49,7 +65,9 @@ def _source_token(record: CaptureRecord) -> Token:
     return absent("src", "unknown")
 
 
-def provenance(record: CaptureRecord, *, pixels: bool, layers: Sequence[str]) -> list[Token]:
+def provenance(
+    record: CaptureRecord, *, pixels: bool, layers: Sequence[str], wait: TextWait = QUEUED
+) -> list[Token]:
     """The provenance tokens of ``record`` as shown with ``layers``."""
     tokens: list[Token] = []
     tokens.append(measured("px") if pixels else absent("px", "text only"))
@@ -72,8 +90,10 @@ def provenance(record: CaptureRecord, *, pixels: bool, layers: Sequence[str]) ->
             tokens.append(inferred("rec", f"{record.ocr_engine or 'ocr'}{conf}"))
         elif record.ocr_state == "failed":
             tokens.append(absent("rec", f"failed: {record.ocr_error or 'unknown error'}"))
-        else:
+        elif wait.queued:
             tokens.append(absent("rec", "pending"))
+        else:
+            tokens.append(absent("rec", f"not recognised yet: {wait.reason}"))
     if any(image.source.workspace_hint for image in record.images):
         tokens.append(inferred("ws"))
     return tokens
@@ -117,10 +137,16 @@ def _ocr_layer(view_plan: Plan, notes: list[str]) -> TextLayer:
 
 
 def capture_view(
-    view_plan: Plan, images: Sequence[ServedImage], *, remarks: Sequence[str] = ()
+    view_plan: Plan,
+    images: Sequence[ServedImage],
+    *,
+    remarks: Sequence[str] = (),
+    wait: TextWait = QUEUED,
 ) -> CaptureView:
-    """The contract view of a planned capture with its served ``images``."""
+    """The contract view of a planned capture with its served ``images``;
+    ``wait`` says whether its text, if not recognised yet, is being read."""
     record = view_plan.record
+    pending = record.ocr_state == "pending" and wait.queued
     notes = list(remarks)
     if view_plan.capped:
         notes.append(
@@ -135,10 +161,17 @@ def capture_view(
     regions = None
     if view_plan.wants("regions") and done:
         regions = _cap(_regions_text(view_plan), "regions list", notes)
-    if record.ocr_state == "pending" and view_plan.wants("ocr", "regions"):
+    if pending and view_plan.wants("ocr", "regions"):
         notes.append(
             "On-screen text is not ready yet (OCR is still running). "
             f"Call get_capture with id {record.id} a moment later for the text."
+        )
+    elif record.ocr_state == "pending" and view_plan.wants("ocr", "regions"):
+        notes.append(
+            f"On-screen text has not been recognised yet: {wait.reason}. It is read once "
+            "the person runs the Noru app with a working OCR engine (`noru app`; "
+            "`noru doctor` says what is missing); asking again before then gives this "
+            "same answer."
         )
     if record.ocr_state == "failed" and view_plan.wants("ocr", "regions"):
         notes.append(f"On-screen text could not be recognised: {record.ocr_error}.")
@@ -157,8 +190,8 @@ def capture_view(
         layers=layers,
         regions=regions,
         note=note,
-        ocr_pending=record.ocr_state == "pending",
-        prov=provenance(record, pixels=bool(images), layers=view_plan.layers),
+        ocr_pending=pending,
+        prov=provenance(record, pixels=bool(images), layers=view_plan.layers, wait=wait),
         remarks=notes,
         extra_header=extra,
     )
@@ -171,6 +204,7 @@ def present_capture(
     *,
     max_edge: int,
     ready: Sequence[imaging.Served] | None = None,
+    wait: TextWait = QUEUED,
 ) -> CaptureView:
     """Plan, pixels and view in one: ``ready`` are the images the app already
     served for this capture (used when they fit the plan)."""
@@ -178,7 +212,7 @@ def present_capture(
     images = pixels.ready(view_plan, ready) if ready else None
     if images is None:
         images = pixels.load(reader, view_plan)
-    return capture_view(view_plan, images)
+    return capture_view(view_plan, images, wait=wait)
 
 
 def locator_text(

@@ -37,8 +37,18 @@ def _ocr_heading(record: CaptureRecord) -> str:
     return f"Text recognised by OCR ({engine}):"
 
 
-def capture_lines(record: CaptureRecord, *, now: datetime, files: ImageFiles) -> list[str]:
-    """``noru show``: everything Noru holds about one capture, for the person."""
+def capture_lines(
+    record: CaptureRecord,
+    *,
+    now: datetime,
+    files: ImageFiles,
+    waiting: tuple[bool, str] | None = None,
+) -> list[str]:
+    """``noru show``: everything Noru holds about one capture, for the person.
+
+    ``waiting`` (for a capture whose text is pending): whether the running app
+    is reading it, and if not, why (``noru.status.text_wait``).
+    """
     local = record.captured_at.astimezone()
     lines = [
         record.id,
@@ -56,8 +66,11 @@ def capture_lines(record: CaptureRecord, *, now: datetime, files: ImageFiles) ->
         lines += ["", _ocr_heading(record), record.ocr_text or "(no text recognised)"]
     elif record.ocr_state == "failed":
         lines += ["", f"Text could not be recognised: {record.ocr_error}."]
+    elif waiting is not None and waiting[0]:
+        lines += ["", "Text not recognised yet: the running app is reading it."]
     else:
-        lines += ["", "Text not recognised yet: the app reads it (`noru app`), or `noru reocr`."]
+        why = waiting[1] if waiting is not None else "nothing is reading it"
+        lines += ["", f"Text not recognised yet ({why}): start `noru app`, or `noru reocr ID`."]
     if record.ax_text:
         lines += ["", "Accessibility text reported by the app:", record.ax_text]
     # The files are named, not served: no pixels were decoded for this answer.

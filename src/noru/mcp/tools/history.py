@@ -12,14 +12,16 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from noru import access
+from noru import access, status
 from noru.config import load_config
 from noru.contract import capture_result, text_result
 from noru.errors import InvalidParams, NoMatch
 from noru.mcp.tools import ToolContext
 from noru.present import (
+    QUEUED,
     BadRegion,
     Projection,
+    TextWait,
     empty_history,
     locator_text,
     no_match,
@@ -36,6 +38,7 @@ __all__ = [
     "list_captures",
     "open_history",
     "search_captures",
+    "text_wait",
 ]
 
 SOURCE_FILTERS = ("app", "workspace", "display", "since", "before", "origin")
@@ -72,6 +75,15 @@ def filters_from(args: dict[str, Any], now: datetime) -> Filters:
         before=moments.get("before"),
         origin=args.get("origin"),
     )
+
+
+def text_wait(context: ToolContext, record: CaptureRecord) -> TextWait:
+    """For a capture still waiting for its text: is a running app reading it?
+    (Asked of the app only then: every other capture needs no socket.)"""
+    if record.ocr_state != "pending":
+        return QUEUED
+    queued, reason = status.text_wait(context.home)
+    return TextWait(queued, reason)
 
 
 def addressing(args: dict[str, Any]) -> str:
@@ -180,7 +192,13 @@ def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     with open_history(context) as reader:
         record = _resolve(reader, args, filters)
         try:
-            view = present_capture(reader, record, projection, max_edge=config.max_edge)
+            view = present_capture(
+                reader,
+                record,
+                projection,
+                max_edge=config.max_edge,
+                wait=text_wait(context, record),
+            )
         except BadRegion as exc:
             raise InvalidParams(f"Invalid arguments: {exc}") from None
     return capture_result(view, now=now, with_sources=True, fields=projection.fields)

@@ -20,6 +20,7 @@ from noru.contract import (
 )
 from noru.errors import HistoryBlocked, InvalidParams
 from noru.mcp.tools import ToolContext
+from noru.mcp.tools.history import text_wait
 from noru.present import Projection, present_capture
 from noru.store import Reader, decode_cursor, encode_cursor
 from noru.times import format_utc
@@ -109,7 +110,11 @@ def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
         if record is None:
             raise InvalidParams(f"Invalid params: no capture {capture_id}")
         view = present_capture(
-            reader, record, Projection(), max_edge=load_config(context.home).max_edge
+            reader,
+            record,
+            Projection(),
+            max_edge=load_config(context.home).max_edge,
+            wait=text_wait(context, record),
         )
     contents: list[dict[str, Any]] = [
         {"uri": uri, "mimeType": "image/png", "blob": base64.b64encode(image.png).decode("ascii")}
