@@ -301,3 +301,30 @@ def test_an_import_made_while_the_app_runs_is_read_by_the_app(
         import_pending(home, str(screenshot(tmp_path / "a.png", "kettlebell schedule")))
         wait_until(lambda: records(home)[0].ocr_state == "done", "the app reading the import")
     assert "kettlebell" in records(home)[0].ocr_text.lower()
+
+
+def test_a_repeat_look_at_an_unchanged_screen_stores_what_a_fresh_reading_gives(
+    home: Path,
+    desktop: XServer,
+    open_window: OpenWindow,
+    tmp_path: Path,
+    session: MemoryClient,
+) -> None:
+    """The app's OCR process remembers what it read; the text it stores for the
+    second look is exactly what `noru reocr` (a fresh engine) reads."""
+    for title, x, text in (("Ledger", 40, "Quarterly invoice"), ("Notes", 1300, "Meeting agenda")):
+        open_window(desktop, title, x=x, y=80, width=1100, height=400, text=text)
+    set_control(home, "allow")
+    with running_app(home, desktop.env, tmp_path / "app.log"):
+        looks = []
+        for _ in range(2):
+            answer = session.call("observe_screen", {"target": "display", "text_only": True})
+            looks.append(answer["result"]["structuredContent"]["id"])
+            wait_until(lambda: all(r.ocr_state == "done" for r in records(home)), "the text")
+    first, second = (next(r for r in records(home) if r.id == i) for i in looks)
+    assert second.images[0].ocr_lines == first.images[0].ocr_lines
+    assert "Quarterly invoice" in second.ocr_text and "Meeting agenda" in second.ocr_text
+    result = CliRunner().invoke(main, ["reocr", second.id])
+    assert result.exit_code == 0, result.output
+    fresh = next(r for r in records(home) if r.id == second.id)
+    assert fresh.images[0].ocr_lines == second.images[0].ocr_lines

@@ -143,3 +143,77 @@ def test_a_closed_engine_refuses_to_read_and_closing_twice_is_harmless(engine: E
     made.close()
     with pytest.raises(OcrError, match="closed"):
         made.recognise(Image.new("RGB", (10, 10)))
+
+
+# --- repeat looks: unchanged pixels are not read again ---------------------------------
+
+
+def two_windows(left: str, right: str) -> Screen:
+    panes = [
+        Pane((20, 20, 420, 200), [left], title="Left"),
+        Pane((460, 20, 420, 200), [right], theme="dark", title="Right"),
+    ]
+    return compose(panes, width=900, height=260)
+
+
+def counts(engine: Engine) -> tuple[int, int]:
+    memo = engine.memo  # type: ignore[attr-defined]
+    return memo.hits, memo.misses
+
+
+def test_reading_the_same_screen_again_reads_nothing_again_and_says_the_same(
+    engine: Engine,
+) -> None:
+    screen = two_windows("Invoice ledger totals", "Meeting agenda notes")
+    first = engine.recognise(screen.image, regions=screen.regions)
+    hits, misses = counts(engine)
+    again = engine.recognise(screen.image, regions=screen.regions)
+    assert again.lines == first.lines
+    assert counts(engine)[1] == misses and counts(engine)[0] > hits
+
+
+def test_remembered_lines_are_what_a_fresh_reading_gives(engine: Engine) -> None:
+    from noru.ocr.memo import Memo
+
+    screen = two_windows("Quarterly revenue forecast", "Release download notes")
+    engine.recognise(screen.image, regions=screen.regions)
+    remembered = engine.recognise(screen.image, regions=screen.regions)
+    engine.memo = Memo()  # type: ignore[attr-defined]  # forget everything: read afresh
+    fresh = engine.recognise(screen.image, regions=screen.regions)
+    assert counts(engine)[0] == 0  # nothing was remembered for this reading
+    assert fresh.lines == remembered.lines
+
+
+def test_a_change_in_one_window_reads_only_that_window_again(engine: Engine) -> None:
+    before = two_windows("Kettlebell training schedule", "Grocery shopping list")
+    after = two_windows("Kettlebell training schedule", "Hardware store receipt")
+    engine.recognise(before.image, regions=before.regions)
+    hits, misses = counts(engine)
+    result = engine.recognise(after.image, regions=after.regions)
+    assert counts(engine)[1] == misses + 1  # the right window alone
+    assert counts(engine)[0] > hits  # the left window and what lies around them
+    assert "Hardware" in result.text and "Kettlebell" in result.text
+    assert "Grocery" not in result.text
+
+
+def test_a_window_that_moved_is_not_read_again_and_its_lines_move_with_it(
+    engine: Engine,
+) -> None:
+    text = ["Photosynthesis lecture slides"]
+    here = compose([Pane((20, 20, 420, 200), text, title="Notes")], width=900, height=500)
+    there = compose([Pane((300, 240, 420, 200), text, title="Notes")], width=900, height=500)
+    first = engine.recognise(here.image, regions=here.regions)
+    misses = counts(engine)[1]
+    moved = engine.recognise(there.image, regions=there.regions)
+    window = [line for line in moved.lines if "Photosynthesis" in line.text]
+    original = [line for line in first.lines if "Photosynthesis" in line.text]
+    assert window and original
+    assert window[0].box == (
+        original[0].box[0] + 280,
+        original[0].box[1] + 220,
+        original[0].box[2],
+        original[0].box[3],
+    )
+    # Nothing is read again: the window's pixels are the same, and so is the
+    # desktop around it once the window is painted over.
+    assert counts(engine)[1] == misses

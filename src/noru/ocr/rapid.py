@@ -38,6 +38,7 @@ from noru.errors import OcrError
 from noru.geometry import Rect
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
 from noru.ocr.layout import frame, text_blocks, tiles
+from noru.ocr.memo import Memo
 from noru.ocr.rapid_probe import (
     MODELS,
     NAME,
@@ -112,6 +113,7 @@ class RapidEngine:
         self.models = {task: folder / file for task, file in MODELS.items()}
         self.version = package_version() or "unknown"
         self._lock = threading.Lock()
+        self.memo = Memo()  # what recent jobs read, so an unchanged window is not read again
         with _rapidocr_errors("load its models"):
             rapidocr = importlib.import_module("rapidocr")
             _forbid_downloads()
@@ -179,6 +181,14 @@ class RapidEngine:
         return OcrResult(lines, NAME, self.version, mean_confidence(lines))
 
     def _read(self, job: Job) -> list[OcrLine]:
+        key = self.memo.key(job, f"{NAME} {self.version} {self.settings!r}")
+        lines = self.memo.recall(key, job.region)
+        if lines is None:
+            lines = self._read_fresh(job)
+            self.memo.keep(key, job.region, lines)
+        return lines
+
+    def _read_fresh(self, job: Job) -> list[OcrLine]:
         s = self.settings
         piece = job.cut(s)
         if piece is None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from noru.errors import OcrError
 from noru.geometry import Rect
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
+from noru.ocr.memo import Memo
 from noru.ocr.regions import Job, plan_jobs, reading_order, split_rows
 from noru.ocr.tessdata import LANGUAGE, require_tessdata
 
@@ -75,6 +76,7 @@ class TesseractEngine:
         self.tessdata = require_tessdata(tessdata)
         self.version = library_version()
         self._lock = threading.Lock()
+        self.memo = Memo()  # what recent jobs read, so an unchanged window is not read again
         self._apis: list[Any] = []
         try:
             for _ in range(max(1, self.settings.threads)):
@@ -160,6 +162,14 @@ class TesseractEngine:
         return [futures[i].result() for i in range(len(jobs))]
 
     def _read(self, api: Any, job: Job) -> list[OcrLine]:
+        key = self.memo.key(job, f"{NAME} {self.version} {self.settings!r}")
+        lines = self.memo.recall(key, job.region)
+        if lines is None:
+            lines = self._read_fresh(api, job)
+            self.memo.keep(key, job.region, lines)
+        return lines
+
+    def _read_fresh(self, api: Any, job: Job) -> list[OcrLine]:
         import tesserocr
 
         s = self.settings
