@@ -798,7 +798,9 @@ def open_firefox(
         page = folder / "page.html"
         page.write_text(
             _PAGE.format(
-                loading=escape(f"{title} (loading)"),
+                # Not the final title with more after it: the window's name
+                # must not match the final one's pattern before the page is drawn.
+                loading=escape(f"Loading {title}"),
                 title=json.dumps(title),
                 background=background,
                 foreground=foreground,
