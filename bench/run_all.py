@@ -12,6 +12,7 @@ BENCHMARKS = [
     "png_writers.py",
     "observe_vs_pipeline.py",
     "ocr_corpus.py",
+    "ocr_real.py",
     "scaling_legibility.py",
     "store_100k.py",
 ]

@@ -1,0 +1,846 @@
+"""Real X clients showing text we give them, with the ground truth of what they show.
+
+On an ``XServer`` from tests/xserver.py these start real programs, wait until
+their window is mapped and drawn, and hand back a ``Client``: the window's
+title, class and rectangle, and ``lines``, the exact text the window shows,
+line by line as the program lays it out (clipped to what fits: text that
+wraps or scrolls off is truth only where it is on screen).
+
+- ``open_xterm``: xterm in its default bitmap font ("fixed", 6x13) or an Xft
+  font (``font="DejaVu Sans Mono", size=9``), showing a file with ``cat``:
+  no prompt, no scrollbar, the cursor hidden. Long lines wrap as xterm wraps
+  them (``xterm_screen`` computes that).
+- ``open_tk_text``: a Tk Text widget (this Python's tkinter), word-wrapped;
+  Tk itself reports which display lines are fully visible.
+- ``open_gtk``: GTK3 ``Gtk.Label``s above a word-wrapped ``Gtk.TextView``,
+  run by the system Python (python3-gi; a virtualenv cannot import gi); GTK
+  reports the visible display lines.
+- ``open_firefox``: a local HTML page in Firefox ESR with a fresh profile
+  that turns off everything that reaches out (updates, telemetry, safe
+  browsing, remote settings...). Each page element is one unwrapped line,
+  and the page says (in its title) whether everything fit.
+
+Every program is stopped by its own pid (Firefox with its process group)
+when the client is closed, also when a start fails; each client's files
+(the text, the profile, Firefox's HOME) live in a temporary folder removed
+then. ``missing(kind)`` says what to install when a program is not here.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+from types import TracebackType
+from typing import Literal, Self
+
+import mss
+from PIL import Image
+
+from tests.xserver import START_TIMEOUT, XServer, _read_line, _title_pattern
+
+__all__ = [
+    "THEMES",
+    "Client",
+    "Kind",
+    "Theme",
+    "firefox_program",
+    "missing",
+    "open_firefox",
+    "open_gtk",
+    "open_tk_text",
+    "open_xterm",
+    "xterm_screen",
+]
+
+Kind = Literal["xterm", "tk", "gtk", "firefox"]
+Theme = Literal["light", "dark"]
+Rect = tuple[int, int, int, int]
+
+# Background and text colours per theme, the same for every program.
+THEMES: dict[Theme, tuple[str, str]] = {
+    "light": ("#ffffff", "#000000"),
+    "dark": ("#1e1e1e", "#d4d4d4"),
+}
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+_serial = itertools.count(1)
+
+
+def firefox_program() -> str | None:
+    return shutil.which("firefox-esr") or shutil.which("firefox")
+
+
+@functools.cache
+def _system_python_has_gtk() -> bool:
+    if not Path(SYSTEM_PYTHON).exists():
+        return False
+    probe = "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk"
+    result = subprocess.run(
+        [SYSTEM_PYTHON, "-c", probe], capture_output=True, timeout=START_TIMEOUT, check=False
+    )
+    return result.returncode == 0
+
+
+def missing(kind: Kind) -> str | None:
+    """What to install for ``kind`` to run here, or None when it can."""
+    if kind == "xterm":
+        if shutil.which("xterm") is None:
+            return "xterm is not installed (apt: xterm)"
+        # The default "fixed" font lives in xfonts-base; without it xterm exits.
+        if not Path("/usr/share/fonts/X11/misc/6x13-ISO8859-1.pcf.gz").exists():
+            return "xterm's default font is not installed (apt: xfonts-base)"
+        return None
+    if kind == "tk":
+        try:
+            import tkinter  # noqa: F401
+        except ImportError:
+            return "tkinter is not installed (apt: python3-tk)"
+        return None
+    if kind == "gtk":
+        if not _system_python_has_gtk():
+            return f"{SYSTEM_PYTHON} cannot import GTK 3 (apt: python3-gi gir1.2-gtk-3.0)"
+        return None
+    if firefox_program() is None:
+        return "Firefox is not installed (apt: firefox-esr)"
+    return None
+
+
+@dataclass
+class Client:
+    """A real program's window showing known text.
+
+    ``rect`` is the client window (without the window manager's frame) in
+    root coordinates, what a window capture grabs; ``title`` is the window's
+    name, which the frame's title bar shows (Firefox adds its own name to the
+    page's); ``app_class`` is the class part of WM_CLASS; ``lines`` is the
+    text in the window, top to bottom.
+    """
+
+    kind: Kind
+    title: str
+    app_class: str
+    rect: Rect
+    lines: tuple[str, ...]
+    window_id: str
+    server: XServer
+    _stop: Callable[[], None] = field(repr=False)
+    _alive: Callable[[], bool] = field(repr=False)
+    _closed: bool = field(default=False, repr=False)
+
+    @property
+    def centre(self) -> tuple[int, int]:
+        x, y, w, h = self.rect
+        return (x + w // 2, y + h // 2)
+
+    def activate(self) -> None:
+        """Give it the focus through the window manager and wait until it has it."""
+        self.server.run("xdotool", "windowactivate", "--sync", self.window_id)
+
+    def bring_under_pointer(self) -> None:
+        """Make it the active window with the pointer on it, as a person about to capture."""
+        self.activate()
+        self.server.move_pointer(*self.centre)
+
+    def alive(self) -> bool:
+        """Whether any of its processes still runs (Firefox's: any in its group)."""
+        return self._alive()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._stop()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+# --- ground truth -----------------------------------------------------------------
+
+
+def _check_text(lines: Sequence[str]) -> None:
+    # A tab or a control character would be drawn in ways the truth cannot
+    # say in characters (xterm's tab stops, an escape sequence).
+    for line in lines:
+        if any(not char.isprintable() for char in line):
+            raise ValueError(f"only printable characters, no tabs: {line!r}")
+
+
+def xterm_screen(lines: Sequence[str], *, columns: int, rows: int) -> list[str]:
+    """What a ``columns`` x ``rows`` xterm shows after ``cat`` of ``lines``.
+
+    A line longer than the terminal wraps at the last column (a word may be
+    cut in two); a line of exactly N columns takes one row. ``cat`` ends
+    with a newline, so the cursor waits on an empty row below the text, and
+    once the rows are full the top ones scroll away.
+    """
+    shown: list[str] = []
+    for line in lines:
+        shown += [line[i : i + columns] for i in range(0, len(line), columns)] or [""]
+    shown.append("")  # the cursor's row
+    return shown[-rows:][:-1]
+
+
+# --- starting and stopping ------------------------------------------------------------
+
+
+def _stop_process(process: subprocess.Popen[str], *, group: bool = False) -> None:
+    """Stop one process we started, by its pid (and with ``group``, its process
+    group, which it leads: Firefox's content processes): SIGTERM, then SIGKILL."""
+
+    def signal_it(signum: signal.Signals) -> None:
+        try:
+            if group:
+                os.killpg(process.pid, signum)
+            elif process.poll() is None:
+                process.send_signal(signum)
+        except ProcessLookupError:
+            pass  # already gone
+
+    signal_it(signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        signal_it(signal.SIGKILL)
+        process.wait()
+    if group:
+        # The leader is gone; its children may still be shutting down.
+        deadline = time.monotonic() + 10
+        while _group_alive(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        signal_it(signal.SIGKILL)
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _log_tail(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")[-1500:]
+    except OSError:
+        return ""
+
+
+def _find_window(
+    server: XServer, process: subprocess.Popen[str], pattern: str, what: str, log: Path
+) -> str:
+    """The id of the one visible window whose name matches ``pattern``, polled:
+    failing (not hanging) when the program exits or never maps it."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with status {process.returncode}:\n{_log_tail(log)}")
+        found = subprocess.run(
+            ["xdotool", "search", "--onlyvisible", "--name", pattern],
+            env=server.env,
+            capture_output=True,
+            text=True,
+            timeout=START_TIMEOUT,
+            check=False,
+        ).stdout.split()
+        if found:
+            return found[-1]
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} did not show its window in {START_TIMEOUT:.0f} s")
+
+
+def _window_facts(server: XServer, window_id: str) -> tuple[Rect, str, str]:
+    """The client window's rectangle in root coordinates, its name, and its class."""
+    info = server.run("xwininfo", "-id", window_id)
+    numbers = {
+        key: int(re.search(rf"{key}:\s+(-?\d+)", info).group(1))  # type: ignore[union-attr]
+        for key in ("Absolute upper-left X", "Absolute upper-left Y", "Width", "Height")
+    }
+    rect = (
+        numbers["Absolute upper-left X"],
+        numbers["Absolute upper-left Y"],
+        numbers["Width"],
+        numbers["Height"],
+    )
+    name = server.run("xdotool", "getwindowname", window_id).rstrip("\n")
+    wm_class = server.run("xprop", "-id", window_id, "WM_CLASS")
+    classes = re.findall(r'"([^"]*)"', wm_class)
+    return rect, name, classes[-1] if classes else ""
+
+
+def _move(server: XServer, window_id: str, x: int, y: int) -> None:
+    """Move the window's frame to ``x, y`` and wait until it is there.
+
+    Not ``windowmove --sync``: it waits for a move, so it hangs when the
+    window is already in place. The frame's extents say where the client
+    window lands.
+    """
+    extents = server.run("xprop", "-id", window_id, "_NET_FRAME_EXTENTS")
+    left, _, top, _ = (int(n) for n in re.findall(r"\d+", extents)) if "=" in extents else (0,) * 4
+    server.run("xdotool", "windowmove", window_id, str(x), str(y))
+    deadline = time.monotonic() + START_TIMEOUT
+    while _window_facts(server, window_id)[0][:2] != (x + left, y + top):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"window {window_id} did not move to {x},{y}")
+        time.sleep(0.05)
+
+
+def _wait_drawn(server: XServer, rect: Rect, process: subprocess.Popen[str], what: str) -> None:
+    """Until the window's pixels hold more than one colour and stay the same
+    over three looks 0.1 s apart: the program has drawn, and finished drawing."""
+    x, y, w, h = rect
+    area = {"left": x, "top": y, "width": w, "height": h}
+    deadline = time.monotonic() + START_TIMEOUT
+    same, previous = 0, b""
+    with mss.MSS(display=server.display) as screen:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"{what} exited with status {process.returncode}")
+            pixels = screen.grab(area).rgb
+            extrema = Image.frombytes("RGB", (w, h), pixels).getextrema()
+            drawn = any(low != high for low, high in extrema)
+            same = same + 1 if drawn and pixels == previous else 0
+            if same >= 2:
+                return
+            previous = pixels
+            time.sleep(0.1)
+    raise RuntimeError(f"{what} did not finish drawing in {START_TIMEOUT:.0f} s")
+
+
+def _start(
+    args: Sequence[str],
+    *,
+    env: dict[str, str],
+    log: Path,
+    pipe: bool = False,
+    own_group: bool = False,
+) -> subprocess.Popen[str]:
+    with log.open("w") as out:
+        return subprocess.Popen(
+            list(args),
+            env=env,
+            stdout=subprocess.PIPE if pipe else out,
+            stderr=out,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            start_new_session=own_group,
+        )
+
+
+def _launch(
+    server: XServer,
+    kind: Kind,
+    title: str,
+    start: Callable[[Path], tuple[subprocess.Popen[str], bool]],
+    ready: Callable[[subprocess.Popen[str], Path, Path], tuple[str, tuple[str, ...]]],
+) -> Client:
+    """Run ``start(folder)`` (the process, and whether it leads its own group),
+    then ``ready(process, folder, log)`` (the window id and the lines shown once
+    it is mapped); wait for the pixels; stop everything if any of that fails."""
+    problem = missing(kind)
+    if problem is not None:
+        raise RuntimeError(problem)
+    folder = Path(tempfile.mkdtemp(prefix=f"noru-{kind}-"))
+    process: subprocess.Popen[str] | None = None
+    group = False
+
+    def stop() -> None:
+        if process is not None:
+            _stop_process(process, group=group)
+        shutil.rmtree(folder, ignore_errors=True)
+
+    try:
+        process, group = start(folder)
+        log = folder / "log"
+        window_id, lines = ready(process, folder, log)
+        rect, name, app_class = _window_facts(server, window_id)
+        _wait_drawn(server, rect, process, f"{kind} {title!r}")
+    except BaseException:
+        stop()
+        raise
+
+    def alive() -> bool:
+        assert process is not None
+        return _group_alive(process.pid) if group else process.poll() is None
+
+    return Client(kind, name, app_class, rect, lines, window_id, server, stop, alive)
+
+
+def _title(kind: str) -> str:
+    return f"Noru {kind} {next(_serial)}"
+
+
+# --- xterm ---------------------------------------------------------------------------
+
+
+def open_xterm(
+    server: XServer,
+    lines: Sequence[str],
+    *,
+    columns: int = 80,
+    rows: int = 24,
+    font: str | None = None,
+    size: int = 9,
+    theme: Theme = "light",
+    x: int = 0,
+    y: int = 0,
+    title: str | None = None,
+) -> Client:
+    """xterm showing ``lines``: in its default bitmap font, or the Xft ``font``
+    at ``size`` points. ``lines`` of the client are the rows on screen."""
+    _check_text(lines)
+    title = title or _title("xterm")
+    background, foreground = THEMES[theme]
+    fonts = ["-fa", font, "-fs", str(size)] if font else []
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        text = folder / "text"
+        text.write_text("".join(f"{line}\n" for line in lines))
+        # The cursor hidden (DECTCEM) before the text; the title set only after
+        # it, so a window with this title has read all of it.
+        script = 'printf "\\033[?25l"; cat "$1"; printf "\\033]2;%s\\007" "$2"'
+        args = [
+            "xterm",
+            *("-geometry", f"{columns}x{rows}+{x}+{y}"),
+            *("-bg", background, "-fg", foreground),
+            *fonts,
+            "+sb",  # no scrollbar
+            *("-title", f"{title} (loading)"),
+            # Our escape sets the final title, whatever the app-defaults say.
+            *("-xrm", "XTerm*allowTitleOps: true"),
+            "-hold",
+            *("-e", "sh", "-c", script, "sh", str(text), title),
+        ]
+        return _start(args, env=server.env, log=folder / "log"), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        window = _find_window(server, process, _title_pattern(title), f"xterm {title!r}", log)
+        return window, tuple(xterm_screen(lines, columns=columns, rows=rows))
+
+    return _launch(server, "xterm", title, start, ready)
+
+
+# --- Tk ------------------------------------------------------------------------------
+
+_TK_TEXT = """
+import json, sys, tkinter as tk, tkinter.font as tkfont
+p = json.loads(sys.argv[1])
+root = tk.Tk(className=p["class_name"])
+root.title(p["title"])
+root.geometry("{width}x{height}+{x}+{y}".format(**p))
+text = tk.Text(
+    root, wrap="word", font=(p["family"], p["size"]), background=p["background"],
+    foreground=p["foreground"], borderwidth=0, highlightthickness=0, padx=10, pady=10,
+)
+text.insert("1.0", "\\n".join(p["lines"]))
+text.configure(state="disabled")  # no insertion cursor
+text.pack(fill="both", expand=True)
+root.wait_visibility()
+root.update()
+# The display lines Tk drew whole, in its own words; the text below them is
+# deleted, so no line shows cut in half at the bottom.
+# (dlineinfo gives a line's visible height: compare the whole font's.)
+line_height = tkfont.Font(font=text["font"]).metrics("linespace")
+shown, index, bottom = [], "1.0", text.winfo_height() - 10
+while True:
+    info = text.dlineinfo(index)
+    if info is None or info[1] + max(info[3], line_height) > bottom:
+        text.configure(state="normal")
+        text.delete(index, "end")
+        text.configure(state="disabled")
+        root.update()
+        break
+    after = text.index(index + " +1 display lines display linestart")
+    last = text.compare(after, "<=", index)
+    if last:
+        after = text.index(index + " lineend")
+    shown.append(text.get(index, after).rstrip("\\n"))
+    if last:
+        break
+    index = after
+print(json.dumps(shown), flush=True)
+root.mainloop()
+"""
+
+
+def open_tk_text(
+    server: XServer,
+    lines: Sequence[str],
+    *,
+    size: int = 10,
+    family: str = "DejaVu Sans Mono",
+    theme: Theme = "light",
+    x: int = 0,
+    y: int = 0,
+    width: int = 900,
+    height: int = 600,
+    title: str | None = None,
+) -> Client:
+    """A Tk Text widget filling a window, word-wrapping ``lines`` at ``size`` points."""
+    _check_text(lines)
+    title = title or _title("tk")
+    background, foreground = THEMES[theme]
+    params = {
+        "title": title,
+        "class_name": "Noru-text",
+        "lines": list(lines),
+        "family": family,
+        "size": size,
+        "background": background,
+        "foreground": foreground,
+        **{"x": x, "y": y, "width": width, "height": height},
+    }
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        args = [sys.executable, "-c", _TK_TEXT, json.dumps(params)]
+        return _start(args, env=server.env, log=folder / "log", pipe=True), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        assert process.stdout is not None
+        shown = json.loads(_read_line(process, process.stdout, f"Tk text {title!r}"))
+        window = _find_window(server, process, _title_pattern(title), f"Tk {title!r}", log)
+        return window, tuple(shown)
+
+    return _launch(server, "tk", title, start, ready)
+
+
+# --- GTK 3 ----------------------------------------------------------------------------
+
+_GTK = """
+import json, sys
+import gi
+gi.require_version("Gtk", "3.0")
+gi.require_version("Gdk", "3.0")
+from gi.repository import Gdk, GLib, Gtk
+p = json.loads(sys.argv[1])
+GLib.set_prgname("noru-gtk")
+Gdk.set_program_class("Noru-gtk")
+Gtk.Settings.get_default().props.gtk_application_prefer_dark_theme = p["dark"]
+css = Gtk.CssProvider()
+css.load_from_data(('* { font-family: "DejaVu Sans"; font-size: %dpt; }' % p["size"]).encode())
+Gtk.StyleContext.add_provider_for_screen(
+    Gdk.Screen.get_default(), css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION
+)
+window = Gtk.Window(title=p["title"])
+window.set_default_size(p["width"], p["height"])
+window.move(p["x"], p["y"])
+box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8, margin=14)
+for text in p["labels"]:
+    box.pack_start(Gtk.Label(label=text, xalign=0), False, False, 0)
+view = Gtk.TextView(wrap_mode=Gtk.WrapMode.WORD, editable=False, cursor_visible=False)
+view.get_buffer().set_text("\\n".join(p["lines"]))
+# Clipped to the window, no scrollbar: the window keeps its size, whatever
+# the text's length, and shows only text.
+scrolled = Gtk.ScrolledWindow()
+scrolled.set_policy(Gtk.PolicyType.NEVER, Gtk.PolicyType.EXTERNAL)
+scrolled.add(view)
+box.pack_start(scrolled, True, True, 0)
+window.add(box)
+
+def visible_lines():
+    # The display lines GTK laid out wholly inside the view, in its own words,
+    # and where the first one that is not begins.
+    area, buffer = view.get_visible_rect(), view.get_buffer()
+    line, shown = buffer.get_start_iter(), []
+    while True:
+        # The first character's box: its display line's (get_line_yrange
+        # would give the whole paragraph's).
+        place = view.get_iter_location(line)
+        if place.y + place.height > area.y + area.height:
+            return shown, line
+        following = line.copy()
+        last = not view.forward_display_line(following)
+        if last:
+            following = buffer.get_end_iter()
+        shown.append(buffer.get_text(line, following, True).rstrip("\\n"))
+        if last:
+            return shown, None
+        line = following
+
+state = {"shown": None}
+def report():
+    shown, cut = visible_lines()
+    if cut is not None and state["shown"] is None:
+        # Delete what does not fit, so no line shows cut in half at the
+        # bottom, and report after the next frame, drawn without it.
+        state["shown"] = shown
+        buffer = view.get_buffer()
+        buffer.delete(cut, buffer.get_end_iter())
+        return False
+    print(json.dumps(list(p["labels"]) + (state["shown"] or shown)), flush=True)
+    state["done"] = True
+    return False
+
+def painted(clock):
+    if not state.get("done") and not state.get("queued"):
+        state["queued"] = True
+        def run():
+            state["queued"] = False
+            return report()
+        GLib.idle_add(run)
+
+window.connect("destroy", Gtk.main_quit)
+window.show_all()
+window.get_window().get_frame_clock().connect("after-paint", painted)
+Gtk.main()
+"""
+
+
+def open_gtk(
+    server: XServer,
+    labels: Sequence[str],
+    lines: Sequence[str],
+    *,
+    size: int = 10,
+    theme: Theme = "light",
+    x: int = 0,
+    y: int = 0,
+    width: int = 900,
+    height: int = 600,
+    title: str | None = None,
+) -> Client:
+    """GTK 3 ``labels`` (one line each) above a word-wrapped TextView of ``lines``."""
+    _check_text([*labels, *lines])
+    title = title or _title("gtk")
+    params = {
+        "title": title,
+        "labels": list(labels),
+        "lines": list(lines),
+        "size": size,
+        "dark": theme == "dark",
+        **{"x": x, "y": y, "width": width, "height": height},
+    }
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        env = {
+            **server.env,
+            # No accessibility bus here; without this GTK warns about it.
+            "NO_AT_BRIDGE": "1",
+            # dconf and caches in the client's folder, not the person's home.
+            "XDG_CACHE_HOME": str(folder),
+            "XDG_CONFIG_HOME": str(folder),
+            "XDG_RUNTIME_DIR": str(folder),
+        }
+        args = [SYSTEM_PYTHON, "-c", _GTK, json.dumps(params)]
+        return _start(args, env=env, log=folder / "log", pipe=True), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        assert process.stdout is not None
+        shown = json.loads(_read_line(process, process.stdout, f"GTK {title!r}"))
+        window = _find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
+        return window, tuple(shown)
+
+    return _launch(server, "gtk", title, start, ready)
+
+
+# --- Firefox ----------------------------------------------------------------------------
+
+# A fresh profile that reaches out to nothing and shows nothing but the page.
+# Everything that would fetch is off, and a proxy that refuses is the last
+# guard: whatever is left fails at once on this machine, not over the network.
+_PREFS: dict[str, bool | int | str] = {
+    "app.normandy.enabled": False,
+    "app.shield.optoutstudies.enabled": False,
+    "app.update.auto": False,
+    "app.update.disabledForTesting": True,
+    "app.update.enabled": False,
+    "browser.aboutwelcome.enabled": False,
+    "browser.discovery.enabled": False,
+    "browser.newtabpage.activity-stream.feeds.section.topstories": False,
+    "browser.newtabpage.activity-stream.feeds.snippets": False,
+    "browser.newtabpage.activity-stream.feeds.telemetry": False,
+    "browser.newtabpage.activity-stream.telemetry": False,
+    "browser.newtabpage.enabled": False,
+    "browser.ping-centre.telemetry": False,
+    "browser.region.network.url": "",
+    "browser.region.update.enabled": False,
+    "browser.safebrowsing.blockedURIs.enabled": False,
+    "browser.safebrowsing.downloads.enabled": False,
+    "browser.safebrowsing.malware.enabled": False,
+    "browser.safebrowsing.phishing.enabled": False,
+    "browser.safebrowsing.provider.google4.updateURL": "",
+    "browser.safebrowsing.provider.mozilla.updateURL": "",
+    "browser.search.update": False,
+    "browser.sessionstore.resume_from_crash": False,
+    "browser.shell.checkDefaultBrowser": False,
+    "browser.startup.homepage_override.mstone": "ignore",
+    "browser.startup.page": 0,
+    "browser.tabs.firefox-view": False,
+    "browser.tabs.warnOnClose": False,
+    "browser.translations.enabled": False,
+    "browser.uitour.enabled": False,
+    "browser.urlbar.quicksuggest.enabled": False,
+    "browser.urlbar.suggest.quicksuggest.sponsored": False,
+    "datareporting.healthreport.uploadEnabled": False,
+    "datareporting.policy.dataSubmissionEnabled": False,
+    "datareporting.policy.dataSubmissionPolicyBypassNotification": True,
+    "datareporting.policy.firstRunURL": "",
+    "dom.push.connection.enabled": False,
+    "dom.push.serverURL": "",
+    "extensions.blocklist.enabled": False,
+    "extensions.getAddons.cache.enabled": False,
+    "extensions.systemAddon.update.enabled": False,
+    "extensions.update.enabled": False,
+    "geo.provider.network.url": "",
+    "identity.fxaccounts.enabled": False,
+    "media.gmp-gmpopenh264.enabled": False,
+    "media.gmp-manager.url": "",
+    "media.gmp-widevinecdm.enabled": False,
+    "network.captive-portal-service.enabled": False,
+    "network.connectivity-service.enabled": False,
+    "network.dns.disablePrefetch": True,
+    "network.http.speculative-parallel-limit": 0,
+    "network.prefetch-next": False,
+    "network.proxy.type": 1,
+    "network.proxy.http": "127.0.0.1",
+    "network.proxy.http_port": 9,
+    "network.proxy.ssl": "127.0.0.1",
+    "network.proxy.ssl_port": 9,
+    "network.proxy.socks": "127.0.0.1",
+    "network.proxy.socks_port": 9,
+    "network.proxy.socks_remote_dns": True,
+    "network.trr.mode": 5,
+    "services.settings.server": "",
+    "signon.rememberSignons": False,
+    "startup.homepage_welcome_url": "about:blank",
+    "startup.homepage_welcome_url.additional": "",
+    "toolkit.telemetry.archive.enabled": False,
+    "toolkit.telemetry.enabled": False,
+    "toolkit.telemetry.server": "",
+    "toolkit.telemetry.unified": False,
+}
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{loading}</title>
+<style>
+body {{ margin: 24px 32px; background: {background}; color: {foreground};
+        font-family: "DejaVu Sans"; font-size: {size}px; }}
+h1 {{ font-size: {heading}px; margin: 0 0 16px; }}
+p {{ margin: 0 0 {gap}px; white-space: pre; }}
+</style></head>
+<body><h1>{h1}</h1>
+{paragraphs}
+<script>
+// Two frames after load the page is drawn; the title then says so, and
+// whether every line fit in the window without wrapping or scrolling.
+addEventListener("load", () => requestAnimationFrame(() => requestAnimationFrame(() => {{
+  const page = document.documentElement;
+  const fits = page.scrollHeight <= innerHeight && page.scrollWidth <= innerWidth;
+  document.title = {title} + (fits ? "" : " (overflow)");
+}})));
+</script></body></html>
+"""
+
+_FIREFOX_SUFFIX = " — Mozilla Firefox"
+
+
+def open_firefox(
+    server: XServer,
+    heading: str,
+    lines: Sequence[str],
+    *,
+    size: int = 16,
+    theme: Theme = "light",
+    x: int = 0,
+    y: int = 0,
+    width: int = 1200,
+    height: int = 900,
+    title: str | None = None,
+) -> Client:
+    """A local page in Firefox: ``heading`` then ``lines``, one paragraph each,
+    never wrapped. ``lines`` of the client are what its window shows: the tab's
+    title, the address, the heading and the lines; ``ValueError`` when they do
+    not all fit."""
+    _check_text([heading, *lines])
+    title = title or _title("page")
+    background, foreground = THEMES[theme]
+    program = firefox_program()
+    shown: list[str] = []
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        profile = folder / "profile"
+        profile.mkdir()
+        (profile / "user.js").write_text(
+            "".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in _PREFS.items())
+        )
+        page = folder / "page.html"
+        page.write_text(
+            _PAGE.format(
+                # Not the final title with more after it: the window's name
+                # must not match the final one's pattern before the page is drawn.
+                loading=escape(f"Loading {title}"),
+                title=json.dumps(title),
+                background=background,
+                foreground=foreground,
+                size=size,
+                heading=round(size * 1.75),
+                gap=round(size * 0.6),
+                h1=escape(heading),
+                paragraphs="\n".join(f"<p>{escape(line)}</p>" for line in lines),
+            )
+        )
+        url = page.as_uri()
+        shown.extend([title, url, heading, *lines])
+        env = {
+            **server.env,
+            # Its caches and settings in the client's folder, not the person's home.
+            "HOME": str(folder),
+            "XDG_CACHE_HOME": str(folder / "cache"),
+            "XDG_CONFIG_HOME": str(folder / "config"),
+            "MOZ_CRASHREPORTER_DISABLE": "1",  # else a crash helper outlives the group
+            "NO_AT_BRIDGE": "1",
+        }
+        args = [
+            str(program),
+            "--new-instance",
+            *("--profile", str(profile)),
+            *("--width", str(width), "--height", str(height)),
+            url,
+        ]
+        # Its own process group: Firefox is many processes, stopped together.
+        return _start(args, env=env, log=folder / "log", own_group=True), True
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        pattern = _title_pattern(title)[:-1] + "( [(]overflow[)])? .* Mozilla Firefox$"
+        window = _find_window(server, process, pattern, f"Firefox {title!r}", log)
+        name = server.run("xdotool", "getwindowname", window).rstrip("\n")
+        if name != title + _FIREFOX_SUFFIX:
+            raise ValueError(f"the page does not fit in {width}x{height}: {name!r}")
+        _move(server, window, x, y)  # Firefox has no option for its position
+        return window, tuple(shown)
+
+    return _launch(server, "firefox", title, start, ready)
