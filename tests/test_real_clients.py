@@ -247,3 +247,65 @@ def test_a_display_capture_of_two_clients_reads_each_in_its_own_window(
         assert grab.source.window_title == xterm.title
         assert {"harbourmaster", "reconciliation"} <= read_words(engine, grab)
     assert not xterm.alive() and not tk.alive()
+
+
+# --- what the engines are told about a terminal's bitmap font --------------------------
+
+
+def prepared(grab: Grab) -> tuple[int | None, bool, bool]:
+    """How ``regions.cut`` sees the grab's one window: its line height, whether
+    it is two-tone, and whether it takes the small-text path."""
+    from noru.ocr import regions
+    from noru.ocr.tesseract import TesseractSettings
+
+    settings = TesseractSettings()
+    region = (0, 0, *grab.image.size)
+    piece = regions.cut(
+        grab.image,
+        region,
+        scale=settings.scale,
+        small_below=settings.small_below,
+        small_scale=settings.small_scale,
+        small_blur=settings.small_blur,
+    )
+    assert piece is not None
+    grey = grab.image.convert("L")
+    background = regions.histogram_mode(grey.histogram())
+    if background < 128:
+        from PIL import ImageOps
+
+        grey, background = ImageOps.invert(grey), 255 - background
+    rows = regions.text_rows(grey, background)
+    return regions.ink_height(rows), regions.two_tone(grey, background, rows), piece.small
+
+
+LOG = [
+    f"2026-11-{d:02d} 10:{d:02d}:07.495 INFO noru.store.reader handler {d * 37} ok"
+    for d in range(1, 29)
+]
+
+
+def test_an_xterm_in_its_bitmap_font_is_read_as_small_two_tone_text(
+    desktop: XServer, capturer: Capturer, engine: Engine
+) -> None:
+    need("xterm")
+    with real_clients.open_xterm(desktop, LOG, columns=90, rows=30) as client:
+        grab = window_capture(client, capturer)
+    line, sharp, small = prepared(grab)
+    assert line is not None and line < 14 and sharp and small
+    # Read as one block: each row whole, not cut into columns where rows line up.
+    result = engine.recognise(grab.image)
+    whole = [ln.text for ln in result.lines if "INFO" in ln.text and "handler" in ln.text]
+    assert len(whole) >= len(LOG) * 3 // 4, result.text
+
+
+def test_an_xterm_in_an_antialiased_font_is_not_taken_for_a_bitmap_font(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    need("xterm")
+    with real_clients.open_xterm(
+        desktop, LOG, columns=90, rows=30, font="DejaVu Sans Mono", size=8
+    ) as client:
+        grab = window_capture(client, capturer)
+    _, sharp, small = prepared(grab)
+    assert not sharp and not small

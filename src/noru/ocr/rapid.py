@@ -72,6 +72,10 @@ class RapidSettings:
     threads: int = 2
     remainder: bool = True  # also read what lies outside the given regions
     invert_dark: bool = True  # as tesseract.py; PP-OCR read dark themes as well either way
+    # As tesseract.py's: small text enlarged pixel for pixel and blurred (0: off).
+    small_below: int = 0
+    small_scale: int = 4
+    small_blur: float = 0.6
     per_region: bool = True  # False: read the whole image at once, regions ignored
     # Screen text is upright. The 180 degree classifier costs a fifth more
     # time and turned some lines upside down (recall 98.5 % against 100 %).

@@ -58,6 +58,14 @@ UNIFORM_SHARE = 0.97
 UNIFORM_SPREAD = 10
 # How different from the background a uniform line must be to count as a border.
 BORDER_CONTRAST = 12
+# How much darker than the background a pixel must be to count as ink.
+INK_CONTRAST = 60
+# Anti-aliased type puts many pixels between its ink and its background; a
+# bitmap font almost none (measured: ... on xterm's 6x13 "fixed", ... on Xft).
+MIDTONE_MARGIN = 40
+TWO_TONE_SHARE = 0.08
+# A region is a bitmap font's when this share of its ink lies in sharp rows.
+TWO_TONE_MAJORITY = 0.7
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,8 @@ class Piece:
     size: tuple[int, int]  # the unpadded, unscaled size in original pixels
     scale: float
     pad: int
+    #: Small two-tone text (a bitmap terminal font), enlarged pixel for pixel.
+    small: bool = False
 
     def to_original(self, box: tuple[int, int, int, int]) -> Rect:
         """A piece box ``(x1, y1, x2, y2)`` as ``(x, y, w, h)`` in the original,
@@ -128,6 +138,68 @@ def _edge_colour(grey: Image.Image) -> int:
     return histogram_mode(histogram)
 
 
+def _ink(grey: Image.Image, background: int) -> Image.Image:
+    """The pixels darker than the background by a clear step, as "1" (dark on light)."""
+    return grey.point(lambda v: 255 if v < background - INK_CONTRAST else 0, mode="1")
+
+
+def text_rows(grey: Image.Image, background: int) -> list[tuple[int, int]]:
+    """The runs of rows that hold ink, as ``(top, bottom)``: a run is about one
+    line of text (ascender to descender), or a title bar, a rule, an icon row."""
+    from PIL import Image
+
+    rows = _ink(grey, background).convert("L").resize((1, grey.height), Image.Resampling.BOX)
+    runs: list[tuple[int, int]] = []
+    top = None
+    for y, value in enumerate(rows.tobytes()):
+        if value > 0 and top is None:
+            top = y
+        elif value == 0 and top is not None:
+            runs.append((top, y))
+            top = None
+    if top is not None:
+        runs.append((top, grey.height))
+    return runs
+
+
+def ink_height(rows: Sequence[tuple[int, int]]) -> int | None:
+    """The median height of the ink rows: about the height of one line of text."""
+    if not rows:
+        return None
+    heights = sorted(bottom - top for top, bottom in rows)
+    return heights[len(heights) // 2]
+
+
+def two_tone(grey: Image.Image, background: int, rows: Sequence[tuple[int, int]]) -> bool:
+    """True when most of the text is drawn without anti-aliasing (a bitmap font).
+
+    Each ink row is judged on its own, by the share of midtones (greys between
+    the ink's and the background's) beside its ink, and the rows are weighed by
+    their ink: a title bar's gradient and anti-aliased title do not make the
+    terminal below them smooth.
+    """
+    from PIL import ImageChops, ImageFilter
+
+    histogram = grey.histogram()
+    ink_level = next((v for v in range(256) if histogram[v]), 0)
+    low, high = ink_level + MIDTONE_MARGIN, background - MIDTONE_MARGIN
+    if high <= low:
+        return True
+    sharp = smooth = 0
+    for top, bottom in rows:
+        band = grey.crop((0, top, grey.width, bottom))
+        ink = _ink(band, background)
+        inked = ink.convert("L").histogram()[255]
+        midtones = band.point(lambda v: 255 if low < v < high else 0, mode="1")
+        beside = ink.convert("L").filter(ImageFilter.MaxFilter(3)).convert("1")
+        edges = ImageChops.logical_and(midtones, beside).convert("L").histogram()[255]
+        if edges <= TWO_TONE_SHARE * max(1, inked):
+            sharp += inked
+        else:
+            smooth += inked
+    return sharp > TWO_TONE_MAJORITY * max(1, sharp + smooth)
+
+
 def cut(
     image: Image.Image,
     region: Rect,
@@ -136,12 +208,23 @@ def cut(
     pad: int = 16,
     invert: bool = True,
     covered: Sequence[Rect] = (),
+    small_below: int = 0,
+    small_scale: int = 4,
+    small_blur: float = 0.6,
 ) -> Piece | None:
     """The region of ``image`` prepared for recognition; None if it is empty.
 
     ``covered`` are rectangles (image pixels) lying on top of this region,
     such as windows stacked above it: they are painted over in the region's
     background so their text is read once, from their own region.
+
+    Text whose lines are less than ``small_below`` pixels high and drawn
+    without anti-aliasing (a terminal's bitmap font: 6x13 cells, about 10 px
+    of ink, two tones) is enlarged ``small_scale``
+    times pixel for pixel, then blurred (``small_blur`` pixels per step of
+    scale): engines trained on smooth type read the blocky glyphs of a
+    bitmap font far better that way than at any smooth scale
+    (docs/performance.md, "OCR on real clients").
     """
     from PIL import Image, ImageDraw, ImageOps
 
@@ -166,14 +249,26 @@ def cut(
         grey = grey.crop((sx, sy, sx + w, sy + h))
     if invert and background < 128:
         grey = ImageOps.invert(grey)
-    if scale != 1.0:
+        background = 255 - background
+    small = False
+    if small_below > 0:
+        rows = text_rows(grey, background)
+        line = ink_height(rows)
+        small = line is not None and line < small_below and two_tone(grey, background, rows)
+    if small:
+        from PIL import ImageFilter
+
+        scale = float(small_scale)
+        grey = grey.resize((w * small_scale, h * small_scale), Image.Resampling.NEAREST)
+        grey = grey.filter(ImageFilter.GaussianBlur(small_blur * small_scale))
+    elif scale != 1.0:
         size = (max(1, round(w * scale)), max(1, round(h * scale)))
         grey = grey.resize(size, Image.Resampling.BICUBIC)
     if pad > 0:
         padded = Image.new("L", (grey.width + 2 * pad, grey.height + 2 * pad), _edge_colour(grey))
         padded.paste(grey, (pad, pad))
         grey = padded
-    return Piece(grey, (x + sx, y + sy), (w, h), scale, pad)
+    return Piece(grey, (x + sx, y + sy), (w, h), scale, pad, small)
 
 
 def mask_regions(image: Image.Image, regions: Sequence[Rect]) -> Image.Image | None:
@@ -307,6 +402,9 @@ class Job:
             pad=settings.pad,
             invert=settings.invert_dark,
             covered=self.covered,
+            small_below=settings.small_below,
+            small_scale=settings.small_scale,
+            small_blur=settings.small_blur,
         )
 
 
@@ -321,6 +419,15 @@ class CutSettings(Protocol):
 
     @property
     def invert_dark(self) -> bool: ...
+
+    @property
+    def small_below(self) -> int: ...
+
+    @property
+    def small_scale(self) -> int: ...
+
+    @property
+    def small_blur(self) -> float: ...
 
 
 def plan_jobs(

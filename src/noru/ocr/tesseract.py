@@ -48,6 +48,12 @@ class TesseractSettings:
     remainder: bool = True  # also read what lies outside the given regions
     remainder_psm: int = 11  # tesserocr.PSM.SPARSE_TEXT: panels, icon labels
     invert_dark: bool = True
+    # Text with lines under this many pixels of ink (a bitmap terminal font)
+    # is enlarged pixel for pixel and blurred; 0 turns this off (regions.cut).
+    small_below: int = 14
+    small_scale: int = 4
+    small_blur: float = 0.6
+    small_psm: int = 6  # tesserocr.PSM.SINGLE_BLOCK
     per_region: bool = True  # False: read the whole image at once, regions ignored
     bands: bool = True  # cut big regions into bands so the threads share them
     variables: tuple[tuple[str, str], ...] = ()
@@ -179,7 +185,12 @@ class TesseractEngine:
         level = tesserocr.RIL.TEXTLINE
         lines: list[OcrLine] = []
         with _tesseract_errors():
-            api.SetPageSegMode(s.remainder_psm if job.unit < 0 else s.psm)
+            # A bitmap font is a terminal's: its rows are one block of lines, which
+            # automatic layout cuts into columns where the rows line up.
+            psm = s.small_psm if piece.small else s.psm
+            api.SetPageSegMode(s.remainder_psm if job.unit < 0 else psm)
+            # What the piece's pixels really are: small text is enlarged more.
+            api.SetVariable("user_defined_dpi", str(round(s.dpi * piece.scale)))
             api.SetImage(piece.image)
             if not api.Recognize():
                 raise OcrError("Tesseract could not recognise the image")
