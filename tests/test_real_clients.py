@@ -294,7 +294,14 @@ def test_an_xterm_in_its_bitmap_font_is_read_as_small_two_tone_text(
     line, sharp, small = prepared(grab)
     assert line is not None and line < 14 and sharp and small
     # Read as one block: each row whole, not cut into columns where rows line up.
-    result = engine.recognise(grab.image)
+    # (The engine itself, not the glyph grid, which would read it first.)
+    from noru.ocr.tesseract import TesseractEngine, TesseractSettings
+
+    plain = TesseractEngine(settings=TesseractSettings(grids=False))
+    try:
+        result = plain.recognise(grab.image)
+    finally:
+        plain.close()
     whole = [ln.text for ln in result.lines if "INFO" in ln.text and "handler" in ln.text]
     assert len(whole) >= len(LOG) * 3 // 4, result.text
 
@@ -309,3 +316,79 @@ def test_an_xterm_in_an_antialiased_font_is_not_taken_for_a_bitmap_font(
         grab = window_capture(client, capturer)
     _, sharp, small = prepared(grab)
     assert not sharp and not small
+
+
+# --- a bitmap font's grid, read by its glyphs ---------------------------------------------
+
+
+def test_a_terminal_in_a_bitmap_font_is_read_exactly_by_its_glyphs(
+    desktop: XServer, capturer: Capturer, engine: Engine
+) -> None:
+    need("xterm")
+    shown = [*LOG, "m n w u . , 0 O l 1 I | ~ ` { } [ ] ( ) < > ; : ' \" ! ? @ # $ % ^ & * + = _ -"]
+    with real_clients.open_xterm(desktop, shown, columns=100, rows=32) as client:
+        grab = window_capture(client, capturer)
+        truth = list(client.lines)
+    result = engine.recognise(grab.image)
+    # Every row as xterm shows it, white space folded as every engine folds it.
+    assert [line.text for line in result.lines] == [" ".join(row.split()) for row in truth]
+    assert all(line.confidence == 1.0 for line in result.lines)
+
+
+def test_in_a_display_capture_the_grid_is_read_by_glyphs_and_its_title_left_to_the_engine(
+    desktop: XServer, capturer: Capturer, engine: Engine
+) -> None:
+    from noru.ocr.cells import read_job
+    from noru.ocr.regions import Job
+
+    need("xterm")
+    with real_clients.open_xterm(desktop, LOG, columns=90, rows=30, x=40, y=40) as client:
+        client.bring_under_pointer()
+        (grab,) = capturer.grab_display(1)
+        truth = list(client.lines)
+    (frame,) = [w for w in grab.windows if contains(w, client.centre)]
+    read = read_job(Job(grab.image, frame, 0, frame))
+    assert read is not None
+    lines, rest = read
+    assert [line.text for line in lines] == [" ".join(row.split()) for row in truth]
+    # The frame's title bar is no glyph of the font: a band above the grid,
+    # for the engine to read.
+    assert rest and rest[0][1] <= frame[1] + 4 and rest[0][3] >= 10
+    assert all(band[1] + band[3] <= lines[0].box[1] + 1 for band in rest[:1])
+    result = engine.recognise(grab.image, regions=grab.windows)
+    texts = [line.text for line in result.lines]
+    assert all(" ".join(row.split()) in texts for row in truth)
+
+
+def test_an_antialiased_terminal_is_not_read_as_a_grid(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    from noru.ocr.cells import read_job
+    from noru.ocr.regions import Job
+
+    need("xterm")
+    with real_clients.open_xterm(
+        desktop, LOG, columns=90, rows=30, font="DejaVu Sans Mono", size=9
+    ) as client:
+        grab = window_capture(client, capturer)
+    whole = (0, 0, *grab.image.size)
+    assert read_job(Job(grab.image, whole, 0, whole)) is None
+
+
+def test_without_the_bitmap_fonts_on_the_machine_the_engine_reads_the_grid(
+    desktop: XServer, capturer: Capturer, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from noru.ocr import cells
+    from noru.ocr.regions import Job
+
+    need("xterm")
+    with real_clients.open_xterm(desktop, LOG, columns=90, rows=30) as client:
+        grab = window_capture(client, capturer)
+    monkeypatch.setattr(cells, "FONT_DIRS", ())
+    cells.fonts.cache_clear()
+    try:
+        whole = (0, 0, *grab.image.size)
+        assert cells.fonts() == ()
+        assert cells.read_job(Job(grab.image, whole, 0, whole)) is None
+    finally:
+        cells.fonts.cache_clear()

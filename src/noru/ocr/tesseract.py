@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from noru.errors import OcrError
 from noru.geometry import Rect
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
+from noru.ocr.cells import read_with_grids
 from noru.ocr.memo import Memo
 from noru.ocr.regions import Job, plan_jobs, reading_order, split_rows
 from noru.ocr.tessdata import LANGUAGE, require_tessdata
@@ -54,6 +55,9 @@ class TesseractSettings:
     small_scale: int = 4
     small_blur: float = 0.6
     small_psm: int = 6  # tesserocr.PSM.SINGLE_BLOCK
+    # Read a bitmap font's character grid by its glyphs (ocr.cells), where the
+    # machine has the font; the engine reads the rest.
+    grids: bool = True
     per_region: bool = True  # False: read the whole image at once, regions ignored
     bands: bool = True  # cut big regions into bands so the threads share them
     variables: tuple[tuple[str, str], ...] = ()
@@ -171,7 +175,10 @@ class TesseractEngine:
         key = self.memo.key(job, f"{NAME} {self.version} {self.settings!r}")
         lines = self.memo.recall(key, job.region)
         if lines is None:
-            lines = self._read_fresh(api, job)
+            if self.settings.grids:
+                lines = read_with_grids(job, lambda part: self._read_fresh(api, part))
+            else:
+                lines = self._read_fresh(api, job)
             self.memo.keep(key, job.region, lines)
         return lines
 

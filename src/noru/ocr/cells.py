@@ -1,0 +1,293 @@
+"""Text in a bitmap font on a character grid, read by its glyphs.
+
+A terminal in its default font (xterm's "fixed", 6x13 cells) draws every
+character as one exact bitmap from a font the X server has on disk. A
+general engine, trained on smooth type, misreads those few pixels (``m`` as
+``n``, ``.`` as ``,``, digits); the glyphs themselves leave no doubt. So a
+region that shows such a grid is read cell by cell: each cell's pixels are
+looked up among the glyphs of the machine's fixed-cell bitmap fonts
+(``/usr/share/fonts/X11/misc``, Debian's ``xfonts-base``). A region is read
+this way only when nearly every inked cell is a known glyph at one grid
+position and one font; anything else (another font, anti-aliased type, a
+region that is mostly not a grid) is left to the engine.
+
+Pure Pillow; the fonts load once, on first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import gzip
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from noru.geometry import Rect
+from noru.ocr.base import OcrLine, clean_line
+from noru.ocr.regions import Job, cut, histogram_mode, ink_height, text_rows, two_tone
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["FONT_DIRS", "Grid", "GridFont", "fonts", "read_grid", "read_job", "read_with_grids"]
+
+FONT_DIRS = (Path("/usr/share/fonts/X11/misc"),)
+# The fonts terminals use by default, and their bold faces: cell width x height.
+FONT_FILES = (
+    "6x13", "6x13B", "6x10", "6x12", "7x13", "7x13B", "7x14", "7x14B", "8x13", "8x13B",
+    "9x15", "9x15B", "9x18", "9x18B", "10x20", "5x8", "5x7",
+)  # fmt: skip
+# Code points read from each font: printable ASCII and Latin-1.
+CHARS = [chr(c) for c in range(33, 127)] + [chr(c) for c in range(161, 256)]
+# A grid is accepted when this share of its rows' inked cells are known glyphs.
+MIN_KNOWN = 0.97
+# A font is tried at a grid position where this share of sampled inked cells
+# are its glyphs (a title bar above the grid brings the share down).
+MIN_SAMPLE_KNOWN = 0.6
+# A font's cells are this many pixels taller than its rows of ink, at most.
+FONT_SLACK = 4
+# Inked cells sampled to find the grid's position before reading it all.
+SAMPLE = 120
+# Bands left for the engine thinner than this hold no line of text.
+MIN_BAND = 6
+# A row of the grid is text in the font when this share of its inked cells
+# are glyphs; other rows (a title bar, a toolbar) are left to the engine.
+ROW_KNOWN = 0.9
+
+
+@dataclass(frozen=True)
+class GridFont:
+    name: str
+    width: int
+    height: int
+    glyphs: dict[bytes, str]  # a cell's packed bits (ink = 1) -> its character
+
+
+def _load(path: Path) -> GridFont | None:
+    from PIL import PcfFontFile
+
+    try:
+        with gzip.open(path) as f:
+            font = PcfFontFile.PcfFontFile(f)  # type: ignore[arg-type]  # a binary file
+    except (OSError, SyntaxError, ValueError):
+        return None  # not a font Pillow reads: the engine reads such text
+    sizes = {glyph[3].size for glyph in font.glyph if glyph is not None}
+    if len(sizes) != 1:
+        return None  # not a fixed-cell font
+    ((width, height),) = sizes
+    glyphs: dict[bytes, str] = {}
+    for char in CHARS:
+        glyph = font.glyph[ord(char)] if ord(char) < len(font.glyph) else None
+        if glyph is None:
+            continue
+        bitmap: Image.Image = glyph[3]
+        key = bitmap.convert("1").tobytes()
+        if key not in glyphs and bitmap.getbbox() is not None:
+            glyphs[key] = char
+    if not glyphs:
+        return None
+    return GridFont(path.name.split(".")[0], width, height, glyphs)
+
+
+@functools.cache
+def fonts() -> tuple[GridFont, ...]:
+    """The fixed-cell bitmap fonts found on this machine (none: the feature is off)."""
+    found = []
+    for folder in FONT_DIRS:
+        for name in FONT_FILES:
+            path = folder / f"{name}.pcf.gz"
+            if path.is_file() and (font := _load(path)) is not None:
+                found.append(font)
+    return tuple(found)
+
+
+def _ink(grey: Image.Image, background: int) -> Image.Image:
+    """The region as "1" with ink white (1), as the glyph bitmaps hold it."""
+    histogram = grey.histogram()
+    ink_level = next((v for v in range(256) if histogram[v]), 0)
+    threshold = (ink_level + background) // 2
+    return grey.point(lambda v: 255 if v < threshold else 0, mode="1")
+
+
+def _cells(bits: Image.Image, font: GridFont, ox: int, oy: int) -> tuple[int, int]:
+    return (bits.width - ox) // font.width, (bits.height - oy) // font.height
+
+
+def _key(bits: Image.Image, font: GridFont, x: int, y: int) -> bytes:
+    return bits.crop((x, y, x + font.width, y + font.height)).tobytes()
+
+
+def _blank(font: GridFont) -> bytes:
+    from PIL import Image
+
+    return Image.new("1", (font.width, font.height), 0).tobytes()
+
+
+def _inked_cells(bits: Image.Image, font: GridFont, ox: int, oy: int) -> list[tuple[int, int]]:
+    """Up to SAMPLE inked cells spread over the grid at offset (ox, oy)."""
+    columns, rows = _cells(bits, font, ox, oy)
+    if columns < 1 or rows < 1:
+        return []
+    blank = _blank(font)
+    found: list[tuple[int, int]] = []
+    step = max(1, (columns * rows) // (SAMPLE * 8))
+    for index in range(0, columns * rows, step):
+        row, column = divmod(index, columns)
+        x, y = ox + column * font.width, oy + row * font.height
+        if _key(bits, font, x, y) != blank:
+            found.append((x, y))
+            if len(found) >= SAMPLE:
+                break
+    return found
+
+
+def _position(bits: Image.Image, font: GridFont) -> tuple[int, int, float] | None:
+    """The grid offset where most sampled inked cells are this font's glyphs
+    (a title bar's cells are not: the share counts what the grid holds)."""
+    best: tuple[int, int, float] | None = None
+    for oy in range(font.height):
+        for ox in range(font.width):
+            cells = _inked_cells(bits, font, ox, oy)
+            if len(cells) < 8:
+                continue
+            known = sum(_key(bits, font, x, y) in font.glyphs for x, y in cells) / len(cells)
+            if best is None or known > best[2]:
+                best = (ox, oy, known)
+                if known >= MIN_KNOWN:
+                    return best  # glyphs at nearly every sampled cell: this is it
+    return best
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A region read as a grid: its text lines, and the bands of rows (in the
+    same pixels) that are not the font's text, for the engine to read."""
+
+    lines: list[OcrLine]
+    rest: list[Rect]
+
+
+def read_grid(grey: Image.Image, background: int) -> Grid | None:
+    """The text of ``grey`` (dark on light, ``background`` its paper) read cell by
+    cell, boxes in its pixels; None when it is not a known bitmap font's grid."""
+    bits = _ink(grey, background)
+    line = ink_height(text_rows(grey, background))
+    for font in fonts():
+        if grey.width < font.width * 4 or grey.height < font.height:
+            continue
+        if line is None or not font.height - FONT_SLACK <= line <= font.height:
+            continue  # its rows of ink are not this font's height
+        found = _position(bits, font)
+        if found is None or found[2] < MIN_SAMPLE_KNOWN:
+            continue
+        ox, oy, _ = found
+        grid = _read(bits, font, ox, oy)
+        if grid is not None:
+            return grid
+    return None
+
+
+def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
+    columns, rows = _cells(bits, font, ox, oy)
+    blank = _blank(font)
+    lines: list[OcrLine] = []
+    rest: list[Rect] = []
+    inked = known = outside = 0
+    for row in range(rows):
+        y = oy + row * font.height
+        chars: list[str] = []
+        row_inked = row_known = 0
+        for column in range(columns):
+            key = _key(bits, font, ox + column * font.width, y)
+            if key == blank:
+                chars.append(" ")
+                continue
+            row_inked += 1
+            char = font.glyphs.get(key)
+            row_known += char is not None
+            chars.append(char or "\ufffd")
+        if row_inked and row_known < ROW_KNOWN * row_inked:
+            _grow(rest, (0, y, bits.width, font.height))  # not the font's text
+            outside += row_inked
+            continue
+        inked, known = inked + row_inked, known + row_known
+        text = "".join(chars)
+        if text.strip():
+            lines.append(_line(text, font, ox, y))
+    if oy > 0:
+        _grow(rest, (0, 0, bits.width, oy), first=True)  # above the grid
+    bottom = oy + rows * font.height
+    if bottom < bits.height:
+        _grow(rest, (0, bottom, bits.width, bits.height - bottom))
+    # Most of the ink must be the grid's, and nearly all of that its glyphs.
+    if inked == 0 or inked < outside or known / inked < MIN_KNOWN:
+        return None
+    return Grid(lines, rest)
+
+
+def _line(text: str, font: GridFont, ox: int, y: int) -> OcrLine:
+    first = len(text) - len(text.lstrip())
+    stripped = text.strip()
+    box: Rect = (ox + first * font.width, y, len(stripped) * font.width, font.height)
+    cells = [c for c in stripped if c != " "]
+    known = sum(c != "\ufffd" for c in cells) / max(1, len(cells))
+    # A cell no glyph matches is left out of the words rather than guessed.
+    return OcrLine(" ".join(stripped.replace("\ufffd", " ").split()), box, known)
+
+
+def _grow(bands: list[Rect], band: Rect, *, first: bool = False) -> None:
+    """Add ``band``, joining it to a band it touches (bands are full width)."""
+    for i, (x, y, w, h) in enumerate(bands):
+        if band[1] <= y + h and y <= band[1] + band[3]:
+            top, bottom = min(y, band[1]), max(y + h, band[1] + band[3])
+            bands[i] = (x, top, w, bottom - top)
+            return
+    if first:
+        bands.insert(0, band)
+    else:
+        bands.append(band)
+
+
+def read_job(job: Job) -> tuple[list[OcrLine], list[Rect]] | None:
+    """A job's region read as a bitmap font's grid: its lines in the original's
+    pixels, and the bands (also in the original's pixels) left for the engine;
+    None when the region is not such a grid (the engine reads it all)."""
+    if not fonts():
+        return None
+    # The region as cut() prepares it, at its own scale: covered parts painted
+    # over, borders stripped, dark on light.
+    piece = cut(job.source, job.region, scale=1.0, pad=0, invert=True, covered=job.covered)
+    if piece is None:
+        return None
+    background = histogram_mode(piece.image.histogram())
+    if not two_tone(piece.image, background, text_rows(piece.image, background)):
+        return None
+    grid = read_grid(piece.image, background)
+    if grid is None:
+        return None
+    lines = []
+    for line in grid.lines:
+        x, y, w, h = line.box
+        cleaned = clean_line(line.text, piece.to_original((x, y, x + w, y + h)), line.confidence)
+        if cleaned is not None:
+            lines.append(cleaned)
+    rest = []
+    for x, y, w, h in grid.rest:
+        bx, by, bw, bh = piece.to_original((x, y, x + w, y + h))
+        rest.append((bx, by, bw, bh))
+    return lines, rest
+
+
+def read_with_grids(job: Job, read: Callable[[Job], list[OcrLine]]) -> list[OcrLine]:
+    """The job's lines: by its glyphs where it is a bitmap font's grid, and by
+    the engine's ``read`` for the rest (or for all of it, when it is no grid)."""
+    grid = read_job(job)
+    if grid is None:
+        return read(job)
+    lines, rest = grid
+    for band in rest:
+        if band[3] >= MIN_BAND:
+            lines += read(dataclasses.replace(job, region=band))
+    return sorted(lines, key=lambda line: (line.box[1], line.box[0]))
