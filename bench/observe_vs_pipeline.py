@@ -25,7 +25,8 @@ On a private 2560x1600 Xvfb filled with a full-screen window of source code
    looking again and again at the same unchanged screen: after the first
    look, a REPEAT LOOK, whose text the OCR process remembers (noru.ocr.memo);
 6. TIME TO TEXT: on a second private Xvfb with openbox, a real xterm 200x60
-   in its default bitmap font, full of new log lines each run (a new
+   in its default bitmap font (or, with --terminal-font, an Xft font),
+   full of new log lines each run (a new
    terminal each time, so nothing is remembered), looked at with the default
    settle: how long until the answer comes back WITH its text, and how many
    came back pending; then the same screen looked at again (a repeat look).
@@ -220,9 +221,12 @@ def terminal_lines(run: int) -> list[str]:
     return lines
 
 
-def text_runs(tmp: Path, runs: int) -> tuple[list[float], int, list[float], int, list[float]]:
+def text_runs(
+    tmp: Path, runs: int, font: tuple[str, int] | None
+) -> tuple[list[float], int, list[float], int, list[float]]:
     """(time to text, pending answers, repeat looks, pending repeats, ms until the
-    first look's text was stored), default settle."""
+    first look's text was stored), default settle; the xterm in its default
+    bitmap font, or in the Xft ``font`` (family, points)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tests import real_clients
     from tests.xserver import running_xserver
@@ -240,7 +244,10 @@ def text_runs(tmp: Path, runs: int) -> tuple[list[float], int, list[float], int,
         try:
             for run in range(runs + 1):
                 lines = terminal_lines(run)
-                with real_clients.open_xterm(server, lines, columns=200, rows=60, x=40, y=40):
+                xft = {"font": font[0], "size": font[1]} if font else {}
+                with real_clients.open_xterm(
+                    server, lines, columns=200, rows=60, x=40, y=40, **xft
+                ):
                     for times, slot in ((first, 0), (again, 1)):
                         start = time.perf_counter()
                         elapsed, was_pending, capture_id = agent.look_at()
@@ -261,7 +268,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--idle", type=float, default=60.0)
+    parser.add_argument(
+        "--terminal-font",
+        default=None,
+        metavar="FAMILY:POINTS",
+        help="the time-to-text xterm in this Xft font (e.g. 'DejaVu Sans Mono:9'); "
+        "default: xterm's own bitmap font",
+    )
     args = parser.parse_args()
+    font = None
+    if args.terminal_font:
+        family, _, points = args.terminal_font.rpartition(":")
+        font = (family, int(points))
+    terminal = f"{font[0]} {font[1]} pt" if font else "bitmap font"
     tune_malloc()
     speed_before = host_speed()
     with tempfile.TemporaryDirectory() as tmp, screen_of_code() as display:
@@ -280,7 +299,7 @@ def main() -> None:
         with app_running(Path(tmp) / "settled", display, settle=None) as (_, env):
             settled = observe_runs(env, max(5, args.runs // 3))
         to_text, pending_first, repeat, pending_again, ready = text_runs(
-            Path(tmp), max(5, args.runs // 3)
+            Path(tmp), max(5, args.runs // 3), font
         )
     m_in, m_obs = statistics.median(inproc), statistics.median(observed)
     print(f"2560x1600 -> 1568x980 PNG, {args.runs} runs each (after warm-up), ms")
@@ -290,7 +309,7 @@ def main() -> None:
         ("observe_screen over MCP stdio (ocr_settle 0)", observed),
         ("observe_screen, OCR on between captures", with_ocr),
         ("observe_screen, default settle, unchanged screen", settled),
-        ("time to text: new 200x60 xterm, default settle", to_text),
+        (f"time to text: new 200x60 xterm, {terminal}", to_text),
         ("  ... until its text was stored (polled)", ready),
         ("repeat look at that xterm, default settle", repeat),
     )

@@ -22,6 +22,7 @@ import pytest
 from noru.capture import Capturer, Grab
 from noru.geometry import contains
 from noru.ocr import Engine
+from noru.ocr.base import OcrLine
 from tests import real_clients
 from tests.ocr_suite import made_engine
 from tests.parts import require
@@ -392,3 +393,86 @@ def test_without_the_bitmap_fonts_on_the_machine_the_engine_reads_the_grid(
         assert cells.read_job(Job(grab.image, whole, 0, whole)) is None
     finally:
         cells.fonts.cache_clear()
+
+
+# --- a monospace grid's alike cells, read alike -------------------------------------------
+
+
+def _plain_read(grab: Grab) -> tuple[object, list[object]]:
+    """The job of the whole window and the engine's lines for it, as read
+    with the monospace agreement off (what the engine alone makes of it)."""
+    from noru.ocr.regions import Job
+    from noru.ocr.tesseract import TesseractEngine, TesseractSettings
+
+    whole = (0, 0, *grab.image.size)
+    plain = TesseractEngine(settings=TesseractSettings(monospace=False))
+    try:
+        lines = list(plain.recognise(grab.image).lines)
+    finally:
+        plain.close()
+    return Job(grab.image, whole, 0, whole), lines
+
+
+def _misread(lines: list[OcrLine], every: int) -> tuple[list[OcrLine], set[int]]:
+    """Every ``every``-th line with each ``0`` read as ``6``, as engines misread it."""
+    out, changed = [], set()
+    for i, line in enumerate(lines):
+        if i % every == 0 and "0" in line.text:
+            out.append(OcrLine(line.text.replace("0", "6"), line.box, line.confidence))
+            changed.add(i)
+        else:
+            out.append(line)
+    return out, changed
+
+
+def test_in_an_antialiased_terminal_a_minority_misreading_is_outvoted_by_alike_cells(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    from noru.ocr.monospace import agree_job
+
+    need("xterm")
+    with real_clients.open_xterm(
+        desktop, LOG, columns=90, rows=30, font="DejaVu Sans Mono", size=8
+    ) as client:
+        grab = window_capture(client, capturer)
+        truth = [" ".join(row.split()) for row in client.lines if row.strip()]
+    job, lines = _plain_read(grab)
+    agreed = agree_job(job, lines)  # type: ignore[arg-type]
+    misread, changed = _misread(lines, 7)  # type: ignore[arg-type]
+    assert len(changed) >= 4
+    outvoted = agree_job(job, misread)  # type: ignore[arg-type]
+    # Every 0 read as 6 in a seventh of the lines is read as the other copies of
+    # its cell were: the same lines as from the engine's own reading.
+    assert [line.text for line in outvoted] == [line.text for line in agreed]
+    assert all("0" in outvoted[i].text for i in changed)
+    # Boxes and confidences are the engine's.
+    assert [(ln.box, ln.confidence) for ln in outvoted] == [
+        (ln.box, ln.confidence) for ln in misread
+    ]
+
+    # And agreeing never reads fewer of the rows' words than the engine did.
+    def hits(read: list[OcrLine]) -> int:
+        words = {token for line in read for token in line.text.split()}
+        return sum(token in words for row in truth for token in row.split())
+
+    assert hits(agreed) >= hits(lines)  # type: ignore[arg-type]
+
+
+def test_proportional_type_is_no_grid_and_its_lines_are_left_as_the_engine_read_them(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    from noru.ocr.monospace import agree_job
+
+    need("tk")
+    prose = [
+        f"Invoice {n} for the consignment of {n * 7} crates was settled on 2026-10-{n:02d}."
+        for n in range(1, 25)
+    ]
+    with real_clients.open_tk_text(
+        desktop, prose, family="DejaVu Sans", size=11, width=1100, height=700
+    ) as client:
+        grab = window_capture(client, capturer)
+    job, lines = _plain_read(grab)
+    misread, changed = _misread(lines, 3)  # type: ignore[arg-type]
+    assert changed
+    assert agree_job(job, misread) == misread  # type: ignore[arg-type]

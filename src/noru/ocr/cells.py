@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
 from noru.ocr.base import OcrLine, clean_line
+from noru.ocr.monospace import agree_job
 from noru.ocr.regions import Job, cut, histogram_mode, ink_height, text_rows, two_tone
 
 if TYPE_CHECKING:
@@ -280,12 +281,16 @@ def read_job(job: Job) -> tuple[list[OcrLine], list[Rect]] | None:
     return lines, rest
 
 
-def read_with_grids(job: Job, read: Callable[[Job], list[OcrLine]]) -> list[OcrLine]:
+def read_with_grids(
+    job: Job, read: Callable[[Job], list[OcrLine]], *, agree: bool = True
+) -> list[OcrLine]:
     """The job's lines: by its glyphs where it is a bitmap font's grid, and by
-    the engine's ``read`` for the rest (or for all of it, when it is no grid)."""
+    the engine's ``read`` for the rest (or for all of it, when it is no grid),
+    its monospace cells made to agree (``noru.ocr.monospace``) when ``agree``."""
     grid = read_job(job)
     if grid is None:
-        return read(job)
+        lines = read(job)
+        return agree_job(job, lines) if agree else lines
     lines, rest = grid
     for band in rest:
         if band[3] >= MIN_BAND:

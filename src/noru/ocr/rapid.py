@@ -78,6 +78,7 @@ class RapidSettings:
     small_scale: int = 4
     small_blur: float = 0.6
     grids: bool = True  # as tesseract.py's: a bitmap font's grid read by its glyphs
+    monospace: bool = True  # as tesseract.py's: alike monospace cells read alike
     per_region: bool = True  # False: read the whole image at once, regions ignored
     # Screen text is upright. The 180 degree classifier costs a fifth more
     # time and turned some lines upside down (recall 98.5 % against 100 %).
@@ -191,7 +192,7 @@ class RapidEngine:
         lines = self.memo.recall(key, job.region)
         if lines is None:
             if self.settings.grids:
-                lines = read_with_grids(job, self._read_fresh)
+                lines = read_with_grids(job, self._read_fresh, agree=self.settings.monospace)
             else:
                 lines = self._read_fresh(job)
             self.memo.keep(key, job.region, lines)

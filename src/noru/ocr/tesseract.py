@@ -58,6 +58,8 @@ class TesseractSettings:
     # Read a bitmap font's character grid by its glyphs (ocr.cells), where the
     # machine has the font; the engine reads the rest.
     grids: bool = True
+    # Make a monospace grid's alike cells read alike (ocr.monospace).
+    monospace: bool = True
     per_region: bool = True  # False: read the whole image at once, regions ignored
     bands: bool = True  # cut big regions into bands so the threads share them
     variables: tuple[tuple[str, str], ...] = ()
@@ -176,7 +178,9 @@ class TesseractEngine:
         lines = self.memo.recall(key, job.region)
         if lines is None:
             if self.settings.grids:
-                lines = read_with_grids(job, lambda part: self._read_fresh(api, part))
+                lines = read_with_grids(
+                    job, lambda part: self._read_fresh(api, part), agree=self.settings.monospace
+                )
             else:
                 lines = self._read_fresh(api, job)
             self.memo.keep(key, job.region, lines)
