@@ -71,7 +71,8 @@ class _Frame:
 
 
 def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms"
+    ms = seconds * 1000
+    return f"{ms:.0f} ms" if ms >= 10 or ms == int(ms) else f"{ms:.1f} ms"
 
 
 async def _applications(calls: Calls, link: Link) -> list[_App]:
@@ -187,8 +188,9 @@ class _Progress:
 
 
 async def _read(
-    pid: int | None, rect: Rect, title: str | None, deadline: float, in_flight: int, started: float
+    pid: int | None, rect: Rect, title: str | None, budget_s: float, in_flight: int, started: float
 ) -> AxText:
+    deadline = started + budget_s
     progress = _Progress()
 
     def done(
@@ -223,7 +225,7 @@ async def _read(
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, *BROKEN, Unreachable, _Absent):
             await task
-        budget = _ms(deadline - started)
+        budget = _ms(budget_s)
         walk = progress.walk
         lines = reading_lines(walk.nodes, rect) if walk else ()
         if walk and lines:
@@ -276,10 +278,9 @@ def read_window(
     coordinates), titled ``title``; within ``budget_s`` seconds, with at most
     ``in_flight`` calls waiting for answers at once."""
     started = time.monotonic()
-    deadline = started + budget_s
     try:
         return bus.run(
-            lambda: _read(pid, rect, title, deadline, in_flight, started), budget_s + _GRACE
+            lambda: _read(pid, rect, title, budget_s, in_flight, started), budget_s + _GRACE
         )
     except TimeoutError:
         return AxText(
