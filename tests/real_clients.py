@@ -15,6 +15,10 @@ wraps or scrolls off is truth only where it is on screen).
 - ``open_gtk``: GTK3 ``Gtk.Label``s above a word-wrapped ``Gtk.TextView``,
   run by the system Python (python3-gi; a virtualenv cannot import gi); GTK
   reports the visible display lines.
+- ``open_gtk_form``: a GTK3 form on a session bus of the caller's (its
+  accessibility tree on): labels, an entry, a password entry holding a
+  secret, a TextView of several lines and a button; GTK reports where each
+  widget is (``Client.places``).
 - ``open_firefox``: a local HTML page in Firefox ESR with a fresh profile
   that turns off everything that reaches out (updates, telemetry, safe
   browsing, remote settings...). Each page element is one unwrapped line,
@@ -39,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -60,6 +64,7 @@ __all__ = [
     "missing",
     "open_firefox",
     "open_gtk",
+    "open_gtk_form",
     "open_tk_text",
     "open_xterm",
     "xterm_screen",
@@ -140,6 +145,18 @@ class Client:
     _stop: Callable[[], None] = field(repr=False)
     _alive: Callable[[], bool] = field(repr=False)
     _closed: bool = field(default=False, repr=False)
+    # Where the program says named parts of its window are (root coordinates).
+    places: dict[str, Rect] = field(default_factory=dict)
+
+    @property
+    def pid(self) -> int:
+        """The window's process as the window says it (_NET_WM_PID)."""
+        found = re.search(
+            r"= (\d+)", self.server.run("xprop", "-id", self.window_id, "_NET_WM_PID")
+        )
+        if found is None:
+            raise RuntimeError(f"window {self.window_id} names no process (_NET_WM_PID)")
+        return int(found.group(1))
 
     @property
     def centre(self) -> tuple[int, int]:
@@ -663,6 +680,139 @@ def open_gtk(
         return window, tuple(shown)
 
     return _launch(server, "gtk", title, start, ready)
+
+
+_GTK_FORM = """
+import json, sys
+import gi
+gi.require_version("Gtk", "3.0")
+gi.require_version("Gdk", "3.0")
+from gi.repository import Gdk, GLib, Gtk
+p = json.loads(sys.argv[1])
+GLib.set_prgname("noru-gtk-form")
+Gdk.set_program_class("Noru-gtk-form")
+css = Gtk.CssProvider()
+css.load_from_data(b'* { font-family: "DejaVu Sans"; font-size: 10pt; }')
+Gtk.StyleContext.add_provider_for_screen(
+    Gdk.Screen.get_default(), css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION
+)
+window = Gtk.Window(title=p["title"])
+window.set_default_size(p["width"], p["height"])
+window.move(p["x"], p["y"])
+box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8, margin=14)
+widgets = {}
+for n, text in enumerate(p["labels"]):
+    widgets[f"label {n}"] = Gtk.Label(label=text, xalign=0)
+widgets["entry"] = Gtk.Entry(text=p["entry"])
+widgets["password"] = Gtk.Entry(text=p["secret"], visibility=False)
+view = Gtk.TextView(editable=False, cursor_visible=False)
+view.get_buffer().set_text("\\n".join(p["view"]))
+widgets["view"] = view
+widgets["button"] = Gtk.Button(label=p["button"])
+grid = Gtk.Grid(column_spacing=6, row_spacing=2)
+for n, text in enumerate(p["cells"]):
+    grid.attach(Gtk.Label(label=text), n % p["columns"], n // p["columns"], 1, 1)
+for name, widget in widgets.items():
+    box.pack_start(widget, False, False, 0)
+box.pack_start(grid, False, False, 0)
+window.add(box)
+
+def places():
+    _, ox, oy = window.get_window().get_origin()
+    found = {}
+    for name, widget in widgets.items():
+        x, y = widget.translate_coordinates(window, 0, 0)
+        a = widget.get_allocation()
+        found[name] = [ox + x, oy + y, a.width, a.height]
+    return found
+
+# A TextView lays its text out in idle time after the first frame, and the
+# widgets below it move then: report once the places held for 0.3 s.
+state = {"painted": False, "last": None, "same": 0}
+def painted(clock):
+    state["painted"] = True
+def settle():
+    if not state["painted"]:
+        return True
+    now = places()
+    state["same"] = state["same"] + 1 if now == state["last"] else 0
+    state["last"] = now
+    if state["same"] < 6:
+        return True
+    print(json.dumps(now), flush=True)
+    return False
+
+window.connect("destroy", Gtk.main_quit)
+window.show_all()
+window.get_window().get_frame_clock().connect("after-paint", painted)
+GLib.timeout_add(50, settle)
+Gtk.main()
+"""
+
+
+def open_gtk_form(
+    server: XServer,
+    bus: Mapping[str, str],
+    *,
+    labels: Sequence[str],
+    entry: str,
+    secret: str,
+    view: Sequence[str],
+    button: str,
+    cells: Sequence[str] = (),
+    columns: int = 20,
+    x: int = 40,
+    y: int = 40,
+    width: int = 700,
+    height: int = 500,
+    title: str | None = None,
+) -> Client:
+    """A GTK3 form with its accessibility tree on the session bus ``bus``
+    (its ``DBUS_SESSION_BUS_ADDRESS``): ``labels`` one under another, an entry
+    showing ``entry``, a password entry holding ``secret`` (masked), a
+    TextView of the ``view`` lines, a button labelled ``button``, then
+    ``cells`` as labels in a grid of ``columns``. ``places`` holds each
+    widget's rectangle as GTK lays it out: ``"label N"``, ``"entry"``,
+    ``"password"``, ``"view"``, ``"button"``."""
+    _check_text([*labels, entry, *view, button, *cells])
+    title = title or _title("gtk-form")
+    params = {
+        "title": title,
+        "labels": list(labels),
+        "entry": entry,
+        "secret": secret,
+        "view": list(view),
+        "button": button,
+        "cells": list(cells),
+        "columns": columns,
+        **{"x": x, "y": y, "width": width, "height": height},
+    }
+    places: dict[str, Rect] = {}
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        env = {
+            **server.env,
+            **bus,
+            "XDG_CACHE_HOME": str(folder),
+            "XDG_CONFIG_HOME": str(folder),
+            "XDG_RUNTIME_DIR": str(folder),
+        }
+        env.pop("NO_AT_BRIDGE", None)
+        args = [SYSTEM_PYTHON, "-c", _GTK_FORM, json.dumps(params)]
+        return _start(args, env=env, log=folder / "log", pipe=True), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        assert process.stdout is not None
+        reported = json.loads(_read_line(process, process.stdout, f"GTK form {title!r}"))
+        places.update({name: (x, y, w, h) for name, (x, y, w, h) in reported.items()})
+        window = _find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
+        return window, (*labels, entry, *view, button, *cells)
+
+    client = _launch(server, "gtk", title, start, ready)
+    client.places = places
+    return client
 
 
 # --- Firefox ----------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from noru.ocr import (
     mean_confidence,
 )
 from noru.ocr.base import clean_line, decode_lines, encode_lines
-from noru.ocr.regions import Piece, cut, order_boxes, split_rows
+from noru.ocr.regions import Piece, cut, split_rows
 from tests.ocr_suite import KNOWN, TOUCHING, line_with, made_engine, missing, overlap
 from tests.parts import require
 from tests.screens import FONT_PACKAGE, fonts_available, window_screen
@@ -197,11 +197,6 @@ def test_bands_are_cut_between_text_lines_never_through_a_word() -> None:
         for word in screen.words:
             top, bottom = word.box[1], word.box[1] + word.box[3]
             assert not top < band[1] < bottom, (word, band)
-
-
-def test_boxes_in_one_band_of_rows_read_left_to_right() -> None:
-    boxes = [(500, 12, 400, 300), (0, 20, 400, 300), (0, 400, 900, 100), (10, 0, 100, 10)]
-    assert order_boxes(boxes) == [3, 1, 0, 2]
 
 
 def test_mean_confidence_weighs_lines_by_their_characters() -> None:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from noru.geometry import Rect
-from noru.ocr.regions import histogram_mode, order_boxes, split_rows
+from noru.geometry import Rect, order_boxes
+from noru.ocr.regions import histogram_mode, split_rows
 
 if TYPE_CHECKING:
     from PIL import Image

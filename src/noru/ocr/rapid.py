@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from noru.errors import OcrError
-from noru.geometry import Rect
+from noru.geometry import Rect, order_boxes
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
 from noru.ocr.cells import read_with_grids
 from noru.ocr.layout import frame, text_blocks, tiles
@@ -48,7 +48,7 @@ from noru.ocr.rapid_probe import (
     model_folder,
     package_version,
 )
-from noru.ocr.regions import Job, Piece, order_boxes, plan_jobs, reading_order
+from noru.ocr.regions import Job, Piece, plan_jobs, reading_order
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from noru.geometry import Rect, clip, intersects, iou, overlap_height
+from noru.geometry import Rect, clip, intersects, iou, order_boxes
 from noru.ocr.base import OcrLine
 
 if TYPE_CHECKING:
@@ -43,7 +43,6 @@ __all__ = [
     "dedupe_lines",
     "histogram_mode",
     "mask_regions",
-    "order_boxes",
     "plan_jobs",
     "reading_order",
     "split_rows",
@@ -301,25 +300,6 @@ def mask_regions(image: Image.Image, regions: Sequence[Rect]) -> Image.Image | N
     fill = (best[0], best[1], best[2])
     rgb.paste(fill, (0, 0, image.width, image.height), mask)
     return rgb
-
-
-def order_boxes(boxes: Sequence[Rect]) -> list[int]:
-    """Indices of ``boxes`` in reading order: bands top to bottom, and left to
-    right within a band. A box joins a band when it overlaps the band's first
-    box vertically by at least half of the smaller height, so two windows side
-    by side read left then right even when their tops differ by a few pixels."""
-    remaining = sorted(range(len(boxes)), key=lambda i: (boxes[i][1], boxes[i][0]))
-    ordered: list[int] = []
-    while remaining:
-        first = boxes[remaining[0]]
-        band = [
-            i
-            for i in remaining
-            if overlap_height(first, boxes[i]) >= 0.5 * min(first[3], boxes[i][3])
-        ]
-        ordered += sorted(band, key=lambda i: boxes[i][0])
-        remaining = [i for i in remaining if i not in band]
-    return ordered
 
 
 # A band is cut only inside this many identical rows in a row, so the cut

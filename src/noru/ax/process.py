@@ -1,0 +1,64 @@
+"""What a process is, read from /proc, for the reason a window has no tree.
+
+Chromium, Electron apps and Qt apps build their accessibility tree only when
+switched on, so "this process exposes no tree" is true but not useful for
+them: the reason must name the switch. A Chromium build (Chrome, Chromium,
+an Electron app) ships V8's start-up snapshot beside its program; a Qt app
+has Qt's GUI library mapped. Reading /proc takes no call to the process and
+works whatever toolkit it uses; what cannot be read (another user's
+process, one that has ended) is None.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+__all__ = ["Family", "ProcessFacts", "process_facts"]
+
+# Files a Chromium-based program has beside its executable.
+_CHROMIUM_FILES = ("v8_context_snapshot.bin", "snapshot_blob.bin")
+_CHROMIUM_NAMES = {"chrome", "chromium", "chromium-browser", "google-chrome", "brave", "msedge"}
+_QT_LIBRARIES = ("libQt5Gui.so", "libQt6Gui.so")
+
+
+class Family(StrEnum):
+    CHROMIUM = "Chromium"  # Chrome, Chromium and the browsers built on it
+    ELECTRON = "Electron"  # an app built on Electron (Chromium inside)
+    QT = "Qt"
+
+
+@dataclass(frozen=True)
+class ProcessFacts:
+    """``program``: the process's name (``comm``); ``family``: a toolkit that
+    must be switched on, when it is one; each None when not known."""
+
+    program: str | None
+    family: Family | None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return None
+
+
+def process_facts(pid: int) -> ProcessFacts:
+    proc = Path("/proc") / str(pid)
+    comm = _read(proc / "comm")
+    program = comm.strip() if comm else None
+    try:
+        exe = Path(os.readlink(proc / "exe"))
+    except OSError:
+        exe = None
+    if exe is not None and any((exe.parent / name).exists() for name in _CHROMIUM_FILES):
+        stem = exe.name.lower()
+        chromium = stem in _CHROMIUM_NAMES or (program or "").lower() in _CHROMIUM_NAMES
+        return ProcessFacts(program, Family.CHROMIUM if chromium else Family.ELECTRON)
+    maps = _read(proc / "maps")
+    if maps is not None and any(library in maps for library in _QT_LIBRARIES):
+        return ProcessFacts(program, Family.QT)
+    return ProcessFacts(program, None)

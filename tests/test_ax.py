@@ -1,0 +1,218 @@
+"""The accessibility text of real windows over a real AT-SPI bus.
+
+Each module run has a private session bus (tests/session_bus.py) on which
+D-Bus starts Debian's at-spi-bus-launcher and registry as a real desktop
+does; a GTK 3 form (tests/real_clients.py) runs on the session's Xvfb with
+its tree on that bus, and ``noru.ax.read_window`` reads it as the app will:
+by the window's _NET_WM_PID and its rectangle. Everything started is
+stopped by its pid, and the bus's helper checks that nothing it started
+outlives it. A missing part skips on a developer machine and fails under
+CI=true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+import noru.ax as ax
+from noru.ax import AxAbsent, AxText
+from noru.geometry import Rect
+from tests import real_clients
+from tests.parts import require
+from tests.real_clients import Client
+from tests.session_bus import SessionBus, carrying, running_session_bus
+
+if TYPE_CHECKING:
+    # Types only: pytest imports tests.xserver itself, as a plugin.
+    from tests.xserver import XServer
+
+LABELS = ("Invoice number 4471", "Shipping address on file")
+ENTRY = "quarterly forecast draft"
+SECRET = "hunter2-Noru-secret"
+VIEW = ("first line of the view", "second line of the view", "third line of the view")
+BUTTON = "Send the report"
+CELLS = tuple(f"cell {n}" for n in range(40))  # a grid of labels, 10 a row
+# Where a line's box may differ from GTK's own idea of the widget.
+SLACK = 3
+
+
+@pytest.fixture(scope="module")
+def session_bus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SessionBus]:
+    with running_session_bus(tmp_path_factory.mktemp("ax-bus")) as bus:
+        yield bus
+
+
+@pytest.fixture(scope="module")
+def reader(session_bus: SessionBus) -> Iterator[SessionBus]:
+    """The reader on the test's session bus; its connection closed before the bus goes."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DBUS_SESSION_BUS_ADDRESS", session_bus.address)
+        try:
+            yield session_bus
+        finally:
+            ax.close()
+
+
+@pytest.fixture(scope="module")
+def form(desktop: XServer, session_bus: SessionBus) -> Iterator[Client]:
+    problem = real_clients.missing("gtk")
+    require(problem is None, problem or "")
+    with real_clients.open_gtk_form(
+        desktop,
+        session_bus.env,
+        labels=LABELS,
+        entry=ENTRY,
+        secret=SECRET,
+        view=VIEW,
+        button=BUTTON,
+        cells=CELLS,
+        columns=10,
+        x=60,
+        y=60,
+    ) as client:
+        yield client
+
+
+def read(client: Client, *, rect: Rect | None = None, budget_s: float = 10.0) -> AxText:
+    """The client's window read as a capture reads it, with a budget no test
+    machine runs out of (the budget's own test gives a tiny one)."""
+    return ax.read_window(client.pid, rect or client.rect, title=client.title, budget_s=budget_s)
+
+
+def near(box: Rect, place: Rect) -> bool:
+    return all(abs(a - b) <= SLACK for a, b in zip(box, place, strict=True))
+
+
+def test_a_gtk_window_gives_its_labels_entry_view_and_button_at_their_places(
+    reader: SessionBus, form: Client
+) -> None:
+    result = read(form)
+    assert (result.absent, result.reason, result.partial) == (None, None, False)
+    found = {line.text: line for line in result.lines}
+    for n, label in enumerate(LABELS):
+        assert found[label].role == "label"
+        assert near(found[label].box, form.places[f"label {n}"]), (found[label], form.places)
+    assert near(found[ENTRY].box, form.places["entry"])
+    assert found[BUTTON].role == "push button"
+    assert near(found[BUTTON].box, form.places["button"])
+    # Each line of the view where GTK drew it: one under another, inside the view.
+    vx, vy, vw, vh = form.places["view"]
+    tops = []
+    for line in VIEW:
+        x, y, w, h = found[line].box
+        assert vx - SLACK <= x and x + w <= vx + vw + SLACK
+        assert vy - SLACK <= y and y + h <= vy + vh + SLACK
+        tops.append(y)
+    assert abs(tops[0] - vy) <= SLACK and tops == sorted(tops) and len(set(tops)) == 3
+    assert result.nodes > 0
+
+
+def test_lines_read_top_to_bottom_as_the_window_shows_them(
+    reader: SessionBus, form: Client
+) -> None:
+    texts = [line.text for line in read(form).lines]
+    assert texts == [*LABELS, ENTRY, *VIEW, BUTTON, *CELLS]
+
+
+def test_a_password_field_leaves_no_trace_not_even_its_length(
+    reader: SessionBus, form: Client
+) -> None:
+    result = read(form)
+    masks = {"•" * len(SECRET), "●" * len(SECRET), "*" * len(SECRET), SECRET}
+    for line in result.lines:
+        assert not any(mask in line.text for mask in masks), line
+        assert not set(line.text) <= set("•●*"), line
+        assert line.role != "password text"
+    password = form.places["password"]
+    assert not [line for line in result.lines if near(line.box, password)]
+
+
+def test_only_what_is_inside_the_grabbed_rectangle_is_read(
+    reader: SessionBus, form: Client
+) -> None:
+    x, y, w, _ = form.rect
+    entry = form.places["entry"]
+    top = (x, y, w, entry[1] + entry[3] - y)  # down to the entry, the view below it not
+    result = read(form, rect=top)
+    assert [line.text for line in result.lines] == [*LABELS, ENTRY]
+    assert all(line.box[1] + line.box[3] <= top[1] + top[3] for line in result.lines)
+    assert result.nodes <= read(form).nodes - len(CELLS)  # the grid below was not walked
+
+
+def test_a_tiny_budget_gives_a_partial_read_that_says_so(reader: SessionBus, form: Client) -> None:
+    result = read(form, budget_s=0.0005)
+    assert result.partial
+    assert result.reason is not None and "the budget of 0.5 ms ran out" in result.reason
+    if not result.lines:
+        assert result.absent is AxAbsent.TIMED_OUT
+
+
+def test_an_xterm_exposes_no_tree_and_the_reason_names_it(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("xterm")
+    require(problem is None, problem or "")
+    with real_clients.open_xterm(desktop, ["no tree here"], x=900, y=60) as xterm:
+        pid = xterm.pid
+        result = read(xterm)
+    assert result.lines == () and result.absent is AxAbsent.NO_TREE
+    assert result.reason == (
+        f"no application with process id {pid} (xterm) exposes an accessibility tree "
+        "on this session's accessibility bus"
+    )
+
+
+def test_without_a_session_bus_the_reason_says_there_is_none(
+    tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    result = ax.read_window(4242, (0, 0, 100, 100), title=None)
+    assert (result.lines, result.absent) == ((), AxAbsent.NO_BUS)
+    assert result.reason == (
+        "no accessibility bus in this session: there is no D-Bus session bus "
+        "(DBUS_SESSION_BUS_ADDRESS is not set)"
+    )
+    gone = f"unix:path={tmp_path}/no-bus-here"
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", gone)
+    result = ax.read_window(4242, (0, 0, 100, 100), title=None)
+    assert result.absent is AxAbsent.NO_BUS and result.reason is not None
+    assert result.reason.startswith(
+        f"no accessibility bus in this session: the session bus ({gone}) cannot be joined: "
+    )
+    assert ax.exposing_apps().absent is AxAbsent.NO_BUS
+    assert ax.session_status().enabled is None
+
+
+def test_the_applications_exposing_a_tree_include_the_gtk_window(
+    reader: SessionBus, form: Client
+) -> None:
+    listed = ax.exposing_apps()
+    assert listed.absent is None
+    assert [app.toolkit for app in listed.apps if app.pid == form.pid] == ["gtk"]
+
+
+def test_the_session_switch_is_off_until_the_person_turns_it_on(reader: SessionBus) -> None:
+    assert ax.session_status().enabled is False
+    try:
+        assert ax.set_session_enabled(True).enabled is True
+        assert ax.session_status().enabled is True
+    finally:
+        assert ax.set_session_enabled(False).enabled is False
+
+
+def test_nothing_a_session_bus_started_for_accessibility_outlives_it(
+    tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with running_session_bus(tmp_path) as bus:  # type: ignore[arg-type]
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.address)
+        try:
+            # Asking for the bus starts the launcher, its bus and the registry.
+            assert ax.exposing_apps().absent is None
+            assert len(carrying(bus.token)) >= 3
+        finally:
+            ax.close()
+    assert carrying(bus.token) == []
