@@ -14,7 +14,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from noru.sources import Source, infer_workspace
-from noru.store import CaptureRecord, NewImage, OcrLine, Store
+from noru.store import AxLine, CaptureRecord, NewImage, OcrLine, Store
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 
@@ -99,7 +99,10 @@ def seed(home: Path) -> Seeded:
                     600,
                     source("XTerm", "user@host: ~/src/noru", 2, "HDMI-1"),
                     "1920x1080",
-                    ax_text="pytest -q\n3 passed",
+                    ax_lines=(
+                        AxLine("pytest -q", (4, 4, 54, 13), "terminal"),
+                        AxLine("3 passed", (4, 17, 48, 13), "terminal"),
+                    ),
                 )
             ],
             origin="user",

@@ -173,7 +173,7 @@ class TestGetCapture:
         last = result["content"][-1]["text"].splitlines()[-1]
         assert (
             last
-            == "prov: !px !dm(2560x1600) !src -ax(not exposed by the app) ?rec(tesseract 0.91) ?ws"
+            == "prov: !px !dm(2560x1600) !src -ax(not read when captured) ?rec(tesseract 0.91) ?ws"
         )
 
     def test_index_counts_over_the_filtered_set(

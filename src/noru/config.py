@@ -7,6 +7,8 @@
     max_edge = 1568          # long edge of served images, in pixels
     hotkey = "ctrl+alt+n"    # the global capture shortcut (X11)
     ocr_engine = "tesseract" # the OCR engine (see `noru doctor`)
+    ax_budget = 0.15         # seconds the accessibility text may take at a capture; 0: none
+    ax_switch = false        # ask every app of the session to build its accessibility tree
 
 A missing file means the defaults. A file that does not parse, an unknown
 key or a value of the wrong kind is a problem (``Config.problems``, each
@@ -35,6 +37,8 @@ class Config:
     max_edge: int = 1568
     hotkey: str = "ctrl+alt+n"
     ocr_engine: str = "tesseract"
+    ax_budget: float = 0.15
+    ax_switch: bool = False
     problems: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -68,6 +72,18 @@ def _name(example: str) -> Callable[[object], str]:
     return parse
 
 
+def _budget(raw: object) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 2:
+        raise ValueError("use seconds between 0 (no accessibility text) and 2")
+    return float(raw)
+
+
+def _switch(raw: object) -> bool:
+    if not isinstance(raw, bool):
+        raise ValueError("use true or false")
+    return raw
+
+
 # Each key and how its value is read (ValueError says what to write instead).
 KEYS: dict[str, Callable[[object], object]] = {
     "handoff_window": _duration,
@@ -75,6 +91,8 @@ KEYS: dict[str, Callable[[object], object]] = {
     "max_edge": _edge,
     "hotkey": _name("ctrl+alt+n"),
     "ocr_engine": _name("tesseract"),
+    "ax_budget": _budget,
+    "ax_switch": _switch,
 }
 
 

@@ -55,7 +55,8 @@ class App:
         self.home = home
         self.config = config or load_config(home)
         self.writer = Writer(home)
-        self.capturer = Capturer()
+        # The accessibility text is read beside each grab, within its budget.
+        self.capturer = Capturer(ax_budget=self.config.ax_budget or None)
         self._capture_lock = threading.Lock()
         self._settled: dict[str, threading.Event] = {}
         self._settled_lock = threading.Lock()
@@ -67,6 +68,33 @@ class App:
         self._served: dict[str, list[imaging.Served]] = {}
         self._served_lock = threading.Lock()
         self._trimmer = Trimmer()
+        self._ax_switched_on = False  # by this app, at the person's ax_switch
+
+    # --- accessibility -----------------------------------------------------
+
+    def start_ax(self) -> None:
+        """Connect to the accessibility bus before the first capture needs it (the
+        first connection can take longer than a capture's budget), and switch
+        accessibility on for the session when the person asked (``ax_switch``):
+        then it is switched back off when the app stops, if it was off before."""
+        if not self.config.ax_budget:
+            return
+        threading.Thread(target=self._ax_session, name="noru-ax-start", daemon=True).start()
+
+    def _ax_session(self) -> None:
+        from noru import ax
+
+        before = ax.session_status()
+        if before.reason:
+            log.info("accessibility text: %s", before.reason)
+            return
+        if self.config.ax_switch and before.enabled is False:
+            after = ax.set_session_enabled(True)
+            if after.enabled:
+                self._ax_switched_on = True
+                log.info("accessibility switched on for the session (ax_switch = true)")
+            else:
+                log.warning("could not switch accessibility on: %s", after.reason)
 
     # --- OCR ---------------------------------------------------------------
 
@@ -146,6 +174,8 @@ class App:
                 source=grab.source,
                 display_mode=grab.display_mode,
                 windows=grab.windows,
+                ax_lines=grab.ax.lines if grab.ax else (),
+                ax_note=self._ax_note(grab),
             )
             for grab, original in zip(grabs, originals, strict=True)
         ]
@@ -160,6 +190,16 @@ class App:
             while len(self._served) > SERVED_CACHE:
                 self._served.pop(next(iter(self._served)))
         return capture_id
+
+    def _ax_note(self, grab: Grab) -> str | None:
+        """In words: why a grab has no accessibility text, or why it is partial."""
+        if not self.config.ax_budget:
+            return "switched off (ax_budget = 0 in config.toml)"
+        if grab.ax is None:
+            return "no window to ask: the active window is not in the capture"
+        if grab.ax.partial or not grab.ax.lines:
+            return grab.ax.reason or "the app reported no text"
+        return None
 
     # --- ops ---------------------------------------------------------------
 
@@ -220,6 +260,10 @@ class App:
         return live.AppStatus(__version__, screen=screen, ocr=ocr, hotkey=self.hotkey)
 
     def close(self) -> None:
+        if self._ax_switched_on:
+            from noru import ax
+
+            ax.set_session_enabled(False)
         self._pool.shutdown(wait=True)
         self._trimmer.close()
         if self.ocr is not None:

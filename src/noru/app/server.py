@@ -130,6 +130,7 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     path.unlink(missing_ok=True)  # we hold the lock: any socket file here is stale
     app = App(home)
     app.start_ocr(app.config.ocr_engine)
+    app.start_ax()
     server = _Server(str(path), app)
     servers.append(server)
     if stopping.is_set():

@@ -46,9 +46,33 @@ Choices made here:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from noru.ax.base import AxAbsent, AxApp, AxApps, AxLine, AxSession, AxText
-from noru.ax.bus import close
-from noru.ax.reader import exposing_apps, read_window, session_status, set_session_enabled
+
+if TYPE_CHECKING:
+    from noru.ax.bus import close
+    from noru.ax.reader import exposing_apps, read_window, session_status, set_session_enabled
+
+# The reader and its D-Bus library (with asyncio: about 50 ms) load on first
+# use, so the parts that only hold these types (``noru mcp`` through
+# ``noru.capture.base``) do not pay for them.
+_LAZY = {
+    "close": "noru.ax.bus",
+    "exposing_apps": "noru.ax.reader",
+    "read_window": "noru.ax.reader",
+    "session_status": "noru.ax.reader",
+    "set_session_enabled": "noru.ax.reader",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'noru.ax' has no attribute {name!r}")
+
 
 __all__ = [
     "AxAbsent",

@@ -17,6 +17,14 @@ Which facts a grab carries:
   those facts stay ``None``.
 
 Nothing is guessed: a fact the platform does not give stays ``None``.
+
+Accessibility text (``noru.ax``) is read beside the grab, for the grabbed
+window or, in a display or region grab, for the active window when it is in
+the grab: the walk starts before the pixels are grabbed, runs on its own
+thread and is given at most its budget (``ax_budget``) after the grab; a
+grab is never held longer. ``Grab.ax`` holds it, its boxes in the image's
+pixels; ``None`` when it was not asked for (``ax_budget=None``, or no window
+to ask about).
 """
 
 from __future__ import annotations
@@ -24,10 +32,13 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from types import TracebackType
 from typing import Literal, Self
 
+from noru.ax.base import AxAbsent, AxLine, AxText
 from noru.capture.base import Backend, Degraded, DegradedMode, Display, Grab, WindowFacts
 from noru.errors import CaptureError
 from noru.geometry import Rect, centre, clip, shift
@@ -73,13 +84,17 @@ def _display_at(displays: list[Display], point: tuple[int, int]) -> Display | No
 class Capturer:
     """Takes captures of the screen, one at a time. Thread-safe; use as a context manager."""
 
-    def __init__(self, *, display: str | None = None) -> None:
+    def __init__(self, *, display: str | None = None, ax_budget: float | None = None) -> None:
         """``display``: an X display name (":0"); default ``$DISPLAY``, and then a
-        Wayland session is refused rather than captured through XWayland."""
+        Wayland session is refused rather than captured through XWayland.
+        ``ax_budget``: seconds the accessibility text may take beyond the grab;
+        None reads none."""
         self._display_name = display
         self._lock = threading.Lock()
         self._backend: Backend | None = None
         self._closed = False
+        self.ax_budget = ax_budget
+        self._ax_pool: ThreadPoolExecutor | None = None
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -100,6 +115,12 @@ class Capturer:
             backend, self._backend = self._backend, None
             if backend is not None:
                 backend.close()
+            pool, self._ax_pool = self._ax_pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+            from noru import ax
+
+            ax.close()
 
     def __enter__(self) -> Self:
         return self
@@ -231,7 +252,9 @@ class Capturer:
         display: Display | None,
         window: WindowFacts | None,
     ) -> Grab:
+        reading = self._ax_start(window, rect)
         image = backend.grab(rect)
+        text = self._ax_finish(reading, rect)
         if image.mode != "RGB":
             image = image.convert("RGB")
         if display is not None:
@@ -248,4 +271,33 @@ class Capturer:
             window_title=title,
             workspace_hint=infer_workspace(title),
         )
-        return Grab(image=image, source=source, geometry=rect, display_mode=mode)
+        return Grab(image=image, source=source, geometry=rect, display_mode=mode, ax=text)
+
+    # -- accessibility text ----------------------------------------------------
+
+    def _ax_start(self, window: WindowFacts | None, rect: Rect) -> Future[AxText] | None:
+        """The walk of ``window``'s accessible tree inside ``rect``, started."""
+        budget = self.ax_budget
+        if budget is None or window is None:
+            return None
+        if self._ax_pool is None:
+            self._ax_pool = ThreadPoolExecutor(1, thread_name_prefix="noru-ax")
+        from noru import ax
+
+        pid, title = window.pid, window.title
+        return self._ax_pool.submit(ax.read_window, pid, rect, title=title, budget_s=budget)
+
+    def _ax_finish(self, reading: Future[AxText] | None, rect: Rect) -> AxText | None:
+        """The walk's text, boxes in the image's pixels, waited for at most its budget."""
+        if reading is None:
+            return None
+        budget = self.ax_budget or 0.0
+        try:
+            text = reading.result(timeout=budget)
+        except FutureTimeout:
+            # The reader ends at its budget itself; this is its safety net.
+            reading.cancel()
+            return AxText((), True, AxAbsent.TIMED_OUT, "not read within its budget", 0, budget)
+        x, y, _, _ = rect
+        lines = tuple(AxLine(ln.text, shift(ln.box, -x, -y), ln.role) for ln in text.lines)
+        return replace(text, lines=lines)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar
 
+from noru.ax.base import AxText
 from noru.geometry import Rect, contains
 from noru.sources import Source
 
@@ -80,14 +81,17 @@ class Display:
 
 @dataclass(frozen=True)
 class WindowFacts:
-    """A top-level window as the backend sees it. Deliberately holds no window id
-    or pid, so nothing the facade passes on can leak a handle to an agent."""
+    """A top-level window as the backend sees it. Holds no window id; its
+    process (``pid``) stays inside the capture part, which uses it only to ask
+    the accessibility bus for the window's text: no ``Source`` carries it, so
+    nothing the facade passes on can leak a handle to an agent."""
 
     title: str | None
     app_id: str | None
     app_name: str | None
     # Where the window's client area is, unclipped: it may extend off screen.
     rect: Rect
+    pid: int | None = None  # the process that drew it, as the platform says (X11: _NET_WM_PID)
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,8 @@ class Grab:
     ``display_mode`` is the mode of the display that holds it, for ``!dm``;
     ``windows`` are the visible windows it shows, in image coordinates, bottom
     to top (empty for a window grab: the image is the window), so OCR can read
-    each window on its own.
+    each window on its own. ``ax`` is the accessibility text read beside
+    the grab (``noru.capture``), None when none was asked for.
     """
 
     image: Image.Image
@@ -107,6 +112,7 @@ class Grab:
     geometry: Rect
     display_mode: str
     windows: tuple[Rect, ...] = ()
+    ax: AxText | None = None  # the window's accessibility text, boxes in image pixels
 
 
 class Backend(ABC):

@@ -262,6 +262,12 @@ class X11Backend(Backend):
         # "instance\0class\0": the class is the second part.
         return _decode(parts[1], "latin-1") if len(parts) >= 2 else None
 
+    def _pid(self, win: Any) -> int | None:
+        prop = win.get_full_property(self._atom("_NET_WM_PID"), Xatom.CARDINAL)
+        if prop is None or prop.format != 32 or len(prop.value) == 0:
+            return None
+        return int(prop.value[0]) or None
+
     def _facts(self, win: Any) -> WindowFacts:
         origin = self._root.translate_coords(win, 0, 0)
         geometry = win.get_geometry()
@@ -271,6 +277,7 @@ class X11Backend(Backend):
             app_id=app,
             app_name=app,
             rect=(int(origin.x), int(origin.y), int(geometry.width), int(geometry.height)),
+            pid=self._pid(win),
         )
 
     def _client_below(self, top: Any) -> Any:

@@ -18,6 +18,7 @@ from noru.store.connection import map_sqlite_errors
 from noru.store.queries import SEARCH_BOUND, decode_cursor, encode_cursor, fts_query
 from noru.store.reader import Reader
 from noru.store.records import (
+    AxLine,
     CaptureRecord,
     Filters,
     ImageRecord,
@@ -31,6 +32,7 @@ from noru.store.writer import Store
 
 __all__ = [
     "SEARCH_BOUND",
+    "AxLine",
     "CaptureRecord",
     "Filters",
     "ImageRecord",

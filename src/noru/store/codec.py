@@ -10,9 +10,16 @@ from collections.abc import Sequence
 
 from noru.geometry import Rect
 from noru.ocr.base import decode_lines, encode_lines
-from noru.store.records import OcrLine
+from noru.store.records import AxLine, OcrLine
 
-__all__ = ["lines_from_json", "lines_to_json", "windows_from_json", "windows_to_json"]
+__all__ = [
+    "ax_from_json",
+    "ax_to_json",
+    "lines_from_json",
+    "lines_to_json",
+    "windows_from_json",
+    "windows_to_json",
+]
 
 
 def lines_to_json(lines: Sequence[OcrLine]) -> str:
@@ -30,3 +37,16 @@ def windows_to_json(windows: Sequence[Rect]) -> str | None:
 
 def windows_from_json(raw: str | None) -> tuple[Rect, ...]:
     return tuple((int(x), int(y), int(w), int(h)) for x, y, w, h in json.loads(raw or "[]"))
+
+
+def ax_to_json(lines: Sequence[AxLine]) -> str | None:
+    if not lines:
+        return None
+    return json.dumps([[line.text, *line.box, line.role] for line in lines], ensure_ascii=False)
+
+
+def ax_from_json(raw: str | None) -> tuple[AxLine, ...]:
+    return tuple(
+        AxLine(str(text), (int(x), int(y), int(w), int(h)), str(role))
+        for text, x, y, w, h, role in json.loads(raw or "[]")
+    )

@@ -20,7 +20,7 @@ from noru.errors import DataDirError, StoreError
 from noru.paths import check_data_dir, db_path, images_dir
 from noru.sources import Source
 from noru.store import files, queries, schema
-from noru.store.codec import lines_from_json, windows_from_json
+from noru.store.codec import ax_from_json, lines_from_json, windows_from_json
 from noru.store.connection import map_sqlite_errors, open_empty, open_reader
 from noru.store.records import CaptureRecord, Filters, ImageRecord, Row, SearchHit
 from noru.times import parse_utc
@@ -86,6 +86,8 @@ class Reading:
                     ax_text=r["ax_text"],
                     ocr_lines=lines_from_json(r["ocr_lines"]),
                     windows=windows_from_json(r["windows"]),
+                    ax_lines=ax_from_json(r["ax_lines"]),
+                    ax_note=r["ax_note"],
                 )
             )
         return out

@@ -6,12 +6,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from noru.ax.base import AxLine  # the accessibility line type (types only: no D-Bus)
 from noru.geometry import Rect
 from noru.ocr.base import OcrLine  # the one line type, re-exported for the store's users
 from noru.sources import Source
 from noru.times import format_utc
 
 __all__ = [
+    "AxLine",
     "CaptureRecord",
     "Filters",
     "ImageRecord",
@@ -36,8 +38,15 @@ class NewImage:
     height: int
     source: Source = field(default_factory=Source)
     display_mode: str | None = None
-    ax_text: str | None = None
+    # The accessibility text read at capture, boxes in this image's pixels, and
+    # in words why there is none (or why it is partial); neither: not read.
+    ax_lines: tuple[AxLine, ...] = ()
+    ax_note: str | None = None
     windows: tuple[Rect, ...] = ()
+
+    @property
+    def ax_text(self) -> str | None:
+        return "\n".join(line.text for line in self.ax_lines) or None
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,8 @@ class ImageRecord:
     ax_text: str | None
     ocr_lines: tuple[OcrLine, ...] | None  # None until OCR has run
     windows: tuple[Rect, ...] = ()  # visible windows, bottom to top
+    ax_lines: tuple[AxLine, ...] = ()  # with boxes (image pixels) and roles
+    ax_note: str | None = None  # why there are no ax lines, or why they are partial
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,12 @@ class CaptureRecord:
     def ax_text(self) -> str:
         return "\n".join(image.ax_text for image in self.images if image.ax_text)
 
+    @property
+    def ax_note(self) -> str | None:
+        """Why the accessibility text is missing (no lines) or partial (lines):
+        the first image's word on it; None when it was not read at all."""
+        return next((image.ax_note for image in self.images if image.ax_note), None)
+
     def carried_layers(self) -> list[str]:
         """The layers this capture can serve now, in contract order."""
         layers = ["image"]
@@ -86,7 +103,8 @@ class CaptureRecord:
             layers.append("ocr")
         if self.ax_text:
             layers.append("ax")
-        if self.ocr_state == "done" and any(image.ocr_lines for image in self.images):
+        ocr_boxes = self.ocr_state == "done" and any(image.ocr_lines for image in self.images)
+        if ocr_boxes or any(image.ax_lines for image in self.images):
             layers.append("regions")
         if self.note:
             layers.append("note")

@@ -86,10 +86,20 @@ def _ocr_version(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE captures ADD COLUMN ocr_version TEXT")
 
 
+def _ax_layer(db: sqlite3.Connection) -> None:
+    # The accessibility text's lines with their boxes and roles (JSON
+    # [[text, x, y, w, h, role], ...], image pixels, reading order), and why
+    # there are none or why they are partial, in words. ``ax_text`` stays the
+    # lines' text, one per line, as search indexes it.
+    db.execute("ALTER TABLE images ADD COLUMN ax_lines TEXT")
+    db.execute("ALTER TABLE images ADD COLUMN ax_note TEXT")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_window_rects", _window_rects),
     ("0003_ocr_version", _ocr_version),
+    ("0004_ax_layer", _ax_layer),
 ]
 KNOWN = {name for name, _ in MIGRATIONS}
 
@@ -116,6 +126,8 @@ COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
             )
         ),
         ("windows", "0002_window_rects"),
+        ("ax_lines", "0004_ax_layer"),
+        ("ax_note", "0004_ax_layer"),
     ),
 }  # fmt: skip
 

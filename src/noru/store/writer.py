@@ -18,7 +18,7 @@ from pathlib import Path
 from noru.errors import StoreError
 from noru.paths import db_path
 from noru.store import files
-from noru.store.codec import lines_to_json, windows_to_json
+from noru.store.codec import ax_to_json, lines_to_json, windows_to_json
 from noru.store.connection import map_sqlite_errors, open_writer
 from noru.store.reader import Reading
 from noru.store.records import CaptureRecord, NewImage, OcrLine, Origin
@@ -119,8 +119,8 @@ class Store(Reading):
                     db.execute(
                         "INSERT INTO images (capture_seq, position, path, width, height,"
                         " display_mode, display_index, display_name, app_id, app_name,"
-                        " window_title, workspace_hint, ax_text, windows)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " window_title, workspace_hint, ax_text, windows, ax_lines, ax_note)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             seq,
                             position,
@@ -136,6 +136,8 @@ class Store(Reading):
                             s.workspace_hint,
                             image.ax_text,
                             windows_to_json(image.windows),
+                            ax_to_json(image.ax_lines),
+                            image.ax_note,
                         ),
                     )
                 ax = "\n".join(i.ax_text for i in images if i.ax_text)
