@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from noru import __version__, access, imaging, live
 from noru.app.memory import Trimmer
+from noru.ax.base import AxAbsent
 from noru.config import Config, load_config
 from noru.errors import Busy, CaptureError, NoruError, NothingNew, PermissionDenied
 from noru.store import NewImage, Origin, Store
@@ -197,9 +198,14 @@ class App:
             return "switched off (ax_budget = 0 in config.toml)"
         if grab.ax is None:
             return "no window to ask: the active window is not in the capture"
-        if grab.ax.partial or not grab.ax.lines:
-            return grab.ax.reason or "the app reported no text"
-        return None
+        if grab.ax.lines and not grab.ax.partial:
+            return None
+        # What is stored is what agents are told: no process ids, no window ids.
+        if grab.ax.absent is AxAbsent.NO_BUS:
+            return "no accessibility bus in this session"
+        if grab.ax.absent is AxAbsent.NO_TREE:
+            return "the app exposes no accessibility tree for this window"
+        return grab.ax.reason or "the app reported no text"
 
     # --- ops ---------------------------------------------------------------
 
