@@ -214,3 +214,22 @@ def test_with_ax_budget_0_no_text_is_read_and_the_result_says_it_is_switched_off
     reader = Reader.open(home)
     with reader:
         assert [row.id for row in reader.list_rows(Filters(), limit=5)[0]] == [capture_id]
+
+
+def test_doctor_names_the_bus_and_the_apps_that_expose_a_tree(
+    tmp_path: Path, desktop: XServer, bus: SessionBus, form: Client
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    done = subprocess.run(
+        [*noru_command(), "doctor"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**desktop.env, **bus.env, "NORU_HOME": str(home)},
+    )
+    line = next(ln for ln in done.stdout.splitlines() if "accessibility bus" in ln)
+    assert line.startswith("ok   accessibility bus: ") and "expose a tree" in line, done.stdout
+    assert "(gtk)" in line.lower() or "gtk" in line.lower(), line
+    switch = next(ln for ln in done.stdout.splitlines() if "accessibility switch" in ln)
+    assert switch.startswith("ok   accessibility switch: off"), switch

@@ -374,6 +374,9 @@ def running_xserver(
             "XAUTHORITY": str(xauthority),
         }
         env.pop("WAYLAND_DISPLAY", None)
+        # Nor the person's session bus: the test's clients and apps use a private
+        # one when they need it (tests/session_bus.py), never the desktop's.
+        env.pop("DBUS_SESSION_BUS_ADDRESS", None)
         server = XServer(display, width, height, env, xauthority, window_manager, [xvfb])
         if monitors:
             _define_monitors(server, monitors)

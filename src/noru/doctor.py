@@ -183,6 +183,49 @@ def _app_checks(home: Path) -> list[Check]:
     ]
 
 
+def _ax_checks(budget: float, switch: bool) -> list[Check]:
+    """The accessibility bus, the apps exposing a tree, and the session's switch."""
+    if not budget:
+        return [Check("accessibility", True, "switched off (ax_budget = 0 in config.toml)")]
+    from noru import ax
+
+    apps = ax.exposing_apps()
+    if apps.absent is not None:
+        return [
+            Check(
+                "accessibility bus",
+                False,
+                apps.reason or str(apps.absent),
+                "run Noru inside the desktop session (its D-Bus), with Debian's at-spi2-core "
+                "installed; or set ax_budget = 0 in config.toml to read no accessibility text",
+            )
+        ]
+    named = ", ".join(
+        f"{app.name}" + (f" ({app.toolkit})" if app.toolkit else "") for app in apps.apps
+    )
+    checks = [
+        Check(
+            "accessibility bus",
+            True,
+            f"{len(apps.apps)} running apps expose a tree" + (f": {named}" if named else ""),
+        )
+    ]
+    session = ax.session_status()
+    if session.enabled is None:
+        checks.append(Check("accessibility switch", True, f"unknown: {session.reason}"))
+    else:
+        state = "on" if session.enabled else "off"
+        note = (
+            "every app builds its tree"
+            if session.enabled
+            else "GTK and Firefox apps expose theirs anyway; Qt apps only when it is on "
+            "(ax_switch = true in config.toml; each app then spends memory and time on it)"
+        )
+        wanted = " (ax_switch = true: the app switches it on)" if switch else ""
+        checks.append(Check("accessibility switch", True, f"{state}{wanted}: {note}"))
+    return checks
+
+
 def run_checks(home: Path) -> list[Check]:
     config = load_config(home)
     checks = [
@@ -197,4 +240,5 @@ def run_checks(home: Path) -> list[Check]:
     checks += _app_checks(home)
     checks += _display_checks()
     checks += _ocr_checks(home)
+    checks += _ax_checks(config.ax_budget, config.ax_switch)
     return checks
