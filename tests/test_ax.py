@@ -12,6 +12,7 @@ CI=true.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -148,6 +149,36 @@ def test_a_tiny_budget_gives_a_partial_read_that_says_so(reader: SessionBus, for
     assert result.reason is not None and "the budget of 0.5 ms ran out" in result.reason
     if not result.lines:
         assert result.absent is AxAbsent.TIMED_OUT
+
+
+def test_a_firefox_page_gives_its_heading_paragraphs_and_tab_title(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("firefox")
+    require(problem is None, problem or "")
+    heading, paragraphs = (
+        "Quarterly shipping summary",
+        ["first paragraph here", "and the second one"],
+    )
+    with real_clients.open_firefox(
+        desktop, heading, paragraphs, bus=reader.env, x=1000, y=400, width=1000, height=700
+    ) as firefox:
+        # Firefox builds a page's nodes on the first request: the read says so.
+        result = read(firefox)
+        deadline = time.monotonic() + 30
+        while result.partial and time.monotonic() < deadline:
+            assert result.reason is not None and "may still be building" in result.reason
+            time.sleep(0.2)
+            result = read(firefox)
+    assert (result.absent, result.partial) == (None, False)
+    roles = {line.text: line.role for line in result.lines}
+    assert roles[heading] == "heading"
+    assert [roles[p] for p in paragraphs] == ["paragraph", "paragraph"]
+    assert roles[firefox.title.removesuffix(" — Mozilla Firefox")] == "page tab"
+    texts = [line.text for line in result.lines]
+    assert texts.index(heading) < texts.index(paragraphs[0]) < texts.index(paragraphs[1])
+    # An icon's name is not text on screen.
+    assert "View site information" not in texts
 
 
 def test_an_xterm_exposes_no_tree_and_the_reason_names_it(

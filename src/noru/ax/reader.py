@@ -262,6 +262,14 @@ async def _read(
             partial=True,
             reason=f"the window has more than {MAX_NODES} accessible nodes: the first were read",
         )
+    if walk.unready:
+        return done(
+            lines,
+            partial=True,
+            reason="a document in the window gave placeholders or no text: its application "
+            "may still be building the document's tree (Firefox builds a page's on the first "
+            "request), so a read a moment later may have its text",
+        )
     return done(lines)
 
 
