@@ -12,6 +12,8 @@ CI=true.
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -24,7 +26,7 @@ from noru.geometry import Rect
 from tests import real_clients
 from tests.parts import require
 from tests.real_clients import Client
-from tests.session_bus import SessionBus, carrying, running_session_bus
+from tests.session_bus import SessionBus, accessibility_bus, carrying, running_session_bus
 
 if TYPE_CHECKING:
     # Types only: pytest imports tests.xserver itself, as a plugin.
@@ -247,3 +249,25 @@ def test_nothing_a_session_bus_started_for_accessibility_outlives_it(
         finally:
             ax.close()
     assert carrying(bus.token) == []
+
+
+def test_a_read_after_the_accessibility_bus_restarted_joins_the_new_one(
+    tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with running_session_bus(tmp_path) as bus:  # type: ignore[arg-type]
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.address)
+        try:
+            assert ax.exposing_apps().absent is None  # joined, and kept
+            os.kill(accessibility_bus(bus), signal.SIGTERM)  # the launcher starts another
+            deadline = time.monotonic() + 30
+            while (listed := ax.exposing_apps()).absent is not None:
+                # Until the launcher has the new bus up: no bus, with the reason
+                # of the moment (the kept connection failed, the old bus cannot be
+                # joined, the launcher left without answering).
+                assert listed.absent is AxAbsent.NO_BUS and listed.reason, listed
+                assert time.monotonic() < deadline, listed
+                time.sleep(0.1)
+            result = ax.read_window(os.getpid(), (0, 0, 10, 10), title=None)
+            assert result.absent is AxAbsent.NO_TREE
+        finally:
+            ax.close()

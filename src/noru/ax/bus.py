@@ -24,6 +24,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from functools import partial
@@ -190,13 +191,26 @@ class Calls:
         self._queued: deque[tuple[Message, asyncio.Future[Any]]] = deque()
         self.count = 0
         self._bus.add_message_handler(self._answer)
+        # A connection that closes leaves its calls unanswered: fail them.
+        self._watch = asyncio.ensure_future(self._closed())
+
+    async def _closed(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._bus.wait_for_disconnect()  # type: ignore[no-untyped-call]
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(EOFError("the accessibility bus closed the connection"))
 
     def close(self) -> None:
+        self._watch.cancel()
         self._bus.remove_message_handler(self._answer)
-        for future in self._waiting.values():
-            future.cancel()
-        for _, future in self._queued:
-            future.cancel()
+        for future in [*self._waiting.values(), *(f for _, f in self._queued)]:
+            if not future.done():
+                future.cancel()
+            elif not future.cancelled():
+                # A failure no one awaited (the walk had already ended) is taken
+                # here: asyncio would log it when the future is collected.
+                future.exception()
         self._waiting.clear()
         self._queued.clear()
 
@@ -353,12 +367,19 @@ class _Loop:
                 self._link.bus.disconnect()
                 # The socket is closed once the loop has seen the end of it.
                 waiting = self._link.bus.wait_for_disconnect()  # type: ignore[no-untyped-call]
-                with contextlib.suppress(*BROKEN):
+                # (dbus-fast cancels that future when the connection was ended on purpose)
+                with contextlib.suppress(asyncio.CancelledError, *BROKEN):
                     await asyncio.wait_for(waiting, 1.0)
             self._link = self._joining = None
+            # Nothing left pending: a task destroyed unfinished with its loop
+            # would run its cleanup at some later garbage collection, anywhere.
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
 
         if thread.is_alive():
-            with contextlib.suppress(FutureTimeout, *BROKEN):
+            with contextlib.suppress(FutureTimeout, FutureCancelled, *BROKEN):
                 asyncio.run_coroutine_threadsafe(shut(), loop).result(5)
             loop.call_soon_threadsafe(loop.stop)
             thread.join(5)
