@@ -13,6 +13,7 @@ BENCHMARKS = [
     "observe_vs_pipeline.py",
     "ocr_corpus.py",
     "ocr_real.py",
+    "ax_read.py",
     "scaling_legibility.py",
     "store_100k.py",
 ]

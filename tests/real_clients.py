@@ -928,11 +928,13 @@ def open_firefox(
     width: int = 1200,
     height: int = 900,
     title: str | None = None,
+    bus: Mapping[str, str] | None = None,
 ) -> Client:
     """A local page in Firefox: ``heading`` then ``lines``, one paragraph each,
     never wrapped. ``lines`` of the client are what its window shows: the tab's
     title, the address, the heading and the lines; ``ValueError`` when they do
-    not all fit."""
+    not all fit. With ``bus`` (a session bus's ``DBUS_SESSION_BUS_ADDRESS``),
+    Firefox exposes its accessibility tree there (``GNOME_ACCESSIBILITY=1``)."""
     _check_text([heading, *lines])
     title = title or _title("page")
     background, foreground = THEMES[theme]
@@ -972,6 +974,9 @@ def open_firefox(
             "MOZ_CRASHREPORTER_DISABLE": "1",  # else a crash helper outlives the group
             "NO_AT_BRIDGE": "1",
         }
+        if bus is not None:
+            del env["NO_AT_BRIDGE"]
+            env.update({**bus, "GNOME_ACCESSIBILITY": "1"})
         args = [
             str(program),
             "--new-instance",

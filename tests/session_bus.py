@@ -34,7 +34,15 @@ from pathlib import Path
 from tests.parts import require
 from tests.xserver import START_TIMEOUT, _read_line, _stop
 
-__all__ = ["LAUNCHER", "REGISTRYD", "SessionBus", "carrying", "missing", "running_session_bus"]
+__all__ = [
+    "LAUNCHER",
+    "REGISTRYD",
+    "SessionBus",
+    "accessibility_bus",
+    "carrying",
+    "missing",
+    "running_session_bus",
+]
 
 LAUNCHER = Path("/usr/libexec/at-spi-bus-launcher")
 REGISTRYD = Path("/usr/libexec/at-spi2-registryd")
@@ -77,6 +85,21 @@ def carrying(token: str) -> list[int]:
         if mark in environment.split(b"\0"):
             found.append(int(entry.name))
     return found
+
+
+def accessibility_bus(bus: SessionBus) -> int:
+    """The pid of the accessibility bus's dbus-daemon that ``bus`` had started."""
+    found = []
+    for pid in carrying(bus.token):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"at-spi2/accessibility.conf" in command:
+            found.append(pid)
+    if len(found) != 1:
+        raise RuntimeError(f"not one accessibility bus among the session's processes: {found}")
+    return found[0]
 
 
 def _alive(pid: int) -> bool:

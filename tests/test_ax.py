@@ -12,6 +12,9 @@ CI=true.
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -23,7 +26,7 @@ from noru.geometry import Rect
 from tests import real_clients
 from tests.parts import require
 from tests.real_clients import Client
-from tests.session_bus import SessionBus, carrying, running_session_bus
+from tests.session_bus import SessionBus, accessibility_bus, carrying, running_session_bus
 
 if TYPE_CHECKING:
     # Types only: pytest imports tests.xserver itself, as a plugin.
@@ -150,6 +153,36 @@ def test_a_tiny_budget_gives_a_partial_read_that_says_so(reader: SessionBus, for
         assert result.absent is AxAbsent.TIMED_OUT
 
 
+def test_a_firefox_page_gives_its_heading_paragraphs_and_tab_title(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("firefox")
+    require(problem is None, problem or "")
+    heading, paragraphs = (
+        "Quarterly shipping summary",
+        ["first paragraph here", "and the second one"],
+    )
+    with real_clients.open_firefox(
+        desktop, heading, paragraphs, bus=reader.env, x=1000, y=400, width=1000, height=700
+    ) as firefox:
+        # Firefox builds a page's nodes on the first request: the read says so.
+        result = read(firefox)
+        deadline = time.monotonic() + 30
+        while result.partial and time.monotonic() < deadline:
+            assert result.reason is not None and "may still be building" in result.reason
+            time.sleep(0.2)
+            result = read(firefox)
+    assert (result.absent, result.partial) == (None, False)
+    roles = {line.text: line.role for line in result.lines}
+    assert roles[heading] == "heading"
+    assert [roles[p] for p in paragraphs] == ["paragraph", "paragraph"]
+    assert roles[firefox.title.removesuffix(" — Mozilla Firefox")] == "page tab"
+    texts = [line.text for line in result.lines]
+    assert texts.index(heading) < texts.index(paragraphs[0]) < texts.index(paragraphs[1])
+    # An icon's name is not text on screen.
+    assert "View site information" not in texts
+
+
 def test_an_xterm_exposes_no_tree_and_the_reason_names_it(
     desktop: XServer, reader: SessionBus
 ) -> None:
@@ -216,3 +249,25 @@ def test_nothing_a_session_bus_started_for_accessibility_outlives_it(
         finally:
             ax.close()
     assert carrying(bus.token) == []
+
+
+def test_a_read_after_the_accessibility_bus_restarted_joins_the_new_one(
+    tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with running_session_bus(tmp_path) as bus:  # type: ignore[arg-type]
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.address)
+        try:
+            assert ax.exposing_apps().absent is None  # joined, and kept
+            os.kill(accessibility_bus(bus), signal.SIGTERM)  # the launcher starts another
+            deadline = time.monotonic() + 30
+            while (listed := ax.exposing_apps()).absent is not None:
+                # Until the launcher has the new bus up: no bus, with the reason
+                # of the moment (the kept connection failed, the old bus cannot be
+                # joined, the launcher left without answering).
+                assert listed.absent is AxAbsent.NO_BUS and listed.reason, listed
+                assert time.monotonic() < deadline, listed
+                time.sleep(0.1)
+            result = ax.read_window(os.getpid(), (0, 0, 10, 10), title=None)
+            assert result.absent is AxAbsent.NO_TREE
+        finally:
+            ax.close()

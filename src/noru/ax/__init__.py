@@ -30,7 +30,8 @@ Choices made here:
 - **Names**: a node's name is a line only when its role shows the name as
   text (a button, a tab, a menu item, a check box...) and it has no text of
   its own; and not when a node below it already gives the same words (a
-  button whose label is its child reads once, at the label). Other names (a
+  button whose label is its child reads once, at the label); and not when
+  its box is too narrow to show it (an icon's name). Other names (a
   window's title, a panel's, an image's description) are not text on screen.
 - **Reading order**: top to bottom in bands of rows, left to right within a
   band (``noru.geometry.order_boxes``, as for OCR lines).

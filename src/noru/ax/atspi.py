@@ -21,6 +21,7 @@ __all__ = [
     "DBUS",
     "DBUS_NAME",
     "DBUS_PATH",
+    "DOCUMENT_ROLES",
     "NAMED_ROLES",
     "PROPERTIES",
     "REGISTRY",
@@ -118,6 +119,19 @@ NAMED_ROLES = frozenset(
         "toggle button",
         "tool tip",
         "tree item",
+    )
+)
+
+# A document: a page, or a text, in a view of its own.
+DOCUMENT_ROLES = frozenset(
+    ROLES.index(role)
+    for role in (
+        "document frame",
+        "document web",
+        "document text",
+        "document email",
+        "document spreadsheet",
+        "document presentation",
     )
 )
 

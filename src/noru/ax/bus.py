@@ -24,6 +24,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from functools import partial
@@ -136,6 +137,8 @@ async def session_call(
         ) from exc
     finally:
         bus.disconnect()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(_ended(bus), CONNECT_TIMEOUT)
     if reply.message_type is not MessageType.METHOD_RETURN:
         missing = reply.error_name in (
             "org.freedesktop.DBus.Error.ServiceUnknown",
@@ -157,11 +160,15 @@ class Link:
 
     ``pids`` remembers each application's process by its bus name (a unique
     name is never given to another connection while the bus runs).
+    ``ended`` finishes when the connection ends, however it ends (so the
+    end's error, which dbus-fast keeps, is always taken: asyncio would log it
+    with its traceback when the connection is collected, at any moment).
     """
 
     session: str
     address: str
     bus: MessageBus
+    ended: asyncio.Task[None]
     pids: dict[str, int | None] = field(default_factory=dict)
 
     @property
@@ -184,19 +191,31 @@ class Calls:
 
     def __init__(self, link: Link, in_flight: int) -> None:
         self._bus = link.bus
+        self._ended = link.ended
         self._loop = asyncio.get_running_loop()
         self._cap = max(1, in_flight)
         self._waiting: dict[int, asyncio.Future[Any]] = {}
         self._queued: deque[tuple[Message, asyncio.Future[Any]]] = deque()
         self.count = 0
         self._bus.add_message_handler(self._answer)
+        # A connection that closes leaves its calls unanswered: fail them.
+        self._ended.add_done_callback(self._closed)
+
+    def _closed(self, _: asyncio.Task[None]) -> None:
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(EOFError("the accessibility bus closed the connection"))
 
     def close(self) -> None:
+        self._ended.remove_done_callback(self._closed)
         self._bus.remove_message_handler(self._answer)
-        for future in self._waiting.values():
-            future.cancel()
-        for _, future in self._queued:
-            future.cancel()
+        for future in [*self._waiting.values(), *(f for _, f in self._queued)]:
+            if not future.done():
+                future.cancel()
+            elif not future.cancelled():
+                # A failure no one awaited (the walk had already ended) is taken
+                # here: asyncio would log it when the future is collected.
+                future.exception()
         self._waiting.clear()
         self._queued.clear()
 
@@ -262,6 +281,24 @@ def _sent(future: asyncio.Future[Any], written: asyncio.Future[Any]) -> None:
         future.set_exception(problem)
 
 
+def _quiet_ends(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's handler of errors no one took: a connection's end is not one.
+
+    dbus-fast fails its own futures (a message's write, say) when a connection
+    breaks; the read that met the break has said so already. Left to asyncio,
+    each would be logged with its traceback whenever the garbage collector
+    happens to free it, in whatever the process is doing then.
+    """
+    if isinstance(context.get("exception"), BROKEN):
+        return
+    loop.default_exception_handler(context)
+
+
+async def _ended(bus: MessageBus) -> None:
+    with contextlib.suppress(Exception):
+        await bus.wait_for_disconnect()  # type: ignore[no-untyped-call]
+
+
 class _Loop:
     """The event loop thread and the link it keeps."""
 
@@ -277,6 +314,7 @@ class _Loop:
         with self._lock:
             if self._loop is None or self._thread is None or not self._thread.is_alive():
                 loop = asyncio.new_event_loop()
+                loop.set_exception_handler(_quiet_ends)
                 thread = threading.Thread(target=loop.run_forever, name="noru-ax", daemon=True)
                 thread.start()
                 self._loop, self._thread = loop, thread
@@ -329,7 +367,7 @@ class _Loop:
                 f"no accessibility bus in this session: {atspi.BUS_NAME} gave no address"
             )
         bus = await _join(address, "accessibility bus")
-        return Link(session, address, bus)
+        return Link(session, address, bus, asyncio.ensure_future(_ended(bus)))
 
     def forget(self, link: Link) -> None:
         """Drop ``link`` (called on the loop): the next read makes a new one."""
@@ -352,13 +390,18 @@ class _Loop:
             if self._link is not None:
                 self._link.bus.disconnect()
                 # The socket is closed once the loop has seen the end of it.
-                waiting = self._link.bus.wait_for_disconnect()  # type: ignore[no-untyped-call]
                 with contextlib.suppress(*BROKEN):
-                    await asyncio.wait_for(waiting, 1.0)
+                    await asyncio.wait_for(asyncio.shield(self._link.ended), 1.0)
             self._link = self._joining = None
+            # Nothing left pending: a task destroyed unfinished with its loop
+            # would run its cleanup at some later garbage collection, anywhere.
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
 
         if thread.is_alive():
-            with contextlib.suppress(FutureTimeout, *BROKEN):
+            with contextlib.suppress(FutureTimeout, FutureCancelled, *BROKEN):
                 asyncio.run_coroutine_threadsafe(shut(), loop).result(5)
             loop.call_soon_threadsafe(loop.stop)
             thread.join(5)

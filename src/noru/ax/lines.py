@@ -6,6 +6,10 @@
   has no text of its own gives its name as a line, unless a node below it
   already gives that text: a button whose label is a child of its own reads
   once, at the label's place.
+- A name longer than its box could show (under ``NARROWEST`` px a
+  character) is an icon's label, not text on screen: Firefox's toolbar
+  names its buttons "View site information" on 28 px. A short name on an
+  icon ("Back" on 42 px) still passes for text.
 - A line given twice at the same place (the same words, the same box) reads
   once.
 - Boxes are cut to the grabbed rectangle; a line wholly outside it is dropped.
@@ -22,7 +26,10 @@ from noru.ax.base import AxLine
 from noru.ax.walk import Node
 from noru.geometry import Rect, clip, order_boxes
 
-__all__ = ["reading_lines"]
+__all__ = ["NARROWEST", "reading_lines"]
+
+# The narrowest a character of a UI font is drawn, on average, in px.
+NARROWEST = 5
 
 
 def _words(text: str) -> str:
@@ -51,8 +58,9 @@ def reading_lines(nodes: Sequence[Node], rect: Rect) -> tuple[AxLine, ...]:
         role = atspi.role_name(node.role)
         for text, place in node.lines:
             candidates.append(AxLine(text, place or node.box, role))
-        if node.name and _words(node.name) not in texts_under(index):
-            candidates.append(AxLine(node.name, node.box, role))
+        name = node.name
+        if name and node.box[2] >= NARROWEST * len(name) and _words(name) not in texts_under(index):
+            candidates.append(AxLine(name, node.box, role))
 
     seen: set[tuple[str, Rect]] = set()
     kept: list[AxLine] = []

@@ -148,8 +148,12 @@ async def _window(
 ) -> _Frame:
     apps = await _applications(calls, link)
     mine = [app for app in apps if pid is None or app.pid == pid]
+    if not mine and pid is None:
+        raise _Absent(
+            AxAbsent.NO_TREE, "no application exposes a tree on this session's accessibility bus"
+        )
     if not mine:
-        assert pid is not None
+        assert pid is not None  # for the type checker: None was handled above
         facts = process_facts(pid)
         if facts.family is not None:
             raise _Absent(AxAbsent.SWITCHED_OFF, _switch_reason(facts.program, facts.family))
@@ -261,6 +265,14 @@ async def _read(
             lines,
             partial=True,
             reason=f"the window has more than {MAX_NODES} accessible nodes: the first were read",
+        )
+    if walk.unready:
+        return done(
+            lines,
+            partial=True,
+            reason="a document in the window gave placeholders or no text: its application "
+            "may still be building the document's tree (Firefox builds a page's on the first "
+            "request), so a read a moment later may have its text",
         )
     return done(lines)
 

@@ -17,8 +17,12 @@ The walk asks as little as it can, and as much at once as the cap allows:
    places only the lines between them.
 
 Every node gathered is a ``Node`` in ``Walk.nodes``; the walk stops taking
-nodes at ``MAX_NODES`` (``capped``). Cancelling the walk leaves what it
-gathered until then.
+nodes at ``MAX_NODES`` (``capped``). A document in which a node shows but
+has no extents (the document itself included), or whose children give no
+text, is one its application may still be building (Firefox makes a page's
+nodes on the first request, and they are placeholders for a moment, then
+nodes whose text comes a moment later): ``unready`` says so.
+Cancelling the walk leaves what it gathered until then.
 """
 
 from __future__ import annotations
@@ -81,20 +85,30 @@ class Walk:
         self.nodes: list[Node] = []
         self.visited = 0
         self.capped = False
+        self.unready = False
 
     async def children(self, name: str, path: str, parent: int, around: Rect) -> None:
         """Walk the children of the node at ``name``/``path`` (the window)."""
         found = await self.calls.call(name, path, atspi.ACCESSIBLE, "GetChildren")
         await self._all(found, parent, around)
 
-    async def _all(self, children: Any, parent: int, around: Rect) -> None:
+    async def _all(
+        self, children: Any, parent: int, around: Rect, *, document: bool = False
+    ) -> None:
         if not children:
             return
         await asyncio.gather(
-            *(self.node(str(child[0]), str(child[1]), parent, around) for child in children)
+            *(
+                self.node(str(child[0]), str(child[1]), parent, around, document=document)
+                for child in children
+            )
         )
 
-    async def node(self, name: str, path: str, parent: int, around: Rect) -> None:
+    async def node(
+        self, name: str, path: str, parent: int, around: Rect, *, document: bool = False
+    ) -> None:
+        """Walk the node at ``name``/``path`` and what is below it; ``document``:
+        it lies in a document."""
         if self.visited >= MAX_NODES:
             self.capped = True
             return
@@ -115,6 +129,9 @@ class Walk:
         own = box_of(extents)
         if own is not None and not intersects(own, self.rect):
             return
+        document = document or role in atspi.DOCUMENT_ROLES
+        if own is None and document:
+            self.unready = True
         box = own or around
         asks = [
             call(name, path, atspi.ACCESSIBLE, "GetChildren"),
@@ -127,7 +144,22 @@ class Walk:
         named = label[0] if label and isinstance(label[0], str) and not lines else None
         index = len(self.nodes)
         self.nodes.append(Node(parent, role, box, lines, named.strip() if named else None))
-        await self._all(children, index, box)
+        await self._all(children, index, box, document=document)
+        if role in atspi.DOCUMENT_ROLES and children and not self._gave_text(index):
+            self.unready = True
+
+    def _gave_text(self, index: int) -> bool:
+        """Whether a node below ``self.nodes[index]`` has a line or a name."""
+        nodes = self.nodes
+        for node in nodes[index + 1 :]:
+            if not (node.lines or node.name):
+                continue
+            above = node.parent
+            while above > index:  # parents come before their children
+                above = nodes[above].parent
+            if above == index:
+                return True
+        return False
 
     async def _lines(
         self, name: str, path: str, text: str, box: Rect
