@@ -218,7 +218,7 @@ def _ax_checks(budget: float, switch: bool) -> list[Check]:
         note = (
             "every app builds its tree"
             if session.enabled
-            else "GTK and Firefox apps expose theirs anyway; Qt apps only when it is on "
+            else "GTK apps expose theirs anyway; Firefox and Qt apps only when it is on "
             "(ax_switch = true in config.toml; each app then spends memory and time on it)"
         )
         wanted = " (ax_switch = true: the app switches it on)" if switch else ""
