@@ -75,18 +75,53 @@ def test_every_reply_reads_back_as_it_was_sent(reply: live.Reply) -> None:
     assert live.decode_reply(live.encode(reply)) == reply
 
 
+def test_served_images_travel_as_raw_bytes_after_the_reply_line() -> None:
+    reply = live.Delivered("capture_2026-08-12_141502", (Served(b"\x89PNG\n\x00", 4, 3, None),))
+    data = live.encode(reply)
+    line, _, rest = data.partition(b"\n")
+    assert rest == b"\x89PNG\n\x00" and live.blob_length(line + b"\n") == 6
+    assert b"PNG" not in line  # no copy of the image in the line itself
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (b"", "does not match the bytes sent"),  # fewer bytes than the image says
+        (b"extra", "no served image claims"),  # bytes no image claims
+    ],
+    ids=["short", "trailing"],
+)
+def test_bytes_that_do_not_match_the_served_images_are_malformed(data: bytes, why: str) -> None:
+    good = live.encode(live.Delivered("capture_2026-08-12_141502", (Served(b"abc", 1, 1, None),)))
+    line = good.split(b"\n", 1)[0] + b"\n"
+    body = b"abc" + data if data else b"ab"
+    with pytest.raises(live.Malformed, match=why):
+        live.decode_reply(line + body)
+
+
+@pytest.mark.parametrize("size", ["-1", "true", '"3"'], ids=["negative", "a boolean", "a string"])
+def test_a_served_image_of_no_honest_size_is_malformed(size: str) -> None:
+    line = (
+        '{"noru": 3, "reply": "delivered", "id": "capture_2026-08-12_141502", "served": '
+        f'[{{"png_bytes": {size}, "width": 1, "height": 1, "downscaled_from": null}}]}}\n'
+    ).encode()
+    assert live.blob_length(line) == 0
+    with pytest.raises(live.Malformed):
+        live.decode_reply(line + b"abc")
+
+
 @pytest.mark.parametrize(
     ("line", "why"),
     [
         (b"not json\n", "not JSON"),
         (b"[1]\n", "not a JSON object"),
-        (b'{"noru": 2}\n', "no `request` name"),
-        (b'{"noru": 2, "request": "format_disk"}\n', "unknown format_disk request"),
-        (b'{"noru": 2, "request": "capture", "mode": "everything"}\n', "`mode` must be one of"),
-        (b'{"noru": 2, "request": "capture", "display": true}\n', "`display` must be a number"),
-        (b'{"noru": 2, "request": "capture", "region": [1, 2]}\n', "`region` must be"),
-        (b'{"noru": 2, "request": "latest", "text_only": "yes"}\n', "`text_only` has the wrong"),
-        (b'{"noru": 2, "reply": "pong", "app_version": "1"}\n', "no `request` name"),
+        (b'{"noru": 3}\n', "no `request` name"),
+        (b'{"noru": 3, "request": "format_disk"}\n', "unknown format_disk request"),
+        (b'{"noru": 3, "request": "capture", "mode": "everything"}\n', "`mode` must be one of"),
+        (b'{"noru": 3, "request": "capture", "display": true}\n', "`display` must be a number"),
+        (b'{"noru": 3, "request": "capture", "region": [1, 2]}\n', "`region` must be"),
+        (b'{"noru": 3, "request": "latest", "text_only": "yes"}\n', "`text_only` has the wrong"),
+        (b'{"noru": 3, "reply": "pong", "app_version": "1"}\n', "no `request` name"),
     ],
 )
 def test_a_malformed_request_is_refused_with_what_is_wrong(line: bytes, why: str) -> None:
@@ -96,8 +131,12 @@ def test_a_malformed_request_is_refused_with_what_is_wrong(line: bytes, why: str
 
 @pytest.mark.parametrize(
     "line",
-    [b'{"op": "ping", "args": {}}\n', b'{"noru": 1, "request": "ping"}\n'],
-    ids=["the first protocol", "version 1"],
+    [
+        b'{"op": "ping", "args": {}}\n',
+        b'{"noru": 1, "request": "ping"}\n',
+        b'{"noru": 2, "request": "ping"}\n',
+    ],
+    ids=["the first protocol", "version 1", "version 2 (images in base64)"],
 )
 def test_a_request_of_another_version_is_a_mismatch_not_a_guess(line: bytes) -> None:
     assert isinstance(live.decode_request(line), live.Mismatch)
@@ -187,7 +226,8 @@ def _raw(home: Path, line: bytes) -> live.Reply:
         sock.connect(str(socket_path(home)))
         sock.sendall(line)
         with sock.makefile("rb") as reader:
-            return live.decode_reply(reader.readline())
+            line = reader.readline()
+            return live.decode_reply(line + reader.read(live.blob_length(line)))
 
 
 def test_the_real_app_answers_another_version_and_nonsense_in_words(
@@ -197,7 +237,7 @@ def test_the_real_app_answers_another_version_and_nonsense_in_words(
         assert _raw(home, b'{"op": "observe", "args": {}}\n') == live.Mismatch(
             protocol=live.PROTOCOL, app_version=__version__
         )
-        failed = _raw(home, b'{"noru": 2, "request": "format_disk"}\n')
+        failed = _raw(home, b'{"noru": 3, "request": "format_disk"}\n')
         assert failed == live.Failed("malformed request: unknown format_disk request")
         assert live.LiveClient(home).expect(live.Ping(), live.Pong) == live.Pong(__version__)
     with Reader.open(home) as reader:

@@ -1,7 +1,11 @@
 """The app protocol: how ``noru mcp`` and the person's CLI talk to the running app.
 
 One Unix socket in the data dir (mode 0600); one request and one reply per
-connection, each one JSON object on one line. Every request and reply is a
+connection, each one JSON object on one line. A reply that carries served
+images (``Delivered``) is followed by their PNG files, raw, in order, each
+as long as its ``png_bytes`` says: a served screen is about a megabyte, and
+base64 inside JSON cost the app and ``noru mcp`` about 5 ms per answer to
+write, escape-check, parse and decode (docs/performance.md). Every request and reply is a
 typed value defined here, and this module alone turns them into bytes and
 back; the app (``noru.app.server``) and its clients (``LiveClient``) never
 build or read a dict themselves.
@@ -9,7 +13,7 @@ build or read a dict themselves.
 ::
 
     request   {"noru": PROTOCOL, "request": NAME, ...fields}
-    reply     {"noru": PROTOCOL, "reply": NAME, ...fields}
+    reply     {"noru": PROTOCOL, "reply": NAME, ...fields}  [PNG bytes of each served image]
 
 =============  ===================================  ==========================
 request        asked by                             answered by
@@ -36,7 +40,6 @@ answer, never a fallback to history.
 
 from __future__ import annotations
 
-import base64
 import json
 import socket
 import time
@@ -83,15 +86,16 @@ __all__ = [
     "Request",
     "ScreenAccess",
     "ScreenState",
+    "blob_length",
     "decode_reply",
     "decode_request",
     "encode",
 ]
 
 #: The app protocol's version; bump it whenever a request or reply changes.
-PROTOCOL = 2
+PROTOCOL = 3  # 3: served images as raw bytes after the reply line
 MAX_REQUEST = 1024 * 1024
-MAX_REPLY = 64 * 1024 * 1024  # a 3-display bundle of PNGs, base64, fits easily
+MAX_REPLY = 64 * 1024 * 1024  # a 3-display bundle of PNGs fits easily
 
 T = TypeVar("T")
 CaptureMode = Literal["window", "display", "all_displays", "region"]
@@ -279,7 +283,7 @@ def _plain(value: Any) -> Any:
     """A value of this module as JSON data."""
     if isinstance(value, Served):
         return {
-            "png": base64.b64encode(value.png).decode("ascii"),
+            "png_bytes": len(value.png),  # the bytes follow the reply's line
             "width": value.width,
             "height": value.height,
             "downscaled_from": list(value.downscaled_from) if value.downscaled_from else None,
@@ -297,7 +301,10 @@ def encode(message: Request | Reply) -> bytes:
     """One request or reply as its line on the socket."""
     kind = "reply" if type(message) in _REPLIES.values() else "request"
     body = {"noru": PROTOCOL, kind: _NAMES[type(message)], **_plain(message)}
-    return json.dumps(body, separators=(",", ":")).encode() + b"\n"
+    line = json.dumps(body, separators=(",", ":")).encode() + b"\n"
+    if isinstance(message, Delivered) and message.served:
+        return b"".join([line, *(item.png for item in message.served)])
+    return line
 
 
 # --- decoding ------------------------------------------------------------------
@@ -347,13 +354,10 @@ def _rect(value: Any) -> Rect | None:
     return (value[0], value[1], value[2], value[3])
 
 
-def _served(value: Any) -> Served:
+def _served(value: Any, blobs: _Blobs) -> Served:
     if not isinstance(value, dict):
         raise Malformed("a served image must be an object")
-    try:
-        png = base64.b64decode(_get(value, "png", str), validate=True)
-    except ValueError:
-        raise Malformed("a served image is not base64") from None
+    png = blobs.take(_get(value, "png_bytes", int))
     source = _get(value, "downscaled_from", (list, type(None)), None)
     if source is not None and (
         len(source) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in source)
@@ -373,7 +377,40 @@ def _strings(value: Any, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _build(name: str, data: dict[str, Any]) -> Request | Reply:
+class _Blobs:
+    """The bytes after a reply's line, handed out in order to its served images."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = memoryview(data)
+        self.at = 0
+
+    def take(self, size: int) -> bytes:
+        if isinstance(size, bool) or size < 0 or self.at + size > len(self.data):
+            raise Malformed("a served image's `png_bytes` does not match the bytes sent")
+        self.at += size
+        return bytes(self.data[self.at - size : self.at])
+
+    def finish(self) -> None:
+        if self.at != len(self.data):
+            raise Malformed("bytes after the reply that no served image claims")
+
+
+def blob_length(line: bytes) -> int:
+    """How many bytes follow the reply ``line`` (its served images' PNGs);
+    0 for a reply that carries none or a line that is not such a reply
+    (``decode_reply`` says what is wrong with it)."""
+    try:
+        data = json.loads(line)
+        served = data.get("served", []) if isinstance(data, dict) else []
+        sizes = [item["png_bytes"] for item in served] if isinstance(served, list) else []
+    except (ValueError, TypeError, KeyError):
+        return 0
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in sizes):
+        return 0
+    return sum(sizes)
+
+
+def _build(name: str, data: dict[str, Any], blobs: _Blobs | None = None) -> Request | Reply:
     """The typed value named ``name`` from its fields, every field checked."""
     if name == "ping:request":
         return Ping()
@@ -434,9 +471,10 @@ def _build(name: str, data: dict[str, Any]) -> Request | Reply:
     if name == "captured:reply":
         return Captured(id=_get(data, "id", str))
     if name == "delivered:reply":
+        blobs = blobs or _Blobs(b"")
         return Delivered(
             id=_get(data, "id", str),
-            served=tuple(_served(item) for item in _get(data, "served", list, [])),
+            served=tuple(_served(item, blobs) for item in _get(data, "served", list, [])),
         )
     if name == "refused:reply":
         return Refused(
@@ -454,7 +492,9 @@ def _build(name: str, data: dict[str, Any]) -> Request | Reply:
     raise Malformed(f"unknown {name.replace(':', ' ')}")
 
 
-def _decode(line: bytes, kind: Literal["request", "reply"]) -> Request | Reply:
+def _decode(message: bytes, kind: Literal["request", "reply"]) -> Request | Reply:
+    end = message.find(b"\n") + 1 if kind == "reply" else len(message)
+    line, rest = (message[:end], message[end:]) if end > 0 else (message, b"")
     try:
         data = json.loads(line)
     except ValueError:
@@ -473,7 +513,10 @@ def _decode(line: bytes, kind: Literal["request", "reply"]) -> Request | Reply:
     name = data.get(kind)
     if not isinstance(name, str):
         raise Malformed(f"no `{kind}` name")
-    return _build(f"{name}:{kind}", data)
+    blobs = _Blobs(rest)
+    message_ = _build(f"{name}:{kind}", data, blobs)
+    blobs.finish()
+    return message_
 
 
 class _VersionError(Malformed):
@@ -496,10 +539,11 @@ def decode_request(line: bytes) -> Request | Mismatch:
     return message
 
 
-def decode_reply(line: bytes) -> Reply:
-    """The reply on ``line``; ``Mismatch`` for an app of another version."""
+def decode_reply(data: bytes) -> Reply:
+    """The reply in ``data`` (its line, then the bytes of its served images);
+    ``Mismatch`` for an app of another version."""
     try:
-        message = _decode(line, "reply")
+        message = _decode(data, "reply")
     except _VersionError as exc:
         return Mismatch(protocol=exc.protocol)
     if isinstance(message, (Ping, GetStatus, Capture, Latest, Observe)):
@@ -561,10 +605,17 @@ class LiveClient:
                 sock.sendall(encode(request))
                 with sock.makefile("rb") as reader:
                     raw = reader.readline(MAX_REPLY + 1)
+                    if not raw.endswith(b"\n"):
+                        raise AppNotRunning("the app closed the connection before answering")
+                    size = blob_length(raw)
+                    if size > MAX_REPLY - len(raw):
+                        raise InternalError("the app sent a malformed answer")
+                    blobs = reader.read(size) if size else b""
             except (ConnectionError, TimeoutError) as exc:
                 raise AppNotRunning("the app stopped before answering") from exc
-        if not raw.endswith(b"\n"):
+        if len(blobs) != size:
             raise AppNotRunning("the app closed the connection before answering")
+        raw += blobs
         try:
             return decode_reply(raw)
         except Malformed:
