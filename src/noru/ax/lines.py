@@ -2,8 +2,9 @@
 
 - A node's text gives its lines, each placed where the application says
   (a line of a several-line text) or at the node's box.
-- A node whose role shows its name (a button, a tab, a menu item) and that
-  has no text of its own gives its name as a line, unless a node below it
+- A node whose role shows its name (a button, a tab, a menu item; a label
+  without Text, as Qt's) and that has no text of its own gives its name as
+  a line, unless a node below it
   already gives that text: a button whose label is a child of its own reads
   once, at the label's place.
 - A name longer than its box could show (under ``NARROWEST`` px a

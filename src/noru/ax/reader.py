@@ -113,7 +113,9 @@ async def _frames(calls: Calls, app: _App) -> list[_Frame]:
             calls.call(name, path, atspi.COMPONENT, "GetExtents", "u", (atspi.COORD_SCREEN,)),
             calls.call(name, path, atspi.PROPERTIES, "Get", "ss", (atspi.ACCESSIBLE, "Name")),
         )
-        if role not in atspi.WINDOW_ROLES or not isinstance(state, list):
+        # Whatever their role, an application's children are its windows: a
+        # frame, a dialog, or for Qt a plain widget shown on its own (a filler).
+        if not isinstance(role, int) or not isinstance(state, list):
             return None
         if not atspi.states(state) >> atspi.STATE_SHOWING & 1:
             return None
