@@ -19,6 +19,9 @@ wraps or scrolls off is truth only where it is on screen).
   accessibility tree on): labels, an entry, a password entry holding a
   secret, a TextView of several lines and a button; GTK reports where each
   widget is (``Client.places``).
+- ``open_qt_form``: the same form in Qt 6 (PySide6, this Python's), its
+  accessibility tree on (``QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1``) or left
+  off as Qt leaves it.
 - ``open_firefox``: a local HTML page in Firefox ESR with a fresh profile
   that turns off everything that reaches out (updates, telemetry, safe
   browsing, remote settings...). Each page element is one unwrapped line,
@@ -33,6 +36,7 @@ then. ``missing(kind)`` says what to install when a program is not here.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import itertools
 import json
 import os
@@ -65,12 +69,13 @@ __all__ = [
     "open_firefox",
     "open_gtk",
     "open_gtk_form",
+    "open_qt_form",
     "open_tk_text",
     "open_xterm",
     "xterm_screen",
 ]
 
-Kind = Literal["xterm", "tk", "gtk", "firefox"]
+Kind = Literal["xterm", "tk", "gtk", "firefox", "qt"]
 Theme = Literal["light", "dark"]
 Rect = tuple[int, int, int, int]
 
@@ -81,6 +86,16 @@ THEMES: dict[Theme, tuple[str, str]] = {
 }
 
 SYSTEM_PYTHON = "/usr/bin/python3"
+
+_LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib")
+_QT_XCB_LIBRARIES = (
+    ("libxcb-cursor.so.0", "libxcb-cursor0"),
+    ("libxcb-icccm.so.4", "libxcb-icccm4"),
+    ("libxcb-keysyms.so.1", "libxcb-keysyms1"),
+    ("libxcb-image.so.0", "libxcb-image0"),
+    ("libxcb-render-util.so.0", "libxcb-render-util0"),
+    ("libxkbcommon-x11.so.0", "libxkbcommon-x11-0"),
+)
 
 _serial = itertools.count(1)
 
@@ -114,6 +129,14 @@ def missing(kind: Kind) -> str | None:
             import tkinter  # noqa: F401
         except ImportError:
             return "tkinter is not installed (apt: python3-tk)"
+        return None
+    if kind == "qt":
+        if importlib.util.find_spec("PySide6") is None:
+            return "PySide6 is not installed (pip: the test extra's PySide6-Essentials)"
+        # Qt's X11 platform plugin needs these of Debian's, and says so only at start.
+        for library, package in _QT_XCB_LIBRARIES:
+            if not any(Path(d, library).exists() for d in _LIBRARY_DIRS):
+                return f"Qt's X11 plugin needs {library} (apt: {package})"
         return None
     if kind == "gtk":
         if not _system_python_has_gtk():
@@ -811,6 +834,110 @@ def open_gtk_form(
         return window, (*labels, entry, *view, button, *cells)
 
     client = _launch(server, "gtk", title, start, ready)
+    client.places = places
+    return client
+
+
+# --- Qt -------------------------------------------------------------------------------
+
+_QT_FORM = """
+import json, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+p = json.loads(sys.argv[1])
+app = QApplication(["noru-qt-form"])
+window = QWidget()
+window.setWindowTitle(p["title"])
+window.move(p["x"], p["y"])
+window.resize(p["width"], p["height"])
+layout = QVBoxLayout(window)
+widgets = {f"label {n}": QLabel(text) for n, text in enumerate(p["labels"])}
+widgets["entry"] = QLineEdit(p["entry"])
+widgets["password"] = QLineEdit(p["secret"])
+widgets["password"].setEchoMode(QLineEdit.EchoMode.Password)
+widgets["button"] = QPushButton(p["button"])
+for widget in widgets.values():
+    layout.addWidget(widget)
+layout.addStretch()
+window.show()
+
+# Report the places once they held for 0.3 s (the layout settles after show).
+state = {"last": None, "same": 0}
+def settle():
+    now = {}
+    for name, widget in widgets.items():
+        corner = widget.mapToGlobal(widget.rect().topLeft())
+        now[name] = [corner.x(), corner.y(), widget.width(), widget.height()]
+    state["same"] = state["same"] + 1 if now == state["last"] else 0
+    state["last"] = now
+    if state["same"] >= 6:
+        timer.stop()
+        print(json.dumps(now), flush=True)
+timer = QTimer()
+timer.timeout.connect(settle)
+timer.start(50)
+app.exec()
+"""
+
+
+def open_qt_form(
+    server: XServer,
+    bus: Mapping[str, str],
+    *,
+    labels: Sequence[str],
+    entry: str,
+    secret: str,
+    button: str,
+    accessible: bool = True,
+    x: int = 40,
+    y: int = 40,
+    width: int = 600,
+    height: int = 360,
+    title: str | None = None,
+) -> Client:
+    """A Qt 6 form on the session bus ``bus``: ``labels`` one under another, an
+    entry showing ``entry``, a password entry holding ``secret`` (masked) and
+    a button labelled ``button``. With ``accessible`` Qt exposes its tree
+    (``QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1``); without, it does not (Qt's
+    default while the session's switch is off). ``places`` as for
+    ``open_gtk_form``."""
+    _check_text([*labels, entry, button])
+    title = title or _title("qt-form")
+    params = {
+        "title": title,
+        "labels": list(labels),
+        "entry": entry,
+        "secret": secret,
+        "button": button,
+        **{"x": x, "y": y, "width": width, "height": height},
+    }
+    places: dict[str, Rect] = {}
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        env = {
+            **server.env,
+            **bus,
+            "QT_QPA_PLATFORM": "xcb",
+            "XDG_CACHE_HOME": str(folder),
+            "XDG_CONFIG_HOME": str(folder),
+            "XDG_RUNTIME_DIR": str(folder),
+        }
+        env.pop("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", None)
+        if accessible:
+            env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] = "1"
+        args = [sys.executable, "-c", _QT_FORM, json.dumps(params)]
+        return _start(args, env=env, log=folder / "log", pipe=True), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        assert process.stdout is not None
+        reported = json.loads(_read_line(process, process.stdout, f"Qt form {title!r}"))
+        places.update({name: (x, y, w, h) for name, (x, y, w, h) in reported.items()})
+        window = _find_window(server, process, _title_pattern(title), f"Qt {title!r}", log)
+        return window, (*labels, entry, button)
+
+    client = _launch(server, "qt", title, start, ready)
     client.places = places
     return client
 

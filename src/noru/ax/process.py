@@ -30,18 +30,34 @@ class Family(StrEnum):
     QT = "Qt"
 
 
+# How each family is switched on for one process: an argument, or a variable.
+_SWITCH_ARGUMENT = b"--force-renderer-accessibility"
+_SWITCH_VARIABLE = b"QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"
+
+
 @dataclass(frozen=True)
 class ProcessFacts:
     """``program``: the process's name (``comm``); ``family``: a toolkit that
-    must be switched on, when it is one; each None when not known."""
+    must be switched on, when it is one; ``switched_on``: whether the process
+    was started with its family's switch (its argument, or its variable);
+    each None when not known."""
 
     program: str | None
     family: Family | None
+    switched_on: bool | None = None
 
 
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(errors="replace")
+    except OSError:
+        return None
+
+
+def _has(path: Path, item: bytes) -> bool | None:
+    """Whether the NUL-separated list at ``path`` holds ``item``."""
+    try:
+        return item in path.read_bytes().split(b"\0")
     except OSError:
         return None
 
@@ -57,8 +73,9 @@ def process_facts(pid: int) -> ProcessFacts:
     if exe is not None and any((exe.parent / name).exists() for name in _CHROMIUM_FILES):
         stem = exe.name.lower()
         chromium = stem in _CHROMIUM_NAMES or (program or "").lower() in _CHROMIUM_NAMES
-        return ProcessFacts(program, Family.CHROMIUM if chromium else Family.ELECTRON)
+        family = Family.CHROMIUM if chromium else Family.ELECTRON
+        return ProcessFacts(program, family, _has(proc / "cmdline", _SWITCH_ARGUMENT))
     maps = _read(proc / "maps")
     if maps is not None and any(library in maps for library in _QT_LIBRARIES):
-        return ProcessFacts(program, Family.QT)
+        return ProcessFacts(program, Family.QT, _has(proc / "environ", _SWITCH_VARIABLE))
     return ProcessFacts(program, None)

@@ -140,9 +140,12 @@ def _pick(frames: list[_Frame], rect: Rect, title: str | None) -> _Frame | None:
     return max(placed, key=score)
 
 
+def _who(program: str | None, family: Family) -> str:
+    return f"{program} ({family})" if program and program != str(family) else str(family)
+
+
 def _switch_reason(program: str | None, family: Family) -> str:
-    who = f"{program} ({family})" if program and program != str(family) else str(family)
-    return f"{who} exposes its accessibility tree {_SWITCHES[family]}"
+    return f"{_who(program, family)} exposes its accessibility tree {_SWITCHES[family]}"
 
 
 async def _window(
@@ -157,6 +160,13 @@ async def _window(
     if not mine:
         assert pid is not None  # for the type checker: None was handled above
         facts = process_facts(pid)
+        if facts.family is not None and facts.switched_on:
+            raise _Absent(
+                AxAbsent.NO_TREE,
+                f"{_who(facts.program, facts.family)} was started with its accessibility "
+                "switched on, but exposes no tree on this session's accessibility bus (yet: "
+                "an application registers its tree a moment after it starts)",
+            )
         if facts.family is not None:
             raise _Absent(AxAbsent.SWITCHED_OFF, _switch_reason(facts.program, facts.family))
         program = f" ({facts.program})" if facts.program else " (the process has ended)"
