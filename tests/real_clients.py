@@ -22,6 +22,8 @@ wraps or scrolls off is truth only where it is on screen).
 - ``open_qt_form``: the same form in Qt 6 (PySide6, this Python's), its
   accessibility tree on (``QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1``) or left
   off as Qt leaves it.
+- ``open_chromium``: a local page in Debian's Chromium on a session bus of
+  the caller's, its tree and its pages' text switched on or not.
 - ``open_firefox``: a local HTML page in Firefox ESR with a fresh profile
   that turns off everything that reaches out (updates, telemetry, safe
   browsing, remote settings...). Each page element is one unwrapped line,
@@ -64,8 +66,10 @@ __all__ = [
     "Client",
     "Kind",
     "Theme",
+    "chromium_program",
     "firefox_program",
     "missing",
+    "open_chromium",
     "open_firefox",
     "open_gtk",
     "open_gtk_form",
@@ -75,7 +79,7 @@ __all__ = [
     "xterm_screen",
 ]
 
-Kind = Literal["xterm", "tk", "gtk", "firefox", "qt"]
+Kind = Literal["xterm", "tk", "gtk", "firefox", "qt", "chromium"]
 Theme = Literal["light", "dark"]
 Rect = tuple[int, int, int, int]
 
@@ -129,6 +133,10 @@ def missing(kind: Kind) -> str | None:
             import tkinter  # noqa: F401
         except ImportError:
             return "tkinter is not installed (apt: python3-tk)"
+        return None
+    if kind == "chromium":
+        if chromium_program() is None:
+            return "Chromium is not installed (apt: chromium)"
         return None
     if kind == "qt":
         if importlib.util.find_spec("PySide6") is None:
@@ -1043,6 +1051,30 @@ addEventListener("load", () => requestAnimationFrame(() => requestAnimationFrame
 _FIREFOX_SUFFIX = " — Mozilla Firefox"
 
 
+def _write_page(
+    folder: Path, heading: str, lines: Sequence[str], *, title: str, size: int, theme: Theme
+) -> str:
+    """The page of ``heading`` and ``lines`` written in ``folder``; its URL."""
+    background, foreground = THEMES[theme]
+    page = folder / "page.html"
+    page.write_text(
+        _PAGE.format(
+            # Not the final title with more after it: the window's name
+            # must not match the final one's pattern before the page is drawn.
+            loading=escape(f"Loading {title}"),
+            title=json.dumps(title),
+            background=background,
+            foreground=foreground,
+            size=size,
+            heading=round(size * 1.75),
+            gap=round(size * 0.6),
+            h1=escape(heading),
+            paragraphs="\n".join(f"<p>{escape(line)}</p>" for line in lines),
+        )
+    )
+    return page.as_uri()
+
+
 def open_firefox(
     server: XServer,
     heading: str,
@@ -1064,7 +1096,6 @@ def open_firefox(
     Firefox exposes its accessibility tree there (``GNOME_ACCESSIBILITY=1``)."""
     _check_text([heading, *lines])
     title = title or _title("page")
-    background, foreground = THEMES[theme]
     program = firefox_program()
     shown: list[str] = []
 
@@ -1074,23 +1105,7 @@ def open_firefox(
         (profile / "user.js").write_text(
             "".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in _PREFS.items())
         )
-        page = folder / "page.html"
-        page.write_text(
-            _PAGE.format(
-                # Not the final title with more after it: the window's name
-                # must not match the final one's pattern before the page is drawn.
-                loading=escape(f"Loading {title}"),
-                title=json.dumps(title),
-                background=background,
-                foreground=foreground,
-                size=size,
-                heading=round(size * 1.75),
-                gap=round(size * 0.6),
-                h1=escape(heading),
-                paragraphs="\n".join(f"<p>{escape(line)}</p>" for line in lines),
-            )
-        )
-        url = page.as_uri()
+        url = _write_page(folder, heading, lines, title=title, size=size, theme=theme)
         shown.extend([title, url, heading, *lines])
         env = {
             **server.env,
@@ -1126,3 +1141,83 @@ def open_firefox(
         return window, tuple(shown)
 
     return _launch(server, "firefox", title, start, ready)
+
+
+# --- Chromium ---------------------------------------------------------------------------
+
+_CHROMIUM_SUFFIX = " - Chromium"
+
+
+def chromium_program() -> str | None:
+    return shutil.which("chromium")
+
+
+def open_chromium(
+    server: XServer,
+    bus: Mapping[str, str],
+    heading: str,
+    lines: Sequence[str],
+    *,
+    renderer: bool = True,
+    accessibility: bool = True,
+    size: int = 16,
+    x: int = 0,
+    y: int = 0,
+    width: int = 1000,
+    height: int = 700,
+    title: str | None = None,
+) -> Client:
+    """A local page in Debian's Chromium on the session bus ``bus`` (run as
+    root, so ``--no-sandbox``), with a fresh profile that reaches out to
+    nothing. ``accessibility``: its tree on (``ACCESSIBILITY_ENABLED=1``;
+    else Chromium registers none while the session's switch is off);
+    ``renderer``: its pages' text too (``--force-renderer-accessibility``)."""
+    _check_text([heading, *lines])
+    title = title or _title("chromium")
+    program = chromium_program()
+    shown: list[str] = []
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        url = _write_page(folder, heading, lines, title=title, size=size, theme="light")
+        shown.extend([title, heading, *lines])
+        env = {
+            **server.env,
+            **bus,
+            "HOME": str(folder),
+            "XDG_CACHE_HOME": str(folder / "cache"),
+            "XDG_CONFIG_HOME": str(folder / "config"),
+        }
+        env.pop("ACCESSIBILITY_ENABLED", None)
+        if accessibility:
+            env["ACCESSIBILITY_ENABLED"] = "1"
+        args = [
+            str(program),
+            "--no-sandbox",
+            f"--user-data-dir={folder / 'profile'}",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-gpu",
+            "--password-store=basic",
+            "--proxy-server=127.0.0.1:9",  # whatever is left fails here, not out there
+            f"--window-position={x},{y}",
+            f"--window-size={width},{height}",
+            *(["--force-renderer-accessibility"] if renderer else []),
+            url,
+        ]
+        # Its own process group: Chromium is many processes, stopped together.
+        return _start(args, env=env, log=folder / "log", own_group=True), True
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        pattern = _title_pattern(title)[:-1] + "( [(]overflow[)])? - Chromium$"
+        window = _find_window(server, process, pattern, f"Chromium {title!r}", log)
+        name = server.run("xdotool", "getwindowname", window).rstrip("\n")
+        if name != title + _CHROMIUM_SUFFIX:
+            raise ValueError(f"the page does not fit in {width}x{height}: {name!r}")
+        return window, tuple(shown)
+
+    return _launch(server, "chromium", title, start, ready)

@@ -241,6 +241,63 @@ def test_a_qt_window_left_switched_off_names_the_switch(
     )
 
 
+def test_chromium_with_its_pages_switched_on_gives_the_page_text(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("chromium")
+    require(problem is None, problem or "")
+    heading, paragraphs = "Chromium shipping summary", ["one paragraph here", "and another one"]
+    with real_clients.open_chromium(
+        desktop, reader.env, heading, paragraphs, x=1000, y=300
+    ) as chromium:
+        # Like Firefox, Chromium may still be building a page's tree at first.
+        result = read(chromium)
+        deadline = time.monotonic() + 30
+        while heading not in {line.text for line in result.lines}:
+            assert time.monotonic() < deadline, result
+            time.sleep(0.2)
+            result = read(chromium)
+    assert result.absent is None
+    texts = [line.text for line in result.lines]
+    assert texts.count(heading) == 1  # the heading's words, and the text inside it: once
+    assert texts.index(heading) < texts.index(paragraphs[0]) < texts.index(paragraphs[1])
+
+
+def test_chromium_without_its_pages_switched_on_names_the_switch(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("chromium")
+    require(problem is None, problem or "")
+    with real_clients.open_chromium(
+        desktop, reader.env, "not shown", ["to the reader"], renderer=False, x=1000, y=300
+    ) as chromium:
+        result = read(chromium)
+    assert (result.lines, result.absent) == ((), AxAbsent.SWITCHED_OFF)
+    assert result.reason == (
+        "chromium (Chromium) exposes its pages' text only when started with "
+        "--force-renderer-accessibility"
+    )
+
+
+def test_chromium_without_accessibility_names_both_switches(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("chromium")
+    require(problem is None, problem or "")
+    with real_clients.open_chromium(
+        desktop, reader.env, "not shown", ["to the reader"], accessibility=False, x=1000, y=300
+    ) as chromium:
+        result = read(chromium)
+    assert result.absent is AxAbsent.SWITCHED_OFF, result
+    assert (result.lines, result.absent) == ((), AxAbsent.SWITCHED_OFF)
+    assert result.reason == (
+        "chromium (Chromium) exposes its accessibility tree only with accessibility "
+        "switched on for the session (org.a11y.Status.IsEnabled) or ACCESSIBILITY_ENABLED=1 "
+        "in its environment, and its pages' text only when started with "
+        "--force-renderer-accessibility"
+    )
+
+
 def test_an_xterm_exposes_no_tree_and_the_reason_names_it(
     desktop: XServer, reader: SessionBus
 ) -> None:

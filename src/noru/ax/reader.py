@@ -37,10 +37,18 @@ T = TypeVar("T")
 # loop thread's hand-over), before the caller stops waiting for it at all.
 _GRACE = 0.5
 
-# Where Chromium and Electron, and Qt, are switched on.
+# Where Chromium and Electron, and Qt, are switched on. Chromium (156)
+# registers no tree at all unless accessibility is on for the session or in
+# its environment, and then shows its pages' text only with the argument.
+_CHROMIUM_SWITCH = (
+    "only with accessibility switched on for the session (org.a11y.Status.IsEnabled) "
+    "or ACCESSIBILITY_ENABLED=1 in its environment, and its pages' text only when "
+    "started with --force-renderer-accessibility"
+)
+_PAGES_SWITCH = "its pages' text only when started with --force-renderer-accessibility"
 _SWITCHES = {
-    Family.CHROMIUM: "only when started with --force-renderer-accessibility",
-    Family.ELECTRON: "only when started with --force-renderer-accessibility",
+    Family.CHROMIUM: _CHROMIUM_SWITCH,
+    Family.ELECTRON: _CHROMIUM_SWITCH,
     Family.QT: (
         "only when started with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 in its environment, "
         "or with accessibility switched on for the session (org.a11y.Status.IsEnabled)"
@@ -272,6 +280,13 @@ async def _read(
     walk = progress.walk
     assert walk is not None
     lines = reading_lines(walk.nodes, rect)
+    if not lines and pid is not None:
+        # Chromium with its tree on but not its pages' shows a bare window.
+        facts = process_facts(pid)
+        if facts.family in (Family.CHROMIUM, Family.ELECTRON) and not facts.pages_on:
+            assert facts.family is not None
+            who = _who(facts.program, facts.family)
+            return done(absent=AxAbsent.SWITCHED_OFF, reason=f"{who} exposes {_PAGES_SWITCH}")
     if walk.capped:
         return done(
             lines,
