@@ -19,6 +19,11 @@ wraps or scrolls off is truth only where it is on screen).
   accessibility tree on): labels, an entry, a password entry holding a
   secret, a TextView of several lines and a button; GTK reports where each
   widget is (``Client.places``).
+- ``open_qt_form``: the same form in Qt 6 (PySide6, this Python's), its
+  accessibility tree on (``QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1``) or left
+  off as Qt leaves it.
+- ``open_chromium``: a local page in Debian's Chromium on a session bus of
+  the caller's, its tree and its pages' text switched on or not.
 - ``open_firefox``: a local HTML page in Firefox ESR with a fresh profile
   that turns off everything that reaches out (updates, telemetry, safe
   browsing, remote settings...). Each page element is one unwrapped line,
@@ -33,6 +38,7 @@ then. ``missing(kind)`` says what to install when a program is not here.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import itertools
 import json
 import os
@@ -60,17 +66,20 @@ __all__ = [
     "Client",
     "Kind",
     "Theme",
+    "chromium_program",
     "firefox_program",
     "missing",
+    "open_chromium",
     "open_firefox",
     "open_gtk",
     "open_gtk_form",
+    "open_qt_form",
     "open_tk_text",
     "open_xterm",
     "xterm_screen",
 ]
 
-Kind = Literal["xterm", "tk", "gtk", "firefox"]
+Kind = Literal["xterm", "tk", "gtk", "firefox", "qt", "chromium"]
 Theme = Literal["light", "dark"]
 Rect = tuple[int, int, int, int]
 
@@ -81,6 +90,16 @@ THEMES: dict[Theme, tuple[str, str]] = {
 }
 
 SYSTEM_PYTHON = "/usr/bin/python3"
+
+_LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib")
+_QT_XCB_LIBRARIES = (
+    ("libxcb-cursor.so.0", "libxcb-cursor0"),
+    ("libxcb-icccm.so.4", "libxcb-icccm4"),
+    ("libxcb-keysyms.so.1", "libxcb-keysyms1"),
+    ("libxcb-image.so.0", "libxcb-image0"),
+    ("libxcb-render-util.so.0", "libxcb-render-util0"),
+    ("libxkbcommon-x11.so.0", "libxkbcommon-x11-0"),
+)
 
 _serial = itertools.count(1)
 
@@ -114,6 +133,18 @@ def missing(kind: Kind) -> str | None:
             import tkinter  # noqa: F401
         except ImportError:
             return "tkinter is not installed (apt: python3-tk)"
+        return None
+    if kind == "chromium":
+        if chromium_program() is None:
+            return "Chromium is not installed (apt: chromium)"
+        return None
+    if kind == "qt":
+        if importlib.util.find_spec("PySide6") is None:
+            return "PySide6 is not installed (pip: the test extra's PySide6-Essentials)"
+        # Qt's X11 platform plugin needs these of Debian's, and says so only at start.
+        for library, package in _QT_XCB_LIBRARIES:
+            if not any(Path(d, library).exists() for d in _LIBRARY_DIRS):
+                return f"Qt's X11 plugin needs {library} (apt: {package})"
         return None
     if kind == "gtk":
         if not _system_python_has_gtk():
@@ -815,6 +846,110 @@ def open_gtk_form(
     return client
 
 
+# --- Qt -------------------------------------------------------------------------------
+
+_QT_FORM = """
+import json, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+p = json.loads(sys.argv[1])
+app = QApplication(["noru-qt-form"])
+window = QWidget()
+window.setWindowTitle(p["title"])
+window.move(p["x"], p["y"])
+window.resize(p["width"], p["height"])
+layout = QVBoxLayout(window)
+widgets = {f"label {n}": QLabel(text) for n, text in enumerate(p["labels"])}
+widgets["entry"] = QLineEdit(p["entry"])
+widgets["password"] = QLineEdit(p["secret"])
+widgets["password"].setEchoMode(QLineEdit.EchoMode.Password)
+widgets["button"] = QPushButton(p["button"])
+for widget in widgets.values():
+    layout.addWidget(widget)
+layout.addStretch()
+window.show()
+
+# Report the places once they held for 0.3 s (the layout settles after show).
+state = {"last": None, "same": 0}
+def settle():
+    now = {}
+    for name, widget in widgets.items():
+        corner = widget.mapToGlobal(widget.rect().topLeft())
+        now[name] = [corner.x(), corner.y(), widget.width(), widget.height()]
+    state["same"] = state["same"] + 1 if now == state["last"] else 0
+    state["last"] = now
+    if state["same"] >= 6:
+        timer.stop()
+        print(json.dumps(now), flush=True)
+timer = QTimer()
+timer.timeout.connect(settle)
+timer.start(50)
+app.exec()
+"""
+
+
+def open_qt_form(
+    server: XServer,
+    bus: Mapping[str, str],
+    *,
+    labels: Sequence[str],
+    entry: str,
+    secret: str,
+    button: str,
+    accessible: bool = True,
+    x: int = 40,
+    y: int = 40,
+    width: int = 600,
+    height: int = 360,
+    title: str | None = None,
+) -> Client:
+    """A Qt 6 form on the session bus ``bus``: ``labels`` one under another, an
+    entry showing ``entry``, a password entry holding ``secret`` (masked) and
+    a button labelled ``button``. With ``accessible`` Qt exposes its tree
+    (``QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1``); without, it does not (Qt's
+    default while the session's switch is off). ``places`` as for
+    ``open_gtk_form``."""
+    _check_text([*labels, entry, button])
+    title = title or _title("qt-form")
+    params = {
+        "title": title,
+        "labels": list(labels),
+        "entry": entry,
+        "secret": secret,
+        "button": button,
+        **{"x": x, "y": y, "width": width, "height": height},
+    }
+    places: dict[str, Rect] = {}
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        env = {
+            **server.env,
+            **bus,
+            "QT_QPA_PLATFORM": "xcb",
+            "XDG_CACHE_HOME": str(folder),
+            "XDG_CONFIG_HOME": str(folder),
+            "XDG_RUNTIME_DIR": str(folder),
+        }
+        env.pop("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", None)
+        if accessible:
+            env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] = "1"
+        args = [sys.executable, "-c", _QT_FORM, json.dumps(params)]
+        return _start(args, env=env, log=folder / "log", pipe=True), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        assert process.stdout is not None
+        reported = json.loads(_read_line(process, process.stdout, f"Qt form {title!r}"))
+        places.update({name: (x, y, w, h) for name, (x, y, w, h) in reported.items()})
+        window = _find_window(server, process, _title_pattern(title), f"Qt {title!r}", log)
+        return window, (*labels, entry, button)
+
+    client = _launch(server, "qt", title, start, ready)
+    client.places = places
+    return client
+
+
 # --- Firefox ----------------------------------------------------------------------------
 
 # A fresh profile that reaches out to nothing and shows nothing but the page.
@@ -916,6 +1051,30 @@ addEventListener("load", () => requestAnimationFrame(() => requestAnimationFrame
 _FIREFOX_SUFFIX = " — Mozilla Firefox"
 
 
+def _write_page(
+    folder: Path, heading: str, lines: Sequence[str], *, title: str, size: int, theme: Theme
+) -> str:
+    """The page of ``heading`` and ``lines`` written in ``folder``; its URL."""
+    background, foreground = THEMES[theme]
+    page = folder / "page.html"
+    page.write_text(
+        _PAGE.format(
+            # Not the final title with more after it: the window's name
+            # must not match the final one's pattern before the page is drawn.
+            loading=escape(f"Loading {title}"),
+            title=json.dumps(title),
+            background=background,
+            foreground=foreground,
+            size=size,
+            heading=round(size * 1.75),
+            gap=round(size * 0.6),
+            h1=escape(heading),
+            paragraphs="\n".join(f"<p>{escape(line)}</p>" for line in lines),
+        )
+    )
+    return page.as_uri()
+
+
 def open_firefox(
     server: XServer,
     heading: str,
@@ -937,7 +1096,6 @@ def open_firefox(
     Firefox exposes its accessibility tree there (``GNOME_ACCESSIBILITY=1``)."""
     _check_text([heading, *lines])
     title = title or _title("page")
-    background, foreground = THEMES[theme]
     program = firefox_program()
     shown: list[str] = []
 
@@ -947,23 +1105,7 @@ def open_firefox(
         (profile / "user.js").write_text(
             "".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in _PREFS.items())
         )
-        page = folder / "page.html"
-        page.write_text(
-            _PAGE.format(
-                # Not the final title with more after it: the window's name
-                # must not match the final one's pattern before the page is drawn.
-                loading=escape(f"Loading {title}"),
-                title=json.dumps(title),
-                background=background,
-                foreground=foreground,
-                size=size,
-                heading=round(size * 1.75),
-                gap=round(size * 0.6),
-                h1=escape(heading),
-                paragraphs="\n".join(f"<p>{escape(line)}</p>" for line in lines),
-            )
-        )
-        url = page.as_uri()
+        url = _write_page(folder, heading, lines, title=title, size=size, theme=theme)
         shown.extend([title, url, heading, *lines])
         env = {
             **server.env,
@@ -999,3 +1141,83 @@ def open_firefox(
         return window, tuple(shown)
 
     return _launch(server, "firefox", title, start, ready)
+
+
+# --- Chromium ---------------------------------------------------------------------------
+
+_CHROMIUM_SUFFIX = " - Chromium"
+
+
+def chromium_program() -> str | None:
+    return shutil.which("chromium")
+
+
+def open_chromium(
+    server: XServer,
+    bus: Mapping[str, str],
+    heading: str,
+    lines: Sequence[str],
+    *,
+    renderer: bool = True,
+    accessibility: bool = True,
+    size: int = 16,
+    x: int = 0,
+    y: int = 0,
+    width: int = 1000,
+    height: int = 700,
+    title: str | None = None,
+) -> Client:
+    """A local page in Debian's Chromium on the session bus ``bus`` (run as
+    root, so ``--no-sandbox``), with a fresh profile that reaches out to
+    nothing. ``accessibility``: its tree on (``ACCESSIBILITY_ENABLED=1``;
+    else Chromium registers none while the session's switch is off);
+    ``renderer``: its pages' text too (``--force-renderer-accessibility``)."""
+    _check_text([heading, *lines])
+    title = title or _title("chromium")
+    program = chromium_program()
+    shown: list[str] = []
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        url = _write_page(folder, heading, lines, title=title, size=size, theme="light")
+        shown.extend([title, heading, *lines])
+        env = {
+            **server.env,
+            **bus,
+            "HOME": str(folder),
+            "XDG_CACHE_HOME": str(folder / "cache"),
+            "XDG_CONFIG_HOME": str(folder / "config"),
+        }
+        env.pop("ACCESSIBILITY_ENABLED", None)
+        if accessibility:
+            env["ACCESSIBILITY_ENABLED"] = "1"
+        args = [
+            str(program),
+            "--no-sandbox",
+            f"--user-data-dir={folder / 'profile'}",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-gpu",
+            "--password-store=basic",
+            "--proxy-server=127.0.0.1:9",  # whatever is left fails here, not out there
+            f"--window-position={x},{y}",
+            f"--window-size={width},{height}",
+            *(["--force-renderer-accessibility"] if renderer else []),
+            url,
+        ]
+        # Its own process group: Chromium is many processes, stopped together.
+        return _start(args, env=env, log=folder / "log", own_group=True), True
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        pattern = _title_pattern(title)[:-1] + "( [(]overflow[)])? - Chromium$"
+        window = _find_window(server, process, pattern, f"Chromium {title!r}", log)
+        name = server.run("xdotool", "getwindowname", window).rstrip("\n")
+        if name != title + _CHROMIUM_SUFFIX:
+            raise ValueError(f"the page does not fit in {width}x{height}: {name!r}")
+        return window, tuple(shown)
+
+    return _launch(server, "chromium", title, start, ready)

@@ -123,13 +123,18 @@ def test_lines_read_top_to_bottom_as_the_window_shows_them(
 def test_a_password_field_leaves_no_trace_not_even_its_length(
     reader: SessionBus, form: Client
 ) -> None:
-    result = read(form)
+    assert_no_secret(read(form), form)
+
+
+def assert_no_secret(result: AxText, client: Client) -> None:
+    """Nothing of ``SECRET``: not the words, not a mask of its length, no
+    password line, nothing at the password field's place."""
     masks = {"•" * len(SECRET), "●" * len(SECRET), "*" * len(SECRET), SECRET}
     for line in result.lines:
         assert not any(mask in line.text for mask in masks), line
         assert not set(line.text) <= set("•●*"), line
         assert line.role != "password text"
-    password = form.places["password"]
+    password = client.places["password"]
     assert not [line for line in result.lines if near(line.box, password)]
 
 
@@ -181,6 +186,116 @@ def test_a_firefox_page_gives_its_heading_paragraphs_and_tab_title(
     assert texts.index(heading) < texts.index(paragraphs[0]) < texts.index(paragraphs[1])
     # An icon's name is not text on screen.
     assert "View site information" not in texts
+
+
+def test_a_qt_window_with_accessibility_on_gives_its_labels_entry_and_button(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("qt")
+    require(problem is None, problem or "")
+    labels = ("Qt shipping label", "Qt second label")
+    with real_clients.open_qt_form(
+        desktop, reader.env, labels=labels, entry=ENTRY, secret=SECRET, button=BUTTON, x=1300
+    ) as qt:
+        # Qt registers its tree a moment after its window shows; until then
+        # the read says so (not that Qt must be switched on: it was).
+        result = read(qt)
+        deadline = time.monotonic() + 30
+        while result.absent is not None and time.monotonic() < deadline:
+            assert result.absent is AxAbsent.NO_TREE, result
+            assert result.reason is not None and "switched on, but" in result.reason
+            time.sleep(0.1)
+            result = read(qt)
+    assert (result.absent, result.partial) == (None, False)
+    assert [line.text for line in result.lines] == [*labels, ENTRY, BUTTON]
+    found = {line.text: line for line in result.lines}
+    for n, label in enumerate(labels):
+        assert found[label].role == "label"
+        assert near(found[label].box, qt.places[f"label {n}"])
+    assert near(found[ENTRY].box, qt.places["entry"])
+    assert near(found[BUTTON].box, qt.places["button"])
+    assert_no_secret(result, qt)
+
+
+def test_a_qt_window_left_switched_off_names_the_switch(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("qt")
+    require(problem is None, problem or "")
+    with real_clients.open_qt_form(
+        desktop,
+        reader.env,
+        labels=["not exposed"],
+        entry=ENTRY,
+        secret=SECRET,
+        button=BUTTON,
+        accessible=False,
+        x=1300,
+    ) as qt:
+        result = read(qt)
+    assert (result.lines, result.absent) == ((), AxAbsent.SWITCHED_OFF)
+    assert result.reason is not None and result.reason.endswith(
+        "(Qt) exposes its accessibility tree only when started with "
+        "QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 in its environment, or with accessibility "
+        "switched on for the session (org.a11y.Status.IsEnabled)"
+    )
+
+
+def test_chromium_with_its_pages_switched_on_gives_the_page_text(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("chromium")
+    require(problem is None, problem or "")
+    heading, paragraphs = "Chromium shipping summary", ["one paragraph here", "and another one"]
+    with real_clients.open_chromium(
+        desktop, reader.env, heading, paragraphs, x=1000, y=300
+    ) as chromium:
+        # Like Firefox, Chromium may still be building a page's tree at first.
+        result = read(chromium)
+        deadline = time.monotonic() + 30
+        while heading not in {line.text for line in result.lines}:
+            assert time.monotonic() < deadline, result
+            time.sleep(0.2)
+            result = read(chromium)
+    assert result.absent is None
+    texts = [line.text for line in result.lines]
+    assert texts.count(heading) == 1  # the heading's words, and the text inside it: once
+    assert texts.index(heading) < texts.index(paragraphs[0]) < texts.index(paragraphs[1])
+
+
+def test_chromium_without_its_pages_switched_on_names_the_switch(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("chromium")
+    require(problem is None, problem or "")
+    with real_clients.open_chromium(
+        desktop, reader.env, "not shown", ["to the reader"], renderer=False, x=1000, y=300
+    ) as chromium:
+        result = read(chromium)
+    assert (result.lines, result.absent) == ((), AxAbsent.SWITCHED_OFF)
+    assert result.reason == (
+        "chromium (Chromium) exposes its pages' text only when started with "
+        "--force-renderer-accessibility"
+    )
+
+
+def test_chromium_without_accessibility_names_both_switches(
+    desktop: XServer, reader: SessionBus
+) -> None:
+    problem = real_clients.missing("chromium")
+    require(problem is None, problem or "")
+    with real_clients.open_chromium(
+        desktop, reader.env, "not shown", ["to the reader"], accessibility=False, x=1000, y=300
+    ) as chromium:
+        result = read(chromium)
+    assert result.absent is AxAbsent.SWITCHED_OFF, result
+    assert (result.lines, result.absent) == ((), AxAbsent.SWITCHED_OFF)
+    assert result.reason == (
+        "chromium (Chromium) exposes its accessibility tree only with accessibility "
+        "switched on for the session (org.a11y.Status.IsEnabled) or ACCESSIBILITY_ENABLED=1 "
+        "in its environment, and its pages' text only when started with "
+        "--force-renderer-accessibility"
+    )
 
 
 def test_an_xterm_exposes_no_tree_and_the_reason_names_it(

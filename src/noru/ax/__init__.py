@@ -35,14 +35,17 @@ Choices made here:
   window's title, a panel's, an image's description) are not text on screen.
 - **Reading order**: top to bottom in bands of rows, left to right within a
   band (``noru.geometry.order_boxes``, as for OCR lines).
-- **Bounds**: at most ``in_flight`` calls wait at once (32 by default: an
-  uncapped flood overflows the bus's queues); the whole read ends at its
-  budget (150 ms by default) with what it has, marked partial; at most
-  ``walk.MAX_NODES`` nodes.
+- **Bounds**: at most ``in_flight`` calls wait at once (32 by default: more
+  gains nothing, and an uncapped flood breaks the connection); the whole
+  read ends at its budget (150 ms by default) with what it has, marked
+  partial; at most ``walk.MAX_NODES`` nodes.
 - **Fails soft**: no D-Bus failure leaves ``read_window`` as an exception;
   each becomes an ``AxText`` with ``absent`` and the reason in words.
 - One connection per process, kept between reads on the reader's own loop
-  thread (``noru.ax.bus``); ``close()`` ends both.
+  thread (``noru.ax.bus``), made again when it broke or the session bus
+  changed; ``close()`` ends both.
+- **Firefox** builds a page's tree on the first request: a document that
+  gives placeholders or no text makes the read partial, with that reason.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ __all__ = [
     "DBUS_NAME",
     "DBUS_PATH",
     "DOCUMENT_ROLES",
+    "LABEL_ROLES",
     "NAMED_ROLES",
     "PROPERTIES",
     "REGISTRY",
@@ -34,7 +35,6 @@ __all__ = [
     "STATE_VISIBLE",
     "STATUS",
     "TEXT",
-    "WINDOW_ROLES",
     "role_name",
     "states",
 ]
@@ -122,6 +122,13 @@ NAMED_ROLES = frozenset(
     )
 )
 
+# Roles whose text is their Text, or their name when they have none: a GTK
+# label has Text (and the same words as its name), a Qt label only a name.
+# The name is asked only when the Text is not there.
+LABEL_ROLES = frozenset(
+    ROLES.index(role) for role in ("label", "static", "caption", "heading", "accelerator label")
+)
+
 # A document: a page, or a text, in a view of its own.
 DOCUMENT_ROLES = frozenset(
     ROLES.index(role)
@@ -135,8 +142,6 @@ DOCUMENT_ROLES = frozenset(
     )
 )
 
-# What an application's top-level children are: its windows.
-WINDOW_ROLES = frozenset(ROLES.index(role) for role in ("frame", "window", "dialog", "alert"))
 
 # AtspiStateType: bit N of the state set, sent as two 32-bit words.
 STATE_DEFUNCT = 6

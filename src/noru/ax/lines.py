@@ -2,14 +2,18 @@
 
 - A node's text gives its lines, each placed where the application says
   (a line of a several-line text) or at the node's box.
-- A node whose role shows its name (a button, a tab, a menu item) and that
-  has no text of its own gives its name as a line, unless a node below it
+- A node whose role shows its name (a button, a tab, a menu item; a label
+  without Text, as Qt's) and that has no text of its own gives its name as
+  a line, unless a node below it
   already gives that text: a button whose label is a child of its own reads
   once, at the label's place.
 - A name longer than its box could show (under ``NARROWEST`` px a
   character) is an icon's label, not text on screen: Firefox's toolbar
   names its buttons "View site information" on 28 px. A short name on an
   icon ("Back" on 42 px) still passes for text.
+- A text line that a node below gives too reads once, from the node below
+  (Chromium's heading holds its words, and so does the text inside it, in
+  a tighter box).
 - A line given twice at the same place (the same words, the same box) reads
   once.
 - Boxes are cut to the grabbed rectangle; a line wholly outside it is dropped.
@@ -56,8 +60,10 @@ def reading_lines(nodes: Sequence[Node], rect: Rect) -> tuple[AxLine, ...]:
     candidates: list[AxLine] = []
     for index, node in enumerate(nodes):
         role = atspi.role_name(node.role)
+        under = texts_under(index) if below[index] and node.lines else set()
         for text, place in node.lines:
-            candidates.append(AxLine(text, place or node.box, role))
+            if _words(text) not in under:
+                candidates.append(AxLine(text, place or node.box, role))
         name = node.name
         if name and node.box[2] >= NARROWEST * len(name) and _words(name) not in texts_under(index):
             candidates.append(AxLine(name, node.box, role))

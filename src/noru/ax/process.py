@@ -30,13 +30,25 @@ class Family(StrEnum):
     QT = "Qt"
 
 
+# How each family is switched on for one process: Qt's tree and Chromium's
+# by a variable, Chromium's pages by an argument.
+_QT_VARIABLE = b"QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"
+_CHROMIUM_VARIABLE = b"ACCESSIBILITY_ENABLED=1"
+_PAGES_ARGUMENT = b"--force-renderer-accessibility"
+
+
 @dataclass(frozen=True)
 class ProcessFacts:
     """``program``: the process's name (``comm``); ``family``: a toolkit that
-    must be switched on, when it is one; each None when not known."""
+    must be switched on, when it is one; ``switched_on``: whether the process
+    was started with its tree's switch (a variable in its environment);
+    ``pages_on``: for Chromium, whether with its pages' (an argument); each
+    None when not known or not the family's."""
 
     program: str | None
     family: Family | None
+    switched_on: bool | None = None
+    pages_on: bool | None = None
 
 
 def _read(path: Path) -> str | None:
@@ -44,6 +56,17 @@ def _read(path: Path) -> str | None:
         return path.read_text(errors="replace")
     except OSError:
         return None
+
+
+def _has(path: Path, item: bytes, *, spaced: bool = False) -> bool | None:
+    """Whether the NUL-separated list at ``path`` holds ``item``; ``spaced``:
+    white space separates too (Chromium rewrites its command line as one
+    string of its arguments, spaces between)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return item in (data.replace(b"\0", b" ").split() if spaced else data.split(b"\0"))
 
 
 def process_facts(pid: int) -> ProcessFacts:
@@ -57,8 +80,13 @@ def process_facts(pid: int) -> ProcessFacts:
     if exe is not None and any((exe.parent / name).exists() for name in _CHROMIUM_FILES):
         stem = exe.name.lower()
         chromium = stem in _CHROMIUM_NAMES or (program or "").lower() in _CHROMIUM_NAMES
-        return ProcessFacts(program, Family.CHROMIUM if chromium else Family.ELECTRON)
+        return ProcessFacts(
+            program,
+            Family.CHROMIUM if chromium else Family.ELECTRON,
+            _has(proc / "environ", _CHROMIUM_VARIABLE),
+            _has(proc / "cmdline", _PAGES_ARGUMENT, spaced=True),
+        )
     maps = _read(proc / "maps")
     if maps is not None and any(library in maps for library in _QT_LIBRARIES):
-        return ProcessFacts(program, Family.QT)
+        return ProcessFacts(program, Family.QT, _has(proc / "environ", _QT_VARIABLE))
     return ProcessFacts(program, None)

@@ -37,10 +37,18 @@ T = TypeVar("T")
 # loop thread's hand-over), before the caller stops waiting for it at all.
 _GRACE = 0.5
 
-# Where Chromium and Electron, and Qt, are switched on.
+# Where Chromium and Electron, and Qt, are switched on. Chromium (156)
+# registers no tree at all unless accessibility is on for the session or in
+# its environment, and then shows its pages' text only with the argument.
+_CHROMIUM_SWITCH = (
+    "only with accessibility switched on for the session (org.a11y.Status.IsEnabled) "
+    "or ACCESSIBILITY_ENABLED=1 in its environment, and its pages' text only when "
+    "started with --force-renderer-accessibility"
+)
+_PAGES_SWITCH = "its pages' text only when started with --force-renderer-accessibility"
 _SWITCHES = {
-    Family.CHROMIUM: "only when started with --force-renderer-accessibility",
-    Family.ELECTRON: "only when started with --force-renderer-accessibility",
+    Family.CHROMIUM: _CHROMIUM_SWITCH,
+    Family.ELECTRON: _CHROMIUM_SWITCH,
     Family.QT: (
         "only when started with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 in its environment, "
         "or with accessibility switched on for the session (org.a11y.Status.IsEnabled)"
@@ -113,7 +121,9 @@ async def _frames(calls: Calls, app: _App) -> list[_Frame]:
             calls.call(name, path, atspi.COMPONENT, "GetExtents", "u", (atspi.COORD_SCREEN,)),
             calls.call(name, path, atspi.PROPERTIES, "Get", "ss", (atspi.ACCESSIBLE, "Name")),
         )
-        if role not in atspi.WINDOW_ROLES or not isinstance(state, list):
+        # Whatever their role, an application's children are its windows: a
+        # frame, a dialog, or for Qt a plain widget shown on its own (a filler).
+        if not isinstance(role, int) or not isinstance(state, list):
             return None
         if not atspi.states(state) >> atspi.STATE_SHOWING & 1:
             return None
@@ -138,9 +148,12 @@ def _pick(frames: list[_Frame], rect: Rect, title: str | None) -> _Frame | None:
     return max(placed, key=score)
 
 
+def _who(program: str | None, family: Family) -> str:
+    return f"{program} ({family})" if program and program != str(family) else str(family)
+
+
 def _switch_reason(program: str | None, family: Family) -> str:
-    who = f"{program} ({family})" if program and program != str(family) else str(family)
-    return f"{who} exposes its accessibility tree {_SWITCHES[family]}"
+    return f"{_who(program, family)} exposes its accessibility tree {_SWITCHES[family]}"
 
 
 async def _window(
@@ -155,6 +168,13 @@ async def _window(
     if not mine:
         assert pid is not None  # for the type checker: None was handled above
         facts = process_facts(pid)
+        if facts.family is not None and facts.switched_on:
+            raise _Absent(
+                AxAbsent.NO_TREE,
+                f"{_who(facts.program, facts.family)} was started with its accessibility "
+                "switched on, but exposes no tree on this session's accessibility bus (yet: "
+                "an application registers its tree a moment after it starts)",
+            )
         if facts.family is not None:
             raise _Absent(AxAbsent.SWITCHED_OFF, _switch_reason(facts.program, facts.family))
         program = f" ({facts.program})" if facts.program else " (the process has ended)"
@@ -260,6 +280,13 @@ async def _read(
     walk = progress.walk
     assert walk is not None
     lines = reading_lines(walk.nodes, rect)
+    if not lines and pid is not None:
+        # Chromium with its tree on but not its pages' shows a bare window.
+        facts = process_facts(pid)
+        if facts.family in (Family.CHROMIUM, Family.ELECTRON) and not facts.pages_on:
+            assert facts.family is not None
+            who = _who(facts.program, facts.family)
+            return done(absent=AxAbsent.SWITCHED_OFF, reason=f"{who} exposes {_PAGES_SWITCH}")
     if walk.capped:
         return done(
             lines,

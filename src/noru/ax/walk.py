@@ -10,7 +10,8 @@ The walk asks as little as it can, and as much at once as the cap allows:
 2. of a node kept, its children and its text (``GetText(0, -1)``: -1 is the
    end of the text for every toolkit, one call instead of ``CharacterCount``
    then ``GetText``), and its name when its role shows the name as text
-   (``atspi.NAMED_ROLES``); then its children, all at once.
+   (``atspi.NAMED_ROLES``), or, for a label, when it has no Text (Qt's);
+   then its children, all at once.
 3. of a text of several lines, where each line is (``GetRangeExtents``), so
    lines scrolled out of the node's view are dropped. A long text first asks
    which characters are at the view's corners (``GetOffsetAtPoint``) and
@@ -140,6 +141,10 @@ class Walk:
         if role in atspi.NAMED_ROLES:
             asks.append(call(name, path, atspi.PROPERTIES, "Get", "ss", (atspi.ACCESSIBLE, "Name")))
         children, text, *label = await asyncio.gather(*asks)
+        if text is None and role in atspi.LABEL_ROLES:
+            label = [
+                await call(name, path, atspi.PROPERTIES, "Get", "ss", (atspi.ACCESSIBLE, "Name"))
+            ]
         lines = await self._lines(name, path, text, box) if isinstance(text, str) else []
         named = label[0] if label and isinstance(label[0], str) and not lines else None
         index = len(self.nodes)
