@@ -111,7 +111,9 @@ def test_no_database_reads_as_an_empty_history_and_nothing_is_created(home: Path
 def test_migrations_are_recorded_by_name(home: Path) -> None:
     with Store.open(home) as store:
         names = [r[0] for r in store.db.execute("SELECT name FROM migrations")]
-    assert names == ["0001_initial", "0002_window_rects", "0003_ocr_version", "0004_ax_layer"]
+    assert names == [
+        "0001_initial", "0002_window_rects", "0003_ocr_version", "0004_ax_layer", "0005_excluded"
+    ]  # fmt: skip
 
 
 def test_a_reader_reads_a_history_no_writer_has_upgraded_yet(home: Path) -> None:

@@ -34,6 +34,7 @@ from noru.paths import check_data_dir, data_dir, ensure_data_dir
 
 if TYPE_CHECKING:
     from noru.config import Config
+    from noru.exclusions import Rule
     from noru.store import Filters, Reader, Row, SearchHit
 
 __all__ = ["main"]
@@ -360,6 +361,83 @@ def _access_command(command: str) -> None:
         click.echo("Agent perception resumed, but agents may not observe yet: `noru allow`.")
     else:
         click.echo("Agent perception resumed.")
+
+
+@main.group()
+def exclude() -> None:
+    """Windows Noru never captures: apps and window titles."""
+
+
+def _exclusion_rule(app: str | None, title: str | None) -> Rule:
+    from noru.exclusions import Rule, check_pattern
+
+    if (app is None) == (title is None):
+        raise click.UsageError("name one of --app NAME or --title PATTERN")
+    kind, pattern = ("app", app) if app is not None else ("title", title or "")
+    problem = check_pattern(kind, pattern)
+    if problem:
+        raise click.BadParameter(problem, param_hint=f"'--{kind}'")
+    return Rule(kind, pattern.strip())
+
+
+@exclude.command(name="add")
+@click.option("--app", help="An app, by its class or name (any case), e.g. KeePassXC.")
+@click.option("--title", help='A window title: a glob ("*bank*"), or "re:" and a regex.')
+def exclude_add(app: str | None, title: str | None) -> None:
+    """Never capture these windows (painted black in a display capture)."""
+    from noru import exclusions
+
+    home = ensure_data_dir()
+    rule = _exclusion_rule(app, title)
+    current = exclusions.load(home)
+    exclusions.save(home, [*current.rules, rule], current.builtin_off)
+    click.echo(f"Excluded: {rule}. Captures from now on leave it out.")
+
+
+@exclude.command(name="remove")
+@click.option("--app", help="The app rule to remove.")
+@click.option("--title", help="The title rule to remove, as it was added.")
+@click.option("--builtin", help="A built-in rule to turn off (see `noru exclude list`).")
+def exclude_remove(app: str | None, title: str | None, builtin: str | None) -> None:
+    """Capture these windows again."""
+    from noru import exclusions
+
+    home = ensure_data_dir()
+    current = exclusions.load(home)
+    if builtin is not None:
+        if app is not None or title is not None:
+            raise click.UsageError("name --builtin alone")
+        if builtin not in exclusions.BUILTIN:
+            known = ", ".join(exclusions.BUILTIN)
+            raise click.BadParameter(f"no built-in rule {builtin!r} (known: {known})")
+        exclusions.save(home, current.rules, {*current.builtin_off, builtin})
+        click.echo(f"Built-in exclusion {builtin} turned off.")
+        return
+    rule = _exclusion_rule(app, title)
+    if rule not in current.rules:
+        raise click.ClickException(f"no such exclusion: {rule} (see `noru exclude list`)")
+    exclusions.save(home, [r for r in current.rules if r != rule], current.builtin_off)
+    click.echo(f"No longer excluded: {rule}.")
+
+
+@exclude.command(name="list")
+def exclude_list() -> None:
+    """The exclusions in force: yours, config.toml's, and the built-in ones."""
+    from noru import exclusions
+    from noru.config import load_config
+
+    home = data_dir()
+    config = load_config(home)
+    current = exclusions.load(home)
+    for rule in current.rules:
+        click.echo(f"{rule}")
+    for app in config.exclude_apps:
+        click.echo(f"app {app}  (config.toml)")
+    for title in config.exclude_titles:
+        click.echo(f"title {title}  (config.toml)")
+    for name, rule in exclusions.BUILTIN.items():
+        state = "off" if name in current.builtin_off else "on"
+        click.echo(f"{rule}  (built in: {name}, {state})")
 
 
 @main.command()

@@ -9,6 +9,8 @@
     ocr_engine = "tesseract" # the OCR engine (see `noru doctor`)
     ax_budget = 0.15         # seconds the accessibility text may take at a capture; 0: none
     ax_switch = false        # ask every app of the session to build its accessibility tree
+    exclude_apps = []        # apps never captured (also `noru exclude add --app`)
+    exclude_titles = []      # window titles never captured: globs, or "re:" + a regex
 
 A missing file means the defaults. A file that does not parse, an unknown
 key or a value of the wrong kind is a problem (``Config.problems``, each
@@ -39,6 +41,8 @@ class Config:
     ocr_engine: str = "tesseract"
     ax_budget: float = 0.15
     ax_switch: bool = False
+    exclude_apps: tuple[str, ...] = ()
+    exclude_titles: tuple[str, ...] = ()
     problems: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -84,6 +88,12 @@ def _switch(raw: object) -> bool:
     return raw
 
 
+def _names(raw: object) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(isinstance(v, str) and v.strip() for v in raw):
+        raise ValueError('use a list of names, like ["KeePassXC"]')
+    return tuple(v.strip() for v in raw)
+
+
 # Each key and how its value is read (ValueError says what to write instead).
 KEYS: dict[str, Callable[[object], object]] = {
     "handoff_window": _duration,
@@ -93,6 +103,8 @@ KEYS: dict[str, Callable[[object], object]] = {
     "ocr_engine": _name("tesseract"),
     "ax_budget": _budget,
     "ax_switch": _switch,
+    "exclude_apps": _names,
+    "exclude_titles": _names,
 }
 
 

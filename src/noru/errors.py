@@ -189,6 +189,15 @@ class PermissionDenied(Steering):
     next_action = "Ask the person to grant screen access to Noru, then retry."
 
 
+class WindowExcluded(PermissionDenied):
+    """The window asked for is one the person never lets Noru capture."""
+
+    next_action = (
+        "The person has excluded this window from capture; Noru cannot see it. "
+        "Work without it, or ask the person to show what you need in another window."
+    )
+
+
 class Busy(Steering):
     tag = "Noru busy"
     next_action = "Retry shortly; Noru already retried briefly on its own."

@@ -163,7 +163,20 @@ class App:
             self.ocr.enqueue(capture_id)
         return capture_id
 
+    def _exclusions(self) -> None:
+        """The person's exclusions as they stand now (they may change while the
+        app runs); a file that cannot be read refuses the capture (fail closed)."""
+        from noru import exclusions
+
+        rules = exclusions.load(
+            self.home, apps=self.config.exclude_apps, titles=self.config.exclude_titles
+        )
+        self.capturer.excluded = (
+            (lambda w: rules.excludes(w.app_id, w.app_name, w.title)) if rules else None
+        )
+
     def _take(self, request: live.Capture | live.Observe, *, origin: Origin) -> str:
+        self._exclusions()
         grabs = self._grab(request)
         originals = [self._pool.submit(imaging.encode_png, grab.image) for grab in grabs]
         served = [imaging.serve(grab.image, self.config.max_edge, self._pool) for grab in grabs]
@@ -177,6 +190,7 @@ class App:
                 windows=grab.windows,
                 ax_lines=grab.ax.lines if grab.ax else (),
                 ax_note=self._ax_note(grab),
+                excluded=grab.excluded,
             )
             for grab, original in zip(grabs, originals, strict=True)
         ]

@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
@@ -40,7 +41,7 @@ from typing import Literal, Self
 
 from noru.ax.base import AxAbsent, AxLine, AxText
 from noru.capture.base import Backend, Degraded, DegradedMode, Display, Grab, WindowFacts
-from noru.errors import CaptureError
+from noru.errors import CaptureError, WindowExcluded
 from noru.geometry import Rect, centre, clip, shift
 from noru.sources import Source, infer_workspace
 
@@ -77,6 +78,49 @@ def _windows_in(windows: list[Rect], area: Rect) -> tuple[Rect, ...]:
     return tuple(shift(rect, -ax, -ay) for rect in inside if rect is not None)
 
 
+def _stacked_or_refuse(backend: Backend) -> list[tuple[Rect, WindowFacts | None]]:
+    """The windows and their facts, or a refusal: with exclusions configured, a
+    window whose facts cannot be read might be one of them (fail closed)."""
+    try:
+        stacked = backend.stacked_windows()
+    except CaptureError as exc:
+        raise CaptureError(
+            "the window list cannot be read, so windows the person excluded cannot be "
+            "hidden: the capture is refused"
+        ) from exc
+    if any(facts is None for _, facts in stacked):
+        raise CaptureError(
+            "a window's facts cannot be read, so it might be one the person excluded: "
+            "the capture is refused"
+        )
+    return stacked
+
+
+def _black_out(grab: Grab, rects: list[Rect], hidden: list[bool], area: Rect) -> int:
+    """Paint black, in ``grab.image``, what shows of the hidden windows (their
+    rectangles less what windows above them cover); how many showed."""
+    from PIL import Image, ImageDraw
+
+    if not any(hidden):
+        return 0
+    ax, ay, aw, ah = area
+    mask = Image.new("L", (aw, ah), 0)
+    draw = ImageDraw.Draw(mask)
+    marks = []
+    for (x, y, w, h), off in zip(rects, hidden, strict=True):  # bottom to top
+        box = (x - ax, y - ay, x - ax + w - 1, y - ay + h - 1)
+        draw.rectangle(box, fill=255 if off else 0)
+        marks.append((box, off))
+    # A hidden window shows when some of its pixels are still marked at the end.
+    count = 0
+    for (x0, y0, x1, y1), off in marks:
+        if off:
+            crop = mask.crop((max(0, x0), max(0, y0), min(aw, x1 + 1), min(ah, y1 + 1)))
+            count += crop.getbbox() is not None if crop.width and crop.height else 0
+    grab.image.paste((0, 0, 0), (0, 0, aw, ah), mask)
+    return count
+
+
 def _display_at(displays: list[Display], point: tuple[int, int]) -> Display | None:
     return next((d for d in displays if d.contains(*point)), None)
 
@@ -95,6 +139,8 @@ class Capturer:
         self._closed = False
         self.ax_budget = ax_budget
         self._ax_pool: ThreadPoolExecutor | None = None
+        # The person's exclusions: which windows are never captured (None: none).
+        self.excluded: Callable[[WindowFacts], bool] | None = None
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -182,12 +228,21 @@ class Capturer:
                         "the pointer is over the desktop, not a window"
                     )
                 raise CaptureError("no window to capture: the pointer is over the desktop")
+            if self.excluded is not None and self.excluded(window):
+                raise WindowExcluded("the window is excluded from capture by the person")
             rect = clip(window.rect, backend.screen_rect())
             if rect is None:
                 raise CaptureError("the window is entirely off screen")
             displays = backend.displays()
             display = _display_at(displays, centre(rect))
-            return [self._grab(backend, rect, display, window)]
+            if self.excluded is None:
+                return [self._grab(backend, rect, display, window)]
+            # An excluded window lying over this one is hidden here too.
+            stacked = _stacked_or_refuse(backend)
+            grab = self._grab(backend, rect, display, window)
+            hidden = [self.excluded(facts) for _, facts in stacked]  # type: ignore[arg-type]
+            count = _black_out(grab, [r for r, _ in stacked], hidden, rect)
+            return [replace(grab, excluded=count)]
 
     def grab_display(self, index: int | None = None) -> list[Grab]:
         """One display: ``index`` as in ``displays()``, or None for the one under the pointer."""
@@ -242,8 +297,18 @@ class Capturer:
             inside = visible is not None and clip((*centre(visible), 1, 1), clipped) is not None
             if not inside:
                 window = None
+        if self.excluded is None:
+            grab = self._grab(backend, clipped, display, window)
+            return replace(grab, windows=_windows_in(backend.window_rects(), clipped))
+        excluded = self.excluded
+        stacked = _stacked_or_refuse(backend)
+        if window is not None and excluded(window):
+            window = None  # its title, app and text are not kept
         grab = self._grab(backend, clipped, display, window)
-        return replace(grab, windows=_windows_in(backend.window_rects(), clipped))
+        hidden = [excluded(facts) for _, facts in stacked]  # type: ignore[arg-type]
+        count = _black_out(grab, [rect for rect, _ in stacked], hidden, clipped)
+        shown = [rect for (rect, _), off in zip(stacked, hidden, strict=True) if not off]
+        return replace(grab, windows=_windows_in(shown, clipped), excluded=count)
 
     def _grab(
         self,

@@ -113,6 +113,7 @@ class Grab:
     display_mode: str
     windows: tuple[Rect, ...] = ()
     ax: AxText | None = None  # the window's accessibility text, boxes in image pixels
+    excluded: int = 0  # windows the person excluded, painted black in ``image``
 
 
 class Backend(ABC):
@@ -124,6 +125,13 @@ class Backend(ABC):
     def window_rects(self) -> list[Rect]:
         """Visible top-level windows (with their frames) in root coordinates,
         bottom to top. Backends that cannot list windows return none."""
+        return [rect for rect, _ in self.stacked_windows()]
+
+    def stacked_windows(self, *, facts: bool = True) -> list[tuple[Rect, WindowFacts | None]]:
+        """Visible top-level windows bottom to top: each frame's rectangle (root
+        coordinates) and its client's facts (with ``facts``), None where they
+        cannot be read.
+        Raises ``CaptureError`` when the list itself cannot be read."""
         return []
 
     @abstractmethod

@@ -372,8 +372,11 @@ class X11Backend(Backend):
             return self._facts(self._client_below(top))
 
     def window_rects(self) -> list[Rect]:
+        return [rect for rect, _ in self.stacked_windows(facts=False)]
+
+    def stacked_windows(self, *, facts: bool = True) -> list[tuple[Rect, WindowFacts | None]]:
         with self._x():
-            rects: list[Rect] = []
+            found: list[tuple[Rect, WindowFacts | None]] = []
             # The root's children are listed bottom to top: the stacking order.
             for win in self._root.query_tree().children:
                 try:
@@ -385,9 +388,16 @@ class X11Backend(Backend):
                 border = int(geometry.border_width)
                 width = int(geometry.width) + 2 * border
                 height = int(geometry.height) + 2 * border
-                if width > 1 and height > 1:
-                    rects.append((int(geometry.x), int(geometry.y), width, height))
-        return rects[-_MAX_WINDOWS:]
+                if width <= 1 or height <= 1:
+                    continue
+                known: WindowFacts | None = None
+                if facts:
+                    try:
+                        known = self._facts(self._client_below(win))
+                    except (xerror.BadWindow, xerror.BadDrawable):
+                        known = None  # closed while we looked: its facts are unknown
+                found.append(((int(geometry.x), int(geometry.y), width, height), known))
+        return found[-_MAX_WINDOWS:]
 
     def pointer_position(self) -> tuple[int, int]:
         with self._x():

@@ -70,7 +70,12 @@ def provenance(
 ) -> list[Token]:
     """The provenance tokens of ``record`` as shown with ``layers``."""
     tokens: list[Token] = []
-    tokens.append(measured("px") if pixels else absent("px", "text only"))
+    hidden = sum(image.excluded for image in record.images)
+    if pixels:
+        plural = "s" if hidden != 1 else ""
+        tokens.append(measured("px", f"{hidden} window{plural} excluded" if hidden else None))
+    else:
+        tokens.append(absent("px", "text only"))
     modes = [image.display_mode for image in record.images if image.display_mode]
     if modes:
         tokens.append(measured("dm", "+".join(modes)))

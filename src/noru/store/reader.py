@@ -88,6 +88,7 @@ class Reading:
                     windows=windows_from_json(r["windows"]),
                     ax_lines=ax_from_json(r["ax_lines"]),
                     ax_note=r["ax_note"],
+                    excluded=r["excluded"] or 0,
                 )
             )
         return out

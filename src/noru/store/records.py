@@ -43,6 +43,7 @@ class NewImage:
     ax_lines: tuple[AxLine, ...] = ()
     ax_note: str | None = None
     windows: tuple[Rect, ...] = ()
+    excluded: int = 0  # excluded windows painted black before it was kept
 
     @property
     def ax_text(self) -> str | None:
@@ -62,6 +63,7 @@ class ImageRecord:
     windows: tuple[Rect, ...] = ()  # visible windows, bottom to top
     ax_lines: tuple[AxLine, ...] = ()  # with boxes (image pixels) and roles
     ax_note: str | None = None  # why there are no ax lines, or why they are partial
+    excluded: int = 0  # excluded windows painted black before it was kept
 
 
 @dataclass(frozen=True)

@@ -95,11 +95,18 @@ def _ax_layer(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE images ADD COLUMN ax_note TEXT")
 
 
+def _excluded(db: sqlite3.Connection) -> None:
+    # How many windows the person excluded were painted black before the image
+    # was kept (their titles and apps are never stored).
+    db.execute("ALTER TABLE images ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_window_rects", _window_rects),
     ("0003_ocr_version", _ocr_version),
     ("0004_ax_layer", _ax_layer),
+    ("0005_excluded", _excluded),
 ]
 KNOWN = {name for name, _ in MIGRATIONS}
 
@@ -128,6 +135,7 @@ COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("windows", "0002_window_rects"),
         ("ax_lines", "0004_ax_layer"),
         ("ax_note", "0004_ax_layer"),
+        ("excluded", "0005_excluded"),
     ),
 }  # fmt: skip
 

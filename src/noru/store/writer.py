@@ -119,8 +119,8 @@ class Store(Reading):
                     db.execute(
                         "INSERT INTO images (capture_seq, position, path, width, height,"
                         " display_mode, display_index, display_name, app_id, app_name,"
-                        " window_title, workspace_hint, ax_text, windows, ax_lines, ax_note)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " window_title, workspace_hint, ax_text, windows, ax_lines, ax_note,"
+                        " excluded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             seq,
                             position,
@@ -138,6 +138,7 @@ class Store(Reading):
                             windows_to_json(image.windows),
                             ax_to_json(image.ax_lines),
                             image.ax_note,
+                            image.excluded,
                         ),
                     )
                 ax = "\n".join(i.ax_text for i in images if i.ax_text)
