@@ -108,9 +108,12 @@ def test_a_revoke_reaches_a_running_server_on_its_next_request_with_the_app_clos
     assert seeded.editor.id in first_text(call(stdio, 5, "list_captures", {}))
 
 
-def test_noru_mcp_serves_history_from_a_read_only_data_dir(home: Path, tmp_path: Path) -> None:
+def test_on_a_read_only_data_dir_noru_mcp_serves_no_read_it_cannot_log(
+    home: Path, tmp_path: Path
+) -> None:
     """Root ignores permission bits, so the data dir is a read-only bind mount in a
-    private mount namespace: nothing at all can be written there."""
+    private mount namespace: nothing at all can be written there, not even the
+    access log, so no history leaves (and nothing is written)."""
     require(shutil.which("unshare") is not None, "unshare (util-linux) is needed")
     seeded = seed(home)
     set_control(home, "allow")
@@ -141,11 +144,14 @@ def test_noru_mcp_serves_history_from_a_read_only_data_dir(home: Path, tmp_path:
     try:
         proc.exchange(INIT, "initialize")
         proc.revision = "2025-06-18"
-        assert seeded.terminal.id in first_text(call(proc, 2, "list_captures", {}))
-        answer = call(proc, 3, "get_capture", {"id": seeded.editor.id})
-        assert answer["result"]["structuredContent"]["id"] == seeded.editor.id  # type: ignore[index]
-        hits = first_text(call(proc, 4, "search_captures", {"query": "frobnicate"}))
-        assert seeded.editor.id in hits
+        for n, (tool, arguments) in enumerate(
+            [("list_captures", {}), ("get_capture", {"id": seeded.editor.id}),
+             ("search_captures", {"query": "frobnicate"})], 2
+        ):  # fmt: skip
+            answer = call(proc, n, tool, arguments)
+            assert "result" not in answer, answer
+            assert answer["error"]["code"] == -32603  # type: ignore[index]
+            assert "access log" in answer["error"]["message"]  # type: ignore[index]
     finally:
         assert proc.close() == 0
     after = sorted((p.name, p.stat().st_size, p.stat().st_mtime) for p in home.rglob("*"))

@@ -464,6 +464,48 @@ def revoke() -> None:
     _access_command("revoke")
 
 
+@main.command(name="log")
+@click.option("--since", type=Moment(), help="Only reads since WHEN (30m, 2d, or a date-time).")
+@click.option("--client", help="Only this client (its name, any case).")
+@click.option(
+    "--capture", "capture_id", type=CaptureId(), help="Only reads that served this capture."
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line, as recorded.")
+def log_command(
+    since: datetime | None, client: str | None, capture_id: str | None, as_json: bool
+) -> None:
+    """What agents read: every tool call and resource read, newest last."""
+    import json
+
+    from noru import accesslog
+    from noru.times import parse_utc
+
+    for entry in accesslog.read(data_dir()):
+        try:
+            at = parse_utc(str(entry.get("at")))
+        except ValueError:
+            continue
+        if since is not None and at < since:
+            continue
+        if client is not None and str(entry.get("client") or "").casefold() != client.casefold():
+            continue
+        served = [c for c in entry.get("captures") or () if isinstance(c, dict)]
+        if capture_id is not None and not any(c.get("id") == capture_id for c in served):
+            continue
+        if as_json:
+            click.echo(json.dumps(entry, ensure_ascii=False))
+            continue
+        who = " ".join(str(p) for p in (entry.get("client"), entry.get("client_version")) if p)
+        what = entry.get("target") or entry.get("method")
+        args = " ".join(f"{k}={v}" for k, v in (entry.get("arguments") or {}).items())
+        caps = ", ".join(f"{c.get('id')} ({c.get('how')})" for c in served)
+        line = f"{entry.get('at')}  {who or 'unknown client'} ({entry.get('transport')})  {what}"
+        line += f" {args}" if args else ""
+        line += f"  -> {entry.get('outcome')}"
+        line += f": {caps}" if caps else ""
+        click.echo(f"{line}  [{entry.get('bytes')} bytes]")
+
+
 @main.command()
 def status() -> None:
     """Show what agents may do now, and why."""

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from noru import __version__
-from noru.contract import CONTRACT_VERSION, META_KEY, steering_result
+from noru import __version__, accesslog
+from noru.accesslog import LogUnwritable
+from noru.contract import CAPTURE_ID_PATTERN, CONTRACT_VERSION, META_KEY, steering_result
 from noru.errors import (
     InternalError,
     InvalidParams,
@@ -30,6 +32,7 @@ from noru.errors import (
 )
 from noru.mcp.streams import MessageStream
 from noru.mcp.tools import ToolContext, call_tool, list_tools
+from noru.times import format_utc
 
 __all__ = [
     "LATEST",
@@ -128,9 +131,15 @@ def _dump(message: Any) -> bytes:
 class Session:
     """One MCP session: negotiated revision plus the request handlers."""
 
-    def __init__(self, *, home: Path, now: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self, *, home: Path, now: Callable[[], datetime] | None = None, transport: str = "memory"
+    ) -> None:
         self.version: str | None = None
         self.context = ToolContext(home=home, now=now or (lambda: datetime.now(UTC)))
+        self.home = home
+        self.transport = transport
+        self.client: tuple[str | None, str | None] = (None, None)
+        self._refused: str | None = None  # the steering tag of the call just answered
 
     # --- framing ---------------------------------------------------------
 
@@ -179,13 +188,50 @@ class Session:
                 InvalidRequest("Invalid request: id must be a string or an integer"), None
             )
         params = message.get("params", {})
+        self._refused = None
         try:
             if not isinstance(params, dict):
                 raise InvalidParams("Invalid params: params must be an object")
-            result = self._dispatch(method, params)
+            answer = {"jsonrpc": "2.0", "id": request_id, "result": self._dispatch(method, params)}
         except Exception as exc:
-            return to_wire(exc, request_id)
-        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+            answer = to_wire(exc, request_id)
+        if method in LOGGED and self.version is not None:
+            try:
+                self._log(method, params if isinstance(params, dict) else {}, answer)
+            except LogUnwritable as exc:
+                log.error("access log: %s", exc)
+                # A read the person could not see in their log is not served.
+                return to_wire(
+                    InternalError(
+                        "Internal error: Noru cannot record this read in the person's access "
+                        "log, so it is not served; ask the person to run `noru doctor`"
+                    ),
+                    request_id,
+                )
+        return answer
+
+    def _log(self, method: str, params: dict[str, Any], answer: dict[str, Any]) -> None:
+        target = params.get("name") if method == "tools/call" else params.get("uri")
+        arguments = params.get("arguments") if method == "tools/call" else None
+        if "error" in answer:
+            outcome = f"error {answer['error'].get('code')}"
+        else:
+            outcome = self._refused or "served"
+        result = answer.get("result") or {}
+        entry = accesslog.Entry(
+            at=format_utc(datetime.now(UTC)),
+            client=self.client[0],
+            client_version=self.client[1],
+            transport=self.transport,
+            method=method,
+            target=str(target)[:200] if target is not None else None,
+            arguments=accesslog.short_arguments(arguments),
+            # A refusal serves no capture, whatever ids its words repeat.
+            captures=() if self._refused else _served_captures(result),
+            bytes=len(_dump(answer)),
+            outcome=outcome,
+        )
+        accesslog.record(self.home, entry)
 
     # --- methods ---------------------------------------------------------
 
@@ -207,6 +253,13 @@ class Session:
         if self.version is not None:
             raise InvalidRequest("Invalid request: session already initialized")
         self.version = negotiate(params)
+        info = params.get("clientInfo")
+        if isinstance(info, dict):
+            name, version = info.get("name"), info.get("version")
+            self.client = (
+                name[:100] if isinstance(name, str) else None,
+                version[:50] if isinstance(version, str) else None,
+            )
         return {
             "protocolVersion": self.version,
             "capabilities": {
@@ -238,6 +291,7 @@ class Session:
         try:
             return call_tool(self.context, params.get("name"), params.get("arguments"))
         except Steering as refusal:
+            self._refused = refusal.tag
             return steering_result(refusal)
 
     def _resources_list(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -264,6 +318,32 @@ class Session:
         "resources/templates/list": _resource_templates,
         "resources/read": _resources_read,
     }
+
+
+LOGGED = ("tools/call", "resources/read")
+_ID = re.compile(CAPTURE_ID_PATTERN.strip("^$"))
+
+
+def _served_captures(result: dict[str, Any]) -> tuple[accesslog.Served, ...]:
+    """The captures an answer carries: with their pixels or as text only, or
+    (list and search rows) only named."""
+    if "contents" in result:  # resources/read
+        found = []
+        for item in result.get("contents") or ():
+            uri = str(item.get("uri", "")) if isinstance(item, dict) else ""
+            match = _ID.search(uri)
+            if match:
+                how = "pixels" if "blob" in item else "text"
+                found.append(accesslog.Served(match.group(0), how))
+        return tuple(found)
+    content = result.get("content") or ()
+    structured = result.get("structuredContent")
+    if isinstance(structured, dict) and isinstance(structured.get("id"), str):
+        pixels = any(isinstance(b, dict) and b.get("type") == "image" for b in content)
+        return (accesslog.Served(structured["id"], "pixels" if pixels else "text"),)
+    text = " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    listed = dict.fromkeys(m.group(0) for m in _ID.finditer(text))
+    return tuple(accesslog.Served(capture_id, "listed") for capture_id in listed)
 
 
 def serve(session: Session, stream: MessageStream) -> None:

@@ -345,7 +345,7 @@ class Endpoint:
     async def _initialize(self, body: bytes) -> Response:
         if not self.sessions.has_room():
             return _refusal(503, "Too many sessions: every one is busy; try again later")
-        entry = _Entry(Session(home=self.home))
+        entry = _Entry(Session(home=self.home, transport="http"))
         answer = await self._handle(entry, body)
         if entry.session.version is None:  # initialize was refused: no session
             return _answer(answer)

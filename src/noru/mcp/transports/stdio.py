@@ -63,4 +63,4 @@ def run_stdio(home: Path) -> None:
     sys.stdout = sys.stderr  # a stray print must never corrupt the protocol stream
     signal.signal(signal.SIGTERM, _stop)
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
-        serve(Session(home=home), StdioStream(reader, writer))
+        serve(Session(home=home, transport="stdio"), StdioStream(reader, writer))
