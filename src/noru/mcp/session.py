@@ -140,6 +140,8 @@ class Session:
         self.transport = transport
         self.client: tuple[str | None, str | None] = (None, None)
         self._refused: str | None = None  # the steering tag of the call just answered
+        # The read just answered, to log once its answer is encoded: (method, params).
+        self._read: tuple[str, dict[str, Any]] | None = None
 
     # --- framing ---------------------------------------------------------
 
@@ -150,26 +152,48 @@ class Session:
         except ParseError as exc:
             return _dump(to_wire(exc, None))
         if isinstance(message, list):
-            answer: Any = self._batch(message)
-        else:
-            answer = self.handle_message(message)
-        return None if answer is None else _dump(answer)
+            return self._batch(message)
+        return self._answer(message)
 
-    def _batch(self, messages: list[Any]) -> Any:
+    def _answer(self, message: Any) -> bytes | None:
+        """One message's answer, encoded once; a read is logged with the size
+        of that encoding, and not served if it cannot be logged."""
+        answer = self.handle_message(message)
+        if answer is None:
+            return None
+        data = _dump(answer)
+        if self._read is not None:
+            method, params = self._read
+            try:
+                self._log(method, params, answer, len(data))
+            except LogUnwritable as exc:
+                log.error("access log: %s", exc)
+                # A read the person could not see in their log is not served.
+                refusal = InternalError(
+                    "Internal error: Noru cannot record this read in the person's access "
+                    "log, so it is not served; ask the person to run `noru doctor`"
+                )
+                return _dump(to_wire(refusal, answer.get("id")))
+        return data
+
+    def _batch(self, messages: list[Any]) -> bytes | None:
         if self.version != BATCH_REVISION:
-            return to_wire(
-                InvalidRequest(f"Invalid request: batches are accepted on {BATCH_REVISION} only"),
-                None,
+            refusal = InvalidRequest(
+                f"Invalid request: batches are accepted on {BATCH_REVISION} only"
             )
+            return _dump(to_wire(refusal, None))
         if not messages:
-            return to_wire(InvalidRequest("Invalid request: empty batch"), None)
+            return _dump(to_wire(InvalidRequest("Invalid request: empty batch"), None))
         if any(isinstance(m, dict) and m.get("method") == "initialize" for m in messages):
-            return to_wire(InvalidRequest("Invalid request: initialize cannot be batched"), None)
-        answers = [a for a in (self.handle_message(m) for m in messages) if a is not None]
-        return answers or None
+            refusal = InvalidRequest("Invalid request: initialize cannot be batched")
+            return _dump(to_wire(refusal, None))
+        # Each answer encoded once (and logged at that size); the array is their join.
+        answers = [a for a in (self._answer(m) for m in messages) if a is not None]
+        return b"[" + b",".join(answers) + b"]" if answers else None
 
     def handle_message(self, message: Any) -> dict[str, Any] | None:
         """Answer one decoded JSON-RPC message; None for notifications."""
+        self._read = None
         if not isinstance(message, dict):
             return to_wire(InvalidRequest("Invalid request: expected a JSON-RPC object"), None)
         request_id = message.get("id")
@@ -196,21 +220,10 @@ class Session:
         except Exception as exc:
             answer = to_wire(exc, request_id)
         if method in LOGGED and self.version is not None:
-            try:
-                self._log(method, params if isinstance(params, dict) else {}, answer)
-            except LogUnwritable as exc:
-                log.error("access log: %s", exc)
-                # A read the person could not see in their log is not served.
-                return to_wire(
-                    InternalError(
-                        "Internal error: Noru cannot record this read in the person's access "
-                        "log, so it is not served; ask the person to run `noru doctor`"
-                    ),
-                    request_id,
-                )
+            self._read = (method, params if isinstance(params, dict) else {})
         return answer
 
-    def _log(self, method: str, params: dict[str, Any], answer: dict[str, Any]) -> None:
+    def _log(self, method: str, params: dict[str, Any], answer: dict[str, Any], size: int) -> None:
         target = params.get("name") if method == "tools/call" else params.get("uri")
         arguments = params.get("arguments") if method == "tools/call" else None
         if "error" in answer:
@@ -228,7 +241,7 @@ class Session:
             arguments=accesslog.short_arguments(arguments),
             # A refusal serves no capture, whatever ids its words repeat.
             captures=() if self._refused else _served_captures(result),
-            bytes=len(_dump(answer)),
+            bytes=size,
             outcome=outcome,
         )
         accesslog.record(self.home, entry)
