@@ -78,7 +78,7 @@ def _windows_in(windows: list[Rect], area: Rect) -> tuple[Rect, ...]:
     return tuple(shift(rect, -ax, -ay) for rect in inside if rect is not None)
 
 
-def _stacked_or_refuse(backend: Backend) -> list[tuple[Rect, WindowFacts | None]]:
+def _stacked_or_refuse(backend: Backend) -> list[tuple[Rect, WindowFacts]]:
     """The windows and their facts, or a refusal: with exclusions configured, a
     window whose facts cannot be read might be one of them (fail closed)."""
     try:
@@ -88,12 +88,27 @@ def _stacked_or_refuse(backend: Backend) -> list[tuple[Rect, WindowFacts | None]
             "the window list cannot be read, so windows the person excluded cannot be "
             "hidden: the capture is refused"
         ) from exc
-    if any(facts is None for _, facts in stacked):
+    known = [(rect, facts) for rect, facts in stacked if facts is not None]
+    if len(known) != len(stacked):
         raise CaptureError(
             "a window's facts cannot be read, so it might be one the person excluded: "
             "the capture is refused"
         )
-    return stacked
+    return known
+
+
+def _hide_excluded(
+    grab: Grab,
+    stacked: list[tuple[Rect, WindowFacts]],
+    excluded: Callable[[WindowFacts], bool],
+    area: Rect,
+) -> tuple[Grab, list[Rect]]:
+    """``grab`` with the excluded windows painted black and counted, and the
+    rectangles of the windows that are not excluded (bottom to top)."""
+    hidden = [excluded(facts) for _, facts in stacked]
+    count = _black_out(grab, [rect for rect, _ in stacked], hidden, area)
+    shown = [rect for (rect, _), off in zip(stacked, hidden, strict=True) if not off]
+    return replace(grab, excluded=count), shown
 
 
 def _black_out(grab: Grab, rects: list[Rect], hidden: list[bool], area: Rect) -> int:
@@ -114,9 +129,9 @@ def _black_out(grab: Grab, rects: list[Rect], hidden: list[bool], area: Rect) ->
     # A hidden window shows when some of its pixels are still marked at the end.
     count = 0
     for (x0, y0, x1, y1), off in marks:
-        if off:
-            crop = mask.crop((max(0, x0), max(0, y0), min(aw, x1 + 1), min(ah, y1 + 1)))
-            count += crop.getbbox() is not None if crop.width and crop.height else 0
+        box = (max(0, x0), max(0, y0), min(aw, x1 + 1), min(ah, y1 + 1))
+        if off and box[0] < box[2] and box[1] < box[3]:
+            count += mask.crop(box).getbbox() is not None
     grab.image.paste((0, 0, 0), (0, 0, aw, ah), mask)
     return count
 
@@ -240,9 +255,7 @@ class Capturer:
             # An excluded window lying over this one is hidden here too.
             stacked = _stacked_or_refuse(backend)
             grab = self._grab(backend, rect, display, window)
-            hidden = [self.excluded(facts) for _, facts in stacked]  # type: ignore[arg-type]
-            count = _black_out(grab, [r for r, _ in stacked], hidden, rect)
-            return [replace(grab, excluded=count)]
+            return [_hide_excluded(grab, stacked, self.excluded, rect)[0]]
 
     def grab_display(self, index: int | None = None) -> list[Grab]:
         """One display: ``index`` as in ``displays()``, or None for the one under the pointer."""
@@ -300,15 +313,12 @@ class Capturer:
         if self.excluded is None:
             grab = self._grab(backend, clipped, display, window)
             return replace(grab, windows=_windows_in(backend.window_rects(), clipped))
-        excluded = self.excluded
         stacked = _stacked_or_refuse(backend)
-        if window is not None and excluded(window):
+        if window is not None and self.excluded(window):
             window = None  # its title, app and text are not kept
         grab = self._grab(backend, clipped, display, window)
-        hidden = [excluded(facts) for _, facts in stacked]  # type: ignore[arg-type]
-        count = _black_out(grab, [rect for rect, _ in stacked], hidden, clipped)
-        shown = [rect for (rect, _), off in zip(stacked, hidden, strict=True) if not off]
-        return replace(grab, windows=_windows_in(shown, clipped), excluded=count)
+        grab, shown = _hide_excluded(grab, stacked, self.excluded, clipped)
+        return replace(grab, windows=_windows_in(shown, clipped))
 
     def _grab(
         self,
