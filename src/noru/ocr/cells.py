@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from noru.geometry import Rect
 from noru.ocr.base import OcrLine, clean_line
 from noru.ocr.monospace import agree_job
-from noru.ocr.regions import Job, cut, histogram_mode, ink_height, text_rows, two_tone
+from noru.ocr.regions import Job, Piece, ink_height, plain_piece, text_rows, two_tone
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -251,18 +251,19 @@ def _grow(bands: list[Rect], band: Rect, *, first: bool = False) -> None:
         bands.append(band)
 
 
-def read_job(job: Job) -> tuple[list[OcrLine], list[Rect]] | None:
+def read_job(
+    job: Job, plain: tuple[Piece, int] | None = None
+) -> tuple[list[OcrLine], list[Rect]] | None:
     """A job's region read as a bitmap font's grid: its lines in the original's
     pixels, and the bands (also in the original's pixels) left for the engine;
-    None when the region is not such a grid (the engine reads it all)."""
+    None when the region is not such a grid (the engine reads it all).
+    ``plain``: the job's ``plain_piece``, when the caller has it already."""
     if not fonts():
         return None
-    # The region as cut() prepares it, at its own scale: covered parts painted
-    # over, borders stripped, dark on light.
-    piece = cut(job.source, job.region, scale=1.0, pad=0, invert=True, covered=job.covered)
-    if piece is None:
+    plain = plain or plain_piece(job)
+    if plain is None:
         return None
-    background = histogram_mode(piece.image.histogram())
+    piece, background = plain
     if not two_tone(piece.image, background, text_rows(piece.image, background)):
         return None
     grid = read_grid(piece.image, background)
@@ -287,10 +288,15 @@ def read_with_grids(
     """The job's lines: by its glyphs where it is a bitmap font's grid, and by
     the engine's ``read`` for the rest (or for all of it, when it is no grid),
     its monospace cells made to agree (``noru.ocr.monospace``) when ``agree``."""
-    grid = read_job(job)
+    if not fonts() and not agree:
+        return read(job)
+    plain = plain_piece(job)  # cut once, for both cell readers
+    if plain is None:
+        return read(job)  # nothing of the region shows
+    grid = read_job(job, plain)
     if grid is None:
         lines = read(job)
-        return agree_job(job, lines) if agree else lines
+        return agree_job(job, lines, plain) if agree else lines
     lines, rest = grid
     for band in rest:
         if band[3] >= MIN_BAND:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
 from noru.ocr.base import OcrLine
-from noru.ocr.regions import Job, cut, histogram_mode
+from noru.ocr.regions import Job, Piece, plain_piece
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -330,20 +330,23 @@ def _rewrite(
     return OcrLine(text, line.box, line.confidence)
 
 
-def agree_job(job: Job, lines: list[OcrLine]) -> list[OcrLine]:
-    """``agree`` on a job's region, its lines' boxes in the original's pixels."""
+def agree_job(
+    job: Job, lines: list[OcrLine], plain: tuple[Piece, int] | None = None
+) -> list[OcrLine]:
+    """``agree`` on a job's region, its lines' boxes in the original's pixels.
+    ``plain``: the job's ``plain_piece``, when the caller has it already."""
     if len(lines) < MIN_LINES:
         return lines
-    piece = cut(job.source, job.region, scale=1.0, pad=0, invert=True, covered=job.covered)
-    if piece is None:
+    plain = plain or plain_piece(job)
+    if plain is None:
         return lines
+    piece, background = plain
     ox, oy = piece.origin
     local = [
         OcrLine(line.text, (x - ox, y - oy, w, h), line.confidence)
         for line in lines
         for x, y, w, h in [line.box]
     ]
-    background = histogram_mode(piece.image.histogram())
     read = agree(piece.image, background, local)
     return [
         line if new.text == line.text else OcrLine(new.text, line.box, line.confidence)

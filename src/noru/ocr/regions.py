@@ -388,6 +388,16 @@ class Job:
         )
 
 
+def plain_piece(job: Job) -> tuple[Piece, int] | None:
+    """The job's region at its own scale, unpadded, dark on light (covered parts
+    painted over, borders stripped), and its background grey: what the cell
+    readers (``ocr.cells``, ``ocr.monospace``) look at. None when it is empty."""
+    piece = cut(job.source, job.region, scale=1.0, pad=0, invert=True, covered=job.covered)
+    if piece is None:
+        return None
+    return piece, histogram_mode(piece.image.histogram())
+
+
 class CutSettings(Protocol):
     """What ``Job.cut`` reads of an engine's settings."""
 
