@@ -409,7 +409,7 @@ def test_an_unexpected_failure_is_one_line_naming_it_and_how_to_see_more(
     from noru import status
     from noru.cli import main
 
-    def broken(home: Path) -> None:
+    def broken(home: Path, **_: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(status, "gather", broken)

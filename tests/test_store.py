@@ -11,7 +11,7 @@ import pytest
 
 from noru.errors import SchemaTooNew, StoreError
 from noru.store import Filters, NewImage, Reader, Store, fts_query
-from noru.store.files import TMP_PREFIX, relative_path
+from noru.store.files import TMP_DIR, TMP_PREFIX, relative_path
 from tests.history_data import NOW, decode, png, seed
 
 ID = r"^capture_[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{6}(-[0-9]+)?$"
@@ -69,8 +69,7 @@ def test_a_failed_insert_leaves_no_file_behind(home: Path) -> None:
 def test_temp_files_of_a_dead_writer_are_cleaned_at_the_next_start(home: Path) -> None:
     with Store.open(home) as store:
         store.add_capture(one(), origin="user")
-    day = next((home / "images").rglob("*.png")).parent
-    dead = day / f"{TMP_PREFIX}x.png.999999999"
+    dead = home / "images" / TMP_DIR / f"{TMP_PREFIX}x.png.999999999"
     dead.write_bytes(b"half")
     Store.open(home).close()
     assert not dead.exists()
@@ -112,7 +111,8 @@ def test_migrations_are_recorded_by_name(home: Path) -> None:
     with Store.open(home) as store:
         names = [r[0] for r in store.db.execute("SELECT name FROM migrations")]
     assert names == [
-        "0001_initial", "0002_window_rects", "0003_ocr_version", "0004_ax_layer", "0005_excluded"
+        "0001_initial", "0002_window_rects", "0003_ocr_version", "0004_ax_layer", "0005_excluded",
+        "0006_retention"
     ]  # fmt: skip
 
 

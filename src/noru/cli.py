@@ -511,7 +511,7 @@ def status() -> None:
     """Show what agents may do now, and why."""
     from noru import status as noru_status
 
-    for line in noru_status.person_lines(noru_status.gather(_home())):
+    for line in noru_status.person_lines(noru_status.gather(_home(), disk=True)):
         click.echo(line)
 
 
@@ -564,7 +564,7 @@ def import_cmd(
     unread: list[str] = []
     imported = 0
     with (
-        Store.open(home) as store,
+        Store.open(home, min_free=config.min_free) as store,
         Progress(console=Console(stderr=True), disable=len(found) < 2, transient=True) as progress,
     ):
         task = progress.add_task("Importing", total=len(found))
@@ -765,6 +765,89 @@ def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
             if not store.delete(capture_id):
                 missing.append(capture_id)
     click.echo(f"Deleted {_plural(len(ids) - len(missing), 'capture')}.")
+    if missing:
+        raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
+def _frees(plan: Any) -> str:
+    from noru.sizes import format_size
+
+    by_age = sum(1 for d in plan.doomed if d.reason == "age")
+    reasons = []
+    if by_age:
+        reasons.append(f"{by_age} older than {plan.keep_days:g} days")
+    if len(plan.doomed) - by_age:
+        reasons.append(f"{len(plan.doomed) - by_age} oldest over the budget")
+    return (
+        f"{_plural(len(plan.doomed), 'capture')} ({', '.join(reasons) or 'none due'}),"
+        f" {format_size(plan.frees)} of images"
+    )
+
+
+@main.command()
+@click.option("--dry-run", is_flag=True, help="Only say what would be deleted.")
+def prune(dry_run: bool) -> None:
+    """Delete captures past keep_days, then the oldest while over max_disk (kept ones stay)."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from noru.sizes import format_size
+    from noru.store import Store
+
+    home = ensure_data_dir()
+    config = _config(home)
+    with Store.open(home) as store:
+        plan = store.prune_plan(keep_days=config.keep_days, max_disk=config.max_disk)
+        budget = format_size(config.max_disk) if config.max_disk else "no budget (max_disk = 0)"
+        age = f"{config.keep_days:g} days" if config.keep_days else "no age limit (keep_days = 0)"
+        click.echo(
+            f"History: {_plural(plan.usage.captures, 'capture')},"
+            f" {format_size(plan.usage.total)} on disk; budget {budget}; {age};"
+            f" {plan.usage.kept} kept forever."
+        )
+        if dry_run:
+            click.echo(f"Would delete {_frees(plan)}; {format_size(plan.after)} would remain.")
+        else:
+            with Progress(console=Console(stderr=True), transient=True) as bar:
+                task = bar.add_task("Pruning", total=len(plan.doomed))
+                deleted = store.prune(plan, progress=lambda n: bar.update(task, completed=n))
+            click.echo(f"Deleted {_frees(plan)}.")
+            if deleted < len(plan.doomed):
+                click.echo(f"{len(plan.doomed) - deleted} were kept or deleted meanwhile.")
+        if plan.over_budget:
+            click.echo(
+                f"Still over the budget ({format_size(plan.after)}): what is left is kept forever"
+                " or the newest capture. Raise max_disk, or `noru unkeep` some.",
+                err=True,
+            )
+
+
+@main.command()
+@click.argument("capture_ids", metavar="[ID]...", nargs=-1, type=CaptureId())
+def keep(capture_ids: tuple[str, ...]) -> None:
+    """Keep captures forever: pruning passes them by. Without IDs, list the kept ones."""
+    from noru.store import Store
+
+    with Store.open(ensure_data_dir()) as store:
+        if not capture_ids:
+            for capture_id in store.kept_ids():
+                click.echo(capture_id)
+            return
+        missing = [c for c in dict.fromkeys(capture_ids) if not store.set_kept(c, True)]
+    click.echo(f"Kept forever: {_plural(len(set(capture_ids)) - len(missing), 'capture')}.")
+    if missing:
+        raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
+@main.command()
+@click.argument("capture_ids", metavar="ID...", nargs=-1, required=True, type=CaptureId())
+def unkeep(capture_ids: tuple[str, ...]) -> None:
+    """Let kept captures go again: pruning may then delete them by age or budget."""
+    from noru.store import Store
+
+    with Store.open(ensure_data_dir()) as store:
+        missing = [c for c in dict.fromkeys(capture_ids) if not store.set_kept(c, False)]
+    click.echo(f"No longer kept: {_plural(len(set(capture_ids)) - len(missing), 'capture')}.")
     if missing:
         raise click.ClickException(f"not found: {', '.join(missing)}")
 

@@ -11,6 +11,9 @@
     ax_switch = false        # ask every app of the session to build its accessibility tree
     exclude_apps = []        # apps never captured (also `noru exclude add --app`)
     exclude_titles = []      # window titles never captured: globs, or "re:" + a regex
+    keep_days = 0            # delete captures older than this many days; 0: no age limit
+    max_disk = "20GB"        # images plus database at most this; oldest go first; 0: no budget
+    min_free = "1GB"         # never fill the disk past this: a capture that would is refused
 
 A missing file means the defaults. A file that does not parse, an unknown
 key or a value of the wrong kind is a problem (``Config.problems``, each
@@ -27,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from noru.sizes import parse_size
 from noru.times import parse_duration
 
 __all__ = ["KEYS", "Config", "load_config"]
@@ -43,6 +47,9 @@ class Config:
     ax_switch: bool = False
     exclude_apps: tuple[str, ...] = ()
     exclude_titles: tuple[str, ...] = ()
+    keep_days: float = 0.0  # 0: no age limit
+    max_disk: int = 20 * 10**9  # bytes; 0: no budget
+    min_free: int = 10**9  # bytes
     problems: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -94,6 +101,24 @@ def _names(raw: object) -> tuple[str, ...]:
     return tuple(v.strip() for v in raw)
 
 
+def _size(allow_zero: bool) -> Callable[[object], int]:
+    def parse(raw: object) -> int:
+        if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+            raise ValueError('use a size like "20GB" or "500MB"')
+        size = parse_size(raw) if isinstance(raw, str) else raw
+        if size < 0 or (size == 0 and not allow_zero) or size > 10**18:
+            raise ValueError('use a size like "20GB" or "500MB"' + (", or 0" if allow_zero else ""))
+        return size
+
+    return parse
+
+
+def _days(raw: object) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 36500:
+        raise ValueError("use a number of days (0: no age limit)")
+    return float(raw)
+
+
 # Each key and how its value is read (ValueError says what to write instead).
 KEYS: dict[str, Callable[[object], object]] = {
     "handoff_window": _duration,
@@ -105,6 +130,9 @@ KEYS: dict[str, Callable[[object], object]] = {
     "ax_switch": _switch,
     "exclude_apps": _names,
     "exclude_titles": _names,
+    "keep_days": _days,
+    "max_disk": _size(allow_zero=True),
+    "min_free": _size(allow_zero=True),
 }
 
 

@@ -10,11 +10,16 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from noru import access, live
-from noru.config import load_config
+from noru.config import Config, load_config
 from noru.errors import AppNotRunning, AppVersionMismatch, NoruError, StoreError
 from noru.paths import db_path
+from noru.sizes import format_size
+
+if TYPE_CHECKING:
+    from noru.store.retention import Usage
 
 __all__ = ["Check", "run_checks"]
 
@@ -95,7 +100,31 @@ def _ocr_checks(home: Path) -> list[Check]:
     return checks
 
 
-def _data_dir_check(home: Path) -> list[Check]:
+def _disk_check(usage: Usage, config: Config) -> Check:
+    """The history's disk use against its budget, and the disk's free space:
+    nearing either is said while captures still work; a FAIL means they stop."""
+    budget = config.max_disk
+    found = f"{format_size(usage.total)} of " + (
+        f"{format_size(budget)} (max_disk)" if budget else "no budget (max_disk = 0)"
+    )
+    if usage.free is not None:
+        found += f"; {format_size(usage.free)} free on its disk"
+    if usage.free is not None and usage.free < config.min_free:
+        return Check(
+            "history disk",
+            False,
+            found + f", below min_free ({format_size(config.min_free)}): captures are refused",
+            "free space on that disk, or lower max_disk (older captures go) and `noru prune`",
+        )
+    notes = []
+    if usage.near(budget):
+        notes.append("nearly at its budget: the oldest captures are pruned as new ones come")
+    if usage.free is not None and usage.free < 2 * config.min_free:
+        notes.append("the disk is nearly full")
+    return Check("history disk", True, found + "".join(f"; {n}" for n in notes))
+
+
+def _data_dir_check(home: Path, config: Config) -> list[Check]:
     if not home.exists():
         return [Check("data dir", True, f"{home} (not created yet; made 0700 on first capture)")]
     if not home.is_dir():
@@ -151,6 +180,7 @@ def _data_dir_check(home: Path) -> list[Check]:
         else:
             with reader:
                 checks.append(Check("history", True, f"{reader.count()} captures"))
+                checks.append(_disk_check(reader.usage(), config))
     return checks
 
 
@@ -236,7 +266,7 @@ def run_checks(home: Path) -> list[Check]:
             "fix config.toml in the data dir" if config.problems else None,
         )
     ]
-    checks += _data_dir_check(home)
+    checks += _data_dir_check(home, config)
     checks += _app_checks(home)
     checks += _display_checks()
     checks += _ocr_checks(home)

@@ -118,6 +118,10 @@ class StoreError(NoruError):
     """The store cannot be opened, read or written."""
 
 
+class NoRoom(StoreError):
+    """A capture was refused: writing it would leave the disk too full."""
+
+
 class SchemaTooNew(StoreError):
     """The database was migrated by a newer Noru than this one."""
 

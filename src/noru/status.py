@@ -12,13 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from noru import access, live
-from noru.config import load_config
+from noru.config import Config, load_config
 from noru.errors import AppNotRunning, NoruError, StoreError
+from noru.sizes import format_size
 from noru.times import format_duration
 
-__all__ = ["Status", "agent_lines", "gather", "person_lines", "text_wait"]
+if TYPE_CHECKING:
+    from noru.store.retention import Usage
+
+__all__ = ["Status", "agent_lines", "describe_disk", "gather", "person_lines", "text_wait"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,7 @@ class Status:
     captures_problem: str | None
     handoff_window: float
     config_problems: tuple[str, ...]
+    disk: tuple[str, ...] = ()  # the history's disk use, for the person (``gather(disk=True)``)
 
     @property
     def live_now(self) -> tuple[bool, str]:
@@ -46,7 +52,9 @@ class Status:
         return True, self.live_access.reason
 
 
-def gather(home: Path) -> Status:
+def gather(home: Path, *, disk: bool = False) -> Status:
+    """Everything status says; ``disk``: also measure the history's disk use
+    (a pass over every capture: the person's ``noru status``, not an agent's)."""
     state = access.load(home)
     config = load_config(home)
     app: live.AppStatus | None = None
@@ -59,11 +67,14 @@ def gather(home: Path) -> Status:
         problem = f"running but not answering ({exc})"
     captures: int | None = None
     captures_problem: str | None = None
+    disk_lines: list[str] = []
     from noru.store import Reader  # only now: `noru mcp` starts without the store
 
     try:
         with Reader.open(home) as reader:
             captures = reader.count()
+            if disk:
+                disk_lines = describe_disk(reader.usage(), config)
     except StoreError as exc:
         captures_problem = str(exc)
     return Status(
@@ -77,7 +88,44 @@ def gather(home: Path) -> Status:
         captures_problem=captures_problem,
         handoff_window=config.handoff_window,
         config_problems=config.problems,
+        disk=tuple(disk_lines),
     )
+
+
+def describe_disk(usage: Usage, config: Config) -> list[str]:
+    """The history's disk use and limits in the person's words, with a warning
+    while it nears its budget or the disk nears full (before anything stops)."""
+    budget = config.max_disk
+    if budget:
+        share = f"{100 * usage.total / budget:.0f} %"
+        limit = f"of the {format_size(budget)} budget (max_disk), {share}"
+    else:
+        limit = "with no budget (max_disk = 0)"
+    lines = [
+        f"History on disk: {format_size(usage.total)} {limit}:"
+        f" images {format_size(usage.images)}, database {format_size(usage.database)}",
+        "Kept: "
+        + (f"{config.keep_days:g} days (keep_days)" if config.keep_days else "no age limit")
+        + f"; {usage.kept} kept forever (`noru keep`)",
+    ]
+    if usage.free is not None:
+        lines.append(
+            f"Disk free: {format_size(usage.free)}"
+            f" (captures are refused below {format_size(config.min_free)}: min_free)"
+        )
+    if usage.near(budget):
+        lines.append(
+            f"Warning: the history is at {share} of its budget: the oldest captures are"
+            " pruned as new ones come; raise max_disk in config.toml to keep more"
+        )
+    if usage.free is not None and usage.free < max(2 * config.min_free, 10**9):
+        state = "full" if usage.free < config.min_free else "nearly full"
+        lines.append(
+            f"Warning: the disk is {state} ({format_size(usage.free)} free): below"
+            f" {format_size(config.min_free)} new captures are refused; free some space,"
+            " or lower max_disk"
+        )
+    return lines
 
 
 def text_wait(home: Path) -> tuple[bool, str]:
@@ -145,6 +193,7 @@ def person_lines(status: Status) -> list[str]:
             f"Warning: {status.state.damaged}; treated as revoked. "
             "Run `noru allow` or `noru revoke` to rewrite it."
         )
+    lines += status.disk
     lines += [f"Warning: config.toml: {problem}" for problem in status.config_problems]
     lines.append(f"Data dir: {status.home}")
     return lines

@@ -31,7 +31,7 @@ from noru import __version__, access, imaging, live
 from noru.app.memory import Trimmer
 from noru.ax.base import AxAbsent
 from noru.config import Config, load_config
-from noru.errors import Busy, CaptureError, NoruError, NothingNew, PermissionDenied
+from noru.errors import Busy, CaptureError, NoruError, NothingNew, PermissionDenied, StoreError
 from noru.store import NewImage, Origin, Store
 from noru.times import format_duration
 
@@ -50,12 +50,15 @@ SERVED_CACHE = 4
 
 class App:
     def __init__(self, home: Path, *, config: Config | None = None) -> None:
+        from noru.app.pruner import Pruner
         from noru.app.writer import Writer
         from noru.capture import Capturer
 
         self.home = home
         self.config = config or load_config(home)
-        self.writer = Writer(home)
+        self.writer = Writer(home, min_free=self.config.min_free)
+        # Keeps the history within keep_days and max_disk (started by run_app).
+        self.pruner = Pruner(home, self.config, self.writer)
         # The accessibility text is read beside each grab, within its budget.
         self.capturer = Capturer(ax_budget=self.config.ax_budget or None)
         self._capture_lock = threading.Lock()
@@ -199,7 +202,11 @@ class App:
         def store(store: Store) -> str:
             return store.add_capture(images, origin=origin, note=note).id
 
-        capture_id = self.writer.call(store)
+        try:
+            capture_id = self.writer.call(store)
+        except StoreError as exc:  # a full disk: refused whole, nothing half-written
+            raise CaptureError(str(exc)) from exc
+        self.pruner.added(sum(len(image.png) for image in images))
         with self._served_lock:
             self._served[capture_id] = served
             while len(self._served) > SERVED_CACHE:
@@ -286,6 +293,7 @@ class App:
             ax.set_session_enabled(False)
         self._pool.shutdown(wait=True)
         self._trimmer.close()
+        self.pruner.close()
         if self.ocr is not None:
             self.ocr.close()
         self.writer.close()

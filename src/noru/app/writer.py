@@ -24,9 +24,10 @@ T = TypeVar("T")
 
 
 class Writer:
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *, min_free: int = 0) -> None:
         self._jobs: queue.Queue[tuple[Callable[[Store], Any], Future[Any]] | None] = queue.Queue()
-        self._store = Store.open(home)  # opened here so a bad store fails the start
+        # Opened here so that a bad store fails the start.
+        self._store = Store.open(home, min_free=min_free)
         self._thread = threading.Thread(target=self._run, name="noru-writer", daemon=True)
         self._thread.start()
 

@@ -1,22 +1,39 @@
 """Image files: where they live, and writing them so a row never points at nothing.
 
 Originals are lossless PNGs under ``images/YYYY/MM/DD/``. Each is written to a
-temp name, fsynced and renamed into place before its row commits. Paths read
-back from the database are resolved inside the images folder only.
+temp name in ``images/.tmp/`` (one folder, so a start looks for a killed
+writer's leftovers there only, however large the history), fsynced and
+renamed into place before its row commits. Paths read back from the
+database are resolved inside the images folder only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
 
 from noru.contract import CAPTURE_ID_PATTERN
-from noru.errors import StoreError
+from noru.errors import NoRoom, StoreError
+from noru.sizes import format_size
 
-__all__ = ["TMP_PREFIX", "check_id", "clean_temp_files", "relative_path", "resolve", "write_file"]
+__all__ = [
+    "TMP_DIR",
+    "TMP_PREFIX",
+    "check_id",
+    "check_room",
+    "clean_temp_files",
+    "free_space",
+    "relative_path",
+    "remove",
+    "resolve",
+    "size",
+    "write_file",
+]
 
 TMP_PREFIX = ".tmp-"
+TMP_DIR = ".tmp"
 _ID = re.compile(CAPTURE_ID_PATTERN)
 
 
@@ -36,7 +53,10 @@ def relative_path(capture_id: str, position: int) -> str:
 
 def resolve(images_root: Path, relative: str) -> Path:
     """The absolute path of a stored file; refuses anything outside the folder."""
-    root = images_root.resolve()
+    return _inside(images_root.resolve(), relative)
+
+
+def _inside(root: Path, relative: str) -> Path:
     path = (root / relative).resolve()
     if not path.is_relative_to(root) or path == root:
         raise StoreError("a stored image path points outside the images folder")
@@ -55,7 +75,9 @@ def write_file(images_root: Path, relative: str, data: bytes) -> Path:
     """Write ``data`` durably at ``relative``: temp file, fsync, rename, fsync dir."""
     final = images_root / relative
     final.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = final.parent / f"{TMP_PREFIX}{final.name}.{os.getpid()}"
+    temp_dir = images_root / TMP_DIR
+    temp_dir.mkdir(mode=0o700, exist_ok=True)
+    tmp = temp_dir / f"{TMP_PREFIX}{final.name}.{os.getpid()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -87,11 +109,71 @@ def _writer_alive(path: Path) -> bool:
 
 def clean_temp_files(images_root: Path) -> int:
     """Remove temp files that killed writers left behind; returns how many."""
-    if not images_root.is_dir():
+    temp_dir = images_root / TMP_DIR
+    if not temp_dir.is_dir():
         return 0
     removed = 0
-    for path in images_root.rglob(f"{TMP_PREFIX}*"):
+    for path in temp_dir.glob(f"{TMP_PREFIX}*"):
         if path.is_file() and not _writer_alive(path):
             path.unlink(missing_ok=True)
             removed += 1
     return removed
+
+
+def free_space(path: Path) -> int | None:
+    """Bytes an unprivileged writer may still use on the disk holding ``path``
+    (its nearest existing folder); None when the system will not say."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        stat = os.statvfs(path)
+    except OSError:
+        return None
+    return stat.f_bavail * stat.f_frsize
+
+
+def check_room(images_root: Path, size: int, min_free: int) -> None:
+    """Refuse (``NoRoom``) to write ``size`` bytes that would leave the disk with
+    less than ``min_free`` free."""
+    if min_free <= 0:
+        return
+    free = free_space(images_root)
+    if free is not None and free - size < min_free:
+        raise NoRoom(
+            f"the capture was not kept: the disk holding the history has {format_size(free)}"
+            f" free, and Noru keeps {format_size(min_free)} free (min_free in config.toml);"
+            " free some space, or lower max_disk so older captures go"
+        )
+
+
+def size(images_root: Path, relative: str) -> int:
+    """A stored file's size in bytes; 0 when it is missing or not ours."""
+    try:
+        return resolve(images_root, relative).stat().st_size
+    except (OSError, StoreError):
+        return 0
+
+
+def remove(images_root: Path, relatives: list[str]) -> None:
+    """Remove stored files (missing ones are fine), then their folders when
+    empty, and make the removals durable before the caller forgets them."""
+    folders: set[Path] = set()
+    root = images_root.resolve()
+    for relative in relatives:
+        try:
+            path = _inside(root, relative)
+        except StoreError:
+            continue  # a path pointing outside the images folder is never touched
+        path.unlink(missing_ok=True)
+        folders.add(path.parent)
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        # Day, month and year folders go when their last file has; the first
+        # folder still there holds the removals, made durable by its fsync.
+        while folder != root and folder.is_relative_to(root):
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
+        with contextlib.suppress(OSError):
+            _fsync_dir(folder)

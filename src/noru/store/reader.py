@@ -19,7 +19,7 @@ from typing import Any, Self
 from noru.errors import DataDirError, StoreError
 from noru.paths import check_data_dir, db_path, images_dir
 from noru.sources import Source
-from noru.store import files, queries, schema
+from noru.store import files, queries, retention, schema
 from noru.store.codec import ax_from_json, lines_from_json, windows_from_json
 from noru.store.connection import map_sqlite_errors, open_empty, open_reader
 from noru.store.records import CaptureRecord, Filters, ImageRecord, Row, SearchHit
@@ -58,6 +58,18 @@ class Reading:
         self.close()
 
     # --- captures ----------------------------------------------------------
+
+    def usage(self) -> retention.Usage:
+        """The history's disk use: images, database, kept captures, free space."""
+        return retention.usage(self.db, self.home, self.images_root)
+
+    def prune_plan(
+        self, *, keep_days: float, max_disk: int, now: datetime | None = None
+    ) -> retention.Plan:
+        """What pruning would delete now (``noru prune --dry-run`` prints it)."""
+        return retention.plan(
+            self.db, self.home, self.images_root, keep_days=keep_days, max_disk=max_disk, now=now
+        )
 
     def count(self) -> int:
         with map_sqlite_errors("count captures"):
@@ -113,6 +125,7 @@ class Reading:
                 imported=bool(r["imported"]),
                 delivered=r["delivered_at"] is not None,
                 images=tuple(images[r["seq"]]),
+                kept=bool(r["kept"]),
             )
             for r in rows
         ]
@@ -142,6 +155,16 @@ class Reading:
             if found is None:
                 return None
             return self._records("c.seq = ?", (found["seq"],))[0]
+
+    def kept_ids(self) -> list[str]:
+        """The captures kept forever, oldest first."""
+        with map_sqlite_errors("list kept captures"):
+            return [
+                r["id"]
+                for r in self.db.execute(
+                    "SELECT id FROM captures WHERE kept = 1 ORDER BY captured_ts, seq"
+                )
+            ]
 
     def all_ids(self) -> list[str]:
         """Every capture id, oldest first."""

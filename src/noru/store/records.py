@@ -81,6 +81,7 @@ class CaptureRecord:
     imported: bool
     delivered: bool
     images: tuple[ImageRecord, ...]
+    kept: bool = False  # the person keeps it forever: pruning passes it by
 
     @property
     def ocr_text(self) -> str:

@@ -101,12 +101,30 @@ def _excluded(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE images ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0")
 
 
+def _retention(db: sqlite3.Connection) -> None:
+    # ``kept``: the person keeps this capture forever (pruning passes it by).
+    # ``bytes``: its image files' size, NULL until a writer has measured them.
+    # ``doomed``: image files whose rows are gone, still to be removed; rows go
+    # first, in one transaction with this list, so a crash between the two
+    # leaves neither rows pointing at nothing nor files nobody will remove.
+    for statement in _statements(
+        """
+        ALTER TABLE captures ADD COLUMN kept INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE captures ADD COLUMN bytes INTEGER;
+        CREATE INDEX captures_unmeasured ON captures (seq) WHERE bytes IS NULL;
+        CREATE TABLE doomed (path TEXT PRIMARY KEY) WITHOUT ROWID;
+        """
+    ):
+        db.execute(statement)
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_window_rects", _window_rects),
     ("0003_ocr_version", _ocr_version),
     ("0004_ax_layer", _ax_layer),
     ("0005_excluded", _excluded),
+    ("0006_retention", _retention),
 ]
 KNOWN = {name for name, _ in MIGRATIONS}
 
@@ -122,6 +140,8 @@ COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
             )
         ),
         ("ocr_version", "0003_ocr_version"),
+        ("kept", "0006_retention"),
+        ("bytes", "0006_retention"),
     ),
     "images": (
         *(

@@ -10,8 +10,8 @@ serialises writers across processes.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,17 +22,23 @@ from noru.store.codec import ax_to_json, lines_to_json, windows_to_json
 from noru.store.connection import map_sqlite_errors, open_writer
 from noru.store.reader import Reading
 from noru.store.records import CaptureRecord, NewImage, OcrLine, Origin
+from noru.store.retention import Plan
 from noru.times import format_utc
 
 __all__ = ["Store"]
 
 
 class Store(Reading):
-    """The writer: migrations, captures, notes, OCR results, handoff, deletes."""
+    """The writer: migrations, captures, notes, OCR results, handoff, deletes, pruning."""
+
+    # Bytes the disk keeps free: a capture that would leave less is refused.
+    min_free = 0
 
     @classmethod
-    def open(cls, home: Path) -> Store:
-        """The history of ``home`` for writing, created (0600) when missing.
+    def open(cls, home: Path, *, min_free: int = 0) -> Store:
+        """The history of ``home`` for writing, created (0600) when missing;
+        ``min_free``: the bytes a capture must leave free on the disk (the
+        person's ``min_free``), else it is refused (``NoRoom``).
 
         ``StoreError`` when it cannot be opened or migrated.
         """
@@ -45,7 +51,10 @@ class Store(Reading):
         except OSError as exc:
             raise StoreError(f"cannot open the history: {exc.strerror}") from exc
         store = cls(home, db)
+        store.min_free = min_free
         files.clean_temp_files(store.images_root)
+        store._remove_doomed()
+        store._measure_sizes()
         return store
 
     @contextmanager
@@ -93,6 +102,8 @@ class Store(Reading):
         if origin not in ("user", "agent"):
             raise ValueError(f"unknown origin {origin!r}")
         moment = (captured_at or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+        size = sum(len(image.png) for image in images)
+        files.check_room(self.images_root, size, self.min_free)
         written: list[Path] = []
         try:
             with self._transaction() as db:
@@ -102,7 +113,7 @@ class Store(Reading):
                     written.append(files.write_file(self.images_root, relative, image.png))
                 cur = db.execute(
                     "INSERT INTO captures (id, captured_at, captured_ts, origin, note,"
-                    " image_count, imported) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    " image_count, imported, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         capture_id,
                         format_utc(moment),
@@ -111,6 +122,7 @@ class Store(Reading):
                         note,
                         len(images),
                         int(imported),
+                        size,
                     ),
                 )
                 seq = cur.lastrowid
@@ -146,9 +158,13 @@ class Store(Reading):
                     "INSERT INTO capture_text (rowid, ocr, ax, note) VALUES (?, '', ?, ?)",
                     (seq, ax, note or ""),
                 )
-        except BaseException:
+        except BaseException as exc:
             for path in written:
                 path.unlink(missing_ok=True)
+            if isinstance(exc, OSError):  # a full disk, a file too large for this system
+                raise StoreError(
+                    f"the capture was not kept: {exc.strerror or exc}; nothing of it was written"
+                ) from exc
             raise
         record = self.get(capture_id)
         assert record is not None
@@ -233,15 +249,90 @@ class Store(Reading):
             return str(row["id"])
 
     def delete(self, capture_id: str) -> bool:
-        """Remove a capture's rows, then its files (rows never point at nothing)."""
+        """Remove a capture: its rows, its text, then its files."""
         record = self.get(capture_id)
         if record is None:
             return False
+        return self.delete_seqs([record.seq], unkept_only=False) == 1
+
+    def delete_seqs(self, seqs: Sequence[int], *, unkept_only: bool) -> int:
+        """Remove these captures in one transaction; returns how many went.
+
+        Rows (and so search's text) go first, with their files listed in
+        ``doomed`` in the same transaction; the files are removed after it
+        commits, and then the list. A crash in between leaves files listed
+        for the next writer to remove (``_remove_doomed`` at open), never a
+        row pointing at a missing file. ``unkept_only`` passes by captures
+        the person keeps (pruning), even if kept since the plan was made.
+        """
+        if not seqs:
+            return 0
+        marks = ",".join("?" * len(seqs))
+        where = f"seq IN ({marks})" + (" AND kept = 0" if unkept_only else "")
         with self._transaction() as db:
-            db.execute("DELETE FROM capture_text WHERE rowid = ?", (record.seq,))
-            db.execute("DELETE FROM images WHERE capture_seq = ?", (record.seq,))
-            db.execute("DELETE FROM captures WHERE seq = ?", (record.seq,))
-        for image in record.images:
-            with suppress(StoreError):
-                self.image_file(image).unlink(missing_ok=True)
+            gone = [r["seq"] for r in db.execute(f"SELECT seq FROM captures WHERE {where}", seqs)]
+            if not gone:
+                return 0
+            marks = ",".join("?" * len(gone))
+            db.execute(
+                "INSERT OR IGNORE INTO doomed (path)"
+                f" SELECT path FROM images WHERE capture_seq IN ({marks})",
+                gone,
+            )
+            db.execute(f"DELETE FROM capture_text WHERE rowid IN ({marks})", gone)
+            db.execute(f"DELETE FROM images WHERE capture_seq IN ({marks})", gone)
+            db.execute(f"DELETE FROM captures WHERE seq IN ({marks})", gone)
+        self._remove_doomed()
+        return len(gone)
+
+    def _remove_doomed(self) -> None:
+        """Remove the files whose rows are gone (this writer's, or a killed one's)."""
+        with map_sqlite_errors("read the files to remove"):
+            doomed = [r["path"] for r in self.db.execute("SELECT path FROM doomed")]
+        if doomed:
+            files.remove(self.images_root, doomed)
+            with self._transaction() as db:
+                db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in doomed])
+
+    def _measure_sizes(self) -> None:
+        """Record the image bytes of captures stored before sizes were kept."""
+        with map_sqlite_errors("measure the history"):
+            rows = self.db.execute(
+                "SELECT c.seq, i.path FROM captures c JOIN images i ON i.capture_seq = c.seq"
+                " WHERE c.bytes IS NULL"
+            ).fetchall()
+        sizes: dict[int, int] = {}
+        for row in rows:
+            sizes[row["seq"]] = sizes.get(row["seq"], 0) + files.size(self.images_root, row["path"])
+        if sizes:
+            with self._transaction() as db:
+                db.executemany(
+                    "UPDATE captures SET bytes = ? WHERE seq = ?",
+                    [(size, seq) for seq, size in sizes.items()],
+                )
+
+    def set_kept(self, capture_id: str, kept: bool) -> bool:
+        """Keep a capture forever (pruning passes it by), or let it go again;
+        False when there is no such capture."""
+        with self._transaction() as db:
+            seq = self._seq(db, capture_id)
+            if seq is None:
+                return False
+            db.execute("UPDATE captures SET kept = ? WHERE seq = ?", (int(kept), seq))
         return True
+
+    def prune(
+        self, plan: Plan, *, batch: int = 100, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Delete what ``plan`` names, oldest first, ``batch`` captures per
+        transaction (other writers, such as the app's next capture, wait at
+        most one batch); captures kept since the plan are passed by.
+        ``progress`` is told how many of the plan's captures are done with.
+        Returns how many were deleted."""
+        seqs = [doomed.seq for doomed in plan.doomed]
+        done = 0
+        for first in range(0, len(seqs), batch):
+            done += self.delete_seqs(seqs[first : first + batch], unkept_only=True)
+            if progress is not None:
+                progress(min(len(seqs), first + batch))
+        return done

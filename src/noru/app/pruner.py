@@ -1,0 +1,109 @@
+"""The app's retention thread: keeps the history within ``keep_days`` and ``max_disk``.
+
+It plans on its own read-only connection and deletes through the app's one
+writer, a batch per job, so a capture taken meanwhile waits for one batch at
+most. It runs at start, every ``EVERY`` seconds (for age), and soon after a
+capture that may have crossed the budget (the app tells it each capture's
+size; it re-measures only when its running estimate crosses the budget).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+from noru.app.writer import Writer
+from noru.config import Config
+from noru.errors import NoruError
+from noru.sizes import format_size
+from noru.store import Reader, Store
+
+__all__ = ["Pruner"]
+
+log = logging.getLogger("noru.app")
+
+EVERY = 600.0  # seconds between age checks
+BATCH = 100  # captures per delete transaction
+
+
+class Pruner:
+    def __init__(self, home: Path, config: Config, writer: Writer) -> None:
+        self.home = home
+        self.keep_days = config.keep_days
+        self.max_disk = config.max_disk
+        self._writer = writer
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._estimate: int | None = None  # bytes on disk after the last run
+        self._lock = threading.Lock()
+        self.runs = 0  # completed runs (for status and tests)
+        self.deleted = 0  # captures deleted since the app started
+        self._thread = threading.Thread(target=self._run, name="noru-pruner", daemon=True)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.keep_days or self.max_disk)
+
+    def start(self) -> None:
+        if self.active:
+            self._thread.start()
+
+    def added(self, size: int) -> None:
+        """A capture of ``size`` image bytes was stored: prune soon if it may
+        have taken the history over its budget."""
+        with self._lock:
+            if self._estimate is None:
+                return
+            self._estimate += size
+            over = bool(self.max_disk) and self._estimate > self.max_disk
+        if over:
+            self._wake.set()
+
+    def run_once(self) -> int:
+        """Plan and prune now; returns how many captures were deleted."""
+        with Reader.open(self.home) as reader:
+            plan = reader.prune_plan(keep_days=self.keep_days, max_disk=self.max_disk)
+        deleted = 0
+        seqs = [doomed.seq for doomed in plan.doomed]
+        for first in range(0, len(seqs), BATCH):
+            if self._stop.is_set():
+                break
+            batch = seqs[first : first + BATCH]
+
+            def job(store: Store, batch: list[int] = batch) -> int:
+                return store.delete_seqs(batch, unkept_only=True)
+
+            deleted += self._writer.call(job)
+        with self._lock:
+            self._estimate = plan.after
+        if deleted:
+            log.info(
+                "pruned %d captures (%s of images) for keep_days/max_disk; %s on disk now",
+                deleted,
+                format_size(plan.frees),
+                format_size(plan.after),
+            )
+        if plan.over_budget:
+            log.warning(
+                "the history is over its budget (%s of %s): what is left is kept forever",
+                format_size(plan.after),
+                format_size(self.max_disk),
+            )
+        return deleted
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.deleted += self.run_once()
+            except (NoruError, TimeoutError) as exc:  # a damaged store, a stuck writer: later
+                log.warning("pruning failed: %s", exc)
+            self.runs += 1
+            self._wake.wait(EVERY)
+            self._wake.clear()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=30)

@@ -1,0 +1,462 @@
+"""Retention: pruning by age and disk budget, keeping forever, complete deletes
+(rows, text, files, folders), kill -9 in the middle of a prune, a full disk
+refusing a capture whole, and disk use said by status and doctor. Real SQLite,
+real files, the real `noru` CLI and app."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from PIL import Image
+
+from noru.access import set_control
+from noru.config import load_config
+from noru.errors import NoRoom
+from noru.store import Filters, NewImage, OcrLine, Reader, Store
+from tests.app_process import running_app, wait_until
+from tests.history_data import png
+from tests.wire import MemoryClient, noru_command
+
+if TYPE_CHECKING:
+    from tests.xserver import XServer
+
+NOW = datetime.now(UTC).replace(microsecond=0)
+PNG = png(120, 80)
+
+
+def noru(
+    home: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*noru_command(), *args],
+        capture_output=True, text=True, timeout=120,
+        env={**(env or os.environ), "NORU_HOME": str(home)},
+    )  # fmt: skip
+
+
+def fill(
+    store: Store, days_ago: list[float], *, images: int = 1, word: str = "ledger"
+) -> list[str]:
+    """Captures taken ``days_ago`` (each with OCR text and a note), oldest first."""
+    ids = []
+    for n, ago in enumerate(days_ago):
+        record = store.add_capture(
+            [NewImage(PNG, 120, 80) for _ in range(images)],
+            origin="user",
+            captured_at=NOW - timedelta(days=ago, seconds=n),
+            note=f"note {word} {n}",
+        )
+        store.set_ocr(
+            record.id,
+            engine="tesseract",
+            lines_per_image=[[OcrLine(f"{word} line {n}", (0, 0, 50, 10), 0.9)]] * images,
+        )
+        ids.append(record.id)
+    return ids
+
+
+def on_disk(home: Path) -> set[str]:
+    root = home / "images"
+    return {str(p.relative_to(root)) for p in root.rglob("*.png")} if root.exists() else set()
+
+
+def rows_paths(home: Path) -> set[str]:
+    db = sqlite3.connect(f"file:{home / 'noru.sqlite3'}?mode=ro", uri=True)
+    try:
+        return {r[0] for r in db.execute("SELECT path FROM images")}
+    finally:
+        db.close()
+
+
+def doomed_paths(home: Path) -> set[str]:
+    db = sqlite3.connect(f"file:{home / 'noru.sqlite3'}?mode=ro", uri=True)
+    try:
+        return {r[0] for r in db.execute("SELECT path FROM doomed")}
+    finally:
+        db.close()
+
+
+def assert_whole(home: Path) -> None:
+    """Every row's file exists, every file has its row, every capture its text row."""
+    assert rows_paths(home) == on_disk(home)
+    db = sqlite3.connect(f"file:{home / 'noru.sqlite3'}?mode=ro", uri=True)
+    try:
+        captures = {r[0] for r in db.execute("SELECT seq FROM captures")}
+        texts = {r[0] for r in db.execute("SELECT rowid FROM capture_text")}
+        images = {r[0] for r in db.execute("SELECT DISTINCT capture_seq FROM images")}
+        doomed = db.execute("SELECT count(*) FROM doomed").fetchone()[0]
+    finally:
+        db.close()
+    assert texts == captures and images == captures and doomed == 0
+
+
+# --- pruning, store level ------------------------------------------------------------
+
+
+def test_age_pruning_deletes_rows_text_files_and_empty_folders_and_passes_kept_ones(
+    home: Path,
+) -> None:
+    with Store.open(home) as store:
+        ids = fill(store, [40, 35, 31, 20, 1], word="quartz")
+        assert store.set_kept(ids[1], True)
+        plan = store.prune_plan(keep_days=30, max_disk=0)
+        assert [d.id for d in plan.doomed] == [ids[0], ids[2]]
+        assert {d.reason for d in plan.doomed} == {"age"}
+        assert plan.frees == 2 * len(PNG)
+        folders = {store.image_file(store.get(i).images[0]).parent for i in (ids[0], ids[2])}  # type: ignore[union-attr]
+        assert store.prune(plan) == 2
+        assert store.get(ids[0]) is None and store.get(ids[2]) is None
+        assert store.get(ids[1]) is not None  # kept forever, though 35 days old
+        hits, _ = store.search("quartz", Filters(), now=NOW)
+        assert sorted(h.row.id for h in hits) == sorted([ids[1], ids[3], ids[4]])
+        assert store.usage().images == 3 * len(PNG)
+    assert_whole(home)
+    assert not any(folder.exists() for folder in folders)  # their day folders went too
+
+
+def test_budget_pruning_takes_the_oldest_until_it_fits_but_never_the_newest_or_kept(
+    home: Path,
+) -> None:
+    with Store.open(home) as store:
+        ids = fill(store, [9, 8, 7, 6, 5, 4], images=2)
+        store.set_kept(ids[0], True)
+        per_capture = 2 * len(PNG)
+        database = store.usage().database
+        # Room for the database and three captures: the three oldest unkept go.
+        budget = database + 3 * per_capture + per_capture // 2
+        plan = store.prune_plan(keep_days=0, max_disk=budget)
+        assert [d.id for d in plan.doomed][:2] == [ids[1], ids[2]]
+        assert all(d.reason == "budget" for d in plan.doomed)
+        assert ids[0] not in {d.id for d in plan.doomed}
+        store.prune(plan)
+        left = set(store.all_ids())
+        assert ids[0] in left and ids[5] in left and plan.after <= budget
+        # A budget nothing fits: everything unkept goes except the newest capture.
+        tiny = store.prune_plan(keep_days=0, max_disk=1)
+        assert ids[5] not in {d.id for d in tiny.doomed} and tiny.over_budget
+        store.prune(tiny)
+        assert set(store.all_ids()) == {ids[0], ids[5]}
+    assert_whole(home)
+
+
+def test_a_capture_kept_after_the_plan_was_made_is_still_passed_by(home: Path) -> None:
+    with Store.open(home) as store:
+        ids = fill(store, [50, 40, 30])
+        plan = store.prune_plan(keep_days=10, max_disk=0)
+        assert len(plan.doomed) == 3
+        store.set_kept(ids[1], True)  # the person, between plan and prune
+        assert store.prune(plan) == 2
+        assert store.all_ids() == [ids[1]]
+        assert store.kept_ids() == [ids[1]]
+
+
+def test_sizes_missing_from_an_older_history_are_measured_by_the_next_writer(home: Path) -> None:
+    with Store.open(home) as store:
+        fill(store, [3, 2, 1], images=2)
+        store.db.execute("UPDATE captures SET bytes = NULL")
+        # A reader meanwhile measures the files themselves.
+        assert store.usage().images == 6 * len(PNG)
+    with Store.open(home) as store:
+        sizes = [r[0] for r in store.db.execute("SELECT bytes FROM captures")]
+    assert sizes == [2 * len(PNG)] * 3
+
+
+# --- the person's commands -----------------------------------------------------------
+
+
+def test_noru_prune_dry_run_changes_nothing_then_prune_deletes_what_it_said(home: Path) -> None:
+    with Store.open(home) as store:
+        ids = fill(store, [100, 90, 2])
+    (home / "config.toml").write_text("keep_days = 30\n")
+    before = on_disk(home)
+    dry = noru(home, "prune", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "Would delete 2 captures (2 older than 30 days)" in dry.stdout
+    assert on_disk(home) == before
+    done = noru(home, "prune")
+    assert done.returncode == 0, done.stderr
+    assert "Deleted 2 captures (2 older than 30 days)" in done.stdout
+    with Reader.open(home) as reader:
+        assert reader.all_ids() == [ids[2]]
+    assert_whole(home)
+
+
+def test_noru_keep_lists_keeps_and_unkeep_lets_go(home: Path) -> None:
+    with Store.open(home) as store:
+        ids = fill(store, [100, 90])
+    (home / "config.toml").write_text("keep_days = 30\n")
+    assert noru(home, "keep", ids[0]).returncode == 0
+    assert noru(home, "keep").stdout.split() == [ids[0]]
+    missing = noru(home, "keep", "capture_2020-01-01_000000")
+    assert missing.returncode == 1 and "not found: capture_2020-01-01_000000" in missing.stderr
+    noru(home, "prune")
+    with Reader.open(home) as reader:
+        assert reader.all_ids() == [ids[0]]
+    assert noru(home, "unkeep", ids[0]).returncode == 0
+    assert noru(home, "keep").stdout == ""
+    noru(home, "prune")
+    with Reader.open(home) as reader:
+        assert reader.all_ids() == []
+    assert on_disk(home) == set()
+
+
+def test_noru_delete_removes_the_files_and_leaves_no_list_behind(home: Path) -> None:
+    with Store.open(home) as store:
+        ids = fill(store, [1, 0], images=2)
+    done = noru(home, "delete", "--yes", ids[0])
+    assert done.returncode == 0, done.stderr
+    assert_whole(home)
+    assert len(on_disk(home)) == 2
+
+
+# --- kill -9 in the middle of a prune --------------------------------------------------
+
+
+def test_kill_9_during_a_prune_leaves_no_orphan_and_loses_nothing_else(home: Path) -> None:
+    with Store.open(home) as store:
+        old = fill(store, [400 - n / 100 for n in range(1500)], images=2)
+        young = fill(store, [1, 0.5], images=2)
+        store.set_kept(old[700], True)
+        spared = {old[700], *young}
+        digests = {
+            capture_id: [
+                hashlib.sha256(store.image_file(i).read_bytes()).hexdigest()
+                for i in store.get(capture_id).images  # type: ignore[union-attr]
+            ]
+            for capture_id in spared
+        }
+    (home / "config.toml").write_text("keep_days = 30\n")
+    env = {**os.environ, "NORU_HOME": str(home)}
+    for extra in (0.0, 0.02, 0.08):
+        with Reader.open(home) as reader:
+            start = reader.count()
+        if start == len(spared):
+            break
+        proc = subprocess.Popen(
+            [*noru_command(), "prune"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        try:
+            # Once its first batch has committed, it is in the middle.
+            with Reader.open(home) as reader:
+                wait_until(
+                    lambda: reader.count() < start or proc.poll() is not None,  # noqa: B023
+                    "the prune's first batch",
+                    seconds=60,
+                )
+            time.sleep(extra)
+            proc.send_signal(signal.SIGKILL)
+        finally:
+            proc.wait(timeout=30)
+            assert proc.stdout and proc.stderr
+            proc.stdout.close()
+            proc.stderr.close()
+        # Right after the kill: no row points at a missing file, and every file
+        # without a row is listed for removal.
+        assert rows_paths(home) <= on_disk(home)
+        assert on_disk(home) - rows_paths(home) <= doomed_paths(home)
+        with Store.open(home):  # the next writer finishes what the killed one listed
+            pass
+        assert_whole(home)
+    done = noru(home, "prune")
+    assert done.returncode == 0, done.stderr
+    assert_whole(home)
+    with Reader.open(home) as reader:
+        assert set(reader.all_ids()) == spared
+        for capture_id in spared:
+            record = reader.get(capture_id)
+            assert record is not None
+            got = [
+                hashlib.sha256(reader.image_file(i).read_bytes()).hexdigest() for i in record.images
+            ]
+            assert got == digests[capture_id]
+
+
+# --- a capture that cannot be written --------------------------------------------------
+
+
+def test_a_capture_that_would_fill_the_disk_past_min_free_is_refused_whole(home: Path) -> None:
+    with Store.open(home, min_free=10**18) as store:
+        with pytest.raises(NoRoom, match=r"not kept: the disk holding the history has .* free"):
+            store.add_capture([NewImage(PNG, 120, 80)], origin="user")
+        assert store.count() == 0
+    assert on_disk(home) == set()
+
+
+def test_a_write_the_system_refuses_leaves_nothing_half_written(home: Path) -> None:
+    # A real failing write: a file-size limit below the image's size (EFBIG).
+    script = f"""
+import resource, signal, sys
+from pathlib import Path
+from noru.errors import StoreError
+from noru.store import NewImage, Store
+from tests.history_data import png
+store = Store.open(Path({str(home)!r}))
+big = png(1200, 900) + bytes(300_000)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, resource.RLIM_INFINITY))
+try:
+    store.add_capture([NewImage(big, 1200, 900)], origin="user")
+except StoreError as exc:
+    print(exc)
+    sys.exit(3)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+        cwd=Path(__file__).parent.parent,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stderr
+    assert "the capture was not kept: File too large; nothing of it was written" in done.stdout
+    with Store.open(home) as store:
+        assert store.count() == 0
+        store.add_capture([NewImage(PNG, 120, 80)], origin="user")  # and it still works
+    assert_whole(home)
+    assert not any(p.name.startswith(".tmp-") for p in (home / "images").rglob("*"))
+
+
+# --- what the person sees ----------------------------------------------------------------
+
+
+def test_status_and_doctor_show_disk_use_and_warn_before_anything_stops(home: Path) -> None:
+    with Store.open(home) as store:
+        fill(store, [2, 1])
+    total = settled_total(home)
+    # At 95 % of the budget: said, and pruning (not refusal) is what happens.
+    (home / "config.toml").write_text(f"max_disk = {int(total / 0.95)}\nkeep_days = 90\n")
+    status = noru(home, "status").stdout
+    assert "History on disk:" in status and "(max_disk), 95 %" in status
+    assert "Kept: 90 days (keep_days); 0 kept forever" in status
+    assert "Warning: the history is at 95 % of its budget" in status
+    doctor = noru(home, "doctor").stdout
+    assert "ok   history disk:" in doctor and "nearly at its budget" in doctor
+    # Below min_free: doctor fails, naming what to do.
+    (home / "config.toml").write_text('min_free = "1000TB"\n')
+    status = noru(home, "status").stdout
+    assert "Warning: the disk is full" in status
+    doctor = noru(home, "doctor")
+    assert "FAIL history disk:" in doctor.stdout and "captures are refused" in doctor.stdout
+    assert doctor.returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [('"20GB"', 20 * 10**9), ('"1.5 GiB"', int(1.5 * 2**30)), ('"500mb"', 500 * 10**6), ("0", 0)],
+)
+def test_max_disk_reads_sizes_like_a_person_writes_them(
+    tmp_path: Path, text: str, expected: int
+) -> None:
+    (tmp_path / "config.toml").write_text(f"max_disk = {text}\n")
+    config = load_config(tmp_path)
+    assert config.max_disk == expected and not config.problems
+
+
+@pytest.mark.parametrize("text", ['"lots"', '"20 parsecs"', "-1", "true", '"-5GB"'])
+def test_a_bad_size_is_a_problem_and_the_default_budget_stays(tmp_path: Path, text: str) -> None:
+    (tmp_path / "config.toml").write_text(f"max_disk = {text}\nkeep_days = -3\n")
+    config = load_config(tmp_path)
+    assert config.max_disk == 20 * 10**9 and config.keep_days == 0
+    assert [p.split(" ")[0] for p in config.problems] == ["max_disk", "keep_days"]
+
+
+# --- the app ---------------------------------------------------------------------------
+
+
+def noise(side: int = 1000) -> NewImage:
+    """An image PNG cannot compress (about 3 MB): its size dwarfs the database's."""
+    image = Image.frombytes("RGB", (side, side), os.urandom(side * side * 3))
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=1)
+    return NewImage(out.getvalue(), side, side)
+
+
+def big_captures(home: Path, days_ago: list[float]) -> list[str]:
+    with Store.open(home) as store:
+        return [
+            store.add_capture([noise()], origin="user", captured_at=NOW - timedelta(days=ago)).id
+            for ago in days_ago
+        ]
+
+
+def settled_total(home: Path) -> int:
+    """Images plus database, measured with no writer open (its log folded in)."""
+    with Reader.open(home) as reader:
+        return reader.usage().total
+
+
+def test_the_app_prunes_by_age_and_budget_in_the_background_from_its_start(
+    home: Path, desktop: XServer, tmp_path: Path
+) -> None:
+    ids = big_captures(home, [60, 50, 3, 2, 1])
+    with Store.open(home) as store:
+        store.set_kept(ids[0], True)
+    one = len(noise().png)
+    # Age takes the 50-day-old one; the budget then one more, the oldest unkept.
+    budget = settled_total(home) - int(1.5 * one)
+    (home / "config.toml").write_text(f"keep_days = 30\nmax_disk = {budget}\n")
+    with running_app(home, desktop.env, tmp_path / "app.log"), Reader.open(home) as reader:
+        wait_until(lambda: ids[2] not in reader.all_ids(), "pruning at start")
+        assert reader.all_ids() == [ids[0], ids[3], ids[4]]
+    assert_whole(home)
+
+
+def test_the_pruner_wakes_when_a_capture_takes_the_history_over_its_budget(
+    home: Path,
+) -> None:
+    from noru.app.pruner import Pruner
+    from noru.app.writer import Writer
+    from noru.config import Config
+
+    ids = big_captures(home, [3, 2])
+    budget = settled_total(home) + len(noise().png) // 2
+    writer = Writer(home)
+    pruner = Pruner(home, Config(max_disk=budget), writer)
+    try:
+        pruner.start()
+        wait_until(lambda: pruner.runs == 1, "the pruner's first run")
+        assert pruner.deleted == 0  # within the budget
+        image = noise()
+        new = writer.call(lambda store: store.add_capture([image], origin="user").id)
+        pruner.added(len(image.png))  # what the app does after each capture
+        wait_until(lambda: pruner.runs == 2, "the pruner woken by the capture")
+        with Reader.open(home) as reader:
+            assert reader.all_ids() == [ids[1], new]
+    finally:
+        pruner.close()
+        writer.close()
+    assert_whole(home)
+
+
+def test_the_app_refuses_a_capture_it_cannot_keep_and_goes_on(
+    home: Path, desktop: XServer, tmp_path: Path
+) -> None:
+    (home / "config.toml").write_text('min_free = "1000TB"\n')
+    set_control(home, "allow")
+    with running_app(home, desktop.env, tmp_path / "app.log") as app:
+        done = noru(home, "capture", "--display", "1", env=desktop.env)
+        assert done.returncode == 1
+        assert "the capture was not kept: the disk holding the history has" in done.stderr
+        assert str(home) not in done.stderr
+        client = MemoryClient(home)
+        try:
+            client.initialize("2025-06-18")
+            answer = client.call("observe_screen", {"target": "display"})
+            assert answer["error"]["code"] == -32603
+            assert "the capture was not kept" in answer["error"]["message"]
+            status = client.call("get_status", {})
+            assert "App running: yes" in status["result"]["content"][0]["text"]
+        finally:
+            client.close()
+        assert app.proc.poll() is None
+    with Reader.open(home) as reader:
+        assert reader.count() == 0
+    assert on_disk(home) == set()
