@@ -24,6 +24,7 @@ from noru.access import set_control
 from noru.config import load_config
 from noru.errors import NoRoom
 from noru.store import Filters, NewImage, OcrLine, Reader, Store
+from noru.store.files import relative_path
 from tests.app_process import running_app, wait_until
 from tests.history_data import png
 from tests.wire import MemoryClient, noru_command
@@ -170,6 +171,25 @@ def test_sizes_missing_from_an_older_history_are_measured_by_the_next_writer(hom
     with Store.open(home) as store:
         sizes = [r[0] for r in store.db.execute("SELECT bytes FROM captures")]
     assert sizes == [2 * len(PNG)] * 3
+
+
+def test_a_new_capture_taking_a_deleted_one_s_id_keeps_its_file(home: Path) -> None:
+    """Two captures in one second share an id once the first is deleted; the
+    old file still listed for removal must not take the new one with it."""
+    moment = NOW - timedelta(hours=1)
+    same_id = moment.astimezone().strftime("capture_%Y-%m-%d_%H%M%S")
+    with Store.open(home) as store:
+        relative = relative_path(same_id, 1)
+        leftover = home / "images" / relative
+        leftover.parent.mkdir(parents=True)
+        leftover.write_bytes(b"the deleted capture's image")
+        store.db.execute("INSERT INTO doomed (path) VALUES (?)", (relative,))
+        record = store.add_capture([NewImage(PNG, 120, 80)], origin="user", captured_at=moment)
+        assert record.id == same_id
+        other = store.add_capture([NewImage(PNG, 120, 80)], origin="user")
+        store.delete(other.id)  # removes whatever is listed now
+        assert store.image_file(record.images[0]).read_bytes() == PNG
+    assert_whole(home)
 
 
 # --- the person's commands -----------------------------------------------------------

@@ -1,9 +1,12 @@
 """The Noru app: the person's long-running process, the only one that sees pixels.
 
 It owns the live socket (0600, in the data dir), captures on the shortcut and
-on request, stores through its one writer thread, and runs OCR in the
-background. ``noru mcp`` asks it for live targets; the CLI asks it to capture.
-The requests and replies are the typed values of ``noru.live``:
+on request, stores through its one writer thread, runs OCR in the
+background, and keeps the history within its retention settings (its
+pruner thread). A capture the disk cannot take is refused whole, as a
+``CaptureError`` the person and the agent read. ``noru mcp`` asks it for
+live targets; the CLI asks it to capture. The requests and replies are the
+typed values of ``noru.live``:
 
 - ``Ping`` -> ``Pong``; ``GetStatus`` -> ``AppStatus`` (screen access, OCR
   engine, the shortcut, degraded modes);

@@ -108,6 +108,9 @@ class Store(Reading):
         try:
             with self._transaction() as db:
                 capture_id = self._allocate_id(moment)
+                self._reclaim(
+                    [files.relative_path(capture_id, p) for p in range(1, len(images) + 1)]
+                )
                 for position, image in enumerate(images, 1):
                     relative = files.relative_path(capture_id, position)
                     written.append(files.write_file(self.images_root, relative, image.png))
@@ -286,13 +289,29 @@ class Store(Reading):
         return len(gone)
 
     def _remove_doomed(self) -> None:
-        """Remove the files whose rows are gone (this writer's, or a killed one's)."""
-        with map_sqlite_errors("read the files to remove"):
-            doomed = [r["path"] for r in self.db.execute("SELECT path FROM doomed")]
-        if doomed:
-            files.remove(self.images_root, doomed)
-            with self._transaction() as db:
+        """Remove the files whose rows are gone (this writer's, or a killed one's).
+
+        Under the write lock: a capture given the same id meanwhile (taken in
+        the second a deleted one was) takes its path off the list first, so
+        its new file is never removed for the old one.
+        """
+        with self._transaction() as db:
+            doomed = [r["path"] for r in db.execute("SELECT path FROM doomed")]
+            if doomed:
+                files.remove(self.images_root, doomed)
                 db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in doomed])
+
+    def _reclaim(self, paths: list[str]) -> None:
+        """In a write transaction: paths a new capture will take that a deleted
+        capture of the same id still has listed; its old files go now."""
+        marks = ",".join("?" * len(paths))
+        stale = [
+            r["path"]
+            for r in self.db.execute(f"SELECT path FROM doomed WHERE path IN ({marks})", paths)
+        ]
+        if stale:
+            files.remove(self.images_root, stale)
+            self.db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in stale])
 
     def _measure_sizes(self) -> None:
         """Record the image bytes of captures stored before sizes were kept."""
