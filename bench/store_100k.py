@@ -17,17 +17,22 @@ prints p50/p95 over repeated calls for:
   app's pruner call it).
 
 Then (``--prune``, on by default) pruning the oldest 10 % by age through the
-real API: ``Store.open`` (timed: it looks for captures with no measured size),
-``store.prune_plan(keep_days=..., max_disk=0)`` (timed, with how many
-captures it names), and ``store.prune(plan)`` (batches of 100) in the main
-thread while a second thread with its own ``Reader`` calls ``list_rows``
-(newest 20) and ``search`` (the medium term) back to back. It prints the wall
-time, captures per second, each batch's time (p50/p95/max), and the reader
+real code, as the app's pruner does in the background (``--prune-by app``:
+its own reader plans, the app's writer thread deletes a batch per job with
+a pause between) or as ``noru prune`` does (``--prune-by cli``:
+``Store.prune``, batches of 100 back to back). It times ``Store.open`` (it
+looks for captures with no measured size) and ``prune_plan(keep_days=...,
+max_disk=0)`` (with how many captures it names), then prunes while a reader
+of its own calls ``list_rows`` (newest 20) and ``search`` (the medium term)
+back to back. Both ways merge the search index after so large a prune
+(``Store.tidy_search``). It prints the wall time, captures per second, each
+batch's time (p50/p95/max, ``cli`` only), and the reader
 calls' latency (p50/p95/max, and how many took over 50 ms) idle before, during
-and idle after the prune, against the goal "readers never blocked > 50 ms".
-The reader is a thread of the same process, so it also waits for the GIL
-while the prune runs Python (``noru mcp`` is a process of its own): a
-pessimistic figure, on a 2-core machine that shares its cores.
+and idle after the prune, and beside a process that only burns a core (the
+control: what sharing the cores alone does), against the goal "readers never
+blocked > 50 ms".
+The reader is a process of its own, as ``noru mcp`` is, on a 2-core
+machine that the prune (and its disk writes) share.
 
 The build uses the real schema but bulk transactions and un-fsynced tiny files
 (a million fsyncs would measure the disk, not Noru); it records each capture's
@@ -55,18 +60,22 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import multiprocessing
 import os
 import random
 import statistics
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
+from noru.app.pruner import Pruner
+from noru.app.writer import Writer
+from noru.config import Config
 from noru.errors import NoMatch
 from noru.mcp.tools import ToolContext
 from noru.mcp.tools import history as tools
@@ -179,51 +188,54 @@ def timed(fn: Callable[[], object], runs: int) -> tuple[float, float]:
     return statistics.median(samples), percentile(samples, 0.95)
 
 
-class ReaderCalls(threading.Thread):
-    """A reader of its own calling list_rows and search back to back until
-    stopped, recording each call's latency (ms)."""
+def _reader_loop(home: Path, now: datetime, ready: Any, stop: Any, out: Any) -> None:
+    latency: dict[str, list[float]] = {"list": [], "search": []}
+    try:
+        with Reader.open(home) as reader:
+            calls: dict[str, Callable[[], object]] = {
+                "list": lambda: reader.list_rows(Filters(), limit=20),
+                "search": lambda: reader.search(MEDIUM, Filters(), now=now),
+            }
+            for call in calls.values():
+                call()
+            ready.set()
+            while not stop.is_set():
+                for name, call in calls.items():
+                    t = time.perf_counter()
+                    call()
+                    latency[name].append((time.perf_counter() - t) * 1000)
+        out.send(latency)
+    except BaseException as exc:  # reported by the bench
+        out.send(repr(exc))
+    finally:
+        ready.set()
+
+
+class ReaderCalls:
+    """A reader in a process of its own (as ``noru mcp`` is), calling list_rows
+    and search back to back until stopped, recording each call's latency (ms)."""
 
     def __init__(self, home: Path, now: datetime) -> None:
-        super().__init__(name="bench-reader", daemon=True)
-        self.home = home
-        self.now = now
-        self.ready = threading.Event()  # warmed up: the timed calls start
-        self.stop = threading.Event()
-        self.latency: dict[str, list[float]] = {"list": [], "search": []}
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            with Reader.open(self.home) as reader:
-                calls: dict[str, Callable[[], object]] = {
-                    "list": lambda: reader.list_rows(Filters(), limit=20),
-                    "search": lambda: reader.search(MEDIUM, Filters(), now=self.now),
-                }
-                for call in calls.values():
-                    call()
-                self.ready.set()
-                while not self.stop.is_set():
-                    for name, call in calls.items():
-                        t = time.perf_counter()
-                        call()
-                        self.latency[name].append((time.perf_counter() - t) * 1000)
-        except BaseException as exc:  # reported by the main thread
-            self.error = exc
-        finally:
-            self.ready.set()
+        context = multiprocessing.get_context("fork")
+        self.ready = context.Event()  # warmed up: the timed calls start
+        self.stop = context.Event()
+        self._out, child = context.Pipe(duplex=False)
+        self.process = context.Process(
+            target=_reader_loop, args=(home, now, self.ready, self.stop, child), daemon=True
+        )
 
     def start_ready(self) -> None:
-        self.start()
+        self.process.start()
         self.ready.wait()
-        if self.error is not None:
-            raise self.error
 
     def finish(self) -> dict[str, list[float]]:
         self.stop.set()
-        self.join()
-        if self.error is not None:
-            raise self.error
-        return self.latency
+        result = self._out.recv()
+        self.process.join()
+        if isinstance(result, str):
+            raise RuntimeError(f"the reader failed: {result}")
+        latency: dict[str, list[float]] = result
+        return latency
 
 
 def idle_calls(home: Path, now: datetime) -> dict[str, list[float]]:
@@ -233,8 +245,30 @@ def idle_calls(home: Path, now: datetime) -> dict[str, list[float]]:
     return calls.finish()
 
 
-def prune_bench(home: Path, now: datetime, count: int, oldest: datetime) -> None:
-    print(f"\nprune the oldest {PRUNE_SHARE:.0%} by age (goal: readers never blocked > 50 ms)")
+def _spin(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def busy_calls(home: Path, now: datetime) -> dict[str, list[float]]:
+    """The reader beside a process that only burns a core, and touches no
+    store: what sharing the 2 cores alone does to the reader's calls (the
+    control for the prune's figures)."""
+    calls = ReaderCalls(home, now)
+    calls.start_ready()
+    spinner = multiprocessing.get_context("fork").Process(target=_spin, args=(IDLE_SECONDS,))
+    spinner.start()
+    spinner.join()
+    return calls.finish()
+
+
+def prune_bench(home: Path, now: datetime, count: int, oldest: datetime, by: str) -> None:
+    who = "the app" if by == "app" else "noru prune"
+    print(
+        f"\nprune the oldest {PRUNE_SHARE:.0%} by age, as {who} does"
+        " (goal: readers never blocked > 50 ms)"
+    )
     t = time.perf_counter()
     store = Store.open(home)
     print(f"{'Store.open (writer: sizes, leftover files)':44} {ms_since(t):8.1f} ms")
@@ -259,21 +293,35 @@ def prune_bench(home: Path, now: datetime, count: int, oldest: datetime) -> None
         calls.start_ready()
         marks: list[float] = []
         t = time.perf_counter()
-        deleted = store.prune(plan, progress=lambda _done: marks.append(time.perf_counter()))
+        if by == "app":
+            # The app's pruner: plans on its own reader, deletes through the
+            # app's writer thread a batch per job, pausing between them.
+            writer = Writer(home)
+            try:
+                deleted = Pruner(home, Config(keep_days=keep_days, max_disk=0), writer).run_once(
+                    now
+                )
+            finally:
+                writer.close()
+        else:
+            deleted = store.prune(plan, progress=lambda _done: marks.append(time.perf_counter()))
         wall = time.perf_counter() - t
         during = calls.finish()
     finally:
         store.close()
     after = idle_calls(home, now)
+    busy = busy_calls(home, now)
 
     batches = [(b - a) * 1000 for a, b in zip([t, *marks], marks, strict=False)]
+    line = f"prune: {deleted} captures in {wall:.2f} s, {deleted / wall:.0f} captures/s"
+    if batches:
+        line += (
+            f"; {len(batches)} batches of 100: p50 {statistics.median(batches):.1f},"
+            f" p95 {percentile(batches, 0.95):.1f}, max {max(batches):.1f} ms"
+        )
+    print(line + " (with merging the search index after it)")
     print(
-        f"prune: {deleted} captures in {wall:.2f} s, {deleted / wall:.0f} captures/s;"
-        f" {len(batches)} batches of 100: p50 {statistics.median(batches):.1f},"
-        f" p95 {percentile(batches, 0.95):.1f}, max {max(batches):.1f} ms"
-    )
-    print(
-        f"{'reader call (own Reader, thread)':36} {'calls':>6} {'p50 ms':>8} {'p95 ms':>8}"
+        f"{'reader call (own process)':36} {'calls':>6} {'p50 ms':>8} {'p95 ms':>8}"
         f" {'max ms':>8} {'> 50 ms':>8}"
     )
     for name, label in (("list", "list newest 20"), ("search", f"search {MEDIUM!r}")):
@@ -281,6 +329,7 @@ def prune_bench(home: Path, now: datetime, count: int, oldest: datetime) -> None
             ("idle", idle[name]),
             ("prune", during[name]),
             ("after", after[name]),
+            ("a core busy", busy[name]),
         ):
             blocked = sum(1 for x in latency if x > BLOCKED_MS)
             print(
@@ -314,6 +363,12 @@ def main() -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="time pruning the oldest 10%% (default: unless the store was already pruned)",
+    )
+    parser.add_argument(
+        "--prune-by",
+        choices=("app", "cli"),
+        default="app",
+        help="prune as the app does in the background (default), or as `noru prune` does",
     )
     args = parser.parse_args()
     tmp = None
@@ -392,7 +447,7 @@ def main() -> None:
 
     pruned = oldest > START
     if args.prune or (args.prune is None and not pruned):
-        prune_bench(home, now, count, oldest)
+        prune_bench(home, now, count, oldest, args.prune_by)
     elif args.prune is None:
         print(
             "\nprune skipped: this store was pruned before (oldest capture"

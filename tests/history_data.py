@@ -120,3 +120,28 @@ def seed(home: Path) -> Seeded:
         records = [store.get(c.id) for c in (editor, terminal, browser)]
     assert all(records)
     return Seeded(*records)  # type: ignore[arg-type]
+
+
+def bulk(home: Path, texts: list[str]) -> None:
+    """Captures with these OCR texts, one a minute up to NOW, written in one
+    transaction (thousands of durable adds would only time the disk)."""
+    with Store.open(home) as store:
+        store.db.execute("BEGIN")
+        for n, text in enumerate(texts):
+            moment = NOW - timedelta(minutes=len(texts) - n)
+            seq = store.db.execute(
+                "INSERT INTO captures (id, captured_at, captured_ts, origin, image_count,"
+                " ocr_state, bytes) VALUES (?, ?, ?, 'user', 1, 'done', 0)",
+                (f"capture_2026-01-01_{n:06d}", moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                 moment.timestamp()),
+            ).lastrowid  # fmt: skip
+            store.db.execute(
+                "INSERT INTO images (capture_seq, position, path, width, height)"
+                " VALUES (?, 1, ?, 8, 8)",
+                (seq, f"2026/01/01/capture_2026-01-01_{n:06d}-1.png"),
+            )
+            store.db.execute(
+                "INSERT INTO capture_text (rowid, ocr, ax, note) VALUES (?, ?, '', '')",
+                (seq, text),
+            )
+        store.db.execute("COMMIT")

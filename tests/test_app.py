@@ -406,6 +406,8 @@ def test_doctor_reports_each_part(app: AppProcess, home: Path, desktop: XServer)
     out = done.stdout
     for name in ("display", "capture backend", "window manager", "hotkey", "ocr engine", "app"):
         assert f"ok   {name}:" in out, out
+    assert "ok   exclusions: 0 of yours, 5 built in" in out, out
+    assert f"ok   access log: {home / 'access.log'} writable" in out, out
     # This session has no D-Bus: the one thing missing is the accessibility text
     # (tests/test_app_ax.py runs doctor where there is a bus).
     failed = [line for line in out.splitlines() if line.startswith("FAIL")]

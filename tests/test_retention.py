@@ -25,8 +25,9 @@ from noru.config import load_config
 from noru.errors import NoRoom
 from noru.store import Filters, NewImage, OcrLine, Reader, Store
 from noru.store.files import relative_path
+from noru.store.writer import TIDY_AFTER
 from tests.app_process import running_app, wait_until
-from tests.history_data import png
+from tests.history_data import bulk, png
 from tests.wire import MemoryClient, noru_command
 
 if TYPE_CHECKING:
@@ -192,6 +193,19 @@ def test_a_new_capture_taking_a_deleted_one_s_id_keeps_its_file(home: Path) -> N
     assert_whole(home)
 
 
+def test_a_large_prune_leaves_the_search_index_merged_and_search_right(home: Path) -> None:
+    bulk(home, [f"window pane {'kettle' if n % 2 else 'spoon'}" for n in range(TIDY_AFTER + 300)])
+    with Store.open(home) as store:
+        old = TIDY_AFTER + 100
+        store.db.execute(
+            "UPDATE captures SET captured_ts = captured_ts - 100 * 86400 WHERE seq <= ?", (old,)
+        )
+        assert store.prune(store.prune_plan(keep_days=30, max_disk=0)) == old
+        assert store.tidy_search() is False  # nothing left to merge
+        hits, _ = store.search("kettle", Filters(), now=NOW, limit=200)
+        assert len(hits) == 100 and all(int(h.row.id[-6:]) >= old for h in hits)
+
+
 # --- the person's commands -----------------------------------------------------------
 
 
@@ -320,7 +334,7 @@ import resource, signal, sys
 from pathlib import Path
 from noru.errors import StoreError
 from noru.store import NewImage, Store
-from tests.history_data import png
+from tests.history_data import bulk, png
 store = Store.open(Path({str(home)!r}))
 big = png(1200, 900) + bytes(300_000)
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -365,6 +379,10 @@ def test_status_and_doctor_show_disk_use_and_warn_before_anything_stops(home: Pa
     assert "Warning: the disk is full" in status
     doctor = noru(home, "doctor")
     assert "FAIL history disk:" in doctor.stdout and "captures are refused" in doctor.stdout
+    # A damaged exclusions file refuses every capture: doctor says so.
+    (home / "exclusions.json").write_text("{not json")
+    doctor = noru(home, "doctor")
+    assert "FAIL exclusions: exclusions.json is damaged" in doctor.stdout, doctor.stdout
     assert doctor.returncode == 1
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from noru.errors import SchemaTooNew, StoreError
-from noru.store import Filters, NewImage, Reader, Store, fts_query
+from noru.store import SEARCH_BOUND, Filters, NewImage, Reader, Store, fts_query
 from noru.store.files import TMP_DIR, TMP_PREFIX, relative_path
-from tests.history_data import NOW, decode, png, seed
+from tests.history_data import NOW, bulk, decode, png, seed
 
 ID = r"^capture_[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{6}(-[0-9]+)?$"
 
@@ -168,6 +168,23 @@ def test_path_tricks_never_resolve(home: Path) -> None:
             assert reader.get(trick) is None
     with pytest.raises(ValueError):
         relative_path("capture_../../x", 1)
+
+
+def test_a_word_in_nearly_every_capture_is_ranked_by_recency_a_rarer_one_by_relevance(
+    home: Path,
+) -> None:
+    # "window" is in every capture; "kettle" in one of ten, twice in capture 2000.
+    texts = [
+        "window pane" + (" kettle" if n % 10 == 0 else "") + (" kettle kettle" if n == 2000 else "")
+        for n in range(2 * SEARCH_BOUND + 100)
+    ]
+    bulk(home, texts)
+    with Reader.open(home) as reader:
+        hits, _ = reader.search("window", Filters(), now=NOW)
+        newest = [f"capture_2026-01-01_{n:06d}" for n in range(len(texts) - 1, len(texts) - 21, -1)]
+        assert [h.row.id for h in hits] == newest
+        hits, _ = reader.search("kettle", Filters(), now=NOW)
+        assert hits[0].row.id == "capture_2026-01-01_002000"  # the most of it, though older
 
 
 class TestHandoff:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from noru import access, live
 from noru.config import Config, load_config
-from noru.errors import AppNotRunning, AppVersionMismatch, NoruError, StoreError
+from noru.errors import AppNotRunning, AppVersionMismatch, DataDirError, NoruError, StoreError
 from noru.paths import db_path
 from noru.sizes import format_size
 
@@ -124,6 +124,32 @@ def _disk_check(usage: Usage, config: Config) -> Check:
     return Check("history disk", True, found + "".join(f"; {n}" for n in notes))
 
 
+def _privacy_checks(home: Path, config: Config) -> list[Check]:
+    """The exclusions in force (a damaged file refuses every capture), and
+    whether agents' reads can be recorded (if not, no history is served)."""
+    from noru import accesslog, exclusions
+
+    try:
+        rules = exclusions.load(home, apps=config.exclude_apps, titles=config.exclude_titles)
+    except DataDirError as exc:
+        checks = [Check("exclusions", False, str(exc), "fix it, or `noru exclude list` to see")]
+    else:
+        built_in = len(rules.active) - len(rules.rules)
+        found = f"{len(rules.rules)} of yours, {built_in} built in (`noru exclude list`)"
+        checks = [Check("exclusions", True, found)]
+    log = home / accesslog.FILE
+    writable = os.access(log, os.W_OK) if log.exists() else os.access(home, os.W_OK | os.X_OK)
+    checks.append(
+        Check(
+            "access log",
+            writable,
+            f"{log} " + ("writable" if writable else "cannot be written: agents get no history"),
+            None if writable else f"give it back to this user (chown $USER {log})",
+        )
+    )
+    return checks
+
+
 def _data_dir_check(home: Path, config: Config) -> list[Check]:
     if not home.exists():
         return [Check("data dir", True, f"{home} (not created yet; made 0700 on first capture)")]
@@ -154,6 +180,7 @@ def _data_dir_check(home: Path, config: Config) -> list[Check]:
                 f"give it back to this user (chown $USER {home}) or point NORU_HOME elsewhere",
             )
         )
+    checks += _privacy_checks(home, config)
     state = access.load(home)
     checks.append(
         Check(

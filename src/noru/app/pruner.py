@@ -5,12 +5,15 @@ writer, a batch per job, so a capture taken meanwhile waits for one batch at
 most. It runs at start, every ``EVERY`` seconds (for age), and soon after a
 capture that may have crossed the budget (the app tells it each capture's
 size; it re-measures only when its running estimate crosses the budget).
+Between batches it pauses a moment: it is background work, and agents'
+reads and the next capture share the same cores.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from datetime import datetime
 from pathlib import Path
 
 from noru.app.writer import Writer
@@ -18,6 +21,7 @@ from noru.config import Config
 from noru.errors import NoruError
 from noru.sizes import format_size
 from noru.store import Reader, Store
+from noru.store.writer import TIDY_AFTER
 
 __all__ = ["Pruner"]
 
@@ -25,6 +29,7 @@ log = logging.getLogger("noru.app")
 
 EVERY = 600.0  # seconds between age checks
 BATCH = 100  # captures per delete transaction
+PAUSE = 0.01  # seconds between batches: background work leaves the cores to others
 
 
 class Pruner:
@@ -60,14 +65,14 @@ class Pruner:
         if over:
             self._wake.set()
 
-    def run_once(self) -> int:
-        """Plan and prune now; returns how many captures were deleted."""
+    def run_once(self, now: datetime | None = None) -> int:
+        """Plan and prune now (or as at ``now``); returns how many captures went."""
         with Reader.open(self.home) as reader:
-            plan = reader.prune_plan(keep_days=self.keep_days, max_disk=self.max_disk)
+            plan = reader.prune_plan(keep_days=self.keep_days, max_disk=self.max_disk, now=now)
         deleted = 0
         seqs = [doomed.seq for doomed in plan.doomed]
         for first in range(0, len(seqs), BATCH):
-            if self._stop.is_set():
+            if first and self._stop.wait(PAUSE):
                 break
             batch = seqs[first : first + BATCH]
 
@@ -75,6 +80,13 @@ class Pruner:
                 return store.delete_seqs(batch, unkept_only=True)
 
             deleted += self._writer.call(job)
+        if deleted >= TIDY_AFTER:
+
+            def tidy(store: Store) -> bool:
+                return store.tidy_search()
+
+            while not self._stop.wait(PAUSE) and self._writer.call(tidy):
+                pass
         with self._lock:
             self._estimate = plan.after
         if deleted:

@@ -22,6 +22,7 @@ __all__ = [
     "SEARCH_BOUND",
     "SNIPPET_LAYERS",
     "decode_cursor",
+    "dense",
     "encode_cursor",
     "filter_sql",
     "fts_query",
@@ -96,6 +97,15 @@ def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
         clauses.append("c.captured_ts < ?")
         params.append(filters.before.timestamp())
     return (" AND ".join(clauses) or "1"), params
+
+
+def dense(newest: Sequence[int]) -> bool:
+    """Whether a search's newest ``SEARCH_BOUND`` matches (their seqs, newest
+    first) lie in at most twice as many captures: its words are in at least
+    half of recent history, so their weight in bm25 (the words' rarity) is
+    about nothing, and computing it would count every match in history. Such
+    a search is ranked by recency alone."""
+    return len(newest) == SEARCH_BOUND and newest[0] - newest[-1] < 2 * SEARCH_BOUND
 
 
 def recency_ranked(

@@ -287,9 +287,17 @@ class Reading:
             "" if where == "1" else f" AND rowid IN (SELECT c.seq FROM captures c WHERE {where})"
         )
         with map_sqlite_errors("search captures"):
+            newest = self.db.execute(
+                f"SELECT rowid FROM capture_text WHERE capture_text MATCH ?{restrict}"
+                " ORDER BY rowid DESC LIMIT ?",
+                [match, *params, queries.SEARCH_BOUND],
+            ).fetchall()
+            # bm25 counts every match of each term first (its rarity): a term in
+            # nearly every capture costs a pass over all of them and weighs ~0.
+            weigh = "-1.0" if queries.dense([r[0] for r in newest]) else "bm25(capture_text)"
             candidates = self.db.execute(
                 "SELECT h.rowid, h.score, c.captured_ts FROM ("
-                "  SELECT rowid, bm25(capture_text) AS score FROM capture_text"
+                f"  SELECT rowid, {weigh} AS score FROM capture_text"
                 f"  WHERE capture_text MATCH ?{restrict} ORDER BY rowid DESC LIMIT ?"
                 ") h JOIN captures c ON c.seq = h.rowid",
                 [match, *params, queries.SEARCH_BOUND],

@@ -25,7 +25,11 @@ from noru.store.records import CaptureRecord, NewImage, OcrLine, Origin
 from noru.store.retention import Plan
 from noru.times import format_utc
 
-__all__ = ["Store"]
+__all__ = ["TIDY_AFTER", "Store"]
+
+# A prune of at least this many captures is followed by merging the search
+# index (``Store.tidy_search``); smaller ones leave it to SQLite's own merging.
+TIDY_AFTER = 1000
 
 
 class Store(Reading):
@@ -354,4 +358,24 @@ class Store(Reading):
             done += self.delete_seqs(seqs[first : first + batch], unkept_only=True)
             if progress is not None:
                 progress(min(len(seqs), first + batch))
+        if done >= TIDY_AFTER:
+            while self.tidy_search():
+                pass
         return done
+
+    def tidy_search(self, pages: int = 250) -> bool:
+        """One step of merging the search index (``pages`` pages of it, in its
+        own transaction); True while there is more to merge.
+
+        Deleting rows leaves delete markers in the full-text index beside the
+        text they cancel, and a search then reads both: after a tenth of a
+        million captures went, finding one capture's text took 6 ms instead
+        of 0.2. Merging drops them; ``prune`` does it after a large prune,
+        and the app's pruner step by step.
+        """
+        with self._transaction() as db:
+            before = db.total_changes
+            db.execute(
+                "INSERT INTO capture_text (capture_text, rank) VALUES ('merge', ?)", (-pages,)
+            )
+            return db.total_changes - before >= 2
