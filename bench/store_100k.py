@@ -319,7 +319,7 @@ def prune_bench(home: Path, now: datetime, count: int, oldest: datetime, by: str
             f"; {len(batches)} batches of 100: p50 {statistics.median(batches):.1f},"
             f" p95 {percentile(batches, 0.95):.1f}, max {max(batches):.1f} ms"
         )
-    print(line + " (with merging the search index after it)")
+    print(line + " (the search index is merged after 1,000 or more)")
     print(
         f"{'reader call (own process)':36} {'calls':>6} {'p50 ms':>8} {'p95 ms':>8}"
         f" {'max ms':>8} {'> 50 ms':>8}"

@@ -138,17 +138,20 @@ def test_budget_pruning_takes_the_oldest_until_it_fits_but_never_the_newest_or_k
         # Room for the database and three captures: the three oldest unkept go.
         budget = database + 3 * per_capture + per_capture // 2
         plan = store.prune_plan(keep_days=0, max_disk=budget)
-        assert [d.id for d in plan.doomed][:2] == [ids[1], ids[2]]
-        assert all(d.reason == "budget" for d in plan.doomed)
-        assert ids[0] not in {d.id for d in plan.doomed}
+        assert [d.id for d in plan.doomed] == [ids[1], ids[2], ids[3]]
+        assert all(d.reason == "budget" for d in plan.doomed) and not plan.unreachable
         store.prune(plan)
-        left = set(store.all_ids())
-        assert ids[0] in left and ids[5] in left and plan.after <= budget
-        # A budget nothing fits: everything unkept goes except the newest capture.
-        tiny = store.prune_plan(keep_days=0, max_disk=1)
-        assert ids[5] not in {d.id for d in tiny.doomed} and tiny.over_budget
-        store.prune(tiny)
-        assert set(store.all_ids()) == {ids[0], ids[5]}
+        assert store.all_ids() == [ids[0], ids[4], ids[5]] and plan.after <= budget
+        # A budget that deleting cannot meet (the kept one alone exceeds it):
+        # nothing is taken for it, rather than all history but the newest.
+        tiny = store.prune_plan(keep_days=0, max_disk=database + per_capture // 2)
+        assert tiny.unreachable and tiny.doomed == ()
+        # Deleting all but the newest would meet it: then that is what goes.
+        store.set_kept(ids[0], False)
+        last = store.prune_plan(keep_days=0, max_disk=database + per_capture + 1)
+        assert [d.id for d in last.doomed] == [ids[0], ids[4]]
+        store.prune(last)
+        assert store.all_ids() == [ids[5]]
     assert_whole(home)
 
 
@@ -161,6 +164,43 @@ def test_a_capture_kept_after_the_plan_was_made_is_still_passed_by(home: Path) -
         assert store.prune(plan) == 2
         assert store.all_ids() == [ids[1]]
         assert store.kept_ids() == [ids[1]]
+
+
+def test_a_plan_never_deletes_a_new_capture_that_took_a_deleted_one_s_number(
+    home: Path,
+) -> None:
+    with Store.open(home) as store:
+        ids = fill(store, [50, 40])
+        plan = store.prune_plan(keep_days=30, max_disk=0)
+        store.delete(ids[1])  # meanwhile, the person (another process, in life)
+        new = store.add_capture([NewImage(PNG, 120, 80)], origin="user")
+        assert new.seq == plan.doomed[1].seq  # SQLite gave its number again
+        assert store.prune(plan) == 1
+        assert store.all_ids() == [new.id]
+
+
+def test_an_empty_history_over_its_budget_plans_nothing(home: Path) -> None:
+    with Store.open(home) as store:
+        plan = store.prune_plan(keep_days=30, max_disk=1)
+        assert plan.doomed == () and plan.usage.captures == 0
+
+
+def test_a_listed_file_that_cannot_be_removed_stays_listed_and_blocks_nothing(
+    home: Path,
+) -> None:
+    with Store.open(home) as store:
+        ids = fill(store, [2, 1])
+        blocked = store.image_file(store.get(ids[0]).images[0])  # type: ignore[union-attr]
+        assert store.delete(ids[0])
+        blocked.mkdir(parents=True)  # a folder where the file was: it cannot be unlinked
+        (blocked / "inside").write_text("x")
+        store.db.execute(
+            "INSERT INTO doomed (path) VALUES (?)", (str(blocked.relative_to(store.images_root)),)
+        )
+        assert store.delete(ids[1])  # the other files still go
+    with Store.open(home) as store:  # and the store still opens, the path still listed
+        assert store.count() == 0
+    assert doomed_paths(home) == {str(blocked.relative_to(home / "images"))}
 
 
 def test_sizes_missing_from_an_older_history_are_measured_by_the_next_writer(home: Path) -> None:
@@ -371,6 +411,10 @@ def test_status_and_doctor_show_disk_use_and_warn_before_anything_stops(home: Pa
     assert "History on disk:" in status and "(max_disk), 95 %" in status
     assert "Kept: 90 days (keep_days); 0 kept forever" in status
     assert "Warning: the history is at 95 % of its budget" in status
+    # Kept captures alone over the budget: said, and that nothing goes for it.
+    (home / "config.toml").write_text("max_disk = 1000\n")
+    status = noru(home, "status").stdout
+    assert "alone exceed the budget, so pruning deletes nothing for it" in status
     doctor = noru(home, "doctor").stdout
     assert "ok   history disk:" in doctor and "nearly at its budget" in doctor
     # Below min_free: doctor fails, naming what to do.

@@ -811,13 +811,20 @@ def prune(dry_run: bool) -> None:
             with Progress(console=Console(stderr=True), transient=True) as bar:
                 task = bar.add_task("Pruning", total=len(plan.doomed))
                 deleted = store.prune(plan, progress=lambda n: bar.update(task, completed=n))
-            click.echo(f"Deleted {_frees(plan)}.")
-            if deleted < len(plan.doomed):
-                click.echo(f"{len(plan.doomed) - deleted} were kept or deleted meanwhile.")
-        if plan.over_budget:
+            if deleted == len(plan.doomed):
+                click.echo(f"Deleted {_frees(plan)}.")
+            else:
+                click.echo(
+                    f"Deleted {deleted} of the {_frees(plan)} planned;"
+                    f" {len(plan.doomed) - deleted} were kept or deleted meanwhile."
+                )
+        if plan.unreachable:
             click.echo(
-                f"Still over the budget ({format_size(plan.after)}): what is left is kept forever"
-                " or the newest capture. Raise max_disk, or `noru unkeep` some.",
+                f"Over the budget ({format_size(plan.usage.total)} of {budget}), and deleting"
+                " every capture it may take would not bring it within: what is kept forever"
+                f" ({format_size(plan.usage.kept_images)}) and the database"
+                f" ({format_size(plan.usage.database)}) alone are too large, so nothing is"
+                " deleted for it. Raise max_disk, or `noru unkeep` some.",
                 err=True,
             )
 

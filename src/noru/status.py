@@ -113,7 +113,13 @@ def describe_disk(usage: Usage, config: Config) -> list[str]:
             f"Disk free: {format_size(usage.free)}"
             f" (captures are refused below {format_size(config.min_free)}: min_free)"
         )
-    if usage.near(budget):
+    if budget and usage.kept_images + usage.database > budget:
+        lines.append(
+            f"Warning: what is kept forever ({format_size(usage.kept_images)}) and the database"
+            f" ({format_size(usage.database)}) alone exceed the budget, so pruning deletes"
+            " nothing for it; raise max_disk, or `noru unkeep` some"
+        )
+    elif usage.near(budget):
         lines.append(
             f"Warning: the history is at {share} of its budget: the oldest captures are"
             " pruned as new ones come; raise max_disk in config.toml to keep more"

@@ -42,6 +42,7 @@ class Pruner:
         self._stop = threading.Event()
         self._estimate: int | None = None  # bytes on disk after the last run
         self._lock = threading.Lock()
+        self._since_tidy = 0  # captures deleted since the search index was merged
         self.runs = 0  # completed runs (for status and tests)
         self.deleted = 0  # captures deleted since the app started
         self._thread = threading.Thread(target=self._run, name="noru-pruner", daemon=True)
@@ -70,25 +71,31 @@ class Pruner:
         with Reader.open(self.home) as reader:
             plan = reader.prune_plan(keep_days=self.keep_days, max_disk=self.max_disk, now=now)
         deleted = 0
-        seqs = [doomed.seq for doomed in plan.doomed]
-        for first in range(0, len(seqs), BATCH):
+        pairs = [(doomed.seq, doomed.id) for doomed in plan.doomed]
+        for first in range(0, len(pairs), BATCH):
             if first and self._stop.wait(PAUSE):
                 break
-            batch = seqs[first : first + BATCH]
+            batch = pairs[first : first + BATCH]
 
-            def job(store: Store, batch: list[int] = batch) -> int:
-                return store.delete_seqs(batch, unkept_only=True)
+            def job(store: Store, batch: list[tuple[int, str]] = batch) -> int:
+                return store.delete_captures(batch, unkept_only=True)
 
             deleted += self._writer.call(job)
-        if deleted >= TIDY_AFTER:
+        # Deleting leaves delete markers in the search index: merged once
+        # enough have gone, in one large prune or many small ones.
+        self._since_tidy += deleted
+        if self._since_tidy >= TIDY_AFTER:
 
             def tidy(store: Store) -> bool:
                 return store.tidy_search()
 
             while not self._stop.wait(PAUSE) and self._writer.call(tidy):
                 pass
+            self._since_tidy = 0
         with self._lock:
-            self._estimate = plan.after
+            # Over a budget that deleting cannot meet, a capture is no reason
+            # to look again before the next timed run.
+            self._estimate = None if plan.unreachable else plan.after
         if deleted:
             log.info(
                 "pruned %d captures (%s of images) for keep_days/max_disk; %s on disk now",
@@ -96,7 +103,7 @@ class Pruner:
                 format_size(plan.frees),
                 format_size(plan.after),
             )
-        if plan.over_budget:
+        if plan.unreachable:
             log.warning(
                 "the history is over its budget (%s of %s): what is left is kept forever",
                 format_size(plan.after),
@@ -110,6 +117,8 @@ class Pruner:
                 self.deleted += self.run_once()
             except (NoruError, TimeoutError) as exc:  # a damaged store, a stuck writer: later
                 log.warning("pruning failed: %s", exc)
+            except Exception:  # a bug: said, and the next run tries again
+                log.exception("pruning failed")
             self.runs += 1
             self._wake.wait(EVERY)
             self._wake.clear()

@@ -89,6 +89,9 @@ def open_writer(path: Path) -> sqlite3.Connection:
         with map_sqlite_errors("open the history"):
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = FULL")
+            # The write-ahead log is cut back to this after a checkpoint, so a
+            # large transaction (a prune, a merge) does not keep its disk space.
+            db.execute("PRAGMA journal_size_limit = 67108864")
             db.execute("PRAGMA foreign_keys = ON")
             schema.migrate(db)
     except BaseException:

@@ -88,7 +88,11 @@ def write_file(images_root: Path, relative: str, data: bytes) -> Path:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(final.parent)
+    try:
+        _fsync_dir(final.parent)
+    except BaseException:
+        final.unlink(missing_ok=True)
+        raise
     return final
 
 
@@ -154,17 +158,24 @@ def size(images_root: Path, relative: str) -> int:
         return 0
 
 
-def remove(images_root: Path, relatives: list[str]) -> None:
+def remove(images_root: Path, relatives: list[str]) -> list[str]:
     """Remove stored files (missing ones are fine), then their folders when
-    empty, and make the removals durable before the caller forgets them."""
+    empty, and make the removals durable; returns the paths that are gone
+    (a path outside the images folder counts as gone: it is never touched)."""
     folders: set[Path] = set()
     root = images_root.resolve()
+    gone: list[str] = []
     for relative in relatives:
         try:
             path = _inside(root, relative)
         except StoreError:
-            continue  # a path pointing outside the images folder is never touched
-        path.unlink(missing_ok=True)
+            gone.append(relative)
+            continue
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            continue  # not removable now (a folder in its place, no permission)
+        gone.append(relative)
         folders.add(path.parent)
     for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
         # Day, month and year folders go when their last file has; the first
@@ -177,3 +188,4 @@ def remove(images_root: Path, relatives: list[str]) -> None:
             folder = folder.parent
         with contextlib.suppress(OSError):
             _fsync_dir(folder)
+    return gone

@@ -102,9 +102,10 @@ def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
 def dense(newest: Sequence[int]) -> bool:
     """Whether a search's newest ``SEARCH_BOUND`` matches (their seqs, newest
     first) lie in at most twice as many captures: its words are in at least
-    half of recent history, so their weight in bm25 (the words' rarity) is
-    about nothing, and computing it would count every match in history. Such
-    a search is ranked by recency alone."""
+    half of recent history. Such a search is ranked by recency alone: bm25
+    would first count every match in history (to weigh the words' rarity),
+    and what it adds beyond that weight, how often each capture has the
+    words and how long its text is, matters little for words this common."""
     return len(newest) == SEARCH_BOUND and newest[0] - newest[-1] < 2 * SEARCH_BOUND
 
 

@@ -260,10 +260,11 @@ class Store(Reading):
         record = self.get(capture_id)
         if record is None:
             return False
-        return self.delete_seqs([record.seq], unkept_only=False) == 1
+        return self.delete_captures([(record.seq, record.id)], unkept_only=False) == 1
 
-    def delete_seqs(self, seqs: Sequence[int], *, unkept_only: bool) -> int:
-        """Remove these captures in one transaction; returns how many went.
+    def delete_captures(self, captures: Sequence[tuple[int, str]], *, unkept_only: bool) -> int:
+        """Remove these captures (``(seq, id)`` pairs: a seq freed by a delete
+        may be a new capture's by now) in one transaction; returns how many went.
 
         Rows (and so search's text) go first, with their files listed in
         ``doomed`` in the same transaction; the files are removed after it
@@ -272,12 +273,13 @@ class Store(Reading):
         row pointing at a missing file. ``unkept_only`` passes by captures
         the person keeps (pruning), even if kept since the plan was made.
         """
-        if not seqs:
+        if not captures:
             return 0
-        marks = ",".join("?" * len(seqs))
-        where = f"seq IN ({marks})" + (" AND kept = 0" if unkept_only else "")
+        pairs = ",".join("(?, ?)" for _ in captures)
+        where = f"(seq, id) IN (VALUES {pairs})" + (" AND kept = 0" if unkept_only else "")
+        flat = [value for pair in captures for value in pair]
         with self._transaction() as db:
-            gone = [r["seq"] for r in db.execute(f"SELECT seq FROM captures WHERE {where}", seqs)]
+            gone = [r["seq"] for r in db.execute(f"SELECT seq FROM captures WHERE {where}", flat)]
             if not gone:
                 return 0
             marks = ",".join("?" * len(gone))
@@ -302,8 +304,10 @@ class Store(Reading):
         with self._transaction() as db:
             doomed = [r["path"] for r in db.execute("SELECT path FROM doomed")]
             if doomed:
-                files.remove(self.images_root, doomed)
-                db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in doomed])
+                # A file that cannot be removed (not ours to remove, a folder in
+                # its place) stays listed and is tried again; the rest go.
+                removed = files.remove(self.images_root, doomed)
+                db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in removed])
 
     def _reclaim(self, paths: list[str]) -> None:
         """In a write transaction: paths a new capture will take that a deleted
@@ -314,7 +318,8 @@ class Store(Reading):
             for r in self.db.execute(f"SELECT path FROM doomed WHERE path IN ({marks})", paths)
         ]
         if stale:
-            files.remove(self.images_root, stale)
+            if len(files.remove(self.images_root, stale)) < len(stale):
+                raise StoreError("an old image file in this capture's place cannot be removed")
             self.db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in stale])
 
     def _measure_sizes(self) -> None:
@@ -352,12 +357,12 @@ class Store(Reading):
         most one batch); captures kept since the plan are passed by.
         ``progress`` is told how many of the plan's captures are done with.
         Returns how many were deleted."""
-        seqs = [doomed.seq for doomed in plan.doomed]
+        pairs = [(doomed.seq, doomed.id) for doomed in plan.doomed]
         done = 0
-        for first in range(0, len(seqs), batch):
-            done += self.delete_seqs(seqs[first : first + batch], unkept_only=True)
+        for first in range(0, len(pairs), batch):
+            done += self.delete_captures(pairs[first : first + batch], unkept_only=True)
             if progress is not None:
-                progress(min(len(seqs), first + batch))
+                progress(min(len(pairs), first + batch))
         if done >= TIDY_AFTER:
             while self.tidy_search():
                 pass
