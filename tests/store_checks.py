@@ -26,6 +26,12 @@ def check_store(home: Path, committed: set[str]) -> int:
             assert db.execute("SELECT 1 FROM capture_text WHERE rowid = ?", (seq,)).fetchone()
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         ids = {capture_id for _, capture_id, _ in captures}
+        # And no file without its row (a kill between a file's rename and its
+        # row's commit leaves one; the writer's start removes it).
+        named = {r[0] for r in db.execute("SELECT path FROM images")}
+        root = store.images_root
+        on_disk = {p.relative_to(root).as_posix() for p in root.glob("[0-9]*/*/*/*.png")}
+        assert on_disk == named, f"files without rows: {sorted(on_disk - named)[:3]}"
     assert committed <= ids, f"lost: {committed - ids}"
     assert not list((home / "images").rglob(f"{TMP_PREFIX}*"))
     return len(ids)

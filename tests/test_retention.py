@@ -179,6 +179,21 @@ def test_a_plan_never_deletes_a_new_capture_that_took_a_deleted_one_s_number(
         assert store.all_ids() == [new.id]
 
 
+def test_a_file_a_killed_capture_left_without_its_row_is_removed_at_the_next_start(
+    home: Path,
+) -> None:
+    with Store.open(home) as store:
+        (kept,) = fill(store, [1])
+        folder = store.image_file(store.get(kept).images[0]).parent  # type: ignore[union-attr]
+    # What a kill between the rename and the commit leaves: the file, no row.
+    orphan = folder / ("capture_" + "-".join(folder.parts[-3:]) + "_235959-1.png")
+    orphan.write_bytes(PNG)
+    with Store.open(home):
+        pass
+    assert not orphan.exists()
+    assert_whole(home)  # the capture with its row kept its file
+
+
 def test_an_empty_history_over_its_budget_plans_nothing(home: Path) -> None:
     with Store.open(home) as store:
         plan = store.prune_plan(keep_days=30, max_disk=1)

@@ -24,6 +24,7 @@ __all__ = [
     "check_id",
     "check_room",
     "clean_temp_files",
+    "day_folders",
     "free_space",
     "relative_path",
     "remove",
@@ -122,6 +123,27 @@ def clean_temp_files(images_root: Path) -> int:
             path.unlink(missing_ok=True)
             removed += 1
     return removed
+
+
+def day_folders(images_root: Path, *, changed_since: float) -> list[Path]:
+    """The ``YYYY/MM/DD`` folders whose entries changed at or after
+    ``changed_since`` (a Unix time)."""
+    found = []
+    for year in _digits(images_root, 4):
+        for month in _digits(year, 2):
+            for day in _digits(month, 2):
+                with contextlib.suppress(OSError):
+                    if day.stat().st_mtime >= changed_since:
+                        found.append(day)
+    return found
+
+
+def _digits(folder: Path, width: int) -> list[Path]:
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return []
+    return [p for p in entries if len(p.name) == width and p.name.isdigit() and p.is_dir()]
 
 
 def free_space(path: Path) -> int | None:

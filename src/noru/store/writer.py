@@ -9,7 +9,9 @@ serialises writers across processes.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -58,6 +60,7 @@ class Store(Reading):
         store.min_free = min_free
         files.clean_temp_files(store.images_root)
         store._remove_doomed()
+        store._remove_orphans()
         store._measure_sizes()
         return store
 
@@ -321,6 +324,46 @@ class Store(Reading):
             if len(files.remove(self.images_root, stale)) < len(stale):
                 raise StoreError("an old image file in this capture's place cannot be removed")
             self.db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in stale])
+
+    def _remove_orphans(self) -> None:
+        """Remove image files no row names, in the day folders changed since
+        the last look (a writer killed between a file's rename and its row's
+        commit leaves one; so did temp files of older versions).
+
+        Under the write lock: a writer stores its files inside its
+        transaction, so while this holds the lock no file is half-way to
+        its row. The folders' times say which to look in (a few, normally);
+        the first look at a history lists them all.
+        """
+        mark = self.images_root / files.TMP_DIR / ".looked"
+        try:
+            since = mark.stat().st_mtime - 2  # the mark's own clock granularity
+        except OSError:
+            since = float("-inf")
+        started = time.time()
+        with self._transaction() as db:
+            for folder in files.day_folders(self.images_root, changed_since=since):
+                day = "-".join(folder.parts[-3:])
+                named = {
+                    r["path"]
+                    for r in db.execute(
+                        "SELECT i.path FROM captures c JOIN images i ON i.capture_seq = c.seq"
+                        " WHERE c.id GLOB ?",
+                        (f"capture_{day}_*",),
+                    )
+                }
+                base = folder.relative_to(self.images_root).as_posix()
+                orphans = [
+                    f"{base}/{p.name}"
+                    for p in folder.iterdir()
+                    if p.is_file() and f"{base}/{p.name}" not in named
+                ]
+                if orphans:
+                    files.remove(self.images_root, orphans)
+        if self.images_root.is_dir():
+            mark.parent.mkdir(mode=0o700, exist_ok=True)
+            mark.touch()
+            os.utime(mark, (started, started))
 
     def _measure_sizes(self) -> None:
         """Record the image bytes of captures stored before sizes were kept."""
