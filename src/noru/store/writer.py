@@ -278,11 +278,15 @@ class Store(Reading):
         """
         if not captures:
             return 0
-        pairs = ",".join("(?, ?)" for _ in captures)
-        where = f"(seq, id) IN (VALUES {pairs})" + (" AND kept = 0" if unkept_only else "")
-        flat = [value for pair in captures for value in pair]
+        wanted = dict(captures)
+        marks = ",".join("?" * len(wanted))
+        where = f"seq IN ({marks})" + (" AND kept = 0" if unkept_only else "")
         with self._transaction() as db:
-            gone = [r["seq"] for r in db.execute(f"SELECT seq FROM captures WHERE {where}", flat)]
+            gone = [
+                r["seq"]
+                for r in db.execute(f"SELECT seq, id FROM captures WHERE {where}", list(wanted))
+                if wanted[r["seq"]] == r["id"]
+            ]
             if not gone:
                 return 0
             marks = ",".join("?" * len(gone))
