@@ -97,6 +97,15 @@ def test_unknown_methods_are_method_not_found(session: MemoryClient, method: str
     assert method in answer["error"]["message"]
 
 
+@pytest.mark.parametrize("method", ["/0/", "/etc/passwd", "tools/call\nTraceback", "é" * 200])
+def test_an_unknown_method_that_is_no_method_name_is_not_said_back(
+    session: MemoryClient, method: str
+) -> None:
+    answer = session.request(method, {})
+    assert answer["error"]["code"] == -32601
+    assert answer["error"]["message"] == "Method not found (no MCP method has a name like that)"
+
+
 def test_params_that_are_not_an_object_are_invalid_params(session: MemoryClient) -> None:
     assert session.request("tools/list", [1, 2])["error"]["code"] == -32602
 

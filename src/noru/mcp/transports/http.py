@@ -29,7 +29,6 @@ ends the least recently used idle session, which then answers 404.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import secrets
@@ -51,6 +50,12 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from noru.errors import InvalidRequest, ParseError, ProtocolError
+from noru.loopback import (
+    is_loopback_authority,
+    is_loopback_name,
+    is_loopback_origin,
+    split_authority,
+)
 from noru.mcp.session import SUPPORTED, Session, parse_message, to_wire
 
 __all__ = [
@@ -79,46 +84,6 @@ LOOPBACK_RULE = "only loopback addresses (127.0.0.0/8, ::1, localhost) are allow
 # --- addresses ---------------------------------------------------------------
 
 
-def _loopback_name(host: str, *, bracketed: bool) -> bool:
-    """``localhost``, an IPv4 address in 127.0.0.0/8, or (in brackets) ::1."""
-    if not bracketed and host.lower() == "localhost":
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_loopback and (address.version == 6) == bracketed
-
-
-def _split_authority(value: str) -> tuple[str, bool, str | None] | None:
-    """``host[:port]`` or ``[v6]:port`` as (host, bracketed, port); None if malformed."""
-    if value.startswith("["):
-        end = value.find("]")
-        if end < 0:
-            return None
-        host, rest, bracketed = value[1:end], value[end + 1 :], True
-        if rest and not rest.startswith(":"):
-            return None
-        port = rest[1:] if rest else None
-    else:
-        host, sep, tail = value.partition(":")
-        port, bracketed = (tail if sep else None), False
-    if port is not None and not (port.isascii() and port.isdigit() and len(port) <= 5):
-        return None
-    return host, bracketed, port
-
-
-def is_loopback_authority(value: str) -> bool:
-    """Whether a Host header value (``host[:port]``) names this machine's loopback."""
-    parts = _split_authority(value)
-    return parts is not None and _loopback_name(parts[0], bracketed=parts[1])
-
-
-def _loopback_origin(value: str) -> bool:
-    scheme, sep, authority = value.partition("://")
-    return bool(sep) and scheme.lower() in ("http", "https") and is_loopback_authority(authority)
-
-
 def parse_listen(text: str) -> tuple[str, int]:
     """``PORT``, ``HOST:PORT`` or ``[::1]:PORT`` as (host, port); HOST defaults to
     127.0.0.1 and must be loopback. Raises ValueError with a message for people."""
@@ -126,13 +91,13 @@ def parse_listen(text: str) -> tuple[str, int]:
     if text.isascii() and text.isdigit():
         host, port = DEFAULT_HOST, text
     else:
-        parts = _split_authority(text)
+        parts = split_authority(text)
         if parts is None or parts[2] is None:
             raise ValueError(
                 f"expected [HOST:]PORT (e.g. 8765, 127.0.0.1:8765, [::1]:8765), got {text!r}"
             )
         host, bracketed, port = parts[0] or DEFAULT_HOST, parts[1], parts[2]
-        if not _loopback_name(host, bracketed=bracketed):
+        if not is_loopback_name(host, bracketed=bracketed):
             raise ValueError(
                 f"refusing to listen on {host!r}: {LOOPBACK_RULE}, "
                 "so that nothing off this machine can reach your screen history"
@@ -216,7 +181,7 @@ class LoopbackOnly:
             if not is_loopback_authority(host):
                 response = _refusal(403, "Forbidden: the Host header must name a loopback address")
                 return await response(scope, receive, send)
-            if origin is not None and not _loopback_origin(origin.decode("latin-1")):
+            if origin is not None and not is_loopback_origin(origin.decode("latin-1")):
                 response = _refusal(403, "Forbidden: the Origin header must be a loopback origin")
                 return await response(scope, receive, send)
         await self.app(scope, receive, send)
@@ -404,7 +369,7 @@ def run_http(home: Path, *, host: str, port: int) -> int:
         stream=sys.stderr, level=logging.WARNING, format="noru mcp: %(levelname)s %(message)s"
     )
     bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if not _loopback_name(bare, bracketed=":" in bare):
+    if not is_loopback_name(bare, bracketed=":" in bare):
         print(f"noru mcp: refusing to listen on {host!r}: {LOOPBACK_RULE}", file=sys.stderr)
         return 2
     try:

@@ -1,0 +1,267 @@
+"""The console's routes: pages read the history read-only; the few writes
+(a note, a delete, the access controls) go through the same code as the
+person's CLI commands (``Store``, ``access.set_control``).
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections import OrderedDict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from noru import access, accesslog, live
+from noru.console import pages
+from noru.console.guard import COOKIE, Guard, Keys
+from noru.errors import NoruError, StoreError
+from noru.store import Filters, Reader, Store
+from noru.store.files import check_id
+
+__all__ = ["Thumbnails", "create_app"]
+
+STATIC = Path(__file__).parent / "static"
+THUMB_WIDTH = 240
+PAGE = 60  # captures per timeline page
+CONTROLS = ("allow", "pause", "resume", "revoke")
+
+
+class Thumbnails:
+    """Small JPEG thumbnails, made once per capture and kept in memory (never
+    on disk: a deleted or pruned capture leaves no copy behind)."""
+
+    def __init__(self, most: int = 2000) -> None:
+        self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+        self.most = most
+
+    def get(self, home: Path, capture_id: str) -> bytes | None:
+        with self._lock:
+            if capture_id in self._cache:
+                self._cache.move_to_end(capture_id)
+                return self._cache[capture_id]
+        from PIL import Image
+
+        with Reader.open(home) as reader:
+            record = reader.get(capture_id)
+            if record is None:
+                return None
+            with Image.open(reader.image_file(record.images[0])) as image:
+                image.draft("RGB", (THUMB_WIDTH * 2, THUMB_WIDTH * 2))
+                small = image.convert("RGB")
+                small.thumbnail((THUMB_WIDTH, THUMB_WIDTH * 10 // 16))
+        out = io.BytesIO()
+        small.save(out, format="JPEG", quality=70, optimize=True)
+        data = out.getvalue()
+        with self._lock:
+            self._cache[capture_id] = data
+            while len(self._cache) > self.most:
+                self._cache.popitem(last=False)
+        return data
+
+    def forget(self, capture_id: str) -> None:
+        with self._lock:
+            self._cache.pop(capture_id, None)
+
+
+def _html(text: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(text, status_code=status)
+
+
+def _capture_id(request: Request) -> str | None:
+    raw = request.path_params.get("capture_id", "")
+    try:
+        return check_id(raw)
+    except ValueError:
+        return None
+
+
+def _not_found() -> HTMLResponse:
+    return _html(pages.message_page("Not found", "There is no such capture."), 404)
+
+
+def _back(value: object) -> str:
+    """Where a form returns to: a path of this console only."""
+    text = value if isinstance(value, str) else "/"
+    return text if text.startswith("/") and not text.startswith("//") else "/"
+
+
+def create_app(home: Path, keys: Keys) -> Starlette:
+    thumbs = Thumbnails()
+
+    def signin(request: Request) -> Response:
+        session = keys.exchange(request.query_params.get("token", ""))
+        if session is None:
+            return _html(
+                pages.message_page(
+                    "This link no longer works",
+                    "A sign-in link works once. Run `noru console` again for a new one.",
+                ),
+                403,
+            )
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/")
+        return response
+
+    def timeline(request: Request) -> Response:
+        query = request.query_params
+        filters = {k: query.get(k, "") for k in ("app", "origin", "day")}
+        since = before = None
+        if filters["day"]:
+            try:
+                start = datetime.strptime(filters["day"], "%Y-%m-%d").astimezone()
+            except ValueError:
+                filters["day"] = ""
+            else:
+                since, before = start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC)
+        chosen = Filters(
+            app=filters["app"] or None,
+            origin=filters["origin"] if filters["origin"] in ("user", "agent") else None,
+            since=since,
+            before=before,
+        )
+        with Reader.open(home) as reader:
+            try:
+                rows, next_cursor = reader.list_rows(
+                    chosen, limit=PAGE, cursor=query.get("cursor") or None
+                )
+            except ValueError:
+                rows, next_cursor = reader.list_rows(chosen, limit=PAGE)
+            apps = reader.present_values(most=50).get("apps", [])
+            pending = reader.pending_count()
+        return _html(
+            pages.timeline_page(
+                rows,
+                state=access.load(home),
+                app_running=live.LiveClient(home, timeout=1).running(),
+                pending=pending,
+                filters=filters,
+                next_cursor=next_cursor,
+                apps=apps,
+            )
+        )
+
+    def search(request: Request) -> Response:
+        words = request.query_params.get("q", "").strip()[:500]
+        if not words:
+            return RedirectResponse("/", status_code=303)
+        with Reader.open(home) as reader:
+            try:
+                hits, next_cursor = reader.search(
+                    words,
+                    Filters(),
+                    now=datetime.now(UTC),
+                    cursor=request.query_params.get("cursor") or None,
+                )
+            except ValueError:
+                hits, next_cursor = reader.search(words, Filters(), now=datetime.now(UTC))
+        return _html(pages.search_page(words, hits, next_cursor=next_cursor))
+
+    def capture(request: Request) -> Response:
+        capture_id = _capture_id(request)
+        if capture_id is None:
+            return _not_found()
+        with Reader.open(home) as reader:
+            record = reader.get(capture_id)
+        if record is None:
+            return _not_found()
+        readers = [
+            f"{e.get('at')}: {e.get('client') or 'unknown client'} ({e.get('transport')}),"
+            f" {c.get('how')}"
+            for e in accesslog.read(home)
+            for c in e.get("captures") or ()
+            if c.get("id") == capture_id
+        ]
+        return _html(pages.capture_page(record, readers=readers))
+
+    def image(request: Request) -> Response:
+        capture_id = _capture_id(request)
+        position = request.path_params.get("position", 0)
+        if capture_id is None:
+            return Response(status_code=404)
+        with Reader.open(home) as reader:
+            record = reader.get(capture_id)
+            if record is None or not 1 <= position <= len(record.images):
+                return Response(status_code=404)
+            data = reader.image_file(record.images[position - 1]).read_bytes()
+        return Response(data, media_type="image/png", headers={"cache-control": "no-store"})
+
+    def thumb(request: Request) -> Response:
+        capture_id = _capture_id(request)
+        data = None if capture_id is None else thumbs.get(home, capture_id)
+        if data is None:
+            return Response(status_code=404)
+        return Response(data, media_type="image/jpeg")
+
+    async def note(request: Request) -> Response:
+        capture_id = _capture_id(request)
+        form = await request.form()
+        text = form.get("note")
+        if capture_id is None or not isinstance(text, str):
+            return _not_found()
+
+        def save() -> bool:
+            with Store.open(home) as store:
+                return store.set_note(capture_id, text.strip()[:10_000] or None)
+
+        if not await run_in_threadpool(save):
+            return _not_found()
+        return RedirectResponse(f"/capture/{capture_id}", status_code=303)
+
+    async def delete(request: Request) -> Response:
+        capture_id = _capture_id(request)
+        form = await request.form()
+        if capture_id is None:
+            return _not_found()
+        if form.get("confirm") != "yes":
+            return _html(pages.message_page("Not deleted", "Tick the box to confirm."), 400)
+
+        def remove() -> bool:
+            with Store.open(home) as store:
+                return store.delete(capture_id)
+
+        if not await run_in_threadpool(remove):
+            return _not_found()
+        thumbs.forget(capture_id)
+        return RedirectResponse("/", status_code=303)
+
+    async def control(request: Request) -> Response:
+        form = await request.form()
+        action = form.get("action")
+        if action not in CONTROLS:
+            return _html(pages.message_page("Unknown control", "Use the buttons."), 400)
+        assert isinstance(action, str)
+        await run_in_threadpool(access.set_control, home, action)
+        return RedirectResponse(_back(form.get("back")), status_code=303)
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        text = str(exc) if isinstance(exc, NoruError) else "the console failed; see its terminal"
+        if isinstance(exc, StoreError):
+            text += " (run `noru doctor`)"
+        return _html(pages.message_page("Something went wrong", text), 500)
+
+    app = Starlette(
+        routes=[
+            Route("/signin", signin),
+            Route("/", timeline),
+            Route("/search", search),
+            Route("/capture/{capture_id}", capture),
+            Route("/capture/{capture_id}/note", note, methods=["POST"]),
+            Route("/capture/{capture_id}/delete", delete, methods=["POST"]),
+            Route("/image/{capture_id}/{position:int}", image),
+            Route("/thumb/{capture_id}", thumb),
+            Route("/control", control, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        middleware=[Middleware(Guard, keys=keys)],
+        exception_handlers={Exception: failed},
+    )
+    return app

@@ -1,0 +1,276 @@
+"""The console's pages, rendered on the server as plain HTML.
+
+Every value from history (titles, app names, OCR and accessibility text,
+notes) is escaped here and nowhere else. Images and pages are addressed by
+capture id only. The layout is one stylesheet and one small script
+(keyboard moves through the timeline), both served by Noru itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from html import escape
+from urllib.parse import urlencode
+
+from noru.access import AccessState, history_decision, live_decision
+from noru.store import CaptureRecord, Row, SearchHit
+from noru.store.retention import Usage
+
+__all__ = ["capture_page", "message_page", "search_page", "timeline_page"]
+
+
+def _local(moment: datetime) -> datetime:
+    return moment.astimezone()
+
+
+def _source_words(row: Row | CaptureRecord) -> str:
+    source = row.source if isinstance(row, Row) else row.images[0].source
+    parts = [source.app_name or source.app_id, source.workspace_hint]
+    if source.display_index is not None:
+        parts.append(f"display {source.display_index}")
+    return " · ".join(p for p in parts if p) or "unknown source"
+
+
+def _alt(row: Row) -> str:
+    source = row.source
+    what = source.window_title or source.app_name or "the screen"
+    return f"Capture of {what}, {_local(row.captured_at):%Y-%m-%d %H:%M}"
+
+
+def state_bar(state: AccessState, app_running: bool, pending: int) -> str:
+    live = live_decision(state)
+    history = history_decision(state)
+    if state.revoked:
+        mode = "revoked"
+    elif state.paused:
+        mode = "paused"
+    elif state.authorized:
+        mode = "allowed"
+    else:
+        mode = "not allowed yet"
+    return (
+        '<div class="state" role="status">'
+        f'<span class="mode mode-{escape(mode.split()[0])}">Agents: {escape(mode)}</span>'
+        f"<span>Live looks: {'yes' if live.allowed else 'no'} ({escape(live.reason)})</span>"
+        f"<span>History: {'readable' if history.allowed else 'blocked'}</span>"
+        f"<span>App: {'running' if app_running else 'not running'}</span>"
+        f"<span>Text waiting: {pending}</span>"
+        "</div>"
+    )
+
+
+def _controls(state: AccessState, back: str) -> str:
+    pause = (
+        ("resume", "Resume Agent Perception")
+        if state.paused
+        else ("pause", "Pause Agent Perception")
+    )
+    buttons = [("allow", "Allow Agent Observations"), pause, ("revoke", "Revoke Agent Access")]
+    forms = "".join(
+        f'<form method="post" action="/control"><input type="hidden" name="back" '
+        f'value="{escape(back)}"><button name="action" value="{action}">{label}</button></form>'
+        for action, label in buttons
+    )
+    return f'<nav class="controls" aria-label="Agent access">{forms}</nav>'
+
+
+def _page(title: str, body: str, *, top: str = "") -> str:
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)} · Noru</title>"
+        '<link rel="stylesheet" href="/static/console.css">'
+        '<script src="/static/console.js" defer></script></head><body>'
+        '<header><a class="brand" href="/">Noru</a>'
+        '<form class="search" method="get" action="/search" role="search">'
+        '<input name="q" type="search" placeholder="Search your screens" aria-label="Search">'
+        "</form></header>"
+        f"{top}<main>{body}</main></body></html>"
+    )
+
+
+def message_page(title: str, text: str) -> str:
+    return _page(title, f"<h1>{escape(title)}</h1><p>{escape(text)}</p>")
+
+
+def _card(row: Row) -> str:
+    note = f'<p class="note">{escape(row.note)}</p>' if row.note else ""
+    origin = "taken by an agent" if row.origin == "agent" else "yours"
+    return (
+        f'<li><a class="card" href="/capture/{escape(row.id)}" data-capture="{escape(row.id)}">'
+        f'<img src="/thumb/{escape(row.id)}" alt="{escape(_alt(row))}" loading="lazy" '
+        'width="240" height="150">'
+        f'<span class="when">{_local(row.captured_at):%H:%M:%S}</span>'
+        f'<span class="src">{escape(_source_words(row))}</span>'
+        f'<span class="origin origin-{escape(row.origin)}">{origin}</span>{note}</a></li>'
+    )
+
+
+def timeline_page(
+    rows: Sequence[Row],
+    *,
+    state: AccessState,
+    app_running: bool,
+    pending: int,
+    filters: dict[str, str],
+    next_cursor: str | None,
+    apps: Iterable[str],
+) -> str:
+    """Newest first, grouped by day and hour."""
+    groups: list[str] = []
+    current: tuple[str, str] | None = None
+    items: list[str] = []
+
+    def close() -> None:
+        if current is not None and items:
+            day, hour = current
+            groups.append(
+                f"<section><h2><time>{escape(day)}</time> <span>{escape(hour)}:00</span></h2>"
+                f'<ul class="grid">{"".join(items)}</ul></section>'
+            )
+
+    for row in rows:
+        moment = _local(row.captured_at)
+        key = (f"{moment:%A %Y-%m-%d}", f"{moment:%H}")
+        if key != current:
+            close()
+            current, items = key, []
+        items.append(_card(row))
+    close()
+    options = "".join(
+        f'<option value="{escape(a)}"{" selected" if filters.get("app") == a else ""}>'
+        f"{escape(a)}</option>"
+        for a in apps
+    )
+    origin = filters.get("origin", "")
+    by = "".join(
+        f'<option value="{value}"{" selected" if origin == value else ""}>{label}</option>'
+        for value, label in (("", "anyone"), ("user", "you"), ("agent", "agents"))
+    )
+    day = escape(filters.get("day", ""))
+    picker = (
+        '<form class="filters" method="get" action="/">'
+        f'<label>App <select name="app"><option value="">any</option>{options}</select></label>'
+        f'<label>By <select name="origin">{by}</select></label>'
+        f'<label>Day <input type="date" name="day" value="{day}"></label>'
+        "<button>Show</button></form>"
+    )
+    more = ""
+    if next_cursor:
+        query = urlencode({**{k: v for k, v in filters.items() if v}, "cursor": next_cursor})
+        more = f'<p class="more"><a href="/?{escape(query)}" rel="next">Older captures</a></p>'
+    body = (
+        "".join(groups)
+        or "<p>No captures here yet: take one with the shortcut or `noru capture`.</p>"
+    )
+    top = state_bar(state, app_running, pending) + _controls(state, "/")
+    return _page("Timeline", f"<h1>Timeline</h1>{picker}{body}{more}", top=top)
+
+
+def _highlight(snippet: str) -> str:
+    """A snippet with its «hits» marked, escaped."""
+    out = escape(snippet)
+    return out.replace("«", "<mark>").replace("»", "</mark>")
+
+
+def search_page(query: str, hits: Sequence[SearchHit], *, next_cursor: str | None) -> str:
+    items = "".join(
+        f'<li><a class="hit" href="/capture/{escape(h.row.id)}?q={escape(query)}">'
+        f'<img src="/thumb/{escape(h.row.id)}" alt="{escape(_alt(h.row))}" loading="lazy" '
+        'width="240" height="150">'
+        f'<span class="when">{_local(h.row.captured_at):%Y-%m-%d %H:%M}</span>'
+        f'<span class="src">{escape(_source_words(h.row))}</span>'
+        f'<span class="layer">{escape(h.layer)}</span>'
+        f'<q class="snippet">{_highlight(h.snippet)}</q></a></li>'
+        for h in hits
+    )
+    more = ""
+    if next_cursor:
+        query_string = urlencode({"q": query, "cursor": next_cursor})
+        more = f'<p class="more"><a href="/search?{escape(query_string)}">More</a></p>'
+    found = (
+        f'<ul class="hits">{items}</ul>' if hits else f"<p>Nothing matches “{escape(query)}”.</p>"
+    )
+    return _page(f"Search: {query}", f"<h1>Search: {escape(query)}</h1>{found}{more}")
+
+
+def capture_page(
+    record: CaptureRecord, *, readers: Sequence[str], usage: Usage | None = None
+) -> str:
+    images = []
+    for image in record.images:
+        # The lines' boxes as an SVG over the image (no inline styles: the
+        # page's policy forbids them); hovering a box shows its text.
+        rects = "".join(
+            f'<rect x="{x}" y="{y}" width="{w}" height="{h}">'
+            f"<title>{escape(line.text)}</title></rect>"
+            for line in image.ocr_lines or ()
+            for x, y, w, h in [line.box]
+        )
+        boxes = (
+            f'<svg class="boxes" viewBox="0 0 {image.width} {image.height}" '
+            f'preserveAspectRatio="none" aria-hidden="true">{rects}</svg>'
+        )
+        images.append(
+            f'<figure class="shot"><div class="frame">'
+            f'<img src="/image/{escape(record.id)}/{image.position}" '
+            f'alt="{escape(_alt_record(record, image.position))}" '
+            f'width="{image.width}" height="{image.height}">{boxes}</div>'
+            f"<figcaption>{image.width}x{image.height} px · {escape(_facts(image))}</figcaption>"
+            "</figure>"
+        )
+    ocr = record.ocr_text
+    ax = record.ax_text
+    texts = _text_block("On-screen text (OCR)", ocr, "ocr", record.ocr_state) + _text_block(
+        "Accessibility text", ax, "ax", "done" if ax else "none"
+    )
+    note = escape(record.note or "")
+    read_by = (
+        "<ul>" + "".join(f"<li>{escape(r)}</li>" for r in readers) + "</ul>"
+        if readers
+        else "<p>No agent has read this capture.</p>"
+    )
+    body = (
+        f"<h1>{_local(record.captured_at):%Y-%m-%d %H:%M:%S}</h1>"
+        f'<p class="src">{escape(_source_words(record))} · '
+        f"{'taken by an agent' if record.origin == 'agent' else 'taken by you'}"
+        f"{' · kept forever' if record.kept else ''}</p>"
+        + "".join(images)
+        + texts
+        + '<section><h2>Note</h2><form method="post" action="'
+        f'/capture/{escape(record.id)}/note"><textarea name="note" rows="3" aria-label="Note">'
+        f"{note}</textarea><button>Save note</button></form></section>"
+        f"<section><h2>Read by agents</h2>{read_by}</section>"
+        f'<section><h2>Delete</h2><form method="post" action="/capture/{escape(record.id)}/delete">'
+        '<label><input type="checkbox" name="confirm" value="yes" required> Delete this capture,'
+        " its text and its files</label> <button>Delete</button></form></section>"
+    )
+    return _page(f"Capture {record.id}", body)
+
+
+def _alt_record(record: CaptureRecord, position: int) -> str:
+    source = record.images[position - 1].source
+    what = source.window_title or source.app_name or "the screen"
+    return f"Capture of {what}, {_local(record.captured_at):%Y-%m-%d %H:%M}"
+
+
+def _facts(image: object) -> str:
+    source = getattr(image, "source")  # noqa: B009  (an ImageRecord)
+    facts = [
+        source.window_title,
+        source.app_name,
+        f"display {source.display_index}" if source.display_index else None,
+    ]
+    return " · ".join(f for f in facts if f) or "no source facts"
+
+
+def _text_block(title: str, text: str, layer: str, state: str) -> str:
+    if not text:
+        why = {"pending": "not read yet", "failed": "could not be read"}.get(state, "none")
+        return f"<section><h2>{escape(title)}</h2><p>{why}</p></section>"
+    return (
+        f'<section><h2>{escape(title)}</h2><button type="button" class="copy" '
+        f'data-copy="text-{layer}">Copy</button>'
+        f'<pre id="text-{layer}">{escape(text)}</pre></section>'
+    )

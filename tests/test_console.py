@@ -1,0 +1,367 @@
+"""The web console, a real `noru console` over real sockets: signing in once,
+the guard against other sites and other hosts, the pages over a seeded
+history, and the person's controls with the same effect as the CLI's."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import pytest
+
+from noru import access
+from noru.store import Reader
+from tests.history_data import Seeded, seed
+from tests.parts import require
+from tests.wire import noru_command
+
+
+@dataclass
+class Console:
+    proc: subprocess.Popen[str]
+    port: int
+    token: str
+
+    @property
+    def host(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        cookie: str | None = None,
+    ) -> tuple[int, dict[str, str], bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            sent = {"Host": self.host, **(headers or {})}
+            if cookie:
+                sent["Cookie"] = cookie
+            data = None
+            if body is not None:
+                data = urlencode(body).encode()
+                sent["Content-Type"] = "application/x-www-form-urlencoded"
+            conn.request(method, path, body=data, headers=sent)
+            response = conn.getresponse()
+            return (
+                response.status,
+                {k.lower(): v for k, v in response.getheaders()},
+                response.read(),
+            )
+        finally:
+            conn.close()
+
+    def sign_in(self) -> str:
+        status, headers, _ = self.request("GET", f"/signin?token={self.token}")
+        assert status == 303 and headers["location"] == "/"
+        return headers["set-cookie"].split(";")[0]
+
+
+@pytest.fixture
+def seeded(home: Path) -> Seeded:
+    return seed(home)
+
+
+@pytest.fixture
+def console(home: Path, seeded: Seeded) -> Iterator[Console]:
+    proc = subprocess.Popen(
+        [*noru_command(), "console"],
+        env={**os.environ, "NORU_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        url = urlsplit(line.split("open ", 1)[1].strip())
+        assert url.hostname == "127.0.0.1" and url.port is not None
+        token = url.query.split("token=", 1)[1]
+        yield Console(proc, url.port, token)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            if proc.stdout:
+                proc.stdout.close()
+
+
+SAME = {"Sec-Fetch-Site": "same-origin"}
+
+
+# --- signing in -----------------------------------------------------------------------
+
+
+def test_the_link_signs_in_once_with_a_strict_http_only_cookie(console: Console) -> None:
+    status, _, _ = console.request("GET", "/")
+    assert status == 403  # no cookie
+    status, headers, _ = console.request("GET", f"/signin?token={console.token}")
+    assert status == 303 and headers["location"] == "/"
+    cookie = headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+    again, _, body = console.request("GET", f"/signin?token={console.token}")
+    assert again == 403 and b"works once" in body
+    status, _, page = console.request("GET", "/", cookie=cookie.split(";")[0])
+    assert status == 200 and b"Timeline" in page
+    assert console.request("GET", "/", cookie="noru_console=guessed")[0] == 403
+
+
+def test_a_wrong_token_signs_nobody_in(console: Console) -> None:
+    status, headers, _ = console.request("GET", "/signin?token=not-the-token")
+    assert status == 403 and "set-cookie" not in headers
+    assert console.request("GET", f"/signin?token={console.token}")[0] == 303  # still unused
+
+
+# --- the guard ------------------------------------------------------------------------
+
+
+def test_another_host_name_is_refused_even_with_the_cookie(console: Console) -> None:
+    cookie = console.sign_in()
+    for host in (f"evil.example:{console.port}", "attacker.test", ""):
+        status, _, _ = console.request("GET", "/", headers={"Host": host}, cookie=cookie)
+        assert status in (400, 421), host
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.example"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Origin": "http://evil.example", "Sec-Fetch-Site": "same-origin"},
+        {},  # a client that says nothing of where it comes from
+        {"Origin": "null"},  # an opaque origin, with no site to vouch for it
+    ],
+)
+def test_a_change_from_anywhere_but_its_own_pages_is_refused_and_changes_nothing(
+    console: Console, home: Path, headers: dict[str, str]
+) -> None:
+    cookie = console.sign_in()
+    before = (home / "access.json").read_bytes() if (home / "access.json").exists() else None
+    status, _, _ = console.request(
+        "POST", "/control", body={"action": "allow"}, headers=headers, cookie=cookie
+    )
+    assert status == 403
+    after = (home / "access.json").read_bytes() if (home / "access.json").exists() else None
+    assert after == before
+
+
+def test_a_change_without_the_cookie_is_refused(console: Console, home: Path) -> None:
+    status, _, _ = console.request("POST", "/control", body={"action": "allow"}, headers=SAME)
+    assert status == 403 and not access.load(home).authorized
+
+
+def test_pages_carry_the_policy_headers_and_no_cors(console: Console) -> None:
+    cookie = console.sign_in()
+    status, headers, _ = console.request(
+        "GET", "/", headers={"Origin": "http://evil.example"}, cookie=cookie
+    )
+    assert status == 200
+    assert "default-src 'self'" in headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert headers["referrer-policy"] == "no-referrer"
+    assert headers["cache-control"] == "no-store"
+    assert not [k for k in headers if k.startswith("access-control-")]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/image/..%2F..%2Fnoru.sqlite3/1",
+        "/image/capture_..%2F..%2Fx/1",
+        "/image/%2E%2E/1",
+        "/thumb/..%2Fnoru.sqlite3",
+        "/thumb/capture_2026-01-01_000000",
+        "/capture/capture_..%2Faccess.json",
+        "/static/..%2F..%2Fguard.py",
+    ],
+)
+def test_paths_in_image_and_page_addresses_reach_nothing(console: Console, path: str) -> None:
+    cookie = console.sign_in()
+    status, _, body = console.request("GET", path, cookie=cookie)
+    assert status == 404, (path, status)
+    assert b"SQLite" not in body and b"import" not in body
+
+
+# --- the pages ------------------------------------------------------------------------
+
+
+def test_the_timeline_shows_the_history_newest_first_with_thumbnails(
+    console: Console, seeded: Seeded
+) -> None:
+    cookie = console.sign_in()
+    _, _, page = console.request("GET", "/", cookie=cookie)
+    text = page.decode()
+    order = [
+        text.index(f'href="/capture/{c.id}"')
+        for c in (seeded.browser, seeded.terminal, seeded.editor)
+    ]
+    assert order == sorted(order)  # newest first
+    assert "Agents: not allowed yet" in text
+    status, headers, thumb = console.request("GET", f"/thumb/{seeded.editor.id}", cookie=cookie)
+    assert status == 200 and headers["content-type"] == "image/jpeg"
+    assert 500 < len(thumb) < 20_000  # a few kB
+
+
+def test_search_highlights_the_hit_and_the_viewer_shows_text_and_original(
+    console: Console, seeded: Seeded, home: Path
+) -> None:
+    cookie = console.sign_in()
+    _, _, page = console.request("GET", "/search?q=frobnicate", cookie=cookie)
+    assert f"/capture/{seeded.editor.id}" in page.decode()
+    assert re.search(rb"<mark>frobnicate</mark>", page, re.I)
+    _, _, viewer = console.request("GET", f"/capture/{seeded.editor.id}", cookie=cookie)
+    assert "the failing build" in viewer.decode() and "<rect " in viewer.decode()
+    status, headers, original = console.request(
+        "GET", f"/image/{seeded.editor.id}/1", cookie=cookie
+    )
+    assert status == 200 and headers["content-type"] == "image/png"
+    with Reader.open(home) as reader:
+        record = reader.get(seeded.editor.id)
+        assert record is not None
+        assert original == reader.image_file(record.images[0]).read_bytes()
+
+
+def test_a_note_is_saved_and_a_delete_needs_its_confirmation(
+    console: Console, seeded: Seeded, home: Path
+) -> None:
+    cookie = console.sign_in()
+    capture_id = seeded.terminal.id
+    status, _, _ = console.request(
+        "POST", f"/capture/{capture_id}/note", body={"note": "from the console <b>"},
+        headers=SAME, cookie=cookie,
+    )  # fmt: skip
+    assert status == 303
+    _, _, viewer = console.request("GET", f"/capture/{capture_id}", cookie=cookie)
+    assert "from the console &lt;b&gt;" in viewer.decode()  # kept, and escaped
+    status, _, _ = console.request(
+        "POST", f"/capture/{capture_id}/delete", body={}, headers=SAME, cookie=cookie
+    )
+    assert status == 400
+    status, _, _ = console.request(
+        "POST", f"/capture/{capture_id}/delete", body={"confirm": "yes"}, headers=SAME,
+        cookie=cookie,
+    )  # fmt: skip
+    assert status == 303
+    with Reader.open(home) as reader:
+        assert reader.get(capture_id) is None and reader.count() == 2
+
+
+def test_the_controls_write_the_same_access_state_as_the_cli(
+    console: Console, home: Path, tmp_path: Path
+) -> None:
+    cookie = console.sign_in()
+    other = tmp_path / "cli-home"
+    other.mkdir(mode=0o700)
+    for action in ("allow", "pause", "resume", "revoke", "allow"):
+        status, headers, _ = console.request(
+            "POST", "/control", body={"action": action, "back": "/"}, headers=SAME,
+            cookie=cookie,
+        )  # fmt: skip
+        assert status == 303 and headers["location"] == "/"
+        done = subprocess.run(
+            [*noru_command(), action], env={**os.environ, "NORU_HOME": str(other)},
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        mine, theirs = access.load(home), access.load(other)
+        assert (mine.authorized, mine.paused, mine.revoked) == (
+            theirs.authorized,
+            theirs.paused,
+            theirs.revoked,
+        ), action
+    status, headers, _ = console.request(
+        "POST", "/control", body={"action": "pause", "back": "//evil.example/"}, headers=SAME,
+        cookie=cookie,
+    )  # fmt: skip
+    assert status == 303 and headers["location"] == "/"  # back to the console only
+
+
+# --- in a real browser -------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, driven by Playwright from PyPI (never `playwright install`)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        require(False, "playwright is not installed (make test installs it)")
+    require(Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM} (make test installs it)")
+    with sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def test_in_a_browser_sign_in_browse_search_view_note_delete_and_control(
+    console: Console, seeded: Seeded, home: Path, browser: Any, tmp_path: Path
+) -> None:
+    shots = Path(os.environ.get("NORU_CONSOLE_SHOTS", tmp_path))
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"http://{console.host}/signin?token={console.token}")
+    assert page.url == f"http://{console.host}/"  # the token left the address bar
+    assert page.locator(f'a[href="/capture/{seeded.editor.id}"]').count() == 1
+    assert "Agents: not allowed yet" in page.inner_text(".state")
+    page.screenshot(path=str(shots / "timeline.png"))
+    # The keyboard moves through the captures.
+    page.keyboard.press("ArrowRight")
+    first = page.evaluate("document.activeElement.dataset.capture")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.capture") not in (None, first)
+
+    page.fill("input[name=q]", "frobnicate")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/search?q=frobnicate")
+    assert page.inner_text("mark").lower() == "frobnicate"
+    page.screenshot(path=str(shots / "search.png"))
+
+    page.click(f'a[href^="/capture/{seeded.editor.id}"]')
+    page.wait_for_selector("figure.shot img")
+    assert page.evaluate("document.querySelector('figure.shot img').naturalWidth") == 2560
+    assert "the failing build" in page.input_value("textarea[name=note]")
+    page.screenshot(path=str(shots / "viewer.png"), full_page=False)
+    page.fill("textarea[name=note]", "seen in the browser")
+    with page.expect_navigation():
+        page.click("text=Save note")
+    with Reader.open(home) as reader:
+        record = reader.get(seeded.editor.id)
+        assert record is not None and record.note == "seen in the browser"
+
+    page.goto(f"http://{console.host}/capture/{seeded.terminal.id}")
+    page.check("input[name=confirm]")
+    page.click("button:text('Delete')")
+    page.wait_for_url(f"http://{console.host}/")
+    with Reader.open(home) as reader:
+        assert reader.get(seeded.terminal.id) is None
+
+    for button, expect in (
+        ("Allow Agent Observations", (True, False, False)),
+        ("Pause Agent Perception", (True, True, False)),
+        ("Resume Agent Perception", (True, False, False)),
+        ("Revoke Agent Access", (False, False, True)),
+        ("Allow Agent Observations", (True, False, False)),
+    ):
+        with page.expect_navigation():
+            page.click(f"button:text('{button}')")
+        state = access.load(home)
+        assert (state.authorized, state.paused, state.revoked) == expect, button
+    assert "Agents: allowed" in page.inner_text(".state")
