@@ -10,6 +10,7 @@ import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -365,3 +366,84 @@ def test_in_a_browser_sign_in_browse_search_view_note_delete_and_control(
         state = access.load(home)
         assert (state.authorized, state.paused, state.revoked) == expect, button
     assert "Agents: allowed" in page.inner_text(".state")
+
+
+# --- the privacy pages --------------------------------------------------------------------
+
+
+def test_the_access_log_page_shows_who_read_a_capture(
+    console: Console, seeded: Seeded, home: Path
+) -> None:
+    from tests.wire import MemoryClient
+
+    client = MemoryClient(home)
+    try:
+        client.initialize("2025-06-18")
+        client.call("get_capture", {"id": seeded.editor.id, "text_only": True})
+    finally:
+        client.close()
+    cookie = console.sign_in()
+    _, _, page = console.request("GET", f"/log?capture={seeded.editor.id}", cookie=cookie)
+    text = page.decode()
+    assert "get_capture" in text and f"/capture/{seeded.editor.id}" in text and "text" in text
+    _, _, viewer = console.request("GET", f"/capture/{seeded.editor.id}", cookie=cookie)
+    assert "No agent has read this capture" not in viewer.decode()
+    _, _, other = console.request("GET", "/log?client=nobody-by-this-name", cookie=cookie)
+    assert "get_capture" not in other.decode()
+
+
+def test_exclusions_are_added_tested_and_removed_as_with_the_cli(
+    console: Console, home: Path
+) -> None:
+    from noru import exclusions
+
+    cookie = console.sign_in()
+    status, _, _ = console.request(
+        "POST", "/exclusions/add", body={"kind": "title", "pattern": "*Ledger*"},
+        headers=SAME, cookie=cookie,
+    )  # fmt: skip
+    assert status == 303
+    assert exclusions.load(home).excludes(None, None, "My Ledger - Vault")
+    _, _, page = console.request("GET", "/privacy?title=My+Ledger+-+Vault", cookie=cookie)
+    assert "<strong>is excluded</strong>" in page.decode()
+    _, _, page = console.request("GET", "/privacy?title=Inbox", cookie=cookie)
+    assert "is not excluded" in page.decode() and "History on disk:" in page.decode()
+    bad, _, body = console.request(
+        "POST", "/exclusions/add", body={"kind": "title", "pattern": "re:("},
+        headers=SAME, cookie=cookie,
+    )  # fmt: skip
+    assert bad == 400 and b"not a regular expression" in body
+    console.request(
+        "POST", "/exclusions/remove", body={"rule": "title:*Ledger*"}, headers=SAME, cookie=cookie
+    )
+    console.request(
+        "POST", "/exclusions/remove", body={"rule": "builtin:keepassxc"}, headers=SAME,
+        cookie=cookie,
+    )  # fmt: skip
+    current = exclusions.load(home)
+    assert current.rules == () and "keepassxc" in current.builtin_off
+
+
+def test_a_time_range_is_counted_then_deleted_only_with_that_count(
+    console: Console, seeded: Seeded, home: Path
+) -> None:
+    cookie = console.sign_in()
+    # The terminal's capture, 30 minutes old, alone between 31 and 20 minutes ago.
+    start = seeded.terminal.captured_at.astimezone().replace(tzinfo=None)
+    since = (start - timedelta(minutes=1)).isoformat(timespec="seconds")
+    before = (start + timedelta(minutes=10)).isoformat(timespec="seconds")
+    query = urlencode({"since": since, "before": before})
+    _, _, page = console.request("GET", f"/delete-range?{query}", cookie=cookie)
+    assert "1 capture in that range" in page.decode()
+    stale, _, _ = console.request(
+        "POST", "/delete-range", body={"since": since, "before": before, "confirm": "2"},
+        headers=SAME, cookie=cookie,
+    )  # fmt: skip
+    assert stale == 409
+    done, _, _ = console.request(
+        "POST", "/delete-range", body={"since": since, "before": before, "confirm": "1"},
+        headers=SAME, cookie=cookie,
+    )  # fmt: skip
+    assert done == 303
+    with Reader.open(home) as reader:
+        assert reader.get(seeded.terminal.id) is None and reader.count() == 2

@@ -19,10 +19,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from noru import access, accesslog, live
+from noru import access, accesslog, exclusions, live
+from noru.config import load_config
 from noru.console import pages
 from noru.console.guard import COOKIE, Guard, Keys
-from noru.errors import NoruError, StoreError
+from noru.errors import DataDirError, NoruError, StoreError
+from noru.status import describe_disk
 from noru.store import Filters, Reader, Store
 from noru.store.files import check_id
 
@@ -242,6 +244,144 @@ def create_app(home: Path, keys: Keys) -> Starlette:
         await run_in_threadpool(access.set_control, home, action)
         return RedirectResponse(_back(form.get("back")), status_code=303)
 
+    def log(request: Request) -> Response:
+        client = request.query_params.get("client", "").strip()
+        wanted = request.query_params.get("capture", "").strip()
+        entries = [
+            e
+            for e in accesslog.read(home)
+            if (not client or client.lower() in str(e.get("client") or "").lower())
+            and (not wanted or any(c.get("id") == wanted for c in e.get("captures") or ()))
+        ]
+        return _html(pages.log_page(entries[::-1][:500], client=client, capture=wanted))
+
+    def _privacy(
+        title: str | None = None, problem: str | None = None, status: int = 200
+    ) -> Response:
+        config = load_config(home)
+        try:
+            current = exclusions.load(home)
+        except DataDirError as exc:
+            return _html(pages.message_page("Exclusions damaged", str(exc)), 500)
+        rules: list[tuple[str, str, str | None]] = [
+            (str(rule), "yours", f"{rule.kind}:{rule.pattern}") for rule in current.rules
+        ]
+        rules += [(f"app {a}", "config.toml", None) for a in config.exclude_apps]
+        rules += [(f"title {t}", "config.toml", None) for t in config.exclude_titles]
+        rules += [
+            (str(rule), f"built in: {name}", f"builtin:{name}")
+            for name, rule in exclusions.BUILTIN.items()
+            if name not in current.builtin_off
+        ]
+        tested = None
+        if title:
+            every = exclusions.load(home, apps=config.exclude_apps, titles=config.exclude_titles)
+            tested = (title, every.excludes(None, None, title))
+        with Reader.open(home) as reader:
+            disk = describe_disk(reader.usage(), config)
+        return _html(
+            pages.privacy_page(rules=rules, tested=tested, disk=disk, problem=problem), status
+        )
+
+    def privacy(request: Request) -> Response:
+        return _privacy(request.query_params.get("title", "").strip()[:500] or None)
+
+    async def exclude_add(request: Request) -> Response:
+        form = await request.form()
+        kind, pattern = form.get("kind"), form.get("pattern")
+        if not isinstance(kind, str) or not isinstance(pattern, str):
+            return _privacy(problem="name a kind and a pattern", status=400)
+        problem = exclusions.check_pattern(kind, pattern)
+        if problem:
+            return _privacy(problem=problem, status=400)
+
+        def add() -> None:
+            current = exclusions.load(home)
+            rule = exclusions.Rule(kind, pattern.strip())
+            exclusions.save(home, [*current.rules, rule], current.builtin_off)
+
+        await run_in_threadpool(add)
+        return RedirectResponse("/privacy", status_code=303)
+
+    async def exclude_remove(request: Request) -> Response:
+        form = await request.form()
+        value = form.get("rule")
+        if not isinstance(value, str) or ":" not in value:
+            return _privacy(problem="no such exclusion", status=400)
+        kind, _, pattern = value.partition(":")
+
+        def remove() -> bool:
+            current = exclusions.load(home)
+            if kind == "builtin":
+                if pattern not in exclusions.BUILTIN:
+                    return False
+                exclusions.save(home, current.rules, {*current.builtin_off, pattern})
+                return True
+            kept = [r for r in current.rules if (r.kind, r.pattern) != (kind, pattern)]
+            if len(kept) == len(current.rules):
+                return False
+            exclusions.save(home, kept, current.builtin_off)
+            return True
+
+        if not await run_in_threadpool(remove):
+            return _privacy(problem="no such exclusion", status=400)
+        return RedirectResponse("/privacy", status_code=303)
+
+    async def prune(request: Request) -> Response:
+        config = load_config(home)
+
+        def run() -> int:
+            with Store.open(home, min_free=config.min_free) as store:
+                plan = store.prune_plan(keep_days=config.keep_days, max_disk=config.max_disk)
+                return store.prune(plan)
+
+        await run_in_threadpool(run)
+        return RedirectResponse("/privacy", status_code=303)
+
+    def _range(since: str, before: str) -> tuple[datetime, datetime] | None:
+        try:
+            start = datetime.fromisoformat(since).astimezone(UTC)
+            end = datetime.fromisoformat(before).astimezone(UTC)
+        except ValueError:
+            return None
+        return (start, end) if start < end else None
+
+    def delete_range(request: Request) -> Response:
+        since = request.query_params.get("since", "")
+        before = request.query_params.get("before", "")
+        count = None
+        chosen = _range(since, before) if since and before else None
+        if chosen is not None:
+            with Reader.open(home) as reader:
+                count = reader.count_matching(Filters(since=chosen[0], before=chosen[1]))
+        return _html(pages.delete_range_page(since=since, before=before, count=count))
+
+    async def delete_range_now(request: Request) -> Response:
+        form = await request.form()
+        since, before, confirm = form.get("since"), form.get("before"), form.get("confirm")
+        chosen = _range(str(since or ""), str(before or ""))
+        if chosen is None:
+            return _html(pages.message_page("Not deleted", "Give a range, earliest first."), 400)
+        window = Filters(since=chosen[0], before=chosen[1])
+
+        def remove() -> int | None:
+            with Store.open(home) as store:
+                # The count the person confirmed must still be the count.
+                if str(store.count_matching(window)) != confirm:
+                    return None
+                rows, _ = store.list_rows(window, limit=1_000_000)
+                for row in rows:
+                    store.delete(row.id)
+                    thumbs.forget(row.id)
+                return len(rows)
+
+        done = await run_in_threadpool(remove)
+        if done is None:
+            return _html(
+                pages.message_page("Not deleted", "The range changed since you counted it."), 409
+            )
+        return RedirectResponse("/", status_code=303)
+
     async def failed(request: Request, exc: Exception) -> Response:
         text = str(exc) if isinstance(exc, NoruError) else "the console failed; see its terminal"
         if isinstance(exc, StoreError):
@@ -259,6 +399,13 @@ def create_app(home: Path, keys: Keys) -> Starlette:
             Route("/image/{capture_id}/{position:int}", image),
             Route("/thumb/{capture_id}", thumb),
             Route("/control", control, methods=["POST"]),
+            Route("/log", log),
+            Route("/privacy", privacy),
+            Route("/exclusions/add", exclude_add, methods=["POST"]),
+            Route("/exclusions/remove", exclude_remove, methods=["POST"]),
+            Route("/prune", prune, methods=["POST"]),
+            Route("/delete-range", delete_range),
+            Route("/delete-range", delete_range_now, methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=[Middleware(Guard, keys=keys)],

@@ -17,7 +17,15 @@ from noru.access import AccessState, history_decision, live_decision
 from noru.store import CaptureRecord, Row, SearchHit
 from noru.store.retention import Usage
 
-__all__ = ["capture_page", "message_page", "search_page", "timeline_page"]
+__all__ = [
+    "capture_page",
+    "delete_range_page",
+    "log_page",
+    "message_page",
+    "privacy_page",
+    "search_page",
+    "timeline_page",
+]
 
 
 def _local(moment: datetime) -> datetime:
@@ -83,6 +91,8 @@ def _page(title: str, body: str, *, top: str = "") -> str:
         '<link rel="stylesheet" href="/static/console.css">'
         '<script src="/static/console.js" defer></script></head><body>'
         '<header><a class="brand" href="/">Noru</a>'
+        '<nav class="pages"><a href="/">Timeline</a> <a href="/log">Agent reads</a> '
+        '<a href="/privacy">Privacy</a> <a href="/delete-range">Delete a range</a></nav>'
         '<form class="search" method="get" action="/search" role="search">'
         '<input name="q" type="search" placeholder="Search your screens" aria-label="Search">'
         "</form></header>"
@@ -274,3 +284,113 @@ def _text_block(title: str, text: str, layer: str, state: str) -> str:
         f'data-copy="text-{layer}">Copy</button>'
         f'<pre id="text-{layer}">{escape(text)}</pre></section>'
     )
+
+
+def log_page(entries: Sequence[dict[str, object]], *, client: str, capture: str) -> str:
+    """The access log, newest first: who read what, and what left."""
+    rows = []
+    for entry in entries:
+        served = entry.get("captures")
+        caps = ", ".join(
+            f'<a href="/capture/{escape(str(c.get("id")))}">{escape(str(c.get("id")))}</a>'
+            f" ({escape(str(c.get('how')))})"
+            for c in (served if isinstance(served, list) else [])
+            if isinstance(c, dict)
+        )
+        args = entry.get("arguments") or {}
+        shown = " ".join(f"{k}={v}" for k, v in args.items()) if isinstance(args, dict) else ""
+        who = f"{entry.get('client') or 'unknown client'} {entry.get('client_version') or ''}"
+        rows.append(
+            f"<tr><td>{escape(str(entry.get('at')))}</td><td>{escape(who.strip())}"
+            f" ({escape(str(entry.get('transport')))})</td>"
+            f"<td>{escape(str(entry.get('target')))} {escape(shown)}</td>"
+            f"<td>{escape(str(entry.get('outcome')))}</td><td>{caps}</td>"
+            f"<td>{escape(str(entry.get('bytes')))}</td></tr>"
+        )
+    table = (
+        "<table><thead><tr><th>When</th><th>Client</th><th>Read</th><th>Outcome</th>"
+        f"<th>Captures</th><th>Bytes</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        if rows
+        else "<p>No agent has read anything yet.</p>"
+    )
+    picker = (
+        '<form class="filters" method="get" action="/log">'
+        f'<label>Client <input name="client" value="{escape(client)}"></label>'
+        f'<label>Capture <input name="capture" value="{escape(capture)}"></label>'
+        "<button>Show</button></form>"
+    )
+    return _page("Access log", f"<h1>Agent reads</h1>{picker}{table}")
+
+
+def privacy_page(
+    *,
+    rules: Sequence[tuple[str, str, str | None]],
+    tested: tuple[str, bool] | None,
+    disk: Sequence[str],
+    problem: str | None = None,
+) -> str:
+    """Exclusions (add, remove, test a title) and retention (disk use, prune).
+
+    ``rules``: (what, where it comes from, the form value that removes it or
+    None when it is config.toml's)."""
+    items = "".join(
+        f"<li>{escape(what)} <span class=src>({escape(where)})</span>"
+        + (
+            '<form method="post" action="/exclusions/remove" class="inline">'
+            f'<button name="rule" value="{escape(remove)}">Remove</button></form>'
+            if remove
+            else ""
+        )
+        + "</li>"
+        for what, where, remove in rules
+    )
+    said = f'<p class="problem" role="alert">{escape(problem)}</p>' if problem else ""
+    result = ""
+    if tested is not None:
+        title, excluded = tested
+        result = (
+            f"<p>A window titled “{escape(title)}” "
+            + ("<strong>is excluded</strong>" if excluded else "is not excluded")
+            + ".</p>"
+        )
+    body = (
+        "<h1>Privacy</h1><section><h2>Windows never captured</h2>"
+        f"{said}<ul>{items}</ul>"
+        '<form method="post" action="/exclusions/add">'
+        '<label>Kind <select name="kind"><option value="app">app</option>'
+        '<option value="title">window title</option></select></label> '
+        '<label>Pattern <input name="pattern" required '
+        'placeholder="KeePassXC, *bank*, re:..."></label> '
+        "<button>Exclude</button></form>"
+        '<form method="get" action="/privacy"><label>Test a title '
+        '<input name="title" required></label> <button>Test</button></form>'
+        f"{result}</section>"
+        "<section><h2>History kept</h2><ul>"
+        + "".join(f"<li>{escape(line)}</li>" for line in disk)
+        + "</ul><p>Change keep_days, max_disk and min_free in config.toml.</p>"
+        '<form method="post" action="/prune"><button>Prune now</button></form></section>'
+    )
+    return _page("Privacy", body)
+
+
+def delete_range_page(*, since: str, before: str, count: int | None) -> str:
+    ask = (
+        '<form method="get" action="/delete-range">'
+        f'<label>From <input type="datetime-local" name="since" value="{escape(since)}" '
+        "required></label> "
+        f'<label>to <input type="datetime-local" name="before" value="{escape(before)}" '
+        "required></label> <button>Count</button></form>"
+    )
+    confirm = ""
+    if count is not None:
+        confirm = f"<p>{count} capture{'s' if count != 1 else ''} in that range.</p>" + (
+            '<form method="post" action="/delete-range">'
+            f'<input type="hidden" name="since" value="{escape(since)}">'
+            f'<input type="hidden" name="before" value="{escape(before)}">'
+            f'<label><input type="checkbox" name="confirm" value="{count}" required> '
+            f"Delete these {count}, their text and their files</label> "
+            "<button>Delete</button></form>"
+            if count
+            else ""
+        )
+    return _page("Delete a time range", f"<h1>Delete a time range</h1>{ask}{confirm}")
