@@ -16,6 +16,7 @@ BENCHMARKS = [
     "ax_read.py",
     "scaling_legibility.py",
     "store_100k.py",
+    "console.py",
 ]
 
 if __name__ == "__main__":
