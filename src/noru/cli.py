@@ -387,10 +387,8 @@ def exclude_add(app: str | None, title: str | None) -> None:
     """Never capture these windows (painted black in a display capture)."""
     from noru import exclusions
 
-    home = ensure_data_dir()
     rule = _exclusion_rule(app, title)
-    current = exclusions.load(home)
-    exclusions.save(home, [*current.rules, rule], current.builtin_off)
+    exclusions.add(ensure_data_dir(), rule)
     click.echo(f"Excluded: {rule}. Captures from now on leave it out.")
 
 
@@ -403,20 +401,17 @@ def exclude_remove(app: str | None, title: str | None, builtin: str | None) -> N
     from noru import exclusions
 
     home = ensure_data_dir()
-    current = exclusions.load(home)
     if builtin is not None:
         if app is not None or title is not None:
             raise click.UsageError("name --builtin alone")
-        if builtin not in exclusions.BUILTIN:
+        if not exclusions.turn_off(home, builtin):
             known = ", ".join(exclusions.BUILTIN)
             raise click.BadParameter(f"no built-in rule {builtin!r} (known: {known})")
-        exclusions.save(home, current.rules, {*current.builtin_off, builtin})
         click.echo(f"Built-in exclusion {builtin} turned off.")
         return
     rule = _exclusion_rule(app, title)
-    if rule not in current.rules:
+    if not exclusions.remove(home, rule):
         raise click.ClickException(f"no such exclusion: {rule} (see `noru exclude list`)")
-    exclusions.save(home, [r for r in current.rules if r != rule], current.builtin_off)
     click.echo(f"No longer excluded: {rule}.")
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from noru.errors import DataDirError
 
-__all__ = ["BUILTIN", "Exclusions", "Rule", "load", "save"]
+__all__ = ["BUILTIN", "Exclusions", "Rule", "add", "load", "remove", "save", "turn_off"]
 
 FILE = "exclusions.json"
 
@@ -162,3 +162,27 @@ def save(home: Path, rules: Iterable[Rule], builtin_off: Iterable[str]) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(temp, path)
+
+
+def add(home: Path, rule: Rule) -> None:
+    """Add one of the person's rules (the CLI's and the console's one way)."""
+    current = load(home)
+    save(home, [*current.rules, rule], current.builtin_off)
+
+
+def remove(home: Path, rule: Rule) -> bool:
+    """Remove one of the person's rules; False when there is no such rule."""
+    current = load(home)
+    if rule not in current.rules:
+        return False
+    save(home, [r for r in current.rules if r != rule], current.builtin_off)
+    return True
+
+
+def turn_off(home: Path, name: str) -> bool:
+    """Turn a built-in rule off; False when there is no built-in ``name``."""
+    if name not in BUILTIN:
+        return False
+    current = load(home)
+    save(home, current.rules, {*current.builtin_off, name})
+    return True

@@ -295,12 +295,7 @@ def create_app(home: Path, keys: Keys) -> Starlette:
         if problem:
             return _privacy(problem=problem, status=400)
 
-        def add() -> None:
-            current = exclusions.load(home)
-            rule = exclusions.Rule(kind, pattern.strip())
-            exclusions.save(home, [*current.rules, rule], current.builtin_off)
-
-        await run_in_threadpool(add)
+        await run_in_threadpool(exclusions.add, home, exclusions.Rule(kind, pattern.strip()))
         return RedirectResponse("/privacy", status_code=303)
 
     async def exclude_remove(request: Request) -> Response:
@@ -311,17 +306,9 @@ def create_app(home: Path, keys: Keys) -> Starlette:
         kind, _, pattern = value.partition(":")
 
         def remove() -> bool:
-            current = exclusions.load(home)
             if kind == "builtin":
-                if pattern not in exclusions.BUILTIN:
-                    return False
-                exclusions.save(home, current.rules, {*current.builtin_off, pattern})
-                return True
-            kept = [r for r in current.rules if (r.kind, r.pattern) != (kind, pattern)]
-            if len(kept) == len(current.rules):
-                return False
-            exclusions.save(home, kept, current.builtin_off)
-            return True
+                return exclusions.turn_off(home, pattern)
+            return exclusions.remove(home, exclusions.Rule(kind, pattern))
 
         if not await run_in_threadpool(remove):
             return _privacy(problem="no such exclusion", status=400)
