@@ -109,7 +109,8 @@ def _disk_check(usage: Usage, config: Config) -> Check:
     )
     if usage.free is not None:
         found += f"; {format_size(usage.free)} free on its disk"
-    if usage.free is not None and usage.free < config.min_free:
+    state = usage.disk(config.min_free)
+    if state == "full":
         return Check(
             "history disk",
             False,
@@ -119,7 +120,7 @@ def _disk_check(usage: Usage, config: Config) -> Check:
     notes = []
     if usage.near(budget):
         notes.append("nearly at its budget: the oldest captures are pruned as new ones come")
-    if usage.free is not None and usage.free < 2 * config.min_free:
+    if state == "nearly full":
         notes.append("the disk is nearly full")
     return Check("history disk", True, found + "".join(f"; {n}" for n in notes))
 

@@ -124,10 +124,9 @@ def describe_disk(usage: Usage, config: Config) -> list[str]:
             f"Warning: the history is at {share} of its budget: the oldest captures are"
             " pruned as new ones come; raise max_disk in config.toml to keep more"
         )
-    if usage.free is not None and usage.free < max(2 * config.min_free, 10**9):
-        state = "full" if usage.free < config.min_free else "nearly full"
+    if state := usage.disk(config.min_free):
         lines.append(
-            f"Warning: the disk is {state} ({format_size(usage.free)} free): below"
+            f"Warning: the disk is {state} ({format_size(usage.free or 0)} free): below"
             f" {format_size(config.min_free)} new captures are refused; free some space,"
             " or lower max_disk"
         )

@@ -55,6 +55,16 @@ class Usage:
         """At or above 90 % of a budget (0: no budget)."""
         return bool(max_disk) and self.total >= NEAR * max_disk
 
+    def disk(self, min_free: int) -> Literal["full", "nearly full"] | None:
+        """The disk's state for ``min_free``: "full" below it (captures are
+        refused), "nearly full" below twice it (or 1 GB), None otherwise or
+        when the free space is not known."""
+        if self.free is None:
+            return None
+        if self.free < min_free:
+            return "full"
+        return "nearly full" if self.free < max(2 * min_free, 10**9) else None
+
 
 @dataclass(frozen=True)
 class Doomed:
