@@ -115,11 +115,9 @@ class Store(Reading):
         try:
             with self._transaction() as db:
                 capture_id = self._allocate_id(moment)
-                self._reclaim(
-                    [files.relative_path(capture_id, p) for p in range(1, len(images) + 1)]
-                )
-                for position, image in enumerate(images, 1):
-                    relative = files.relative_path(capture_id, position)
+                relatives = [files.relative_path(capture_id, p) for p in range(1, len(images) + 1)]
+                self._reclaim(relatives)
+                for relative, image in zip(relatives, images, strict=True):
                     written.append(files.write_file(self.images_root, relative, image.png))
                 cur = db.execute(
                     "INSERT INTO captures (id, captured_at, captured_ts, origin, note,"
@@ -260,10 +258,13 @@ class Store(Reading):
 
     def delete(self, capture_id: str) -> bool:
         """Remove a capture: its rows, its text, then its files."""
-        record = self.get(capture_id)
-        if record is None:
+        try:
+            files.check_id(capture_id)
+        except ValueError:
             return False
-        return self.delete_captures([(record.seq, record.id)], unkept_only=False) == 1
+        with map_sqlite_errors("read a capture"):
+            seq = self._seq(self.db, capture_id)
+        return seq is not None and self.delete_captures([(seq, capture_id)], unkept_only=False) == 1
 
     def delete_captures(self, captures: Sequence[tuple[int, str]], *, unkept_only: bool) -> int:
         """Remove these captures (``(seq, id)`` pairs: a seq freed by a delete
@@ -309,12 +310,18 @@ class Store(Reading):
         its new file is never removed for the old one.
         """
         with self._transaction() as db:
-            doomed = [r["path"] for r in db.execute("SELECT path FROM doomed")]
-            if doomed:
-                # A file that cannot be removed (not ours to remove, a folder in
-                # its place) stays listed and is tried again; the rest go.
-                removed = files.remove(self.images_root, doomed)
-                db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in removed])
+            self._unlist([r["path"] for r in db.execute("SELECT path FROM doomed")])
+
+    def _unlist(self, listed: list[str]) -> int:
+        """In a write transaction: remove these listed files and take those that
+        went off the list; returns how many did not go. A file that cannot be
+        removed (not ours to remove, a folder in its place) stays listed and
+        is tried again."""
+        if not listed:
+            return 0
+        removed = files.remove(self.images_root, listed)
+        self.db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in removed])
+        return len(listed) - len(removed)
 
     def _reclaim(self, paths: list[str]) -> None:
         """In a write transaction: paths a new capture will take that a deleted
@@ -324,10 +331,8 @@ class Store(Reading):
             r["path"]
             for r in self.db.execute(f"SELECT path FROM doomed WHERE path IN ({marks})", paths)
         ]
-        if stale:
-            if len(files.remove(self.images_root, stale)) < len(stale):
-                raise StoreError("an old image file in this capture's place cannot be removed")
-            self.db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in stale])
+        if self._unlist(stale):
+            raise StoreError("an old image file in this capture's place cannot be removed")
 
     def _remove_orphans(self) -> None:
         """Remove image files no row names, in the day folders changed since
