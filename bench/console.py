@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import uvicorn
 
-from noru.console import _listen
 from noru.console.app import create_app
 from noru.console.guard import Keys
+from noru.loopback import listen
 from noru.store import Filters, Reader
 from store_100k import COMMON, MEDIUM, build
 
@@ -91,7 +91,7 @@ def main() -> None:
                 Filters(since=start.astimezone(UTC), before=end.astimezone(UTC))
             )
         keys = Keys()
-        sock = _listen(0)
+        sock = listen("127.0.0.1", 0)
         port = sock.getsockname()[1]
         config = uvicorn.Config(
             create_app(home, keys), http="h11", lifespan="off", log_config=None, access_log=False

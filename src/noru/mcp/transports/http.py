@@ -32,8 +32,6 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-import signal
-import socket
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -54,6 +52,8 @@ from noru.loopback import (
     is_loopback_authority,
     is_loopback_name,
     is_loopback_origin,
+    listen,
+    serve,
     split_authority,
 )
 from noru.mcp.session import SUPPORTED, Session, parse_message, to_wire
@@ -342,29 +342,8 @@ def create_app(home: Path, *, max_sessions: int = MAX_SESSIONS) -> Starlette:
 # --- the server --------------------------------------------------------------
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    address = DEFAULT_HOST if host.lower() == "localhost" else host
-    family = socket.AF_INET6 if ":" in address else socket.AF_INET
-    # IPPROTO_TCP spelled out: asyncio turns Nagle off (TCP_NODELAY) only on
-    # sockets that say so, and with Nagle on, every answer waits ~40 ms for the
-    # client's delayed ACK of its headers before the body goes out.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if family == socket.AF_INET6:
-            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        sock.bind((address, port))
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
 def run_http(home: Path, *, host: str, port: int) -> int:
     """Serve until SIGTERM or SIGINT; the exit status."""
-    import uvicorn
-
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="noru mcp: %(levelname)s %(message)s"
     )
@@ -373,34 +352,19 @@ def run_http(home: Path, *, host: str, port: int) -> int:
         print(f"noru mcp: refusing to listen on {host!r}: {LOOPBACK_RULE}", file=sys.stderr)
         return 2
     try:
-        sock = _listen(bare, port)
+        sock = listen(bare, port)
     except OSError as exc:
         print(f"noru mcp: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
         return 1
-    config = uvicorn.Config(
-        create_app(home),
-        http="h11",
-        ws="none",
-        lifespan="off",
-        log_config=None,
-        access_log=False,
-        proxy_headers=False,
-        server_header=False,
-        timeout_graceful_shutdown=5,
-    )
-    server = uvicorn.Server(config)
 
-    def stop(signum: int, frame: object) -> None:
-        # Before uvicorn takes the signals over, and again when it re-raises the
-        # one it caught after a graceful shutdown: either way, just stop.
-        server.should_exit = True
+    def started() -> None:
+        bound_host, bound_port = sock.getsockname()[:2]
+        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+        print(
+            f"noru mcp: Streamable HTTP on http://{shown}:{bound_port}{ENDPOINT}",
+            file=sys.stderr,
+            flush=True,
+        )
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    bound_host, bound_port = sock.getsockname()[:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    print(f"noru mcp: Streamable HTTP on http://{shown}:{bound_port}{ENDPOINT}", file=sys.stderr)
-    sys.stderr.flush()
-    with sock:
-        server.run(sockets=[sock])
+    serve(create_app(home), sock, started=started)
     return 0
