@@ -73,20 +73,21 @@ def on_disk(home: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*.png")} if root.exists() else set()
 
 
-def rows_paths(home: Path) -> set[str]:
+def paths_in(home: Path, table: str) -> set[str]:
+    """The ``path`` column of ``table`` (images, doomed), read with SQLite itself."""
     db = sqlite3.connect(f"file:{home / 'noru.sqlite3'}?mode=ro", uri=True)
     try:
-        return {r[0] for r in db.execute("SELECT path FROM images")}
+        return {r[0] for r in db.execute(f"SELECT path FROM {table}")}
     finally:
         db.close()
+
+
+def rows_paths(home: Path) -> set[str]:
+    return paths_in(home, "images")
 
 
 def doomed_paths(home: Path) -> set[str]:
-    db = sqlite3.connect(f"file:{home / 'noru.sqlite3'}?mode=ro", uri=True)
-    try:
-        return {r[0] for r in db.execute("SELECT path FROM doomed")}
-    finally:
-        db.close()
+    return paths_in(home, "doomed")
 
 
 def assert_whole(home: Path) -> None:
