@@ -18,7 +18,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from noru import access
-from noru.store import Reader
+from noru.store import Filters, Reader
 from tests.history_data import Seeded, seed
 from tests.parts import require
 from tests.wire import noru_command
@@ -237,6 +237,55 @@ def test_search_highlights_the_hit_and_the_viewer_shows_text_and_original(
         assert original == reader.image_file(record.images[0]).read_bytes()
 
 
+def test_the_viewer_opened_from_a_search_boxes_the_lines_with_its_words(
+    console: Console, seeded: Seeded
+) -> None:
+    cookie = console.sign_in()
+    hits = re.compile(r'<rect [^>]*class="hit"><title>([^<]*)</title>')
+    for query in ("frobnicate", "FROBNICATE", "frobnicaté"):  # case and accents folded
+        path = f"/capture/{seeded.editor.id}?{urlencode({'q': query})}"
+        _, _, page = console.request("GET", path, cookie=cookie)
+        text = page.decode()
+        assert hits.findall(text) == ["ModuleNotFoundError: No module named &#x27;frobnicate&#x27;"]
+        assert "1 line with" in text
+    _, _, plain = console.request("GET", f"/capture/{seeded.editor.id}", cookie=cookie)
+    assert hits.findall(plain.decode()) == [] and plain.decode().count("<rect ") == 2
+    _, _, missing = console.request("GET", f"/capture/{seeded.editor.id}?q=zebra", cookie=cookie)
+    assert "is not in a line of this image" in missing.decode()
+    # No OCR yet: the accessibility lines' boxes are shown and searched.
+    _, _, ax = console.request("GET", f"/capture/{seeded.terminal.id}?q=passed", cookie=cookie)
+    assert hits.findall(ax.decode()) == ["3 passed"]
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [
+        ("workspace=repoB", {"editor"}),
+        ("workspace=noru", {"terminal"}),
+        ("display=2", {"terminal", "browser"}),
+        ("display=1", {"editor", "browser"}),
+        ("origin=agent", {"browser"}),
+        ("app=XTerm", {"terminal"}),
+        ("app=XTerm&origin=agent", set()),
+    ],
+)
+def test_the_timeline_filters_by_app_workspace_display_and_origin(
+    console: Console, seeded: Seeded, query: str, shown: set[str]
+) -> None:
+    cookie = console.sign_in()
+    status, _, page = console.request("GET", f"/?{query}", cookie=cookie)
+    assert status == 200
+    found = {
+        name
+        for name in ("editor", "terminal", "browser")
+        if f'href="/capture/{getattr(seeded, name).id}"' in page.decode()
+    }
+    assert found == shown
+    # The choices offered are the ones history holds, the chosen one selected.
+    key, _, value = query.partition("&")[0].partition("=")
+    assert re.search(rf'<select name="{key}">.*?<option value="{value}" selected>', page.decode())
+
+
 def test_a_note_is_saved_and_a_delete_needs_its_confirmation(
     console: Console, seeded: Seeded, home: Path
 ) -> None:
@@ -447,3 +496,104 @@ def test_a_time_range_is_counted_then_deleted_only_with_that_count(
     assert done == 303
     with Reader.open(home) as reader:
         assert reader.get(seeded.terminal.id) is None and reader.count() == 2
+
+
+# WCAG AA contrast of every visible text, and images without alt text.
+CONTRAST = (Path(__file__).parent / "contrast.js").read_text()
+
+
+def test_in_a_browser_every_page_passes_aa_contrast_and_gives_images_alt_text(
+    console: Console, seeded: Seeded, home: Path, browser: Any, tmp_path: Path
+) -> None:
+    from tests.wire import MemoryClient
+
+    client = MemoryClient(home)  # one agent read, so the log page has a row
+    try:
+        client.initialize("2025-06-18")
+        client.call("get_capture", {"id": seeded.editor.id, "text_only": True})
+    finally:
+        client.close()
+    access.set_control(home, "allow")
+    access.set_control(home, "pause")  # the state bar's warning colour is checked too
+    shots = Path(os.environ.get("NORU_CONSOLE_SHOTS", tmp_path))
+    start = seeded.terminal.captured_at.astimezone().replace(tzinfo=None)
+    span = urlencode(
+        {
+            "since": (start - timedelta(minutes=1)).isoformat(timespec="minutes"),
+            "before": (start + timedelta(minutes=10)).isoformat(timespec="minutes"),
+        }
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"http://{console.host}/signin?token={console.token}")
+    for path, shot in (
+        ("/", None),
+        ("/search?q=frobnicate", None),
+        (f"/capture/{seeded.editor.id}?q=frobnicate", None),
+        (f"/capture/{seeded.terminal.id}", None),
+        ("/log", "log.png"),
+        ("/privacy?title=My+Ledger", "privacy.png"),
+        (f"/delete-range?{span}", "delete-range.png"),
+        ("/capture/capture_2026-01-01_000000", None),  # the not-found page
+    ):
+        page.goto(f"http://{console.host}{path}")
+        result = page.evaluate(CONTRAST)
+        assert result["checked"] >= 5, path  # it read the page's text
+        assert result["failures"] == [], path
+        assert result["noAlt"] == [], path
+        if shot:
+            page.screenshot(path=str(shots / shot), full_page=True)
+    # The check sees a failure: pale grey on white is 1.8:1.
+    page.evaluate("document.querySelector('h1').style.color = '#c0c0c0'")
+    assert [f for f in page.evaluate(CONTRAST)["failures"] if f.startswith("H1")]
+
+
+def test_in_a_browser_the_viewer_zooms_boxes_the_hit_and_shows_a_chosen_line(
+    console: Console, seeded: Seeded, browser: Any
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"http://{console.host}/signin?token={console.token}")
+    page.goto(f"http://{console.host}/search?q=frobnicate")
+    page.click(f'a[href^="/capture/{seeded.editor.id}"]')
+    page.wait_for_selector("figure.shot img")
+    hit = page.locator(".boxes rect.hit")
+    assert hit.count() == 1
+    fitted = page.evaluate("document.querySelector('figure.shot img').clientWidth")
+    assert fitted < 1280  # fitted to the page
+    page.click("button.zoom")
+    assert page.evaluate("document.querySelector('figure.shot img').clientWidth") == 2560
+    assert page.get_attribute("button.zoom", "aria-pressed") == "true"
+    hit.dispatch_event("click")
+    assert page.inner_text("output.line") == "ModuleNotFoundError: No module named 'frobnicate'"
+    page.click("button.zoom")
+    assert page.evaluate("document.querySelector('figure.shot img').clientWidth") == fitted
+
+
+def test_in_a_browser_older_captures_load_as_the_timeline_scrolls(
+    console: Console, seeded: Seeded, home: Path, browser: Any
+) -> None:
+    from noru.store import NewImage, Store
+    from tests.history_data import NOW, png, source
+
+    small = png(320, 200)
+    with Store.open(home) as store:
+        for n in range(130):  # 20 s apart: pages of 60 end inside an hour
+            store.add_capture(
+                [NewImage(small, 320, 200, source("Tk", f"window {n}"), "320x200")],
+                origin="user",
+                captured_at=NOW - timedelta(minutes=40, seconds=20 * n),
+            )
+    with Reader.open(home) as reader:
+        every, _ = reader.list_rows(Filters(), limit=1000)
+    assert len(every) == 133
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"http://{console.host}/signin?token={console.token}")
+    assert page.locator("a.card").count() == 60
+    for _ in range(40):
+        if page.locator("main p.more").count() == 0:
+            break
+        page.mouse.wheel(0, 20_000)
+        page.wait_for_timeout(100)
+    shown = page.eval_on_selector_all("a.card", "cards => cards.map(c => c.dataset.capture)")
+    assert shown == [row.id for row in every]  # all of them, once, newest first
+    headings = page.eval_on_selector_all("main h2", "hs => hs.map(h => h.textContent)")
+    assert len(headings) == len(set(headings))  # an hour split by a page is one group

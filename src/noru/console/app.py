@@ -34,6 +34,7 @@ STATIC = Path(__file__).parent / "static"
 THUMB_WIDTH = 240
 PAGE = 60  # captures per timeline page
 CONTROLS = ("allow", "pause", "resume", "revoke")
+FILTERS = ("app", "workspace", "display", "origin", "day")
 
 
 class Thumbnails:
@@ -115,7 +116,7 @@ def create_app(home: Path, keys: Keys) -> Starlette:
 
     def timeline(request: Request) -> Response:
         query = request.query_params
-        filters = {k: query.get(k, "") for k in ("app", "origin", "day")}
+        filters = {k: query.get(k, "")[:200] for k in FILTERS}
         since = before = None
         if filters["day"]:
             try:
@@ -126,6 +127,8 @@ def create_app(home: Path, keys: Keys) -> Starlette:
                 since, before = start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC)
         chosen = Filters(
             app=filters["app"] or None,
+            workspace=filters["workspace"] or None,
+            display=filters["display"] or None,
             origin=filters["origin"] if filters["origin"] in ("user", "agent") else None,
             since=since,
             before=before,
@@ -137,7 +140,7 @@ def create_app(home: Path, keys: Keys) -> Starlette:
                 )
             except ValueError:
                 rows, next_cursor = reader.list_rows(chosen, limit=PAGE)
-            apps = reader.present_values(most=50).get("apps", [])
+            choices = reader.present_values(most=50)
             pending = reader.pending_count()
         return _html(
             pages.timeline_page(
@@ -147,7 +150,7 @@ def create_app(home: Path, keys: Keys) -> Starlette:
                 pending=pending,
                 filters=filters,
                 next_cursor=next_cursor,
-                apps=apps,
+                choices=choices,
             )
         )
 
@@ -182,7 +185,8 @@ def create_app(home: Path, keys: Keys) -> Starlette:
             for c in e.get("captures") or ()
             if c.get("id") == capture_id
         ]
-        return _html(pages.capture_page(record, readers=readers))
+        query = request.query_params.get("q", "")[:500]
+        return _html(pages.capture_page(record, readers=readers, query=query))
 
     def image(request: Request) -> Response:
         capture_id = _capture_id(request)

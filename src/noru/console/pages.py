@@ -14,8 +14,7 @@ from html import escape
 from urllib.parse import urlencode
 
 from noru.access import AccessState, history_decision, live_decision
-from noru.store import CaptureRecord, Row, SearchHit
-from noru.store.retention import Usage
+from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine, Row, SearchHit, folded_words
 
 __all__ = [
     "capture_page",
@@ -125,9 +124,10 @@ def timeline_page(
     pending: int,
     filters: dict[str, str],
     next_cursor: str | None,
-    apps: Iterable[str],
+    choices: dict[str, list[str]],
 ) -> str:
-    """Newest first, grouped by day and hour."""
+    """Newest first, grouped by day and hour; ``choices``: the apps,
+    workspaces and displays history holds, for the filters."""
     groups: list[str] = []
     current: tuple[str, str] | None = None
     items: list[str] = []
@@ -148,22 +148,28 @@ def timeline_page(
             current, items = key, []
         items.append(_card(row))
     close()
-    options = "".join(
-        f'<option value="{escape(a)}"{" selected" if filters.get("app") == a else ""}>'
-        f"{escape(a)}</option>"
-        for a in apps
-    )
-    origin = filters.get("origin", "")
-    by = "".join(
-        f'<option value="{value}"{" selected" if origin == value else ""}>{label}</option>'
-        for value, label in (("", "anyone"), ("user", "you"), ("agent", "agents"))
-    )
+
+    def choose(name: str, label: str, values: Iterable[tuple[str, str]]) -> str:
+        chosen = filters.get(name, "")
+        options = "".join(
+            f'<option value="{escape(value)}"{" selected" if chosen == value else ""}>'
+            f"{escape(shown)}</option>"
+            for value, shown in values
+        )
+        return f'<label>{label} <select name="{name}">{options}</select></label>'
+
+    def any_of(values: Iterable[str]) -> list[tuple[str, str]]:
+        return [("", "any"), *((v, v) for v in values)]
+
+    displays = [("", "any")] + [(d.split(" ", 1)[0], d) for d in choices.get("displays", ())]
     day = escape(filters.get("day", ""))
     picker = (
         '<form class="filters" method="get" action="/">'
-        f'<label>App <select name="app"><option value="">any</option>{options}</select></label>'
-        f'<label>By <select name="origin">{by}</select></label>'
-        f'<label>Day <input type="date" name="day" value="{day}"></label>'
+        + choose("app", "App", any_of(choices.get("apps", ())))
+        + choose("workspace", "Workspace", any_of(choices.get("workspaces", ())))
+        + choose("display", "Display", displays)
+        + choose("origin", "By", (("", "anyone"), ("user", "you"), ("agent", "agents")))
+        + f'<label>Day <input type="date" name="day" value="{day}"></label>'
         "<button>Show</button></form>"
     )
     more = ""
@@ -205,30 +211,51 @@ def search_page(query: str, hits: Sequence[SearchHit], *, next_cursor: str | Non
     return _page(f"Search: {query}", f"<h1>Search: {escape(query)}</h1>{found}{more}")
 
 
-def capture_page(
-    record: CaptureRecord, *, readers: Sequence[str], usage: Usage | None = None
-) -> str:
+def _boxes(image: ImageRecord, wanted: set[str]) -> tuple[str, int]:
+    """The image's lines as an SVG over it (no inline styles: the page's
+    policy forbids them), and how many hold one of the ``wanted`` words
+    (boxed as hits). OCR lines where OCR has run, else the accessibility
+    lines that have boxes."""
+    lines: Sequence[OcrLine | AxLine] = image.ocr_lines or image.ax_lines
+    rects, hits = [], 0
+    for line in lines:
+        x, y, w, h = line.box
+        hit = bool(wanted & folded_words(line.text))
+        hits += hit
+        mark = ' class="hit"' if hit else ""
+        rects.append(
+            f'<rect x="{x}" y="{y}" width="{w}" height="{h}"{mark}>'
+            f"<title>{escape(line.text)}</title></rect>"
+        )
+    svg = (
+        f'<svg class="boxes" viewBox="0 0 {image.width} {image.height}" '
+        f'preserveAspectRatio="none" aria-hidden="true">{"".join(rects)}</svg>'
+    )
+    return svg, hits
+
+
+def capture_page(record: CaptureRecord, *, readers: Sequence[str], query: str = "") -> str:
+    """The viewer: ``query`` (the search it was opened from) boxes the lines
+    that hold its words."""
+    wanted = folded_words(query)
     images = []
     for image in record.images:
-        # The lines' boxes as an SVG over the image (no inline styles: the
-        # page's policy forbids them); hovering a box shows its text.
-        rects = "".join(
-            f'<rect x="{x}" y="{y}" width="{w}" height="{h}">'
-            f"<title>{escape(line.text)}</title></rect>"
-            for line in image.ocr_lines or ()
-            for x, y, w, h in [line.box]
-        )
-        boxes = (
-            f'<svg class="boxes" viewBox="0 0 {image.width} {image.height}" '
-            f'preserveAspectRatio="none" aria-hidden="true">{rects}</svg>'
-        )
+        boxes, hits = _boxes(image, wanted)
+        found = ""
+        if wanted:
+            found = (
+                f" · {hits} line{'s' if hits != 1 else ''} with “{escape(query)}” boxed"
+                if hits
+                else f" · “{escape(query)}” is not in a line of this image"
+            )
         images.append(
             f'<figure class="shot"><div class="frame">'
             f'<img src="/image/{escape(record.id)}/{image.position}" '
             f'alt="{escape(_alt_record(record, image.position))}" '
             f'width="{image.width}" height="{image.height}">{boxes}</div>'
-            f"<figcaption>{image.width}x{image.height} px · {escape(_facts(image))}</figcaption>"
-            "</figure>"
+            f"<figcaption>{image.width}x{image.height} px · {escape(_facts(image))}{found} "
+            '<button type="button" class="zoom" aria-pressed="false">Actual size</button>'
+            '</figcaption><output class="line" aria-live="polite"></output></figure>'
         )
     ocr = record.ocr_text
     ax = record.ax_text
@@ -265,8 +292,8 @@ def _alt_record(record: CaptureRecord, position: int) -> str:
     return f"Capture of {what}, {_local(record.captured_at):%Y-%m-%d %H:%M}"
 
 
-def _facts(image: object) -> str:
-    source = getattr(image, "source")  # noqa: B009  (an ImageRecord)
+def _facts(image: ImageRecord) -> str:
+    source = image.source
     facts = [
         source.window_title,
         source.app_name,

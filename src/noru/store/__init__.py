@@ -15,7 +15,13 @@ This module only re-exports.
 """
 
 from noru.store.connection import map_sqlite_errors
-from noru.store.queries import SEARCH_BOUND, decode_cursor, encode_cursor, fts_query
+from noru.store.queries import (
+    SEARCH_BOUND,
+    decode_cursor,
+    encode_cursor,
+    folded_words,
+    fts_query,
+)
 from noru.store.reader import Reader
 from noru.store.records import (
     AxLine,
@@ -45,6 +51,7 @@ __all__ = [
     "Store",
     "decode_cursor",
     "encode_cursor",
+    "folded_words",
     "fts_query",
     "map_sqlite_errors",
 ]

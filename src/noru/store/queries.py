@@ -2,6 +2,7 @@
 
 - ``filter_sql``: a WHERE clause (on ``captures c``) for source, origin and time filters.
 - ``fts_query``: the person's words as a literal FTS5 query.
+- ``folded_words``: the words of a text as the index compares them (for marking hits).
 - ``recency_ranked``: FTS matches ranked by relevance, weighed down by age.
 - ``snippet_sql`` / ``pick_snippet``: which layer matched, and the words around it.
 - ``encode_cursor`` / ``decode_cursor``: opaque page cursors.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -25,6 +27,7 @@ __all__ = [
     "dense",
     "encode_cursor",
     "filter_sql",
+    "folded_words",
     "fts_query",
     "pick_snippet",
     "recency_ranked",
@@ -52,6 +55,16 @@ def fts_query(text: str) -> str | None:
     if not words:
         return None
     return " ".join('"' + word.replace('"', '""') + '"' for word in words)
+
+
+def folded_words(text: str) -> set[str]:
+    """The words of ``text`` as the index's tokenizer (unicode61,
+    remove_diacritics 2) compares them: case and accents folded. A line
+    matches a search when it holds one of the query's folded words."""
+    bare = unicodedata.normalize("NFKD", text.casefold())
+    return {
+        "".join(ch for ch in word if not unicodedata.combining(ch)) for word in _WORD.findall(bare)
+    }
 
 
 def filter_sql(filters: Filters) -> tuple[str, list[Any]]:

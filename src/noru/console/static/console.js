@@ -1,6 +1,11 @@
-// Keyboard through the timeline (arrow keys move between captures, Enter opens
-// one), and the copy buttons beside a capture's text. Nothing else runs here.
+// The console's small client. Every page works without it; it adds:
+// - arrow keys move between the timeline's captures (Enter opens one);
+// - the timeline loads older captures as you scroll ("Older captures" stays
+//   the way without a script);
+// - the viewer: copy buttons, "Actual size" zoom, a line's text shown when
+//   its box is clicked, and the first searched line scrolled into view.
 "use strict";
+
 document.addEventListener("keydown", (event) => {
   const cards = Array.from(document.querySelectorAll("a.card, a.hit"));
   if (!cards.length || !["ArrowRight", "ArrowLeft", "ArrowDown", "ArrowUp"].includes(event.key)) return;
@@ -12,9 +17,64 @@ document.addEventListener("keydown", (event) => {
   cards[next].focus();
   event.preventDefault();
 });
+
 document.addEventListener("click", (event) => {
-  const button = event.target.closest("button.copy");
-  if (!button) return;
-  const text = document.getElementById(button.dataset.copy).textContent;
-  navigator.clipboard.writeText(text).then(() => { button.textContent = "Copied"; });
+  const copy = event.target.closest("button.copy");
+  if (copy) {
+    const text = document.getElementById(copy.dataset.copy).textContent;
+    navigator.clipboard.writeText(text).then(() => { copy.textContent = "Copied"; });
+    return;
+  }
+  const zoom = event.target.closest("button.zoom");
+  if (zoom) {
+    const native = zoom.closest("figure").classList.toggle("native");
+    zoom.setAttribute("aria-pressed", String(native));
+    zoom.textContent = native ? "Fit to page" : "Actual size";
+    return;
+  }
+  const line = event.target.closest(".boxes rect");
+  if (line) {
+    const figure = line.closest("figure");
+    figure.querySelectorAll("rect.chosen").forEach((r) => r.classList.remove("chosen"));
+    line.classList.add("chosen");
+    figure.querySelector("output.line").textContent = line.querySelector("title").textContent;
+  }
+});
+
+// Older captures, a page at a time, when the "Older captures" link nears view.
+function older(link) {
+  const watch = new IntersectionObserver(async (seen) => {
+    if (!seen.some((s) => s.isIntersecting)) return;
+    watch.disconnect();
+    const answer = await fetch(link.href, { credentials: "same-origin" });
+    if (!answer.ok) return;
+    const next = new DOMParser().parseFromString(await answer.text(), "text/html");
+    const main = document.querySelector("main");
+    const sections = Array.from(main.querySelectorAll("section"));
+    const last = sections[sections.length - 1];
+    const paragraph = link.closest("p.more");
+    Array.from(next.querySelectorAll("main > section")).forEach((section, n) => {
+      // The hour the last page ended in may go on in this one.
+      if (n === 0 && last && section.querySelector("h2").textContent === last.querySelector("h2").textContent) {
+        last.querySelector("ul").append(...section.querySelectorAll("ul > li"));
+      } else {
+        main.insertBefore(document.adoptNode(section), paragraph);
+      }
+    });
+    const more = next.querySelector("main p.more a[rel=next]");
+    if (more) {
+      link.href = more.href;
+      older(link);
+    } else {
+      paragraph.remove();
+    }
+  }, { rootMargin: "600px" });
+  watch.observe(link);
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const link = document.querySelector("main p.more a[rel=next]");
+  if (link && document.querySelector("a.card")) older(link);
+  const hit = document.querySelector(".boxes rect.hit");
+  if (hit) hit.scrollIntoView({ block: "center" });
 });
