@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -73,8 +74,9 @@ def seeded(home: Path) -> Seeded:
     return seed(home)
 
 
-@pytest.fixture
-def console(home: Path, seeded: Seeded) -> Iterator[Console]:
+@contextmanager
+def running_console(home: Path) -> Iterator[Console]:
+    """`noru console` on ``home``, stopped by its pid at the end."""
     proc = subprocess.Popen(
         [*noru_command(), "console"],
         env={**os.environ, "NORU_HOME": str(home)},
@@ -99,6 +101,12 @@ def console(home: Path, seeded: Seeded) -> Iterator[Console]:
                 proc.wait()
             if proc.stdout:
                 proc.stdout.close()
+
+
+@pytest.fixture
+def console(home: Path, seeded: Seeded) -> Iterator[Console]:
+    with running_console(home) as started:
+        yield started
 
 
 SAME = {"Sec-Fetch-Site": "same-origin"}
@@ -365,13 +373,11 @@ def browser() -> Iterator[Any]:
 def test_in_a_browser_sign_in_browse_search_view_note_delete_and_control(
     console: Console, seeded: Seeded, home: Path, browser: Any, tmp_path: Path
 ) -> None:
-    shots = Path(os.environ.get("NORU_CONSOLE_SHOTS", tmp_path))
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(f"http://{console.host}/signin?token={console.token}")
     assert page.url == f"http://{console.host}/"  # the token left the address bar
     assert page.locator(f'a[href="/capture/{seeded.editor.id}"]').count() == 1
     assert "Agents: not allowed yet" in page.inner_text(".state")
-    page.screenshot(path=str(shots / "timeline.png"))
     # The keyboard moves through the captures.
     page.keyboard.press("ArrowRight")
     first = page.evaluate("document.activeElement.dataset.capture")
@@ -382,13 +388,11 @@ def test_in_a_browser_sign_in_browse_search_view_note_delete_and_control(
     page.keyboard.press("Enter")
     page.wait_for_url("**/search?q=frobnicate")
     assert page.inner_text("mark").lower() == "frobnicate"
-    page.screenshot(path=str(shots / "search.png"))
 
     page.click(f'a[href^="/capture/{seeded.editor.id}"]')
     page.wait_for_selector("figure.shot img")
     assert page.evaluate("document.querySelector('figure.shot img').naturalWidth") == 2560
     assert "the failing build" in page.input_value("textarea[name=note]")
-    page.screenshot(path=str(shots / "viewer.png"), full_page=False)
     page.fill("textarea[name=note]", "seen in the browser")
     with page.expect_navigation():
         page.click("text=Save note")
@@ -597,3 +601,93 @@ def test_in_a_browser_older_captures_load_as_the_timeline_scrolls(
     assert shown == [row.id for row in every]  # all of them, once, newest first
     headings = page.eval_on_selector_all("main h2", "hs => hs.map(h => h.textContent)")
     assert len(headings) == len(set(headings))  # an hour split by a page is one group
+
+
+# --- real captures --------------------------------------------------------------------------
+
+XTERM_LINES = [
+    "$ make reconcile",
+    "Quartermaster ledger reconciliation finished",
+    "  warehouse 7 balanced",
+    "  warehouse 9 balanced",
+    "  archive rotated",
+    "Hippopotamus migration completed without errors",
+    "$ ",
+]
+
+
+def _boxes(page: Any) -> list[tuple[str, float]]:
+    """The viewer's boxed hits: each line's text and its top (image pixels)."""
+    return [
+        (text, float(y))
+        for text, y in page.eval_on_selector_all(
+            ".boxes rect.hit",
+            "rs => rs.map(r => [r.querySelector('title').textContent, r.getAttribute('y')])",
+        )
+    ]
+
+
+def test_in_a_browser_a_real_xterm_capture_is_found_and_its_lines_boxed_where_they_are(
+    home: Path, desktop: Any, browser: Any, tmp_path: Path
+) -> None:
+    """Real parts end to end: xterm draws known text on Xvfb, `noru app` takes
+    the captures `noru capture` asks for and reads them with the real engine;
+    the console finds a word and boxes its line where xterm drew it."""
+    from tests import real_clients
+    from tests.app_process import running_app, wait_until
+
+    for kind in ("xterm", "tk"):
+        problem = real_clients.missing(kind)
+        require(problem is None, problem or "")
+    rows = 12
+    env = {**desktop.env, "NORU_HOME": str(home)}
+    with (
+        real_clients.open_xterm(desktop, XTERM_LINES, columns=80, rows=rows, x=80, y=80) as xterm,
+        real_clients.open_tk_text(
+            desktop,
+            ["Meridian shipment report", "All crates counted and sealed."],
+            size=12,
+            x=900,
+            y=80,
+            width=700,
+            height=300,
+        ) as tk,  # fmt: skip
+        running_app(home, desktop.env, tmp_path / "app.log"),
+    ):
+        taken = []
+        for client, args in ((tk, []), (xterm, ["--display", "1"]), (xterm, [])):
+            client.bring_under_pointer()
+            done = subprocess.run(
+                [*noru_command(), "capture", *args], env=env, capture_output=True, text=True,
+                timeout=60,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            taken.append(done.stdout.split()[-1])
+
+        def read() -> bool:
+            with Reader.open(home) as reader:
+                return all((r := reader.get(i)) and r.ocr_state == "done" for i in taken)
+
+        wait_until(read, "the captures' text")
+    window = taken[-1]
+    shots = Path(os.environ.get("NORU_CONSOLE_SHOTS", tmp_path))
+    with running_console(home) as console:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"http://{console.host}/signin?token={console.token}")
+        assert page.locator("a.card").count() == 3
+        page.screenshot(path=str(shots / "timeline.png"))
+        page.goto(f"http://{console.host}/search?q=hippopotamus")
+        assert {"Hippopotamus"} <= set(page.locator("mark").all_inner_texts())
+        assert page.locator(f'a[href^="/capture/{window}"]').count() == 1
+        page.screenshot(path=str(shots / "search.png"))
+        page.click(f'a[href^="/capture/{window}"]')
+        page.wait_for_selector("figure.shot img")
+        ((late_text, late),) = _boxes(page)
+        assert "Hippopotamus" in late_text
+        page.screenshot(path=str(shots / "viewer.png"))
+        page.goto(f"http://{console.host}/capture/{window}?q=quartermaster")
+        ((early_text, early),) = _boxes(page)
+        assert "Quartermaster" in early_text
+    # xterm drew the two lines four rows apart; the boxes say the same.
+    row = xterm.rect[3] / rows
+    assert abs((late - early) - 4 * row) < row / 2, (early, late, row)
