@@ -1,4 +1,4 @@
-"""The `noru` command: version, help, client snippets, access commands."""
+"""The `noru` command: version, help, client snippets, access commands, retention."""
 
 from __future__ import annotations
 
@@ -96,3 +96,75 @@ def test_a_damaged_access_file_fails_closed_and_status_says_so(home: Path) -> No
     assert "damaged" in out and "treated as revoked" in out
     assert CliRunner().invoke(main, ["allow"]).exit_code == 0
     assert "treated as revoked" not in CliRunner().invoke(main, ["status"]).output
+
+
+def test_retention_shows_the_defaults_then_what_it_set_in_config_toml(home: Path) -> None:
+    runner = CliRunner()
+    shown = runner.invoke(main, ["retention"])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[0].split()[:3] == ["keep_days", "0", "(default)"]
+    assert lines[1].split()[:4] == ["max_disk", "20.0", "GB", "(default)"]
+    assert lines[2].split()[:4] == ["min_free", "1.0", "GB", "(default)"]
+    assert "noru prune --dry-run" in shown.output
+    assert not (home / "config.toml").exists()  # showing writes nothing
+
+    done = runner.invoke(main, ["retention", "--keep-days", "30", "--max-disk", "5 gb"])
+    assert done.exit_code == 0, done.output
+    assert (home / "config.toml").read_text() == 'keep_days = 30\nmax_disk = "5GB"\n'
+    lines = done.output.splitlines()
+    assert lines[0] == f"Saved in {home / 'config.toml'}:"
+    assert lines[1].split()[:4] == ["keep_days", "30", "days", "(config.toml)"]
+    assert lines[2].split()[:4] == ["max_disk", "5.0", "GB", "(config.toml)"]
+    assert lines[3].split()[:4] == ["min_free", "1.0", "GB", "(default)"]
+    assert "`noru prune` applies" in done.output and "restarted" in done.output
+
+    again = runner.invoke(main, ["retention", "--min-free", "0"])
+    assert again.exit_code == 0, again.output
+    assert (home / "config.toml").read_text() == (
+        'keep_days = 30\nmax_disk = "5GB"\nmin_free = "0"\n'
+    )
+    shown = runner.invoke(main, ["retention"]).output.splitlines()
+    assert [line.split()[:2] for line in shown[:3]] == [
+        ["keep_days", "30"],
+        ["max_disk", "5.0"],
+        ["min_free", "0"],
+    ]
+    assert all("(config.toml)" in line for line in shown[:3])
+
+
+def test_prune_uses_what_retention_set(home: Path) -> None:
+    runner = CliRunner()
+    runner.invoke(main, ["retention", "--keep-days", "2", "--max-disk", "300MB"])
+    done = runner.invoke(main, ["prune", "--dry-run"])
+    assert done.exit_code == 0, done.output
+    assert "budget 300 MB; 2 days;" in done.output
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "words"),
+    [
+        (["--max-disk", "big"], "--max-disk", "not a size: 'big'"),
+        (["--keep-days", "soon"], "--keep-days", "use a number of days (0: no age limit)"),
+        (["--keep-days", "3", "--min-free", "-1"], "--min-free", "not a size: '-1'"),
+    ],
+)
+def test_retention_refuses_a_bad_value_in_the_parsers_words_and_writes_nothing(
+    home: Path, args: list[str], option: str, words: str
+) -> None:
+    original = b"# mine\nkeep_days = 1\n"
+    (home / "config.toml").write_bytes(original)
+    done = CliRunner().invoke(main, ["retention", *args])
+    assert done.exit_code == 2
+    assert f"Invalid value for '{option}': {words}" in done.output
+    assert (home / "config.toml").read_bytes() == original
+
+
+def test_retention_refuses_to_touch_a_config_that_does_not_parse(home: Path) -> None:
+    original = b'hotkey = "f9"\nmax_disk = [\n'
+    (home / "config.toml").write_bytes(original)
+    done = noru("retention", "--max-disk", "5GB", env={"NORU_HOME": str(home)})
+    assert done.returncode == 1
+    assert f"Error: {home / 'config.toml'} does not parse (" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert (home / "config.toml").read_bytes() == original

@@ -824,6 +824,75 @@ def prune(dry_run: bool) -> None:
             )
 
 
+def _retention_lines(config: Config) -> list[str]:
+    """The three retention settings in force, each with where it comes from."""
+    from noru.sizes import format_size
+
+    days = config.keep_days
+    said = {
+        "keep_days": (
+            f"{days:g} day{'' if days == 1 else 's'}" if days else "0",
+            "captures older than this are deleted" if days else "no age limit",
+        ),
+        "max_disk": (
+            format_size(config.max_disk) if config.max_disk else "0",
+            "images plus database at most this; the oldest go first"
+            if config.max_disk
+            else "no disk budget",
+        ),
+        "min_free": (
+            format_size(config.min_free) if config.min_free else "0",
+            "a capture that would leave the disk with less is refused"
+            if config.min_free
+            else "captures are refused only when the disk is full",
+        ),
+    }
+    lines = []
+    for key, (value, meaning) in said.items():
+        where = "config.toml" if key in config.from_file else "default"
+        lines.append(f"{key:<10} {value:<10} {f'({where})':<14} {meaning}")
+    return lines
+
+
+@main.command()
+@click.option("--keep-days", metavar="DAYS", help="Delete captures older than this; 0: no limit.")
+@click.option(
+    "--max-disk", metavar="SIZE", help='Images plus database at most this ("20GB"); 0: none.'
+)
+@click.option(
+    "--min-free", metavar="SIZE", help='Refuse a capture that would leave less free ("1GB").'
+)
+def retention(keep_days: str | None, max_disk: str | None, min_free: str | None) -> None:
+    """Show how much history is kept; with options, set it in config.toml."""
+    from noru.config import SettingError, set_values
+
+    wanted = {"keep_days": keep_days, "max_disk": max_disk, "min_free": min_free}
+    changes = {key: value for key, value in wanted.items() if value is not None}
+    if not changes:
+        for line in _retention_lines(_config(_home())):
+            click.echo(line)
+        click.echo(
+            "Change them with `noru retention --keep-days DAYS --max-disk SIZE --min-free SIZE`;"
+            " `noru prune --dry-run` shows what they delete now."
+        )
+        return
+    home = ensure_data_dir()
+    try:
+        config = set_values(home, changes)
+    except SettingError as exc:
+        option = "--" + exc.key.replace("_", "-")
+        raise click.BadParameter(exc.reason, param_hint=f"'{option}'") from None
+    click.echo(f"Saved in {home / 'config.toml'}:")
+    for line in _retention_lines(config):
+        click.echo(line)
+    # The app reads config.toml when it starts; `noru prune` reads it each time.
+    click.echo(
+        "`noru prune` applies keep_days and max_disk now. A running `noru app` keeps"
+        " the values it started with until it is restarted; it then prunes by these"
+        " in the background (by age every 10 minutes, by budget as captures fill it)."
+    )
+
+
 @main.command()
 @click.argument("capture_ids", metavar="[ID]...", nargs=-1, type=CaptureId())
 def keep(capture_ids: tuple[str, ...]) -> None:

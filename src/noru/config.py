@@ -21,19 +21,33 @@ naming the key) and that setting keeps its default, which is the safe,
 documented one. Every command of the person's that loads the configuration
 prints the problems on stderr; ``noru doctor`` fails its check on them; the
 app and ``noru mcp`` log them.
+
+``set_values`` is the one writer, for ``noru retention`` and the console: it
+edits the file in place, line by line, so the person's comments, order and
+other keys stay as they wrote them, and it writes nothing it has not read
+back as the values asked for. A file that does not parse is refused, never
+replaced: it is the person's, and only they know what they meant.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import re
+import stat
+import tempfile
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noru.sizes import parse_size
+from noru.errors import DataDirError
+from noru.sizes import normalise_size, parse_size
 from noru.times import parse_duration
 
-__all__ = ["KEYS", "Config", "load_config"]
+__all__ = ["KEYS", "SETTABLE", "Config", "SettingError", "load_config", "set_values"]
+
+FILE = "config.toml"
 
 
 @dataclass(frozen=True)
@@ -51,6 +65,8 @@ class Config:
     max_disk: int = 20 * 10**9  # bytes; 0: no budget
     min_free: int = 10**9  # bytes
     problems: tuple[str, ...] = field(default=(), compare=False)
+    # The keys whose value came from config.toml (the others are the defaults).
+    from_file: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 def _duration(raw: object) -> float:
@@ -138,7 +154,7 @@ KEYS: dict[str, Callable[[object], object]] = {
 
 def load_config(home: Path) -> Config:
     """The configuration of data dir ``home``; never raises."""
-    path = home / "config.toml"
+    path = home / FILE
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (FileNotFoundError, NotADirectoryError):
@@ -161,4 +177,208 @@ def load_config(home: Path) -> Config:
             values[key] = parse(raw)
         except ValueError as exc:
             problems.append(f"{key} = {raw!r} ignored: {exc}")
-    return Config(**values, problems=tuple(problems))  # type: ignore[arg-type]
+    return Config(**values, problems=tuple(problems), from_file=frozenset(values))  # type: ignore[arg-type]
+
+
+# --- writing ----------------------------------------------------------------------
+
+
+class SettingError(ValueError):
+    """A value ``set_values`` refuses: ``key`` names the setting, ``reason`` what to write."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"{key}: {reason}")
+        self.key = key
+        self.reason = reason
+
+
+def _typed_number(raw: object) -> object:
+    """``30``, ``"30"``, ``" 1.5 "`` as a TOML number; anything else is left for ``KEYS``."""
+    if isinstance(raw, str):
+        try:
+            raw = float(raw.strip())
+        except ValueError:
+            return raw
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw)  # written as 30, not 30.0
+    return raw
+
+
+def _typed_size(raw: object) -> object:
+    """``"20 gb"`` as ``"20GB"``, ``0`` as ``"0"``: a size is written as a person reads it."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = str(raw)
+    if isinstance(raw, str):
+        try:
+            return normalise_size(raw)
+        except ValueError:
+            return raw  # KEYS says what is wrong with it
+    return raw
+
+
+# The keys ``set_values`` may write, each with how a value as the person types
+# it becomes its TOML value (then checked by ``KEYS``). Another scalar key joins
+# by naming its reader here.
+SETTABLE: dict[str, Callable[[object], object]] = {
+    "keep_days": _typed_number,
+    "max_disk": _typed_size,
+    "min_free": _typed_size,
+}
+
+
+def _toml(value: object) -> str:
+    """One TOML scalar: a bool, a number or a basic string."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)  # always with a "." or an exponent, as TOML wants of a float
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        return '"' + re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\u{ord(m[0]):04x}", escaped) + '"'
+    raise TypeError(f"not a TOML scalar: {value!r}")
+
+
+def _parses(text: str) -> bool:
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
+
+
+_HEADER = re.compile(r"[ \t]*\[")
+
+
+def _set_line(lines: list[str], key: str, value: object, newline: str) -> None:
+    """Set top-level ``key`` in the file's ``lines`` (each with its line end).
+
+    A line starts a statement only where the lines before it parse: a ``[`` or
+    a ``key =`` inside a multi-line string or array is never taken for one.
+    """
+    top = next(
+        (i for i, line in enumerate(lines) if _HEADER.match(line) and _parses("".join(lines[:i]))),
+        len(lines),
+    )
+    name = re.escape(key)
+    spelled = rf"(?:{name}|\"{name}\"|'{name}')"
+    assignment = re.compile(rf"([ \t]*){spelled}[ \t]*=")
+    for i in range(top):
+        found = assignment.match(lines[i])
+        if found is None or not _parses("".join(lines[:i])):
+            continue
+        # The statement ends with the first line after which it parses alone.
+        end = next((j for j in range(i + 1, top + 1) if _parses("".join(lines[i:j]))), None)
+        if end is None:
+            continue
+        statement = "".join(lines[i:end])
+        body = statement.rstrip("\r\n")
+        # Its comment is kept: the first "#" before which the statement parses
+        # (a "#" inside a string leaves the string open).
+        at = next((n for n, c in enumerate(body) if c == "#" and _parses(body[:n])), len(body))
+        before = body[:at]
+        gap = (before[len(before.rstrip()) :] or " ") if at < len(body) else ""
+        line = f"{found[1]}{key} = {_toml(value)}{gap}{body[at:]}{statement[len(body) :]}"
+        lines[i:end] = [line]
+        return
+    new = f"{key} = {_toml(value)}{newline}"
+    if top == len(lines):  # no table: at the end
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += newline
+        lines.append(new)
+        return
+    # Before the first table (a line after its header would belong to it):
+    # after the last top-level value, or, with none, above the table's comments.
+    at = top
+    while at > 0 and (not lines[at - 1].strip() or lines[at - 1].lstrip().startswith("#")):
+        at -= 1
+    if at == 0:
+        at = top
+        while at > 0 and lines[at - 1].lstrip().startswith("#"):
+            at -= 1
+        lines.insert(at, newline)  # a blank line between it and the table
+    lines.insert(at, new)
+
+
+def _write(path: Path, text: str, mode: int) -> None:
+    """Replace ``path`` by ``text`` atomically: a temp file beside it, fsynced, renamed."""
+    fd, temp = tempfile.mkstemp(prefix=".config-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            os.fchmod(f.fileno(), mode)
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def set_values(home: Path, changes: Mapping[str, object]) -> Config:
+    """Set settings in data dir ``home``'s config.toml; the configuration now in force.
+
+    ``changes`` maps keys of ``SETTABLE`` to values as the person types them
+    (``"20GB"``, ``"0"``, ``30``, ``"30"``). A key not settable, or a value
+    ``KEYS`` refuses, raises ``SettingError`` naming the key, and nothing is
+    written. The file is edited in place: the key's top-level line replaced
+    (its comment kept), or a line added; every other line stays. A file that
+    does not parse, or an edit that would not read back as ``changes``, raises
+    ``DataDirError`` and the file is left as it was. A new file is 0600; an
+    existing one keeps its mode (and a symlink is written through).
+    """
+    values: dict[str, object] = {}
+    for key, raw in changes.items():
+        typed = SETTABLE.get(key)
+        if typed is None:
+            raise SettingError(key, f"cannot be set here (settable: {', '.join(SETTABLE)})")
+        value = typed(raw)
+        try:
+            KEYS[key](value)
+        except ValueError as exc:
+            raise SettingError(key, str(exc)) from None
+        values[key] = value
+    if not values:
+        return load_config(home)
+    path = (home / FILE).resolve()
+    # One edit at a time (the CLI and the console may both write): each reads
+    # the file as the previous one left it.
+    lock = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            data = path.read_bytes()  # as it is: "\r\n" stays "\r\n"
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            data, mode = b"", 0o600
+        try:
+            text = data.decode("utf-8")
+            old = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise DataDirError(
+                f"{path} does not parse ({exc}), so Noru leaves it as it is: fix it"
+                " (or move it away to start from the defaults), then set the value again"
+            ) from None
+        lines = re.split(r"(?<=\n)", text)
+        if lines and not lines[-1]:
+            lines.pop()
+        newline = "\r\n" if "\r\n" in text else "\n"
+        for key, value in values.items():
+            _set_line(lines, key, value, newline)
+        edited = "".join(lines)
+        try:
+            back = tomllib.loads(edited)
+        except tomllib.TOMLDecodeError:
+            back = None
+        if back != {**old, **values}:
+            # A key Noru cannot rewrite line by line (a dotted or repeated one).
+            raise DataDirError(
+                f"{path} writes {', '.join(values)} in a way Noru cannot change safely,"
+                " so it is left as it is: set it there by hand"
+            )
+        _write(path, edited, mode)
+        os.fsync(lock)  # the rename itself survives a crash
+    finally:
+        os.close(lock)
+    return load_config(home)
