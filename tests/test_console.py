@@ -477,6 +477,42 @@ def test_exclusions_are_added_tested_and_removed_as_with_the_cli(
     assert current.rules == () and "keepassxc" in current.builtin_off
 
 
+def test_retention_settings_are_saved_as_noru_retention_saves_them(
+    console: Console, home: Path, tmp_path: Path
+) -> None:
+    cookie = console.sign_in()
+    _, _, page = console.request("GET", "/privacy", cookie=cookie)
+    assert re.search(r'name="min_free" value="1.0 GB"', page.decode())
+    form = {"keep_days": "30", "max_disk": "5gb", "min_free": "1.0 GB"}  # min_free as shown
+    status, _, _ = console.request("POST", "/retention", body=form, headers=SAME, cookie=cookie)
+    assert status == 303
+    other = tmp_path / "cli-home"
+    other.mkdir(mode=0o700)
+    done = subprocess.run(
+        [*noru_command(), "retention", "--keep-days", "30", "--max-disk", "5gb"],
+        env={**os.environ, "NORU_HOME": str(other)}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    saved = (home / "config.toml").read_bytes()
+    assert saved == (other / "config.toml").read_bytes()  # the same file, byte for byte
+    assert b"min_free" not in saved  # left as shown: still the default
+    _, _, page = console.request("GET", "/privacy", cookie=cookie)
+    assert 'name="max_disk" value="5.0 GB"' in page.decode()
+    # A value it cannot use: refused with the reason, nothing written.
+    bad, _, body = console.request(
+        "POST", "/retention", body={**form, "max_disk": "lots"}, headers=SAME, cookie=cookie
+    )
+    assert bad == 400 and b"max_disk" in body and b"not a size" in body
+    assert (home / "config.toml").read_bytes() == saved
+    # A config.toml that does not parse is left as it is.
+    (home / "config.toml").write_text("keep_days = [\n")
+    damaged, _, body = console.request(
+        "POST", "/retention", body={**form, "keep_days": "7"}, headers=SAME, cookie=cookie
+    )
+    assert damaged == 409 and b"does not parse" in body
+    assert (home / "config.toml").read_text() == "keep_days = [\n"
+
+
 def test_a_time_range_is_counted_then_deleted_only_with_that_count(
     console: Console, seeded: Seeded, home: Path
 ) -> None:

@@ -517,7 +517,7 @@ def test_the_pruner_wakes_when_a_capture_takes_the_history_over_its_budget(
     ids = big_captures(home, [3, 2])
     budget = settled_total(home) + len(noise().png) // 2
     writer = Writer(home)
-    pruner = Pruner(home, Config(max_disk=budget), writer)
+    pruner = Pruner(home, lambda: Config(max_disk=budget), writer)
     try:
         pruner.start()
         wait_until(lambda: pruner.runs == 1, "the pruner's first run")
@@ -528,6 +528,39 @@ def test_the_pruner_wakes_when_a_capture_takes_the_history_over_its_budget(
         wait_until(lambda: pruner.runs == 2, "the pruner woken by the capture")
         with Reader.open(home) as reader:
             assert reader.all_ids() == [ids[1], new]
+    finally:
+        pruner.close()
+        writer.close()
+    assert_whole(home)
+
+
+def test_the_pruner_applies_changed_settings_at_the_next_capture_without_a_restart(
+    home: Path,
+) -> None:
+    from noru.app.pruner import Pruner
+    from noru.app.writer import Writer
+    from noru.config import load_config, set_values
+    from noru.errors import NoRoom
+
+    ids = big_captures(home, [5, 3])
+    writer = Writer(home)
+    pruner = Pruner(home, lambda: load_config(home), writer)
+    try:
+        pruner.start()
+        wait_until(lambda: pruner.runs == 1, "the pruner's first run")
+        assert pruner.deleted == 0  # no age limit, a 20 GB budget
+        set_values(home, {"keep_days": 4})  # as `noru retention` and the console do
+        image = noise()
+        new = writer.call(lambda store: store.add_capture([image], origin="user").id)
+        pruner.added(len(image.png))  # the capture: config.toml changed, so a run
+        wait_until(lambda: pruner.runs == 2, "the pruner woken by the changed settings")
+        with Reader.open(home) as reader:
+            assert reader.all_ids() == [ids[1], new]  # the 5-day-old one went
+        set_values(home, {"min_free": "1000TB"})
+        pruner.added(len(image.png))
+        wait_until(lambda: pruner.runs == 3, "the pruner's next run")
+        with pytest.raises(NoRoom):
+            writer.call(lambda store: store.add_capture([noise()], origin="user"))
     finally:
         pruner.close()
         writer.close()

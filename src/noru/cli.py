@@ -885,11 +885,11 @@ def retention(keep_days: str | None, max_disk: str | None, min_free: str | None)
     click.echo(f"Saved in {home / 'config.toml'}:")
     for line in _retention_lines(config):
         click.echo(line)
-    # The app reads config.toml when it starts; `noru prune` reads it each time.
+    # The app's pruner reads config.toml at each run; `noru prune` reads it each time.
     click.echo(
-        "`noru prune` applies keep_days and max_disk now. A running `noru app` keeps"
-        " the values it started with until it is restarted; it then prunes by these"
-        " in the background (by age every 10 minutes, by budget as captures fill it)."
+        "`noru prune` applies keep_days and max_disk now. A running `noru app` takes"
+        " the new values at its next capture or within 10 minutes, without a restart,"
+        " and prunes by them in the background."
     )
 
 

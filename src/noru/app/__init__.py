@@ -60,8 +60,14 @@ class App:
         self.home = home
         self.config = config or load_config(home)
         self.writer = Writer(home, min_free=self.config.min_free)
-        # Keeps the history within keep_days and max_disk (started by run_app).
-        self.pruner = Pruner(home, self.config, self.writer)
+        # Keeps the history within keep_days and max_disk (started by run_app),
+        # reading them again at each run: a change applies without a restart.
+        given = config
+
+        def settings() -> Config:
+            return given if given is not None else load_config(home)
+
+        self.pruner = Pruner(home, settings, self.writer)
         # The accessibility text is read beside each grab, within its budget.
         self.capturer = Capturer(ax_budget=self.config.ax_budget or None)
         self._capture_lock = threading.Lock()

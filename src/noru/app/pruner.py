@@ -1,5 +1,11 @@
 """The app's retention thread: keeps the history within ``keep_days`` and ``max_disk``.
 
+It reads the retention settings again at every run (``settings``: the
+app's ``load_config``), so one the person changes with ``noru retention``
+or the console applies at the next run without restarting the app: within
+``EVERY`` seconds, or at the next capture (which looks whether config.toml
+changed); ``min_free`` goes to the app's writer then too.
+
 It plans on its own read-only connection and deletes through the app's one
 writer, a batch per job, so a capture taken meanwhile waits for one batch at
 most. It runs at start, every ``EVERY`` seconds (for age), and soon after a
@@ -13,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -33,10 +40,14 @@ PAUSE = 0.01  # seconds between batches: background work leaves the cores to oth
 
 
 class Pruner:
-    def __init__(self, home: Path, config: Config, writer: Writer) -> None:
+    def __init__(self, home: Path, settings: Callable[[], Config], writer: Writer) -> None:
         self.home = home
+        self._settings = settings
+        self._stamp = self._config_stamp()
+        config = settings()
         self.keep_days = config.keep_days
         self.max_disk = config.max_disk
+        self.min_free = config.min_free
         self._writer = writer
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -52,12 +63,43 @@ class Pruner:
         return bool(self.keep_days or self.max_disk)
 
     def start(self) -> None:
-        if self.active:
-            self._thread.start()
+        self._thread.start()
+
+    def _config_stamp(self) -> tuple[int, int] | None:
+        try:
+            info = (self.home / "config.toml").stat()
+        except OSError:
+            return None
+        return (info.st_mtime_ns, info.st_size)
+
+    def _reread(self) -> None:
+        """The settings in force now (the person may have changed them)."""
+        self._stamp = self._config_stamp()
+        config = self._settings()
+        changed = (config.keep_days, config.max_disk) != (self.keep_days, self.max_disk)
+        self.keep_days, self.max_disk = config.keep_days, config.max_disk
+        if changed:
+            log.info(
+                "retention now: keep_days %g, max_disk %s",
+                self.keep_days,
+                format_size(self.max_disk) if self.max_disk else "none",
+            )
+            with self._lock:
+                self._estimate = None  # measured again by this run
+        if config.min_free != self.min_free:
+            self.min_free = config.min_free
+
+            def room(store: Store, least: int = config.min_free) -> None:
+                store.min_free = least
+
+            self._writer.call(room)
 
     def added(self, size: int) -> None:
         """A capture of ``size`` image bytes was stored: prune soon if it may
-        have taken the history over its budget."""
+        have taken the history over its budget, or if the settings changed."""
+        if self._config_stamp() != self._stamp:
+            self._wake.set()
+            return
         with self._lock:
             if self._estimate is None:
                 return
@@ -68,6 +110,9 @@ class Pruner:
 
     def run_once(self, now: datetime | None = None) -> int:
         """Plan and prune now (or as at ``now``); returns how many captures went."""
+        self._reread()
+        if not self.active:
+            return 0
         with Reader.open(self.home) as reader:
             plan = reader.prune_plan(keep_days=self.keep_days, max_disk=self.max_disk, now=now)
         deleted = 0

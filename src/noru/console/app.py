@@ -20,10 +20,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from noru import access, accesslog, exclusions, live
-from noru.config import load_config
+from noru.config import Config, SettingError, load_config, set_values
 from noru.console import pages
 from noru.console.guard import COOKIE, Guard, Keys
 from noru.errors import DataDirError, NoruError, StoreError
+from noru.sizes import format_size
 from noru.status import describe_disk
 from noru.store import Filters, Reader, Store
 from noru.store.files import check_id
@@ -35,6 +36,15 @@ THUMB_WIDTH = 240
 PAGE = 60  # captures per timeline page
 CONTROLS = ("allow", "pause", "resume", "revoke")
 FILTERS = ("app", "workspace", "display", "origin", "day")
+RETENTION = ("keep_days", "max_disk", "min_free")
+
+
+def _settings(config: Config) -> list[tuple[str, str, bool]]:
+    """The retention settings as the form shows them: key, value, from config.toml."""
+    sizes = {"max_disk": config.max_disk, "min_free": config.min_free}
+    shown = {"keep_days": f"{config.keep_days:g}"}
+    shown |= {key: format_size(value) if value else "0" for key, value in sizes.items()}
+    return [(key, shown[key], key in config.from_file) for key in RETENTION]
 
 
 class Thumbnails:
@@ -284,7 +294,14 @@ def create_app(home: Path, keys: Keys) -> Starlette:
         with Reader.open(home) as reader:
             disk = describe_disk(reader.usage(), config)
         return _html(
-            pages.privacy_page(rules=rules, tested=tested, disk=disk, problem=problem), status
+            pages.privacy_page(
+                rules=rules,
+                tested=tested,
+                disk=disk,
+                settings=_settings(config),
+                problem=problem,
+            ),
+            status,
         )
 
     def privacy(request: Request) -> Response:
@@ -316,6 +333,22 @@ def create_app(home: Path, keys: Keys) -> Starlette:
 
         if not await run_in_threadpool(remove):
             return _privacy(problem="no such exclusion", status=400)
+        return RedirectResponse("/privacy", status_code=303)
+
+    async def retention(request: Request) -> Response:
+        form = await request.form()
+        given = {key: form.get(key) for key in RETENTION}
+        if not all(isinstance(v, str) for v in given.values()):
+            return _privacy(problem="give keep_days, max_disk and min_free", status=400)
+        # Only what the person changed: a default left as shown stays a default.
+        shown = {key: value for key, value, _ in _settings(load_config(home))}
+        changes = {k: v for k, v in given.items() if str(v).strip() != shown[k]}
+        try:
+            await run_in_threadpool(set_values, home, changes)
+        except SettingError as exc:
+            return _privacy(problem=str(exc), status=400)
+        except DataDirError as exc:
+            return _privacy(problem=str(exc), status=409)
         return RedirectResponse("/privacy", status_code=303)
 
     async def prune(request: Request) -> Response:
@@ -394,6 +427,7 @@ def create_app(home: Path, keys: Keys) -> Starlette:
             Route("/privacy", privacy),
             Route("/exclusions/add", exclude_add, methods=["POST"]),
             Route("/exclusions/remove", exclude_remove, methods=["POST"]),
+            Route("/retention", retention, methods=["POST"]),
             Route("/prune", prune, methods=["POST"]),
             Route("/delete-range", delete_range),
             Route("/delete-range", delete_range_now, methods=["POST"]),

@@ -278,12 +278,53 @@ def capture_page(record: CaptureRecord, *, readers: Sequence[str], query: str = 
         + '<section><h2>Note</h2><form method="post" action="'
         f'/capture/{escape(record.id)}/note"><textarea name="note" rows="3" aria-label="Note">'
         f"{note}</textarea><button>Save note</button></form></section>"
-        f"<section><h2>Read by agents</h2>{read_by}</section>"
+        + _provenance(record)
+        + f"<section><h2>Read by agents</h2>{read_by}</section>"
         f'<section><h2>Delete</h2><form method="post" action="/capture/{escape(record.id)}/delete">'
         '<label><input type="checkbox" name="confirm" value="yes" required> Delete this capture,'
         " its text and its files</label> <button>Delete</button></form></section>"
     )
     return _page(f"Capture {record.id}", body)
+
+
+def _provenance(record: CaptureRecord) -> str:
+    """Where the capture came from, in plain words: what was measured at the
+    capture, and what was inferred (the workspace, from the title)."""
+    facts = [
+        ("Taken", f"{'by an agent' if record.origin == 'agent' else 'by you'}, "
+         f"{_local(record.captured_at):%Y-%m-%d %H:%M:%S %Z}"
+         + (" (imported from a file)" if record.imported else "")),
+    ]  # fmt: skip
+    for image in record.images:
+        source, at = image.source, f" (image {image.position})" if len(record.images) > 1 else ""
+        if source.app_name or source.app_id:
+            facts.append((f"App{at}", f"{source.app_name or source.app_id}, as the window says"))
+        if source.window_title:
+            facts.append((f"Window{at}", f"“{source.window_title}”, its title at the capture"))
+        if source.display_label:
+            mode = f", {image.display_mode}" if image.display_mode else ""
+            facts.append((f"Display{at}", f"{source.display_label}{mode}"))
+        if source.workspace_hint:
+            facts.append(
+                (
+                    f"Workspace{at}",
+                    f"{source.workspace_hint}, inferred from the title; may be wrong",
+                )
+            )
+        if image.excluded:
+            facts.append((f"Hidden{at}", f"{image.excluded} excluded window(s) painted black"))
+    if record.ocr_state == "done":
+        engine = " ".join(v for v in (record.ocr_engine, record.ocr_version) if v) or "OCR"
+        sure = f", confidence {record.ocr_confidence:.2f}" if record.ocr_confidence else ""
+        facts.append(("Text", f"read by {engine}{sure}"))
+    elif record.ocr_state == "failed":
+        facts.append(("Text", f"could not be read: {record.ocr_error or 'unknown error'}"))
+    else:
+        facts.append(("Text", "not read yet (the app reads it)"))
+    if record.ax_note:
+        facts.append(("Accessibility", record.ax_note))
+    rows = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts)
+    return f'<section><h2>Where it came from</h2><dl class="facts">{rows}</dl></section>'
 
 
 def _alt_record(record: CaptureRecord, position: int) -> str:
@@ -354,9 +395,11 @@ def privacy_page(
     rules: Sequence[tuple[str, str, str | None]],
     tested: tuple[str, bool] | None,
     disk: Sequence[str],
+    settings: Sequence[tuple[str, str, bool]],
     problem: str | None = None,
 ) -> str:
-    """Exclusions (add, remove, test a title) and retention (disk use, prune).
+    """Exclusions (add, remove, test a title) and retention (its settings,
+    disk use, prune). ``settings``: (key, value, whether config.toml sets it).
 
     ``rules``: (what, where it comes from, the form value that removes it or
     None when it is config.toml's)."""
@@ -394,10 +437,34 @@ def privacy_page(
         f"{result}</section>"
         "<section><h2>History kept</h2><ul>"
         + "".join(f"<li>{escape(line)}</li>" for line in disk)
-        + "</ul><p>Change keep_days, max_disk and min_free in config.toml.</p>"
-        '<form method="post" action="/prune"><button>Prune now</button></form></section>'
+        + "</ul>"
+        + _retention_form(settings)
+        + '<form method="post" action="/prune"><button>Prune now</button></form></section>'
     )
     return _page("Privacy", body)
+
+
+RETENTION_WORDS = {
+    "keep_days": ("Keep days", "delete captures older than this; 0: no age limit"),
+    "max_disk": ("Disk budget", "images plus database at most this (20GB, 500MB); 0: none"),
+    "min_free": ("Leave free", "refuse a capture that would leave the disk less than this"),
+}
+
+
+def _retention_form(settings: Sequence[tuple[str, str, bool]]) -> str:
+    fields = "".join(
+        f'<label>{RETENTION_WORDS[key][0]} <input name="{key}" value="{escape(value)}" '
+        f'required size="8" aria-describedby="about-{key}"></label>'
+        f'<span class="src" id="about-{key}">{escape(RETENTION_WORDS[key][1])}'
+        f"{'' if mine else ' (default)'}</span>"
+        for key, value, mine in settings
+    )
+    return (
+        f'<form method="post" action="/retention" class="settings">{fields}'
+        "<button>Save</button></form>"
+        "<p>Saved in config.toml (only these lines change). The app applies them at"
+        " its next capture or within 10 minutes; Prune now applies them at once.</p>"
+    )
 
 
 def delete_range_page(*, since: str, before: str, count: int | None) -> str:
