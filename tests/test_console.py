@@ -235,6 +235,17 @@ def test_search_highlights_the_hit_and_the_viewer_shows_text_and_original(
     assert re.search(rb"<mark>frobnicate</mark>", page, re.I)
     _, _, viewer = console.request("GET", f"/capture/{seeded.editor.id}", cookie=cookie)
     assert "the failing build" in viewer.decode() and "<rect " in viewer.decode()
+    # Where it came from: measured facts, and the inferred one said to be so.
+    facts = dict(re.findall(r"<dt>([^<]*)</dt><dd>([^<]*)</dd>", viewer.decode()))
+    assert facts["App"] == "Code, as the window says"
+    assert facts["Display"] == "display 1 (DP-1), 2560x1600"
+    assert facts["Workspace"] == "repoB, inferred from the title; may be wrong"
+    assert facts["Text"].startswith("read by tesseract")
+    _, _, failed = console.request("GET", f"/capture/{seeded.browser.id}", cookie=cookie)
+    facts = dict(re.findall(r"<dt>([^<]*)</dt><dd>([^<]*)</dd>", failed.decode()))
+    assert facts["Taken"].startswith("by an agent")
+    assert facts["Text"] == "could not be read: engine crashed"
+    assert "Display (image 2)" in facts and "App" not in facts  # nothing said, nothing shown
     status, headers, original = console.request(
         "GET", f"/image/{seeded.editor.id}/1", cookie=cookie
     )
