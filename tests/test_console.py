@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -454,6 +454,19 @@ def test_the_access_log_page_shows_who_read_a_capture(
     assert "No agent has read this capture" not in viewer.decode()
     _, _, other = console.request("GET", "/log?client=nobody-by-this-name", cookie=cookie)
     assert "get_capture" not in other.decode()
+    # By time, as the browser's date-time fields send it (local, to the minute).
+    now = datetime.now().replace(second=0, microsecond=0)
+    for since, before, found in (
+        (now - timedelta(minutes=5), now + timedelta(minutes=5), True),
+        (now + timedelta(minutes=5), now + timedelta(minutes=10), False),
+        (now - timedelta(minutes=10), now - timedelta(minutes=5), False),
+    ):
+        span = urlencode({"since": since.isoformat(timespec="minutes"),
+                          "before": before.isoformat(timespec="minutes")})  # fmt: skip
+        _, _, timed = console.request("GET", f"/log?{span}", cookie=cookie)
+        assert ("get_capture" in timed.decode()) is found, (since, before)
+    _, _, nonsense = console.request("GET", "/log?since=yesterday-ish", cookie=cookie)
+    assert "get_capture" in nonsense.decode()  # a moment it cannot read filters nothing
 
 
 def test_exclusions_are_added_tested_and_removed_as_with_the_cli(

@@ -101,6 +101,15 @@ def _not_found() -> HTMLResponse:
     return _html(pages.message_page("Not found", "There is no such capture."), 404)
 
 
+def _moment(text: str) -> datetime | None:
+    """A moment the person gave (a browser's local date-time) or the log
+    wrote (RFC 3339 UTC), in UTC; None for nothing or nonsense."""
+    try:
+        return datetime.fromisoformat(text).astimezone(UTC) if text else None
+    except ValueError:
+        return None
+
+
 def _back(value: object) -> str:
     """Where a form returns to: a path of this console only."""
     text = value if isinstance(value, str) else "/"
@@ -259,15 +268,34 @@ def create_app(home: Path, keys: Keys) -> Starlette:
         return RedirectResponse(_back(form.get("back")), status_code=303)
 
     def log(request: Request) -> Response:
-        client = request.query_params.get("client", "").strip()
-        wanted = request.query_params.get("capture", "").strip()
-        entries = [
-            e
-            for e in accesslog.read(home)
-            if (not client or client.lower() in str(e.get("client") or "").lower())
-            and (not wanted or any(c.get("id") == wanted for c in e.get("captures") or ()))
-        ]
-        return _html(pages.log_page(entries[::-1][:500], client=client, capture=wanted))
+        query = request.query_params
+        client = query.get("client", "").strip()[:200]
+        wanted = query.get("capture", "").strip()[:200]
+        since, before = query.get("since", "")[:40], query.get("before", "")[:40]
+        start, end = _moment(since), _moment(before)
+
+        def shown(entry: dict[str, object]) -> bool:
+            if client and client.lower() not in str(entry.get("client") or "").lower():
+                return False
+            served = entry.get("captures")
+            if wanted and not any(
+                isinstance(c, dict) and c.get("id") == wanted
+                for c in (served if isinstance(served, list) else ())
+            ):
+                return False
+            if start or end:
+                at = _moment(str(entry.get("at") or ""))
+                if at is None or (start and at < start) or (end and at >= end):
+                    return False
+            return True
+
+        entries = [e for e in accesslog.read(home) if shown(e)]
+        return _html(
+            pages.log_page(
+                entries[::-1][:500],
+                filters={"client": client, "capture": wanted, "since": since, "before": before},
+            )
+        )
 
     def _privacy(
         title: str | None = None, problem: str | None = None, status: int = 200
@@ -363,12 +391,8 @@ def create_app(home: Path, keys: Keys) -> Starlette:
         return RedirectResponse("/privacy", status_code=303)
 
     def _range(since: str, before: str) -> tuple[datetime, datetime] | None:
-        try:
-            start = datetime.fromisoformat(since).astimezone(UTC)
-            end = datetime.fromisoformat(before).astimezone(UTC)
-        except ValueError:
-            return None
-        return (start, end) if start < end else None
+        start, end = _moment(since), _moment(before)
+        return (start, end) if start and end and start < end else None
 
     def delete_range(request: Request) -> Response:
         since = request.query_params.get("since", "")

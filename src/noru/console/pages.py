@@ -354,8 +354,9 @@ def _text_block(title: str, text: str, layer: str, state: str) -> str:
     )
 
 
-def log_page(entries: Sequence[dict[str, object]], *, client: str, capture: str) -> str:
-    """The access log, newest first: who read what, and what left."""
+def log_page(entries: Sequence[dict[str, object]], *, filters: dict[str, str]) -> str:
+    """The access log, newest first: who read what, and what left; ``filters``:
+    client, capture, since and before as the person gave them."""
     rows = []
     for entry in entries:
         served = entry.get("captures")
@@ -381,11 +382,18 @@ def log_page(entries: Sequence[dict[str, object]], *, client: str, capture: str)
         if rows
         else "<p>No agent has read anything yet.</p>"
     )
+
+    def field(name: str, label: str, kind: str = "text") -> str:
+        value = escape(filters.get(name, ""))
+        return f'<label>{label} <input type="{kind}" name="{name}" value="{value}"></label>'
+
     picker = (
         '<form class="filters" method="get" action="/log">'
-        f'<label>Client <input name="client" value="{escape(client)}"></label>'
-        f'<label>Capture <input name="capture" value="{escape(capture)}"></label>'
-        "<button>Show</button></form>"
+        + field("client", "Client")
+        + field("capture", "Capture")
+        + field("since", "From", "datetime-local")
+        + field("before", "to", "datetime-local")
+        + "<button>Show</button></form>"
     )
     return _page("Access log", f"<h1>Agent reads</h1>{picker}{table}")
 
