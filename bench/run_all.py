@@ -17,6 +17,7 @@ BENCHMARKS = [
     "scaling_legibility.py",
     "store_100k.py",
     "console.py",
+    "thumbnails.py",
 ]
 
 if __name__ == "__main__":
