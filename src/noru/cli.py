@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import closing
@@ -30,7 +29,7 @@ import click
 
 from noru import __version__
 from noru.errors import NoruError, StoreError
-from noru.paths import check_data_dir, data_dir, ensure_data_dir
+from noru.paths import check_data_dir, data_dir, ensure_data_dir, noru_executable
 
 if TYPE_CHECKING:
     from noru.config import Config
@@ -296,15 +295,6 @@ def mcp(listen: str | None) -> None:
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--http'") from exc
     sys.exit(run_http(data_dir(), host=host, port=port))
-
-
-def noru_executable() -> Path | None:
-    """The absolute path of the installed `noru` command, if there is one."""
-    beside = Path(sys.executable).parent / "noru"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return beside.absolute()
-    found = shutil.which("noru")
-    return Path(found).absolute() if found else None
 
 
 def client_config(client: str, exe: Path) -> dict[str, Any]:

@@ -2,11 +2,15 @@
 
 ``data_dir`` is the one place ``NORU_HOME`` is read (``~`` expanded, made
 absolute), so every command and every printed snippet name the same folder.
+``noru_executable`` is where the installed `noru` command is, for what
+names it to start it later (client snippets, start at login).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from pathlib import Path
 
 from noru.errors import DataDirError
@@ -16,8 +20,10 @@ __all__ = [
     "check_data_dir",
     "data_dir",
     "db_path",
+    "default_data_dir",
     "ensure_data_dir",
     "images_dir",
+    "noru_executable",
     "socket_path",
 ]
 
@@ -27,9 +33,23 @@ def data_dir() -> Path:
     home = os.environ.get("NORU_HOME")
     if home:
         return Path(home).expanduser().absolute()
+    return default_data_dir()
+
+
+def default_data_dir() -> Path:
+    """The data dir when ``NORU_HOME`` is not set: the platform's user data dir."""
     import platformdirs  # lazy: only needed without NORU_HOME
 
     return Path(platformdirs.user_data_dir("noru", appauthor=False))
+
+
+def noru_executable() -> Path | None:
+    """The absolute path of the installed `noru` command, if there is one."""
+    beside = Path(sys.executable).parent / "noru"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return beside.absolute()
+    found = shutil.which("noru")
+    return Path(found).absolute() if found else None
 
 
 def _what(home: Path) -> str:
