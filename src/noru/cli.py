@@ -32,6 +32,7 @@ from noru.errors import NoruError, StoreError
 from noru.paths import check_data_dir, data_dir, ensure_data_dir, noru_executable
 
 if TYPE_CHECKING:
+    from noru.autostart import Via
     from noru.config import Config
     from noru.exclusions import Rule
     from noru.store import Filters, Reader, Row, SearchHit
@@ -960,6 +961,53 @@ def app() -> None:
     from noru.app.server import run_app
 
     sys.exit(run_app(ensure_data_dir()))
+
+
+@main.command()
+@click.argument("action", type=click.Choice(["on", "off", "status"]))
+@click.option(
+    "--systemd",
+    "via",
+    flag_value="systemd",
+    help="With on: write the systemd user unit even where the XDG entry would be chosen.",
+)
+@click.option(
+    "--xdg",
+    "via",
+    flag_value="xdg",
+    help="With on: write the XDG autostart entry even where systemd runs the session.",
+)
+def autostart(action: str, via: Via | None) -> None:
+    """Start Noru at login: on, off, or show how it starts (status).
+
+    A systemd user unit where the desktop's session runs under systemd, else an
+    XDG autostart entry; an app menu launcher beside it. NORU_HOME, if set, is
+    carried into them.
+    """
+    from noru import autostart as login
+
+    if via is not None and action != "on":
+        raise click.UsageError(f"--{via} goes with `noru autostart on` only")
+    if action == "status":
+        for line in login.report(exe=noru_executable()).lines():
+            click.echo(line)
+        return
+    if action == "off":
+        outcome = login.turn_off()
+    else:
+        exe = noru_executable()
+        if exe is None:
+            raise click.ClickException("cannot find the installed `noru` command on PATH")
+        outcome = login.turn_on(exe=exe, via=via)
+    for line in outcome.lines:
+        click.echo(line)
+    if action == "on":
+        for line in login.report(exe=noru_executable()).lines():
+            click.echo(f"Now: {line}")
+    for problem in outcome.problems:
+        click.echo(f"error: {problem}", err=True)
+    if outcome.problems:
+        sys.exit(1)
 
 
 def _region(value: str | None) -> tuple[int, int, int, int] | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from noru import access, live
 from noru.config import Config, load_config
 from noru.errors import AppNotRunning, AppVersionMismatch, DataDirError, NoruError, StoreError
-from noru.paths import db_path
+from noru.paths import db_path, noru_executable
 from noru.sizes import format_size
 
 if TYPE_CHECKING:
@@ -284,6 +284,23 @@ def _ax_checks(budget: float, switch: bool) -> list[Check]:
     return checks
 
 
+def _autostart_check() -> Check:
+    """How Noru starts at login; not being set up is no failure, a dead path is."""
+    from noru import autostart
+
+    found = autostart.report(exe=noru_executable())
+    broken = found.broken()
+    here = found.how is None or all(
+        s.points_at(found.exe, found.home) for s in (found.unit, found.entry) if s is not None
+    )
+    return Check(
+        "start at login",
+        broken is None,
+        found.summary(),
+        None if here else "`noru autostart on` points it at this noru and this data dir",
+    )
+
+
 def run_checks(home: Path) -> list[Check]:
     config = load_config(home)
     checks = [
@@ -299,4 +316,5 @@ def run_checks(home: Path) -> list[Check]:
     checks += _display_checks()
     checks += _ocr_checks(home)
     checks += _ax_checks(config.ax_budget, config.ax_switch)
+    checks.append(_autostart_check())
     return checks

@@ -23,6 +23,7 @@ into -32603 asking for `noru doctor`, and anything outside this tree into
      ├── StoreError             the store cannot be opened or read
      │    └── SchemaTooNew          the database was written by a newer Noru
      ├── OcrError               the OCR engine is missing or failed on an image
+     ├── AutostartError         start at login cannot be written or changed as asked
      └── Steering               a normal tool result (isError false); ``tag`` on the class
           ├── AppNotRunning         "Noru app not running"
           │    └── AppVersionMismatch   the running app speaks another app protocol
@@ -43,6 +44,7 @@ from typing import ClassVar
 __all__ = [
     "AppNotRunning",
     "AppVersionMismatch",
+    "AutostartError",
     "Busy",
     "CaptureError",
     "DataDirError",
@@ -128,6 +130,10 @@ class SchemaTooNew(StoreError):
 
 class OcrError(NoruError):
     """The OCR engine is missing, misconfigured, or failed on one image."""
+
+
+class AutostartError(NoruError):
+    """Start at login cannot be set up as asked; the message says why and what to do."""
 
 
 class Steering(NoruError):
