@@ -5,7 +5,9 @@ Builds a store with ``bench/store_100k.py``'s builder (N captures, default
 under uvicorn on 127.0.0.1, signs in with its one-time link, and times with
 ``http.client`` (p50/p95 over repeated requests, after a warm-up):
 
-- the timeline of one full day (the day filter; a page of 60 captures);
+- the timeline of one full day (the day filter; a page of 60 captures), and
+  the whole day: every page, following the "Older captures" cursors as the
+  page's scrolling does (the sum of the requests);
 - the timeline's first page with no filter;
 - a search's first page for a medium term (~2 % of captures) and for a term
   in every capture;
@@ -22,8 +24,10 @@ thumbnails, which the browser fetches after the page.
 from __future__ import annotations
 
 import argparse
+import html
 import http.client
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -66,6 +70,23 @@ def timed(port: int, path: str, cookie: str, runs: int) -> tuple[float, float, i
         samples.append((time.perf_counter() - t) * 1000)
     samples.sort()
     return statistics.median(samples), samples[round(0.95 * (len(samples) - 1))], len(body)
+
+
+def whole_day(port: int, path: str, cookie: str, runs: int) -> tuple[float, float, int]:
+    """Every page of a day's timeline, each cursor taken from the page before."""
+    link = re.compile(r'<a href="(/\?[^"]+)" rel="next">')
+    samples, pages = [], 0
+    for _ in range(runs):
+        t, here, pages = time.perf_counter(), path, 0
+        while here:
+            status, _, body = request(port, here, cookie)
+            assert status == 200, (here, status)
+            pages += 1
+            found = link.search(body.decode())
+            here = html.unescape(found.group(1)) if found else ""
+        samples.append((time.perf_counter() - t) * 1000)
+    samples.sort()
+    return statistics.median(samples), samples[round(0.95 * (len(samples) - 1))], pages
 
 
 def main() -> None:
@@ -115,6 +136,9 @@ def main() -> None:
             ):
                 p50, p95, size = timed(port, path, cookie, args.runs)
                 print(f"{label:52} {p50:8.2f} {p95:8.2f} {size:8}  {goal}")
+            p50, p95, pages = whole_day(port, f"/?day={day}", cookie, max(5, args.runs // 5))
+            label = f"the whole day: {pages} pages, one after another"
+            print(f"{label:52} {p50:8.2f} {p95:8.2f} {'':8}  (sum of the pages)")
         finally:
             server.should_exit = True
             thread.join(timeout=10)

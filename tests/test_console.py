@@ -305,6 +305,33 @@ def test_the_timeline_filters_by_app_workspace_display_and_origin(
     assert re.search(rf'<select name="{key}">.*?<option value="{value}" selected>', page.decode())
 
 
+def test_the_filters_offer_what_history_holds_after_a_capture_or_a_delete(
+    console: Console, seeded: Seeded, home: Path
+) -> None:
+    from noru.store import NewImage, Store
+    from tests.history_data import png, source
+
+    cookie = console.sign_in()
+
+    def apps() -> list[str]:
+        _, _, page = console.request("GET", "/", cookie=cookie)
+        offered = re.search(r'<select name="app">(.*?)</select>', page.decode())
+        assert offered is not None
+        return re.findall(r'<option value="([^"]+)"', offered.group(1))
+
+    assert apps() == ["Code", "XTerm"]
+    with Store.open(home) as store:
+        added = store.add_capture(
+            [NewImage(png(320, 200), 320, 200, source("Gimp", "untitled"), "320x200")],
+            origin="user",
+        )
+    assert apps() == ["Code", "Gimp", "XTerm"]  # a new capture's app is offered
+    with Store.open(home) as store:
+        assert store.delete(seeded.terminal.id)
+    assert apps() == ["Code", "Gimp"]  # and a deleted one's is not
+    assert added.id
+
+
 def test_a_note_is_saved_and_a_delete_needs_its_confirmation(
     console: Console, seeded: Seeded, home: Path
 ) -> None:

@@ -29,7 +29,7 @@ from noru.status import describe_disk
 from noru.store import Filters, Reader, Store
 from noru.store.files import check_id
 
-__all__ = ["Thumbnails", "create_app"]
+__all__ = ["Choices", "Thumbnails", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
 THUMB_WIDTH = 240
@@ -85,6 +85,27 @@ class Thumbnails:
             self._cache.pop(capture_id, None)
 
 
+class Choices:
+    """The apps, workspaces and displays the timeline's filters offer: a pass
+    over every image row (most of a timeline page's time at 100,000
+    captures), so kept until a capture is added or deleted."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._mark: tuple[int, int] | None = None
+        self._values: dict[str, list[str]] = {}
+
+    def get(self, reader: Reader) -> dict[str, list[str]]:
+        mark = reader.mark()
+        with self._lock:
+            if mark == self._mark:
+                return self._values
+        values = reader.present_values(most=50)
+        with self._lock:
+            self._mark, self._values = mark, values
+        return values
+
+
 def _html(text: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(text, status_code=status)
 
@@ -118,6 +139,7 @@ def _back(value: object) -> str:
 
 def create_app(home: Path, keys: Keys) -> Starlette:
     thumbs = Thumbnails()
+    choices = Choices()
 
     def signin(request: Request) -> Response:
         session = keys.exchange(request.query_params.get("token", ""))
@@ -159,7 +181,7 @@ def create_app(home: Path, keys: Keys) -> Starlette:
                 )
             except ValueError:
                 rows, next_cursor = reader.list_rows(chosen, limit=PAGE)
-            choices = reader.present_values(most=50)
+            offered = choices.get(reader)
             pending = reader.pending_count()
         return _html(
             pages.timeline_page(
@@ -169,7 +191,7 @@ def create_app(home: Path, keys: Keys) -> Starlette:
                 pending=pending,
                 filters=filters,
                 next_cursor=next_cursor,
-                choices=choices,
+                choices=offered,
             )
         )
 

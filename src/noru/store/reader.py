@@ -75,6 +75,16 @@ class Reading:
         with map_sqlite_errors("count captures"):
             return int(self.db.execute("SELECT count(*) FROM captures").fetchone()[0])
 
+    def mark(self) -> tuple[int, int]:
+        """(the newest capture's seq, how many captures): changes whenever a
+        capture is added or deleted, so a caller may keep what it derived
+        from history until then."""
+        with map_sqlite_errors("count captures"):
+            newest, count = self.db.execute(
+                "SELECT coalesce(max(seq), 0), count(*) FROM captures"
+            ).fetchone()
+        return int(newest), int(count)
+
     def _images(self, seqs: Iterable[int]) -> dict[int, list[ImageRecord]]:
         seqs = list(seqs)
         out: dict[int, list[ImageRecord]] = {seq: [] for seq in seqs}
