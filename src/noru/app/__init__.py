@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
@@ -71,6 +72,9 @@ class App:
         # The accessibility text is read beside each grab, within its budget.
         self.capturer = Capturer(ax_budget=self.config.ax_budget or None)
         self._capture_lock = threading.Lock()
+        # Told of every delivery to an agent (observe_screen, the handoff): the
+        # Noru menu shows it. Never of the person's own captures.
+        self.on_look: Callable[[str], None] | None = None
         self._settled: dict[str, threading.Event] = {}
         self._settled_lock = threading.Lock()
         self.ocr: OcrWorker | None = None
@@ -265,11 +269,21 @@ class App:
                     f"({format_duration(self.config.handoff_window)}), or it was already delivered"
                 )
             self._wait_for_text(claimed)
+            self._looked("handoff")
             return self._delivered(claimed, text_only=request.text_only)
         self._check_live_access()
         capture_id = self.capture(request, origin="agent")
         self._wait_for_text(capture_id)
+        self._looked("observe")
         return self._delivered(capture_id, text_only=request.text_only)
+
+    def _looked(self, how: str) -> None:
+        """An agent was given a capture: the visible sign (the Noru menu's icon)."""
+        if self.on_look is not None:
+            try:
+                self.on_look(how)
+            except Exception:  # the sign never fails the delivery
+                log.exception("showing that an agent looked failed")
 
     def _delivered(self, capture_id: str, *, text_only: bool) -> live.Delivered:
         with self._served_lock:

@@ -111,6 +111,7 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     from noru.app import App
     from noru.app.hotkey import Hotkey
     from noru.app.memory import tune_malloc
+    from noru.panel.item import Panel, console_command
 
     tune_malloc()  # before any thread starts: see noru.app.memory
     # Handlers first: a stop asked for during start-up is honoured once serving.
@@ -138,9 +139,14 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
         threading.Thread(target=server.shutdown, daemon=True).start()
     hotkey = Hotkey(app)
     hotkey.start()
+    panel = Panel(app, quit=lambda: stop(signal.SIGTERM, None), console=console_command())
+    app.on_look = lambda how: panel.looked()
+    panel.start()
     print(f"Noru app running; data in {home}. Stop with Ctrl-C.", file=sys.stderr, flush=True)
     status = app.status()
     notes = [mode.reason for mode in status.screen.degraded]
+    if panel.problem:
+        notes.append(panel.problem)
     if status.screen.state is not live.ScreenState.GRANTED:
         notes += [f"cannot capture: {status.screen.detail}", *status.screen.details]
     for line in notes:
@@ -150,6 +156,8 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     try:
         server.serve_forever(poll_interval=0.2)
     finally:
+        app.on_look = None
+        panel.close()
         hotkey.stop()
         server.server_close()
         path.unlink(missing_ok=True)

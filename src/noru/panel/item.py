@@ -1,0 +1,518 @@
+"""The StatusNotifierItem and its com.canonical.dbusmenu, on their own loop thread.
+
+Names and paths are the ones hosts look for: the item is exported at
+``/StatusNotifierItem`` on the bus name ``org.kde.StatusNotifierItem-PID-1``
+and registered with ``org.kde.StatusNotifierWatcher``; its menu is at
+``/MenuBar``. ``ItemIsMenu`` is true: a click on the icon opens the menu.
+
+A click on an item (``Event(id, "clicked")``) runs its action in a worker
+thread, never on the loop: the access actions through
+``access.set_control``; the captures through the app (origin ``user``: the
+person chose it); Open Console starts ``noru console --open`` (the app
+stops it when it stops); Quit Noru stops the app as SIGTERM would.
+"""
+
+# No `from __future__ import annotations`: dbus-fast reads the D-Bus
+# signatures from the annotations themselves, at class definition.
+
+import asyncio
+import contextlib
+import logging
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Annotated, Any, Literal, Protocol
+
+from dbus_fast import Message, MessageType, PropertyAccess, Variant
+from dbus_fast.aio import MessageBus
+from dbus_fast.annotations import DBusSignature
+from dbus_fast.errors import DBusFastError
+from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus_signal
+
+from noru import access, live
+from noru.access import AccessState
+from noru.panel import menu
+
+__all__ = ["FOLLOW", "ICONS", "LOOK_SHOWN", "Panel"]
+
+log = logging.getLogger("noru.app")
+
+ICONS = Path(__file__).parent / "icons"
+FOLLOW = 0.5  # seconds between looks at the access file
+LOOK_SHOWN = 5.0  # seconds the icon says an agent looked
+ITEM_PATH = "/StatusNotifierItem"
+MENU_PATH = "/MenuBar"
+WATCHER = "org.kde.StatusNotifierWatcher"
+WATCHER_PATH = "/StatusNotifierWatcher"
+BROKEN = (OSError, EOFError, DBusFastError, asyncio.TimeoutError)
+
+S = Annotated[str, DBusSignature("s")]
+I = Annotated[int, DBusSignature("i")]  # noqa: E741
+U = Annotated[int, DBusSignature("u")]
+B = Annotated[bool, DBusSignature("b")]
+O = Annotated[str, DBusSignature("o")]  # noqa: E741
+V = Annotated[Variant, DBusSignature("v")]
+AS = Annotated[list[str], DBusSignature("as")]
+AI = Annotated[list[int], DBusSignature("ai")]
+PIXMAPS = Annotated[list[list[Any]], DBusSignature("a(iiay)")]
+TOOLTIP = Annotated[list[Any], DBusSignature("(sa(iiay)ss)")]
+LAYOUT = Annotated[tuple[int, list[Any]], DBusSignature("u(ia{sv}av)")]
+GROUP = Annotated[list[list[Any]], DBusSignature("a(ia{sv})")]
+EVENTS = Annotated[list[list[Any]], DBusSignature("a(isvu)")]
+SHOW_GROUP = Annotated[tuple[list[int], list[int]], DBusSignature("aiai")]
+REMOVED = Annotated[list[list[Any]], DBusSignature("a(ias)")]
+UPDATED = Annotated[tuple[list[list[Any]], list[list[Any]]], DBusSignature("a(ia{sv})a(ias)")]
+LAYOUT_SIGNAL = Annotated[tuple[int, int], DBusSignature("ui")]
+
+
+def _pixmaps(name: str) -> list[list[Any]]:
+    """The icon as ARGB32 pixmaps (network byte order) at 22, 32, 48 and 64 px,
+    for hosts that do not read ``IconThemePath``."""
+    from PIL import Image
+
+    out = []
+    with Image.open(ICONS / f"{name}.png") as file:
+        drawn = file.convert("RGBA")
+        for size in (22, 32, 48, 64):
+            image = drawn.resize((size, size), Image.Resampling.LANCZOS)
+            r, g, b, a = image.split()
+            argb = Image.merge("RGBA", (a, r, g, b)).tobytes()
+            out.append([size, size, argb])
+    return out
+
+
+def _variant(value: object) -> Variant:
+    if isinstance(value, bool):
+        return Variant("b", value)
+    if isinstance(value, int):
+        return Variant("i", value)
+    return Variant("s", str(value))
+
+
+class _Item(ServiceInterface):
+    def __init__(self, panel: "Panel") -> None:
+        super().__init__("org.kde.StatusNotifierItem")
+        self.panel = panel
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Category(self) -> S:
+        return "ApplicationStatus"
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Id(self) -> S:
+        return "noru"
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Title(self) -> S:
+        return "Noru"
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Status(self) -> S:
+        return "NeedsAttention" if self.panel.looking else "Active"
+
+    @dbus_property(access=PropertyAccess.READ)
+    def WindowId(self) -> I:
+        return 0
+
+    @dbus_property(access=PropertyAccess.READ)
+    def IconName(self) -> S:
+        return self.panel.icon
+
+    @dbus_property(access=PropertyAccess.READ)
+    def IconThemePath(self) -> S:
+        return str(ICONS)
+
+    @dbus_property(access=PropertyAccess.READ)
+    def IconPixmap(self) -> PIXMAPS:
+        return self.panel.pixmaps(self.panel.icon)
+
+    @dbus_property(access=PropertyAccess.READ)
+    def OverlayIconName(self) -> S:
+        return ""
+
+    @dbus_property(access=PropertyAccess.READ)
+    def AttentionIconName(self) -> S:
+        return "noru-looking"
+
+    @dbus_property(access=PropertyAccess.READ)
+    def AttentionIconPixmap(self) -> PIXMAPS:
+        return self.panel.pixmaps("noru-looking")
+
+    @dbus_property(access=PropertyAccess.READ)
+    def ToolTip(self) -> TOOLTIP:
+        return ["", [], "Noru", self.panel.tooltip]
+
+    @dbus_property(access=PropertyAccess.READ)
+    def ItemIsMenu(self) -> B:
+        return True
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Menu(self) -> O:
+        return MENU_PATH
+
+    @dbus_method()
+    def ContextMenu(self, x: I, y: I) -> None:
+        return None
+
+    @dbus_method()
+    def Activate(self, x: I, y: I) -> None:
+        return None  # ItemIsMenu: hosts open the menu instead
+
+    @dbus_method()
+    def SecondaryActivate(self, x: I, y: I) -> None:
+        return None
+
+    @dbus_method()
+    def Scroll(self, delta: I, orientation: S) -> None:
+        return None
+
+    @dbus_signal()
+    def NewIcon(self) -> None:
+        return None
+
+    @dbus_signal()
+    def NewAttentionIcon(self) -> None:
+        return None
+
+    @dbus_signal()
+    def NewToolTip(self) -> None:
+        return None
+
+    @dbus_signal()
+    def NewStatus(self) -> S:
+        return "NeedsAttention" if self.panel.looking else "Active"
+
+
+class _Menu(ServiceInterface):
+    def __init__(self, panel: "Panel") -> None:
+        super().__init__("com.canonical.dbusmenu")
+        self.panel = panel
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Version(self) -> U:
+        return 3
+
+    @dbus_property(access=PropertyAccess.READ)
+    def TextDirection(self) -> S:
+        return "ltr"
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Status(self) -> S:
+        return "normal"
+
+    @dbus_property(access=PropertyAccess.READ)
+    def IconThemePath(self) -> AS:
+        return [str(ICONS)]
+
+    def _props(self, item: menu.Item, names: list[str]) -> dict[str, Variant]:
+        return {k: _variant(v) for k, v in item.properties().items() if not names or k in names}
+
+    @dbus_method()
+    def GetLayout(self, parent: I, depth: I, names: AS) -> LAYOUT:
+        items = self.panel.items()
+        children = [
+            Variant("(ia{sv}av)", [item.id, self._props(item, names), []])
+            for item in items
+            if parent == 0 and depth != 0
+        ]
+        if parent == 0:
+            return self.panel.revision, [0, {"children-display": Variant("s", "submenu")},
+                                         children]  # fmt: skip
+        found = next((i for i in items if i.id == parent), None)
+        if found is None:
+            return self.panel.revision, [parent, {}, []]
+        return self.panel.revision, [parent, self._props(found, names), []]
+
+    @dbus_method()
+    def GetGroupProperties(self, ids: AI, names: AS) -> GROUP:
+        items = self.panel.items()
+        return [[i.id, self._props(i, names)] for i in items if not ids or i.id in ids]
+
+    @dbus_method()
+    def GetProperty(self, id: I, name: S) -> V:
+        item = next((i for i in self.panel.items() if i.id == id), None)
+        props = item.properties() if item else {}
+        return _variant(props.get(name, ""))
+
+    @dbus_method()
+    def Event(self, id: I, event: S, data: V, timestamp: U) -> None:
+        if event == "clicked":
+            self.panel.clicked(id)
+
+    @dbus_method()
+    def EventGroup(self, events: EVENTS) -> AI:
+        known = {i.id for i in self.panel.items()}
+        for id, event, _data, _timestamp in events:
+            if id in known and event == "clicked":
+                self.panel.clicked(id)
+        return [id for id, *_ in events if id not in known]
+
+    @dbus_method()
+    def AboutToShow(self, id: I) -> B:
+        return False
+
+    @dbus_method()
+    def AboutToShowGroup(self, ids: AI) -> SHOW_GROUP:
+        return [], []
+
+    @dbus_signal()
+    def LayoutUpdated(self) -> LAYOUT_SIGNAL:
+        return self.panel.revision, 0
+
+    @dbus_signal()
+    def ItemsPropertiesUpdated(self) -> UPDATED:
+        return [], []
+
+
+class Capturing(Protocol):
+    """What the menu needs of the app (``noru.app.App``)."""
+
+    home: Path
+
+    def capture(self, request: live.Capture, *, origin: Literal["user", "agent"]) -> str: ...
+
+
+class Panel:
+    """The Noru menu of one running app.
+
+    ``quit``: how Quit Noru stops the app (run_app's own stop). ``console``:
+    the command that opens the console, or None to leave the item out.
+    """
+
+    def __init__(
+        self,
+        app: Capturing,
+        *,
+        quit: Callable[[], None],
+        console: list[str] | None = None,
+    ) -> None:
+        self.app = app
+        self.home = app.home
+        self._quit = quit
+        self._console_command = console
+        self._console: subprocess.Popen[bytes] | None = None
+        self.state: AccessState = access.load(self.home)
+        self.revision = 1
+        self._looked_at = -LOOK_SHOWN
+        self._shown: tuple[str, bool] = (menu.mode(self.state), False)
+        self._pixmaps: dict[str, list[list[Any]]] = {}
+        self._work = ThreadPoolExecutor(max_workers=1, thread_name_prefix="noru-menu")
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name="noru-panel", daemon=True)
+        self._stopped = asyncio.Event()
+        self.bus_name: str | None = None
+        self.registered = False
+        self.problem: str | None = None  # why the menu is not shown, when it is not
+        self._item: _Item | None = None
+        self._menu: _Menu | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._tried = threading.Event()  # the first registration was tried
+
+    # --- what the interfaces read -------------------------------------------------
+
+    @property
+    def looking(self) -> bool:
+        return time.monotonic() - self._looked_at < LOOK_SHOWN
+
+    @property
+    def icon(self) -> str:
+        return menu.icon(self.state, looking=self.looking)
+
+    @property
+    def tooltip(self) -> str:
+        words = {
+            "allowed": "agents may look (Allow Agent Observations)",
+            "paused": "agent perception paused",
+            "revoked": "agent access revoked",
+            "unset": "agents may not look until you allow it",
+        }[menu.mode(self.state)]
+        return ("An agent looked just now. " if self.looking else "") + words.capitalize()
+
+    def items(self) -> list[menu.Item]:
+        return menu.layout(self.state, console=self._console_command is not None)
+
+    def pixmaps(self, name: str) -> list[list[Any]]:
+        if name not in self._pixmaps:
+            self._pixmaps[name] = _pixmaps(name)
+        return self._pixmaps[name]
+
+    # --- events -------------------------------------------------------------------
+
+    def looked(self) -> None:
+        """An agent observation or handoff was delivered: show it (any thread)."""
+        self._looked_at = time.monotonic()
+        with contextlib.suppress(RuntimeError):  # the loop has stopped
+            self._loop.call_soon_threadsafe(self._refresh)
+
+    def clicked(self, id: int) -> None:
+        action = menu.ACTIONS.get(id)
+        if action is not None:
+            self._work.submit(self._act, action)
+
+    def _act(self, action: str) -> None:
+        try:
+            if action in ("allow", "pause", "resume", "revoke"):
+                access.set_control(self.home, action)
+                log.info("the person chose %s in the Noru menu", action)
+            elif action == "capture-window":
+                self.app.capture(live.Capture("window", "active"), origin="user")
+            elif action == "capture-display":
+                self.app.capture(live.Capture("display"), origin="user")
+            elif action == "console":
+                self._open_console()
+            elif action == "quit":
+                log.info("the person chose Quit Noru in the Noru menu")
+                self._quit()
+        except Exception as exc:  # the menu never takes the app down
+            log.warning("the Noru menu's %s failed: %s", action, exc)
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self._refresh)
+
+    def _open_console(self) -> None:
+        if self._console is not None and self._console.poll() is None:
+            self._console.terminate()  # a new sign-in link: the old one was used
+            self._console.wait(timeout=10)
+        assert self._console_command is not None
+        self._console = subprocess.Popen(
+            self._console_command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    # --- the loop -----------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        """Tell the host what changed, if anything did."""
+        self.state = access.load(self.home)
+        shown = (menu.mode(self.state), self.looking)
+        if shown == self._shown or self._item is None or self._menu is None:
+            return
+        mode_changed = shown[0] != self._shown[0]
+        self._shown = shown
+        self._item.NewIcon()
+        self._item.NewStatus()
+        self._item.NewToolTip()
+        if mode_changed:
+            self.revision += 1
+            self._menu.LayoutUpdated()
+
+    async def _follow(self) -> None:
+        while not self._stopped.is_set():
+            self._refresh()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._stopped.wait(), FOLLOW)
+
+    async def _register(self, bus: MessageBus) -> None:
+        reply = await bus.call(
+            Message(
+                destination=WATCHER,
+                path=WATCHER_PATH,
+                interface=WATCHER,
+                member="RegisterStatusNotifierItem",
+                signature="s",
+                body=[self.bus_name],
+            )
+        )
+        if reply is None or reply.message_type == MessageType.ERROR:
+            self.registered = False
+            self.problem = (
+                "no StatusNotifierItem host on the session bus (KDE, GNOME with the"
+                " AppIndicator extension, XFCE, waybar show one): the Noru menu is not shown"
+            )
+            log.info("%s; it appears when a host starts", self.problem)
+            self.problem += " until a host starts"
+        else:
+            self.registered, self.problem = True, None
+            log.info("the Noru menu is in the panel")
+
+    async def _main(self) -> None:
+        if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+            self.problem = "no session D-Bus (DBUS_SESSION_BUS_ADDRESS): the Noru menu is not shown"
+            self._tried.set()
+            return
+        try:
+            bus = await MessageBus().connect()
+        except BROKEN as exc:
+            self.problem = f"cannot reach the session D-Bus ({exc}): the Noru menu is not shown"
+            self._tried.set()
+            return
+        try:
+            self._item, self._menu = _Item(self), _Menu(self)
+            bus.export(ITEM_PATH, self._item)
+            bus.export(MENU_PATH, self._menu)
+            self.bus_name = f"org.kde.StatusNotifierItem-{os.getpid()}-1"
+            await bus.request_name(self.bus_name)
+
+            def watcher_started(message: Message) -> None:
+                if (
+                    message.member == "NameOwnerChanged"
+                    and message.body[0] == WATCHER
+                    and message.body[2]
+                ):
+                    task = asyncio.ensure_future(self._register(bus))
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
+
+            bus.add_message_handler(watcher_started)
+            await bus.call(
+                Message(
+                    destination="org.freedesktop.DBus",
+                    path="/org/freedesktop/DBus",
+                    interface="org.freedesktop.DBus",
+                    member="AddMatch",
+                    signature="s",
+                    body=[
+                        "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',"
+                        f"arg0='{WATCHER}'"
+                    ],
+                )
+            )
+            await self._register(bus)
+            self._tried.set()
+            await self._follow()
+        except BROKEN as exc:
+            self.problem = f"the session D-Bus failed ({exc}): the Noru menu is gone"
+            log.warning(self.problem)
+        finally:
+            self._tried.set()
+            bus.disconnect()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(self._main())
+        except Exception:  # a bug: said; the app goes on without its menu
+            log.exception("the Noru menu stopped")
+        finally:
+            self._loop.close()
+
+    def start(self, wait: float = 2.0) -> None:
+        """Start, and wait up to ``wait`` seconds for the first registration, so
+        the app can say at its start whether the menu is shown (``problem``)."""
+        self._thread.start()
+        self._tried.wait(wait)
+
+    def close(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self._stopped.set)
+        self._thread.join(timeout=10)
+        self._work.shutdown(wait=True)
+        if self._console is not None and self._console.poll() is None:
+            self._console.terminate()
+            try:
+                self._console.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._console.kill()
+                self._console.wait()
+
+
+def console_command() -> list[str]:
+    """How the menu opens the console: this Python's ``noru console --open``."""
+    return [sys.executable, "-m", "noru", "console", "--open"]

@@ -1,0 +1,171 @@
+"""A panel, as far as the Noru menu can tell: a StatusNotifierWatcher on a
+real session bus, and the calls a host makes on the item and its menu.
+
+``PanelHost(address)`` connects to the bus (``dbus-daemon --session``, from
+``tests.session_bus``), owns ``org.kde.StatusNotifierWatcher`` and records
+each item that registers, and the item's signals (``NewIcon``,
+``LayoutUpdated``, ...). ``props`` reads the item's properties as a host
+does (``org.freedesktop.DBus.Properties.GetAll``), ``layout`` the menu
+(``GetLayout``), ``click`` sends ``Event(id, "clicked")``. Its loop runs in
+one thread; ``close`` ends it.
+"""
+
+# No `from __future__ import annotations`: dbus-fast reads the D-Bus
+# signatures from the annotations themselves, at class definition.
+
+import asyncio
+import threading
+from collections import Counter
+from collections.abc import Coroutine
+from typing import Annotated, Any, TypeVar
+
+from dbus_fast import Message, MessageType, PropertyAccess, Variant
+from dbus_fast.aio import MessageBus
+from dbus_fast.annotations import DBusSignature
+from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus_signal
+
+T = TypeVar("T")
+S = Annotated[str, DBusSignature("s")]
+B = Annotated[bool, DBusSignature("b")]
+I = Annotated[int, DBusSignature("i")]  # noqa: E741
+AS = Annotated[list[str], DBusSignature("as")]
+
+WATCHER = "org.kde.StatusNotifierWatcher"
+ITEM = "org.kde.StatusNotifierItem"
+MENU = "com.canonical.dbusmenu"
+
+
+class Watcher(ServiceInterface):
+    def __init__(self) -> None:
+        super().__init__(WATCHER)
+        self.items: list[str] = []
+
+    @dbus_method()
+    def RegisterStatusNotifierItem(self, service: S) -> None:
+        self.items.append(service)
+        self.StatusNotifierItemRegistered(service)
+
+    @dbus_method()
+    def RegisterStatusNotifierHost(self, service: S) -> None:
+        return None
+
+    @dbus_property(access=PropertyAccess.READ)
+    def RegisteredStatusNotifierItems(self) -> AS:
+        return self.items
+
+    @dbus_property(access=PropertyAccess.READ)
+    def IsStatusNotifierHostRegistered(self) -> B:
+        return True
+
+    @dbus_property(access=PropertyAccess.READ)
+    def ProtocolVersion(self) -> I:
+        return 0
+
+    @dbus_signal()
+    def StatusNotifierItemRegistered(self, service: S) -> S:
+        return service
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Variant):
+        return _plain(value.value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+class PanelHost:
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.watcher = Watcher()
+        self.signals: Counter[str] = Counter()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self.bus: MessageBus = self._run(self._connect())
+
+    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout=30)
+
+    async def _connect(self) -> MessageBus:
+        bus = await MessageBus(bus_address=self.address).connect()
+        bus.export("/StatusNotifierWatcher", self.watcher)
+        await bus.request_name(WATCHER)
+
+        def heard(message: Message) -> None:
+            if message.message_type == MessageType.SIGNAL and message.interface in (ITEM, MENU):
+                self.signals[message.member] += 1
+
+        bus.add_message_handler(heard)
+        for interface in (ITEM, MENU):
+            await self._call(
+                bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                "AddMatch", "s", [f"type='signal',interface='{interface}'"],
+            )  # fmt: skip
+        return bus
+
+    @staticmethod
+    async def _call(
+        bus: MessageBus,
+        dest: str,
+        path: str,
+        interface: str,
+        member: str,
+        sig: str,
+        body: list[Any],
+    ) -> list[Any]:
+        reply = await bus.call(
+            Message(destination=dest, path=path, interface=interface, member=member,
+                    signature=sig, body=body)
+        )  # fmt: skip
+        assert reply is not None
+        if reply.message_type == MessageType.ERROR:
+            raise RuntimeError(f"{member}: {reply.error_name} {reply.body}")
+        return list(reply.body)
+
+    def call(self, path: str, interface: str, member: str, sig: str, body: list[Any]) -> list[Any]:
+        (item,) = self.watcher.items
+        return self._run(self._call(self.bus, item, path, interface, member, sig, body))
+
+    @property
+    def items(self) -> list[str]:
+        return list(self.watcher.items)
+
+    def props(self) -> dict[str, Any]:
+        (found,) = self.call(
+            "/StatusNotifierItem", "org.freedesktop.DBus.Properties", "GetAll", "s", [ITEM]
+        )
+        return {k: _plain(v) for k, v in found.items()}
+
+    def menu_props(self) -> dict[str, Any]:
+        (found,) = self.call("/MenuBar", "org.freedesktop.DBus.Properties", "GetAll", "s", [MENU])
+        return {k: _plain(v) for k, v in found.items()}
+
+    def layout(self) -> tuple[int, list[tuple[int, dict[str, Any]]]]:
+        """The menu's revision and its items (id, properties) in order."""
+        revision, (root, _props, children) = self.call(
+            "/MenuBar", MENU, "GetLayout", "iias", [0, -1, []]
+        )
+        assert root == 0
+        return revision, [(c[0], _plain(c[1])) for c in (_plain(v) for v in children)]
+
+    def labels(self) -> dict[str, dict[str, Any]]:
+        return {props["label"]: props for _, props in self.layout()[1] if "label" in props}
+
+    def id_of(self, label: str) -> int:
+        return next(i for i, props in self.layout()[1] if props.get("label") == label)
+
+    def click(self, label: str) -> None:
+        self.call(
+            "/MenuBar", MENU, "Event", "isvu", [self.id_of(label), "clicked", Variant("i", 0), 0]
+        )
+
+    def close(self) -> None:
+        try:
+            self.bus.disconnect()
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
+            self._loop.close()

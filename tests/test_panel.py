@@ -1,0 +1,232 @@
+"""The Noru menu as a panel sees it: a real `noru app` on Xvfb, a real
+session bus, and this test acting as the StatusNotifierItem host."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from noru import access
+from noru.store import Filters, Reader
+from tests import real_clients
+from tests.app_process import AppProcess, running_app, wait_until
+from tests.panel_host import PanelHost
+from tests.parts import require
+from tests.session_bus import SessionBus, running_session_bus
+from tests.wire import MemoryClient, noru_command
+
+ACCESS_ITEMS = {
+    "allow": "Allow Agent Observations",
+    "pause": "Pause Agent Perception",
+    "resume": "Resume Agent Perception",
+    "revoke": "Revoke Agent Access",
+}
+
+
+@pytest.fixture
+def bus(tmp_path: Path) -> Iterator[SessionBus]:
+    with running_session_bus(tmp_path / "bus") as started:
+        yield started
+
+
+@pytest.fixture
+def host(bus: SessionBus) -> Iterator[PanelHost]:
+    panel = PanelHost(bus.address)
+    try:
+        yield panel
+    finally:
+        panel.close()
+
+
+def _app(home: Path, desktop: Any, bus: SessionBus, tmp_path: Path, **env: str) -> Any:
+    return running_app(home, {**desktop.env, **bus.env, **env}, tmp_path / "app.log")
+
+
+@pytest.fixture
+def app(
+    home: Path, desktop: Any, bus: SessionBus, host: PanelHost, tmp_path: Path
+) -> Iterator[AppProcess]:
+    with _app(home, desktop, bus, tmp_path) as running:
+        wait_until(lambda: len(host.items) == 1, "the menu registered with the host")
+        yield running
+
+
+def need(kind: real_clients.Kind) -> None:
+    problem = real_clients.missing(kind)
+    require(problem is None, problem or "")
+
+
+def mode(home: Path) -> tuple[bool, bool, bool]:
+    state = access.load(home)
+    return state.authorized, state.paused, state.revoked
+
+
+def test_the_item_and_its_menu_read_as_a_panel_reads_them(app: AppProcess, host: PanelHost) -> None:
+    (name,) = host.items
+    assert name == f"org.kde.StatusNotifierItem-{app.proc.pid}-1"
+    props = host.props()
+    assert props["Id"] == "noru" and props["Title"] == "Noru"
+    assert props["Category"] == "ApplicationStatus" and props["Status"] == "Active"
+    assert props["ItemIsMenu"] is True and props["Menu"] == "/MenuBar"
+    assert props["IconName"] == "noru-unset"  # never allowed yet
+    assert Path(props["IconThemePath"], "noru-unset.png").is_file()  # shipped, no theme assumed
+    sizes = [(w, h, len(data)) for w, h, data in props["IconPixmap"]]
+    assert sizes == [(s, s, s * s * 4) for s in (22, 32, 48, 64)]  # ARGB32
+    assert host.menu_props()["Version"] == 3
+    _, items = host.layout()
+    labels = [p.get("label") for _, p in items if p.get("type") != "separator"]
+    assert labels == [
+        "Allow Agent Observations", "Pause Agent Perception", "Resume Agent Perception",
+        "Revoke Agent Access", "Capture Window Now", "Capture Display", "Open Console",
+        "Quit Noru",
+    ]  # fmt: skip
+    shown = host.labels()
+    assert shown["Allow Agent Observations"].get("enabled", True) is True
+    assert shown["Pause Agent Perception"]["enabled"] is False  # nothing to pause yet
+
+
+def test_each_access_item_writes_what_the_cli_writes(
+    app: AppProcess, host: PanelHost, home: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "cli-home"
+    other.mkdir(mode=0o700)
+    for action in ("allow", "pause", "resume", "revoke", "allow"):
+        before = host.signals["LayoutUpdated"]
+        host.click(ACCESS_ITEMS[action])
+        done = subprocess.run(
+            [*noru_command(), action], env={**os.environ, "NORU_HOME": str(other)},
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        wait_until(lambda: mode(home) == mode(other), f"the menu's {action}")
+        wait_until(lambda b=before: host.signals["LayoutUpdated"] > b, "the menu redrawn")
+        assert stat.S_IMODE((home / "access.json").stat().st_mode) == stat.S_IMODE(
+            (other / "access.json").stat().st_mode
+        )
+        status = [
+            subprocess.run(
+                [*noru_command(), "status"], env={**os.environ, "NORU_HOME": str(h)},
+                capture_output=True, text=True, timeout=60,
+            ).stdout.splitlines()[0]
+            for h in (home, other)
+        ]  # fmt: skip
+        assert status[0] == status[1], action
+    assert host.props()["IconName"] == "noru-allowed"
+
+
+def test_a_cli_change_shows_in_the_menu_and_the_icon(
+    app: AppProcess, host: PanelHost, home: Path
+) -> None:
+    env = {**os.environ, "NORU_HOME": str(home)}
+    for command, icon, checked in (
+        ("allow", "noru-allowed", "Allow Agent Observations"),
+        ("pause", "noru-paused", "Resume Agent Perception"),
+        ("revoke", "noru-revoked", "Revoke Agent Access"),
+    ):
+        subprocess.run([*noru_command(), command], env=env, check=True, timeout=60)
+        wait_until(lambda i=icon: host.props()["IconName"] == i, f"the icon after noru {command}")
+        shown = host.labels()
+        assert shown[checked]["toggle-state"] == 1
+        assert [k for k, p in shown.items() if p.get("toggle-state") == 1] == [checked]
+    assert host.labels()["Revoke Agent Access"]["enabled"] is False
+
+
+def test_the_icon_says_an_agent_looked_and_not_when_the_person_captured(
+    app: AppProcess, host: PanelHost, home: Path, desktop: Any
+) -> None:
+    access.set_control(home, "allow")
+    wait_until(lambda: host.props()["IconName"] == "noru-allowed", "allowed")
+    icons = host.signals["NewIcon"]
+    need("xterm")
+    with real_clients.open_xterm(desktop, ["the active window"], x=200, y=200) as xterm:
+        xterm.activate()
+        host.click("Capture Window Now")  # the person's own capture: no sign
+        wait_until(lambda: _count(home) == 1, "the menu's capture")
+    with Reader.open(home) as reader:
+        (row,) = reader.list_rows(Filters(), limit=5)[0]
+        assert row.origin == "user" and row.source.window_title == xterm.title
+    assert host.props()["IconName"] == "noru-allowed" and host.signals["NewIcon"] == icons
+    client = MemoryClient(home)
+    try:
+        client.initialize("2025-06-18")
+        answer = client.call("observe_screen", {"target": "display", "text_only": True})
+        assert "error" not in answer and not answer["result"].get("isError"), answer
+    finally:
+        client.close()
+    props = host.props()
+    assert props["IconName"] == "noru-looking" and props["Status"] == "NeedsAttention"
+    assert host.signals["NewIcon"] > icons
+    wait_until(lambda: host.props()["IconName"] == "noru-allowed", "the sign goes after a while")
+
+
+def _count(home: Path) -> int:
+    with Reader.open(home) as reader:
+        return reader.count()
+
+
+def test_capture_display_and_quit(app: AppProcess, host: PanelHost, home: Path) -> None:
+    host.click("Capture Display")
+    wait_until(lambda: _count(home) == 1, "the display capture")
+    host.click("Quit Noru")
+    app.proc.wait(timeout=60)
+    assert app.proc.returncode == 0
+    assert "Noru app stopped." in app.log_path.read_text()
+
+
+def test_open_console_starts_it_and_the_app_stops_it(
+    home: Path, desktop: Any, bus: SessionBus, host: PanelHost, tmp_path: Path
+) -> None:
+    opened = tmp_path / "opened"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\necho "$1" >> {opened}\n')
+    browser.chmod(0o755)
+    with _app(home, desktop, bus, tmp_path, BROWSER=str(browser)):
+        wait_until(lambda: len(host.items) == 1, "the menu registered")
+        host.click("Open Console")
+        wait_until(lambda: opened.exists() and opened.read_text().strip() != "", "the browser")
+        url = opened.read_text().strip()
+        assert url.startswith("http://127.0.0.1:") and "/signin?token=" in url
+        consoles = _consoles(home)
+        assert len(consoles) == 1
+    wait_until(lambda: not _consoles(home), "the console stopped with the app")
+
+
+def _consoles(home: Path) -> list[int]:
+    """The pids of `noru console` processes on this data dir."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            env = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"console" in argv and f"NORU_HOME={home}".encode() in env:
+            found.append(int(entry.name))
+    return found
+
+
+def test_without_a_host_the_app_runs_on_and_registers_when_one_appears(
+    home: Path, desktop: Any, bus: SessionBus, tmp_path: Path
+) -> None:
+    with _app(home, desktop, bus, tmp_path) as running:
+        done = subprocess.run(
+            [*noru_command(), "status"], env={**os.environ, "NORU_HOME": str(home)},
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert "App running: yes" in done.stdout
+        late = PanelHost(bus.address)
+        try:
+            wait_until(lambda: len(late.items) == 1, "registered once a host appeared")
+            assert late.props()["Id"] == "noru"
+        finally:
+            late.close()
+        assert running.proc.poll() is None
+    assert "no StatusNotifierItem host" in (tmp_path / "app.log").read_text()
