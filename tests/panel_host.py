@@ -4,8 +4,11 @@ real session bus, and the calls a host makes on the item and its menu.
 ``PanelHost(address)`` connects to the bus (``dbus-daemon --session``, from
 ``tests.session_bus``), owns ``org.kde.StatusNotifierWatcher`` and records
 each item that registers, and the item's signals (``NewIcon``,
-``LayoutUpdated``, ...). ``props`` reads the item's properties as a host
-does (``org.freedesktop.DBus.Properties.GetAll``), ``layout`` the menu
+``LayoutUpdated``, ...), and with ``notifications=True`` also owns
+``org.freedesktop.Notifications`` (the specification's server, recording
+each ``Notify``; ``invoke`` clicks a notification's action). ``props``
+reads the item's properties as a host does
+(``org.freedesktop.DBus.Properties.GetAll``), ``layout`` the menu
 (``GetLayout``), ``click`` sends ``Event(id, "clicked")``. Its loop runs in
 one thread; ``close`` ends it.
 """
@@ -66,6 +69,60 @@ class Watcher(ServiceInterface):
         return service
 
 
+U = Annotated[int, DBusSignature("u")]
+HINTS = Annotated[dict[str, Variant], DBusSignature("a{sv}")]
+INFO = Annotated[tuple[str, str, str, str], DBusSignature("ssss")]
+INVOKED = Annotated[tuple[int, str], DBusSignature("us")]
+CLOSED = Annotated[tuple[int, int], DBusSignature("uu")]
+
+
+class Notifications(ServiceInterface):
+    """org.freedesktop.Notifications as the Desktop Notifications
+    Specification 1.2 defines it: each Notify recorded, ids from 1, a
+    replaces_id that names a shown notification replaced in place."""
+
+    def __init__(self) -> None:
+        super().__init__("org.freedesktop.Notifications")
+        self.shown: list[dict[str, Any]] = []  # every Notify, in order
+        self._next = 1
+
+    @dbus_method()
+    def GetCapabilities(self) -> AS:
+        return ["actions", "body", "icon-static"]
+
+    @dbus_method()
+    def GetServerInformation(self) -> INFO:
+        return "noru-tests", "noru", "1", "1.2"
+
+    @dbus_method()
+    def Notify(
+        self, app: S, replaces: U, icon: S, summary: S, body: S, actions: AS, hints: HINTS,
+        timeout: I,
+    ) -> U:  # fmt: skip
+        known = {n["id"] for n in self.shown}
+        if replaces and replaces in known:
+            id = replaces
+        else:
+            id, self._next = self._next, self._next + 1
+        self.shown.append(
+            {"id": id, "replaces": replaces, "app": app, "icon": icon, "summary": summary,
+             "body": body, "actions": actions, "timeout": timeout}
+        )  # fmt: skip
+        return id
+
+    @dbus_method()
+    def CloseNotification(self, id: U) -> None:
+        self.NotificationClosed(id, 3)
+
+    @dbus_signal()
+    def ActionInvoked(self, id: U, action: S) -> INVOKED:
+        return id, action
+
+    @dbus_signal()
+    def NotificationClosed(self, id: U, reason: U) -> CLOSED:
+        return id, reason
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, Variant):
         return _plain(value.value)
@@ -77,9 +134,10 @@ def _plain(value: Any) -> Any:
 
 
 class PanelHost:
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, *, notifications: bool = False) -> None:
         self.address = address
         self.watcher = Watcher()
+        self.notifications = Notifications() if notifications else None
         self.signals: Counter[str] = Counter()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -93,6 +151,9 @@ class PanelHost:
         bus = await MessageBus(bus_address=self.address).connect()
         bus.export("/StatusNotifierWatcher", self.watcher)
         await bus.request_name(WATCHER)
+        if self.notifications is not None:
+            bus.export("/org/freedesktop/Notifications", self.notifications)
+            await bus.request_name("org.freedesktop.Notifications")
 
         def heard(message: Message) -> None:
             if message.message_type == MessageType.SIGNAL and message.interface in (ITEM, MENU):
@@ -161,6 +222,16 @@ class PanelHost:
         self.call(
             "/MenuBar", MENU, "Event", "isvu", [self.id_of(label), "clicked", Variant("i", 0), 0]
         )
+
+    def invoke(self, id: int, action: str) -> None:
+        """The person clicks ``action`` on notification ``id``."""
+        assert self.notifications is not None
+
+        async def click() -> None:
+            assert self.notifications is not None
+            self.notifications.ActionInvoked(id, action)
+
+        self._run(click())
 
     def close(self) -> None:
         try:

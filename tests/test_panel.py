@@ -3,6 +3,7 @@ session bus, and this test acting as the StatusNotifierItem host."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -20,6 +21,35 @@ from tests.panel_host import PanelHost
 from tests.parts import require
 from tests.session_bus import SessionBus, running_session_bus
 from tests.wire import MemoryClient, noru_command
+
+
+class StdioSession:
+    """`noru mcp` over its real stdio, as a client named ``client`` speaks to it."""
+
+    def __init__(self, proc: subprocess.Popen[str], *, client: str) -> None:
+        self.proc, self.next = proc, 1
+        self.ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": client, "version": "1"}})  # fmt: skip
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.send({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params})
+        self.next += 1
+        assert self.proc.stdout is not None
+        answer: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        assert "error" not in answer, answer
+        return answer
+
+    def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        answer = self.ask("tools/call", {"name": tool, "arguments": args})
+        assert not answer["result"].get("isError"), answer
+        return answer
+
 
 ACCESS_ITEMS = {
     "allow": "Allow Agent Observations",
@@ -230,3 +260,53 @@ def test_without_a_host_the_app_runs_on_and_registers_when_one_appears(
             late.close()
         assert running.proc.poll() is None
     assert "no StatusNotifierItem host" in (tmp_path / "app.log").read_text()
+
+
+def test_a_notification_says_which_client_looked_and_a_burst_is_one_notification(
+    home: Path, desktop: Any, bus: SessionBus, tmp_path: Path
+) -> None:
+    need("xterm")
+    server = PanelHost(bus.address, notifications=True)
+    assert server.notifications is not None
+    try:
+        access.set_control(home, "allow")
+        with (
+            real_clients.open_xterm(desktop, ["looked at"], x=300, y=300) as xterm,
+            _app(home, desktop, bus, tmp_path),
+        ):
+            wait_until(lambda: len(server.items) == 1, "the menu registered")
+            xterm.bring_under_pointer()
+            subprocess.run(
+                [*noru_command(), "capture"], env={**desktop.env, "NORU_HOME": str(home)},
+                check=True, timeout=60, capture_output=True,
+            )  # fmt: skip
+            assert server.notifications.shown == []  # the person's own capture: none
+            stdio = subprocess.Popen(
+                [*noru_command(), "mcp"], env={**os.environ, "NORU_HOME": str(home)},
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                text=True,
+            )  # fmt: skip
+            try:
+                session = StdioSession(stdio, client="Claude Code")
+                session.call("get_latest_capture", {"text_only": True})  # handoff: off by default
+                for _ in range(3):
+                    session.call("observe_screen", {"target": "window", "text_only": True})
+            finally:
+                stdio.stdin.close()  # type: ignore[union-attr]
+                stdio.wait(timeout=30)
+                stdio.stdout.close()  # type: ignore[union-attr]
+            shown = server.notifications.shown
+            wait_until(lambda: len(shown) == 3, "a notification per look")
+            assert {n["id"] for n in shown} == {1}  # one notification, replaced in place
+            assert [n["summary"] for n in shown] == [
+                "Claude Code looked at your screen",
+                "Claude Code looked at your screen 2 times",
+                "Claude Code looked at your screen 3 times",
+            ]
+            assert shown[-1]["body"] == f"the window “{xterm.title}” (XTerm)"
+            assert shown[-1]["actions"] == ["pause", "Pause Agent Perception"]
+            assert Path(shown[-1]["icon"]).is_file()
+            server.invoke(1, "pause")  # the person clicks Pause on it
+            wait_until(lambda: access.load(home).paused, "paused from the notification")
+    finally:
+        server.close()

@@ -14,6 +14,8 @@
     keep_days = 0            # delete captures older than this many days; 0: no age limit
     max_disk = "20GB"        # images plus database at most this; oldest go first; 0: no budget
     min_free = "1GB"         # never fill the disk past this: a capture that would is refused
+    notify_observe = true    # a desktop notification when an agent looks (observe_screen)
+    notify_handoff = false   # ... and when an agent takes the capture you just made
 
 A missing file means the defaults. A file that does not parse, an unknown
 key or a value of the wrong kind is a problem (``Config.problems``, each
@@ -64,6 +66,8 @@ class Config:
     keep_days: float = 0.0  # 0: no age limit
     max_disk: int = 20 * 10**9  # bytes; 0: no budget
     min_free: int = 10**9  # bytes
+    notify_observe: bool = True
+    notify_handoff: bool = False
     problems: tuple[str, ...] = field(default=(), compare=False)
     # The keys whose value came from config.toml (the others are the defaults).
     from_file: frozenset[str] = field(default=frozenset(), compare=False)
@@ -149,6 +153,8 @@ KEYS: dict[str, Callable[[object], object]] = {
     "keep_days": _days,
     "max_disk": _size(allow_zero=True),
     "min_free": _size(allow_zero=True),
+    "notify_observe": _switch,
+    "notify_handoff": _switch,
 }
 
 

@@ -136,6 +136,7 @@ class Latest:
     """The live handoff: the person's newest capture, once."""
 
     text_only: bool = False
+    client: str | None = None  # the MCP client's name, for the sign that it looked
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,7 @@ class Observe:
     target: Target = "window"
     display: int | None = None
     text_only: bool = False
+    client: str | None = None  # the MCP client's name, for the sign that it looked
 
 
 Request = Ping | GetStatus | Capture | Latest | Observe
@@ -425,12 +427,15 @@ def _build(name: str, data: dict[str, Any], blobs: _Blobs | None = None) -> Requ
             note=_text(data, "note"),
         )
     if name == "latest:request":
-        return Latest(text_only=_get(data, "text_only", bool, False))
+        return Latest(
+            text_only=_get(data, "text_only", bool, False), client=_text(data, "client", 100)
+        )
     if name == "observe:request":
         return Observe(
             target=_choice(data, "target", ("window", "display", "all_displays"), "window"),
             display=_int_or_none(data, "display"),
             text_only=_get(data, "text_only", bool, False),
+            client=_text(data, "client", 100),
         )
     if name == "pong:reply":
         return Pong(app_version=_get(data, "app_version", str))

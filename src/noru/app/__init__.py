@@ -74,7 +74,7 @@ class App:
         self._capture_lock = threading.Lock()
         # Told of every delivery to an agent (observe_screen, the handoff): the
         # Noru menu shows it. Never of the person's own captures.
-        self.on_look: Callable[[str], None] | None = None
+        self.on_look: Callable[[str, str | None, str], None] | None = None
         self._settled: dict[str, threading.Event] = {}
         self._settled_lock = threading.Lock()
         self.ocr: OcrWorker | None = None
@@ -269,19 +269,19 @@ class App:
                     f"({format_duration(self.config.handoff_window)}), or it was already delivered"
                 )
             self._wait_for_text(claimed)
-            self._looked("handoff")
+            self._looked("handoff", request.client, claimed)
             return self._delivered(claimed, text_only=request.text_only)
         self._check_live_access()
         capture_id = self.capture(request, origin="agent")
         self._wait_for_text(capture_id)
-        self._looked("observe")
+        self._looked("observe", request.client, capture_id)
         return self._delivered(capture_id, text_only=request.text_only)
 
-    def _looked(self, how: str) -> None:
-        """An agent was given a capture: the visible sign (the Noru menu's icon)."""
+    def _looked(self, how: str, client: str | None, capture_id: str) -> None:
+        """An agent was given a capture: the visible sign (the Noru menu)."""
         if self.on_look is not None:
             try:
-                self.on_look(how)
+                self.on_look(how, client, capture_id)
             except Exception:  # the sign never fails the delivery
                 log.exception("showing that an agent looked failed")
 

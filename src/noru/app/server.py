@@ -140,7 +140,7 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     hotkey = Hotkey(app)
     hotkey.start()
     panel = Panel(app, quit=lambda: stop(signal.SIGTERM, None), console=console_command())
-    app.on_look = lambda how: panel.looked()
+    app.on_look = panel.looked
     panel.start()
     print(f"Noru app running; data in {home}. Stop with Ctrl-C.", file=sys.stderr, flush=True)
     status = app.status()

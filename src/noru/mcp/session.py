@@ -13,6 +13,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -279,6 +280,7 @@ class Session:
                 name[:100] if isinstance(name, str) else None,
                 version[:50] if isinstance(version, str) else None,
             )
+            self.context = replace(self.context, client=self.client[0])
         return {
             "protocolVersion": self.version,
             "capabilities": {

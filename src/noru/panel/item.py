@@ -36,7 +36,10 @@ from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus
 
 from noru import access, live
 from noru.access import AccessState
+from noru.config import load_config
 from noru.panel import menu
+from noru.panel.notify import Notifier
+from noru.store import Reader
 
 __all__ = ["FOLLOW", "ICONS", "LOOK_SHOWN", "Panel"]
 
@@ -311,6 +314,7 @@ class Panel:
         self._item: _Item | None = None
         self._menu: _Menu | None = None
         self._tasks: set[asyncio.Future[None]] = set()
+        self._notifier: Notifier | None = None
         self._tried = threading.Event()  # the first registration was tried
 
     # --- what the interfaces read -------------------------------------------------
@@ -343,11 +347,44 @@ class Panel:
 
     # --- events -------------------------------------------------------------------
 
-    def looked(self) -> None:
-        """An agent observation or handoff was delivered: show it (any thread)."""
+    def looked(self, how: str, client: str | None, capture_id: str) -> None:
+        """An agent was given a capture (``how``: observe or handoff): show it,
+        and tell the person in a notification if they want one (any thread)."""
         self._looked_at = time.monotonic()
         with contextlib.suppress(RuntimeError):  # the loop has stopped
-            self._loop.call_soon_threadsafe(self._refresh)
+            self._loop.call_soon_threadsafe(self._refresh)  # the poll clears it after
+        self._work.submit(self._tell, how, client, capture_id)
+
+    def _tell(self, how: str, client: str | None, capture_id: str) -> None:
+        config = load_config(self.home)
+        if self._notifier is None or not (
+            config.notify_observe if how == "observe" else config.notify_handoff
+        ):
+            return
+        try:
+            what = self._describe(capture_id)
+        except Exception as exc:  # the notification says less, but it is shown
+            log.warning("describing capture %s for the notification failed: %s", capture_id, exc)
+            what = ""
+        with contextlib.suppress(RuntimeError):
+            asyncio.run_coroutine_threadsafe(
+                self._notifier.show(how, client or "An agent", what), self._loop
+            )
+
+    def _describe(self, capture_id: str) -> str:
+        """What the agent got, in words: the window, or the display(s)."""
+        with Reader.open(self.home) as reader:
+            record = reader.get(capture_id)
+        if record is None:
+            return ""
+        if len(record.images) > 1:
+            return f"all {len(record.images)} displays"
+        source = record.images[0].source
+        if source.window_title or source.app_name:
+            title = f"“{source.window_title}”" if source.window_title else ""
+            app = f" ({source.app_name})" if source.app_name and title else source.app_name or ""
+            return f"the window {title}{app}".strip()
+        return source.display_label or "the screen"
 
     def clicked(self, id: int) -> None:
         action = menu.ACTIONS.get(id)
@@ -461,6 +498,10 @@ class Panel:
                     task.add_done_callback(self._tasks.discard)
 
             bus.add_message_handler(watcher_started)
+            self._notifier = Notifier(
+                bus, str(ICONS / "noru-looking.png"), lambda: self._work.submit(self._act, "pause")
+            )
+            await self._notifier.watch()
             await bus.call(
                 Message(
                     destination="org.freedesktop.DBus",

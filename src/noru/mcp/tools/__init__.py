@@ -24,6 +24,7 @@ __all__ = ["ToolContext", "call_tool", "list_tools"]
 class ToolContext:
     home: Path
     now: Callable[[], datetime]
+    client: str | None = None  # the client's name from initialize, as it gave it
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]

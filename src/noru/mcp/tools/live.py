@@ -62,7 +62,11 @@ def _present(context: ToolContext, delivered: live.Delivered, *, text_only: bool
 
 def get_latest_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     text_only = bool(args.get("text_only", False))
-    return _present(context, _ask(context, live.Latest(text_only=text_only)), text_only=text_only)
+    return _present(
+        context,
+        _ask(context, live.Latest(text_only=text_only, client=context.client)),
+        text_only=text_only,
+    )
 
 
 def observe_screen(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -70,5 +74,7 @@ def observe_screen(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]
     if "display" in args and target != "display":
         raise InvalidParams('Invalid arguments: `display` goes with target "display" only')
     text_only = bool(args.get("text_only", False))
-    request = live.Observe(target=target, display=args.get("display"), text_only=text_only)
+    request = live.Observe(
+        target=target, display=args.get("display"), text_only=text_only, client=context.client
+    )
     return _present(context, _ask(context, request), text_only=text_only)
