@@ -65,7 +65,8 @@ def test_an_unknown_key_is_a_problem_that_names_it_and_the_key_meant(tmp_path: P
         "max_egde: unknown setting, ignored (did you mean max_edge?)",
         "zzz: unknown setting, ignored "
         "(known: handoff_window, ocr_settle, max_edge, hotkey, ocr_engine, ax_budget, ax_switch, "
-        "exclude_apps, exclude_titles, keep_days, max_disk, min_free)",
+        "exclude_apps, exclude_titles, keep_days, max_disk, min_free, notify_observe, "
+        "notify_handoff)",
     )
 
 
@@ -77,6 +78,7 @@ def test_an_unknown_key_is_a_problem_that_names_it_and_the_key_meant(tmp_path: P
         ("handoff_window = -5", "handoff_window = -5 ignored: use a duration between 1s and 7d"),
         ('handoff_window = "soon"', "handoff_window = 'soon' ignored: not a duration"),
         ('hotkey = ""', "hotkey = '' ignored: use a name like ctrl+alt+n"),
+        ('notify_observe = "no"', "notify_observe = 'no' ignored: use true or false"),
     ],
 )
 def test_a_bad_value_keeps_the_default_and_names_the_key(
@@ -89,6 +91,18 @@ def test_a_bad_value_keeps_the_default_and_names_the_key(
 
 
 # --- set_values: the one writer of config.toml ---------------------------------------
+
+
+def test_notifications_are_on_for_observations_and_off_for_handoffs_unless_set(
+    tmp_path: Path,
+) -> None:
+    assert (load_config(tmp_path).notify_observe, load_config(tmp_path).notify_handoff) == (
+        True,
+        False,
+    )
+    (tmp_path / "config.toml").write_text("notify_observe = false\nnotify_handoff = true\n")
+    config = load_config(tmp_path)
+    assert (config.notify_observe, config.notify_handoff, config.problems) == (False, True, ())
 
 
 def config_file(home: Path) -> Path:

@@ -310,3 +310,49 @@ def test_a_notification_says_which_client_looked_and_a_burst_is_one_notification
             wait_until(lambda: access.load(home).paused, "paused from the notification")
     finally:
         server.close()
+
+
+def test_doctor_says_whether_the_menu_and_notifications_can_show(
+    home: Path, bus: SessionBus
+) -> None:
+    def doctor() -> str:
+        done = subprocess.run(
+            [*noru_command(), "doctor"], env={**os.environ, **bus.env, "NORU_HOME": str(home)},
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        (line,) = [x for x in done.stdout.splitlines() if "noru menu" in x]
+        return line
+
+    assert "not shown: no StatusNotifierItem host" in doctor()
+    assert "notifications: no server" in doctor()
+    server = PanelHost(bus.address, notifications=True)
+    try:
+        assert "the app shows the Noru menu; notifications: yes" in doctor()
+    finally:
+        server.close()
+
+
+def test_no_notification_when_the_person_turned_them_off(
+    home: Path, desktop: Any, bus: SessionBus, tmp_path: Path
+) -> None:
+    (home / "config.toml").write_text("notify_observe = false\n")
+    access.set_control(home, "allow")
+    server = PanelHost(bus.address, notifications=True)
+    assert server.notifications is not None
+    try:
+        with _app(home, desktop, bus, tmp_path):
+            wait_until(lambda: len(server.items) == 1, "the menu registered")
+            client = MemoryClient(home)
+            try:
+                client.initialize("2025-06-18")
+                client.call("observe_screen", {"target": "display", "text_only": True})
+            finally:
+                client.close()
+            assert server.props()["IconName"] == "noru-looking"  # the icon still says it
+            # The menu's one worker runs in order: once this click's capture is
+            # stored, the look's notification was decided.
+            server.click("Capture Display")
+            wait_until(lambda: _count(home) == 2, "the click after the look")
+        assert server.notifications.shown == []
+    finally:
+        server.close()

@@ -301,6 +301,23 @@ def _autostart_check() -> Check:
     )
 
 
+def _panel_check() -> Check:
+    """Whether the Noru menu and its notifications can show; neither is a failure."""
+    from noru.panel.item import hosts
+
+    found = hosts()
+    if isinstance(found, str):
+        return Check("noru menu", True, f"not shown: {found}")
+    menu = (
+        "a panel host (StatusNotifierWatcher) is on the session bus: the app shows the Noru menu"
+        if found["menu"]
+        else "not shown: no StatusNotifierItem host on the session bus (KDE, XFCE, waybar"
+        " have one; GNOME with the AppIndicator extension)"
+    )
+    told = "notifications: yes" if found["notifications"] else "notifications: no server"
+    return Check("noru menu", True, f"{menu}; {told}")
+
+
 def run_checks(home: Path) -> list[Check]:
     config = load_config(home)
     checks = [
@@ -317,4 +334,5 @@ def run_checks(home: Path) -> list[Check]:
     checks += _ocr_checks(home)
     checks += _ax_checks(config.ax_budget, config.ax_switch)
     checks.append(_autostart_check())
+    checks.append(_panel_check())
     return checks

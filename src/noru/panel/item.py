@@ -36,12 +36,13 @@ from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus
 
 from noru import access, live
 from noru.access import AccessState
+from noru.ax.bus import session_address
 from noru.config import load_config
 from noru.panel import menu
 from noru.panel.notify import Notifier
 from noru.store import Reader
 
-__all__ = ["FOLLOW", "ICONS", "LOOK_SHOWN", "Panel"]
+__all__ = ["FOLLOW", "ICONS", "LOOK_SHOWN", "Panel", "console_command", "hosts"]
 
 log = logging.getLogger("noru.app")
 
@@ -470,12 +471,13 @@ class Panel:
             log.info("the Noru menu is in the panel")
 
     async def _main(self) -> None:
-        if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        address = session_address()
+        if address is None:
             self.problem = "no session D-Bus (DBUS_SESSION_BUS_ADDRESS): the Noru menu is not shown"
             self._tried.set()
             return
         try:
-            bus = await MessageBus().connect()
+            bus = await MessageBus(bus_address=address).connect()
         except BROKEN as exc:
             self.problem = f"cannot reach the session D-Bus ({exc}): the Noru menu is not shown"
             self._tried.set()
@@ -552,6 +554,45 @@ class Panel:
             except subprocess.TimeoutExpired:
                 self._console.kill()
                 self._console.wait()
+
+
+def hosts(timeout: float = 2.0) -> dict[str, bool] | str:
+    """Whether the session bus has a StatusNotifierItem host (``menu``) and
+    a notification server (``notifications``); the reason, when there is no
+    session bus to ask (for ``noru doctor``)."""
+    address = session_address()
+    if address is None:
+        return "no session D-Bus (DBUS_SESSION_BUS_ADDRESS)"
+
+    async def ask() -> dict[str, bool]:
+        bus = await MessageBus(bus_address=address).connect()
+        try:
+            found = {}
+            for key, name in (
+                ("menu", WATCHER),
+                ("notifications", "org.freedesktop.Notifications"),
+            ):
+                reply = await bus.call(
+                    Message(
+                        destination="org.freedesktop.DBus",
+                        path="/org/freedesktop/DBus",
+                        interface="org.freedesktop.DBus",
+                        member="NameHasOwner",
+                        signature="s",
+                        body=[name],
+                    )
+                )
+                found[key] = bool(
+                    reply and reply.message_type != MessageType.ERROR and reply.body[0]
+                )
+            return found
+        finally:
+            bus.disconnect()
+
+    try:
+        return asyncio.run(asyncio.wait_for(ask(), timeout))
+    except BROKEN as exc:
+        return f"cannot reach the session D-Bus ({exc})"
 
 
 def console_command() -> list[str]:
