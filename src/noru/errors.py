@@ -181,16 +181,17 @@ class AppVersionMismatch(AppNotRunning):
 class NotAuthorized(Steering):
     tag = "Noru not authorized"
     next_action = (
-        "Ask the person to open Noru and explicitly choose Allow Agent Observations "
-        "(`noru allow`). An agent cannot grant this itself."
+        "Ask the person to open the Noru menu and explicitly choose Allow Agent "
+        "Observations (or run `noru allow`). An agent cannot grant this itself."
     )
 
 
 class Paused(Steering):
     tag = "Noru paused"
     next_action = (
-        "Ask the person to resume Agent Perception (`noru resume`) when live context is "
-        "wanted. History remains available: list_captures, search_captures, get_capture."
+        "Ask the person to choose Resume Agent Perception in the Noru menu (or run "
+        "`noru resume`) when live context is wanted. History remains available: "
+        "list_captures, search_captures, get_capture."
     )
 
 
@@ -216,8 +217,9 @@ class Busy(Steering):
 class HistoryRevoked(Steering):
     tag = "Noru history revoked"
     next_action = (
-        "Ask the person to open Noru and explicitly restore agent observations "
-        "(`noru allow`). History is never served around a revoke."
+        "Ask the person to open the Noru menu and explicitly restore agent observations "
+        "(Allow Agent Observations, or `noru allow`). History is never served around a "
+        "revoke."
     )
 
 
