@@ -10,8 +10,9 @@ import pytest
 from tests.parts import FIGURES
 from tests.wire import OFFICIAL, MemoryClient, StdioProcess
 
-# Real X servers (Xvfb + openbox) and Tk windows, shared by the capture and app tests.
-pytest_plugins = ["tests.xserver"]
+# Real X servers (Xvfb + openbox) and Tk windows, shared by the capture and app tests;
+# a real Wayland compositor (headless sway) and foot terminals.
+pytest_plugins = ["tests.xserver", "tests.sway"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
