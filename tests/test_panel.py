@@ -3,7 +3,6 @@ session bus, and this test acting as the StatusNotifierItem host."""
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import subprocess
@@ -20,36 +19,7 @@ from tests.app_process import AppProcess, running_app, wait_until
 from tests.panel_host import PanelHost
 from tests.parts import require
 from tests.session_bus import SessionBus, running_session_bus
-from tests.wire import MemoryClient, noru_command
-
-
-class StdioSession:
-    """`noru mcp` over its real stdio, as a client named ``client`` speaks to it."""
-
-    def __init__(self, proc: subprocess.Popen[str], *, client: str) -> None:
-        self.proc, self.next = proc, 1
-        self.ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                "clientInfo": {"name": client, "version": "1"}})  # fmt: skip
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(message) + "\n")
-        self.proc.stdin.flush()
-
-    def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        self.send({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params})
-        self.next += 1
-        assert self.proc.stdout is not None
-        answer: dict[str, Any] = json.loads(self.proc.stdout.readline())
-        assert "error" not in answer, answer
-        return answer
-
-    def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        answer = self.ask("tools/call", {"name": tool, "arguments": args})
-        assert not answer["result"].get("isError"), answer
-        return answer
-
+from tests.wire import MemoryClient, StdioSession, noru_command
 
 ACCESS_ITEMS = {
     "allow": "Allow Agent Observations",

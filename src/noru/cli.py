@@ -68,6 +68,23 @@ CLIENTS = {
 }
 
 
+# Wayland compositors: no global key grab there, so the compositor's own
+# binding runs `noru capture`. Where to put the line.
+COMPOSITORS = {
+    "sway": "Add it to ~/.config/sway/config, then reload sway (swaymsg reload).",
+    "hyprland": "Add it to ~/.config/hypr/hyprland.conf (Hyprland reloads it when saved).",
+}
+_BINDING_MODS = {
+    "sway": {"ControlMask": "Ctrl", "Mod1Mask": "Mod1", "ShiftMask": "Shift", "Mod4Mask": "Mod4"},
+    "hyprland": {
+        "ControlMask": "CTRL",
+        "Mod1Mask": "ALT",
+        "ShiftMask": "SHIFT",
+        "Mod4Mask": "SUPER",
+    },
+}
+
+
 # --- the seam -------------------------------------------------------------------
 
 
@@ -311,16 +328,41 @@ def client_config(client: str, exe: Path) -> dict[str, Any]:
     return {key: {"noru": server}}
 
 
-@main.command(name="config")
-@click.argument("client", type=click.Choice(sorted(CLIENTS)))
-def config_cmd(client: str) -> None:
-    """Print the MCP configuration snippet for CLIENT.
+def compositor_binding(compositor: str, hotkey: str, exe: Path) -> str:
+    """The line that makes ``compositor`` run `noru capture` on ``hotkey``."""
+    from noru.app.hotkey import parse_hotkey
 
-    The JSON goes to stdout; where to put it goes to stderr.
+    mods, key = parse_hotkey(hotkey)
+    names = [_BINDING_MODS[compositor][m] for m in mods]
+    command = f"{_quote(str(exe))} capture"
+    if os.environ.get("NORU_HOME"):
+        command = f"env NORU_HOME={_quote(str(data_dir()))} {command}"
+    if compositor == "sway":
+        return f"bindsym {'+'.join([*names, key])} exec {command}"
+    return f"bind = {' '.join(names)}, {key.upper() if len(key) == 1 else key}, exec, {command}"
+
+
+@main.command(name="config")
+@click.argument("client", type=click.Choice(sorted(CLIENTS) + sorted(COMPOSITORS)))
+def config_cmd(client: str) -> None:
+    """Print the MCP configuration snippet for CLIENT, or for a Wayland
+    compositor (sway, hyprland) the binding that runs `noru capture`.
+
+    The snippet goes to stdout; where to put it goes to stderr.
     """
     exe = noru_executable()
     if exe is None:
         raise click.ClickException("cannot find the installed `noru` command on PATH")
+    if client in COMPOSITORS:
+        from noru.config import load_config
+
+        hotkey = load_config(data_dir()).hotkey
+        try:
+            click.echo(compositor_binding(client, hotkey, exe))
+        except ValueError as exc:
+            raise click.ClickException(f"hotkey = {hotkey!r} in config.toml: {exc}") from None
+        click.echo(COMPOSITORS[client], err=True)
+        return
     click.echo(json.dumps(client_config(client, exe), indent=2))
     env = f" -e NORU_HOME={_quote(str(data_dir()))}" if os.environ.get("NORU_HOME") else ""
     click.echo(CLIENTS[client][2].format(exe=_quote(str(exe)), env=env), err=True)

@@ -32,6 +32,17 @@ class Check:
     fix: str | None = None
 
 
+def _session_words(backend: str) -> str:
+    """The session type, the compositor, and how the shortcut works there."""
+    if os.environ.get("WAYLAND_DISPLAY"):
+        compositor = "sway" if backend == "sway" else "a Wayland compositor"
+        return (
+            f"Wayland ({compositor}); never captured through XWayland. The shortcut is the"
+            f" compositor's: `noru config {backend}` prints the binding that runs `noru capture`"
+        )
+    return "X11; the app grabs the shortcut itself"
+
+
 def _display_checks() -> list[Check]:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         return [
@@ -59,11 +70,14 @@ def _display_checks() -> list[Check]:
             )
         ]
     listed = ", ".join(f"{d.index}: {d.name or 'unnamed'} {d.width}x{d.height}" for d in displays)
+    # What the platform itself withholds (Wayland's pointer) is said, not failed.
+    fixable = [mode for mode in modes if mode.kind is not Degraded.NO_POINTER]
     checks = [
-        Check("display", True, f"{os.environ.get('DISPLAY')} reachable; displays {listed}"),
+        Check("session", True, _session_words(backend)),
+        Check("display", True, f"{capturer.display_name} reachable; displays {listed}"),
         Check(
             "capture backend",
-            not modes,
+            not fixable,
             backend + ("" if not modes else " (degraded)"),
             None if not modes else "; ".join(mode.reason for mode in modes),
         ),

@@ -1,7 +1,8 @@
 """Capture: the facade the app uses, owning one platform backend.
 
-``Capturer`` picks the backend by platform (X11 now; Wayland and macOS raise
-``CaptureError`` until they exist), opens it on first use (never at import,
+``Capturer`` picks the backend by platform (X11; sway on Wayland, never
+XWayland; other Wayland compositors and macOS raise ``CaptureError`` until
+their backends exist), opens it on first use (never at import,
 and again after the display connection is lost), takes one grab at a time,
 clips every rectangle to the screen, and turns the backend's facts into a
 ``Source`` per image.
@@ -57,11 +58,16 @@ def _open_backend(display: str | None) -> Backend:
         raise CaptureError(f"screen capture on {platform} is not supported yet")
     if display is None:
         if os.environ.get("WAYLAND_DISPLAY"):
-            # XWayland shows only X11 clients: an X11 grab of a Wayland session
-            # would be mostly black and silently wrong.
+            # Never through XWayland: it shows only X11 clients, so an X11 grab
+            # of a Wayland session would be mostly black and silently wrong.
+            from noru.capture.sway import SwayBackend, sway_socket
+
+            path = sway_socket()
+            if path is not None:
+                return SwayBackend(path)
             raise CaptureError(
-                "screen capture in a Wayland session is not supported yet "
-                "(only an X11 session can be captured)"
+                "screen capture in this Wayland session is not supported yet: Noru captures"
+                " sway (wlroots) and X11 sessions; other compositors need the desktop portal"
             )
         display = os.environ.get("DISPLAY") or None
     if display is None:
@@ -71,11 +77,22 @@ def _open_backend(display: str | None) -> Backend:
     return X11Backend(display)
 
 
-def _windows_in(windows: list[Rect], area: Rect) -> tuple[Rect, ...]:
-    """The windows that show in ``area``, clipped, in its coordinates, order kept."""
+def _windows_in(windows: list[Rect], area: Rect, size: tuple[int, int]) -> tuple[Rect, ...]:
+    """The windows that show in ``area``, clipped, in the pixels of its image
+    (``size``: more than the area's on a scaled Wayland output), order kept."""
     ax, ay, _, _ = area
     inside = (clip(window, area) for window in windows)
-    return tuple(shift(rect, -ax, -ay) for rect in inside if rect is not None)
+    return tuple(_in_image(shift(r, -ax, -ay), area, size) for r in inside if r is not None)
+
+
+def _in_image(rect: Rect, area: Rect, size: tuple[int, int]) -> Rect:
+    """``rect``, in ``area``'s coordinates, in the pixels of its image of ``size``."""
+    _, _, aw, ah = area
+    if size == (aw, ah):
+        return rect
+    fx, fy = size[0] / aw, size[1] / ah
+    x, y, w, h = rect
+    return (round(x * fx), round(y * fy), round(w * fx), round(h * fy))
 
 
 def _stacked_or_refuse(backend: Backend) -> list[tuple[Rect, WindowFacts]]:
@@ -119,7 +136,7 @@ def _black_out(grab: Grab, rects: list[Rect], hidden: list[bool], area: Rect) ->
     if not any(hidden):
         return 0
     ax, ay, aw, ah = area
-    mask = Image.new("L", (aw, ah), 0)
+    mask = Image.new("L", (aw, ah), 0)  # in the area's coordinates; scaled to the image below
     draw = ImageDraw.Draw(mask)
     marks = []
     for (x, y, w, h), off in zip(rects, hidden, strict=True):  # bottom to top
@@ -132,7 +149,9 @@ def _black_out(grab: Grab, rects: list[Rect], hidden: list[bool], area: Rect) ->
         box = (max(0, x0), max(0, y0), min(aw, x1 + 1), min(ah, y1 + 1))
         if off and box[0] < box[2] and box[1] < box[3]:
             count += mask.crop(box).getbbox() is not None
-    grab.image.paste((0, 0, 0), (0, 0, aw, ah), mask)
+    if grab.image.size != (aw, ah):
+        mask = mask.resize(grab.image.size, Image.Resampling.NEAREST)
+    grab.image.paste((0, 0, 0), (0, 0, *grab.image.size), mask)
     return count
 
 
@@ -198,8 +217,11 @@ class Capturer:
 
     @property
     def display_name(self) -> str | None:
-        """The display this capturer opens (``$DISPLAY`` unless one was named)."""
-        return self._display_name or os.environ.get("DISPLAY") or None
+        """The display this capturer opens: the one named, else the Wayland
+        display of a Wayland session, else ``$DISPLAY``."""
+        if self._display_name:
+            return self._display_name
+        return os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY") or None
 
     def backend_name(self) -> str:
         """The backend in use ("x11"), opening it if needed."""
@@ -312,13 +334,14 @@ class Capturer:
                 window = None
         if self.excluded is None:
             grab = self._grab(backend, clipped, display, window)
-            return replace(grab, windows=_windows_in(backend.window_rects(), clipped))
+            size = grab.image.size
+            return replace(grab, windows=_windows_in(backend.window_rects(), clipped, size))
         stacked = _stacked_or_refuse(backend)
         if window is not None and self.excluded(window):
             window = None  # its title, app and text are not kept
         grab = self._grab(backend, clipped, display, window)
         grab, shown = _hide_excluded(grab, stacked, self.excluded, clipped)
-        return replace(grab, windows=_windows_in(shown, clipped))
+        return replace(grab, windows=_windows_in(shown, clipped, grab.image.size))
 
     def _grab(
         self,
@@ -329,7 +352,7 @@ class Capturer:
     ) -> Grab:
         reading = self._ax_start(window, rect)
         image = backend.grab(rect)
-        text = self._ax_finish(reading, rect)
+        text = self._ax_finish(reading, rect, image.size)
         if image.mode != "RGB":
             image = image.convert("RGB")
         if display is not None:
@@ -362,7 +385,9 @@ class Capturer:
         pid, title = window.pid, window.title
         return self._ax_pool.submit(ax.read_window, pid, rect, title=title, budget_s=budget)
 
-    def _ax_finish(self, reading: Future[AxText] | None, rect: Rect) -> AxText | None:
+    def _ax_finish(
+        self, reading: Future[AxText] | None, rect: Rect, size: tuple[int, int]
+    ) -> AxText | None:
         """The walk's text, boxes in the image's pixels, waited for at most its budget."""
         if reading is None:
             return None
@@ -374,5 +399,8 @@ class Capturer:
             reading.cancel()
             return AxText((), True, AxAbsent.TIMED_OUT, "not read within its budget", 0, budget)
         x, y, _, _ = rect
-        lines = tuple(AxLine(ln.text, shift(ln.box, -x, -y), ln.role) for ln in text.lines)
+        lines = tuple(
+            AxLine(ln.text, _in_image(shift(ln.box, -x, -y), rect, size), ln.role)
+            for ln in text.lines
+        )
         return replace(text, lines=lines)

@@ -41,6 +41,8 @@ class Degraded(StrEnum):
     SLOW_GRAB = "slow_grab"
     #: An X server inside a Wayland session: only X11 applications are visible.
     XWAYLAND = "xwayland"
+    #: The pointer's position is unknown (Wayland): "under the pointer" means focused.
+    NO_POINTER = "no_pointer"
 
 
 @dataclass(frozen=True)
