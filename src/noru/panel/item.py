@@ -235,7 +235,13 @@ class _Menu(ServiceInterface):
     @dbus_method()
     def GetGroupProperties(self, ids: AI, names: AS) -> GROUP:
         items = self.panel.items()
-        return [[i.id, self._props(i, names)] for i in items if not ids or i.id in ids]
+        found = [[i.id, self._props(i, names)] for i in items if not ids or i.id in ids]
+        if not ids or 0 in ids:
+            # The root is an item too: libdbusmenu-glib asks for its properties
+            # at each LayoutUpdated and warns when they are not in the answer.
+            root = {"children-display": Variant("s", "submenu")}
+            found.insert(0, [0, {k: v for k, v in root.items() if not names or k in names}])
+        return found
 
     @dbus_method()
     def GetProperty(self, id: I, name: S) -> V:

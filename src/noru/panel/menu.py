@@ -30,7 +30,9 @@ ACTIONS = {
 
 @dataclass(frozen=True)
 class Item:
-    id: int  # 0 is the root; a separator has a negative id
+    # 0 is the root. Every id is positive, separators' too: libdbusmenu-glib
+    # (XFCE's panel, and the hosts built on it) drops an item with a negative id.
+    id: int
     label: str = ""
     enabled: bool = True
     checked: bool | None = None  # None: not a toggle
@@ -66,10 +68,10 @@ def layout(state: AccessState, *, console: bool = True) -> list[Item]:
         Item(2, "Pause Agent Perception", enabled=now == "allowed"),
         Item(3, "Resume Agent Perception", enabled=now == "paused", checked=now == "paused"),
         Item(4, "Revoke Agent Access", enabled=now != "revoked", checked=now == "revoked"),
-        Item(-1, separator=True),
+        Item(5, separator=True),
         Item(10, "Capture Window Now"),
         Item(11, "Capture Display"),
-        Item(-2, separator=True),
+        Item(12, separator=True),
     ]
     if console:
         items.append(Item(20, "Open Console"))
