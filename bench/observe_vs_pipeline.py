@@ -34,6 +34,8 @@ On a private 2560x1600 Xvfb filled with a full-screen window of source code
 Each app gets a data dir of its own, so no stage inherits another's OCR backlog.
 
 Prints medians, p95s and the ratio. Every process is stopped by its pid.
+The first pair on headless sway (window and display targets, grim timed
+beside it): bench/observe_vs_pipeline_sway.py, with these functions.
 
     .venv/bin/python bench/observe_vs_pipeline.py [--runs 30] [--idle 60]
 """
@@ -49,10 +51,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 sys.path.insert(0, str(Path(__file__).parent))
 from capture_pipeline import MAX_EDGE, _stop, host_speed, screen_of_code
@@ -63,16 +66,31 @@ from noru.live import LiveClient
 
 BIN = Path(sys.executable).parent
 
+Target = Literal["display", "window"]
+
 
 def p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20, method="inclusive")[-1]
 
 
-def pipeline(capturer: Capturer, pool: ThreadPoolExecutor) -> float:
+def pipeline(
+    capturer: Capturer,
+    pool: ThreadPoolExecutor,
+    target: Target = "display",
+    stages: dict[str, list[float]] | None = None,
+) -> float:
+    """ms for one grab (the first display, or the active window as the app
+    grabs it for an agent) + scale + PNG + base64; each stage's ms appended
+    to ``stages`` when given."""
     t = time.perf_counter()
-    grab = capturer.grab_display(1)[0]
+    grab = (capturer.grab_window("active") if target == "window" else capturer.grab_display(1))[0]
+    grabbed = time.perf_counter()
     base64.b64encode(serve(grab.image, MAX_EDGE, pool).png)
-    return (time.perf_counter() - t) * 1000
+    done = time.perf_counter()
+    if stages is not None:
+        stages.setdefault("grab", []).append((grabbed - t) * 1000)
+        stages.setdefault("scale + PNG + base64", []).append((done - grabbed) * 1000)
+    return (done - t) * 1000
 
 
 class Agent:
@@ -100,15 +118,13 @@ class Agent:
         answer: dict[str, object] = json.loads(self.proc.stdout.readline())
         return answer
 
-    def observe(self) -> float:
-        return self.look_at()[0]
+    def observe(self, target: Target = "display") -> float:
+        return self.look_at(target)[0]
 
-    def look_at(self) -> tuple[float, bool, str]:
-        """One observe_screen of the display: ms, whether its text was pending, its id."""
+    def look_at(self, target: Target = "display") -> tuple[float, bool, str]:
+        """One observe_screen of ``target``: ms, whether its text was pending, its id."""
         t = time.perf_counter()
-        answer = self.ask(
-            "tools/call", {"name": "observe_screen", "arguments": {"target": "display"}}
-        )
+        answer = self.ask("tools/call", {"name": "observe_screen", "arguments": {"target": target}})
         elapsed = (time.perf_counter() - t) * 1000
         content = answer["result"]["content"]  # type: ignore[index]
         assert any(block["type"] == "image" for block in content), answer
@@ -152,15 +168,22 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def x11_session(display: str) -> dict[str, str]:
+    """This process's environment, on the X display ``display``."""
+    env = {**os.environ, "DISPLAY": display}
+    env.pop("XAUTHORITY", None)
+    return env
+
+
 @contextmanager
 def app_running(
-    home: Path, display: str, settle: float | None, *, ocr: bool = True
+    home: Path, session: dict[str, str], settle: float | None, *, ocr: bool = True
 ) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, str]]]:
-    """An allowed app on a data dir of its own (no OCR backlog from another
-    stage); yields it and its env, and stops it by pid on the way out."""
+    """An allowed app in the desktop session whose environment is ``session``
+    (``x11_session``, or a sway's), on a data dir of its own (no OCR backlog
+    from another stage); yields it and its env, and stops it by pid on the way out."""
     home.mkdir(mode=0o700)
-    env = {**os.environ, "DISPLAY": display, "NORU_HOME": str(home)}
-    env.pop("XAUTHORITY", None)
+    env = {**session, "NORU_HOME": str(home)}
     subprocess.run([str(BIN / "noru"), "allow"], env=env, check=True, stdout=subprocess.DEVNULL)
     config = "" if settle is None else f"ocr_settle = {settle}\n"
     (home / "config.toml").write_text(config + ("" if ocr else 'ocr_engine = "none"\n'))
@@ -179,15 +202,31 @@ def app_running(
         _stop(app)
 
 
-def alternate(env: dict[str, str], display: str, runs: int) -> tuple[list[float], list[float]]:
-    """(in-process times, observe times), one of each in turn, after 3 warm-ups."""
+def alternate(
+    env: dict[str, str],
+    display: str | None,
+    runs: int,
+    *,
+    target: Target = "display",
+    stages: dict[str, list[float]] | None = None,
+    between: Callable[[], dict[str, float]] | None = None,
+) -> tuple[list[float], list[float]]:
+    """(in-process times, observe times) of ``target``, one of each in turn,
+    after 3 warm-ups. ``display`` is the X display the in-process capturer
+    opens (None: the session this process is in, as ``Capturer()`` finds it).
+    Into ``stages``: the pipeline's stages, and the named ms that ``between``
+    (when given, called after each pair) returns."""
     agent = Agent(env)
     inproc: list[float] = []
     observed: list[float] = []
     try:
         with Capturer(display=display) as capturer, ThreadPoolExecutor(2) as pool:
             for run in range(runs + 3):
-                t_in, t_obs = pipeline(capturer, pool), agent.observe()
+                kept = stages if run >= 3 else None
+                t_in, t_obs = pipeline(capturer, pool, target, kept), agent.observe(target)
+                for name, ms in (between() if between else {}).items():
+                    if kept is not None:
+                        kept.setdefault(name, []).append(ms)
                 if run >= 3:
                     inproc.append(t_in)
                     observed.append(t_obs)
@@ -238,7 +277,7 @@ def text_runs(
     (tmp / "x").mkdir()
     with (
         running_xserver(tmp / "x", width=2560, height=1600) as server,
-        app_running(tmp / "terminal", server.display, settle=None) as (_, env),
+        app_running(tmp / "terminal", x11_session(server.display), settle=None) as (_, env),
     ):
         agent = Agent(env)
         try:
@@ -284,9 +323,10 @@ def main() -> None:
     tune_malloc()
     speed_before = host_speed()
     with tempfile.TemporaryDirectory() as tmp, screen_of_code() as display:
-        with app_running(Path(tmp) / "pair", display, settle=0, ocr=False) as (_, env):
+        session = x11_session(display)
+        with app_running(Path(tmp) / "pair", session, settle=0, ocr=False) as (_, env):
             inproc, observed = alternate(env, display, args.runs)
-        with app_running(Path(tmp) / "with-ocr", display, settle=0) as (app, env):
+        with app_running(Path(tmp) / "with-ocr", session, settle=0) as (app, env):
             faults = minor_faults(app.pid)
             with_ocr = observe_runs(env, args.runs)
             faults = minor_faults(app.pid) - faults
@@ -296,7 +336,7 @@ def main() -> None:
             time.sleep(args.idle)
             idle = (cpu_seconds(app.pid) - before) / (time.monotonic() - t0) * 100
             rss = rss_mb(app.pid)
-        with app_running(Path(tmp) / "settled", display, settle=None) as (_, env):
+        with app_running(Path(tmp) / "settled", session, settle=None) as (_, env):
             settled = observe_runs(env, max(5, args.runs // 3))
         to_text, pending_first, repeat, pending_again, ready = text_runs(
             Path(tmp), max(5, args.runs // 3), font

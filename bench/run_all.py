@@ -11,6 +11,7 @@ BENCHMARKS = [
     "capture_pipeline.py",
     "png_writers.py",
     "observe_vs_pipeline.py",
+    "observe_vs_pipeline_sway.py",
     "ocr_corpus.py",
     "ocr_real.py",
     "ax_read.py",
