@@ -65,9 +65,15 @@ def _open_backend(display: str | None) -> Backend:
             path = sway_socket()
             if path is not None:
                 return SwayBackend(path)
+            from noru.capture.portal import PortalBackend, portal_missing
+
+            missing = portal_missing()
+            if missing is None:
+                return PortalBackend()
             raise CaptureError(
                 "screen capture in this Wayland session is not supported yet: Noru captures"
-                " sway (wlroots) and X11 sessions; other compositors need the desktop portal"
+                " sway (wlroots) and X11 sessions itself, and other Wayland desktops through"
+                f" the desktop portal, but {missing}"
             )
         display = os.environ.get("DISPLAY") or None
     if display is None:

@@ -1,0 +1,533 @@
+"""The desktop-portal backend (GNOME, KDE, any Wayland desktop): pixels only.
+
+On a Wayland desktop that is not sway, no client may read the screen or
+the windows itself; the desktop offers screenshots through the desktop
+portal instead: ``org.freedesktop.portal.Screenshot`` on the session bus
+(``xdg-desktop-portal``, with the desktop's own backend behind it:
+``xdg-desktop-portal-gnome``, ``-kde``, ``-wlr``...). Noru asks it
+non-interactively (``interactive: false``) and the portal decides: it may
+ask the person once, and it keeps the answer.
+
+Which desktops give which facts (docs/wayland.md has the table):
+
+- sway (``noru.capture.sway``): everything: each output's pixels at its own
+  scale, the outputs, the windows, their apps and titles, the focus.
+- the portal (this module): pixels only. One image of the whole screen, every
+  monitor composited together, so the screen is one display the size of
+  that image, with no name; no windows, no app, no title, no pointer. A
+  window capture is refused with that reason (``pointer_window`` raises it:
+  the facade asks that last, and only for a window capture); a display
+  capture carries no app or window facts, and none of the windows' boxes
+  that OCR would read one by one. The windows the person excluded cannot be
+  found to be hidden, so with exclusions set every capture is refused (the
+  window list "cannot be read": the facade fails closed).
+
+One request, as the portal's documentation prescribes: the reply to
+``Screenshot`` is a request object whose ``Response`` signal carries the
+answer, so the signal is subscribed before the call, on the path the portal
+will use (``/org/freedesktop/portal/desktop/request/SENDER/TOKEN``: our
+unique name without its colon, dots made underscores, and a token of our
+own in ``handle_token``). The answers:
+
+- 0: success, ``uri`` names a PNG file the portal wrote;
+- 1: cancelled (a dialog dismissed), and 2: anything else: both are a
+  ``PermissionDenied`` with the words for granting it. The portal answers
+  2 both when screen access is denied and when its backend failed (it does
+  not say which), so the message says both.
+- no answer within ``RESPONSE_TIMEOUT``: a ``CaptureError``, and the request
+  is closed, so a dialog the portal showed goes away.
+
+The file the portal wrote is read, then removed when it is ours: a regular
+file (not a link), owned by this user, written during this request, and
+still the file that was read. Wherever it is: ``xdg-desktop-portal-wlr``
+writes every screenshot to the fixed path ``/tmp/out.png``, GNOME's
+portal into the person's Pictures folder; either way it is a copy of a
+capture that Noru's own history would keep, delete and expire, and must
+not outlive it. A file older than the request (a portal that answered
+with a stale path) or someone else's is left alone. Two requests at once
+to ``xdg-desktop-portal-wlr`` write the same file: what is read is the
+last one written, which is why captures are taken one at a time.
+
+The session bus is found as the accessibility reader finds it
+(``noru.ax.bus.session_address``). The connection lives on an event loop
+in a thread of its own (``noru-portal``), made when the backend opens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import os
+import secrets
+import stat
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
+
+from dbus_fast import Message, MessageType, Variant
+from dbus_fast.aio import MessageBus
+from dbus_fast.errors import DBusFastError
+from PIL import Image
+
+from noru.ax.bus import session_address
+from noru.capture.base import Backend, Degraded, DegradedMode, Display, Rect, WindowFacts
+from noru.errors import CaptureError, PermissionDenied
+
+__all__ = [
+    "GRANT_HOW",
+    "GRANT_NEXT_ACTION",
+    "PORTAL",
+    "PortalBackend",
+    "portal_missing",
+]
+
+T = TypeVar("T")
+
+PORTAL = "org.freedesktop.portal.Desktop"
+PORTAL_PATH = "/org/freedesktop/portal/desktop"
+SCREENSHOT = "org.freedesktop.portal.Screenshot"
+REQUEST = "org.freedesktop.portal.Request"
+_DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+
+BROKEN = (OSError, EOFError, DBusFastError, asyncio.TimeoutError)
+CONNECT_TIMEOUT = 5.0
+# The first call may start xdg-desktop-portal and the desktop's backends.
+CALL_TIMEOUT = 25.0
+# The portal may ask the person the first time (a dialog): give them time,
+# but not for ever (a capture is taken one at a time; the next one waits).
+RESPONSE_TIMEOUT = 30.0
+# File systems stamp times coarsely (the kernel's clock tick; FAT: 2 s).
+_CLOCK_SLACK_NS = 2_000_000_000
+
+GRANT_HOW = (
+    "To grant it: the desktop portal asks once whether applications may take "
+    "screenshots, and keeps the answer in its permission store (table `screenshot`, "
+    "under the empty application id for a program outside Flatpak). To allow Noru "
+    "after a refusal, run `flatpak permission-set screenshot screenshot '' yes`, or "
+    "without flatpak: `gdbus call --session --dest "
+    "org.freedesktop.impl.portal.PermissionStore --object-path "
+    "/org/freedesktop/impl/portal/PermissionStore --method "
+    "org.freedesktop.impl.portal.PermissionStore.SetPermission screenshot true "
+    "screenshot '' \"['yes']\"`. If access was granted, the desktop's screenshot "
+    "backend failed: the portal's log says why (`journalctl --user -u xdg-desktop-portal`)."
+)
+
+GRANT_NEXT_ACTION = (
+    "Ask the person to allow screenshots for Noru in the desktop portal (its permission "
+    "store: `flatpak permission-set screenshot screenshot '' yes`), then retry."
+)
+
+_ANSWERS = {
+    1: "the portal answered 1 (cancelled): its dialog was dismissed",
+    2: (
+        "the portal answered 2 (other): it answers so both when screen access is "
+        "denied and when its screenshot backend failed, and does not say which"
+    ),
+}
+
+
+def _said(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def _error_words(reply: Message) -> str:
+    detail = reply.body[0] if reply.body and isinstance(reply.body[0], str) else ""
+    return f"{reply.error_name}: {detail}".strip().rstrip(":")
+
+
+class _Loop:
+    """An event loop in a daemon thread; callers in any thread wait on it."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self.loop.run_forever, name="noru-portal", daemon=True
+        )
+        self._thread.start()
+
+    def run(self, work: Callable[[], Awaitable[T]], timeout: float) -> T:
+        async def wrapped() -> T:
+            return await work()
+
+        future = asyncio.run_coroutine_threadsafe(wrapped(), self.loop)
+        try:
+            return future.result(timeout)
+        except FutureTimeout:
+            future.cancel()
+            raise CaptureError("the desktop portal did not answer in time") from None
+
+    def close(self) -> None:
+        async def shut() -> None:
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
+
+        if self._thread.is_alive():
+            with contextlib.suppress(FutureTimeout, *BROKEN):
+                asyncio.run_coroutine_threadsafe(shut(), self.loop).result(5)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(5)
+        self.loop.close()
+
+
+async def _join(address: str) -> MessageBus:
+    try:
+        return await asyncio.wait_for(MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT)
+    except BROKEN as exc:
+        raise CaptureError(
+            f"the session bus ({address}) cannot be joined to reach the desktop portal: "
+            f"{_said(exc)}"
+        ) from exc
+
+
+async def _call(bus: MessageBus, message: Message, timeout: float = CALL_TIMEOUT) -> Message:
+    try:
+        return await asyncio.wait_for(bus.call(message), timeout)
+    except BROKEN as exc:
+        raise CaptureError(f"the desktop portal did not answer: {_said(exc)}") from exc
+
+
+def _bus_call(member: str, signature: str = "", body: list[Any] | None = None) -> Message:
+    destination, path, interface = _DBUS
+    return Message(
+        destination=destination,
+        path=path,
+        interface=interface,
+        member=member,
+        signature=signature,
+        body=body or [],
+    )
+
+
+async def _disconnect(bus: MessageBus) -> None:
+    bus.disconnect()
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(bus.wait_for_disconnect(), 1.0)  # type: ignore[no-untyped-call]
+
+
+def portal_missing() -> str | None:
+    """Why this session has no desktop portal, in words; None when its session
+    bus has ``org.freedesktop.portal.Desktop`` (running, or startable on demand)."""
+    address = session_address()
+    if address is None:
+        return "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
+
+    async def ask() -> str | None:
+        bus = await _join(address)
+        try:
+            owned = await _call(bus, _bus_call("NameHasOwner", "s", [PORTAL]), CONNECT_TIMEOUT)
+            if owned.message_type is MessageType.METHOD_RETURN and owned.body == [True]:
+                return None
+            names = await _call(bus, _bus_call("ListActivatableNames"), CONNECT_TIMEOUT)
+            if names.message_type is MessageType.METHOD_RETURN and PORTAL in names.body[0]:
+                return None
+            return (
+                f"the session bus offers no desktop portal ({PORTAL}): install "
+                "xdg-desktop-portal and the desktop's backend for it "
+                "(GNOME: xdg-desktop-portal-gnome, KDE: xdg-desktop-portal-kde, "
+                "wlroots compositors: xdg-desktop-portal-wlr)"
+            )
+        finally:
+            await _disconnect(bus)
+
+    loop = _Loop()
+    try:
+        return loop.run(ask, 3 * CONNECT_TIMEOUT)
+    except CaptureError as exc:
+        return str(exc)
+    finally:
+        loop.close()
+
+
+def _take_file(uri: str, since_ns: int) -> Image.Image:
+    """The PNG the portal wrote at ``uri``, read; the file removed when it is ours."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+        raise CaptureError(f"the desktop portal gave the screenshot as {uri!r}, not a local file")
+    path = unquote(parts.path)
+    try:
+        # Not through a link: a link at a fixed path in /tmp is anyone's.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise CaptureError(
+            f"the screenshot the desktop portal wrote ({path}) cannot be read: "
+            f"{exc.strerror or exc}"
+        ) from exc
+    with os.fdopen(fd, "rb") as file:
+        read = os.fstat(file.fileno())
+        if not stat.S_ISREG(read.st_mode):
+            raise CaptureError(f"the desktop portal's screenshot ({path}) is not a file")
+        data = file.read()
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            pixels = image.convert("RGB")
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise CaptureError(
+            f"the desktop portal's screenshot ({path}) is not an image Noru can read: {exc}"
+        ) from exc
+    _remove_if_ours(path, read, since_ns)
+    return pixels
+
+
+def _remove_if_ours(path: str, read: os.stat_result, since_ns: int) -> bool:
+    """Remove ``path`` when it is the file read, this user's, written since
+    ``since_ns``: the copy the portal made for this request. Else leave it."""
+    try:
+        now = os.lstat(path)
+    except OSError:
+        return False
+    same = (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) == (
+        read.st_dev,
+        read.st_ino,
+        read.st_size,
+        read.st_mtime_ns,
+    )
+    ours = stat.S_ISREG(now.st_mode) and now.st_uid == os.getuid()
+    if not (same and ours and now.st_mtime_ns >= since_ns - _CLOCK_SLACK_NS):
+        return False
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
+
+
+class PortalBackend(Backend):
+    """Screenshots through the desktop portal; no windows, one display."""
+
+    name = "portal"
+
+    def __init__(self) -> None:
+        address = session_address()
+        if address is None:
+            raise CaptureError(
+                "the desktop portal cannot be reached: there is no D-Bus session bus "
+                "(DBUS_SESSION_BUS_ADDRESS is not set)"
+            )
+        self.address = address
+        self._size: tuple[int, int] | None = None
+        self._loop = _Loop()
+        try:
+            self._bus = self._loop.run(lambda: _join(address), 2 * CONNECT_TIMEOUT)
+        except BaseException:
+            self._loop.close()
+            raise
+        try:
+            self.version = self._loop.run(self._version, 2 * CALL_TIMEOUT)
+        except BaseException:
+            self.close()
+            raise
+
+    async def _version(self) -> int:
+        """The Screenshot portal's version: there, or a ``CaptureError`` saying why not."""
+        reply = await _call(
+            self._bus,
+            Message(
+                destination=PORTAL,
+                path=PORTAL_PATH,
+                interface="org.freedesktop.DBus.Properties",
+                member="Get",
+                signature="ss",
+                body=[SCREENSHOT, "version"],
+            ),
+        )
+        if reply.message_type is MessageType.METHOD_RETURN:
+            value = reply.body[0]
+            return int(value.value if isinstance(value, Variant) else value)
+        words = _error_words(reply)
+        if reply.error_name in (
+            "org.freedesktop.DBus.Error.InvalidArgs",
+            "org.freedesktop.DBus.Error.UnknownInterface",
+            "org.freedesktop.DBus.Error.UnknownProperty",
+        ):
+            raise CaptureError(
+                "the desktop portal here has no Screenshot portal: xdg-desktop-portal offers "
+                "it only when this desktop has a portal backend that takes screenshots "
+                "(GNOME: xdg-desktop-portal-gnome, KDE: xdg-desktop-portal-kde, wlroots: "
+                "xdg-desktop-portal-wlr) and one that asks for access (e.g. "
+                f"xdg-desktop-portal-gtk) ({words})"
+            )
+        raise CaptureError(f"the desktop portal ({PORTAL}) cannot be used: {words}")
+
+    # -- the request ----------------------------------------------------------------
+
+    def _shot(self) -> Image.Image:
+        since_ns = time.time_ns()
+        results = self._loop.run(self._request, CALL_TIMEOUT + RESPONSE_TIMEOUT + 10)
+        uri = results.get("uri")
+        uri = uri.value if isinstance(uri, Variant) else uri
+        if not isinstance(uri, str) or not uri:
+            raise CaptureError("the desktop portal answered success but named no image")
+        return _take_file(uri, since_ns)
+
+    async def _request(self) -> dict[str, Any]:
+        """One Screenshot request: its results on success, else the refusal."""
+        bus = self._bus
+        token = f"noru_{secrets.token_hex(8)}"
+        sender = (bus.unique_name or "").lstrip(":").replace(".", "_")
+        paths = {f"{PORTAL_PATH}/request/{sender}/{token}"}
+        answered: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+
+        def on_message(message: Message) -> None:
+            if (
+                message.message_type is MessageType.SIGNAL
+                and message.interface == REQUEST
+                and message.member == "Response"
+                and message.path in paths
+                and not answered.done()
+            ):
+                answered.set_result(list(message.body))
+
+        rules: list[str] = []
+
+        async def subscribe(path: str) -> None:
+            rule = (
+                f"type='signal',sender='{PORTAL}',interface='{REQUEST}',"
+                f"member='Response',path='{path}'"
+            )
+            reply = await _call(bus, _bus_call("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
+            if reply.message_type is not MessageType.METHOD_RETURN:
+                raise CaptureError(f"the session bus refused a subscription: {_error_words(reply)}")
+            rules.append(rule)
+
+        bus.add_message_handler(on_message)
+        try:
+            # Subscribed before the call: the answer may come before the reply is read.
+            await subscribe(next(iter(paths)))
+            reply = await _call(
+                bus,
+                Message(
+                    destination=PORTAL,
+                    path=PORTAL_PATH,
+                    interface=SCREENSHOT,
+                    member="Screenshot",
+                    signature="sa{sv}",
+                    body=[
+                        "",
+                        {"handle_token": Variant("s", token), "interactive": Variant("b", False)},
+                    ],
+                ),
+            )
+            if reply.message_type is not MessageType.METHOD_RETURN:
+                raise CaptureError(f"the desktop portal refused the request: {_error_words(reply)}")
+            handle = str(reply.body[0])
+            if handle not in paths:  # a portal older than handle_token
+                paths.add(handle)
+                await subscribe(handle)
+            try:
+                response, results = await asyncio.wait_for(answered, RESPONSE_TIMEOUT)
+            except TimeoutError:
+                await self._close_request(handle)
+                raise CaptureError(
+                    f"the desktop portal did not answer the screenshot request within "
+                    f"{RESPONSE_TIMEOUT:g} s; the request was withdrawn"
+                ) from None
+        finally:
+            bus.remove_message_handler(on_message)
+            for rule in rules:
+                with contextlib.suppress(*BROKEN):
+                    bus.send(_bus_call("RemoveMatch", "s", [rule]))
+        if response == 0:
+            return dict(results)
+        if response in _ANSWERS:
+            raise PermissionDenied(
+                "the desktop portal refused the screenshot",
+                details=(f"The portal: {_ANSWERS[response]}.", GRANT_HOW),
+                next_action=GRANT_NEXT_ACTION,
+            )
+        raise CaptureError(f"the desktop portal gave an answer Noru does not know ({response})")
+
+    async def _close_request(self, handle: str) -> None:
+        """Withdraw an unanswered request: the portal drops it and any dialog it showed."""
+        # Sent, not awaited: a portal that does not answer may not answer this either.
+        with contextlib.suppress(*BROKEN):
+            await self._bus.send(
+                Message(destination=PORTAL, path=handle, interface=REQUEST, member="Close")
+            )
+
+    # -- facts ----------------------------------------------------------------------
+
+    def _screen_size(self) -> tuple[int, int]:
+        # The portal says nothing of the screen but its pixels: one look.
+        if self._size is None:
+            self._size = self._shot().size
+        return self._size
+
+    def screen_rect(self) -> Rect:
+        width, height = self._screen_size()
+        return (0, 0, width, height)
+
+    def displays(self) -> list[Display]:
+        width, height = self._screen_size()
+        return [Display(1, None, 0, 0, width, height, primary=True)]
+
+    def window_rects(self) -> list[Rect]:
+        return []  # no windows' boxes: OCR reads the screen whole
+
+    def stacked_windows(self, *, facts: bool = True) -> list[tuple[Rect, WindowFacts | None]]:
+        # Not "no windows": windows there are, unseen. With exclusions set, the
+        # facade refuses the capture rather than show a window the person hid.
+        raise CaptureError("the desktop portal gives no list of windows")
+
+    def active_window(self) -> WindowFacts | None:
+        return None  # the portal gives no windows: a display capture carries none
+
+    def pointer_window(self) -> WindowFacts | None:
+        # Asked only for a window capture, after active_window: refuse it with the reason.
+        raise CaptureError(
+            "no window to capture: the desktop portal gives only the whole screen, no "
+            "windows (capture the display instead; sway gives windows)"
+        )
+
+    def pointer_position(self) -> tuple[int, int]:
+        width, height = self._screen_size()
+        return (width // 2, height // 2)
+
+    # -- pixels ---------------------------------------------------------------------
+
+    def grab(self, rect: Rect) -> Image.Image:
+        image = self._shot()
+        if image.size != self._size:
+            self._size = image.size
+            width, height = image.size
+            raise CaptureError(
+                f"the screen changed size during the capture (now {width}x{height}): capture again"
+            )
+        x, y, w, h = rect
+        if (x, y, w, h) == (0, 0, *image.size):
+            return image
+        return image.crop((x, y, x + w, y + h))
+
+    def degraded_modes(self) -> list[DegradedMode]:
+        return [
+            DegradedMode(
+                Degraded.NO_ACTIVE_WINDOW,
+                "the desktop portal gives pixels only: no windows, so window captures are"
+                " refused, no capture names its app or window, and with exclusions set"
+                " every capture is refused (excluded windows cannot be found to hide)",
+            ),
+            DegradedMode(
+                Degraded.ONE_DISPLAY,
+                "the desktop portal gives the whole screen as one image (every monitor"
+                " together): one display, unnamed",
+            ),
+            DegradedMode(
+                Degraded.NO_POINTER,
+                "Wayland does not tell where the pointer is: a display capture takes the"
+                " whole screen",
+            ),
+        ]
+
+    @property
+    def broken(self) -> bool:
+        return not self._bus.connected
+
+    def close(self) -> None:
+        with contextlib.suppress(CaptureError):
+            self._loop.run(lambda: _disconnect(self._bus), 5)
+        self._loop.close()
