@@ -27,3 +27,18 @@ def test_every_command_has_help(command: str) -> None:
 
 def test_the_readme_shows_the_two_commands() -> None:
     assert "make run" in README and "make test" in README
+
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_leads_to_a_file_of_the_checkout(page: Path) -> None:
+    """A link a newcomer follows (``[text](docs/x.md)``, an image) finds its file."""
+    import re
+
+    targets = re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", page.read_text())
+    local = [t for t in targets if "://" not in t and not t.startswith("mailto:")]
+    missing = [t for t in local if not (page.parent / t).exists()]
+    assert missing == []

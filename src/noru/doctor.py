@@ -35,10 +35,16 @@ class Check:
 def _session_words(backend: str) -> str:
     """The session type, the compositor, and how the shortcut works there."""
     if os.environ.get("WAYLAND_DISPLAY"):
-        compositor = "sway" if backend == "sway" else "a Wayland compositor"
+        if backend == "sway":
+            return (
+                "Wayland (sway); never captured through XWayland. The shortcut is the"
+                " compositor's: `noru config sway` prints the binding that runs `noru capture`"
+            )
+        desktop = os.environ.get("XDG_CURRENT_DESKTOP") or "a Wayland desktop"
         return (
-            f"Wayland ({compositor}); never captured through XWayland. The shortcut is the"
-            f" compositor's: `noru config {backend}` prints the binding that runs `noru capture`"
+            f"Wayland ({desktop}), through the desktop portal: the screen's pixels only (no"
+            " windows); never captured through XWayland. The shortcut: bind `noru capture`"
+            " in your desktop's keyboard settings (custom shortcuts)"
         )
     return "X11; the app grabs the shortcut itself"
 
@@ -70,8 +76,12 @@ def _display_checks() -> list[Check]:
             )
         ]
     listed = ", ".join(f"{d.index}: {d.name or 'unnamed'} {d.width}x{d.height}" for d in displays)
-    # What the platform itself withholds (Wayland's pointer) is said, not failed.
-    fixable = [mode for mode in modes if mode.kind is not Degraded.NO_POINTER]
+    # What the platform itself withholds (Wayland's pointer; the portal's
+    # windows and monitors) is said, not failed: the person cannot fix it.
+    withheld = {Degraded.NO_POINTER}
+    if backend == "portal":
+        withheld |= {Degraded.NO_ACTIVE_WINDOW, Degraded.ONE_DISPLAY}
+    fixable = [mode for mode in modes if mode.kind not in withheld]
     checks = [
         Check("session", True, _session_words(backend)),
         Check("display", True, f"{capturer.display_name} reachable; displays {listed}"),

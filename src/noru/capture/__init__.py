@@ -1,8 +1,8 @@
 """Capture: the facade the app uses, owning one platform backend.
 
-``Capturer`` picks the backend by platform (X11; sway on Wayland, never
-XWayland; other Wayland compositors and macOS raise ``CaptureError`` until
-their backends exist), opens it on first use (never at import,
+``Capturer`` picks the backend by platform (X11; on Wayland sway, else the
+desktop portal, never XWayland; macOS raises ``CaptureError`` until its
+backend exists), opens it on first use (never at import,
 and again after the display connection is lost), takes one grab at a time,
 clips every rectangle to the screen, and turns the backend's facts into a
 ``Source`` per image.
@@ -107,6 +107,14 @@ def _stacked_or_refuse(backend: Backend) -> list[tuple[Rect, WindowFacts]]:
     try:
         stacked = backend.stacked_windows()
     except CaptureError as exc:
+        if backend.name == "portal":  # never a list: say how the person may choose
+            raise CaptureError(
+                "the desktop portal shows Noru no windows, so windows the person excluded "
+                "cannot be hidden (theirs, and the built-in ones: password managers, private "
+                "browsing): the capture is refused. To capture the whole screen anyway, "
+                "remove them: `noru exclude list`, then `noru exclude remove --builtin NAME` "
+                "(or --app / --title)"
+            ) from exc
         raise CaptureError(
             "the window list cannot be read, so windows the person excluded cannot be "
             "hidden: the capture is refused"
