@@ -214,3 +214,17 @@ def test_noru_config_sway_prints_a_binding_sway_accepts(sway: Sway, tmp_path: Pa
     sway.command(line)  # the running compositor takes it (raises if not)
     with pytest.raises(RuntimeError, match="refused"):  # the check can fail
         sway.command("bindsym Ctrl+Nokey+n exec true")
+
+
+def test_an_xwayland_display_alone_is_recognised_and_refused(
+    sway_xwayland: Sway, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started without the session's WAYLAND_DISPLAY (a unit with DISPLAY only,
+    say), Noru would see XWayland as an X server: its outputs give it away."""
+    from noru.errors import CaptureError
+
+    assert sway_xwayland.x_display
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setenv("DISPLAY", sway_xwayland.x_display)
+    with Capturer() as capturer, pytest.raises(CaptureError, match="is XWayland"):
+        capturer.grab_display(1)

@@ -61,14 +61,23 @@ class Hotkey:
         self._thread.start()
 
     def _grab(self) -> None:
-        from Xlib import XK, X, error
-        from Xlib import display as xdisplay
+        import os
 
+        from Xlib import XK, X, error
+
+        from noru.capture.x11 import connect
+
+        if os.environ.get("WAYLAND_DISPLAY"):
+            # XWayland would see the keys only while an X11 window has the focus.
+            raise RuntimeError(
+                "Wayland lets no program grab a key for the whole desktop: bind it in the"
+                " compositor (`noru config sway` prints the line)"
+            )
         mods, key = parse_hotkey(self.app.config.hotkey)
         keysym = XK.string_to_keysym(key)
         if keysym == 0:
             raise ValueError(f"unknown key {key!r}")
-        self._display = xdisplay.Display()
+        self._display = connect(None)  # $DISPLAY
         keycode = self._display.keysym_to_keycode(keysym)
         mask = 0
         for name in mods:

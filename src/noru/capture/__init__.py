@@ -80,7 +80,19 @@ def _open_backend(display: str | None) -> Backend:
         raise CaptureError("no display to capture: $DISPLAY is not set (Noru needs an X11 session)")
     from noru.capture.x11 import X11Backend
 
-    return X11Backend(display)
+    backend = X11Backend(display)
+    try:
+        xwayland = any((d.name or "").startswith("XWAYLAND") for d in backend.displays())
+    except CaptureError:
+        xwayland = False  # the backend says what is wrong at its first use
+    if xwayland:
+        backend.close()
+        raise CaptureError(
+            f"the X display {display} is XWayland (its outputs are named XWAYLAND...): it shows"
+            " only X11 applications, the rest black, so Noru does not capture through it; run"
+            " Noru with your Wayland session's WAYLAND_DISPLAY"
+        )
+    return backend
 
 
 def _windows_in(windows: list[Rect], area: Rect, size: tuple[int, int]) -> tuple[Rect, ...]:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
@@ -56,7 +57,7 @@ from noru.errors import CaptureError, PermissionDenied
 if TYPE_CHECKING:
     from types import TracebackType
 
-__all__ = ["PERMISSION_HOW", "PERMISSION_NEXT_ACTION", "X11Backend", "map_x11_errors"]
+__all__ = ["PERMISSION_HOW", "PERMISSION_NEXT_ACTION", "X11Backend", "connect", "map_x11_errors"]
 
 # How deep to look below a frame for the client window. Real WMs nest one or
 # two levels (frame > client, or frame > decoration parent > client).
@@ -170,13 +171,33 @@ def _let_go(close: Callable[[], object]) -> None:
 _MAX_WINDOWS = 64
 
 
+# python-xlib keeps the event codes of a server's extensions in one dict on
+# the connection *class*, so a second connection to a server with another
+# layout of extensions (XWayland beside Xvfb, say) rewrites the first one's
+# and then fails ("'type' object does not support item assignment"). Each
+# connection gets a dict of its own: a fresh copy on the class while it
+# connects (under a lock), then pinned on the connection.
+_PRISTINE_EVENTS = dict(xprotocol_display.Display.event_classes)
+_CONNECTING = threading.Lock()
+
+
+def connect(display_name: str | None) -> Any:
+    """A python-xlib connection with its own table of extension events."""
+    with _CONNECTING:
+        own = dict(_PRISTINE_EVENTS)
+        xprotocol_display.Display.event_classes = own
+        dpy = xdisplay.Display(display_name)
+        dpy.display.event_classes = own
+        return dpy
+
+
 class X11Backend(Backend):
     name = "x11"
 
     def __init__(self, display_name: str) -> None:
         self._broken = False
         with map_x11_errors():
-            self._dpy: Any = xdisplay.Display(display_name)
+            self._dpy: Any = connect(display_name)
         try:
             with map_x11_errors():
                 self._mss = mss.MSS(display=display_name)
