@@ -376,7 +376,16 @@ def running_portal(
             except RuntimeError as exc:
                 raise RuntimeError(f"{exc}\n{log.read_text(errors='replace')[-3000:]}") from exc
 
-        start("pipewire", ["pipewire"])
+        pipewire = start("pipewire", ["pipewire"])
+        # xdg-desktop-portal-wlr connects to pipewire once, at its start: a
+        # pipewire still starting makes it fail ("couldn't connect to context").
+        deadline = time.monotonic() + 30
+        while not (runtime / "pipewire-0").exists():
+            if pipewire.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    "pipewire did not open its socket\n" + log.read_text(errors="replace")[-3000:]
+                )
+            time.sleep(0.02)
         start("xdg-permission-store", [str(_PARTS["xdg-permission-store"][0])])
         wlr = [str(_PARTS["xdg-desktop-portal-wlr"][0])]
         if read_only_tmp:
