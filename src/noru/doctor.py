@@ -43,8 +43,10 @@ def _session_words(backend: str) -> str:
         desktop = os.environ.get("XDG_CURRENT_DESKTOP") or "a Wayland desktop"
         return (
             f"Wayland ({desktop}), through the desktop portal: the screen's pixels only (no"
-            " windows); never captured through XWayland. The shortcut: bind `noru capture`"
-            " in your desktop's keyboard settings (custom shortcuts)"
+            " windows); never captured through XWayland. The shortcut: the app has the"
+            " desktop bind it where its portal offers global shortcuts (KDE Plasma; the"
+            " hotkey check says whether it did), else bind `noru capture` in your"
+            " desktop's keyboard settings (custom shortcuts)"
         )
     return "X11; the app grabs the shortcut itself"
 

@@ -1,8 +1,18 @@
-"""The global capture shortcut on X11: a passive key grab on the root window.
+"""The global capture shortcut: a key grab on X11, the desktop portal on Wayland.
 
-Pressing it captures the window under the pointer as a user capture. The grab
-is repeated with NumLock and CapsLock masks so that those locks do not defeat
-it. If another client holds the combination, the app runs without a shortcut
+Pressing it captures the window under the pointer as a user capture (where
+the capture goes through the desktop portal, which gives no windows, the
+capture backend refuses that with its reason).
+
+- X11: a passive key grab on the root window, repeated with NumLock and
+  CapsLock masks so that those locks do not defeat it.
+- Wayland (``WAYLAND_DISPLAY`` set): no program may grab a key there. Where
+  the desktop portal offers global shortcuts (KDE Plasma), the desktop binds
+  it (``noru.app.portal_shortcut``) and its key is the desktop's to choose;
+  elsewhere the app refuses, and the compositor binds `noru capture`
+  (``noru config sway``).
+
+If another client holds the combination, the app runs without a shortcut
 and says so (``noru doctor``, the app's notes).
 """
 
@@ -10,15 +20,21 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import select
 import threading
 from typing import Any
 
 from noru import live
 
-__all__ = ["Hotkey", "parse_hotkey"]
+__all__ = ["WAYLAND_REFUSAL", "Hotkey", "parse_hotkey"]
 
 log = logging.getLogger("noru.app")
+
+WAYLAND_REFUSAL = (
+    "Wayland lets no program grab a key for the whole desktop: bind it in the"
+    " compositor (`noru config sway` prints the line)"
+)
 
 _MODIFIERS = {
     "ctrl": "ControlMask",
@@ -48,8 +64,13 @@ class Hotkey:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._display: Any = None
+        self._portal: Any = None  # a PortalShortcut, on Wayland
 
     def start(self) -> None:
+        if os.environ.get("WAYLAND_DISPLAY"):
+            # XWayland would see the keys only while an X11 window has the focus.
+            self._start_portal()
+            return
         try:
             self._grab()
         except Exception as exc:  # no X, BadAccess, bad config: run without it
@@ -60,19 +81,60 @@ class Hotkey:
         self._thread = threading.Thread(target=self._run, name="noru-hotkey", daemon=True)
         self._thread.start()
 
-    def _grab(self) -> None:
-        import os
+    def _start_portal(self) -> None:
+        from noru.app.portal_shortcut import NotOffered, PortalShortcut
 
+        key = self.app.config.hotkey
+        try:
+            shortcut = PortalShortcut(
+                key, pressed=self._pressed, changed=self._bound, lost=self._lost
+            )
+            bound = shortcut.start()
+        except NotOffered as exc:
+            self.app.hotkey = live.HotkeyState(key, False, WAYLAND_REFUSAL)
+            log.warning("shortcut unavailable: %s (%s)", WAYLAND_REFUSAL, exc)
+            return
+        except Exception as exc:  # the portal failed, or a bad config
+            problem = f"the desktop portal did not bind it: {exc}"
+            self.app.hotkey = live.HotkeyState(key, False, problem)
+            log.warning("shortcut unavailable: %s", problem)
+            return
+        self._portal = shortcut
+        if bound is None:
+            self.app.hotkey = live.HotkeyState(
+                key, False, "waiting for the desktop to bind it (it may be asking you)"
+            )
+        else:
+            self._bound(bound)
+
+    def _bound(self, bound: Any) -> None:
+        """What the desktop bound (a ``portal_shortcut.Bound``), now or later."""
+        key = self.app.config.hotkey
+        if bound.trigger is None:
+            self.app.hotkey = live.HotkeyState(
+                key,
+                False,
+                f"the desktop bound no key to it ({key} may be another program's): choose one"
+                " in the desktop's shortcut settings (KDE: System Settings, Shortcuts, noru)",
+            )
+            log.warning("shortcut bound without a key: %s", self.app.hotkey.problem)
+            return
+        # The desktop's words for the key: the person may have chosen another.
+        self.app.hotkey = live.HotkeyState(bound.trigger, grabbed=True)
+        log.info("shortcut bound through the desktop portal: %s", bound.trigger)
+
+    def _lost(self, reason: str) -> None:
+        self.app.hotkey = live.HotkeyState(self.app.config.hotkey, False, reason)
+        log.warning("shortcut stopped: %s", reason)
+
+    def _pressed(self) -> None:
+        threading.Thread(target=self._capture, daemon=True).start()
+
+    def _grab(self) -> None:
         from Xlib import XK, X, error
 
         from noru.capture.x11 import connect
 
-        if os.environ.get("WAYLAND_DISPLAY"):
-            # XWayland would see the keys only while an X11 window has the focus.
-            raise RuntimeError(
-                "Wayland lets no program grab a key for the whole desktop: bind it in the"
-                " compositor (`noru config sway` prints the line)"
-            )
         mods, key = parse_hotkey(self.app.config.hotkey)
         keysym = XK.string_to_keysym(key)
         if keysym == 0:
@@ -119,7 +181,7 @@ class Hotkey:
             while display.pending_events():
                 event = display.next_event()
                 if event.type == X.KeyPress and event.detail == self._keycode:
-                    threading.Thread(target=self._capture, daemon=True).start()
+                    self._pressed()
 
     def _capture(self) -> None:
         try:
@@ -131,6 +193,8 @@ class Hotkey:
 
     def stop(self) -> None:
         self._stop.set()
+        if self._portal is not None:
+            self._portal.stop()
         if self._thread is not None:
             self._thread.join(timeout=5)
         if self._display is not None:
