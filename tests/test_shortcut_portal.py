@@ -80,6 +80,23 @@ def test_on_kde_the_desktop_binds_the_shortcut_and_its_keys_take_the_x11_shortcu
     assert not kde.component_active(portal_shortcut.SESSION_TOKEN)
 
 
+def test_where_the_platform_gives_no_windows_the_shortcut_takes_the_display(kde: Kde) -> None:
+    class Portal:
+        def gives_windows(self) -> bool:
+            return False
+
+    app = StandIn()
+    app.capturer = Portal()  # type: ignore[attr-defined]
+    hotkey = Hotkey(app)
+    hotkey.start()
+    try:
+        kde.press("ctrl+alt+n")
+        request, origin = app.captures.get(timeout=PRESS_WAIT)
+        assert request == live.Capture("display") and origin == "user"
+    finally:
+        hotkey.stop()
+
+
 def test_a_restarted_app_gets_its_key_back_from_the_desktop(kde: Kde) -> None:
     before = kde.components()
     for _ in range(2):  # a fresh session name each run would find its own old key taken
@@ -181,8 +198,12 @@ def test_the_app_on_kde_says_the_shortcut_is_bound_and_a_press_reaches_its_captu
         status = live.LiveClient(home, timeout=5).expect(live.GetStatus(), live.AppStatus)
         assert status.hotkey == live.HotkeyState("Ctrl+Alt+N", grabbed=True), app.output
         kde.press("ctrl+alt+n")
-        # The X11 shortcut's capture, the window under the pointer, which the
-        # portal's capture backend refuses: it gives no windows.
+        # The portal gives no windows, so the shortcut takes the display, which
+        # goes to the portal's Screenshot: on this stack KDE's screenshot
+        # dialog cannot load (Plasma's QML modules are not installed), so the
+        # portal refuses it, and says so.
         wait_until(lambda: "shortcut capture" in app.output, f"a capture: {app.output}", 30)
-        assert "shortcut capture failed: no window to capture" in app.output
-    assert not kde.component_active(portal_shortcut.SESSION_TOKEN), app.output
+        assert "shortcut capture failed: the desktop portal refused the screenshot" in app.output
+    # (Whether stopping closes the desktop's session is the first test's: here
+    # the KDE backend itself crashed on the screenshot dialog it cannot load,
+    # so no session can be closed through it any more.)

@@ -185,11 +185,19 @@ class Hotkey:
 
     def _capture(self) -> None:
         try:
-            capture_id = self.app.capture(live.Capture("window", "pointer"), origin="user")
+            capture_id = self.app.capture(self._request(), origin="user")
         except Exception as exc:
             log.warning("shortcut capture failed: %s", exc)
             return
         log.warning("shortcut captured %s", capture_id)
+
+    def _request(self) -> live.Capture:
+        """The window under the pointer, as on X11; where the platform gives
+        no windows (the desktop portal), the display: what it can give."""
+        capturer = getattr(self.app, "capturer", None)
+        if capturer is not None and not capturer.gives_windows():
+            return live.Capture("display")
+        return live.Capture("window", "pointer")
 
     def stop(self) -> None:
         self._stop.set()

@@ -254,6 +254,12 @@ class Capturer:
         with self._lock:
             return self._open().name
 
+    def gives_windows(self) -> bool:
+        """Whether this platform's backend knows the windows (the desktop portal
+        gives the screen only), opening it if needed."""
+        with self._lock:
+            return self._open().gives_windows
+
     def displays(self) -> list[Display]:
         """The displays in the platform's order; ``Display.index`` counts from 1."""
         with self._lock:

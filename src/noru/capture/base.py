@@ -123,6 +123,8 @@ class Backend(ABC):
 
     #: Short name for ``noru doctor`` ("x11").
     name: ClassVar[str]
+    #: Whether it knows the windows (the desktop portal does not: the screen only).
+    gives_windows: ClassVar[bool] = True
 
     def window_rects(self) -> list[Rect]:
         """Visible top-level windows (with their frames) in root coordinates,

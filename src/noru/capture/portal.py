@@ -301,6 +301,7 @@ class PortalBackend(Backend):
     """Screenshots through the desktop portal; no windows, one display."""
 
     name = "portal"
+    gives_windows = False
 
     def __init__(self) -> None:
         address = session_address()
