@@ -19,6 +19,7 @@ from noru.capture import Capturer, Degraded
 from noru.capture.base import WindowFacts
 from noru.store import Filters, Reader
 from tests.app_process import running_app
+from tests.parts import require
 from tests.sway import Sway
 from tests.wire import StdioSession, noru_command
 
@@ -228,3 +229,36 @@ def test_an_xwayland_display_alone_is_recognised_and_refused(
     monkeypatch.setenv("DISPLAY", sway_xwayland.x_display)
     with Capturer() as capturer, pytest.raises(CaptureError, match="is XWayland"):
         capturer.grab_display(1)
+
+
+def test_an_xwayland_window_is_named_by_its_class_with_no_app_id_guessed(
+    sway_xwayland: Sway, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An X11 program on sway (through XWayland) has no Wayland app_id; the
+    tree gives its X class, and that is what the capture names."""
+    import shutil
+    import time
+
+    assert sway_xwayland.x_display
+    require(shutil.which("xterm") is not None, "xterm is not installed (make test installs it)")
+    next(_in_session(sway_xwayland, monkeypatch, DISPLAY=sway_xwayland.x_display))
+    xterm = subprocess.Popen(
+        ["xterm", "-T", "An X11 program", "-e", "sleep", "600"],
+        env=sway_xwayland.xwayland_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not [v for v in sway_xwayland.views() if v.get("name") == "An X11 program"]:
+            assert xterm.poll() is None and time.monotonic() < deadline, "xterm did not map"
+            time.sleep(0.05)
+        (node,) = [v for v in sway_xwayland.views() if v.get("name") == "An X11 program"]
+        assert node.get("app_id") is None and node["window_properties"]["class"] == "XTerm"
+        sway_xwayland.command('[title="An X11 program"] focus')
+        with Capturer() as capturer:
+            (grab,) = capturer.grab_window("active")
+        assert grab.source.app_id == "XTerm" == grab.source.app_name
+        assert grab.source.window_title == "An X11 program"
+        assert len(grab.image.getcolors(1 << 16) or ()) > 1  # XWayland's pixels, composited by sway
+    finally:
+        xterm.terminate()
+        xterm.wait(timeout=30)
