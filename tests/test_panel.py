@@ -326,3 +326,22 @@ def test_no_notification_when_the_person_turned_them_off(
         assert server.notifications.shown == []
     finally:
         server.close()
+
+
+def test_a_menu_capture_that_fails_is_told_in_a_notification(
+    home: Path, desktop: Any, bus: SessionBus, tmp_path: Path
+) -> None:
+    server = PanelHost(bus.address, notifications=True)
+    assert server.notifications is not None
+    try:
+        with _app(home, desktop, bus, tmp_path):
+            wait_until(lambda: len(server.items) == 1, "the menu registered")
+            desktop.move_pointer(5, 5)  # no window open: nothing to capture
+            server.click("Capture Window Now")
+            wait_until(lambda: len(server.notifications.shown) == 1, "the failure told")
+        (told,) = server.notifications.shown
+        assert told["summary"] == "Noru could not capture the window"
+        assert "no window to capture" in told["body"]
+        assert _count(home) == 0
+    finally:
+        server.close()

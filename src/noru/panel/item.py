@@ -414,6 +414,15 @@ class Panel:
                 self._quit()
         except Exception as exc:  # the menu never takes the app down
             log.warning("the Noru menu's %s failed: %s", action, exc)
+            words = {
+                "capture-window": "capture the window",
+                "capture-display": "capture the display",
+            }
+            if self._notifier is not None:  # the person clicked: they are told, not a log
+                with contextlib.suppress(RuntimeError):
+                    asyncio.run_coroutine_threadsafe(
+                        self._notifier.failed(words.get(action, action), str(exc)), self._loop
+                    )
         with contextlib.suppress(RuntimeError):
             self._loop.call_soon_threadsafe(self._refresh)
 

@@ -85,6 +85,29 @@ class Notifier:
             )
         )
 
+    async def failed(self, what: str, why: str) -> None:
+        """Tell the person that something they chose in the menu did not work
+        (a capture with no window to take, say): a notification of its own."""
+        await self.bus.call(
+            Message(
+                destination=NOTIFICATIONS,
+                path=PATH,
+                interface=NOTIFICATIONS,
+                member="Notify",
+                signature="susssasa{sv}i",
+                body=[
+                    "Noru",
+                    0,
+                    "",  # not the eye: no agent looked
+                    f"Noru could not {what}",
+                    why,
+                    [],
+                    {"urgency": Variant("y", 1)},
+                    SHOWN_FOR,
+                ],
+            )
+        )
+
     async def show(self, how: str, client: str, what: str) -> None:
         now = time.monotonic()
         if self.burst.id and now - self.burst.last > BURST:
