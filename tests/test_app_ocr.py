@@ -72,6 +72,10 @@ def test_a_live_request_waits_for_the_text_of_a_fresh_capture(
     )
     window.bring_under_pointer()
     set_control(home, "allow")
+    # A settle time no loaded machine runs out of: the request waits for the
+    # text however long the engine takes, and answers as soon as it is there
+    # (with the default 1.5 s a busy CI host's first OCR could miss it).
+    (home / "config.toml").write_text("ocr_settle = 30\n")
     with running_app(home, desktop.env, tmp_path / "app.log"):
         answer = session.call("observe_screen", {"text_only": True})
     result = answer["result"]
