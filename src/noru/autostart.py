@@ -33,12 +33,12 @@ import contextlib
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from noru.atomic import replace_text
 from noru.errors import AutostartError
 from noru.paths import data_dir, default_data_dir
 
@@ -290,17 +290,7 @@ def _write(path: Path, text: str) -> bool:
     if _read(path) == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=".noru-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            os.fchmod(f.fileno(), 0o644)
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    replace_text(path, text, mode=0o644)
     return True
 
 

@@ -37,12 +37,12 @@ import fcntl
 import os
 import re
 import stat
-import tempfile
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from noru.atomic import replace_text
 from noru.errors import DataDirError
 from noru.sizes import normalise_size, parse_size
 from noru.times import parse_duration
@@ -307,21 +307,6 @@ def _set_line(lines: list[str], key: str, value: object, newline: str) -> None:
     lines.insert(at, new)
 
 
-def _write(path: Path, text: str, mode: int) -> None:
-    """Replace ``path`` by ``text`` atomically: a temp file beside it, fsynced, renamed."""
-    fd, temp = tempfile.mkstemp(prefix=".config-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            os.fchmod(f.fileno(), mode)
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def set_values(home: Path, changes: Mapping[str, object]) -> Config:
     """Set settings in data dir ``home``'s config.toml; the configuration now in force.
 
@@ -383,7 +368,7 @@ def set_values(home: Path, changes: Mapping[str, object]) -> Config:
                 f"{path} writes {', '.join(values)} in a way Noru cannot change safely,"
                 " so it is left as it is: set it there by hand"
             )
-        _write(path, edited, mode)
+        replace_text(path, edited, mode=mode, newline="")
         os.fsync(lock)  # the rename itself survives a crash
     finally:
         os.close(lock)

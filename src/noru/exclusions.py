@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from noru.atomic import replace_text
 from noru.errors import DataDirError
 
 __all__ = ["BUILTIN", "Exclusions", "Rule", "add", "load", "remove", "save", "turn_off"]
@@ -154,14 +154,7 @@ def save(home: Path, rules: Iterable[Rule], builtin_off: Iterable[str]) -> None:
         "rules": [{"kind": r.kind, "pattern": r.pattern} for r in dict.fromkeys(rules)],
         "builtin_off": sorted(set(builtin_off)),
     }
-    path = home / FILE
-    temp = path.with_name(f".{FILE}.{os.getpid()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(body, f, indent=1)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temp, path)
+    replace_text(home / FILE, json.dumps(body, indent=1), mode=0o600)
 
 
 def add(home: Path, rule: Rule) -> None:
