@@ -39,6 +39,7 @@ from noru.access import AccessState
 from noru.ax.bus import session_address
 from noru.config import load_config
 from noru.panel import menu
+from noru.panel.messages import daemon
 from noru.panel.notify import Notifier
 from noru.store import Reader
 
@@ -520,13 +521,10 @@ class Panel:
             )
             await self._notifier.watch()
             await bus.call(
-                Message(
-                    destination="org.freedesktop.DBus",
-                    path="/org/freedesktop/DBus",
-                    interface="org.freedesktop.DBus",
-                    member="AddMatch",
-                    signature="s",
-                    body=[
+                daemon(
+                    "AddMatch",
+                    "s",
+                    [
                         "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',"
                         f"arg0='{WATCHER}'"
                     ],
@@ -587,16 +585,7 @@ def hosts(timeout: float = 2.0) -> dict[str, bool] | str:
                 ("menu", WATCHER),
                 ("notifications", "org.freedesktop.Notifications"),
             ):
-                reply = await bus.call(
-                    Message(
-                        destination="org.freedesktop.DBus",
-                        path="/org/freedesktop/DBus",
-                        interface="org.freedesktop.DBus",
-                        member="NameHasOwner",
-                        signature="s",
-                        body=[name],
-                    )
-                )
+                reply = await bus.call(daemon("NameHasOwner", "s", [name]))
                 found[key] = bool(
                     reply and reply.message_type != MessageType.ERROR and reply.body[0]
                 )

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
+from noru.panel.messages import daemon
+
 __all__ = ["BURST", "Burst", "Notifier", "summary"]
 
 NOTIFICATIONS = "org.freedesktop.Notifications"
@@ -50,6 +52,21 @@ def summary(burst: Burst, how: str) -> str:
     return f"{who} {did}{times}"
 
 
+def _notify(
+    replaces: int, icon: str, title: str, body: str, actions: list[str], hints: dict[str, Variant]
+) -> Message:
+    """A ``Notify`` call from Noru, normal urgency, shown ``SHOWN_FOR`` ms."""
+    return Message(
+        destination=NOTIFICATIONS,
+        path=PATH,
+        interface=NOTIFICATIONS,
+        member="Notify",
+        signature="susssasa{sv}i",
+        body=["Noru", replaces, icon, title, body, actions,
+              {"urgency": Variant("y", 1), **hints}, SHOWN_FOR],
+    )  # fmt: skip
+
+
 class Notifier:
     """Notifications on ``bus`` (the panel's connection, used on its loop only)."""
 
@@ -74,38 +91,13 @@ class Notifier:
                 self.burst = Burst()  # the next look starts a new one
 
         self.bus.add_message_handler(heard)
-        await self.bus.call(
-            Message(
-                destination="org.freedesktop.DBus",
-                path="/org/freedesktop/DBus",
-                interface="org.freedesktop.DBus",
-                member="AddMatch",
-                signature="s",
-                body=[f"type='signal',interface='{NOTIFICATIONS}'"],
-            )
-        )
+        await self.bus.call(daemon("AddMatch", "s", [f"type='signal',interface='{NOTIFICATIONS}'"]))
 
     async def failed(self, what: str, why: str) -> None:
         """Tell the person that something they chose in the menu did not work
         (a capture with no window to take, say): a notification of its own."""
         await self.bus.call(
-            Message(
-                destination=NOTIFICATIONS,
-                path=PATH,
-                interface=NOTIFICATIONS,
-                member="Notify",
-                signature="susssasa{sv}i",
-                body=[
-                    "Noru",
-                    0,
-                    "",  # not the eye: no agent looked
-                    f"Noru could not {what}",
-                    why,
-                    [],
-                    {"urgency": Variant("y", 1)},
-                    SHOWN_FOR,
-                ],
-            )
+            _notify(0, "", f"Noru could not {what}", why, [], {})  # not the eye: no agent looked
         )
 
     async def show(self, how: str, client: str, what: str) -> None:
@@ -114,22 +106,13 @@ class Notifier:
             self.burst = Burst()
         self.burst.add(client, now)
         reply = await self.bus.call(
-            Message(
-                destination=NOTIFICATIONS,
-                path=PATH,
-                interface=NOTIFICATIONS,
-                member="Notify",
-                signature="susssasa{sv}i",
-                body=[
-                    "Noru",
-                    self.burst.id,
-                    self.icon,
-                    summary(self.burst, how),
-                    what,
-                    ["pause", "Pause Agent Perception"],
-                    {"urgency": Variant("y", 1), "category": Variant("s", "device")},
-                    SHOWN_FOR,
-                ],
+            _notify(
+                self.burst.id,
+                self.icon,
+                summary(self.burst, how),
+                what,
+                ["pause", "Pause Agent Perception"],
+                {"category": Variant("s", "device")},
             )
         )
         if reply is None or reply.message_type == MessageType.ERROR:
