@@ -169,7 +169,7 @@ def test_a_wayland_session_whose_bus_has_no_portal_is_refused_with_the_reason(
         with Capturer() as capturer, pytest.raises(CaptureError) as refused:
             capturer.grab_display(1)
     words = str(refused.value)
-    assert "sway (wlroots) and X11" in words
+    assert "sway, Hyprland and X11" in words
     assert "the session bus offers no desktop portal (org.freedesktop.portal.Desktop)" in words
     assert "xdg-desktop-portal-gnome" in words
 

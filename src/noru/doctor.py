@@ -35,10 +35,12 @@ class Check:
 def _session_words(backend: str) -> str:
     """The session type, the compositor, and how the shortcut works there."""
     if os.environ.get("WAYLAND_DISPLAY"):
-        if backend == "sway":
+        compositors = {"sway": "sway", "hyprland": "Hyprland"}
+        if backend in compositors:
             return (
-                "Wayland (sway); never captured through XWayland. The shortcut is the"
-                " compositor's: `noru config sway` prints the binding that runs `noru capture`"
+                f"Wayland ({compositors[backend]}); never captured through XWayland. The"
+                f" shortcut is the compositor's: `noru config {backend}` prints the binding"
+                " that runs `noru capture`"
             )
         desktop = os.environ.get("XDG_CURRENT_DESKTOP") or "a Wayland desktop"
         return (

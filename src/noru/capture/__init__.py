@@ -1,9 +1,9 @@
 """Capture: the facade the app uses, owning one platform backend.
 
-``Capturer`` picks the backend by platform (X11; on Wayland sway, else the
-desktop portal, never XWayland; macOS raises ``CaptureError`` until its
-backend exists), opens it on first use (never at import,
-and again after the display connection is lost), takes one grab at a time,
+``Capturer`` picks the backend by platform (X11; on Wayland sway or
+Hyprland, else the desktop portal, never XWayland; macOS raises
+``CaptureError`` until its backend exists), opens it on first use (never at
+import, and again after the display connection is lost), takes one grab at a time,
 clips every rectangle to the screen, and turns the backend's facts into a
 ``Source`` per image.
 
@@ -60,8 +60,15 @@ def _open_backend(display: str | None) -> Backend:
         if os.environ.get("WAYLAND_DISPLAY"):
             # Never through XWayland: it shows only X11 clients, so an X11 grab
             # of a Wayland session would be mostly black and silently wrong.
+            from noru.capture.hyprland import HyprlandBackend, hyprland_socket
             from noru.capture.sway import SwayBackend, sway_socket
 
+            # The session's own word first: $SWAYSOCK, $HYPRLAND_INSTANCE_SIGNATURE.
+            if os.environ.get("SWAYSOCK"):
+                return SwayBackend(os.environ["SWAYSOCK"])
+            path = hyprland_socket()
+            if path is not None:
+                return HyprlandBackend(path)
             path = sway_socket()
             if path is not None:
                 return SwayBackend(path)
@@ -72,7 +79,7 @@ def _open_backend(display: str | None) -> Backend:
                 return PortalBackend()
             raise CaptureError(
                 "screen capture in this Wayland session is not supported yet: Noru captures"
-                " sway (wlroots) and X11 sessions itself, and other Wayland desktops through"
+                " sway, Hyprland and X11 sessions itself, and other Wayland desktops through"
                 f" the desktop portal, but {missing}"
             )
         display = os.environ.get("DISPLAY") or None

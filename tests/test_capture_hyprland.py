@@ -1,0 +1,266 @@
+"""Capture in a Hyprland session: its IPC's facts, grim's pixels.
+
+Hyprland cannot run here (not packaged for Debian): its request socket is
+tests/hyprland.py's, answering in Hyprland's format for a real headless
+sway, whose real windows ``grim`` grabs. What these tests show is Noru's
+side: it picks Hyprland from the session, reads Hyprland's units (a
+monitor's size in pixels, windows by workspace), crops the right pixels,
+and says clearly what is wrong when the socket misbehaves."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import ImageChops
+
+from noru.capture import Capturer
+from noru.capture.base import WindowFacts
+from noru.errors import CaptureError
+from tests.hyprland import HyprlandSocket, hyprland_socket_for
+from tests.sway import Sway
+from tests.wire import noru_command
+
+
+def _session(sway: Sway, monkeypatch: pytest.MonkeyPatch) -> Iterator[HyprlandSocket]:
+    with hyprland_socket_for(sway) as ipc:
+        monkeypatch.delenv("DISPLAY", raising=False)
+        monkeypatch.delenv("SWAYSOCK", raising=False)
+        for name, value in ipc.env.items():
+            monkeypatch.setenv(name, value)
+        yield ipc
+
+
+@pytest.fixture
+def hyprland(sway: Sway, monkeypatch: pytest.MonkeyPatch) -> Iterator[HyprlandSocket]:
+    """This process in a Hyprland session on ``sway``'s screen."""
+    yield from _session(sway, monkeypatch)
+
+
+@pytest.fixture
+def hyprland_two_outputs(
+    sway_two_outputs: Sway, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[HyprlandSocket]:
+    yield from _session(sway_two_outputs, monkeypatch)
+
+
+def same(a: object, b: object) -> bool:
+    return ImageChops.difference(a, b).getbbox() is None  # type: ignore[arg-type]
+
+
+def test_a_window_capture_is_the_active_window_with_hyprlands_facts(
+    hyprland: HyprlandSocket,
+) -> None:
+    sway = hyprland.sway
+    with (
+        sway.open_foot(["left window"], title="Left pane", app_id="noru.hl-left",
+                       x=100, y=100, width=700, height=400) as left,
+        sway.open_foot(["Quartermaster ledger reconciled"], title="Ledger - foot",
+                       app_id="noru.hl-ledger", x=900, y=200, width=800, height=500) as ledger,
+        Capturer() as capturer,
+    ):  # fmt: skip
+        assert capturer.backend_name() == "hyprland"
+        ledger.focus()
+        (grab,) = capturer.grab_window("active")
+        assert grab.source.app_id == "noru.hl-ledger" == grab.source.app_name
+        assert grab.source.window_title == "Ledger - foot"
+        assert grab.source.display_name == "HEADLESS-1"
+        assert grab.geometry == ledger.rect  # Hyprland's at + size
+        assert same(grab.image, sway.grab(rect=ledger.rect))  # what foot drew
+        assert len(grab.image.getcolors(1 << 16) or ()) > 1
+        left.focus()
+        (pointed,) = capturer.grab_window("pointer")  # the focused one: no pointer
+        assert pointed.source.window_title == "Left pane"
+    # Every fact came from Hyprland's socket (sway's was not in the session).
+    assert {"j/monitors", "j/clients", "j/activewindow"} <= set(hyprland.asked)
+
+
+def test_only_windows_on_a_shown_workspace_are_on_screen(hyprland: HyprlandSocket) -> None:
+    sway = hyprland.sway
+    with (
+        sway.open_foot(["here"], title="Here", app_id="noru.hl-here",
+                       x=60, y=60, width=500, height=300) as here,
+        sway.open_foot(["elsewhere"], title="Elsewhere", app_id="noru.hl-away",
+                       x=700, y=60, width=500, height=300),
+        Capturer() as capturer,
+    ):  # fmt: skip
+        sway.command('[app_id="^noru[.]hl-away$"] move container to workspace 7')
+        here.focus()
+        listed = {c["title"]: c["workspace"]["id"] for c in hyprland._clients()}
+        assert listed["Elsewhere"] == 7 and listed["Here"] != 7  # Hyprland lists both
+        (grab,) = capturer.grab_display(1)
+        assert grab.source.app_id == "noru.hl-here"
+        assert here.rect in grab.windows
+        assert len(grab.windows) == 1  # the one on workspace 7 is not on screen
+
+
+def test_hyprlands_monitor_sizes_are_pixels_and_each_is_captured_at_its_scale(
+    hyprland_two_outputs: HyprlandSocket,
+) -> None:
+    sway = hyprland_two_outputs.sway
+    (second,) = [m for m in hyprland_two_outputs._monitors() if m["name"] == "HEADLESS-2"]
+    assert (second["width"], second["height"], second["scale"]) == (1920, 1080, 2.0)
+    with Capturer() as capturer:
+        assert [(d.name, d.rect) for d in capturer.displays()] == [
+            ("HEADLESS-1", (0, 0, 2560, 1600)),
+            ("HEADLESS-2", (2560, 0, 960, 540)),  # the layout's size: pixels / scale
+        ]
+        grabs = capturer.grab_all_displays()
+        assert [g.image.size for g in grabs] == [(2560, 1600), (1920, 1080)]
+        assert same(grabs[1].image, sway.grab(output="HEADLESS-2"))
+        with sway.open_foot(["vault code 7781"], title="Vault", app_id="noru.hl-vault",
+                            x=2600, y=300, width=600, height=200) as vault:  # fmt: skip
+            vault.focus()
+            (window,) = capturer.grab_window("active")
+            x, y, w, h = vault.rect
+            assert window.image.size == (2 * w, 2 * h)  # its own pixels
+            assert window.source.display_name == "HEADLESS-2"
+
+            def excluded(facts: WindowFacts) -> bool:
+                return facts.app_id == "noru.hl-vault"
+
+            capturer.excluded = excluded
+            (display,) = capturer.grab_display(2)
+            assert display.excluded == 1
+            box = (2 * (x - 2560), 2 * y, 2 * (x - 2560 + w), 2 * (y + h))
+            assert display.image.crop(box).getcolors() == [(4 * w * h, (0, 0, 0))]
+
+
+def test_no_active_window_leaves_a_display_capture_without_window_facts(
+    hyprland: HyprlandSocket,
+) -> None:
+    sway = hyprland.sway
+    with (
+        sway.open_foot(["unfocused"], title="Unfocused", app_id="noru.hl-none",
+                       x=60, y=60, width=500, height=300),
+        Capturer() as capturer,
+    ):  # fmt: skip
+        hyprland.answer("j/activewindow", b"{}")  # Hyprland's word for none
+        (grab,) = capturer.grab_display(1)
+        assert grab.source.app_id is None and grab.source.window_title is None
+        with pytest.raises(CaptureError):
+            capturer.grab_window("active")
+
+
+@pytest.mark.parametrize(
+    ("request_", "reply", "words"),
+    [
+        ("j/monitors", b"unknown request", "did not answer monitors in JSON (it said: unknown"),
+        ("j/clients", b'{"not": "a list"}', "answer to clients is not a list of objects"),
+        ("j/clients", b"[" + b'{"at": "nowhere", "workspace": {"id": 1}}' + b"]",
+         "a window it cannot mean"),
+        ("j/monitors", b'[{"name": "M", "x": 0, "y": 0, "width": "wide", "height": 9}]',
+         "a monitor it cannot mean"),
+        ("j/monitors", b"[]", "Hyprland has no active output to capture"),
+    ],
+)  # fmt: skip
+def test_an_answer_hyprland_would_not_give_is_a_clear_capture_error(
+    hyprland: HyprlandSocket, request_: str, reply: bytes, words: str
+) -> None:
+    with Capturer() as capturer:
+        capturer.displays()  # opened on good answers
+        hyprland.answer(request_, reply)
+        with pytest.raises(CaptureError) as failed:
+            capturer.grab_display(1)
+    assert words in str(failed.value)
+
+
+def test_a_hyprland_that_quit_is_a_capture_error_and_a_new_one_is_found(
+    hyprland: HyprlandSocket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Capturer() as capturer:
+        assert capturer.grab_display(1)
+        hyprland.answer("j/monitors", None)  # the connection closes unanswered
+        with pytest.raises(CaptureError, match="did not answer monitors in JSON"):
+            capturer.grab_display(1)
+        hyprland.stop()
+        with pytest.raises(CaptureError, match="Hyprland does not answer on its IPC socket"):
+            capturer.grab_display(1)
+        # Hyprland again, under a new signature: the next capture finds it.
+        with hyprland_socket_for(hyprland.sway) as again:
+            monkeypatch.setenv("HYPRLAND_INSTANCE_SIGNATURE", again.signature)
+            (grab,) = capturer.grab_display(1)
+            assert grab.image.size == (2560, 1600)
+            assert "j/monitors" in again.asked
+
+
+def test_a_signature_that_names_no_socket_here_falls_through_with_the_reason(
+    hyprland: HyprlandSocket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path trick in the signature, or a stale one, is no Hyprland socket."""
+    from noru.capture.hyprland import hyprland_socket
+
+    assert hyprland_socket() == str(hyprland.path)
+    for signature in ("../../etc", "..", "gone_123", ""):
+        monkeypatch.setenv("HYPRLAND_INSTANCE_SIGNATURE", signature)
+        assert hyprland_socket() is None
+
+
+def test_doctor_names_hyprland_and_its_binding(hyprland: HyprlandSocket, tmp_path: Path) -> None:
+    home = tmp_path / "noru-home"
+    home.mkdir(mode=0o700)
+    env = {**hyprland.env, "NORU_HOME": str(home)}
+    doctor = subprocess.run(
+        [*noru_command(), "doctor"], env=env, capture_output=True, text=True, timeout=120
+    ).stdout
+    assert "Wayland (Hyprland)" in doctor and "`noru config hyprland`" in doctor
+    assert "hyprland" in doctor  # the backend chosen
+    done = subprocess.run(
+        [*noru_command(), "config", "hyprland"], env=env, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip()
+    assert line.startswith("bind = CTRL ALT, N, exec, ") and line.endswith(" capture")
+
+
+def test_a_capture_and_an_agents_look_end_to_end_on_hyprland(
+    hyprland: HyprlandSocket, tmp_path: Path
+) -> None:
+    """`noru app` in the Hyprland session; `noru capture` (Hyprland's binding
+    runs it) and an agent's handoff and observation over `noru mcp`."""
+    from noru import access
+    from noru.store import Filters, Reader
+    from tests.app_process import running_app
+    from tests.wire import StdioSession
+
+    home = tmp_path / "noru-home"
+    home.mkdir(mode=0o700)
+    env = {**hyprland.env, "NORU_HOME": str(home)}
+    access.set_control(home, "allow")
+    with (
+        hyprland.sway.open_foot(["Hippopotamus census counted"], title="Census - foot",
+                                app_id="noru.hl-census", x=200, y=200, width=900,
+                                height=300) as foot,
+        running_app(home, env, tmp_path / "app.log"),
+    ):  # fmt: skip
+        foot.focus()
+        taken = subprocess.run(
+            [*noru_command(), "capture"], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert taken.returncode == 0, taken.stderr
+        stdio = subprocess.Popen(
+            [*noru_command(), "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+        try:
+            session = StdioSession(stdio, client="hyprland-test")
+            handed = session.call("get_latest_capture", {})
+            looked = session.call("observe_screen", {"target": "window"})
+        finally:
+            assert stdio.stdin and stdio.stdout
+            stdio.stdin.close()
+            stdio.wait(timeout=30)
+            stdio.stdout.close()
+    for answer in (handed, looked):
+        blocks = answer["result"]["content"]
+        text = "\n".join(b["text"] for b in blocks if b["type"] == "text")
+        assert "Census - foot" in text and "noru.hl-census" in text
+        assert "Hippopotamus" in text  # the app's OCR read what foot drew
+    with Reader.open(home) as reader:
+        rows, _ = reader.list_rows(Filters(), limit=10)
+    assert sorted(r.origin for r in rows) == ["agent", "user"]
+    assert all(r.source.app_id == "noru.hl-census" for r in rows)
+    assert "j/clients" in hyprland.asked
