@@ -9,9 +9,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from noru.live import LiveClient
-from tests.wire import noru_command
+from tests.wire import StdioSession, noru_command
 
 READY_TIMEOUT = 30.0
 
@@ -72,3 +73,28 @@ def running_app(home: Path, env: dict[str, str], log: Path) -> Iterator[AppProce
         yield app
     finally:
         app.stop()
+
+
+def capture_then_ask(env: dict[str, str], client: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """With an app running in ``env``: `noru capture` (what a shortcut or a
+    compositor's binding runs), then an agent over `noru mcp`, named
+    ``client``, takes the handoff and looks at the active window. The two
+    answers: ``get_latest_capture``'s and ``observe_screen``'s."""
+    taken = subprocess.run(
+        [*noru_command(), "capture"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert taken.returncode == 0, taken.stderr
+    stdio = subprocess.Popen(
+        [*noru_command(), "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        session = StdioSession(stdio, client=client)
+        handed = session.call("get_latest_capture", {})
+        looked = session.call("observe_screen", {"target": "window"})
+    finally:
+        assert stdio.stdin and stdio.stdout
+        stdio.stdin.close()
+        stdio.wait(timeout=30)
+        stdio.stdout.close()
+    return handed, looked

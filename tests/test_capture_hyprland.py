@@ -16,9 +16,12 @@ from pathlib import Path
 import pytest
 from PIL import ImageChops
 
+from noru import access
 from noru.capture import Capturer
 from noru.capture.base import WindowFacts
 from noru.errors import CaptureError
+from noru.store import Filters, Reader
+from tests.app_process import capture_then_ask, running_app
 from tests.hyprland import HyprlandSocket, hyprland_socket_for
 from tests.sway import Sway
 from tests.wire import noru_command
@@ -221,11 +224,6 @@ def test_a_capture_and_an_agents_look_end_to_end_on_hyprland(
 ) -> None:
     """`noru app` in the Hyprland session; `noru capture` (Hyprland's binding
     runs it) and an agent's handoff and observation over `noru mcp`."""
-    from noru import access
-    from noru.store import Filters, Reader
-    from tests.app_process import running_app
-    from tests.wire import StdioSession
-
     home = tmp_path / "noru-home"
     home.mkdir(mode=0o700)
     env = {**hyprland.env, "NORU_HOME": str(home)}
@@ -237,23 +235,7 @@ def test_a_capture_and_an_agents_look_end_to_end_on_hyprland(
         running_app(home, env, tmp_path / "app.log"),
     ):  # fmt: skip
         foot.focus()
-        taken = subprocess.run(
-            [*noru_command(), "capture"], env=env, capture_output=True, text=True, timeout=60
-        )
-        assert taken.returncode == 0, taken.stderr
-        stdio = subprocess.Popen(
-            [*noru_command(), "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True,
-        )  # fmt: skip
-        try:
-            session = StdioSession(stdio, client="hyprland-test")
-            handed = session.call("get_latest_capture", {})
-            looked = session.call("observe_screen", {"target": "window"})
-        finally:
-            assert stdio.stdin and stdio.stdout
-            stdio.stdin.close()
-            stdio.wait(timeout=30)
-            stdio.stdout.close()
+        handed, looked = capture_then_ask(env, "hyprland-test")
     for answer in (handed, looked):
         blocks = answer["result"]["content"]
         text = "\n".join(b["text"] for b in blocks if b["type"] == "text")

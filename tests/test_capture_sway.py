@@ -18,10 +18,10 @@ from noru import access
 from noru.capture import Capturer, Degraded
 from noru.capture.base import WindowFacts
 from noru.store import Filters, Reader
-from tests.app_process import running_app
+from tests.app_process import capture_then_ask, running_app
 from tests.parts import require
 from tests.sway import Sway
-from tests.wire import StdioSession, noru_command
+from tests.wire import noru_command
 
 
 @pytest.fixture
@@ -171,23 +171,7 @@ def test_observe_screen_and_the_handoff_end_to_end_through_noru_mcp(
         running_app(home, env, tmp_path / "app.log"),
     ):  # fmt: skip
         foot.focus()
-        taken = subprocess.run(
-            [*noru_command(), "capture"], env=env, capture_output=True, text=True, timeout=60
-        )
-        assert taken.returncode == 0, taken.stderr
-        stdio = subprocess.Popen(
-            [*noru_command(), "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True,
-        )  # fmt: skip
-        try:
-            session = StdioSession(stdio, client="sway-test")
-            handed = session.call("get_latest_capture", {})
-            looked = session.call("observe_screen", {"target": "window"})
-        finally:
-            assert stdio.stdin and stdio.stdout
-            stdio.stdin.close()
-            stdio.wait(timeout=30)
-            stdio.stdout.close()
+        handed, looked = capture_then_ask(env, "sway-test")
         doctor = subprocess.run(
             [*noru_command(), "doctor"], env=env, capture_output=True, text=True, timeout=120
         ).stdout
