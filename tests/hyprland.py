@@ -17,7 +17,8 @@ writes them): every field, in its order, in the units it uses,
 which are not sway's: a monitor's ``width, height`` are its mode in
 pixels (sway gives the layout size), ``x, y`` its place in the layout; a
 window's ``at, size`` are its content's layout rectangle; ``class`` is the
-app id, or an X window's class; workspaces have numeric ids;
+app id, or an X window's class; ``scale`` has two decimals (4/3 is 1.33);
+workspaces have numeric ids, 0 for none;
 ``activewindow`` is ``{}`` when nothing has the focus; an unknown request
 is answered ``unknown request``. ``fullscreen`` is the newer numeric mode.
 
@@ -115,10 +116,10 @@ class HyprlandSocket:
                     "refreshRate": mode.get("refresh", 60000) / 1000,
                     "x": rect["x"],
                     "y": rect["y"],
-                    "activeWorkspace": _workspace(shown) if shown else {"id": -1, "name": ""},
+                    "activeWorkspace": _workspace(shown) if shown else {"id": 0, "name": ""},
                     "specialWorkspace": {"id": 0, "name": ""},
                     "reserved": [0, 0, 0, 0],
-                    "scale": float(o.get("scale") or 1.0),
+                    "scale": round(float(o.get("scale") or 1.0), 2),  # as {:.2f} prints it
                     "transform": 0,
                     "focused": bool(o.get("focused")),
                     "dpmsStatus": True,

@@ -23,7 +23,7 @@ from noru.errors import CaptureError
 from noru.store import Filters, Reader
 from tests.app_process import capture_then_ask, running_app
 from tests.hyprland import HyprlandSocket, hyprland_socket_for
-from tests.sway import Sway
+from tests.sway import Sway, running_sway
 from tests.wire import noru_command
 
 
@@ -145,6 +145,105 @@ def test_no_active_window_leaves_a_display_capture_without_window_facts(
         assert grab.source.app_id is None and grab.source.window_title is None
         with pytest.raises(CaptureError):
             capturer.grab_window("active")
+
+
+def _client(title: str, workspace: int, at: tuple[int, int], **more: object) -> dict[str, object]:
+    """One entry of ``hyprctl -j clients`` (the fields Noru reads, and a few it does not)."""
+    entry: dict[str, object] = {
+        "address": f"0x{abs(hash(title)) % (1 << 40):x}", "mapped": True, "hidden": False,
+        "at": list(at), "size": [300, 200], "workspace": {"id": workspace, "name": str(workspace)},
+        "floating": False, "pseudo": False, "monitor": 0, "class": f"noru.{title.lower()}",
+        "title": title, "pid": 4242, "xwayland": False, "pinned": False, "fullscreen": 0,
+        "grouped": [], "tags": [], "swallowing": "0x0", "focusHistoryID": 3,
+    }  # fmt: skip
+    entry.update(more)
+    return entry
+
+
+def _stack(ipc: HyprlandSocket, clients: list[dict[str, object]], **monitor: object) -> list[str]:
+    """The titles Noru stacks, bottom to top, for these ``clients`` on the
+    real monitor as Hyprland describes it (with ``monitor``'s fields changed)."""
+    import json
+
+    from noru.capture.hyprland import HyprlandBackend
+
+    described = ipc._monitors()
+    described[0].update(monitor)
+    ipc.answer("j/monitors", json.dumps(described).encode())
+    ipc.answer("j/clients", json.dumps(clients).encode())
+    focused = next((c for c in clients if c.get("focusHistoryID") == 0), {})
+    ipc.answer("j/activewindow", json.dumps(focused).encode())
+    stacked = HyprlandBackend(str(ipc.path)).stacked_windows()
+    return [facts.title for _, facts in stacked if facts is not None]
+
+
+def test_windows_are_stacked_as_hyprland_draws_them(hyprland: HyprlandSocket) -> None:
+    shown = hyprland._monitors()[0]["activeWorkspace"]["id"]
+    # Tiled windows with the focused one last, then floating ones.
+    assert _stack(hyprland, [
+        _client("Tiled", shown, (0, 0)),
+        _client("Focused", shown, (300, 0), focusHistoryID=0),
+        _client("Floating", shown, (100, 100), floating=True),
+        _client("Later", shown, (600, 0)),
+        _client("Elsewhere", shown + 4, (0, 0)),  # on a workspace no monitor shows
+        _client("Tab", shown, (0, 0), hidden=True),  # a group's tab behind the one shown
+    ]) == ["Tiled", "Later", "Focused", "Floating"]  # fmt: skip
+    # A full-screen window hides its workspace but floating windows raised
+    # after it (listed after it); the older numeric mode 2 and a bool alike.
+    for full in (2, True):
+        assert _stack(hyprland, [
+            _client("Under", shown, (0, 0), floating=True),
+            _client("Full", shown, (0, 0), fullscreen=full, size=[2560, 1600]),
+            _client("Tiled after", shown, (0, 0)),
+            _client("Over", shown, (50, 50), floating=True),
+        ]) == ["Full", "Over"]  # fmt: skip
+    # An open special workspace lies over the monitor's workspace, pinned
+    # windows over both.
+    assert _stack(hyprland, [
+        _client("Pinned", shown, (0, 0), floating=True, pinned=True),
+        _client("Special", -98, (0, 0)),
+        _client("Normal", shown, (0, 0), floating=True),
+    ], specialWorkspace={"id": -98, "name": "special:magic"}) == [
+        "Normal", "Special", "Pinned",
+    ]  # fmt: skip
+
+
+def test_an_older_hyprlands_answers_are_read_too(hyprland: HyprlandSocket) -> None:
+    """Before 0.42 ``fullscreen`` was a bool beside ``fullscreenMode``; older
+    monitors have no ``disabled`` nor ``specialWorkspace``."""
+    shown = hyprland._monitors()[0]["activeWorkspace"]["id"]
+    described = hyprland._monitors()
+    for field in ("disabled", "specialWorkspace", "mirrorOf", "solitary"):
+        del described[0][field]
+    clients = [
+        _client("Old", shown, (10, 20), fullscreen=False, fullscreenMode=0, focusHistoryID=0),
+    ]
+    import json
+
+    hyprland.answer("j/monitors", json.dumps(described).encode())
+    hyprland.answer("j/clients", json.dumps(clients).encode())
+    hyprland.answer("j/activewindow", json.dumps(clients[0]).encode())
+    with Capturer() as capturer:
+        assert [d.rect for d in capturer.displays()] == [(0, 0, 2560, 1600)]
+        (grab,) = capturer.grab_window("active")
+    assert grab.source.window_title == "Old" and grab.geometry == (10, 20, 300, 200)
+
+
+def test_a_fractional_scale_printed_with_two_decimals_is_read_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 1920x1080 monitor at scale 4/3 is 1440x810 in the layout; Hyprland
+    prints its scale as 1.33, and 1920 / 1.33 would be 1444."""
+    with running_sway(tmp_path) as sway:
+        name = sway.create_output(1920, 1080, scale=4 / 3, x=2560, y=0)
+        for ipc in _session(sway, monkeypatch):
+            (printed,) = [m["scale"] for m in ipc._monitors() if m["name"] == name]
+            assert printed == 1.33
+            with Capturer() as capturer:
+                assert capturer.displays()[1].rect == (2560, 0, 1440, 810)
+                (grab,) = capturer.grab_display(2)
+                assert grab.image.size == (1920, 1080)  # its own pixels, not 1915 nor 1925
+                assert same(grab.image, sway.grab(output=name))
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from noru.capture.base import WindowFacts
 from noru.store import Filters, Reader
 from tests.app_process import capture_then_ask, running_app
 from tests.parts import require
-from tests.sway import Sway
+from tests.sway import Sway, running_sway
 from tests.wire import noru_command
 
 
@@ -109,6 +109,21 @@ def test_each_output_is_captured_at_its_own_scale(
             x, y = frame["x"] - 2560, frame["y"]
             expected = (2 * x, 2 * y, 2 * frame["width"], 2 * frame["height"])
             assert expected in display.windows
+
+
+def test_a_fractional_scale_gives_the_outputs_every_pixel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1920x1080 at scale 4/3 is 1440x810 in the layout: grabbed at a scale
+    written with six digits (1.33333) grim would give 1919x1079."""
+    with running_sway(tmp_path) as sway:
+        name = sway.create_output(1920, 1080, scale=4 / 3, x=2560, y=0)
+        next(_in_session(sway, monkeypatch))
+        with Capturer() as capturer:
+            assert capturer.displays()[1].rect == (2560, 0, 1440, 810)
+            (grab,) = capturer.grab_display(2)
+        assert grab.image.size == (1920, 1080)
+        assert same(grab.image, sway.grab(output=name))
 
 
 def test_an_excluded_window_is_black_in_the_scaled_image_too(

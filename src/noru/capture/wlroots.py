@@ -142,7 +142,7 @@ class WlrootsBackend(Backend):
         x, y, w, h = rect
         try:
             done = subprocess.run(
-                ["grim", "-s", f"{scale:g}", "-g", f"{x},{y} {w}x{h}", "-t", "ppm", "-"],
+                ["grim", "-s", repr(float(scale)), "-g", f"{x},{y} {w}x{h}", "-t", "ppm", "-"],
                 capture_output=True,
                 timeout=GRIM_TIMEOUT,
             )
