@@ -52,15 +52,12 @@ from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
 from noru.app.hotkey import parse_hotkey
-from noru.ax.bus import session_address
 from noru.capture.portal import (
-    BROKEN,
     CALL_TIMEOUT,
     CONNECT_TIMEOUT,
     PORTAL,
     PORTAL_PATH,
     REQUEST,
-    _bus_call,
     _call,
     _disconnect,
     _error_words,
@@ -68,6 +65,7 @@ from noru.capture.portal import (
     _Loop,
 )
 from noru.errors import CaptureError
+from noru.sessionbus import BROKEN, daemon, session_address
 
 __all__ = [
     "GLOBAL_SHORTCUTS",
@@ -358,7 +356,7 @@ class PortalShortcut:
                 self._requests.pop(each, None)
             for rule in rules:
                 with contextlib.suppress(*BROKEN):
-                    bus.send(_bus_call("RemoveMatch", "s", [rule]))
+                    bus.send(daemon("RemoveMatch", "s", [rule]))
         if response != 0:
             words = _ANSWERS.get(response, "an answer Noru does not know")
             raise CaptureError(f"the desktop portal answered {member} with {response} ({words})")
@@ -373,7 +371,7 @@ class PortalShortcut:
 
     async def _match(self, rule: str) -> None:
         assert self._bus is not None
-        reply = await _call(self._bus, _bus_call("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
+        reply = await _call(self._bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
         if reply.message_type is not MessageType.METHOD_RETURN:
             raise CaptureError(f"the session bus refused a subscription: {_error_words(reply)}")
 

@@ -20,22 +20,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import CancelledError as FutureCancelled
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any, TypeVar
 
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
-from dbus_fast.errors import DBusFastError
 
 from noru.ax import atspi
+from noru.sessionbus import BROKEN, LoopThread, said, session_address
 
 __all__ = [
     "BROKEN",
@@ -54,10 +49,6 @@ __all__ = [
 
 T = TypeVar("T")
 
-# What a failing connection raises: the socket's errors, and dbus-fast's own
-# (a bad address, refused authentication, a message it cannot read).
-BROKEN = (OSError, EOFError, DBusFastError, asyncio.TimeoutError)
-
 # Joining a bus that does not answer is given up after this long: the read
 # that asked has long returned, but the attempt must not linger for ever.
 CONNECT_TIMEOUT = 5.0
@@ -69,23 +60,6 @@ class Unreachable(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-def said(exc: BaseException) -> str:
-    """An exception's words, or its kind when it has none (a bare timeout)."""
-    return str(exc) or type(exc).__name__
-
-
-def session_address() -> str | None:
-    """The session bus as D-Bus clients find it: ``DBUS_SESSION_BUS_ADDRESS``,
-    else the systemd user bus at ``$XDG_RUNTIME_DIR/bus``; None when neither."""
-    address = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
-    if address:
-        return address
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and (Path(runtime) / "bus").exists():
-        return f"unix:path={Path(runtime) / 'bus'}"
-    return None
 
 
 def no_session() -> Unreachable:
@@ -304,37 +278,15 @@ class _Loop:
     """The event loop thread and the link it keeps."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self._thread = LoopThread("noru-ax", exception_handler=_quiet_ends)
         self._link: Link | None = None
         self._joining: asyncio.Task[Link] | None = None
         self._joining_session: str | None = None
 
-    def _started(self) -> asyncio.AbstractEventLoop:
-        with self._lock:
-            if self._loop is None or self._thread is None or not self._thread.is_alive():
-                loop = asyncio.new_event_loop()
-                loop.set_exception_handler(_quiet_ends)
-                thread = threading.Thread(target=loop.run_forever, name="noru-ax", daemon=True)
-                thread.start()
-                self._loop, self._thread = loop, thread
-            return self._loop
-
     def run(self, work: Callable[[], Awaitable[T]], timeout: float) -> T:
         """``work()`` run on the loop thread; its result, or ``TimeoutError`` when
         it has not finished within ``timeout`` seconds (it is then cancelled)."""
-        loop = self._started()
-
-        async def wrapped() -> T:
-            return await work()
-
-        future = asyncio.run_coroutine_threadsafe(wrapped(), loop)
-        try:
-            return future.result(timeout)
-        except FutureTimeout:
-            future.cancel()
-            raise TimeoutError from None
+        return self._thread.run(work, timeout)
 
     async def link(self) -> Link:
         """The link for the session bus named now: kept, made again when it
@@ -377,13 +329,7 @@ class _Loop:
         link.bus.disconnect()
 
     def close(self) -> None:
-        with self._lock:
-            loop, thread = self._loop, self._thread
-            self._loop = self._thread = None
-        if loop is None or thread is None:
-            return
-
-        async def shut() -> None:
+        async def before() -> None:
             if self._joining is not None:
                 self._joining.cancel()
                 with contextlib.suppress(BaseException):
@@ -394,19 +340,8 @@ class _Loop:
                 with contextlib.suppress(*BROKEN):
                     await asyncio.wait_for(asyncio.shield(self._link.ended), 1.0)
             self._link = self._joining = None
-            # Nothing left pending: a task destroyed unfinished with its loop
-            # would run its cleanup at some later garbage collection, anywhere.
-            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in others:
-                task.cancel()
-            await asyncio.gather(*others, return_exceptions=True)
 
-        if thread.is_alive():
-            with contextlib.suppress(FutureTimeout, FutureCancelled, *BROKEN):
-                asyncio.run_coroutine_threadsafe(shut(), loop).result(5)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(5)
-        loop.close()
+        self._thread.close(before)
 
 
 _LOOP = _Loop()

@@ -49,7 +49,7 @@ to ``xdg-desktop-portal-wlr`` write the same file: what is read is the
 last one written, which is why captures are taken one at a time.
 
 The session bus is found as the accessibility reader finds it
-(``noru.ax.bus.session_address``). The connection lives on an event loop
+(``noru.sessionbus.session_address``). The connection lives on an event loop
 in a thread of its own (``noru-portal``), made when the backend opens.
 """
 
@@ -61,21 +61,18 @@ import io
 import os
 import secrets
 import stat
-import threading
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
-from dbus_fast.errors import DBusFastError
 from PIL import Image
 
-from noru.ax.bus import session_address
 from noru.capture.base import Backend, Degraded, DegradedMode, Display, Rect, WindowFacts
 from noru.errors import CaptureError, PermissionDenied
+from noru.sessionbus import BROKEN, LoopThread, daemon, said, session_address
 
 __all__ = [
     "GRANT_HOW",
@@ -91,9 +88,7 @@ PORTAL = "org.freedesktop.portal.Desktop"
 PORTAL_PATH = "/org/freedesktop/portal/desktop"
 SCREENSHOT = "org.freedesktop.portal.Screenshot"
 REQUEST = "org.freedesktop.portal.Request"
-_DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
 
-BROKEN = (OSError, EOFError, DBusFastError, asyncio.TimeoutError)
 CONNECT_TIMEOUT = 5.0
 # The first call may start xdg-desktop-portal and the desktop's backends.
 CALL_TIMEOUT = 25.0
@@ -130,49 +125,22 @@ _ANSWERS = {
 }
 
 
-def _said(exc: BaseException) -> str:
-    return str(exc) or type(exc).__name__
-
-
 def _error_words(reply: Message) -> str:
     detail = reply.body[0] if reply.body and isinstance(reply.body[0], str) else ""
     return f"{reply.error_name}: {detail}".strip().rstrip(":")
 
 
-class _Loop:
-    """An event loop in a daemon thread; callers in any thread wait on it."""
+class _Loop(LoopThread):
+    """The portal's loop thread: a call that overruns it is a capture error."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self.loop.run_forever, name="noru-portal", daemon=True
-        )
-        self._thread.start()
+        super().__init__("noru-portal")
 
     def run(self, work: Callable[[], Awaitable[T]], timeout: float) -> T:
-        async def wrapped() -> T:
-            return await work()
-
-        future = asyncio.run_coroutine_threadsafe(wrapped(), self.loop)
         try:
-            return future.result(timeout)
-        except FutureTimeout:
-            future.cancel()
+            return super().run(work, timeout)
+        except TimeoutError:
             raise CaptureError("the desktop portal did not answer in time") from None
-
-    def close(self) -> None:
-        async def shut() -> None:
-            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in others:
-                task.cancel()
-            await asyncio.gather(*others, return_exceptions=True)
-
-        if self._thread.is_alive():
-            with contextlib.suppress(FutureTimeout, *BROKEN):
-                asyncio.run_coroutine_threadsafe(shut(), self.loop).result(5)
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self._thread.join(5)
-        self.loop.close()
 
 
 async def _join(address: str) -> MessageBus:
@@ -180,8 +148,7 @@ async def _join(address: str) -> MessageBus:
         return await asyncio.wait_for(MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT)
     except BROKEN as exc:
         raise CaptureError(
-            f"the session bus ({address}) cannot be joined to reach the desktop portal: "
-            f"{_said(exc)}"
+            f"the session bus ({address}) cannot be joined to reach the desktop portal: {said(exc)}"
         ) from exc
 
 
@@ -189,19 +156,7 @@ async def _call(bus: MessageBus, message: Message, timeout: float = CALL_TIMEOUT
     try:
         return await asyncio.wait_for(bus.call(message), timeout)
     except BROKEN as exc:
-        raise CaptureError(f"the desktop portal did not answer: {_said(exc)}") from exc
-
-
-def _bus_call(member: str, signature: str = "", body: list[Any] | None = None) -> Message:
-    destination, path, interface = _DBUS
-    return Message(
-        destination=destination,
-        path=path,
-        interface=interface,
-        member=member,
-        signature=signature,
-        body=body or [],
-    )
+        raise CaptureError(f"the desktop portal did not answer: {said(exc)}") from exc
 
 
 async def _disconnect(bus: MessageBus) -> None:
@@ -220,10 +175,10 @@ def portal_missing() -> str | None:
     async def ask() -> str | None:
         bus = await _join(address)
         try:
-            owned = await _call(bus, _bus_call("NameHasOwner", "s", [PORTAL]), CONNECT_TIMEOUT)
+            owned = await _call(bus, daemon("NameHasOwner", "s", [PORTAL]), CONNECT_TIMEOUT)
             if owned.message_type is MessageType.METHOD_RETURN and owned.body == [True]:
                 return None
-            names = await _call(bus, _bus_call("ListActivatableNames"), CONNECT_TIMEOUT)
+            names = await _call(bus, daemon("ListActivatableNames"), CONNECT_TIMEOUT)
             if names.message_type is MessageType.METHOD_RETURN and PORTAL in names.body[0]:
                 return None
             return (
@@ -391,7 +346,7 @@ class PortalBackend(Backend):
                 f"type='signal',sender='{PORTAL}',interface='{REQUEST}',"
                 f"member='Response',path='{path}'"
             )
-            reply = await _call(bus, _bus_call("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
+            reply = await _call(bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
             if reply.message_type is not MessageType.METHOD_RETURN:
                 raise CaptureError(f"the session bus refused a subscription: {_error_words(reply)}")
             rules.append(rule)
@@ -432,7 +387,7 @@ class PortalBackend(Backend):
             bus.remove_message_handler(on_message)
             for rule in rules:
                 with contextlib.suppress(*BROKEN):
-                    bus.send(_bus_call("RemoveMatch", "s", [rule]))
+                    bus.send(daemon("RemoveMatch", "s", [rule]))
         if response == 0:
             return dict(results)
         if response in _ANSWERS:

@@ -31,16 +31,14 @@ from typing import Annotated, Any, Literal, Protocol
 from dbus_fast import Message, MessageType, PropertyAccess, Variant
 from dbus_fast.aio import MessageBus
 from dbus_fast.annotations import DBusSignature
-from dbus_fast.errors import DBusFastError
 from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus_signal
 
 from noru import access, live
 from noru.access import AccessState
-from noru.ax.bus import session_address
 from noru.config import load_config
 from noru.panel import menu
-from noru.panel.messages import daemon
 from noru.panel.notify import Notifier
+from noru.sessionbus import BROKEN, daemon, session_address
 from noru.store import Reader
 
 __all__ = ["FOLLOW", "ICONS", "LOOK_SHOWN", "Panel", "console_command", "hosts"]
@@ -54,7 +52,6 @@ ITEM_PATH = "/StatusNotifierItem"
 MENU_PATH = "/MenuBar"
 WATCHER = "org.kde.StatusNotifierWatcher"
 WATCHER_PATH = "/StatusNotifierWatcher"
-BROKEN = (OSError, EOFError, DBusFastError, asyncio.TimeoutError)
 
 S = Annotated[str, DBusSignature("s")]
 I = Annotated[int, DBusSignature("i")]  # noqa: E741

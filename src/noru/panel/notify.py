@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from noru.panel.messages import daemon
+from noru.sessionbus import daemon
 
 __all__ = ["BURST", "Burst", "Notifier", "summary"]
 

@@ -1,0 +1,135 @@
+"""D-Bus as every part that speaks it reaches it (the accessibility reader,
+the desktop portal, the portal's shortcut, the Noru menu): where the
+session bus is, the bus daemon's own calls, what a broken connection
+raises, and the event loop thread that code which is not asynchronous
+itself runs its calls on.
+
+``LoopThread``: an asyncio event loop on a daemon thread of its own. It
+starts on first use and again after ``close``; ``run`` waits at most its
+timeout and cancels the work it gave up on; ``close`` leaves no task
+pending (a task destroyed unfinished with its loop would run its cleanup at
+some later garbage collection, in whatever the process is doing then).
+
+Imported only where D-Bus is spoken: it loads ``dbus-fast``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import CancelledError as FutureCancelled
+from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+from typing import Any, TypeVar
+
+from dbus_fast import Message
+from dbus_fast.errors import DBusFastError
+
+__all__ = ["BROKEN", "LoopThread", "daemon", "said", "session_address"]
+
+T = TypeVar("T")
+
+# What a failing connection raises: the socket's errors, and dbus-fast's own
+# (a bad address, refused authentication, a message it cannot read).
+BROKEN = (OSError, EOFError, DBusFastError, asyncio.TimeoutError)
+
+
+def said(exc: BaseException) -> str:
+    """An exception's words, or its kind when it has none (a bare timeout)."""
+    return str(exc) or type(exc).__name__
+
+
+def session_address() -> str | None:
+    """The session bus as D-Bus clients find it: ``DBUS_SESSION_BUS_ADDRESS``,
+    else the systemd user bus at ``$XDG_RUNTIME_DIR/bus``; None when neither."""
+    address = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
+    if address:
+        return address
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and (Path(runtime) / "bus").exists():
+        return f"unix:path={Path(runtime) / 'bus'}"
+    return None
+
+
+def daemon(member: str, signature: str = "", body: list[Any] | None = None) -> Message:
+    """A call of the bus daemon's own ``member`` (``org.freedesktop.DBus``:
+    ``AddMatch``, ``NameHasOwner``, ``ListActivatableNames``)."""
+    return Message(
+        destination="org.freedesktop.DBus",
+        path="/org/freedesktop/DBus",
+        interface="org.freedesktop.DBus",
+        member=member,
+        signature=signature,
+        body=body or [],
+    )
+
+
+CLOSE_TIMEOUT = 5.0  # seconds for the loop's own shutdown, then for its thread
+
+Handler = Callable[[asyncio.AbstractEventLoop, dict[str, Any]], object]
+
+
+class LoopThread:
+    """One event loop and its thread, named ``name`` (threads list it)."""
+
+    def __init__(self, name: str, *, exception_handler: Handler | None = None) -> None:
+        self.name = name
+        self._handler = exception_handler
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The running loop, started now if it is not."""
+        with self._lock:
+            if self._loop is None or self._thread is None or not self._thread.is_alive():
+                loop = asyncio.new_event_loop()
+                if self._handler is not None:
+                    loop.set_exception_handler(self._handler)
+                thread = threading.Thread(target=loop.run_forever, name=self.name, daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def run(self, work: Callable[[], Awaitable[T]], timeout: float) -> T:
+        """``work()`` run on the loop; its result, or ``TimeoutError`` when it
+        has not finished within ``timeout`` seconds (it is then cancelled)."""
+
+        async def wrapped() -> T:
+            return await work()
+
+        future = asyncio.run_coroutine_threadsafe(wrapped(), self.loop)
+        try:
+            return future.result(timeout)
+        except FutureTimeout:
+            future.cancel()
+            raise TimeoutError from None
+
+    def close(self, before: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Run ``before()`` on the loop (its own cleanup), cancel and await
+        every task left, stop the loop and join its thread. A connection
+        that breaks meanwhile is not an error: it was being closed."""
+        with self._lock:
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
+        if loop is None or thread is None:
+            return
+
+        async def shut() -> None:
+            if before is not None:
+                await before()
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
+
+        if thread.is_alive():
+            with contextlib.suppress(FutureTimeout, FutureCancelled, *BROKEN):
+                asyncio.run_coroutine_threadsafe(shut(), loop).result(CLOSE_TIMEOUT)
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(CLOSE_TIMEOUT)
+        loop.close()
