@@ -71,10 +71,10 @@ from typing import Any
 from dbus_fast import Message
 from dbus_fast.aio import MessageBus
 
+from tests import processes
 from tests.parts import require
-from tests.session_bus import _alive, _stop_detached
+from tests.processes import START_TIMEOUT, read_line, stop, stop_detached
 from tests.sway import Sway
-from tests.xserver import START_TIMEOUT, _read_line, _stop
 
 __all__ = [
     "LOCK",
@@ -161,18 +161,7 @@ def _unshare() -> list[str]:
 
 def carrying(token: str) -> list[int]:
     """The pids of the live processes whose environment carries ``token``."""
-    mark = f"{_TOKEN}={token}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environment = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if mark in environment.split(b"\0") and _alive(int(entry.name)):
-            found.append(int(entry.name))
-    return found
+    return processes.carrying(_TOKEN, token)
 
 
 @contextmanager
@@ -282,10 +271,10 @@ def private_bus(tmp: Path, env: dict[str, str], log: Path) -> Iterator[_Bus]:
         )  # fmt: skip
     try:
         assert daemon.stdout is not None
-        address = _read_line(daemon, daemon.stdout, "dbus-daemon").strip()
+        address = read_line(daemon, daemon.stdout, "dbus-daemon").strip()
         yield _Bus(address, {**env, "DBUS_SESSION_BUS_ADDRESS": address}, Child("dbus", daemon))
     finally:
-        _stop(daemon)
+        stop(daemon)
 
 
 def _session_env(
@@ -320,7 +309,7 @@ def _session_env(
 def _stop_children(children: list[Child]) -> None:
     """Every part by its pid, newest first (the bus after them)."""
     for child in reversed(children):
-        _stop(child.process)
+        stop(child.process)
 
 
 def _leftovers(token: str) -> None:
@@ -329,7 +318,7 @@ def _leftovers(token: str) -> None:
     while (left := carrying(token)) and time.monotonic() < deadline:
         time.sleep(0.05)
     for pid in left:
-        _stop_detached(pid)
+        stop_detached(pid)
     if left:
         raise RuntimeError(f"processes of the test's portal outlived it: {left}")
 

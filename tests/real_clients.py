@@ -59,7 +59,8 @@ from typing import Literal, Self
 import mss
 from PIL import Image
 
-from tests.xserver import START_TIMEOUT, XServer, _read_line, _title_pattern
+from tests.processes import START_TIMEOUT, read_line
+from tests.xserver import XServer, _title_pattern
 
 __all__ = [
     "THEMES",
@@ -575,7 +576,7 @@ def open_tk_text(
         process: subprocess.Popen[str], folder: Path, log: Path
     ) -> tuple[str, tuple[str, ...]]:
         assert process.stdout is not None
-        shown = json.loads(_read_line(process, process.stdout, f"Tk text {title!r}"))
+        shown = json.loads(read_line(process, process.stdout, f"Tk text {title!r}"))
         window = _find_window(server, process, _title_pattern(title), f"Tk {title!r}", log)
         return window, tuple(shown)
 
@@ -706,7 +707,7 @@ def open_gtk(
         process: subprocess.Popen[str], folder: Path, log: Path
     ) -> tuple[str, tuple[str, ...]]:
         assert process.stdout is not None
-        shown = json.loads(_read_line(process, process.stdout, f"GTK {title!r}"))
+        shown = json.loads(read_line(process, process.stdout, f"GTK {title!r}"))
         window = _find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
         return window, tuple(shown)
 
@@ -836,7 +837,7 @@ def open_gtk_form(
         process: subprocess.Popen[str], folder: Path, log: Path
     ) -> tuple[str, tuple[str, ...]]:
         assert process.stdout is not None
-        reported = json.loads(_read_line(process, process.stdout, f"GTK form {title!r}"))
+        reported = json.loads(read_line(process, process.stdout, f"GTK form {title!r}"))
         places.update({name: (x, y, w, h) for name, (x, y, w, h) in reported.items()})
         window = _find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
         return window, (*labels, entry, *view, button, *cells)
@@ -940,7 +941,7 @@ def open_qt_form(
         process: subprocess.Popen[str], folder: Path, log: Path
     ) -> tuple[str, tuple[str, ...]]:
         assert process.stdout is not None
-        reported = json.loads(_read_line(process, process.stdout, f"Qt form {title!r}"))
+        reported = json.loads(read_line(process, process.stdout, f"Qt form {title!r}"))
         places.update({name: (x, y, w, h) for name, (x, y, w, h) in reported.items()})
         window = _find_window(server, process, _title_pattern(title), f"Qt {title!r}", log)
         return window, (*labels, entry, button)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -31,8 +30,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests import processes
 from tests.parts import require
-from tests.xserver import START_TIMEOUT, _read_line, _stop
+from tests.processes import START_TIMEOUT, alive, read_line, stop, stop_detached
 
 __all__ = [
     "LAUNCHER",
@@ -72,19 +72,8 @@ def missing() -> str | None:
 
 
 def carrying(token: str) -> list[int]:
-    """The pids of the processes whose environment carries ``token``."""
-    mark = f"{_TOKEN}={token}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environment = (entry / "environ").read_bytes()
-        except OSError:
-            continue  # gone, or not ours to read
-        if mark in environment.split(b"\0"):
-            found.append(int(entry.name))
-    return found
+    """The pids of the live processes whose environment carries ``token``."""
+    return processes.carrying(_TOKEN, token)
 
 
 def accessibility_bus(bus: SessionBus) -> int:
@@ -100,32 +89,6 @@ def accessibility_bus(bus: SessionBus) -> int:
     if len(found) != 1:
         raise RuntimeError(f"not one accessibility bus among the session's processes: {found}")
     return found[0]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie still answers: it has stopped, only its parent has not reaped it.
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _stop_detached(pid: int) -> None:
-    """Stop one process that is not our child, by its pid: SIGTERM, then SIGKILL."""
-    for signum in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.kill(pid, signum)
-        except ProcessLookupError:
-            return
-        deadline = time.monotonic() + 10
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        if not _alive(pid):
-            return
 
 
 @contextmanager
@@ -164,15 +127,15 @@ def running_session_bus(tmp: Path) -> Iterator[SessionBus]:
         )
         try:
             assert daemon.stdout is not None
-            address = _read_line(daemon, daemon.stdout, "dbus-daemon").strip()
+            address = read_line(daemon, daemon.stdout, "dbus-daemon").strip()
             yield SessionBus(address, token, daemon.pid)
         finally:
             for pid in carrying(token):
                 if pid != daemon.pid:
-                    _stop_detached(pid)
-            _stop(daemon)
+                    stop_detached(pid)
+            stop(daemon)
         deadline = time.monotonic() + START_TIMEOUT
-        while (left := [p for p in carrying(token) if _alive(p)]) and time.monotonic() < deadline:
+        while (left := [p for p in carrying(token) if alive(p)]) and time.monotonic() < deadline:
             time.sleep(0.05)
         if left:
             raise RuntimeError(f"processes of the test's session bus outlived it: {left}")

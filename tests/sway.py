@@ -82,9 +82,9 @@ from typing import Any, Self
 import pytest
 from PIL import Image
 
+from tests import processes
 from tests.parts import require
-from tests.session_bus import _alive, _stop_detached
-from tests.xserver import START_TIMEOUT, _stop
+from tests.processes import START_TIMEOUT, stop, stop_detached
 
 __all__ = [
     "Foot",
@@ -152,18 +152,7 @@ def missing() -> str | None:
 
 def carrying(token: str) -> list[int]:
     """The pids of the live processes whose environment carries ``token``."""
-    mark = f"{_TOKEN}={token}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environment = (entry / "environ").read_bytes()
-        except OSError:
-            continue  # gone, or not ours to read
-        if mark in environment.split(b"\0") and _alive(int(entry.name)):
-            found.append(int(entry.name))
-    return found
+    return processes.carrying(_TOKEN, token)
 
 
 def _image(ppm: bytes) -> Image.Image:
@@ -246,7 +235,7 @@ class Foot:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            _stop(self.process)
+            stop(self.process)
             shutil.rmtree(self.folder, ignore_errors=True)
             if self in self.sway.clients:
                 self.sway.clients.remove(self)
@@ -457,7 +446,7 @@ class Sway:
             rect = _content(node)
             node = self._wait_drawn(process, node, rect, title)
         except BaseException:
-            _stop(process)
+            stop(process)
             shutil.rmtree(folder, ignore_errors=True)
             raise
         foot = Foot(title, app_id, tuple(lines), _content(node), node, process, self, folder)
@@ -630,13 +619,13 @@ def _stop_all(sway: Sway, process: subprocess.Popen[bytes]) -> None:
     xwayland = {p for p in detached if _comm(p) == "Xwayland"}
     strays = sorted(detached - xwayland)
     for pid in strays:
-        _stop_detached(pid)
-    _stop(process)
+        stop_detached(pid)
+    stop(process)
     deadline = time.monotonic() + START_TIMEOUT
     while (left := carrying(sway.token)) and time.monotonic() < deadline:
         time.sleep(0.05)
     for pid in left:
-        _stop_detached(pid)
+        stop_detached(pid)
     if left:
         raise RuntimeError(f"processes of the test compositor outlived it: {left}")
     if strays:

@@ -47,9 +47,10 @@ from noru.panel import menu
 from tests.app_process import AppProcess, running_app, wait_until
 from tests.ocr_suite import made_engine
 from tests.parts import require
-from tests.session_bus import SessionBus, _alive, _stop_detached, running_session_bus
+from tests.processes import alive, stop, stop_detached
+from tests.session_bus import SessionBus, running_session_bus
 from tests.wire import MemoryClient, noru_command
-from tests.xserver import XServer, _stop, running_xserver
+from tests.xserver import XServer, running_xserver
 
 WATCHER = "org.kde.StatusNotifierWatcher"
 SYSTRAY = "/usr/lib/*/xfce4/panel/plugins/libsystray.so"
@@ -198,12 +199,12 @@ class Panel:
     def stop(self) -> None:
         plugins = children(self.process.pid)  # the systray's wrapper-2.0
         try:
-            _stop(self.process)
+            stop(self.process)
         finally:
             for pid in plugins:
-                _stop_detached(pid)
+                stop_detached(pid)
             self._log.close()
-        assert not [pid for pid in plugins if _alive(pid)]
+        assert not [pid for pid in plugins if alive(pid)]
 
 
 @pytest.fixture(scope="module")

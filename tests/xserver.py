@@ -23,7 +23,6 @@ import os
 import secrets
 import select
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -31,11 +30,11 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
 import pytest
 
 from tests.parts import require
+from tests.processes import START_TIMEOUT, read_line, stop
 
 __all__ = [
     "Monitor",
@@ -49,9 +48,9 @@ __all__ = [
     "two_monitors",
 ]
 
-# Generous: a loaded CI machine can take seconds to start Xvfb or map a window.
-# These bound waits for readiness; no test asserts on how long anything takes.
-START_TIMEOUT = 30.0
+# START_TIMEOUT (tests/processes.py) is generous: a loaded CI machine can take
+# seconds to start Xvfb or map a window. It bounds waits for readiness; no
+# test asserts on how long anything takes.
 
 
 @dataclass(frozen=True)
@@ -64,35 +63,6 @@ class Monitor:
     width: int
     height: int
     primary: bool = False
-
-
-def _stop(process: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
-    """Stop one process we started, by its pid: SIGTERM, then SIGKILL."""
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    for stream in (process.stdin, process.stdout, process.stderr):
-        if stream is not None:
-            stream.close()
-
-
-def _read_line(process: subprocess.Popen[str], stream: IO[str], what: str) -> str:
-    """One line from a child's pipe, failing (not hanging) if it never comes."""
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([stream], [], [], 0.2)
-        if ready:
-            line = stream.readline()
-            if line:
-                return line
-            break
-        if process.poll() is not None:
-            break
-    raise RuntimeError(f"{what} did not become ready (exit status {process.poll()})")
 
 
 @dataclass
@@ -124,7 +94,7 @@ class TkWindow:
         self.server.move_pointer(*self.centre)
 
     def close(self) -> None:
-        _stop(self.process)
+        stop(self.process)
 
 
 _TK_SCRIPT = """
@@ -234,13 +204,13 @@ class XServer:
         )
         try:
             assert process.stdout is not None
-            line = _read_line(process, process.stdout, f"Tk window {title!r}")
+            line = read_line(process, process.stdout, f"Tk window {title!r}")
             _, rx, ry, rw, rh = line.split()
             # The client window as X names it (Tk's wrapper, which carries WM_CLASS).
             found = self.run("xdotool", "search", "--sync", "--name", _title_pattern(title))
             window_id = found.split()[-1]
         except BaseException:
-            _stop(process)
+            stop(process)
             raise
         return TkWindow(
             title, int(rx), int(ry), int(rw), int(rh), background, process, window_id, self
@@ -290,7 +260,7 @@ def _start_xvfb(
             log_text = (tmp / "xvfb.log").read_text(errors="replace")[-2000:]
             raise RuntimeError(f"Xvfb did not start:\n{log_text}")
     except BaseException:
-        _stop(process)
+        stop(process)
         raise
     finally:
         os.close(read_fd)
@@ -360,7 +330,7 @@ def running_xserver(
 
     with ExitStack() as stack:
         xvfb, display = _start_xvfb(tmp, width=width, height=height, auth_file=auth_file)
-        stack.callback(_stop, xvfb)
+        stack.callback(stop, xvfb)
         if with_auth:
             subprocess.run(
                 ["xauth", "-f", str(xauthority), "add", display, "MIT-MAGIC-COOKIE-1", cookie],
@@ -385,7 +355,7 @@ def running_xserver(
             stack.callback(log.close)
             openbox = subprocess.Popen(["openbox", "--sm-disable"], env=env, stdout=log, stderr=log)
             # Stopped before Xvfb: callbacks run last-in, first-out.
-            stack.callback(_stop, openbox)
+            stack.callback(stop, openbox)
             server.processes.append(openbox)
             _wait_for_wm(server, openbox)
         yield server
