@@ -68,7 +68,7 @@ from dbus_fast.aio import MessageBus
 
 from tests.parts import require
 from tests.portal import _TOKEN, Child, _leftovers, _stop_children, _wait_names, private_bus
-from tests.xserver import START_TIMEOUT
+from tests.processes import START_TIMEOUT
 
 __all__ = ["Kde", "missing", "running_kde"]
 

@@ -22,6 +22,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import wait
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -103,11 +104,13 @@ class LoopThread:
             return await work()
 
         future = asyncio.run_coroutine_threadsafe(wrapped(), self.loop)
-        try:
-            return future.result(timeout)
-        except FutureTimeout:
+        # Waited for apart from its result: a TimeoutError the work raises
+        # itself is its own error, not the wait running out.
+        done, _ = wait([future], timeout)
+        if future not in done:
             future.cancel()
-            raise TimeoutError from None
+            raise TimeoutError(f"no answer within {timeout:g} s")
+        return future.result()
 
     def close(self, before: Callable[[], Awaitable[None]] | None = None) -> None:
         """Run ``before()`` on the loop (its own cleanup), cancel and await
@@ -120,16 +123,21 @@ class LoopThread:
             return
 
         async def shut() -> None:
-            if before is not None:
-                await before()
-            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in others:
-                task.cancel()
-            await asyncio.gather(*others, return_exceptions=True)
+            try:
+                if before is not None:
+                    await before()
+            finally:
+                others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+                for task in others:
+                    task.cancel()
+                await asyncio.gather(*others, return_exceptions=True)
 
-        if thread.is_alive():
-            with contextlib.suppress(FutureTimeout, FutureCancelled, *BROKEN):
-                asyncio.run_coroutine_threadsafe(shut(), loop).result(CLOSE_TIMEOUT)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(CLOSE_TIMEOUT)
-        loop.close()
+        try:
+            if thread.is_alive():
+                with contextlib.suppress(FutureTimeout, FutureCancelled, *BROKEN):
+                    asyncio.run_coroutine_threadsafe(shut(), loop).result(CLOSE_TIMEOUT)
+        finally:  # a cleanup that failed is raised, the loop ended all the same
+            if thread.is_alive():
+                loop.call_soon_threadsafe(loop.stop)
+                thread.join(CLOSE_TIMEOUT)
+            loop.close()

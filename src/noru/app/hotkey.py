@@ -10,7 +10,7 @@ capture backend refuses that with its reason).
   the desktop portal offers global shortcuts (KDE Plasma), the desktop binds
   it (``noru.app.portal_shortcut``) and its key is the desktop's to choose;
   elsewhere the app refuses, and the compositor binds `noru capture`
-  (``noru config sway``).
+  (``noru config sway``, ``noru config hyprland``).
 
 If another client holds the combination, the app runs without a shortcut
 and says so (``noru doctor``, the app's notes).
@@ -33,7 +33,7 @@ log = logging.getLogger("noru.app")
 
 WAYLAND_REFUSAL = (
     "Wayland lets no program grab a key for the whole desktop: bind it in the"
-    " compositor (`noru config sway` prints the line)"
+    " compositor (`noru config sway` or `noru config hyprland` prints the line)"
 )
 
 _MODIFIERS = {

@@ -4,7 +4,7 @@ Wayland lets no program grab a key for the whole desktop. A desktop whose
 portal offers ``org.freedesktop.portal.GlobalShortcuts`` (KDE Plasma) binds
 one for the program and says when it is pressed; elsewhere the app refuses
 with the reason, and the compositor binds `noru capture` itself
-(``noru config sway``).
+(``noru config sway``, ``noru config hyprland``).
 
 One session for as long as the app runs:
 

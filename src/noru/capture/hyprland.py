@@ -30,8 +30,8 @@ Facts and where they come from (the fields are ``hyprctl -j``'s):
   (the focused one last), then floating ones, in ``clients``'s order (a
   window raised moves to its end); a full-screen window hides the rest of
   its workspace but floating windows listed after it.
-- the active window: ``activewindow`` (``{}`` when none), by its
-  ``address``.
+- the active window: ``activewindow`` (``{}`` when none); among the
+  windows, the one with its ``address``.
 
 Not run against a real Hyprland: none is packaged for Debian, so the tests
 (tests/hyprland.py) answer on this socket, in Hyprland's own format, for a
@@ -66,7 +66,14 @@ def hyprland_socket() -> str | None:
     runtime = os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
     places = [Path(runtime, "hypr", signature, ".socket.sock")]
     places.append(Path("/tmp/hypr", signature, ".socket.sock"))
-    return next((str(p) for p in places if p.is_socket()), None)
+    return next((str(p) for p in places if _is_socket(p)), None)
+
+
+def _is_socket(path: Path) -> bool:
+    try:
+        return path.is_socket()
+    except OSError:  # a folder this user may not enter: no socket of ours
+        return False
 
 
 def _number(value: Any, what: str) -> float:
@@ -196,6 +203,14 @@ class HyprlandBackend(WlrootsBackend):
             else:
                 on[workspace].append((client, view))
         return [view for ident in shown for view in _stacked(on[ident])] + pinned
+
+    def active_window(self) -> WindowFacts | None:
+        # Hyprland's own word, even for a window its stacking hides.
+        active = self._ask("activewindow")
+        if not isinstance(active, dict) or "at" not in active:
+            return None  # {}: nothing has the focus
+        view = self._view(active, active.get("address"))
+        return view.facts if view is not None else None
 
     @staticmethod
     def _view(client: dict[str, Any], focused: Any) -> View | None:

@@ -135,12 +135,19 @@ class _Loop(LoopThread):
 
     def __init__(self) -> None:
         super().__init__("noru-portal")
+        self._closed = False
 
     def run(self, work: Callable[[], Awaitable[T]], timeout: float) -> T:
+        if self._closed:  # one connection, one loop: never started again
+            raise CaptureError("the desktop portal's connection is closed")
         try:
             return super().run(work, timeout)
         except TimeoutError:
             raise CaptureError("the desktop portal did not answer in time") from None
+
+    def close(self, before: Callable[[], Awaitable[None]] | None = None) -> None:
+        self._closed = True
+        super().close(before)
 
 
 async def _join(address: str) -> MessageBus:
@@ -484,6 +491,4 @@ class PortalBackend(Backend):
         return not self._bus.connected
 
     def close(self) -> None:
-        with contextlib.suppress(CaptureError):
-            self._loop.run(lambda: _disconnect(self._bus), 5)
-        self._loop.close()
+        self._loop.close(lambda: _disconnect(self._bus))
