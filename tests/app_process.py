@@ -12,9 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from noru.live import LiveClient
+from noru.store import Filters, Reader
 from tests.wire import StdioSession, noru_command
 
 READY_TIMEOUT = 30.0
+# config.toml for an app whose live requests must carry their text: a settle
+# time no loaded machine runs out of (the request answers as soon as the
+# text is there; with the default 1.5 s a busy host's OCR can miss it).
+SETTLE_FOR_TESTS = "ocr_settle = 30\n"
 
 
 def wait_until(condition: Callable[[], bool], what: str, seconds: float = 120) -> None:
@@ -78,12 +83,24 @@ def running_app(home: Path, env: dict[str, str], log: Path) -> Iterator[AppProce
 def capture_then_ask(env: dict[str, str], client: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """With an app running in ``env``: `noru capture` (what a shortcut or a
     compositor's binding runs), then an agent over `noru mcp`, named
-    ``client``, takes the handoff and looks at the active window. The two
-    answers: ``get_latest_capture``'s and ``observe_screen``'s."""
+    ``client``, takes the handoff once its text is read and looks at the
+    active window. The two answers: ``get_latest_capture``'s and
+    ``observe_screen``'s. For the look's text, start the app with a long
+    ``ocr_settle`` (``SETTLE_FOR_TESTS``)."""
     taken = subprocess.run(
         [*noru_command(), "capture"], env=env, capture_output=True, text=True, timeout=60
     )
     assert taken.returncode == 0, taken.stderr
+
+    # The handoff is asked for once the app's OCR has stored its text (on a
+    # loaded host that takes longer than `noru mcp` takes to start).
+    def recognised() -> bool:
+        with Reader.open(Path(env["NORU_HOME"])) as reader:
+            rows, _ = reader.list_rows(Filters(), limit=1)
+            record = reader.get(rows[0].id) if rows else None
+        return record is not None and record.ocr_state != "pending"
+
+    wait_until(recognised, "the OCR of the capture `noru capture` took")
     stdio = subprocess.Popen(
         [*noru_command(), "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL, text=True,

@@ -9,6 +9,9 @@ and says clearly what is wrong when the socket misbehaves."""
 
 from __future__ import annotations
 
+import json
+import re
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +22,10 @@ from PIL import ImageChops
 from noru import access
 from noru.capture import Capturer
 from noru.capture.base import WindowFacts
+from noru.capture.hyprland import HyprlandBackend, hyprland_socket
 from noru.errors import CaptureError
 from noru.store import Filters, Reader
-from tests.app_process import capture_then_ask, running_app
+from tests.app_process import SETTLE_FOR_TESTS, capture_then_ask, running_app
 from tests.hyprland import HyprlandSocket, hyprland_socket_for
 from tests.sway import Sway, running_sway
 from tests.wire import noru_command
@@ -77,7 +81,7 @@ def test_a_window_capture_is_the_active_window_with_hyprlands_facts(
         (pointed,) = capturer.grab_window("pointer")  # the focused one: no pointer
         assert pointed.source.window_title == "Left pane"
     # Every fact came from Hyprland's socket (sway's was not in the session).
-    assert {"j/monitors", "j/clients", "j/activewindow"} <= set(hyprland.asked)
+    assert {"j/monitors", "j/activewindow"} <= set(hyprland.asked)
 
 
 def test_only_windows_on_a_shown_workspace_are_on_screen(hyprland: HyprlandSocket) -> None:
@@ -143,7 +147,7 @@ def test_no_active_window_leaves_a_display_capture_without_window_facts(
         hyprland.answer("j/activewindow", b"{}")  # Hyprland's word for none
         (grab,) = capturer.grab_display(1)
         assert grab.source.app_id is None and grab.source.window_title is None
-        with pytest.raises(CaptureError):
+        with pytest.raises(CaptureError, match="no window to capture"):
             capturer.grab_window("active")
 
 
@@ -163,10 +167,6 @@ def _client(title: str, workspace: int, at: tuple[int, int], **more: object) -> 
 def _stack(ipc: HyprlandSocket, clients: list[dict[str, object]], **monitor: object) -> list[str]:
     """The titles Noru stacks, bottom to top, for these ``clients`` on the
     real monitor as Hyprland describes it (with ``monitor``'s fields changed)."""
-    import json
-
-    from noru.capture.hyprland import HyprlandBackend
-
     described = ipc._monitors()
     described[0].update(monitor)
     ipc.answer("j/monitors", json.dumps(described).encode())
@@ -189,7 +189,7 @@ def test_windows_are_stacked_as_hyprland_draws_them(hyprland: HyprlandSocket) ->
         _client("Tab", shown, (0, 0), hidden=True),  # a group's tab behind the one shown
     ]) == ["Tiled", "Later", "Focused", "Floating"]  # fmt: skip
     # A full-screen window hides its workspace but floating windows raised
-    # after it (listed after it); the older numeric mode 2 and a bool alike.
+    # after it (listed after it); the numeric mode of 0.42 on and the older bool alike.
     for full in (2, True):
         assert _stack(hyprland, [
             _client("Under", shown, (0, 0), floating=True),
@@ -197,6 +197,14 @@ def test_windows_are_stacked_as_hyprland_draws_them(hyprland: HyprlandSocket) ->
             _client("Tiled after", shown, (0, 0)),
             _client("Over", shown, (50, 50), floating=True),
         ]) == ["Full", "Over"]  # fmt: skip
+    # The focused window is Hyprland's to say, even one its stacking hides.
+    _stack(hyprland, [
+        _client("Focused under", shown, (40, 30), floating=True, focusHistoryID=0),
+        _client("Full", shown, (0, 0), fullscreen=2, size=[2560, 1600]),
+    ])  # fmt: skip
+    active = HyprlandBackend(str(hyprland.path)).active_window()
+    assert active is not None and active.title == "Focused under"
+    assert active.rect == (40, 30, 300, 200)
     # An open special workspace lies over the monitor's workspace, pinned
     # windows over both.
     assert _stack(hyprland, [
@@ -218,8 +226,6 @@ def test_an_older_hyprlands_answers_are_read_too(hyprland: HyprlandSocket) -> No
     clients = [
         _client("Old", shown, (10, 20), fullscreen=False, fullscreenMode=0, focusHistoryID=0),
     ]
-    import json
-
     hyprland.answer("j/monitors", json.dumps(described).encode())
     hyprland.answer("j/clients", json.dumps(clients).encode())
     hyprland.answer("j/activewindow", json.dumps(clients[0]).encode())
@@ -288,16 +294,31 @@ def test_a_hyprland_that_quit_is_a_capture_error_and_a_new_one_is_found(
             assert "j/monitors" in again.asked
 
 
-def test_a_signature_that_names_no_socket_here_falls_through_with_the_reason(
+def test_a_signature_with_a_path_in_it_or_a_stale_one_names_no_hyprland(
     hyprland: HyprlandSocket, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A path trick in the signature, or a stale one, is no Hyprland socket."""
-    from noru.capture.hyprland import hyprland_socket
-
+    """A signature is a name, never a path: one that would lead to a socket
+    elsewhere is refused; a stale one falls through to the next backend
+    (here none: the refusal says what Noru looked for)."""
+    runtime = hyprland.sway.runtime_dir
     assert hyprland_socket() == str(hyprland.path)
-    for signature in ("../../etc", "..", "gone_123", ""):
+    # Sockets where the tricks would lead: ../hypr/SIG is the real one, and
+    # ".." names $XDG_RUNTIME_DIR/hypr/../.socket.sock.
+    decoy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    decoy.bind(str(runtime / ".socket.sock"))
+    try:
+        for signature in (f"../hypr/{hyprland.signature}", ".."):
+            monkeypatch.setenv("HYPRLAND_INSTANCE_SIGNATURE", signature)
+            assert hyprland_socket() is None
+    finally:
+        decoy.close()
+        (runtime / ".socket.sock").unlink()
+    for signature in ("gone_123", ""):
         monkeypatch.setenv("HYPRLAND_INSTANCE_SIGNATURE", signature)
         assert hyprland_socket() is None
+        # No Hyprland, no $SWAYSOCK, no session bus for a portal: refused, saying why.
+        with Capturer() as capturer, pytest.raises(CaptureError, match="sway, Hyprland and X11"):
+            capturer.backend_name()
 
 
 def test_doctor_names_hyprland_and_its_binding(hyprland: HyprlandSocket, tmp_path: Path) -> None:
@@ -308,7 +329,7 @@ def test_doctor_names_hyprland_and_its_binding(hyprland: HyprlandSocket, tmp_pat
         [*noru_command(), "doctor"], env=env, capture_output=True, text=True, timeout=120
     ).stdout
     assert "Wayland (Hyprland)" in doctor and "`noru config hyprland`" in doctor
-    assert "hyprland" in doctor  # the backend chosen
+    assert re.search(r"capture backend: hyprland\b", doctor)  # the backend chosen
     done = subprocess.run(
         [*noru_command(), "config", "hyprland"], env=env, capture_output=True, text=True,
         timeout=60,
@@ -325,6 +346,7 @@ def test_a_capture_and_an_agents_look_end_to_end_on_hyprland(
     runs it) and an agent's handoff and observation over `noru mcp`."""
     home = tmp_path / "noru-home"
     home.mkdir(mode=0o700)
+    (home / "config.toml").write_text(SETTLE_FOR_TESTS)
     env = {**hyprland.env, "NORU_HOME": str(home)}
     access.set_control(home, "allow")
     with (

@@ -18,7 +18,7 @@ from noru import access
 from noru.capture import Capturer, Degraded
 from noru.capture.base import WindowFacts
 from noru.store import Filters, Reader
-from tests.app_process import capture_then_ask, running_app
+from tests.app_process import SETTLE_FOR_TESTS, capture_then_ask, running_app
 from tests.parts import require
 from tests.sway import Sway, running_sway
 from tests.wire import noru_command
@@ -178,6 +178,7 @@ def test_observe_screen_and_the_handoff_end_to_end_through_noru_mcp(
     binding runs it) and an agent's handoff and observation over `noru mcp`."""
     home = tmp_path / "noru-home"
     home.mkdir(mode=0o700)
+    (home / "config.toml").write_text(SETTLE_FOR_TESTS)
     env = {**sway.env, "NORU_HOME": str(home)}
     access.set_control(home, "allow")
     with (
