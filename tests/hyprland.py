@@ -24,7 +24,9 @@ is answered ``unknown request``. ``fullscreen`` is the newer numeric mode.
 
 A test can make it answer otherwise (``answer``: a request's reply replaced,
 bytes or None for a connection closed unanswered) and reads what was asked
-(``asked``). ``stop`` closes it as a Hyprland that quit.
+(``asked``; ``half_closed``: whether each request was ended by the
+client's EOF, which newer Hyprland waits for). ``stop`` closes it as a
+Hyprland that quit.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class HyprlandSocket:
         self.folder = sway.runtime_dir / "hypr" / signature
         self.path = self.folder / ".socket.sock"
         self.asked: list[str] = []
+        self.half_closed: list[bool] = []  # per request: the client ended it (EOF)
         self.replies: dict[str, bytes | None] = {}
         self._server: socketserver.ThreadingUnixStreamServer | None = None
         self._thread: threading.Thread | None = None
@@ -201,6 +204,11 @@ class HyprlandSocket:
                 conn: socket.socket = self.request
                 conn.settimeout(5)
                 request = conn.recv(8192).decode(errors="replace")
+                # Newer Hyprland reads a request to its end: the client's EOF.
+                try:
+                    owner.half_closed.append(conn.recv(1) == b"")
+                except TimeoutError:
+                    owner.half_closed.append(False)
                 reply = owner._reply(request)
                 if reply is not None:
                     conn.sendall(reply)

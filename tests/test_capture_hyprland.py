@@ -82,6 +82,7 @@ def test_a_window_capture_is_the_active_window_with_hyprlands_facts(
         assert pointed.source.window_title == "Left pane"
     # Every fact came from Hyprland's socket (sway's was not in the session).
     assert {"j/monitors", "j/activewindow"} <= set(hyprland.asked)
+    assert all(hyprland.half_closed)  # each request ended by its EOF, not left to a timeout
 
 
 def test_only_windows_on_a_shown_workspace_are_on_screen(hyprland: HyprlandSocket) -> None:
