@@ -63,6 +63,7 @@ from noru.capture.portal import (
     _error_words,
     _join,
     _Loop,
+    version_query,
 )
 from noru.errors import CaptureError
 from noru.sessionbus import BROKEN, daemon, session_address
@@ -215,18 +216,7 @@ class PortalShortcut:
     async def _open(self, address: str) -> Bound | None:
         try:  # a bus that cannot be joined offers nothing either
             bus = self._bus = await _join(address)
-            offered = await _call(
-                bus,
-                Message(
-                    destination=PORTAL,
-                    path=PORTAL_PATH,
-                    interface="org.freedesktop.DBus.Properties",
-                    member="Get",
-                    signature="ss",
-                    body=[GLOBAL_SHORTCUTS, "version"],
-                ),
-                CONNECT_TIMEOUT,
-            )
+            offered = await _call(bus, version_query(GLOBAL_SHORTCUTS), CONNECT_TIMEOUT)
         except CaptureError as exc:
             raise NotOffered(str(exc)) from exc
         if offered.message_type is not MessageType.METHOD_RETURN:

@@ -63,10 +63,8 @@ def _open_backend(display: str | None) -> Backend:
             from noru.capture.hyprland import HyprlandBackend, hyprland_socket
             from noru.capture.sway import SwayBackend, sway_socket
 
-            # The session's own word first: $SWAYSOCK, $HYPRLAND_INSTANCE_SIGNATURE.
-            if os.environ.get("SWAYSOCK"):
-                return SwayBackend(os.environ["SWAYSOCK"])
-            path = hyprland_socket()
+            # $SWAYSOCK before Hyprland's signature, a socket found by glob after.
+            path = None if os.environ.get("SWAYSOCK") else hyprland_socket()
             if path is not None:
                 return HyprlandBackend(path)
             path = sway_socket()

@@ -150,6 +150,19 @@ class _Loop(LoopThread):
         super().close(before)
 
 
+def version_query(interface: str) -> Message:
+    """The portal's ``version`` of ``interface`` (``Properties.Get``): an error
+    reply when the portal does not offer it."""
+    return Message(
+        destination=PORTAL,
+        path=PORTAL_PATH,
+        interface="org.freedesktop.DBus.Properties",
+        member="Get",
+        signature="ss",
+        body=[interface, "version"],
+    )
+
+
 async def _join(address: str) -> MessageBus:
     try:
         return await asyncio.wait_for(MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT)
@@ -288,17 +301,7 @@ class PortalBackend(Backend):
 
     async def _version(self) -> int:
         """The Screenshot portal's version: there, or a ``CaptureError`` saying why not."""
-        reply = await _call(
-            self._bus,
-            Message(
-                destination=PORTAL,
-                path=PORTAL_PATH,
-                interface="org.freedesktop.DBus.Properties",
-                member="Get",
-                signature="ss",
-                body=[SCREENSHOT, "version"],
-            ),
-        )
+        reply = await _call(self._bus, version_query(SCREENSHOT))
         if reply.message_type is MessageType.METHOD_RETURN:
             value = reply.body[0]
             return int(value.value if isinstance(value, Variant) else value)
