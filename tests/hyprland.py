@@ -52,16 +52,12 @@ def _views(
     and whether it floats."""
     if node.get("type") == "workspace":
         workspace = node
-    for child in node.get("nodes") or ():
-        if "pid" in child and not child.get("nodes") and workspace is not None:
-            yield child, workspace, False
-        else:
-            yield from _views(child, workspace)
-    for child in node.get("floating_nodes") or ():
-        if "pid" in child and not child.get("nodes") and workspace is not None:
-            yield child, workspace, True
-        else:
-            yield from _views(child, workspace)
+    for key, floating in (("nodes", False), ("floating_nodes", True)):
+        for child in node.get(key) or ():
+            if "pid" in child and not child.get("nodes") and workspace is not None:
+                yield child, workspace, floating
+            else:
+                yield from _views(child, workspace)
 
 
 def _workspace(node: dict[str, Any]) -> dict[str, Any]:

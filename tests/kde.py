@@ -54,7 +54,6 @@ import secrets
 import shutil
 import socket
 import struct
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -67,7 +66,7 @@ from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
 from tests.parts import require
-from tests.portal import _TOKEN, Child, _leftovers, _stop_children, _wait_names, private_bus
+from tests.portal import _TOKEN, Child, Starter, _leftovers, _stop_children, private_bus
 from tests.processes import START_TIMEOUT
 
 __all__ = ["Kde", "missing", "running_kde"]
@@ -340,21 +339,7 @@ def running_kde(tmp: Path, *, kde: bool = True) -> Iterator[Kde]:
         children: list[Child] = []
         stack.callback(_stop_children, children)
         out = stack.enter_context(log.open("ab"))
-
-        def start(name: str, args: list[str], extra: dict[str, str] | None = None) -> Child:
-            process = subprocess.Popen(
-                args, env={**env, **(extra or {})}, stdout=out, stderr=out,
-                stdin=subprocess.DEVNULL,
-            )  # fmt: skip
-            child = Child(name, process)
-            children.append(child)
-            return child
-
-        def ready(*names: str) -> None:
-            try:
-                asyncio.run(_wait_names(bus.address, list(names), children))
-            except RuntimeError as exc:
-                raise RuntimeError(f"{exc}\n{log.read_text(errors='replace')[-3000:]}") from exc
+        starter = Starter(env, out, log, bus.address, children)
 
         wayland: Path | None = None
         if kde:
@@ -362,27 +347,28 @@ def running_kde(tmp: Path, *, kde: bool = True) -> Iterator[Kde]:
             kwin.parent.mkdir(exist_ok=True)
             shutil.copyfile(KWIN, kwin)
             kwin.chmod(0o755)
-            start(
+            starter.start(
                 "kwin_wayland",
                 [str(kwin), "--virtual", "--no-lockscreen", "--no-kactivities",
                  "--socket", SOCKET, "--width", "1024", "--height", "768"],
             )  # fmt: skip
-            ready("org.kde.KWin", "org.kde.kglobalaccel")
+            starter.ready("org.kde.KWin", "org.kde.kglobalaccel")
             wayland = runtime / SOCKET
             deadline = time.monotonic() + START_TIMEOUT
             while not wayland.exists() and time.monotonic() < deadline:
                 time.sleep(0.02)
             env = {**env, "WAYLAND_DISPLAY": str(wayland)}
-        start("xdg-permission-store", [_PARTS["xdg-permission-store"][0]])
+            starter.env = env  # what starts from here runs on KWin's display
+        starter.start("xdg-permission-store", [_PARTS["xdg-permission-store"][0]])
         names = ["org.freedesktop.impl.portal.PermissionStore"]
         if kde:
             backend = _found(_PARTS["xdg-desktop-portal-kde"][0])
             assert backend is not None
-            start("xdg-desktop-portal-kde", [backend], {"QT_QPA_PLATFORM": "wayland"})
+            starter.start("xdg-desktop-portal-kde", [backend], {"QT_QPA_PLATFORM": "wayland"})
             names.append("org.freedesktop.impl.portal.desktop.kde")
-        ready(*names)
-        start("xdg-desktop-portal", [_PARTS["xdg-desktop-portal"][0]])
-        ready("org.freedesktop.portal.Desktop")
+        starter.ready(*names)
+        starter.start("xdg-desktop-portal", [_PARTS["xdg-desktop-portal"][0]])
+        starter.ready("org.freedesktop.portal.Desktop")
         client = {
             "DBUS_SESSION_BUS_ADDRESS": bus.address,
             # Only a Wayland session asks the portal; without KWin any name will do.

@@ -66,7 +66,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from dbus_fast import Message
 from dbus_fast.aio import MessageBus
@@ -79,6 +79,7 @@ from tests.sway import Sway
 __all__ = [
     "LOCK",
     "OUT",
+    "PORTAL_SESSION_DROPS",
     "Portal",
     "carrying",
     "missing",
@@ -150,6 +151,11 @@ def _namespace_problem() -> str | None:
         "user namespaces (sysctl user.max_user_namespaces > 0, "
         "kernel.unprivileged_userns_clone=1) or run the tests as root."
     )
+
+
+# What the process under test drops to be in a portal stack's session (with
+# tests/sway.enter_session): no X, no sway socket, no other session bus.
+PORTAL_SESSION_DROPS = ("DISPLAY", "SWAYSOCK", "I3SOCK", "DBUS_SESSION_BUS_ADDRESS")
 
 
 def _unshare() -> list[str]:
@@ -227,6 +233,34 @@ class Child:
     @property
     def pid(self) -> int:
         return self.process.pid
+
+
+@dataclass
+class Starter:
+    """Starts a stack's programs on its bus (``start``; each a ``Child``,
+    stopped by pid at the end) and waits for the names they take there
+    (``ready``, failing with the stack's log)."""
+
+    env: dict[str, str]
+    out: IO[bytes]
+    log: Path
+    address: str
+    children: list[Child]
+
+    def start(self, name: str, args: list[str], extra: dict[str, str] | None = None) -> Child:
+        process = subprocess.Popen(
+            args, env={**self.env, **(extra or {})}, stdout=self.out, stderr=self.out,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        child = Child(name, process)
+        self.children.append(child)
+        return child
+
+    def ready(self, *names: str) -> None:
+        try:
+            asyncio.run(_wait_names(self.address, list(names), self.children))
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}\n{self.log.read_text(errors='replace')[-3000:]}") from exc
 
 
 @dataclass
@@ -350,22 +384,9 @@ def running_portal(
         children: list[Child] = []
         stack.callback(_stop_children, children)
         out = stack.enter_context(log.open("ab"))
+        starter = Starter(env, out, log, bus.address, children)
 
-        def start(name: str, args: list[str]) -> Child:
-            process = subprocess.Popen(
-                args, env=env, stdout=out, stderr=out, stdin=subprocess.DEVNULL
-            )
-            child = Child(name, process)
-            children.append(child)
-            return child
-
-        def ready(*names: str) -> None:
-            try:
-                asyncio.run(_wait_names(bus.address, list(names), children))
-            except RuntimeError as exc:
-                raise RuntimeError(f"{exc}\n{log.read_text(errors='replace')[-3000:]}") from exc
-
-        pipewire = start("pipewire", ["pipewire"])
+        pipewire = starter.start("pipewire", ["pipewire"])
         # xdg-desktop-portal-wlr connects to pipewire once, at its start: a
         # pipewire still starting makes it fail ("couldn't connect to context").
         deadline = time.monotonic() + 30
@@ -375,21 +396,21 @@ def running_portal(
                     "pipewire did not open its socket\n" + log.read_text(errors="replace")[-3000:]
                 )
             time.sleep(0.02)
-        start("xdg-permission-store", [str(_PARTS["xdg-permission-store"][0])])
+        starter.start("xdg-permission-store", [str(_PARTS["xdg-permission-store"][0])])
         wlr = [str(_PARTS["xdg-desktop-portal-wlr"][0])]
         if read_only_tmp:
             wlr = [*_unshare(), "sh", "-c", _READ_ONLY_TMP, *wlr]
-        start("xdg-desktop-portal-wlr", wlr)
+        starter.start("xdg-desktop-portal-wlr", wlr)
         names = [
             "org.freedesktop.impl.portal.PermissionStore",
             "org.freedesktop.impl.portal.desktop.wlr",
         ]
         if access:
-            start("xdg-desktop-portal-gtk", [str(_PARTS["xdg-desktop-portal-gtk"][0])])
+            starter.start("xdg-desktop-portal-gtk", [str(_PARTS["xdg-desktop-portal-gtk"][0])])
             names.append("org.freedesktop.impl.portal.desktop.gtk")
-        ready(*names)
-        start("xdg-desktop-portal", [str(_PARTS["xdg-desktop-portal"][0])])
-        ready("org.freedesktop.portal.Desktop")
+        starter.ready(*names)
+        starter.start("xdg-desktop-portal", [str(_PARTS["xdg-desktop-portal"][0])])
+        starter.ready("org.freedesktop.portal.Desktop")
         client = {
             "DBUS_SESSION_BUS_ADDRESS": bus.address,
             "WAYLAND_DISPLAY": env["WAYLAND_DISPLAY"],

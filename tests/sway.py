@@ -80,7 +80,7 @@ from types import TracebackType
 from typing import Any, Self
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
 from tests import processes
 from tests.parts import require
@@ -90,8 +90,10 @@ __all__ = [
     "Foot",
     "Sway",
     "carrying",
+    "enter_session",
     "missing",
     "running_sway",
+    "same",
     "sway",
     "sway_two_outputs",
     "sway_xwayland",
@@ -689,6 +691,22 @@ def running_sway(
         if xwayland:
             sway.x_display = _wait_xwayland(sway)
         yield sway
+
+
+def enter_session(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], *, drop: Sequence[str] = ("DISPLAY",)
+) -> None:
+    """This process in a test session, as the app would be in it: the
+    variables in ``drop`` gone (no X unless ``env`` names one), ``env`` set."""
+    for name in drop:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+
+def same(a: Image.Image, b: Image.Image) -> bool:
+    """Whether two images hold the same pixels."""
+    return ImageChops.difference(a, b).getbbox() is None
 
 
 @pytest.fixture(scope="session")

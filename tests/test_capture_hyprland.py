@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PIL import ImageChops
 
 from noru import access
 from noru.capture import Capturer
@@ -27,16 +26,13 @@ from noru.errors import CaptureError
 from noru.store import Filters, Reader
 from tests.app_process import SETTLE_FOR_TESTS, capture_then_ask, running_app
 from tests.hyprland import HyprlandSocket, hyprland_socket_for
-from tests.sway import Sway, running_sway
+from tests.sway import Sway, enter_session, running_sway, same
 from tests.wire import noru_command
 
 
 def _session(sway: Sway, monkeypatch: pytest.MonkeyPatch) -> Iterator[HyprlandSocket]:
     with hyprland_socket_for(sway) as ipc:
-        monkeypatch.delenv("DISPLAY", raising=False)
-        monkeypatch.delenv("SWAYSOCK", raising=False)
-        for name, value in ipc.env.items():
-            monkeypatch.setenv(name, value)
+        enter_session(monkeypatch, ipc.env, drop=("DISPLAY", "SWAYSOCK"))
         yield ipc
 
 
@@ -51,10 +47,6 @@ def hyprland_two_outputs(
     sway_two_outputs: Sway, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[HyprlandSocket]:
     yield from _session(sway_two_outputs, monkeypatch)
-
-
-def same(a: object, b: object) -> bool:
-    return ImageChops.difference(a, b).getbbox() is None  # type: ignore[arg-type]
 
 
 def test_a_window_capture_is_the_active_window_with_hyprlands_facts(

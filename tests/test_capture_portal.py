@@ -14,20 +14,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image
 
 from noru.capture import Capturer, Degraded, portal
 from noru.errors import CaptureError, PermissionDenied
-from tests.portal import OUT, Portal, private_bus, running_portal
-from tests.sway import Sway
+from tests.portal import OUT, PORTAL_SESSION_DROPS, Portal, private_bus, running_portal
+from tests.sway import Sway, enter_session, same
 
 
 def _in_session(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
     """This process in the portal's session: Wayland, no sway socket, no X."""
-    for name in ("DISPLAY", "SWAYSOCK", "I3SOCK", "DBUS_SESSION_BUS_ADDRESS"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
+    enter_session(monkeypatch, env, drop=PORTAL_SESSION_DROPS)
 
 
 @pytest.fixture
@@ -35,10 +32,6 @@ def session(sway: Sway, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
     with running_portal(tmp_path, sway) as stack:
         _in_session(monkeypatch, stack.env)
         yield stack
-
-
-def same(a: object, b: object) -> bool:
-    return ImageChops.difference(a, b).getbbox() is None  # type: ignore[arg-type]
 
 
 def test_a_display_capture_through_the_portal_is_the_screen_with_no_app_or_window(

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PIL import ImageChops
 
 from noru import access
 from noru.capture import Capturer, Degraded
@@ -20,7 +19,7 @@ from noru.capture.base import WindowFacts
 from noru.store import Filters, Reader
 from tests.app_process import SETTLE_FOR_TESTS, capture_then_ask, running_app
 from tests.parts import require
-from tests.sway import Sway, running_sway
+from tests.sway import Sway, enter_session, running_sway, same
 from tests.wire import noru_command
 
 
@@ -31,14 +30,8 @@ def session(sway: Sway, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sway]:
 
 
 def _in_session(sway: Sway, monkeypatch: pytest.MonkeyPatch, **extra: str) -> Iterator[Sway]:
-    monkeypatch.delenv("DISPLAY", raising=False)
-    for name, value in {**sway.env, **extra}.items():
-        monkeypatch.setenv(name, value)
+    enter_session(monkeypatch, {**sway.env, **extra})
     yield sway
-
-
-def same(a: object, b: object) -> bool:
-    return ImageChops.difference(a, b).getbbox() is None  # type: ignore[arg-type]
 
 
 def test_a_window_capture_is_the_focused_window_with_the_trees_facts(session: Sway) -> None:

@@ -19,7 +19,7 @@ from tests.app_process import AppProcess, running_app, wait_until
 from tests.panel_host import PanelHost
 from tests.parts import require
 from tests.session_bus import SessionBus, running_session_bus
-from tests.wire import MemoryClient, StdioSession, noru_command
+from tests.wire import StdioSession, agent_looks, noru_command
 
 ACCESS_ITEMS = {
     "allow": "Allow Agent Observations",
@@ -152,13 +152,7 @@ def test_the_icon_says_an_agent_looked_and_not_when_the_person_captured(
         (row,) = reader.list_rows(Filters(), limit=5)[0]
         assert row.origin == "user" and row.source.window_title == xterm.title
     assert host.props()["IconName"] == "noru-allowed" and host.signals["NewIcon"] == icons
-    client = MemoryClient(home)
-    try:
-        client.initialize("2025-06-18")
-        answer = client.call("observe_screen", {"target": "display", "text_only": True})
-        assert "error" not in answer and not answer["result"].get("isError"), answer
-    finally:
-        client.close()
+    agent_looks(home)
     props = host.props()
     assert props["IconName"] == "noru-looking" and props["Status"] == "NeedsAttention"
     assert host.signals["NewIcon"] > icons
@@ -312,12 +306,7 @@ def test_no_notification_when_the_person_turned_them_off(
     try:
         with _app(home, desktop, bus, tmp_path):
             wait_until(lambda: len(server.items) == 1, "the menu registered")
-            client = MemoryClient(home)
-            try:
-                client.initialize("2025-06-18")
-                client.call("observe_screen", {"target": "display", "text_only": True})
-            finally:
-                client.close()
+            agent_looks(home)
             assert server.props()["IconName"] == "noru-looking"  # the icon still says it
             # The menu's one worker runs in order: once this click's capture is
             # stored, the look's notification was decided.

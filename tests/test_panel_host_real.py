@@ -49,7 +49,7 @@ from tests.ocr_suite import made_engine
 from tests.parts import require
 from tests.processes import alive, stop, stop_detached
 from tests.session_bus import SessionBus, running_session_bus
-from tests.wire import MemoryClient, noru_command
+from tests.wire import agent_looks, noru_command
 from tests.xserver import XServer, running_xserver
 
 WATCHER = "org.kde.StatusNotifierWatcher"
@@ -396,13 +396,7 @@ def test_the_xfce_panel_lists_the_item_and_draws_its_icon_for_each_state(
     ):
         noru(home, command)
         wait_for_icon(capturer, screen, icon)
-    client = MemoryClient(home)
-    try:
-        client.initialize("2025-06-18")
-        answer = client.call("observe_screen", {"target": "display", "text_only": True})
-        assert "error" not in answer and not answer["result"].get("isError"), answer
-    finally:
-        client.close()
+    agent_looks(home)
     wait_for_icon(capturer, screen, "noru-looking")
     no_dbusmenu_warning(panel)
 

@@ -23,17 +23,25 @@ from noru.app.hotkey import WAYLAND_REFUSAL, Hotkey
 from noru.app.portal_shortcut import Bound, PortalShortcut
 from tests.app_process import running_app, wait_until
 from tests.kde import Kde, running_kde
-from tests.portal import private_bus
+from tests.portal import PORTAL_SESSION_DROPS, private_bus
+from tests.sway import enter_session
 
 PRESS_WAIT = 10.0  # a guard, not a measure
 
 
 def _in_session(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
     """This process in the stack's session: Wayland, its bus, no X, no sway."""
-    for name in ("DISPLAY", "SWAYSOCK", "I3SOCK", "DBUS_SESSION_BUS_ADDRESS"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
+    enter_session(monkeypatch, env, drop=PORTAL_SESSION_DROPS)
+
+
+def _started_and_stopped() -> StandIn:
+    """An app whose shortcut was started (and stopped again): its state says
+    what starting it found."""
+    app = StandIn()
+    hotkey = Hotkey(app)
+    hotkey.start()
+    hotkey.stop()
+    return app
 
 
 @pytest.fixture
@@ -154,10 +162,7 @@ def test_a_portal_without_global_shortcuts_keeps_the_wayland_refusal(
 ) -> None:
     with running_kde(tmp_path, kde=False) as stack:
         _in_session(monkeypatch, stack.env)
-        app = StandIn()
-        hotkey = Hotkey(app)
-        hotkey.start()
-        hotkey.stop()
+        app = _started_and_stopped()
     assert app.hotkey == live.HotkeyState("ctrl+alt+n", False, WAYLAND_REFUSAL)
 
 
@@ -169,10 +174,7 @@ def test_a_session_bus_without_a_portal_keeps_the_wayland_refusal(
         _in_session(
             monkeypatch, {"DBUS_SESSION_BUS_ADDRESS": bus.address, "WAYLAND_DISPLAY": "wayland-9"}
         )
-        app = StandIn()
-        hotkey = Hotkey(app)
-        hotkey.start()
-        hotkey.stop()
+        app = _started_and_stopped()
     assert app.hotkey == live.HotkeyState("ctrl+alt+n", False, WAYLAND_REFUSAL)
 
 
@@ -183,10 +185,7 @@ def test_a_wayland_session_with_no_session_bus_keeps_the_wayland_refusal(
         _in_session(monkeypatch, {"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": str(tmp_path)})
         if address is not None:
             monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
-        app = StandIn()
-        hotkey = Hotkey(app)
-        hotkey.start()
-        hotkey.stop()
+        app = _started_and_stopped()
         assert app.hotkey == live.HotkeyState("ctrl+alt+n", False, WAYLAND_REFUSAL)
 
 

@@ -192,6 +192,19 @@ class MemoryClient:
         return self.request("tools/call", params)
 
 
+def agent_looks(home: Path) -> dict[str, Any]:
+    """An agent's one look (``observe_screen`` at the display, text only)
+    over an in-memory session on ``home``; its answer, checked to be one."""
+    client = MemoryClient(home)
+    try:
+        client.initialize("2025-06-18")
+        answer = client.call("observe_screen", {"target": "display", "text_only": True})
+    finally:
+        client.close()
+    assert "error" not in answer and not answer["result"].get("isError"), answer
+    return answer
+
+
 def noru_command() -> list[str]:
     exe = Path(sys.executable).parent / "noru"
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "noru"]
