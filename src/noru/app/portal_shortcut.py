@@ -43,7 +43,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -56,13 +55,12 @@ from noru.capture.portal import (
     CALL_TIMEOUT,
     CONNECT_TIMEOUT,
     PORTAL,
-    PORTAL_PATH,
-    REQUEST,
     _call,
     _disconnect,
     _error_words,
     _join,
     _Loop,
+    request,
     version_query,
 )
 from noru.errors import CaptureError
@@ -160,7 +158,6 @@ class PortalShortcut:
         self._loop: _Loop | None = None
         self._bus: MessageBus | None = None
         self._session: str | None = None
-        self._requests: dict[str, asyncio.Future[list[Any]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopping = False
 
@@ -301,63 +298,15 @@ class PortalShortcut:
         body: Callable[[str], list[Any]],
         timeout: float,
     ) -> dict[str, Any]:
-        """One portal request: its ``Response`` subscribed before the call."""
-        bus = self._bus
-        assert bus is not None
-        token = f"noru_{secrets.token_hex(8)}"
-        sender = (bus.unique_name or "").lstrip(":").replace(".", "_")
-        path = f"{PORTAL_PATH}/request/{sender}/{token}"
-        answered: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        paths = [path]
-        rules: list[str] = []
-        self._requests[path] = answered
-        try:
-            rules.append(await self._response_rule(path))
-            reply = await _call(
-                bus,
-                Message(
-                    destination=PORTAL,
-                    path=PORTAL_PATH,
-                    interface=GLOBAL_SHORTCUTS,
-                    member=member,
-                    signature=signature,
-                    body=body(token),
-                ),
-            )
-            if reply.message_type is not MessageType.METHOD_RETURN:
-                raise CaptureError(f"the desktop portal refused {member}: {_error_words(reply)}")
-            handle = str(reply.body[0])
-            if handle != path:  # a portal older than handle_token
-                paths.append(handle)
-                self._requests[handle] = answered
-                rules.append(await self._response_rule(handle))
-            try:
-                response, results = await asyncio.wait_for(answered, timeout)
-            except TimeoutError:
-                with contextlib.suppress(*BROKEN):
-                    await bus.send(
-                        Message(destination=PORTAL, path=handle, interface=REQUEST, member="Close")
-                    )
-                raise CaptureError(
-                    f"the desktop portal did not answer {member} within {timeout:g} s"
-                ) from None
-        finally:
-            for each in paths:
-                self._requests.pop(each, None)
-            for rule in rules:
-                with contextlib.suppress(*BROKEN):
-                    bus.send(daemon("RemoveMatch", "s", [rule]))
+        """One GlobalShortcuts request (``noru.capture.portal.request``): its results."""
+        assert self._bus is not None
+        response, results = await request(
+            self._bus, GLOBAL_SHORTCUTS, member, signature, body, timeout, member
+        )
         if response != 0:
             words = _ANSWERS.get(response, "an answer Noru does not know")
             raise CaptureError(f"the desktop portal answered {member} with {response} ({words})")
-        return dict(results)
-
-    async def _response_rule(self, path: str) -> str:
-        rule = (
-            f"type='signal',sender='{PORTAL}',interface='{REQUEST}',member='Response',path='{path}'"
-        )
-        await self._match(rule)
-        return rule
+        return results
 
     async def _match(self, rule: str) -> None:
         assert self._bus is not None
@@ -380,11 +329,7 @@ class PortalShortcut:
         if message.message_type is not MessageType.SIGNAL:
             return
         body = message.body
-        if message.interface == REQUEST and message.member == "Response":
-            answered = self._requests.get(message.path or "")
-            if answered is not None and not answered.done():
-                answered.set_result(list(body))
-        elif message.interface == GLOBAL_SHORTCUTS:
+        if message.interface == GLOBAL_SHORTCUTS:
             if not body or self._session is None or str(body[0]) != self._session:
                 return
             if message.member == "Activated" and len(body) > 1 and body[1] == SHORTCUT_ID:

@@ -179,6 +179,91 @@ async def _call(bus: MessageBus, message: Message, timeout: float = CALL_TIMEOUT
         raise CaptureError(f"the desktop portal did not answer: {said(exc)}") from exc
 
 
+async def request(
+    bus: MessageBus,
+    interface: str,
+    member: str,
+    signature: str,
+    body: Callable[[str], list[Any]],
+    timeout: float,
+    what: str,
+) -> tuple[int, dict[str, Any]]:
+    """One portal request, ``interface.member`` with ``body(token)``: the
+    answer's code (0 success, 1 cancelled, 2 other) and its results.
+
+    Its ``Response`` is subscribed before the call (the answer may come
+    before the reply is read), on the path the handle token makes, and on
+    the handle the portal names when it differs (a portal older than
+    ``handle_token``). Left unanswered ``timeout`` seconds, the request is
+    withdrawn (``Request.Close``: the portal drops it and any dialog it
+    showed). That, and a refused call or subscription, is a ``CaptureError``
+    naming ``what``."""
+    token = f"noru_{secrets.token_hex(8)}"
+    sender = (bus.unique_name or "").lstrip(":").replace(".", "_")
+    paths = {f"{PORTAL_PATH}/request/{sender}/{token}"}
+    answered: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+
+    def on_message(message: Message) -> None:
+        if (
+            message.message_type is MessageType.SIGNAL
+            and message.interface == REQUEST
+            and message.member == "Response"
+            and message.path in paths
+            and not answered.done()
+        ):
+            answered.set_result(list(message.body))
+
+    rules: list[str] = []
+
+    async def subscribe(path: str) -> None:
+        rule = (
+            f"type='signal',sender='{PORTAL}',interface='{REQUEST}',member='Response',path='{path}'"
+        )
+        reply = await _call(bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
+        if reply.message_type is not MessageType.METHOD_RETURN:
+            raise CaptureError(f"the session bus refused a subscription: {_error_words(reply)}")
+        rules.append(rule)
+
+    bus.add_message_handler(on_message)
+    try:
+        await subscribe(next(iter(paths)))
+        reply = await _call(
+            bus,
+            Message(
+                destination=PORTAL,
+                path=PORTAL_PATH,
+                interface=interface,
+                member=member,
+                signature=signature,
+                body=body(token),
+            ),
+        )
+        if reply.message_type is not MessageType.METHOD_RETURN:
+            raise CaptureError(f"the desktop portal refused {what}: {_error_words(reply)}")
+        handle = str(reply.body[0])
+        if handle not in paths:
+            paths.add(handle)
+            await subscribe(handle)
+        try:
+            response, results = await asyncio.wait_for(answered, timeout)
+        except TimeoutError:
+            # Sent, not awaited: a portal that does not answer may not answer this either.
+            with contextlib.suppress(*BROKEN):
+                await bus.send(
+                    Message(destination=PORTAL, path=handle, interface=REQUEST, member="Close")
+                )
+            raise CaptureError(
+                f"the desktop portal did not answer {what} within {timeout:g} s;"
+                " the request was withdrawn"
+            ) from None
+    finally:
+        bus.remove_message_handler(on_message)
+        for rule in rules:
+            with contextlib.suppress(*BROKEN):
+                bus.send(daemon("RemoveMatch", "s", [rule]))
+    return int(response), dict(results)
+
+
 async def _disconnect(bus: MessageBus) -> None:
     bus.disconnect()
     with contextlib.suppress(Exception):
@@ -333,73 +418,20 @@ class PortalBackend(Backend):
 
     async def _request(self) -> dict[str, Any]:
         """One Screenshot request: its results on success, else the refusal."""
-        bus = self._bus
-        token = f"noru_{secrets.token_hex(8)}"
-        sender = (bus.unique_name or "").lstrip(":").replace(".", "_")
-        paths = {f"{PORTAL_PATH}/request/{sender}/{token}"}
-        answered: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-
-        def on_message(message: Message) -> None:
-            if (
-                message.message_type is MessageType.SIGNAL
-                and message.interface == REQUEST
-                and message.member == "Response"
-                and message.path in paths
-                and not answered.done()
-            ):
-                answered.set_result(list(message.body))
-
-        rules: list[str] = []
-
-        async def subscribe(path: str) -> None:
-            rule = (
-                f"type='signal',sender='{PORTAL}',interface='{REQUEST}',"
-                f"member='Response',path='{path}'"
-            )
-            reply = await _call(bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
-            if reply.message_type is not MessageType.METHOD_RETURN:
-                raise CaptureError(f"the session bus refused a subscription: {_error_words(reply)}")
-            rules.append(rule)
-
-        bus.add_message_handler(on_message)
-        try:
-            # Subscribed before the call: the answer may come before the reply is read.
-            await subscribe(next(iter(paths)))
-            reply = await _call(
-                bus,
-                Message(
-                    destination=PORTAL,
-                    path=PORTAL_PATH,
-                    interface=SCREENSHOT,
-                    member="Screenshot",
-                    signature="sa{sv}",
-                    body=[
-                        "",
-                        {"handle_token": Variant("s", token), "interactive": Variant("b", False)},
-                    ],
-                ),
-            )
-            if reply.message_type is not MessageType.METHOD_RETURN:
-                raise CaptureError(f"the desktop portal refused the request: {_error_words(reply)}")
-            handle = str(reply.body[0])
-            if handle not in paths:  # a portal older than handle_token
-                paths.add(handle)
-                await subscribe(handle)
-            try:
-                response, results = await asyncio.wait_for(answered, RESPONSE_TIMEOUT)
-            except TimeoutError:
-                await self._close_request(handle)
-                raise CaptureError(
-                    f"the desktop portal did not answer the screenshot request within "
-                    f"{RESPONSE_TIMEOUT:g} s; the request was withdrawn"
-                ) from None
-        finally:
-            bus.remove_message_handler(on_message)
-            for rule in rules:
-                with contextlib.suppress(*BROKEN):
-                    bus.send(daemon("RemoveMatch", "s", [rule]))
+        response, results = await request(
+            self._bus,
+            SCREENSHOT,
+            "Screenshot",
+            "sa{sv}",
+            lambda token: [
+                "",
+                {"handle_token": Variant("s", token), "interactive": Variant("b", False)},
+            ],
+            RESPONSE_TIMEOUT,
+            "the screenshot request",
+        )
         if response == 0:
-            return dict(results)
+            return results
         if response in _ANSWERS:
             raise PermissionDenied(
                 "the desktop portal refused the screenshot",
@@ -407,14 +439,6 @@ class PortalBackend(Backend):
                 next_action=GRANT_NEXT_ACTION,
             )
         raise CaptureError(f"the desktop portal gave an answer Noru does not know ({response})")
-
-    async def _close_request(self, handle: str) -> None:
-        """Withdraw an unanswered request: the portal drops it and any dialog it showed."""
-        # Sent, not awaited: a portal that does not answer may not answer this either.
-        with contextlib.suppress(*BROKEN):
-            await self._bus.send(
-                Message(destination=PORTAL, path=handle, interface=REQUEST, member="Close")
-            )
 
     # -- facts ----------------------------------------------------------------------
 
