@@ -445,6 +445,10 @@ class Sway:
             )
         try:
             node = self._wait_mapped(process, title, app_id, log)
+            if place:
+                # Again, now it is mapped: foot sets its own first size (700x500
+                # by default), and on a loaded host that can land after the rule's.
+                self.command(f"[con_id={node['id']}] {', '.join(place)}")
             rect = _content(node)
             node = self._wait_drawn(process, node, rect, title)
         except BaseException:
