@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from noru import __version__
-from noru.mcp.session import INSTRUCTIONS
+from noru.mcp.session import instructions
 from tests.wire import MemoryClient
 
 
@@ -59,13 +59,15 @@ def test_initialize_result_carries_the_contract_capabilities_and_identity(
         "experimental": {"noru.contract": {"version": 4}},
     }
     assert result["serverInfo"] == {"name": "noru", "version": __version__}
-    assert result["instructions"] == INSTRUCTIONS
+    assert result["instructions"] == instructions(gets_text=True)
+    assert "'prov:' line" in result["instructions"]
 
 
 def test_instructions_route_this_to_the_handoff_and_descriptions_to_history() -> None:
-    assert "get_latest_capture" in INSTRUCTIONS
-    assert INSTRUCTIONS.index("search_captures") < INSTRUCTIONS.index("get_capture with the id")
-    assert "nothing new" in INSTRUCTIONS
+    text = instructions(gets_text=True)
+    assert "get_latest_capture" in text
+    assert text.index("search_captures") < text.index("get_capture with the id")
+    assert "nothing new" in text
 
 
 def test_server_discover_probe_is_an_unknown_method(client: MemoryClient) -> None:

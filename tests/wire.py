@@ -173,10 +173,12 @@ class MemoryClient:
         answer: dict[str, Any] = self.send(message)
         return answer
 
-    def initialize(self, version: Any = "2025-06-18", *, omit: bool = False) -> dict[str, Any]:
+    def initialize(
+        self, version: Any = "2025-06-18", *, omit: bool = False, name: str = "noru-tests"
+    ) -> dict[str, Any]:
         params: dict[str, Any] = {
             "capabilities": {},
-            "clientInfo": {"name": "noru-tests", "version": "0"},
+            "clientInfo": {"name": name, "version": "0"},
         }
         if not omit:
             params["protocolVersion"] = version

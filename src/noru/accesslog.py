@@ -5,9 +5,11 @@ it answers to ``access.log`` in the data dir (mode 0600): when, which client
 (its ``clientInfo`` from ``initialize``), the transport, the tool or
 resource, the arguments in short, the captures served (each with whether
 pixels left or text only, or only listed as a locator row), the bytes
-served, and the outcome (``served``, a steering tag, or a JSON-RPC error
-code). It is not the store and not the access state: ``noru mcp`` still
-never writes either.
+served, the outcome (``served``, a steering tag, or a JSON-RPC error
+code), and for a tool call the shape its result was served in (``contract``,
+or ``content``: without ``structuredContent``, for a client measured to
+pass its model nothing else; ``noru.mcp.clients``). It is not the store
+and not the access state: ``noru mcp`` still never writes either.
 
 Many ``noru mcp`` processes append at once (several agents): each entry is
 one ``write`` on a file opened with ``O_APPEND``, under an exclusive
@@ -62,6 +64,7 @@ class Entry:
     captures: tuple[Served, ...] = ()
     bytes: int = 0
     outcome: str = "served"  # or the steering tag, or "error -32602"
+    shape: str | None = None  # a tool call's result shape: "contract" or "content"
 
 
 def short_arguments(arguments: object) -> dict[str, str]:

@@ -530,6 +530,8 @@ def log_command(
         line = f"{entry.get('at')}  {who or 'unknown client'} ({entry.get('transport')})  {what}"
         line += f" {args}" if args else ""
         line += f"  -> {entry.get('outcome')}"
+        if entry.get("shape") == "content":
+            line += " (content shape)"
         line += f": {caps}" if caps else ""
         click.echo(f"{line}  [{entry.get('bytes')} bytes]")
 

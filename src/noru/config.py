@@ -16,6 +16,7 @@
     min_free = "1GB"         # never fill the disk past this: a capture that would is refused
     notify_observe = true    # a desktop notification when an agent looks (observe_screen)
     notify_handoff = false   # ... and when an agent takes the capture you just made
+    result_shape = "auto"    # answers per agent client as measured; "contract" or "content" for all
 
 A missing file means the defaults. A file that does not parse, an unknown
 key or a value of the wrong kind is a problem (``Config.problems``, each
@@ -47,9 +48,21 @@ from noru.errors import DataDirError
 from noru.sizes import normalise_size, parse_size
 from noru.times import parse_duration
 
-__all__ = ["KEYS", "SETTABLE", "Config", "SettingError", "load_config", "set_values"]
+__all__ = [
+    "KEYS",
+    "RESULT_SHAPES",
+    "SETTABLE",
+    "Config",
+    "SettingError",
+    "load_config",
+    "set_values",
+]
 
 FILE = "config.toml"
+
+# How tool results are shaped: by the measured table of agent clients
+# (``noru.mcp.clients``), or one shape for every client.
+RESULT_SHAPES = ("auto", "contract", "content")
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,7 @@ class Config:
     min_free: int = 10**9  # bytes
     notify_observe: bool = True
     notify_handoff: bool = False
+    result_shape: str = "auto"
     problems: tuple[str, ...] = field(default=(), compare=False)
     # The keys whose value came from config.toml (the others are the defaults).
     from_file: frozenset[str] = field(default=frozenset(), compare=False)
@@ -133,6 +147,15 @@ def _size(allow_zero: bool) -> Callable[[object], int]:
     return parse
 
 
+def _one_of(choices: tuple[str, ...]) -> Callable[[object], str]:
+    def parse(raw: object) -> str:
+        if not isinstance(raw, str) or raw.strip().lower() not in choices:
+            raise ValueError("use one of " + ", ".join(f'"{c}"' for c in choices))
+        return raw.strip().lower()
+
+    return parse
+
+
 def _days(raw: object) -> float:
     if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 36500:
         raise ValueError("use a number of days (0: no age limit)")
@@ -155,6 +178,7 @@ KEYS: dict[str, Callable[[object], object]] = {
     "min_free": _size(allow_zero=True),
     "notify_observe": _switch,
     "notify_handoff": _switch,
+    "result_shape": _one_of(RESULT_SHAPES),
 }
 
 

@@ -9,6 +9,9 @@
 - ``steering_result`` turns a ``Steering`` refusal into a normal result whose
   first line starts with its tag and which names the next action.
 - ``text_result`` is for locator rows and status: text only.
+- ``as_content`` is the content shape of a result, for a session whose client
+  passes its model nothing of the text beside ``structuredContent``
+  (``mcp/clients.py`` says which): the same blocks, no ``structuredContent``.
 
 Everything here is pure: no I/O, no clock unless one is passed in.
 """
@@ -16,6 +19,7 @@ Everything here is pure: no I/O, no clock unless one is passed in.
 from __future__ import annotations
 
 import base64
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +44,7 @@ __all__ = [
     "TextLayer",
     "Token",
     "absent",
+    "as_content",
     "capture_blocks",
     "capture_result",
     "capture_structured",
@@ -277,3 +282,18 @@ def capture_result(
         for block in capture_blocks(view, now=now)
     ]
     return _result(content, capture_structured(view, with_sources=with_sources, fields=fields))
+
+
+def as_content(result: dict[str, Any], *, facts: bool = False) -> dict[str, Any]:
+    """``result`` in the content shape: its blocks, in order, without
+    ``structuredContent``. With ``facts`` (the call named ``fields``, so the
+    structured facts are what was asked for) they come as one text block
+    before the closing one, where a client of this shape can read them."""
+    structured = result.get("structuredContent")
+    if structured is None:
+        return result
+    content = list(result["content"])
+    if facts:
+        block = _text("Structured facts asked for (fields):\n" + json.dumps(structured))
+        content.insert(len(content) - 1, block)
+    return _result(content, None)
