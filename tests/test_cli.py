@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from noru import __version__
-from noru.cli import CLIENTS, main
+from noru.cli import main
+from noru.cli.agents import CLIENTS
 from tests.wire import noru_command
 
 

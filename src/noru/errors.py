@@ -6,7 +6,7 @@ Every class carries its wire identity as a class attribute. For an agent,
 result (its text made by ``noru.contract.steering_result``), a ``StoreError``
 into -32603 asking for `noru doctor`, and anything outside this tree into
 -32603 with no path or trace. For the person, the CLI's one seam
-(``noru.cli.NoruGroup``) turns any ``NoruError`` into a message and status 1.
+(``noru.cli.base.NoruGroup``) turns any ``NoruError`` into a message and status 1.
 
 ::
 

@@ -1,0 +1,22 @@
+"""The `noru` command: a thin click layer over the library, one module per job.
+
+- ``base``: the group (``main``), its one error seam, typed options, the
+  history filters and small helpers every command shares.
+- ``agents``: `noru mcp`, `noru config`, `noru log`.
+- ``controls``: `noru allow`, `pause`, `resume`, `revoke`, `status`, `exclude`.
+- ``history``: `noru import`, `list`, `search`, `show`, `note`, `delete`,
+  `keep`, `unkeep`, `reocr`.
+- ``retention``: `noru retention`, `noru prune`.
+- ``running``: `noru app`, `capture`, `console`, `autostart`, `doctor`.
+
+Heavy modules are imported inside the commands that need them, so that
+`noru mcp` starts fast.
+"""
+
+from __future__ import annotations
+
+# Each job's module adds its commands to ``main`` when imported.
+from noru.cli import agents, controls, history, retention, running  # noqa: F401
+from noru.cli.base import main
+
+__all__ = ["main"]

@@ -1,0 +1,349 @@
+"""The person's history: `noru import`, `list`, `search`, `show`, `note`,
+`delete`, `keep`, `unkeep` and `reocr`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from contextlib import closing
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from noru.cli.base import (
+    CaptureId,
+    Moment,
+    NonEmpty,
+    filter_flags,
+    filter_options,
+    filters_from,
+    history,
+    main,
+    noted_config,
+    now,
+    plural,
+    quote,
+)
+from noru.paths import ensure_data_dir
+
+if TYPE_CHECKING:
+    from noru.store import Filters, Row, SearchHit
+
+
+@main.command(name="import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--app", type=NonEmpty(), help="App the screenshots show (kept as the source app).")
+@click.option("--window-title", type=NonEmpty(), help="Window title (also gives the workspace).")
+@click.option("--note", help="A note attached to every imported capture.")
+@click.option(
+    "--at", type=Moment(past=True), help="When they were taken (default: each file's time)."
+)
+@click.option(
+    "--no-ocr",
+    is_flag=True,
+    help="Do not recognise their text now: the running app (or the next start) does.",
+)
+def import_cmd(
+    paths: tuple[Path, ...],
+    app: str | None,
+    window_title: str | None,
+    note: str | None,
+    at: datetime | None,
+    no_ocr: bool,
+) -> None:
+    """Import existing screenshots (PNG, JPEG, WebP files or folders) into history."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from noru.errors import OcrError
+    from noru.importer import ImportOptions, find_images, import_file
+    from noru.recognition import open_engine
+    from noru.store import Store
+
+    home = ensure_data_dir()
+    config = noted_config(home)
+    options = ImportOptions(app=app, window_title=window_title, note=note or None, at=at)
+    found = list(find_images(paths))
+    ocr = None
+    if no_ocr:
+        click.echo("Text not recognised now (--no-ocr): `noru app` reads it.", err=True)
+    else:
+        try:
+            ocr = open_engine(home, config.ocr_engine)
+        except OcrError as exc:
+            click.echo(f"Text not recognised now ({exc}): `noru app` reads it.", err=True)
+    failed: list[str] = []
+    unread: list[str] = []
+    imported = 0
+    with (
+        Store.open(home, min_free=config.min_free) as store,
+        Progress(console=Console(stderr=True), disable=len(found) < 2, transient=True) as progress,
+    ):
+        task = progress.add_task("Importing", total=len(found))
+        for path in found:
+            try:
+                done = import_file(store, path, options, engine=ocr)
+            except ValueError as exc:
+                failed.append(f"{path}: {exc}")
+            else:
+                imported += 1
+                if done.unread is not None:
+                    unread.append(f"{done.record.id} ({path}): {done.unread}")
+                if len(found) == 1:
+                    click.echo(done.record.id)
+            progress.advance(task)
+    if ocr is not None:
+        ocr.close()
+    click.echo(f"Imported {imported} of {plural(len(found), 'file')}.", err=True)
+    for line in failed:
+        click.echo(f"skipped {line}", err=True)
+    for line in unread:  # imported all the same: the app reads them
+        click.echo(f"text not recognised, left for `noru app`: {line}", err=True)
+    if failed:
+        sys.exit(1)
+
+
+def _described(filters: Filters) -> str:
+    flags = filter_flags(filters)
+    return " with " + " ".join(flags) if flags else ""
+
+
+def _page(
+    rows: Sequence[Row | SearchHit],
+    *,
+    next_cursor: str | None,
+    cursor: str | None,
+    total: int,
+    title: str,
+    nothing: str,
+    again: list[str],
+) -> None:
+    """Print one page of rows for the person, with how to see the next one."""
+    from noru.present.person import rows_text
+
+    if total == 0:
+        raise click.ClickException("history is empty: take a capture or `noru import` some")
+    if not rows:
+        # Like grep: nothing found is said plainly and is status 1, not an error.
+        click.echo("Nothing more." if cursor is not None else nothing)
+        sys.exit(0 if cursor is not None else 1)
+    footer = ["Show one with `noru show ID`."]
+    if next_cursor:
+        footer.insert(
+            0, f"Showing {len(rows)}; more: {' '.join([*again, '--cursor', next_cursor])}"
+        )
+    click.echo(rows_text(rows, now=now(), title=title, footer=footer))
+
+
+@main.command(name="list")
+@filter_options
+@click.option(
+    "--order",
+    type=click.Choice(["newest_first", "oldest_first"]),
+    default="newest_first",
+    show_default=True,
+)
+@click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
+@click.option("--cursor", help="Continue a list where the previous page ended.")
+def list_cmd(order: str, limit: int, cursor: str | None, **filtered: Any) -> None:
+    """List captures in history, newest first, one row each."""
+    filters = filters_from(filtered)
+    with history() as reader:
+        try:
+            rows, next_cursor = reader.list_rows(filters, order=order, limit=limit, cursor=cursor)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--cursor'") from None
+        matching, total = reader.count_matching(filters), reader.count()
+    where = _described(filters)
+    title = f"{plural(matching, 'capture')}{where}, {order.replace('_', ' ')}"
+    if not filters.empty:
+        title += f" ({total} in history)"
+    again = ["noru", "list"]
+    if limit != 20:
+        again += ["--limit", str(limit)]
+    if order != "newest_first":
+        again += ["--order", order]
+    _page(
+        rows,
+        next_cursor=next_cursor,
+        cursor=cursor,
+        total=total,
+        title=title + ":",
+        nothing=f"No capture matches{where} ({total} in history).",
+        again=[*again, *filter_flags(filters)],
+    )
+
+
+@main.command()
+@click.argument("query")
+@filter_options
+@click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
+@click.option("--cursor", help="Continue a search where the previous page ended.")
+def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
+    """Search the on-screen text, accessibility text and notes of your captures.
+
+    Every word of QUERY must appear, in any order; operators are taken literally.
+    """
+    from noru.store import fts_query
+
+    if fts_query(query) is None:
+        raise click.BadParameter(
+            "give at least one word to search for" if not query.strip() else "has no words in it",
+            param_hint="'QUERY'",
+        )
+    filters = filters_from(filtered)
+    with history() as reader:
+        try:
+            hits, next_cursor = reader.search(query, filters, now=now(), limit=limit, cursor=cursor)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--cursor'") from None
+        total = reader.count()
+    where = _described(filters)
+    again = ["noru", "search", quote(query)] + (["--limit", str(limit)] if limit != 20 else [])
+    _page(
+        hits,
+        next_cursor=next_cursor,
+        cursor=cursor,
+        total=total,
+        title=f"Matches for {query!r}{where}, best first:",
+        nothing=f"Nothing found for {query!r}{where}.",
+        again=[*again, *filter_flags(filters)],
+    )
+
+
+@main.command()
+@click.argument("capture_id", metavar="[ID]", required=False, type=CaptureId())
+@click.option(
+    "--index", type=click.IntRange(1, 1_000_000), help="1 = the most recent (after filters)."
+)
+@filter_options
+def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
+    """Show one capture: its facts, text, note, and where its image files are.
+
+    Name it by ID, by --index, or by filters alone (the newest match).
+    """
+    from noru.present.person import capture_lines
+
+    filters = filters_from(filtered)
+    if capture_id is not None and (index is not None or not filters.empty):
+        raise click.UsageError("name a capture by ID, or by --index and filters, not both")
+    with history() as reader:
+        if capture_id is not None:
+            record = reader.get(capture_id)
+            missing = f"no capture {capture_id}"
+        else:
+            record = reader.nth(index or 1, filters)
+            missing = f"no capture{_described(filters)}" + (f" at index {index}" if index else "")
+        if record is None:
+            raise click.ClickException(missing)
+        waiting = None
+        if record.ocr_state == "pending":
+            from noru.status import text_wait
+
+            waiting = text_wait(reader.home)
+        lines = capture_lines(record, now=now(), files=reader, waiting=waiting)
+    for line in lines:
+        click.echo(line)
+
+
+@main.command()
+@click.argument("capture_id", metavar="ID", type=CaptureId())
+@click.argument("text")
+def note(capture_id: str, text: str) -> None:
+    """Attach a note to a capture (an empty TEXT removes it)."""
+    from noru.store import Store
+
+    with Store.open(ensure_data_dir()) as store:
+        if not store.set_note(capture_id, text.strip() or None):
+            raise click.ClickException(f"no capture {capture_id}")
+    click.echo("Note saved." if text.strip() else "Note removed.")
+
+
+@main.command()
+@click.argument("capture_ids", metavar="ID...", nargs=-1, required=True, type=CaptureId())
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
+    """Delete captures: their rows and their image files."""
+    from noru.store import Store
+
+    ids = list(dict.fromkeys(capture_ids))
+    if not yes:
+        click.confirm(f"Delete {plural(len(ids), 'capture')} and their files?", abort=True)
+    missing = []
+    with Store.open(ensure_data_dir()) as store:
+        for capture_id in ids:
+            if not store.delete(capture_id):
+                missing.append(capture_id)
+    click.echo(f"Deleted {plural(len(ids) - len(missing), 'capture')}.")
+    if missing:
+        raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
+@main.command()
+@click.argument("capture_ids", metavar="[ID]...", nargs=-1, type=CaptureId())
+def keep(capture_ids: tuple[str, ...]) -> None:
+    """Keep captures forever: pruning passes them by. Without IDs, list the kept ones."""
+    from noru.store import Store
+
+    with Store.open(ensure_data_dir()) as store:
+        if not capture_ids:
+            for capture_id in store.kept_ids():
+                click.echo(capture_id)
+            return
+        missing = [c for c in dict.fromkeys(capture_ids) if not store.set_kept(c, True)]
+    click.echo(f"Kept forever: {plural(len(set(capture_ids)) - len(missing), 'capture')}.")
+    if missing:
+        raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
+@main.command()
+@click.argument("capture_ids", metavar="ID...", nargs=-1, required=True, type=CaptureId())
+def unkeep(capture_ids: tuple[str, ...]) -> None:
+    """Let kept captures go again: pruning may then delete them by age or budget."""
+    from noru.store import Store
+
+    with Store.open(ensure_data_dir()) as store:
+        missing = [c for c in dict.fromkeys(capture_ids) if not store.set_kept(c, False)]
+    click.echo(f"No longer kept: {plural(len(set(capture_ids)) - len(missing), 'capture')}.")
+    if missing:
+        raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
+@main.command()
+@click.argument("capture_ids", metavar="[ID]...", nargs=-1, type=CaptureId())
+@click.option("--all", "every", is_flag=True, help="Every capture in history.")
+@click.option("--engine", help="OCR engine (default: config.toml's ocr_engine, else tesseract).")
+def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None:
+    """Run OCR again on captures; the old text stays until the new text is saved."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from noru.errors import OcrError
+    from noru.recognition import open_engine, recognise_and_save
+    from noru.store import Store
+
+    if bool(capture_ids) == every:
+        raise click.UsageError("name capture ids, or use --all")
+    home = ensure_data_dir()
+    config = noted_config(home)
+    ocr = open_engine(home, engine or config.ocr_engine)
+    failed = 0
+    with (
+        closing(ocr),
+        Store.open(home) as store,
+        Progress(console=Console(stderr=True), transient=True) as bar,
+    ):
+        targets = store.all_ids() if every else list(capture_ids)
+        task = bar.add_task(f"OCR ({ocr.name} {ocr.version})", total=len(targets))
+        for capture_id in targets:
+            try:
+                recognise_and_save(store, capture_id, ocr)
+            except OcrError as exc:  # nothing was written: the old text is kept
+                click.echo(f"{capture_id}: not re-read: {exc}", err=True)
+                failed += 1
+            bar.advance(task)
+    click.echo(f"Re-recognised {len(targets) - failed} of {plural(len(targets), 'capture')}.")
+    if failed:
+        sys.exit(1)

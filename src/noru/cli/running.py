@@ -1,0 +1,143 @@
+"""The app and what runs beside it: `noru app`, `capture`, `console`,
+`autostart` and `doctor`."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from noru.cli.base import checked_home, main
+from noru.paths import data_dir, ensure_data_dir, noru_executable
+
+if TYPE_CHECKING:
+    from noru.autostart import Via
+
+
+@main.command()
+def app() -> None:
+    """Run the Noru app: captures, the shortcut, OCR, and live requests from agents."""
+    from noru.app.server import run_app
+
+    sys.exit(run_app(ensure_data_dir()))
+
+
+@main.command()
+@click.argument("action", type=click.Choice(["on", "off", "status"]))
+@click.option(
+    "--systemd",
+    "via",
+    flag_value="systemd",
+    help="With on: write the systemd user unit even where the XDG entry would be chosen.",
+)
+@click.option(
+    "--xdg",
+    "via",
+    flag_value="xdg",
+    help="With on: write the XDG autostart entry even where systemd runs the session.",
+)
+def autostart(action: str, via: Via | None) -> None:
+    """Start Noru at login: on, off, or show how it starts (status).
+
+    A systemd user unit where the desktop's session runs under systemd, else an
+    XDG autostart entry; an app menu launcher beside it. NORU_HOME, if set, is
+    carried into them.
+    """
+    from noru import autostart as login
+
+    if via is not None and action != "on":
+        raise click.UsageError(f"--{via} goes with `noru autostart on` only")
+    if action == "status":
+        for line in login.report(exe=noru_executable()).lines():
+            click.echo(line)
+        return
+    if action == "off":
+        outcome = login.turn_off()
+    else:
+        exe = noru_executable()
+        if exe is None:
+            raise click.ClickException("cannot find the installed `noru` command on PATH")
+        outcome = login.turn_on(exe=exe, via=via)
+    for line in outcome.lines:
+        click.echo(line)
+    if action == "on":
+        for line in login.report(exe=noru_executable()).lines():
+            click.echo(f"Now: {line}")
+    for problem in outcome.problems:
+        click.echo(f"error: {problem}", err=True)
+    if outcome.problems:
+        sys.exit(1)
+
+
+def _region(value: str | None) -> tuple[int, int, int, int] | None:
+    if value is None:
+        return None
+    try:
+        parts = [int(p) for p in value.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) != 4 or parts[2] < 1 or parts[3] < 1 or min(parts[:2]) < 0:
+        raise click.BadParameter("use X,Y,W,H in screen pixels", param_hint="'--region'")
+    return (parts[0], parts[1], parts[2], parts[3])
+
+
+@main.command()
+@click.option(
+    "--window",
+    "mode",
+    flag_value="window",
+    default=True,
+    help="The window under the pointer (default, like the shortcut).",
+)
+@click.option("--display", "display", type=click.IntRange(1, 64), help="Display N (from 1).")
+@click.option("--all-displays", "mode", flag_value="all_displays", help="Every display.")
+@click.option("--region", help="A screen rectangle X,Y,W,H.")
+@click.option("--note", help="A note to keep with the capture.")
+def capture(mode: str, display: int | None, region: str | None, note: str | None) -> None:
+    """Take a capture now (asks the running app)."""
+    from noru import live
+    from noru.errors import AppNotRunning, AppVersionMismatch
+
+    note = (note or "").strip() or None
+    if display is not None:
+        request = live.Capture(mode="display", display=display, note=note)
+    elif region is not None:
+        request = live.Capture(mode="region", region=_region(region), note=note)
+    else:
+        whole = mode == "all_displays"
+        request = live.Capture(mode="all_displays" if whole else "window", note=note)
+    try:
+        result = live.LiveClient(checked_home(), timeout=60).expect(request, live.Captured)
+    except AppVersionMismatch as exc:
+        raise click.ClickException(f"{exc.summary}: restart `noru app`") from None
+    except AppNotRunning:
+        raise click.ClickException("no Noru app is running: start it with `noru app`") from None
+    click.echo(result.id)
+
+
+@main.command()
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one)."
+)
+@click.option("--open", "open_browser", is_flag=True, help="Open the sign-in link in the browser.")
+def console(port: int, open_browser: bool) -> None:
+    """Serve the web console on 127.0.0.1: timeline, search, viewer and controls."""
+    from noru.console import run_console
+
+    sys.exit(run_console(ensure_data_dir(), port=port, open_browser=open_browser))
+
+
+@main.command()
+def doctor() -> None:
+    """Check what works on this machine, and say what to do where it does not."""
+    from noru.doctor import run_checks
+
+    checks = run_checks(data_dir())
+    for check in checks:
+        mark = "ok  " if check.ok else "FAIL"
+        click.echo(f"{mark} {check.name}: {check.found}")
+        if check.fix:
+            click.echo(f"     -> {check.fix}")
+    if not all(check.ok for check in checks):
+        sys.exit(1)
