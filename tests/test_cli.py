@@ -6,6 +6,7 @@ import json
 import os
 import stat
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from click.testing import CliRunner
 
 from noru import __version__
 from noru.cli import main
-from noru.cli.agents import CLIENTS
+from noru.connect import CLIENTS
 from tests.wire import noru_command
 
 
@@ -46,13 +47,21 @@ def test_each_client_snippet_parses_and_names_an_existing_executable(
 ) -> None:
     done = noru("config", client)
     assert done.returncode == 0, done.stderr
-    snippet = json.loads(done.stdout)
-    servers = snippet["servers" if client == "vscode" else "mcpServers"]
-    server = servers["noru"]
-    exe = Path(server["command"])
+    if client == "codex":
+        server = tomllib.loads(done.stdout)["mcp_servers"]["noru"]
+    else:
+        snippet = json.loads(done.stdout)
+        key = {"vscode": "servers", "opencode": "mcp"}.get(client, "mcpServers")
+        server = snippet[key]["noru"]
+    if client == "opencode":  # one command line, its own name for the environment
+        command, *args = server["command"]
+        env = server["environment"]
+    else:
+        command, args, env = server["command"], server["args"], server["env"]
+    exe = Path(command)
     assert exe.is_absolute() and exe.is_file() and os.access(exe, os.X_OK)
-    assert server["args"] == ["mcp"]
-    assert server["env"] == {"NORU_HOME": str(home)}
+    assert args == ["mcp"]
+    assert env == {"NORU_HOME": str(home)}
     assert done.stderr.strip()  # where to put it
 
 

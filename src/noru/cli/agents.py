@@ -4,44 +4,16 @@ config` (a client's configuration, or a compositor's binding) and `noru log`
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import click
 
 from noru.cli.base import CaptureId, Moment, main, quote
+from noru.connect import CLIENTS, snippet
 from noru.paths import data_dir, noru_executable
-
-CLIENTS = {
-    "claude-desktop": (
-        "mcpServers",
-        False,
-        "Merge into Claude Desktop's claude_desktop_config.json "
-        "(Linux: ~/.config/Claude/, macOS: ~/Library/Application Support/Claude/), "
-        "then restart Claude Desktop.",
-    ),
-    "claude-code": (
-        "mcpServers",
-        True,
-        "Save as .mcp.json in your project (or merge into an existing one). "
-        "Alternatively: claude mcp add noru{env} -- {exe} mcp",
-    ),
-    "cursor": (
-        "mcpServers",
-        False,
-        "Merge into ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one project).",
-    ),
-    "vscode": (
-        "servers",
-        True,
-        "Save as .vscode/mcp.json in your workspace (or merge into an existing one).",
-    ),
-}
-
 
 # Wayland compositors: no global key grab there, so the compositor's own
 # binding runs `noru capture`. Where to put the line.
@@ -88,19 +60,6 @@ def mcp(listen: str | None) -> None:
     sys.exit(run_http(data_dir(), host=host, port=port))
 
 
-def client_config(client: str, exe: Path) -> dict[str, Any]:
-    """The client's configuration snippet; names ``NORU_HOME`` when it is set."""
-    key, typed, _ = CLIENTS[client]
-    server: dict[str, Any] = {}
-    if typed:
-        server["type"] = "stdio"
-    server["command"] = str(exe)
-    server["args"] = ["mcp"]
-    if os.environ.get("NORU_HOME"):
-        server["env"] = {"NORU_HOME": str(data_dir())}  # expanded as every command does
-    return {key: {"noru": server}}
-
-
 def compositor_binding(compositor: str, hotkey: str, exe: Path) -> str:
     """The line that makes ``compositor`` run `noru capture` on ``hotkey``."""
     from noru.app.hotkey import parse_hotkey
@@ -136,9 +95,11 @@ def config_cmd(client: str) -> None:
             raise click.ClickException(f"hotkey = {hotkey!r} in config.toml: {exc}") from None
         click.echo(COMPOSITORS[client], err=True)
         return
-    click.echo(json.dumps(client_config(client, exe), indent=2))
-    env = f" -e NORU_HOME={quote(str(data_dir()))}" if os.environ.get("NORU_HOME") else ""
-    click.echo(CLIENTS[client][2].format(exe=quote(str(exe)), env=env), err=True)
+    # NORU_HOME, when set, expanded as every command expands it.
+    home = data_dir() if os.environ.get("NORU_HOME") else None
+    shown = snippet(client, exe=exe, home=home)
+    click.echo(shown.text)
+    click.echo(shown.where, err=True)
 
 
 @main.command(name="log")
