@@ -15,7 +15,7 @@ import pytest
 from noru import accesslog
 from noru.access import set_control
 from noru.config import load_config
-from noru.mcp.clients import MEASURED, model_gets_text, shape_for
+from noru.mcp.clients import MEASURED, profile
 from tests.history_data import seed
 from tests.wire import MemoryClient
 
@@ -40,7 +40,7 @@ def same_blocks(result: dict[str, Any]) -> list[Any]:
     ]
 
 
-@pytest.mark.parametrize("name", sorted(MEASURED))
+@pytest.mark.parametrize("name", sorted(n for n, row in MEASURED.items() if row.drops))
 def test_a_client_measured_to_drop_the_text_gets_the_same_blocks_without_structured_content(
     home: Path, name: str
 ) -> None:
@@ -145,10 +145,44 @@ def test_instructions_mention_the_prov_line_only_to_a_model_that_receives_it(hom
 
 
 def test_the_table_chooses_by_what_each_client_drops() -> None:
-    assert shape_for("claude-code") == "content"
-    assert shape_for("codex-mcp-client") == "content"
-    assert shape_for("gemini-cli-mcp-client") == "contract"
-    assert shape_for(None) == "contract"
-    assert not model_gets_text("codex-mcp-client", "contract")
-    assert model_gets_text("codex-mcp-client", "content")
-    assert all(row.evidence and row.version for row in MEASURED.values())
+    assert profile("claude-code").shape == "content"
+    assert profile("codex-mcp-client").shape == "content"
+    assert profile("gemini-cli-mcp-client").shape == "contract"
+    assert profile(None) == profile("some-client") == profile("some-client", "auto")
+    assert profile(None).shape == "contract" and profile(None).budget is None
+    assert not profile("codex-mcp-client", "contract").gets_text
+    assert profile("codex-mcp-client", "content").gets_text
+    assert all(row.evidence and row.version and row.product for row in MEASURED.values())
+
+
+def test_arguments_a_client_adds_to_every_tool_are_dropped_for_it_alone(home: Path) -> None:
+    data = seed(home)
+    call = [("get_capture", {"id": data.editor.id, "wait_for_previous": True})]
+    (gemini,) = answers(home, "gemini-cli-mcp-client", call)
+    assert gemini["content"][0]["text"].startswith(f"Noru capture {data.editor.id}")
+    client = MemoryClient(home)
+    try:
+        client.initialize("2025-06-18", name="cursor")
+        refused = client.call(*call[0])
+    finally:
+        client.close()
+    assert refused["error"]["code"] == -32602
+    assert "wait_for_previous" in refused["error"]["message"]
+
+
+def test_a_client_that_glues_text_blocks_together_gets_each_ending_a_line(home: Path) -> None:
+    data = seed(home)
+    calls = [
+        ("get_capture", {"id": data.editor.id}),
+        ("get_capture", {"id": "capture_2020-01-01_000000"}),
+    ]
+    glued, steering = answers(home, "copilot-cli", calls)
+    plain, _ = answers(home, "cursor", calls)
+    texts = [b["text"] for b in glued["content"] if b["type"] == "text"]
+    assert all(text.endswith("\n") for text in texts)
+    assert [AGE.sub("AGE", t.removesuffix("\n")) for t in texts] == [
+        AGE.sub("AGE", b["text"]) for b in plain["content"] if b["type"] == "text"
+    ]
+    # Joined as that client joins them, the prov line still starts a line.
+    assert "\nprov: !px" in "".join(texts)
+    assert steering["content"][0]["text"].endswith("\n")

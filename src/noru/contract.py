@@ -11,7 +11,9 @@
 - ``text_result`` is for locator rows and status: text only.
 - ``as_content`` is the content shape of a result, for a session whose client
   passes its model nothing of the text beside ``structuredContent``
-  (``mcp/clients.py`` says which): the same blocks, no ``structuredContent``.
+  (``mcp/clients.py`` says which): the same blocks, no ``structuredContent``;
+  ``line_ended`` ends each text block with a newline, for a client that
+  joins them with nothing between.
 
 Everything here is pure: no I/O, no clock unless one is passed in.
 """
@@ -50,6 +52,7 @@ __all__ = [
     "capture_structured",
     "capture_uri",
     "inferred",
+    "line_ended",
     "measured",
     "prov_line",
     "steering_result",
@@ -297,3 +300,16 @@ def as_content(result: dict[str, Any], *, facts: bool = False) -> dict[str, Any]
         block = _text("Structured facts asked for (fields):\n" + json.dumps(structured))
         content.insert(len(content) - 1, block)
     return _result(content, None)
+
+
+def line_ended(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with each text block ending in a newline, for a client that
+    joins the blocks with nothing between them (the prov line then still
+    starts a line)."""
+    content = [
+        {**block, "text": block["text"] + "\n"}
+        if block.get("type") == "text" and not block["text"].endswith("\n")
+        else block
+        for block in result["content"]
+    ]
+    return {**result, "content": content}

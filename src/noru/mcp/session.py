@@ -26,6 +26,7 @@ from noru.contract import (
     CONTRACT_VERSION,
     META_KEY,
     as_content,
+    line_ended,
     steering_result,
 )
 from noru.errors import (
@@ -38,7 +39,7 @@ from noru.errors import (
     Steering,
     StoreError,
 )
-from noru.mcp.clients import Shape, model_gets_text, shape_for
+from noru.mcp.clients import Profile, profile
 from noru.mcp.streams import MessageStream
 from noru.mcp.tools import ToolContext, call_tool, list_tools
 from noru.times import format_utc
@@ -157,8 +158,8 @@ class Session:
         self.home = home
         self.transport = transport
         self.client: tuple[str | None, str | None] = (None, None)
-        # How tool results are shaped for this client (noru.mcp.clients), fixed at initialize.
-        self.shape: Shape = "contract"
+        # How tool results are served to this client (noru.mcp.clients), fixed at initialize.
+        self.profile = Profile()
         self._refused: str | None = None  # the steering tag of the call just answered
         # The read just answered, to log once its answer is encoded: (method, params).
         self._read: tuple[str, dict[str, Any]] | None = None
@@ -265,7 +266,7 @@ class Session:
             captures=() if self._refused else self._served,
             bytes=size,
             outcome=outcome,
-            shape=self.shape if method == "tools/call" else None,
+            shape=self.profile.shape if method == "tools/call" else None,
         )
         accesslog.record(self.home, entry)
 
@@ -300,8 +301,13 @@ class Session:
                 name[:100] if isinstance(name, str) else None,
                 version[:50] if isinstance(version, str) else None,
             )
-            self.context = replace(self.context, client=self.client[0])
-        self.shape = shape_for(self.client[0], load_config(self.home).result_shape)
+        self.profile = profile(self.client[0], load_config(self.home).result_shape)
+        self.context = replace(
+            self.context,
+            client=self.client[0],
+            budget=self.profile.budget,
+            product=self.profile.product,
+        )
         return {
             "protocolVersion": self.version,
             "capabilities": {
@@ -310,7 +316,7 @@ class Session:
                 "experimental": {META_KEY: {"version": CONTRACT_VERSION}},
             },
             "serverInfo": {"name": "noru", "version": __version__},
-            "instructions": instructions(gets_text=model_gets_text(self.client[0], self.shape)),
+            "instructions": instructions(gets_text=self.profile.gets_text),
         }
 
     @property
@@ -330,19 +336,23 @@ class Session:
         # contract member (a resolved capture always carries it), not a field of
         # the MCP revision, and the older revisions' schemas allow extra result
         # members. Only the listing fields follow the revision (_tools_list).
-        # For a client that passes its model nothing beside structuredContent,
-        # the content shape (noru.mcp.clients); the log names the shape served.
+        # Served as this client's profile says (noru.mcp.clients): without
+        # structuredContent for a client that passes its model nothing beside
+        # it, each text block ending a line for one that glues them together.
         arguments = params.get("arguments")
+        if isinstance(arguments, dict) and self.profile.ignored:
+            arguments = {k: v for k, v in arguments.items() if k not in self.profile.ignored}
         try:
             result = call_tool(self.context, params.get("name"), arguments)
         except Steering as refusal:
             self._refused = refusal.tag
-            return steering_result(refusal)
-        self._served = _served_captures(result)
-        if self.shape == "content":
-            asked = isinstance(arguments, dict) and "fields" in arguments
-            result = as_content(result, facts=asked)
-        return result
+            result = steering_result(refusal)
+        else:
+            self._served = _served_captures(result)
+            if self.profile.shape == "content":
+                asked = isinstance(arguments, dict) and "fields" in arguments
+                result = as_content(result, facts=asked)
+        return line_ended(result) if self.profile.glued else result
 
     def _resources_list(self, params: dict[str, Any]) -> dict[str, Any]:
         from noru.mcp.tools import resources  # the store, on first use only

@@ -5,7 +5,8 @@
 - ``pixels``: the served images, read from the originals or as the app made them;
 - ``agent``: contract-4 views, locator text and no-match steering for agents;
 - ``person``: the same facts for the person's terminal;
-- ``rows``: the locator row both of them list.
+- ``rows``: the locator row both of them list;
+- ``fit``: an answer's text fitted within what the client passes on.
 
 No renderer builds a wire dict and no caller parses one back:
 ``noru.contract`` turns a view into the MCP result.
@@ -22,6 +23,7 @@ from noru.present.agent import (
     present_capture,
     provenance,
 )
+from noru.present.fit import Budget
 from noru.present.plan import MAX_IMAGES, BadRegion, Plan, Projection, plan
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "MAX_TEXT",
     "QUEUED",
     "BadRegion",
+    "Budget",
     "Plan",
     "Projection",
     "TextWait",

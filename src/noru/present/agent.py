@@ -17,10 +17,11 @@ from noru import imaging
 from noru.contract import CaptureView, ServedImage, TextLayer, Token, absent, inferred, measured
 from noru.errors import NoMatch
 from noru.geometry import Rect, intersects
-from noru.present import pixels
+from noru.present import fit, pixels
+from noru.present.fit import Budget
 from noru.present.plan import MAX_IMAGES, Plan, Projection, plan
 from noru.present.rows import locator_lines
-from noru.store import CaptureRecord, Filters, ImageRecord, Reader, Row, SearchHit
+from noru.store import CaptureRecord, Filters, ImageRecord, OcrLine, Reader, Row, SearchHit
 
 __all__ = [
     "MAX_TEXT",
@@ -52,8 +53,9 @@ class TextWait:
 QUEUED = TextWait()
 
 
-def _cap(text: str, what: str, notes: list[str]) -> str:
-    if len(text) <= MAX_TEXT:
+def _cap(text: str, what: str, notes: list[str], *, fitted: bool = False) -> str:
+    # A budget smaller than the cap cuts it anyway, saying so once (``fit``).
+    if len(text) <= MAX_TEXT or fitted:
         return text
     notes.append(f"The {what} was cut at {MAX_TEXT:,} of {len(text):,} characters.")
     return text[:MAX_TEXT]
@@ -141,7 +143,7 @@ def _regions_text(view_plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def _ocr_layer(view_plan: Plan, notes: list[str]) -> TextLayer:
+def _ocr_layer(view_plan: Plan, notes: list[str], fitted: bool) -> TextLayer:
     record, crop = view_plan.record, view_plan.crop
     if crop:
         lines = record.images[0].ocr_lines or ()
@@ -152,11 +154,22 @@ def _ocr_layer(view_plan: Plan, notes: list[str]) -> TextLayer:
     if record.ocr_confidence is not None:
         engine += f", mean confidence {record.ocr_confidence:.2f}"
     return TextLayer(
-        "ocr", _cap(text, "OCR text", notes) or "(no text recognised)", detail=engine or None
+        "ocr",
+        _cap(text, "OCR text", notes, fitted=fitted) or "(no text recognised)",
+        detail=engine or None,
     )
 
 
-def _ax_layer(view_plan: Plan, notes: list[str]) -> TextLayer:
+def _ocr_lines(view_plan: Plan) -> list[tuple[ImageRecord, OcrLine]]:
+    """The lines of the OCR layer in its order, each with its image."""
+    record, crop = view_plan.record, view_plan.crop
+    if crop:
+        first = record.images[0]
+        return [(first, line) for line in first.ocr_lines or () if intersects(line.box, crop)]
+    return [(image, line) for image in record.images for line in image.ocr_lines or () if line.text]
+
+
+def _ax_layer(view_plan: Plan, notes: list[str], fitted: bool) -> TextLayer:
     record, crop = view_plan.record, view_plan.crop
     if crop:
         found = record.images[0].ax_lines
@@ -166,7 +179,9 @@ def _ax_layer(view_plan: Plan, notes: list[str]) -> TextLayer:
     # Lines and a note mean the walk stopped early: say what it read.
     detail = f"partial: {record.ax_note}" if record.ax_note else None
     return TextLayer(
-        "ax", _cap(text, "accessibility text", notes) or "(no text in this area)", detail=detail
+        "ax",
+        _cap(text, "accessibility text", notes, fitted=fitted) or "(no text in this area)",
+        detail=detail,
     )
 
 
@@ -176,9 +191,11 @@ def capture_view(
     *,
     remarks: Sequence[str] = (),
     wait: TextWait = QUEUED,
+    budget: Budget | None = None,
 ) -> CaptureView:
     """The contract view of a planned capture with its served ``images``;
-    ``wait`` says whether its text, if not recognised yet, is being read."""
+    ``wait`` says whether its text, if not recognised yet, is being read;
+    ``budget``, what the client passes on of one answer's text (``fit``)."""
     record = view_plan.record
     pending = record.ocr_state == "pending" and wait.queued
     notes = list(remarks)
@@ -187,11 +204,12 @@ def capture_view(
             f"This capture holds {len(record.images)} images; the first {MAX_IMAGES} are sent."
         )
     done = record.ocr_state == "done"
+    tighter = budget is not None and budget.bytes < MAX_TEXT
     layers: list[TextLayer] = []
     if view_plan.wants("ocr") and done:
-        layers.append(_ocr_layer(view_plan, notes))
+        layers.append(_ocr_layer(view_plan, notes, tighter))
     if view_plan.wants("ax") and record.ax_text:
-        layers.append(_ax_layer(view_plan, notes))
+        layers.append(_ax_layer(view_plan, notes, tighter))
     regions = None
     if view_plan.wants("regions") and (done or any(i.ax_lines for i in record.images)):
         regions = _cap(_regions_text(view_plan), "regions list", notes)
@@ -215,6 +233,23 @@ def capture_view(
     note = None
     if view_plan.wants("note") and record.note:
         note = _cap(record.note, "note", notes)
+    prov = provenance(record, pixels=bool(images), layers=view_plan.layers, wait=wait)
+    if budget is not None:
+        fitted = fit.capture(
+            capture_id=record.id,
+            layers=layers,
+            regions=regions,
+            note=note,
+            fixed=sum(len(line.encode()) for line in [*notes, *extra]) + 300,
+            images=len(images),
+            budget=budget,
+            ocr_lines=_ocr_lines(view_plan) if view_plan.wants("ocr") and done else (),
+            max_edge=view_plan.max_edge,
+            region=view_plan.projection.region,
+        )
+        layers, regions, note = list(fitted.layers), fitted.regions, fitted.note
+        if fitted.remark:
+            notes.append(fitted.remark)
     return CaptureView(
         id=record.id,
         captured_at=record.captured_at,
@@ -225,7 +260,7 @@ def capture_view(
         regions=regions,
         note=note,
         ocr_pending=pending,
-        prov=provenance(record, pixels=bool(images), layers=view_plan.layers, wait=wait),
+        prov=prov,
         remarks=notes,
         extra_header=extra,
     )
@@ -239,6 +274,7 @@ def present_capture(
     max_edge: int,
     ready: Sequence[imaging.Served] | None = None,
     wait: TextWait = QUEUED,
+    budget: Budget | None = None,
 ) -> CaptureView:
     """Plan, pixels and view in one: ``ready`` are the images the app already
     served for this capture (used when they fit the plan)."""
@@ -246,14 +282,20 @@ def present_capture(
     images = pixels.ready(view_plan, ready) if ready else None
     if images is None:
         images = pixels.load(reader, view_plan)
-    return capture_view(view_plan, images, wait=wait)
+    return capture_view(view_plan, images, wait=wait, budget=budget)
 
 
 def locator_text(
-    rows: Sequence[Row | SearchHit], *, now: datetime, title: str, next_cursor: str | None
+    rows: Sequence[Row | SearchHit],
+    *,
+    now: datetime,
+    title: str,
+    next_cursor: str | None,
+    shortened: str | None = None,
 ) -> str:
-    """List and search results for an agent: rows, how to page, how to fetch, provenance."""
-    footer = []
+    """List and search results for an agent: rows, how to page, how to fetch,
+    provenance; ``shortened`` says why a page holds fewer rows than asked."""
+    footer = [shortened] if shortened else []
     if next_cursor:
         footer.append(f'More: call again with cursor "{next_cursor}".')
     footer.append("Fetch one with get_capture and its id.")

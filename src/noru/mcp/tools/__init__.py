@@ -16,6 +16,7 @@ from typing import Any
 
 from noru.mcp.tools.catalog import TOOLS, resolve
 from noru.mcp.tools.schema import check_arguments
+from noru.present.fit import Budget
 
 __all__ = ["ToolContext", "call_tool", "list_tools"]
 
@@ -25,6 +26,17 @@ class ToolContext:
     home: Path
     now: Callable[[], datetime]
     client: str | None = None  # the client's name from initialize, as it gave it
+    # Bytes of text one result may carry for this client (noru.mcp.clients), and
+    # the client's name to say so in; None: no measured limit.
+    budget: int | None = None
+    product: str | None = None
+
+    @property
+    def fit(self) -> Budget | None:
+        """What one answer's text may weigh for this client, if measured."""
+        if self.budget is None:
+            return None
+        return Budget(self.budget, self.product or "this client")
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]

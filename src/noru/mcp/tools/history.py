@@ -7,10 +7,10 @@ so a running `noru mcp` sees new captures and never holds the database open.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from noru import access, status
 from noru.config import load_config
@@ -23,11 +23,12 @@ from noru.present import (
     Projection,
     TextWait,
     empty_history,
+    fit,
     locator_text,
     no_match,
     present_capture,
 )
-from noru.store import CaptureRecord, Filters, Reader
+from noru.store import CaptureRecord, Filters, Reader, Row, SearchHit
 from noru.times import parse_moment
 
 __all__ = [
@@ -104,39 +105,92 @@ def _cursor_error(exc: ValueError) -> InvalidParams:
     return InvalidParams(f"Invalid arguments: `cursor` {exc}")
 
 
+T = TypeVar("T")
+
+
+def _page(
+    context: ToolContext, page: Callable[[int], tuple[list[T], str]], limit: int
+) -> tuple[list[T], str]:
+    """One locator page: of ``limit`` rows, or of fewer where the client
+    passes on less text than that would be (``fit.rows``)."""
+    budget = context.fit
+    if budget is None:
+        return page(limit)
+    found, text = fit.rows(page, limit=limit, budget=budget)
+    return list(found), text
+
+
+def _shortened(context: ToolContext, size: int, limit: int) -> str | None:
+    """The line saying a page holds fewer rows than asked, and why."""
+    if size >= limit or context.product is None:
+        return None
+    return (
+        f"This page holds {size} of the {limit} rows asked: {context.product} passes on "
+        "only so much of one answer. The rest follow with the cursor."
+    )
+
+
 def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     now = context.now()
     filters = filters_from(args, now)
     order = args.get("order", "newest_first")
+    limit = args.get("limit", 20)
     with open_history(context) as reader:
-        try:
-            rows, next_cursor = reader.list_rows(
-                filters, order=order, limit=args.get("limit", 20), cursor=args.get("cursor")
+
+        def page(size: int) -> tuple[list[Row], str]:
+            try:
+                rows, next_cursor = reader.list_rows(
+                    filters, order=order, limit=size, cursor=args.get("cursor")
+                )
+            except ValueError as exc:
+                raise _cursor_error(exc) from None
+            title = (
+                f"Noru history: {len(rows)} capture{'s' if len(rows) != 1 else ''}, "
+                f"{order.replace('_', ' ')}; filters: {filters.describe()}."
             )
-        except ValueError as exc:
-            raise _cursor_error(exc) from None
+            return rows, locator_text(
+                rows,
+                now=now,
+                title=title,
+                next_cursor=next_cursor,
+                shortened=_shortened(context, size, limit),
+            )
+
+        rows, text = _page(context, page, limit)
         if not rows:
             if "cursor" in args:
                 return text_result("Noru history: no more captures.")
             raise no_match(reader, filters, what="no capture matches the filters")
-        title = (
-            f"Noru history: {len(rows)} capture{'s' if len(rows) != 1 else ''}, "
-            f"{order.replace('_', ' ')}; filters: {filters.describe()}."
-        )
-        return text_result(locator_text(rows, now=now, title=title, next_cursor=next_cursor))
+        return text_result(text)
 
 
 def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     now = context.now()
     filters = filters_from(args, now)
     query: str = args["query"]
+    limit = args.get("limit", 20)
     with open_history(context) as reader:
-        try:
-            hits, next_cursor = reader.search(
-                query, filters, now=now, limit=args.get("limit", 20), cursor=args.get("cursor")
+
+        def page(size: int) -> tuple[list[SearchHit], str]:
+            try:
+                hits, next_cursor = reader.search(
+                    query, filters, now=now, limit=size, cursor=args.get("cursor")
+                )
+            except ValueError as exc:
+                raise _cursor_error(exc) from None
+            title = (
+                f"Noru search for {query!r}: {len(hits)} match{'es' if len(hits) != 1 else ''}, "
+                f"best first; filters: {filters.describe()}."
             )
-        except ValueError as exc:
-            raise _cursor_error(exc) from None
+            return hits, locator_text(
+                hits,
+                now=now,
+                title=title,
+                next_cursor=next_cursor,
+                shortened=_shortened(context, size, limit),
+            )
+
+        hits, text = _page(context, page, limit)
         if not hits:
             if "cursor" in args:
                 return text_result("Noru search: no more matches.")
@@ -148,11 +202,7 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
                     "Try fewer or different words, relax the filters, or browse with list_captures."
                 ),
             )
-        title = (
-            f"Noru search for {query!r}: {len(hits)} match{'es' if len(hits) != 1 else ''}, "
-            f"best first; filters: {filters.describe()}."
-        )
-        return text_result(locator_text(hits, now=now, title=title, next_cursor=next_cursor))
+        return text_result(text)
 
 
 def _resolve(reader: Reader, args: dict[str, Any], filters: Filters) -> CaptureRecord:
@@ -198,6 +248,7 @@ def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 projection,
                 max_edge=config.max_edge,
                 wait=text_wait(context, record),
+                budget=context.fit,
             )
         except BadRegion as exc:
             raise InvalidParams(f"Invalid arguments: {exc}") from None

@@ -115,6 +115,7 @@ def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
             Projection(),
             max_edge=load_config(context.home).max_edge,
             wait=text_wait(context, record),
+            budget=context.fit,
         )
     contents: list[dict[str, Any]] = [
         {"uri": uri, "mimeType": "image/png", "blob": base64.b64encode(image.png).decode("ascii")}
