@@ -57,9 +57,14 @@ class TestListing:
         self, client: MemoryClient
     ) -> None:
         for tool in tools_for(client, "2025-06-18"):
-            assert set(tool) == {"name", "title", "description", "inputSchema", "annotations"}
+            assert set(tool) == {
+                "name", "title", "description", "inputSchema", "annotations", "_meta"
+            }  # fmt: skip
             assert tool["annotations"]["readOnlyHint"] is True
             assert tool["annotations"]["destructiveHint"] is False
+            # The words people use, for a client that defers tools behind a search.
+            assert set(tool["_meta"]) == {"anthropic/searchHint"}
+            assert "screen" in tool["_meta"]["anthropic/searchHint"]
 
     def test_input_schemas_are_strict_valid_json_schemas(self, client: MemoryClient) -> None:
         for tool in tools_for(client, "2025-06-18"):

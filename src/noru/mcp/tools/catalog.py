@@ -105,6 +105,12 @@ def _object(properties: dict[str, Any], required: list[str] | None = None) -> di
     return schema
 
 
+# Where a client defers tools behind a search of its own, the words a person
+# uses for what a tool does find it (Claude Code ranks by whole words of
+# this hint, its name's parts and its description).
+SEARCH_HINT = "anthropic/searchHint"
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
@@ -112,14 +118,18 @@ class ToolSpec:
     kind: Kind
     description: str
     input_schema: dict[str, Any]
+    hint: str = ""  # the words people use for it, for a client's tool search
 
     def listing(self, *, annotations: bool, title: bool) -> dict[str, Any]:
-        """The tools/list entry; older revisions get only the fields they know."""
+        """The tools/list entry; older revisions get only the fields they know
+        (``title`` and a tool's ``_meta`` are 2025-06-18's)."""
         entry: dict[str, Any] = {"name": self.name}
         if title:
             entry["title"] = self.title
         entry["description"] = self.description
         entry["inputSchema"] = copy.deepcopy(self.input_schema)
+        if title and self.hint:
+            entry["_meta"] = {SEARCH_HINT: self.hint}
         if annotations:
             entry["annotations"] = {
                 "title": self.title,
@@ -147,6 +157,10 @@ TOOLS: dict[str, ToolSpec] = {
                 "list_captures and fetch them with get_capture. Needs the Noru app running "
                 "and the person's permission."
             ),
+            hint=(
+                "what is on my screen, look at this, what I just captured, my screenshot, "
+                "this window here"
+            ),
             input_schema=_object({"text_only": TEXT_ONLY}),
         ),
         ToolSpec(
@@ -160,6 +174,10 @@ TOOLS: dict[str, ToolSpec] = {
                 "(then prefer get_latest_capture). The capture is kept in history with "
                 "origin 'agent'. Needs the Noru app running and the person's permission; "
                 "paused or unauthorized requests are refused with the next step."
+            ),
+            hint=(
+                "what is on my screen now, look at my screen, see the screen, take a "
+                "screenshot, current window or display"
             ),
             input_schema=_object(
                 {
@@ -194,6 +212,7 @@ TOOLS: dict[str, ToolSpec] = {
                 "by when or where it was taken; then fetch it with get_capture. Returns no "
                 "images and marks nothing as delivered."
             ),
+            hint="my recent screenshots, screen history, earlier captures of my screen",
             input_schema=_object({**FILTERS, **PAGING}),
         ),
         ToolSpec(
@@ -208,6 +227,7 @@ TOOLS: dict[str, ToolSpec] = {
                 "get_capture. The query is taken literally (no operators). Same filters "
                 "as list_captures."
             ),
+            hint="find a screenshot, search what was on my screen, screen history text",
             input_schema=_object(
                 {
                     "query": {
@@ -234,6 +254,7 @@ TOOLS: dict[str, ToolSpec] = {
                 "newest match. Use `region` to read small text at full resolution, "
                 "`layers` / `fields` / `text_only` to send less."
             ),
+            hint="an earlier screenshot of my screen, a past capture, zoom into a screen region",
             input_schema=_object(
                 {
                     "id": {
@@ -294,6 +315,7 @@ TOOLS: dict[str, ToolSpec] = {
                 "Returns no capture content. Call it when a live request was refused and "
                 "you need to tell the person why."
             ),
+            hint="is screen access allowed, why the screen cannot be seen, paused or revoked",
             input_schema=_object({}),
         ),
     )
