@@ -1,0 +1,277 @@
+"""What the model receives: Noru in the agent clients people use, end to end.
+
+Each real agent client (tests/clients/agents.py, pinned, from the npm
+registry) runs headless against a real `noru app` on a real X server with
+a real xterm showing known text, Noru configured as `noru config CLIENT`
+says, and the model's API stood in on loopback (tests/clients/standin.py,
+the one fake: the model cannot run here). The stand-in's model takes the
+tour (tests/clients/tour.py): the capture the person just took, history by
+id and by region, search, the list, a fresh look, the status, a look while
+paused, a resource; the client's own tool search where it has one. Every
+request the client then sent its model is recorded, and each test checks
+one answer as the model got it: its image, header, the words the xterm
+showed, the note, the prov line, the steering and its Next: step.
+
+A client release that stops delivering any of them fails here; so does a
+client that starts delivering what Noru's table says it drops (the
+``contract`` runs: the person's ``result_shape = "contract"``), which means
+the table's row is out of date.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from noru import accesslog
+from noru.access import set_control
+from noru.store import Reader
+from tests import real_clients
+from tests.app_process import SETTLE_FOR_TESTS, running_app, wait_until
+from tests.clients.agents import AGENTS, Agent, Noru, install
+from tests.clients.standin import Received, StandIn
+from tests.clients.tour import Expect, Step, missing
+from tests.http_process import HttpServer
+from tests.parts import FIGURES, require
+from tests.real_clients import Client
+from tests.wire import noru_command
+from tests.xserver import XServer
+
+# What the xterm shows (its bitmap font, which Noru reads exactly), and the
+# person's note on their capture.
+SCREEN = (
+    "$ kubectl rollout status deploy/ledger-api",
+    'Waiting for deployment "ledger-api" rollout to finish: 2 of 3 updated',
+    'error: deployment "ledger-api" exceeded its progress deadline',
+    "$ grep -n QUARTZ config/app.env",
+    "14:QUARTZ_LEDGER_REGION=eu-west-3",
+    "15:QUARTZ_LEDGER_POOL=17",
+    "$ tail -n 2 logs/worker.log",
+    "worker-7 retry 4/5: upstream timed out after 30s",
+    "worker-7 giving up on batch 88213",
+)
+WORDS = ("ledger-api", "exceeded its progress deadline", "QUARTZ_LEDGER_REGION=eu-west-3",
+         "batch 88213")  # fmt: skip
+NOTE = "the rollout that stalled"
+# What a person types into a client's tool search.
+SEARCHES = ("screen", "what is on my screen", "look at my screen", "screenshot")
+LIVE = ("get_latest_capture", "observe_screen")
+
+
+@pytest.fixture(scope="module")
+def clients() -> tuple[Path, dict[str, Path]]:
+    require(shutil.which("npm") is not None, "npm is needed to install the agent clients")
+    try:
+        return install(list(AGENTS.values()))
+    except RuntimeError as exc:
+        require(False, str(exc))
+        raise
+
+
+@pytest.fixture(scope="module")
+def terminal(desktop: XServer) -> Iterator[Client]:
+    problem = real_clients.missing("xterm")
+    require(problem is None, problem or "")
+    with real_clients.open_xterm(desktop, SCREEN, columns=80, rows=12, x=240, y=180) as client:
+        yield client
+
+
+@dataclass
+class Screen:
+    home: Path
+    env: dict[str, str]
+    terminal: Client
+    work: Path
+    runs: dict[str, Run] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="module")
+def screen(
+    tmp_path_factory: pytest.TempPathFactory, desktop: XServer, terminal: Client
+) -> Iterator[Screen]:
+    home = tmp_path_factory.mktemp("clients-home")
+    home.chmod(0o700)
+    (home / "config.toml").write_text(SETTLE_FOR_TESTS)
+    set_control(home, "allow")
+    env = {**desktop.env, "NORU_HOME": str(home)}
+    with running_app(home, env, home / "app.log"):
+        yield Screen(home, env, terminal, tmp_path_factory.mktemp("clients"))
+
+
+def take_capture(screen: Screen) -> str:
+    """The person's capture of the xterm, with a note, once its text is read."""
+    screen.terminal.bring_under_pointer()
+    taken = subprocess.run(
+        [*noru_command(), "capture", "--note", NOTE],
+        env=screen.env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert taken.returncode == 0, taken.stderr
+    capture_id = taken.stdout.strip().split()[-1]
+
+    def read() -> bool:
+        with Reader.open(screen.home) as reader:
+            record = reader.get(capture_id)
+        return record is not None and record.ocr_state != "pending"
+
+    wait_until(read, "the OCR of the person's capture")
+    return capture_id
+
+
+def region_of_first_lines(screen: Screen, capture_id: str) -> list[int]:
+    """A region of the capture's served image holding the xterm's first two rows."""
+    with Reader.open(screen.home) as reader:
+        record = reader.get(capture_id)
+    assert record is not None
+    lines = [line for line in record.images[0].ocr_lines or () if line.text]
+    # Served at native size (the window is small): the rows above the third.
+    return [0, 0, record.images[0].width, lines[2].box[1]]
+
+
+# --- the tour --------------------------------------------------------------------
+
+
+def capture_expect(*, note: bool, words: tuple[str, ...] = WORDS) -> Expect:
+    return Expect(image=True, header=True, words=words, note=NOTE if note else None, prov=True)
+
+
+def tour(agent: Agent, screen: Screen, capture_id: str, *, search: bool) -> list[Step]:
+    """Every tool once, in the order an agent would call them."""
+    steps: list[Step] = []
+    if search:
+        steps += search_steps(agent)
+    region = region_of_first_lines(screen, capture_id)
+    steps += [
+        Step("get_latest_capture", agent.tool("get_latest_capture"), capture_expect(note=True)),
+        Step("get_capture", agent.tool("get_capture", {"id": capture_id}),
+             capture_expect(note=True)),
+        Step("get_capture region", agent.tool("get_capture", {"id": capture_id,
+                                                               "region": region}),
+             Expect(image=True, header=True, words=("kubectl rollout status",),
+                    absent=("QUARTZ_LEDGER_POOL",), prov=True)),
+        Step("search_captures", agent.tool("search_captures", {"query": "progress deadline"}),
+             Expect(words=("Noru search for",), ids=(capture_id,), prov=True)),
+        Step("list_captures", agent.tool("list_captures", {"limit": 5}),
+             Expect(words=("Noru history:",), ids=(capture_id,), prov=True)),
+        Step("observe_screen", agent.tool("observe_screen", {}), capture_expect(note=False)),
+        Step("get_status", agent.tool("get_status"),
+             Expect(words=("Noru status", "Live requests now: allowed"))),
+        Step("observe_screen while paused",
+             agent.tool("observe_screen", {}, before=lambda: set_control(screen.home, "pause")),
+             Expect(tag="Noru paused", next_step=True)),
+    ]  # fmt: skip
+    if agent.resource is not None:
+        steps.append(
+            Step(
+                "resources/read",
+                agent.resource(f"noru-capture://{capture_id}"),
+                # The text entry, as the client passes a resource on (often as JSON).
+                Expect(words=(f"Noru capture {capture_id}", "ledger-api", "prov: !px")),
+            )
+        )
+    return steps
+
+
+def search_steps(agent: Agent) -> list[Step]:
+    """The client's own search of its deferred tools, with a person's words."""
+    steps = []
+    for query in SEARCHES:
+        call = agent.search(query) if agent.search is not None else None
+        if call is not None:
+            found = tuple(agent.found(name) for name in LIVE)
+            steps.append(Step(f"tool search {query!r}", call, Expect(words=found)))
+    return steps
+
+
+@dataclass
+class Run:
+    agent: Agent
+    variant: str
+    steps: list[Step]
+    stand_in: StandIn
+    process: subprocess.CompletedProcess[str]
+    capture_id: str
+    seconds: float
+    log: list[dict[str, Any]]
+
+    def got(self, label: str) -> tuple[Step, Received | None]:
+        index = next(i for i, step in enumerate(self.steps) if step.label == label)
+        received = self.stand_in.received()
+        return self.steps[index], received[index] if index < len(received) else None
+
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "stdio": {},
+    "http": {"http": True},
+    "contract": {"result_shape": "contract"},  # the person forces contract 4
+    "no tool search": {"tool_search": False},  # Claude Code's ENABLE_TOOL_SEARCH=false
+}
+
+
+def run_tour(screen: Screen, clients: tuple[Path, dict[str, Path]], key: str, variant: str) -> Run:
+    """The tour by client ``key`` in ``variant``, run once per module."""
+    name = f"{key} {variant}"
+    if name in screen.runs:
+        return screen.runs[name]
+    agent = AGENTS[key]
+    options = VARIANTS[variant]
+    node_bin, prefixes = clients
+    capture_id = take_capture(screen)
+    searching = agent.search is not None and options.get("tool_search", True)
+    steps = tour(agent, screen, capture_id, search=searching)
+    config = SETTLE_FOR_TESTS + (
+        f'result_shape = "{options["result_shape"]}"\n' if "result_shape" in options else ""
+    )
+    (screen.home / "config.toml").write_text(config)
+    before = len(list(accesslog.read(screen.home)))
+    work = screen.work / name.replace(" ", "-")
+    server = HttpServer(screen.home, work.parent) if options.get("http") else None
+    try:
+        noru = Noru(screen.home, url=server.url() if server else None)
+        with StandIn(agent.dialect, [step.call for step in steps]) as stand_in:
+            launch = agent.launch(
+                prefixes[key], node_bin, work, stand_in.url, noru,
+                cache=screen.work.parent / "copilot-cache", **options,
+            )  # fmt: skip
+            started = time.monotonic()
+            done = agent.run(launch, "What is on my screen right now?", work / "run.log")
+            seconds = time.monotonic() - started
+    finally:
+        set_control(screen.home, "resume")
+        (screen.home / "config.toml").write_text(SETTLE_FOR_TESTS)
+        if server is not None:
+            server.stop()
+    assert not stand_in.failures, stand_in.failures
+    log = list(accesslog.read(screen.home))[before:]
+    run = Run(agent, variant, steps, stand_in, done, capture_id, seconds, log)
+    screen.runs[name] = run
+    FIGURES.append(
+        f"agent client {key} ({variant}): {len(steps)} calls in {seconds:.1f} s, "
+        f"{len(stand_in.turns)} turns, exit {done.returncode}"
+    )
+    return run
+
+
+# --- the tests ---------------------------------------------------------------------
+
+MAIN = [(key, step) for key in AGENTS for step in (
+    "get_latest_capture", "get_capture", "get_capture region", "search_captures",
+    "list_captures", "observe_screen", "get_status", "observe_screen while paused",
+)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("key", "label"), MAIN, ids=[f"{k}: {s}" for k, s in MAIN])
+def test_the_model_receives_every_answer_whole(
+    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str, label: str
+) -> None:
+    run = run_tour(screen, clients, key, "stdio")
+    assert run.process.returncode == 0, run.process.stderr[-3000:]
+    step, got = run.got(label)
+    lost = missing(step, got)
+    assert not lost, f"{AGENTS[key].product} did not pass on: {'; '.join(lost)}"
