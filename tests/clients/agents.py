@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -135,9 +136,10 @@ class Agent:
         )
         return done
 
-    def list_servers(self, launch: Launch) -> subprocess.CompletedProcess[str]:
-        """`CLIENT mcp list` in the set-up ``launch``'s HOME and project."""
-        return subprocess.run(
+    def list_servers(self, launch: Launch) -> tuple[int, str]:
+        """`CLIENT mcp list` in the set-up ``launch``'s HOME and project: its
+        exit status, and what it printed (stdout, then stderr), colours removed."""
+        done = subprocess.run(
             [launch.argv[0], *self.list_args],
             env=launch.env,
             cwd=launch.cwd,
@@ -147,6 +149,7 @@ class Agent:
             timeout=RUN_TIMEOUT,
             check=False,
         )
+        return done.returncode, re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
 
 
 # --- Claude Code ---------------------------------------------------------------------
@@ -280,8 +283,9 @@ def _codex_exposed(name: str) -> tuple[str, str | None]:
 
 
 def _codex_connected(out: str) -> bool:
+    # Its JSON, then its warnings (a CODEX_HOME under /tmp gets one).
     try:
-        servers = json.loads(out)
+        servers, _ = json.JSONDecoder().raw_decode(out[out.index("[") :])
     except ValueError:
         return False
     return any(s.get("name") == "noru" and s.get("enabled") for s in servers)

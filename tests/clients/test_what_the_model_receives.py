@@ -32,6 +32,9 @@ import pytest
 
 from noru import accesslog
 from noru.access import set_control
+from noru.mcp.clients import MEASURED
+from noru.mcp.session import instructions
+from noru.mcp.tools.catalog import TOOLS
 from noru.store import Reader
 from tests import real_clients
 from tests.app_process import SETTLE_FOR_TESTS, running_app, wait_until
@@ -275,3 +278,139 @@ def test_the_model_receives_every_answer_whole(
     step, got = run.got(label)
     lost = missing(step, got)
     assert not lost, f"{AGENTS[key].product} did not pass on: {'; '.join(lost)}"
+
+
+@pytest.mark.parametrize(("key", "label"), MAIN, ids=[f"{k}: {s}" for k, s in MAIN])
+def test_over_streamable_http_the_model_receives_every_answer_whole(
+    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str, label: str
+) -> None:
+    run = run_tour(screen, clients, key, "http")
+    assert run.process.returncode == 0, run.process.stderr[-3000:]
+    assert {entry["transport"] for entry in run.log} == {"http"}
+    step, got = run.got(label)
+    lost = missing(step, got)
+    assert not lost, f"{AGENTS[key].product} over HTTP did not pass on: {'; '.join(lost)}"
+
+
+SEARCHING = [(key, query) for key, agent in AGENTS.items() if agent.search for query in SEARCHES]
+
+
+@pytest.mark.parametrize(("key", "query"), SEARCHING, ids=[f"{k}: {q}" for k, q in SEARCHING])
+def test_a_client_s_tool_search_finds_noru_s_live_tools_by_a_person_s_words(
+    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str, query: str
+) -> None:
+    run = run_tour(screen, clients, key, "stdio")
+    step, got = run.got(f"tool search {query!r}")
+    lost = missing(step, got)
+    assert not lost, f"{AGENTS[key].product}'s search for {query!r} did not find: {lost}"
+
+
+def test_with_its_tool_search_off_claude_code_offers_every_noru_tool_at_once(
+    screen: Screen, clients: tuple[Path, dict[str, Path]]
+) -> None:
+    run = run_tour(screen, clients, "claude-code", "no tool search")
+    first = run.stand_in.turns[0].body
+    offered = run.agent.dialect.tools(first)
+    assert {f"mcp__noru__{name}" for name in TOOLS} <= set(offered)
+    assert "ToolSearch" not in offered
+    told = run.agent.dialect.told(first)
+    assert all(spec.description in told for spec in TOOLS.values())
+    for step in run.steps:
+        assert not missing(step, run.got(step.label)[1]), step.label
+
+
+RESOURCES = [key for key, agent in AGENTS.items() if agent.resource]
+RESOURCE_IMAGES = {"opencode"}
+
+
+@pytest.mark.parametrize("key", RESOURCES)
+def test_a_resource_read_reaches_the_model_as_its_text_and_prov_line(
+    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str
+) -> None:
+    run = run_tour(screen, clients, key, "stdio")
+    step, got = run.got("resources/read")
+    lost = missing(step, got)
+    assert not lost, f"{AGENTS[key].product} did not pass on the resource's {lost}"
+    # Only opencode shows a resource's PNG blob to its model as an image.
+    assert got is not None and bool(got.images) is (key in RESOURCE_IMAGES)
+
+
+DROPPING = [key for key, agent in AGENTS.items() if MEASURED[agent.client_name].drops]
+
+
+@pytest.mark.parametrize("key", DROPPING)
+def test_served_contract_4_as_it_is_the_client_still_drops_what_its_row_says(
+    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str
+) -> None:
+    """The evidence behind the table's row: with structuredContent present
+    (result_shape = "contract"), the model loses what the row names. When a
+    client release stops dropping it, this fails: measure again and update
+    noru.mcp.clients and docs/clients.md."""
+    run = run_tour(screen, clients, key, "contract")
+    drops = MEASURED[run.agent.client_name].drops
+    assert {entry["shape"] for entry in run.log if entry["method"] == "tools/call"} == {"contract"}
+    _, got = run.got("get_capture")
+    assert got is not None
+    lost = set()
+    if not got.images:
+        lost.add("image")
+    if not all(part in got.text for part in (f"Noru capture {run.capture_id}", NOTE, "prov: !px")):
+        lost.add("text")
+    assert lost == set(drops), (lost, got.text[:500])
+    # Its model gets the JSON of structuredContent, and was not told of a prov line.
+    assert f'"id":"{run.capture_id}"' in got.text.replace(" ", "")
+    told = "\n".join(run.agent.dialect.told(turn.body) for turn in run.stand_in.turns)
+    assert "'prov:' line" not in told
+
+
+def test_the_model_is_told_of_the_prov_line_only_where_it_receives_it(
+    screen: Screen, clients: tuple[Path, dict[str, Path]]
+) -> None:
+    for key in AGENTS:
+        for variant in ("stdio", "contract") if key in DROPPING else ("stdio",):
+            run = run_tour(screen, clients, key, variant)
+            told = "\n".join(run.agent.dialect.told(turn.body) for turn in run.stand_in.turns)
+            received = run.stand_in.received()
+            captures = [
+                got for step, got in zip(run.steps, received, strict=False) if step.expect.header
+            ]
+            gets_prov = all("prov: " in got.text for got in captures)
+            if "'prov:' line" in told:
+                assert gets_prov, f"{key} {variant}: told of a prov line it does not get"
+
+
+# What each client passes on of initialize's instructions, as measured:
+# whole, or not at all (Copilot CLI passes only those of servers on a list of
+# GitHub's).
+INSTRUCTED = {"claude-code": True, "codex": True, "gemini": True, "opencode": True,
+              "copilot": False}  # fmt: skip
+
+
+@pytest.mark.parametrize("key", sorted(AGENTS))
+def test_initialize_s_instructions_reach_the_model_where_the_client_passes_them(
+    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str
+) -> None:
+    run = run_tour(screen, clients, key, "stdio")
+    told = "\n".join(run.agent.dialect.told(turn.body) for turn in run.stand_in.turns)
+    whole = instructions(gets_text=True)
+    assert (whole in told or whole.replace("'", "\\'") in told) is INSTRUCTED[key], told[:3000]
+    # Every tool's description reaches it, in the turn that offers the tool.
+    assert all(spec.description in told.replace("\\n", "\n") for spec in TOOLS.values())
+
+
+@pytest.mark.parametrize("key", sorted(AGENTS))
+def test_each_client_loads_noru_from_its_noru_config_snippet(
+    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str, tmp_path: Path
+) -> None:
+    agent = AGENTS[key]
+    node_bin, prefixes = clients
+    launch = agent.launch(
+        prefixes[key], node_bin, tmp_path, "http://127.0.0.1:9", Noru(screen.home),
+        cache=screen.work.parent / "copilot-cache",
+    )  # fmt: skip
+    status, out = agent.list_servers(launch)
+    assert status == 0 and agent.connected(out), out[-2000:]
+    # And the tour's session was this client's, as it named itself.
+    run = run_tour(screen, clients, key, "stdio")
+    assert {entry["client"] for entry in run.log} == {agent.client_name}
+    assert {entry["client_version"] for entry in run.log} == {agent.version}
