@@ -36,6 +36,7 @@ from tests.wire import noru_command
 __all__ = ["AGENTS", "Agent", "Launch", "Noru", "install"]
 
 ROOT = Path(__file__).resolve().parents[2]
+CACHE = Path(os.environ.get("NORU_CACHE") or Path.home() / ".cache" / "noru")
 RUN_TIMEOUT = 300  # a whole tour of the tools, on a loaded machine (a guard)
 
 
@@ -479,7 +480,7 @@ def _copilot_prepare(
         "COPILOT_HOME": str(copilot_home),
         "COPILOT_AUTO_UPDATE": "false",
         # The package it unpacks at its first start (235 MB), kept between runs.
-        "XDG_CACHE_HOME": str(options["cache"]),
+        "XDG_CACHE_HOME": str(CACHE / "copilot"),
     }
     argv = [
         "-p", "{prompt}",

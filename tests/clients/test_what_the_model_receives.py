@@ -20,9 +20,7 @@ the table's row is out of date.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +28,6 @@ from typing import Any
 
 import pytest
 
-from noru import accesslog
 from noru.access import set_control
 from noru.mcp.clients import MEASURED
 from noru.mcp.session import instructions
@@ -38,11 +35,10 @@ from noru.mcp.tools.catalog import TOOLS
 from noru.store import Reader
 from tests import real_clients
 from tests.app_process import SETTLE_FOR_TESTS, running_app, wait_until
-from tests.clients.agents import AGENTS, Agent, Noru, install
-from tests.clients.standin import Received, StandIn
+from tests.clients.agents import AGENTS, Agent, Noru
+from tests.clients.harness import Installed, Run, installed, run_client
 from tests.clients.tour import Expect, Step, missing
-from tests.http_process import HttpServer
-from tests.parts import FIGURES, require
+from tests.parts import require
 from tests.real_clients import Client
 from tests.wire import noru_command
 from tests.xserver import XServer
@@ -69,13 +65,8 @@ LIVE = ("get_latest_capture", "observe_screen")
 
 
 @pytest.fixture(scope="module")
-def clients() -> tuple[Path, dict[str, Path]]:
-    require(shutil.which("npm") is not None, "npm is needed to install the agent clients")
-    try:
-        return install(list(AGENTS.values()))
-    except RuntimeError as exc:
-        require(False, str(exc))
-        raise
+def clients() -> Installed:
+    return installed()
 
 
 @pytest.fixture(scope="module")
@@ -192,23 +183,6 @@ def search_steps(agent: Agent) -> list[Step]:
     return steps
 
 
-@dataclass
-class Run:
-    agent: Agent
-    variant: str
-    steps: list[Step]
-    stand_in: StandIn
-    process: subprocess.CompletedProcess[str]
-    capture_id: str
-    seconds: float
-    log: list[dict[str, Any]]
-
-    def got(self, label: str) -> tuple[Step, Received | None]:
-        index = next(i for i, step in enumerate(self.steps) if step.label == label)
-        received = self.stand_in.received()
-        return self.steps[index], received[index] if index < len(received) else None
-
-
 VARIANTS: dict[str, dict[str, Any]] = {
     "stdio": {},
     "http": {"http": True},
@@ -217,48 +191,23 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
-def run_tour(screen: Screen, clients: tuple[Path, dict[str, Path]], key: str, variant: str) -> Run:
+def run_tour(screen: Screen, clients: Installed, key: str, variant: str) -> Run:
     """The tour by client ``key`` in ``variant``, run once per module."""
     name = f"{key} {variant}"
-    if name in screen.runs:
-        return screen.runs[name]
-    agent = AGENTS[key]
-    options = VARIANTS[variant]
-    node_bin, prefixes = clients
-    capture_id = take_capture(screen)
-    searching = agent.search is not None and options.get("tool_search", True)
-    steps = tour(agent, screen, capture_id, search=searching)
-    config = SETTLE_FOR_TESTS + (
-        f'result_shape = "{options["result_shape"]}"\n' if "result_shape" in options else ""
-    )
-    (screen.home / "config.toml").write_text(config)
-    before = len(list(accesslog.read(screen.home)))
-    work = screen.work / name.replace(" ", "-")
-    server = HttpServer(screen.home, work.parent) if options.get("http") else None
-    try:
-        noru = Noru(screen.home, url=server.url() if server else None)
-        with StandIn(agent.dialect, [step.call for step in steps]) as stand_in:
-            launch = agent.launch(
-                prefixes[key], node_bin, work, stand_in.url, noru,
-                cache=screen.work.parent / "copilot-cache", **options,
+    if name not in screen.runs:
+        agent, options = AGENTS[key], VARIANTS[variant]
+        capture_id = take_capture(screen)
+        searching = agent.search is not None and options.get("tool_search", True)
+        steps = tour(agent, screen, capture_id, search=searching)
+        try:
+            screen.runs[name] = run_client(
+                agent, steps, clients=clients, home=screen.home, settings=SETTLE_FOR_TESTS,
+                work=screen.work / name.replace(" ", "-"), variant=variant,
+                capture_id=capture_id, **options,
             )  # fmt: skip
-            started = time.monotonic()
-            done = agent.run(launch, "What is on my screen right now?", work / "run.log")
-            seconds = time.monotonic() - started
-    finally:
-        set_control(screen.home, "resume")
-        (screen.home / "config.toml").write_text(SETTLE_FOR_TESTS)
-        if server is not None:
-            server.stop()
-    assert not stand_in.failures, stand_in.failures
-    log = list(accesslog.read(screen.home))[before:]
-    run = Run(agent, variant, steps, stand_in, done, capture_id, seconds, log)
-    screen.runs[name] = run
-    FIGURES.append(
-        f"agent client {key} ({variant}): {len(steps)} calls in {seconds:.1f} s, "
-        f"{len(stand_in.turns)} turns, exit {done.returncode}"
-    )
-    return run
+        finally:
+            set_control(screen.home, "resume")
+    return screen.runs[name]
 
 
 # --- the tests ---------------------------------------------------------------------
@@ -271,7 +220,7 @@ MAIN = [(key, step) for key in AGENTS for step in (
 
 @pytest.mark.parametrize(("key", "label"), MAIN, ids=[f"{k}: {s}" for k, s in MAIN])
 def test_the_model_receives_every_answer_whole(
-    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str, label: str
+    screen: Screen, clients: Installed, key: str, label: str
 ) -> None:
     run = run_tour(screen, clients, key, "stdio")
     assert run.process.returncode == 0, run.process.stderr[-3000:]
@@ -282,7 +231,7 @@ def test_the_model_receives_every_answer_whole(
 
 @pytest.mark.parametrize(("key", "label"), MAIN, ids=[f"{k}: {s}" for k, s in MAIN])
 def test_over_streamable_http_the_model_receives_every_answer_whole(
-    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str, label: str
+    screen: Screen, clients: Installed, key: str, label: str
 ) -> None:
     run = run_tour(screen, clients, key, "http")
     assert run.process.returncode == 0, run.process.stderr[-3000:]
@@ -297,7 +246,7 @@ SEARCHING = [(key, query) for key, agent in AGENTS.items() if agent.search for q
 
 @pytest.mark.parametrize(("key", "query"), SEARCHING, ids=[f"{k}: {q}" for k, q in SEARCHING])
 def test_a_client_s_tool_search_finds_noru_s_live_tools_by_a_person_s_words(
-    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str, query: str
+    screen: Screen, clients: Installed, key: str, query: str
 ) -> None:
     run = run_tour(screen, clients, key, "stdio")
     step, got = run.got(f"tool search {query!r}")
@@ -306,7 +255,7 @@ def test_a_client_s_tool_search_finds_noru_s_live_tools_by_a_person_s_words(
 
 
 def test_with_its_tool_search_off_claude_code_offers_every_noru_tool_at_once(
-    screen: Screen, clients: tuple[Path, dict[str, Path]]
+    screen: Screen, clients: Installed
 ) -> None:
     run = run_tour(screen, clients, "claude-code", "no tool search")
     first = run.stand_in.turns[0].body
@@ -325,7 +274,7 @@ RESOURCE_IMAGES = {"opencode"}
 
 @pytest.mark.parametrize("key", RESOURCES)
 def test_a_resource_read_reaches_the_model_as_its_text_and_prov_line(
-    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str
+    screen: Screen, clients: Installed, key: str
 ) -> None:
     run = run_tour(screen, clients, key, "stdio")
     step, got = run.got("resources/read")
@@ -340,7 +289,7 @@ DROPPING = [key for key, agent in AGENTS.items() if MEASURED[agent.client_name].
 
 @pytest.mark.parametrize("key", DROPPING)
 def test_served_contract_4_as_it_is_the_client_still_drops_what_its_row_says(
-    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str
+    screen: Screen, clients: Installed, key: str
 ) -> None:
     """The evidence behind the table's row: with structuredContent present
     (result_shape = "contract"), the model loses what the row names. When a
@@ -364,7 +313,7 @@ def test_served_contract_4_as_it_is_the_client_still_drops_what_its_row_says(
 
 
 def test_the_model_is_told_of_the_prov_line_only_where_it_receives_it(
-    screen: Screen, clients: tuple[Path, dict[str, Path]]
+    screen: Screen, clients: Installed
 ) -> None:
     for key in AGENTS:
         for variant in ("stdio", "contract") if key in DROPPING else ("stdio",):
@@ -388,7 +337,7 @@ INSTRUCTED = {"claude-code": True, "codex": True, "gemini": True, "opencode": Tr
 
 @pytest.mark.parametrize("key", sorted(AGENTS))
 def test_initialize_s_instructions_reach_the_model_where_the_client_passes_them(
-    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str
+    screen: Screen, clients: Installed, key: str
 ) -> None:
     run = run_tour(screen, clients, key, "stdio")
     told = "\n".join(run.agent.dialect.told(turn.body) for turn in run.stand_in.turns)
@@ -400,14 +349,13 @@ def test_initialize_s_instructions_reach_the_model_where_the_client_passes_them(
 
 @pytest.mark.parametrize("key", sorted(AGENTS))
 def test_each_client_loads_noru_from_its_noru_config_snippet(
-    screen: Screen, clients: tuple[Path, dict[str, Path]], key: str, tmp_path: Path
+    screen: Screen, clients: Installed, key: str, tmp_path: Path
 ) -> None:
     agent = AGENTS[key]
     node_bin, prefixes = clients
     launch = agent.launch(
-        prefixes[key], node_bin, tmp_path, "http://127.0.0.1:9", Noru(screen.home),
-        cache=screen.work.parent / "copilot-cache",
-    )  # fmt: skip
+        prefixes[key], node_bin, tmp_path, "http://127.0.0.1:9", Noru(screen.home)
+    )
     status, out = agent.list_servers(launch)
     assert status == 0 and agent.connected(out), out[-2000:]
     # And the tour's session was this client's, as it named itself.
