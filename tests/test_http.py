@@ -695,7 +695,7 @@ def test_the_sdk_client_reads_history_and_resources_over_http(
             resources = await client.list_resources()
             assert len(resources.resources) == 3
             read = await client.read_resource(f"noru-capture://{seeded.terminal.id}")
-            assert read.contents[-1].text.splitlines()[-1].startswith("prov: ")  # type: ignore[union-attr]
+            assert read.contents[0].text.splitlines()[-1].startswith("prov: ")  # type: ignore[union-attr]
 
     anyio.run(body)
     assert log.validate() >= 5

@@ -583,10 +583,13 @@ class ChatCompletions(Dialect):
                     data = _data_url(str(part.get("image_url", {}).get("url", "")))
                     if data is not None:
                         images.append(data)
-            # Some clients pass a tool's images on in a user message after it.
-            after = messages[i + 1] if i + 1 < len(messages) else None
-            if after is not None and after.get("role") == "user":
-                for part in after.get("content") if isinstance(after.get("content"), list) else ():
+            # Some clients pass a tool's images on in user messages after it
+            # (opencode in one, Copilot CLI one per image).
+            for after in messages[i + 1 :]:
+                content = after.get("content")
+                if after.get("role") != "user" or not isinstance(content, list):
+                    break
+                for part in content:
                     if part.get("type") == "image_url":
                         data = _data_url(str(part.get("image_url", {}).get("url", "")))
                         if data is not None:

@@ -20,7 +20,8 @@ answer, its session is served so that nothing is lost:
   result it passes whole; past it, it cuts the text itself (or keeps only a
   preview and a file path), usually losing the ``prov:`` line. Noru fits the
   answer within it and says what it left out and how to ask for the rest
-  (``region``, a page ``cursor``).
+  (``region``, a page ``cursor``). ``one_block``: it cuts only an answer of
+  one text block (locator rows), leaving a capture's several blocks whole.
 - ``adds``: arguments the client adds to every tool's schema and passes
   through in calls; the session drops them before checking the arguments.
 
@@ -53,6 +54,7 @@ class Measured:
     drops: tuple[str, ...] = ()
     glues: bool = False
     budget: int | None = None
+    one_block: bool = False
     adds: tuple[str, ...] = ()
 
 
@@ -63,6 +65,7 @@ class Profile:
     shape: Shape = "contract"
     glued: bool = False  # each text block ends with a newline
     budget: int | None = None  # bytes of text one result may carry
+    captures_whole: bool = False  # the budget is for one-block answers only
     product: str | None = None  # the client's name, for what Noru tells its model
     ignored: frozenset[str] = frozenset()  # arguments dropped before checking
     gets_text: bool = True  # whether its model receives a capture's text blocks
@@ -107,11 +110,13 @@ MEASURED: dict[str, Measured] = {
             # A one-block answer past 40,000 characters is cut to its first
             # 8,000 and last 32,000.
             budget=39_000,
+            one_block=True,
             adds=("wait_for_previous",),
             evidence=(
                 "every block reached its model (each text wrapped in <untrusted_context>, "
-                "the image as inlineData); it adds `wait_for_previous` to every tool's "
-                "schema and passes it on in calls"
+                "the image as inlineData); an answer of one text block past 40,000 "
+                "characters it cut to its head and tail; it adds `wait_for_previous` to "
+                "every tool's schema and passes it on in calls"
             ),
         ),
         Measured(
@@ -158,6 +163,7 @@ def profile(client: str | None, setting: str = "auto") -> Profile:
         shape=shape,
         glued=row.glues,
         budget=row.budget,
+        captures_whole=row.one_block,
         product=row.product,
         ignored=frozenset(row.adds),
         gets_text=shape == "content" or "text" not in row.drops,

@@ -306,6 +306,7 @@ class Session:
             self.context,
             client=self.client[0],
             budget=self.profile.budget,
+            captures_whole=self.profile.captures_whole,
             product=self.profile.product,
         )
         return {
@@ -389,15 +390,14 @@ _ID = re.compile(CAPTURE_ID_PATTERN.strip("^$"))
 def _served_captures(result: dict[str, Any]) -> tuple[accesslog.Served, ...]:
     """The captures an answer carries: with their pixels or as text only, or
     (list and search rows) only named."""
-    if "contents" in result:  # resources/read
-        found = []
+    if "contents" in result:  # resources/read: a capture once, with pixels if any blob
+        found: dict[str, str] = {}
         for item in result.get("contents") or ():
             uri = str(item.get("uri", "")) if isinstance(item, dict) else ""
             match = _ID.search(uri)
-            if match:
-                how = "pixels" if "blob" in item else "text"
-                found.append(accesslog.Served(match.group(0), how))
-        return tuple(found)
+            if match and found.get(match.group(0)) != "pixels":
+                found[match.group(0)] = "pixels" if "blob" in item else "text"
+        return tuple(accesslog.Served(capture_id, how) for capture_id, how in found.items())
     content = result.get("content") or ()
     structured = result.get("structuredContent")
     if isinstance(structured, dict) and isinstance(structured.get("id"), str):

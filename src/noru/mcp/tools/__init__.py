@@ -29,14 +29,21 @@ class ToolContext:
     # Bytes of text one result may carry for this client (noru.mcp.clients), and
     # the client's name to say so in; None: no measured limit.
     budget: int | None = None
+    captures_whole: bool = False  # the client cuts only one-block answers
     product: str | None = None
 
     @property
     def fit(self) -> Budget | None:
-        """What one answer's text may weigh for this client, if measured."""
+        """What one answer of one text block (locator rows) may weigh for this
+        client, if measured."""
         if self.budget is None:
             return None
         return Budget(self.budget, self.product or "this client")
+
+    @property
+    def fit_capture(self) -> Budget | None:
+        """What a capture's answer (several text blocks) may weigh."""
+        return None if self.captures_whole else self.fit
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]

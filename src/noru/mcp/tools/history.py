@@ -248,7 +248,7 @@ def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 projection,
                 max_edge=config.max_edge,
                 wait=text_wait(context, record),
-                budget=context.fit,
+                budget=context.fit_capture,
             )
         except BadRegion as exc:
             raise InvalidParams(f"Invalid arguments: {exc}") from None

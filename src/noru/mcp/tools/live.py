@@ -56,7 +56,7 @@ def _present(context: ToolContext, delivered: live.Delivered, *, text_only: bool
             Projection(text_only=text_only),
             max_edge=max_edge,
             ready=delivered.served,
-            budget=context.fit,
+            budget=context.fit_capture,
         )
     return capture_result(view, now=context.now(), with_sources=False)
 

@@ -21,7 +21,7 @@ from noru.contract import (
 from noru.errors import HistoryBlocked, InvalidParams
 from noru.mcp.tools import ToolContext
 from noru.mcp.tools.history import text_wait
-from noru.present import Projection, present_capture
+from noru.present import Budget, Projection, present_capture
 from noru.store import Reader, decode_cursor, encode_cursor
 from noru.times import format_utc
 
@@ -115,13 +115,23 @@ def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
             Projection(),
             max_edge=load_config(context.home).max_edge,
             wait=text_wait(context, record),
-            budget=context.fit,
+            budget=_resource_budget(context),
         )
-    contents: list[dict[str, Any]] = [
+    # The text first: a client that passes a resource on as one text (its
+    # blobs as base64 in it) and cuts it keeps the head.
+    blocks = capture_blocks(view, now=context.now())
+    text = "\n\n".join(block for block in blocks if isinstance(block, str))
+    contents: list[dict[str, Any]] = [{"uri": uri, "mimeType": "text/plain", "text": text}]
+    contents += [
         {"uri": uri, "mimeType": "image/png", "blob": base64.b64encode(image.png).decode("ascii")}
         for image in view.images
     ]
-    blocks = capture_blocks(view, now=context.now())
-    text = "\n\n".join(block for block in blocks if isinstance(block, str))
-    contents.append({"uri": uri, "mimeType": "text/plain", "text": text})
     return {"contents": contents}
+
+
+def _resource_budget(context: ToolContext) -> Budget | None:
+    """A resource reaches the model inside one tool result of the client's
+    own, its blobs as base64 text beside it (Codex CLI): half of the client's
+    budget, so that what it keeps of the head holds the whole text."""
+    budget = context.fit
+    return Budget(budget.bytes // 2, budget.product) if budget is not None else None
