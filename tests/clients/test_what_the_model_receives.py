@@ -37,6 +37,7 @@ from tests import real_clients
 from tests.app_process import SETTLE_FOR_TESTS, running_app, wait_until
 from tests.clients.agents import AGENTS, Agent, Noru
 from tests.clients.harness import Installed, Run, installed, run_client
+from tests.clients.standin import Received
 from tests.clients.tour import Expect, Step, missing
 from tests.parts import require
 from tests.real_clients import Client
@@ -362,3 +363,80 @@ def test_each_client_loads_noru_from_its_noru_config_snippet(
     run = run_tour(screen, clients, key, "stdio")
     assert {entry["client"] for entry in run.log} == {agent.client_name}
     assert {entry["client_version"] for entry in run.log} == {agent.version}
+
+
+CLIENTS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
+CAPTURES = ("get_latest_capture", "get_capture", "get_capture region", "observe_screen")
+
+
+def table(page: str, heading: str) -> dict[str, dict[str, str]]:
+    """The Markdown table under ``heading``: each row by its first cell."""
+    lines = page.split(f"## {heading}\n", 1)[1].splitlines()
+    end = next(i for i, line in enumerate(lines) if line.startswith("##"))
+    rows = [line for line in lines[:end] if line.startswith("|")]
+    head = [cell.strip() for cell in rows[0].strip("|").split("|")]
+    return {
+        cells[0]: dict(zip(head, cells, strict=True))
+        for cells in ([c.strip() for c in row.strip("|").split("|")] for row in rows[2:])
+    }
+
+
+def measured_row(run: Run) -> dict[str, str]:
+    """The row docs/clients.md must have for ``run``, from what its model got."""
+    agent = run.agent
+
+    def yes(passed: bool) -> str:
+        return "yes" if passed else "no"
+
+    def got(label: str) -> Received | None:
+        return run.got(label)[1]
+
+    capture = [got(label) for label in CAPTURES]
+    whole = [got(label) for label in ("get_latest_capture", "get_capture", "observe_screen")]
+    row = MEASURED[agent.client_name]
+    serves = "content shape" if row.drops else "contract 4"
+    if row.glues:
+        serves += ", each text block ending a line"
+    if agent.resource is None:
+        resources = "not offered to the model"
+    else:
+        step, read = run.got("resources/read")
+        resources = (
+            ("text and image" if read and read.images else "text")
+            if not missing(step, read)
+            else "no"
+        )
+    if agent.search is None:
+        search = "none: every tool offered"
+    else:
+        found = all(not missing(s, got(s.label)) for s in run.steps if s.label.startswith("tool"))
+        search = "finds Noru's live tools" if found else "no"
+    told = "\n".join(agent.dialect.told(turn.body) for turn in run.stand_in.turns)
+    return {
+        "client": agent.product,
+        "version": agent.version,
+        "Noru serves": serves,
+        "image": yes(all(r is not None and r.images for r in capture)),
+        "on-screen text": yes(
+            all(r is not None and all(w in r.text for w in WORDS) for r in whole)
+        ),
+        "note": yes(all(r is not None and NOTE in r.text for r in whole[:2])),
+        "prov line": yes(all(r is not None and "prov: " in r.text for r in capture)),
+        "steering and Next:": yes(not missing(*run.got("observe_screen while paused"))),
+        "resources/read": resources,
+        "its tool search": search,
+        "instructions": yes(instructions(gets_text=True) in told.replace("\\'", "'")),
+    }
+
+
+def test_the_table_in_docs_clients_md_is_what_the_harness_measured(
+    screen: Screen, clients: Installed
+) -> None:
+    documented = table(CLIENTS_PAGE.read_text(), "What the model receives")
+    measured = {AGENTS[key].product: measured_row(run_tour(screen, clients, key, "stdio"))
+                for key in AGENTS}  # fmt: skip
+    assert documented == measured
+    # And each row of Noru's own table names the release the harness runs.
+    assert {AGENTS[k].client_name: AGENTS[k].version for k in AGENTS} == {
+        name: row.version for name, row in MEASURED.items()
+    }
