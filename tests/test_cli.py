@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import tomllib
@@ -178,3 +179,17 @@ def test_retention_refuses_to_touch_a_config_that_does_not_parse(home: Path) -> 
     assert f"Error: {home / 'config.toml'} does not parse (" in done.stderr
     assert "Traceback" not in done.stderr
     assert (home / "config.toml").read_bytes() == original
+
+
+def test_the_readme_s_claude_code_line_is_what_noru_config_prints() -> None:
+    """The line the client harness runs (tests/clients) is the README's own."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    shown = re.search(r"`(claude mcp add noru -- (\S+) mcp)`", readme)
+    assert shown is not None
+    env = {k: v for k, v in os.environ.items() if k != "NORU_HOME"}
+    done = subprocess.run(
+        [*noru_command(), "config", "claude-code"], capture_output=True, text=True, env=env
+    )
+    printed = done.stderr.split("Alternatively: ", 1)[1].strip()
+    exe = json.loads(done.stdout)["mcpServers"]["noru"]["command"]
+    assert printed == shown.group(1).replace(shown.group(2), exe)
