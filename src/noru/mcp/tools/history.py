@@ -105,29 +105,41 @@ def _cursor_error(exc: ValueError) -> InvalidParams:
     return InvalidParams(f"Invalid arguments: `cursor` {exc}")
 
 
-T = TypeVar("T")
+T = TypeVar("T", Row, SearchHit)
 
 
 def _page(
-    context: ToolContext, page: Callable[[int], tuple[list[T], str]], limit: int
+    context: ToolContext,
+    *,
+    fetch: Callable[[int], tuple[list[T], str | None]],
+    title: Callable[[list[T]], str],
+    limit: int,
+    now: datetime,
 ) -> tuple[list[T], str]:
-    """One locator page: of ``limit`` rows, or of fewer where the client
-    passes on less text than that would be (``fit.rows``)."""
+    """One locator page: its rows (``fetch(n)``: n rows and the next cursor)
+    and its text; of ``limit`` rows, or of fewer where the client passes on
+    less text than that would be (``fit.rows``), its cursor going on."""
+
+    def page(size: int) -> tuple[list[T], str]:
+        try:
+            rows, next_cursor = fetch(size)
+        except ValueError as exc:
+            raise _cursor_error(exc) from None
+        shortened = None
+        if size < limit and context.product is not None:
+            shortened = (
+                f"This page holds {size} of the {limit} rows asked: {context.product} passes "
+                "on only so much of one answer. The rest follow with the cursor."
+            )
+        return rows, locator_text(
+            rows, now=now, title=title(rows), next_cursor=next_cursor, shortened=shortened
+        )
+
     budget = context.fit
     if budget is None:
         return page(limit)
     found, text = fit.rows(page, limit=limit, budget=budget)
     return list(found), text
-
-
-def _shortened(context: ToolContext, size: int, limit: int) -> str | None:
-    """The line saying a page holds fewer rows than asked, and why."""
-    if size >= limit or context.product is None:
-        return None
-    return (
-        f"This page holds {size} of the {limit} rows asked: {context.product} passes on "
-        "only so much of one answer. The rest follow with the cursor."
-    )
 
 
 def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -136,27 +148,18 @@ def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     order = args.get("order", "newest_first")
     limit = args.get("limit", 20)
     with open_history(context) as reader:
-
-        def page(size: int) -> tuple[list[Row], str]:
-            try:
-                rows, next_cursor = reader.list_rows(
-                    filters, order=order, limit=size, cursor=args.get("cursor")
-                )
-            except ValueError as exc:
-                raise _cursor_error(exc) from None
-            title = (
+        rows, text = _page(
+            context,
+            fetch=lambda size: reader.list_rows(
+                filters, order=order, limit=size, cursor=args.get("cursor")
+            ),
+            title=lambda rows: (
                 f"Noru history: {len(rows)} capture{'s' if len(rows) != 1 else ''}, "
                 f"{order.replace('_', ' ')}; filters: {filters.describe()}."
-            )
-            return rows, locator_text(
-                rows,
-                now=now,
-                title=title,
-                next_cursor=next_cursor,
-                shortened=_shortened(context, size, limit),
-            )
-
-        rows, text = _page(context, page, limit)
+            ),
+            limit=limit,
+            now=now,
+        )
         if not rows:
             if "cursor" in args:
                 return text_result("Noru history: no more captures.")
@@ -170,27 +173,18 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
     query: str = args["query"]
     limit = args.get("limit", 20)
     with open_history(context) as reader:
-
-        def page(size: int) -> tuple[list[SearchHit], str]:
-            try:
-                hits, next_cursor = reader.search(
-                    query, filters, now=now, limit=size, cursor=args.get("cursor")
-                )
-            except ValueError as exc:
-                raise _cursor_error(exc) from None
-            title = (
+        hits, text = _page(
+            context,
+            fetch=lambda size: reader.search(
+                query, filters, now=now, limit=size, cursor=args.get("cursor")
+            ),
+            title=lambda hits: (
                 f"Noru search for {query!r}: {len(hits)} match{'es' if len(hits) != 1 else ''}, "
                 f"best first; filters: {filters.describe()}."
-            )
-            return hits, locator_text(
-                hits,
-                now=now,
-                title=title,
-                next_cursor=next_cursor,
-                shortened=_shortened(context, size, limit),
-            )
-
-        hits, text = _page(context, page, limit)
+            ),
+            limit=limit,
+            now=now,
+        )
         if not hits:
             if "cursor" in args:
                 return text_result("Noru search: no more matches.")
