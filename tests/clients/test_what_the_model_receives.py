@@ -142,9 +142,11 @@ def tour(agent: Agent, screen: Screen, capture_id: str, *, search: bool) -> list
     if search:
         steps += search_steps(agent)
     region = region_of_first_lines(screen, capture_id)
+    added = dict.fromkeys(MEASURED[agent.client_name].adds, True)
     steps += [
         Step("get_latest_capture", agent.tool("get_latest_capture"), capture_expect(note=True)),
-        Step("get_capture", agent.tool("get_capture", {"id": capture_id}),
+        # With what the client adds to every tool's schema, as its model may send it.
+        Step("get_capture", agent.tool("get_capture", {"id": capture_id, **added}),
              capture_expect(note=True)),
         Step("get_capture region", agent.tool("get_capture", {"id": capture_id,
                                                                "region": region}),

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from PIL import Image
@@ -93,10 +92,3 @@ def missing(step: Step, got: Received | None) -> list[str]:
         lost.append("the Next: step")
     lost += [f"the capture id {cid}" for cid in want.ids if cid not in _ID.findall(text)]
     return lost
-
-
-def calls(steps: Sequence[Step]) -> list[Call]:
-    return [step.call for step in steps]
-
-
-Before = Callable[[], None]
