@@ -163,6 +163,63 @@ def terminal_lines(rng: random.Random, count: int) -> list[str]:
     return lines[:count]
 
 
+def aligned_lines(rng: random.Random, count: int, *, columns: int) -> list[str]:
+    """What a terminal shows in aligned columns, each line under ``columns``:
+    numbered code with aligned comments, a table (`kubectl get pods`), `top`,
+    a log with fixed-width fields, `ls -l`."""
+    names = ["ledger", "batch", "total", "ctx", "rows", "entry", "amount", "region", "pool"]
+    lines: list[str] = []
+    block = 0
+    while len(lines) < count:
+        kind = block % 5
+        block += 1
+        for _ in range(rng.randint(6, 14)):
+            if kind == 0:
+                body = rng.choice(
+                    [
+                        f"def job_{rng.randint(100, 999)}(ctx, {rng.choice(names)}):",
+                        f"    {rng.choice(names):<8} = "
+                        f"{rng.choice(names)}.get({rng.randint(0, 99)})",
+                        f"    if {rng.choice(names)} > {rng.randint(0, 9999)}: return "
+                        f"{rng.choice(names)}",
+                    ]
+                )
+                comment = "# " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 5)))
+                line = f"{len(lines) + 1:04d}  {body:<48}{comment}"
+            elif kind == 1:
+                pod = f"{rng.choice(WORDS)}-{rng.getrandbits(24):06x}-{rng.getrandbits(20):05x}"
+                status = rng.choice(["Running", "Pending", "CrashLoopBackOff", "Completed"])
+                line = (
+                    f"{pod:<36}{rng.randint(0, 3)}/{rng.randint(1, 3):<6}{status:<20}"
+                    f"{rng.randint(0, 40):<10}{rng.randint(1, 59)}m"
+                )
+            elif kind == 2:
+                line = (
+                    f"{rng.randint(1, 99999):>7} {rng.choice(['noru', 'root', 'www-data']):<9}"
+                    f"{rng.randint(0, 39):>3} {rng.randint(-20, 19):>3} "
+                    f"{rng.randint(10000, 9999999):>9} {rng.randint(1000, 999999):>8} "
+                    f"{rng.randint(0, 99999):>7} {rng.choice('SRDI')} "
+                    f"{rng.randint(0, 999) / 10:>5.1f} {rng.randint(0, 999) / 10:>5.1f} "
+                    f"{rng.randint(0, 99):>3}:{rng.randint(0, 59):02d}.{rng.randint(0, 99):02d} "
+                    f"{rng.choice(FILES).split('.')[0]}"
+                )
+            elif kind == 3:
+                line = (
+                    f"{_stamp(rng)}.{rng.randint(0, 999):03d} {rng.choice(LEVELS):<8}"
+                    f"[{rng.choice(names)}-{rng.randint(1, 16):02d}] "
+                    f"{rng.choice(MODULES):<22}{' '.join(rng.choice(WORDS) for _ in range(4))}"
+                )
+            else:
+                line = (
+                    f"-rw-r--r-- 1 noru noru {rng.randint(100, 9_999_999):>8} "
+                    f"Nov {rng.randint(1, 30):>2} "
+                    f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} "
+                    f"{rng.choice(FILES)}"
+                )
+            lines.append(line[: columns - 1])
+    return lines[:count]
+
+
 def prose_lines(rng: random.Random, count: int, *, width: int) -> list[str]:
     """Sentences and figures, each at most ``width`` characters (cut at a word)."""
     lines = []
@@ -189,14 +246,25 @@ Opener = Callable[[XServer, random.Random], list[Client]]
 
 
 def _xterm(
-    columns: int, rows: int, *, font: str | None = None, size: int = 9, theme: Theme = "light"
+    columns: int,
+    rows: int,
+    *,
+    font: str | None = None,
+    size: int = 9,
+    theme: Theme = "light",
+    aligned: bool = False,
 ) -> Opener:
     def open_(server: XServer, rng: random.Random) -> list[Client]:
         # Twice the rows: the screen is full, the first lines scrolled away.
+        text = (
+            aligned_lines(rng, rows * 2, columns=columns)
+            if aligned
+            else terminal_lines(rng, rows * 2)
+        )
         return [
             real_clients.open_xterm(
                 server,
-                terminal_lines(rng, rows * 2),
+                text,
                 columns=columns,
                 rows=rows,
                 font=font,
@@ -206,6 +274,43 @@ def _xterm(
                 y=40,
             )
         ]
+
+    return open_
+
+
+def _fitting(lines: Sequence[str], columns: int) -> list[str]:
+    """Each line cut at a word to fit ``columns`` (these terminals' truth is
+    their rows only where nothing wraps)."""
+    out = []
+    for line in lines:
+        while len(line) >= columns:
+            line = line[: line.rindex(" ", 0, columns - 1)].rstrip()
+        out.append(line)
+    return out
+
+
+def _terminal(
+    kind: real_clients.Terminal,
+    columns: int,
+    rows: int,
+    *,
+    size: int = 10,
+    theme: Theme = "dark",
+    aligned: bool = False,
+) -> Opener:
+    def open_(server: XServer, rng: random.Random) -> list[Client]:
+        count = rows - 2
+        text = (
+            aligned_lines(rng, count, columns=columns)
+            if aligned
+            else _fitting(terminal_lines(rng, count), columns)
+        )
+        return [
+            real_clients.open_terminal(
+                server, kind, text, columns=columns, rows=rows, size=size, theme=theme,
+                x=40, y=40,
+            )
+        ]  # fmt: skip
 
     return open_
 
@@ -326,6 +431,14 @@ class ClientClass:
     what: str
     open: Opener = field(repr=False)
 
+    @property
+    def rows(self) -> bool:
+        """Its truth is a terminal's rows (scored as lines as drawn too)."""
+        return self.capture == "window" and self.name.startswith(TERMINALS)
+
+
+TERMINALS = ("xterm-", "urxvt", "st-", "xfce4-terminal", "konsole", "kitty", "alacritty")
+
 
 CLASSES = [
     ClientClass(
@@ -357,6 +470,45 @@ CLASSES = [
         "xterm 120x45, DejaVu Sans Mono 11 pt, dark",
         _xterm(120, 45, font=MONO, size=11, theme="dark"),
     ),
+    ClientClass(
+        "xterm-xft-8-aligned",
+        "window",
+        "xterm 160x50, DejaVu Sans Mono 8 pt, light, aligned columns",
+        _xterm(160, 50, font=MONO, size=8, aligned=True),
+    ),
+    ClientClass(
+        "xterm-xft-9-aligned-dark",
+        "window",
+        "xterm 200x60, DejaVu Sans Mono 9 pt, dark, aligned columns",
+        _xterm(200, 60, font=MONO, size=9, theme="dark", aligned=True),
+    ),
+    ClientClass(
+        "xterm-xft-11-aligned",
+        "window",
+        "xterm 120x45, DejaVu Sans Mono 11 pt, light, aligned columns",
+        _xterm(120, 45, font=MONO, size=11, aligned=True),
+    ),
+    *[
+        ClientClass(
+            f"{kind}-{size}{'-aligned' if aligned else ''}-{theme}",
+            "window",
+            f"{kind} {columns}x{rows}, DejaVu Sans Mono {size} pt, {theme}"
+            + (", aligned columns" if aligned else ""),
+            _terminal(kind, columns, rows, size=size, theme=theme, aligned=aligned),
+        )
+        for kind, columns, rows, size, theme, aligned in (
+            ("urxvt", 140, 50, 10, "dark", False),
+            ("urxvt", 140, 50, 10, "light", True),
+            ("st", 150, 50, 9, "dark", True),
+            ("st", 150, 50, 9, "light", False),
+            ("xfce4-terminal", 130, 45, 10, "dark", True),
+            ("xfce4-terminal", 130, 45, 10, "light", False),
+            ("konsole", 130, 45, 10, "dark", True),
+            ("kitty", 140, 48, 10, "dark", False),
+            ("kitty", 140, 48, 10, "light", True),
+            ("alacritty", 140, 48, 10, "dark", True),
+        )
+    ],
     ClientClass(
         "tk-text-10",
         "window",
@@ -402,6 +554,42 @@ def tokens(text: str) -> list[str]:
     return [token.strip(_ENDS) or token for token in text.split()]
 
 
+def distance_within(a: str, b: str, most: int) -> int | None:
+    """The edit distance of ``a`` and ``b`` when it is at most ``most`` (a band
+    of the table), else None."""
+    if abs(len(a) - len(b)) > most:
+        return None
+    big = most + 1
+    previous = {j: j for j in range(min(len(b), most) + 1)}
+    for i in range(1, len(a) + 1):
+        current = {}
+        for j in range(max(0, i - most), min(len(b), i + most) + 1):
+            if j == 0:
+                current[j] = i
+                continue
+            cost = previous.get(j - 1, big) + (a[i - 1] != b[j - 1])
+            current[j] = min(cost, previous.get(j, big) + 1, current.get(j - 1, big) + 1)
+        if min(current.values()) > most:
+            return None
+        previous = current
+    found = previous.get(len(b), big)
+    return found if found <= most else None
+
+
+def rows_as_lines(rows: Sequence[str], lines: Sequence[str], cer: float = 0.02) -> int:
+    """How many of a terminal's ``rows`` came out as one line each, in order,
+    with a character error rate of at most ``cer`` (spaces included)."""
+    found, j = 0, 0
+    for row in (r.rstrip() for r in rows):
+        if not row.strip():
+            continue
+        for k in range(j, min(j + 4, len(lines))):
+            if distance_within(lines[k].rstrip(), row, int(cer * len(row))) is not None:
+                found, j = found + 1, k + 1
+                break
+    return found
+
+
 @dataclass
 class Tally:
     """One class x engine: the tokens, what was read, what was lost, and the lines."""
@@ -409,6 +597,8 @@ class Tally:
     truth: int = 0
     read: int = 0
     matched: int = 0
+    rows: int = 0  # a terminal's rows with text
+    rows_read: int = 0  # of them, read as one line each, in order, CER <= 2 %
     lost: Counter[str] = field(default_factory=Counter)
     wrong: Counter[str] = field(default_factory=Counter)
     wall_ms: list[float] = field(default_factory=list)
@@ -416,7 +606,10 @@ class Tally:
     # (share of the line's tokens read, the truth line, the OCR lines of its capture)
     lines: list[tuple[float, str, tuple[str, ...]]] = field(default_factory=list)
 
-    def add(self, truth_lines: Sequence[str], result: OcrResult) -> None:
+    def add(self, truth_lines: Sequence[str], result: OcrResult, *, rows: bool = False) -> None:
+        if rows:
+            self.rows += sum(1 for line in truth_lines if line.strip())
+            self.rows_read += rows_as_lines(truth_lines, [line.text for line in result.lines])
         truth = Counter(t for line in truth_lines for t in tokens(line))
         read = Counter(t for line in result.lines for t in tokens(line.text))
         both = truth & read
@@ -538,6 +731,16 @@ def capture(
         return grab, truth
 
 
+def make_engine(name: str) -> Engine:
+    """An engine by name; ``tesseract-layout`` is Tesseract without the
+    terminal row reader (its page layout reads terminals too), to compare."""
+    if name == "tesseract-layout":
+        from noru.ocr.tesseract import TesseractEngine, TesseractSettings
+
+        return TesseractEngine(settings=TesseractSettings(terminal=False))
+    return get_engine(name)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -567,10 +770,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         else [e for e in ("tesseract", "rapidocr") if e in available_engines()]
     )
     for name in engine_names:
-        status = describe(name)
+        status = describe(name.removesuffix("-layout"))
         if not status.available:
             raise SystemExit(f"engine {name} unavailable: {status.problem}")
-    kinds: tuple[Kind, ...] = ("xterm", "tk", "gtk", "firefox")
+    kinds: tuple[Kind, ...] = ("xterm", "tk", "gtk", "firefox", *real_clients.TERMINALS)
     problems = [p for k in kinds if (p := real_clients.missing(k))]
     if problems:
         raise SystemExit("; ".join(problems))
@@ -579,7 +782,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         [".venv/bin/python", "bench/ocr_real.py", *(argv if argv is not None else sys.argv[1:])]
     )
     speed_before = host_speed()
-    engines = {name: get_engine(name) for name in engine_names}
+    engines = {name: make_engine(name) for name in engine_names}
     versions = ", ".join(f"{name} {e.version}" for name, e in engines.items())
     print(
         f"OCR on real clients: {WIDTH}x{HEIGHT} Xvfb + openbox, "
@@ -613,7 +816,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     tally = tallies.setdefault((name, engine_name), Tally())
                     tally.wall_ms.append((time.perf_counter() - start) * 1000)
                     tally.cpu_ms.append((time.process_time() - start_cpu) * 1000)
-                    tally.add(truth, result)
+                    tally.add(truth, result, rows=spec.rows)
             print(f"  ... {name} done", file=sys.stderr, flush=True)
     for engine in engines.values():
         engine.close()
@@ -624,19 +827,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     print()
     print(
-        f"{'class':<20} {'capture':<8} {'engine':<10} {'tokens':>7} {'recall':>8} "
-        f"{'precision':>10} {'wall ms':>8} {'cpu ms':>7}"
+        f"{'class':<26} {'capture':<8} {'engine':<17} {'tokens':>7} {'recall':>8} "
+        f"{'precision':>10} {'rows':>7} {'wall ms':>8} {'cpu ms':>7}"
     )
     for name in names:
         for engine_name in engines:
             t = tallies[(name, engine_name)]
+            rows = f"{100 * t.rows_read / t.rows:6.1f}%" if t.rows else "      -"
             print(
-                f"{name:<20} {BY_NAME[name].capture:<8} {engine_name:<10} "
+                f"{name:<26} {BY_NAME[name].capture:<8} {engine_name:<17} "
                 f"{t.truth // args.frames:>7,} "
-                f"{100 * t.recall:7.1f}% {100 * t.precision:9.1f}% "
+                f"{100 * t.recall:7.1f}% {100 * t.precision:9.1f}% {rows} "
                 f"{statistics.median(t.wall_ms):8,.0f} {statistics.median(t.cpu_ms):7,.0f}"
             )
-    print("(tokens: per capture, the truth's; wall and cpu ms: median per capture)")
+    print(
+        "(tokens: per capture, the truth's; rows: a terminal's rows read as one line each,"
+        " in order, CER <= 2 %; wall and cpu ms: median per capture)"
+    )
     print()
     print("worst misses per class:")
     for name in names:

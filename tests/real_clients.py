@@ -63,6 +63,7 @@ from tests.processes import START_TIMEOUT, read_line
 from tests.xserver import XServer, _title_pattern
 
 __all__ = [
+    "TERMINALS",
     "THEMES",
     "Client",
     "Kind",
@@ -75,12 +76,36 @@ __all__ = [
     "open_gtk",
     "open_gtk_form",
     "open_qt_form",
+    "open_terminal",
     "open_tk_text",
     "open_xterm",
     "xterm_screen",
 ]
 
-Kind = Literal["xterm", "tk", "gtk", "firefox", "qt", "chromium"]
+Kind = Literal[
+    "xterm",
+    "tk",
+    "gtk",
+    "firefox",
+    "qt",
+    "chromium",
+    "urxvt",
+    "st",
+    "xfce4-terminal",
+    "konsole",
+    "kitty",
+    "alacritty",
+]
+Terminal = Literal["urxvt", "st", "xfce4-terminal", "konsole", "kitty", "alacritty"]
+# Each terminal's program, and the Debian package that has it.
+TERMINALS: dict[Terminal, tuple[str, str]] = {
+    "urxvt": ("urxvt", "rxvt-unicode"),
+    "st": ("stterm", "stterm"),
+    "xfce4-terminal": ("xfce4-terminal", "xfce4-terminal"),
+    "konsole": ("konsole", "konsole"),
+    "kitty": ("kitty", "kitty"),
+    "alacritty": ("alacritty", "alacritty"),
+}
 Theme = Literal["light", "dark"]
 Rect = tuple[int, int, int, int]
 
@@ -122,6 +147,11 @@ def _system_python_has_gtk() -> bool:
 
 def missing(kind: Kind) -> str | None:
     """What to install for ``kind`` to run here, or None when it can."""
+    if kind in TERMINALS:
+        program, package = TERMINALS[kind]  # type: ignore[index]
+        if shutil.which(program) is None:
+            return f"{kind} is not installed (apt: {package})"
+        return None
     if kind == "xterm":
         if shutil.which("xterm") is None:
             return "xterm is not installed (apt: xterm)"
@@ -179,6 +209,25 @@ class Client:
     _closed: bool = field(default=False, repr=False)
     # Where the program says named parts of its window are (root coordinates).
     places: dict[str, Rect] = field(default_factory=dict)
+    # A terminal's: the file it prints each line appended to (``print_line``).
+    follow: Path | None = field(default=None, repr=False)
+
+    def print_line(self, text: str) -> None:
+        """A terminal's: print one more line (scrolling it once it is full),
+        and wait until it is drawn."""
+        if self.follow is None:
+            raise TypeError(f"{self.kind} prints no more lines")
+        x, y, w, h = self.rect
+        with mss.MSS(display=self.server.display) as screen:
+            before = screen.grab({"left": x, "top": y, "width": w, "height": h}).rgb
+            with self.follow.open("a") as out:
+                out.write(text + "\n")
+            deadline = time.monotonic() + START_TIMEOUT
+            while screen.grab({"left": x, "top": y, "width": w, "height": h}).rgb == before:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{self.kind} did not print {text!r}")
+                time.sleep(0.02)
+        _wait_drawn(self.server, self.rect, None, f"{self.kind} {self.title!r}")
 
     @property
     def pid(self) -> int:
@@ -354,13 +403,17 @@ def _move(server: XServer, window_id: str, x: int, y: int) -> None:
     left, _, top, _ = (int(n) for n in re.findall(r"\d+", extents)) if "=" in extents else (0,) * 4
     server.run("xdotool", "windowmove", window_id, str(x), str(y))
     deadline = time.monotonic() + START_TIMEOUT
-    while _window_facts(server, window_id)[0][:2] != (x + left, y + top):
+    # Most windows' frames land there; a window of static gravity (konsole,
+    # kitty) is placed there itself.
+    while _window_facts(server, window_id)[0][:2] not in ((x + left, y + top), (x, y)):
         if time.monotonic() > deadline:
             raise RuntimeError(f"window {window_id} did not move to {x},{y}")
         time.sleep(0.05)
 
 
-def _wait_drawn(server: XServer, rect: Rect, process: subprocess.Popen[str], what: str) -> None:
+def _wait_drawn(
+    server: XServer, rect: Rect, process: subprocess.Popen[str] | None, what: str
+) -> None:
     """Until the window's pixels hold more than one colour and stay the same
     over three looks 0.1 s apart: the program has drawn, and finished drawing."""
     x, y, w, h = rect
@@ -369,7 +422,7 @@ def _wait_drawn(server: XServer, rect: Rect, process: subprocess.Popen[str], wha
     same, previous = 0, b""
     with mss.MSS(display=server.display) as screen:
         while time.monotonic() < deadline:
-            if process.poll() is not None:
+            if process is not None and process.poll() is not None:
                 raise RuntimeError(f"{what} exited with status {process.returncode}")
             pixels = screen.grab(area).rgb
             extrema = Image.frombytes("RGB", (w, h), pixels).getextrema()
@@ -495,6 +548,200 @@ def open_xterm(
         return window, tuple(xterm_screen(lines, columns=columns, rows=rows))
 
     return _launch(server, "xterm", title, start, ready)
+
+
+# --- other terminals ---------------------------------------------------------------------
+
+# The words of Konsole's toolbar, above its text (not a row of the terminal).
+KONSOLE_TOOLBAR = "New Tab Split View Copy Paste Find"
+# The cursor hidden (DECTCEM), the text, then a file saying it is all out;
+# then what is appended to a third file (``Client.print_line``).
+_TERMINAL_SCRIPT = 'printf "\\033[?25l"; cat "$1"; : > "$2"; exec tail -n 0 -f "$3"'
+# SGR colours words are drawn in when a terminal is asked for colour.
+_COLOURS = (31, 32, 33, 34, 35, 36, 91, 94)
+
+
+def _terminal_args(
+    kind: Terminal,
+    folder: Path,
+    *,
+    columns: int,
+    rows: int,
+    font: str,
+    size: int,
+    theme: Theme,
+    x: int,
+    y: int,
+    title: str,
+) -> tuple[list[str], dict[str, str]]:
+    """The command line that opens ``kind`` as asked (the script still to
+    come after it) and the environment it needs (its config in ``folder``)."""
+    background, foreground = THEMES[theme]
+    env = {
+        "HOME": str(folder),
+        "XDG_CONFIG_HOME": str(folder / "config"),
+        "XDG_DATA_HOME": str(folder / "data"),
+        "XDG_RUNTIME_DIR": str(folder),
+        "LIBGL_ALWAYS_SOFTWARE": "1",  # kitty and alacritty draw with Mesa's software GL
+    }
+    if kind == "urxvt":
+        args = [
+            "urxvt", "-fn", f"xft:{font}:size={size}", "-bg", background, "-fg", foreground,
+            "+sb", "-geometry", f"{columns}x{rows}+{x}+{y}", "-title", title, "-e",
+        ]  # fmt: skip
+    elif kind == "st":
+        # Its colours are built in (light grey on black): the theme is set by
+        # escape sequences before the text (OSC 10 and 11).
+        args = ["stterm", "-f", f"{font}:size={size}", "-g", f"{columns}x{rows}+{x}+{y}",
+                "-t", title, "-e"]  # fmt: skip
+    elif kind == "xfce4-terminal":
+        rc = folder / "config" / "xfce4" / "terminal" / "terminalrc"
+        rc.parent.mkdir(parents=True)
+        rc.write_text(
+            "[Configuration]\n"
+            f"ColorForeground={foreground}\nColorBackground={background}\n"
+            f"ColorCursor={foreground}\nColorBoldUseDefault=TRUE\n"
+            f"FontName={font} {size}\nMiscCursorBlinks=FALSE\n"
+            "MiscMenubarDefault=FALSE\nMiscToolbarDefault=FALSE\n"
+            "ScrollingBar=TERMINAL_SCROLLBAR_NONE\nMiscBordersDefault=TRUE\n"
+        )
+        args = [
+            "xfce4-terminal", "--disable-server", f"--geometry={columns}x{rows}+{x}+{y}",
+            "--hide-menubar", "--hide-toolbar", "--hide-scrollbar", f"--title={title}", "-x",
+        ]  # fmt: skip
+    elif kind == "konsole":
+        data = folder / "data" / "konsole"
+        data.mkdir(parents=True)
+        rgb = [",".join(str(int(c[i : i + 2], 16)) for i in (1, 3, 5)) for c in THEMES[theme]]
+        (data / "Noru.colorscheme").write_text(
+            f"[Background]\nColor={rgb[0]}\n[Foreground]\nColor={rgb[1]}\n"
+            "[General]\nDescription=Noru\nOpacity=1\n"
+        )
+        (data / "Noru.profile").write_text(
+            f"[Appearance]\nColorScheme=Noru\nFont={font},{size},-1,5,50,0,0,0,0,0\n"
+            f"[General]\nName=Noru\nTerminalColumns={columns}\nTerminalRows={rows}\n"
+            "ShowTerminalSizeHint=false\n"
+            "[Scrolling]\nScrollBarPosition=2\n[Cursor Options]\nCursorShape=0\n"
+        )
+        # Its toolbars off, as a terminal's screen only is the truth.
+        rc = folder / "config" / "konsolerc"
+        rc.parent.mkdir(parents=True)
+        rc.write_text(
+            "[MainWindow][Toolbar mainToolBar]\nHidden=true\n"
+            "[MainWindow][Toolbar sessionToolbar]\nHidden=true\n"
+            "[KonsoleWindow]\nShowMenuBarByDefault=false\n"
+        )
+        args = ["konsole", "--nofork", "--hide-menubar", "--hide-tabbar", "--profile", "Noru",
+                "-p", f"tabtitle={title}", "-e"]  # fmt: skip
+    elif kind == "kitty":
+        args = [
+            "kitty", "--config", "NONE", "-o", f"font_family={font}", "-o", f"font_size={size}",
+            "-o", f"background={background}", "-o", f"foreground={foreground}",
+            "-o", f"initial_window_width={columns}c", "-o", f"initial_window_height={rows}c",
+            "-o", "remember_window_size=no", "-o", "cursor_blink_interval=0",
+            "-o", "enable_audio_bell=no", "--title", title,
+        ]  # fmt: skip
+    else:
+        config = folder / "alacritty.yml"
+        config.write_text(
+            f"window:\n  dimensions: {{columns: {columns}, lines: {rows}}}\n"
+            f"  position: {{x: {x}, y: {y}}}\n  dynamic_title: false\n"
+            f'font:\n  normal: {{family: "{font}"}}\n  size: {size}\n'
+            f"colors:\n  primary: {{background: '{background}', foreground: '{foreground}'}}\n"
+            "cursor:\n  blinking: Never\n"
+        )
+        args = ["alacritty", "--config-file", str(config), "-t", title, "-e"]
+    return args, env
+
+
+def open_terminal(
+    server: XServer,
+    kind: Terminal,
+    lines: Sequence[str],
+    *,
+    columns: int = 100,
+    rows: int = 30,
+    font: str = "DejaVu Sans Mono",
+    size: int = 10,
+    theme: Theme = "dark",
+    x: int = 0,
+    y: int = 0,
+    coloured: bool = False,
+) -> Client:
+    """The terminal ``kind`` showing ``lines`` (each shorter than ``columns``,
+    fewer than ``rows``: nothing wraps or scrolls, so the lines are its rows)
+    in ``font`` at ``size`` points, in ``theme``'s colours; ``coloured``: every
+    other word in one of the terminal's colours (as prompts, `ls --color` and
+    syntax colours draw them)."""
+    _check_text(lines)
+    if len(lines) >= rows or any(len(line) >= columns for line in lines):
+        raise ValueError(f"the lines must fit in {columns - 1}x{rows - 1} cells")
+    title = _title(kind)
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        text = folder / "text"
+        shown = [_coloured(line) if coloured else line for line in lines]
+        text.write_text("".join(f"{line}\n" for line in shown))
+        (folder / "more").touch()
+        args, extra = _terminal_args(
+            kind, folder, columns=columns, rows=rows, font=font, size=size, theme=theme,
+            x=x, y=y, title=title,
+        )  # fmt: skip
+        script = _TERMINAL_SCRIPT
+        if kind == "st":
+            background, foreground = THEMES[theme]
+            script = f'printf "\\033]11;{background}\\007\\033]10;{foreground}\\007"; ' + script
+        command = [
+            *args, "sh", "-c", script, "sh", str(text), str(folder / "shown"), str(folder / "more"),
+        ]  # fmt: skip
+        # konsole runs one process per window only with its own group.
+        return _start(command, env={**server.env, **extra}, log=folder / "log"), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not (folder / "shown").exists():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{kind} did not show its text:\n{_log_tail(log)}")
+            time.sleep(0.05)
+        window = _find_window_of(server, process, f"{kind} {title!r}", log)
+        if kind in ("konsole", "kitty"):
+            _move(server, window, x, y)  # they take no place on their command line
+        # Konsole shows its toolbar above the text, as it does by default.
+        shown = (KONSOLE_TOOLBAR, *lines) if kind == "konsole" else tuple(lines)
+        folders.append(folder)
+        return window, shown
+
+    folders: list[Path] = []
+    client = _launch(server, kind, title, start, ready)
+    client.follow = folders[0] / "more"
+    return client
+
+
+def _coloured(line: str) -> str:
+    """``line`` with every other word in an SGR colour (the text stays the same)."""
+    words = line.split(" ")
+    return " ".join(
+        f"\033[{_COLOURS[i // 2 % len(_COLOURS)]}m{word}\033[0m" if i % 2 and word else word
+        for i, word in enumerate(words)
+    )
+
+
+def _find_window_of(server: XServer, process: subprocess.Popen[str], what: str, log: Path) -> str:
+    """The visible window of ``process`` (by _NET_WM_PID), polled."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with status {process.returncode}:\n{_log_tail(log)}")
+        found = subprocess.run(
+            ["xdotool", "search", "--onlyvisible", "--pid", str(process.pid)],
+            env=server.env, capture_output=True, text=True, timeout=START_TIMEOUT, check=False,
+        ).stdout.split()  # fmt: skip
+        if found:
+            return found[-1]
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} did not show its window in {START_TIMEOUT:.0f} s")
 
 
 # --- Tk ------------------------------------------------------------------------------

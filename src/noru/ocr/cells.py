@@ -28,6 +28,7 @@ from noru.geometry import Rect
 from noru.ocr.base import OcrLine, clean_line
 from noru.ocr.monospace import agree_job
 from noru.ocr.regions import Job, Piece, ink_height, plain_piece, text_rows, two_tone
+from noru.ocr.terminal import Read
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -283,17 +284,25 @@ def read_job(
 
 
 def read_with_grids(
-    job: Job, read: Callable[[Job], list[OcrLine]], *, agree: bool = True
+    job: Job,
+    read: Callable[[Job], list[OcrLine]],
+    *,
+    agree: bool = True,
+    terminal: Callable[[Job], Read | None] | None = None,
 ) -> list[OcrLine]:
-    """The job's lines: by its glyphs where it is a bitmap font's grid, and by
-    the engine's ``read`` for the rest (or for all of it, when it is no grid),
-    its monospace cells made to agree (``noru.ocr.monospace``) when ``agree``."""
-    if not fonts() and not agree:
+    """The job's lines: by its glyphs where it is a bitmap font's grid; row by
+    row on its cells where ``terminal`` finds a monospace grid (``noru.ocr.terminal``);
+    by the engine's ``read`` for the rest (or for all of it, when it is no
+    grid), its monospace cells made to agree (``noru.ocr.monospace``) when ``agree``."""
+    if not fonts() and not agree and terminal is None:
         return read(job)
     plain = plain_piece(job)  # cut once, for both cell readers
     if plain is None:
         return read(job)  # nothing of the region shows
     grid = read_job(job, plain)
+    if grid is None and terminal is not None:
+        found = terminal(job)
+        grid = (found.lines, found.rest) if found is not None else None
     if grid is None:
         lines = read(job)
         return agree_job(job, lines, plain) if agree else lines

@@ -30,7 +30,7 @@ from noru.ocr.regions import Job, Piece, plain_piece
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Grid", "agree", "find_grid"]
+__all__ = ["Grid", "agree", "cell_runs", "find_grid", "match_runs"]
 
 # A region is tried as a grid only with this many lines of text.
 MIN_LINES = 4
@@ -262,12 +262,25 @@ def _match(text: str, runs: Sequence[Sequence[int]]) -> list[str] | None:
     return out if i == len(words) else None
 
 
-def agree(grey: Image.Image, background: int, lines: Sequence[OcrLine]) -> list[OcrLine]:
+def cell_runs(grey: Image.Image, grid: Grid, row: int, columns: int) -> list[list[int]]:
+    """The runs of inked cells of ``row`` of ``grid`` in ``grey`` (dark on white)."""
+    return _Cells(grey, 255, grid).runs(row, 0, columns - 1)
+
+
+def match_runs(text: str, runs: Sequence[Sequence[int]]) -> list[str] | None:
+    """``text``'s words shared out over ``runs`` of inked cells (see ``_match``)."""
+    return _match(text, runs)
+
+
+def agree(
+    grey: Image.Image, background: int, lines: Sequence[OcrLine], *, grid: Grid | None = None
+) -> list[OcrLine]:
     """The engine's ``lines`` (boxes in ``grey``'s pixels) with each cell image
-    read as most of its copies were; the lines unchanged when ``grey`` is no grid."""
+    read as most of its copies were; the lines unchanged when ``grey`` is no
+    grid. ``grid``: the cells, when the caller found them already."""
     if len(lines) < MIN_LINES:
         return list(lines)
-    grid = find_grid(grey, background, lines)
+    grid = grid or find_grid(grey, background, lines)
     if grid is None:
         return list(lines)
     cells = _Cells(grey, background, grid)

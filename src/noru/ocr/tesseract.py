@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from noru.errors import OcrError
-from noru.geometry import Rect
+from noru.geometry import Rect, clip
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
 from noru.ocr.cells import read_with_grids
 from noru.ocr.memo import Memo
 from noru.ocr.regions import Job, plan_jobs, reading_order, split_rows
+from noru.ocr.terminal import Glyph, Read, Rows
 from noru.ocr.tessdata import LANGUAGE, require_tessdata
 
 if TYPE_CHECKING:
@@ -60,6 +61,11 @@ class TesseractSettings:
     grids: bool = True
     # Make a monospace grid's alike cells read alike (ocr.monospace).
     monospace: bool = True
+    # Read a monospace grid (a terminal) row by row on its cells (ocr.terminal),
+    # each row as one line, enlarged this much (bench/ocr_real.py chose 2).
+    terminal: bool = True
+    row_scale: float = 2.0
+    row_pad: int = 8
     per_region: bool = True  # False: read the whole image at once, regions ignored
     bands: bool = True  # cut big regions into bands so the threads share them
     variables: tuple[tuple[str, str], ...] = ()
@@ -89,6 +95,7 @@ class TesseractEngine:
         self.version = library_version()
         self._lock = threading.Lock()
         self.memo = Memo()  # what recent jobs read, so an unchanged window is not read again
+        self.rows = Rows()  # what terminal rows read as, so a scrolled one reads its new row only
         self._apis: list[Any] = []
         try:
             for _ in range(max(1, self.settings.threads)):
@@ -101,6 +108,10 @@ class TesseractEngine:
             if len(self._apis) > 1
             else None
         )
+        # The APIs no job holds now: a terminal's rows are read on these too.
+        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        for api in self._apis:
+            self._idle.put(api)
 
     def _open_api(self, tesserocr: Any) -> Any:
         # tessdata paths need a trailing separator on some Tesseract builds.
@@ -151,19 +162,17 @@ class TesseractEngine:
         )
 
     def _run(self, jobs: Sequence[Job]) -> list[list[OcrLine]]:
-        if self._pool is None or len(jobs) == 1:
-            return [self._read(self._apis[0], job) for job in jobs]
-        apis: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        for api in self._apis:
-            apis.put(api)
-
         def task(job: Job) -> list[OcrLine]:
-            # As many workers as APIs, so a free API is always waiting.
-            api = apis.get()
+            # As many workers as APIs: an API is free, or soon (a terminal's
+            # rows borrow idle ones only for as long as they read).
+            api = self._idle.get()
             try:
                 return self._read(api, job)
             finally:
-                apis.put(api)
+                self._idle.put(api)
+
+        if self._pool is None or len(jobs) == 1:
+            return [task(job) for job in jobs]
 
         # Largest first, so a long job does not start last.
         order = sorted(range(len(jobs)), key=lambda i: -jobs[i].cost)
@@ -179,12 +188,110 @@ class TesseractEngine:
         if lines is None:
             if self.settings.grids:
                 lines = read_with_grids(
-                    job, lambda part: self._read_fresh(api, part), agree=self.settings.monospace
+                    job,
+                    lambda part: self._read_fresh(api, part),
+                    agree=self.settings.monospace,
+                    terminal=(lambda part: self._terminal(api, part))
+                    if self.settings.terminal
+                    else None,
                 )
             else:
                 lines = self._read_fresh(api, job)
             self.memo.keep(key, job.region, lines)
         return lines
+
+    def _terminal(self, api: Any, job: Job) -> Read | None:
+        """The job's region read row by row when it is a monospace grid."""
+        from PIL import ImageDraw
+
+        from noru.ocr import terminal
+
+        region = clip(job.region, (0, 0, *job.source.size))
+        if region is None:
+            return None
+        x, y, w, h = region
+        rgb = job.source.crop((x, y, x + w, y + h)).convert("RGB")
+        if job.covered:  # windows on top are no part of it: its background there
+            fill = terminal.background(rgb)
+            draw = ImageDraw.Draw(rgb)
+            for cx, cy, cw, ch in job.covered:
+                draw.rectangle((cx - x, cy - y, cx - x + cw - 1, cy - y + ch - 1), fill=fill)
+        return terminal.read(
+            rgb,
+            origin=(x, y),
+            reader=lambda bands: self._read_rows(api, bands),
+            rows=self.rows,
+            how=f"{NAME} {self.version} {self.settings!r}",
+            agree_cells=self.settings.monospace,
+        )
+
+    def _read_rows(self, api: Any, bands: Sequence[Image.Image]) -> list[list[Glyph]]:
+        """Row bands read on ``api`` and on whichever other APIs are idle."""
+        extra: list[Any] = []
+        while len(extra) + 1 < len(self._apis) and len(bands) >= 8 * (len(extra) + 2):
+            try:
+                extra.append(self._idle.get_nowait())
+            except queue.Empty:
+                break
+        try:
+            apis = [api, *extra]
+            results: list[list[Glyph] | None] = [None] * len(bands)
+            errors: list[BaseException] = []
+
+            def share(k: int) -> None:
+                try:
+                    for i in range(k, len(bands), len(apis)):
+                        results[i] = self._read_row(apis[k], bands[i])
+                except BaseException as exc:  # raised here, once every thread ended
+                    errors.append(exc)
+
+            threads = [threading.Thread(target=share, args=(k,)) for k in range(1, len(apis))]
+            for thread in threads:
+                thread.start()
+            share(0)
+            for thread in threads:
+                thread.join()
+        finally:
+            for other in extra:
+                self._idle.put(other)
+        if errors:
+            raise errors[0]
+        return [glyphs or [] for glyphs in results]
+
+    def _read_row(self, api: Any, band: Image.Image) -> list[Glyph]:
+        """One row band (dark on white) read as one line: its glyphs."""
+        import tesserocr
+        from PIL import Image
+
+        s = self.settings
+        scale, pad = s.row_scale, s.row_pad
+        if scale != 1.0:
+            size = (max(1, round(band.width * scale)), max(1, round(band.height * scale)))
+            band = band.resize(size, Image.Resampling.BICUBIC)
+        padded = Image.new("L", (band.width + 2 * pad, band.height + 2 * pad), 255)
+        padded.paste(band, (pad, pad))
+        level = tesserocr.RIL.SYMBOL
+        glyphs: list[Glyph] = []
+        with _tesseract_errors():
+            api.SetPageSegMode(tesserocr.PSM.SINGLE_LINE)
+            api.SetVariable("user_defined_dpi", str(round(s.dpi * scale)))
+            api.SetImage(padded)
+            if not api.Recognize():
+                raise OcrError("Tesseract could not recognise the image")
+            iterator = api.GetIterator()
+            for item in () if iterator is None else tesserocr.iterate_level(iterator, level):
+                try:
+                    text = item.GetUTF8Text(level)
+                except RuntimeError:
+                    continue
+                box = item.BoundingBox(level)
+                if box is None or not text.strip():
+                    continue
+                left = max(0, round((box[0] - pad) / scale))
+                right = max(left + 1, round((box[2] - pad) / scale))
+                glyphs.append(Glyph(text.strip(), left, right, item.Confidence(level) / 100.0))
+            api.Clear()
+        return glyphs
 
     def _read_fresh(self, api: Any, job: Job) -> list[OcrLine]:
         import tesserocr

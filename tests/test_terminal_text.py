@@ -1,0 +1,206 @@
+"""Terminal text read as lines: real terminals drawing text we gave them, read
+by the real engine row by row on their cell grid (noru.ocr.terminal).
+
+A terminal whose rows share aligned gaps (numbered code with aligned
+comments, a table, `top`) comes back as its rows, in order, each as one
+line with its gaps as spaces; light on dark and coloured text is read as
+ink; a row read once is not read again when the terminal scrolls or when
+another row changes; and what a warm engine answers is what a cold one
+reads. Proportional type keeps the engine's own layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PIL import Image
+
+from noru.capture import Capturer
+from noru.ocr import OcrLine
+from noru.ocr import terminal as rows_reader
+from noru.ocr.tesseract import TesseractEngine
+from tests import real_clients
+from tests.parts import require
+from tests.real_clients import Client
+from tests.xserver import XServer
+
+MONO = "DejaVu Sans Mono"
+# Rows with aligned gaps: what the engine's page layout cuts into columns.
+ALIGNED = [
+    f"{n:04d}  {body:<40}# {comment}"
+    for n, (body, comment) in enumerate(
+        [
+            ("def job_247(ctx, batch):", "handles ledger batches"),
+            ("    total    = 0", "running sum"),
+            ("    pending  = batch.get(62)", "rows still to settle"),
+            ("    if pending > 7297: return total", "nothing to do"),
+            ("    for entry in pending:", "one at a time"),
+            ("        total += entry.amount", "cents, never floats"),
+            ("    region   = ctx.region", "eu-west-3 by default"),
+            ("    pool     = ctx.pool(17)", "seventeen workers"),
+            ("    return total", "the ledger's sum"),
+        ],
+        start=1,
+    )
+] + [
+    f"{name:<28}{ready:<8}{status:<20}{restarts:<10}{age}"
+    for name, ready, status, restarts, age in [
+        ("NAME", "READY", "STATUS", "RESTARTS", "AGE"),
+        ("ledger-api-7c9f4d-x2k8q", "1/1", "Running", "0", "41m"),
+        ("ledger-worker-5b7d9-pq4rz", "0/1", "CrashLoopBackOff", "23", "36m"),
+        ("quartz-cache-66f8b-m9zt2", "1/1", "Running", "2", "3h12m"),
+        ("billing-cron-28821930-7xk", "0/1", "Completed", "0", "12m"),
+    ]
+]
+
+
+def need(kind: real_clients.Kind) -> None:
+    problem = real_clients.missing(kind)
+    require(problem is None, problem or "")
+
+
+@pytest.fixture(scope="module")
+def capturer(desktop: XServer) -> Iterator[Capturer]:
+    with Capturer(display=desktop.display) as found:
+        yield found
+
+
+@pytest.fixture
+def engine() -> Iterator[TesseractEngine]:
+    found = TesseractEngine()
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def window(capturer: Capturer, client: Client) -> Image.Image:
+    client.bring_under_pointer()
+    (grab,) = capturer.grab_window("pointer")
+    assert grab.geometry == client.rect
+    return grab.image
+
+
+def as_drawn(lines: list[OcrLine]) -> list[str]:
+    return [line.text.rstrip() for line in lines]
+
+
+def test_a_terminal_s_aligned_columns_come_back_as_its_rows(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    need("xterm")
+    with real_clients.open_xterm(
+        desktop, ALIGNED, columns=100, rows=len(ALIGNED) + 2, font=MONO, size=9, x=60, y=60
+    ) as client:
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    # One line a row, in order: the page layout gave the numbers, the code and
+    # the comments as three columns, one after another.
+    assert len(read) == len(ALIGNED)
+    exact = sum(got == want for got, want in zip(read, ALIGNED, strict=True))
+    misread = [(got, want) for got, want in zip(read, ALIGNED, strict=True) if got != want]
+    assert exact >= len(ALIGNED) - 1, misread
+    # The gaps are the grid's: aligned fields stay aligned.
+    assert read[11].index("CrashLoopBackOff") == ALIGNED[11].index("CrashLoopBackOff")
+
+
+@pytest.mark.parametrize(
+    ("kind", "theme"),
+    [
+        ("urxvt", "dark"),
+        ("st", "light"),
+        ("xfce4-terminal", "dark"),
+        ("konsole", "light"),
+        ("kitty", "dark"),
+        ("alacritty", "light"),
+    ],
+)
+def test_light_on_dark_and_coloured_text_in_other_terminals_is_read_as_ink(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, kind: str, theme: str
+) -> None:
+    need(kind)  # type: ignore[arg-type]
+    with real_clients.open_terminal(
+        desktop, kind, ALIGNED, columns=100, rows=len(ALIGNED) + 3, theme=theme,  # type: ignore[arg-type]
+        coloured=True, x=80, y=80,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    words = " ".join(ALIGNED).split()
+    found = " ".join(read).split()
+    assert sum(w in found for w in words) >= 0.97 * len(words), read
+    assert sum(line in read for line in ALIGNED) >= len(ALIGNED) - 2, read
+
+
+def test_proportional_type_has_no_cell_grid_and_keeps_the_engine_s_layout(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    need("tk")
+    prose = [
+        "The quarterly ledger was settled on the ninth, after the review.",
+        "Every invoice of the Castellan account was matched to its receipt.",
+        "Nothing is left pending but the shipment from Holloway Logistics.",
+    ] * 4
+    with real_clients.open_tk_text(
+        desktop, prose, family="DejaVu Sans", size=12, x=80, y=80, width=900, height=500
+    ) as client:
+        image = window(capturer, client)
+    assert rows_reader.find_cells(rows_reader.ink(image)) is None
+
+
+@pytest.fixture
+def full_terminal(desktop: XServer) -> Iterator[Client]:
+    need("urxvt")
+    lines = [f"{n:03d} worker-7 retry {n % 5}/5: upstream timed out after {n}s" for n in range(24)]
+    with real_clients.open_terminal(
+        desktop, "urxvt", lines, columns=80, rows=25, theme="dark", x=100, y=100
+    ) as client:
+        yield client
+
+
+def test_a_terminal_that_scrolled_is_read_again_only_in_its_new_row(
+    full_terminal: Client, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    engine.recognise(window(capturer, full_terminal))
+    first = engine.rows.misses
+    assert first == 24 and engine.rows.hits == 0  # every row read once
+    full_terminal.print_line("batch 88213 given up after five tries")
+    after = engine.recognise(window(capturer, full_terminal))
+    assert engine.rows.misses - first == 1  # the new row only
+    assert engine.rows.hits == 23  # the others moved up a row, their pixels the same
+    assert as_drawn(list(after.lines))[-1] == "batch 88213 given up after five tries"
+    assert as_drawn(list(after.lines))[0].startswith("001 worker-7")
+
+
+def test_a_warm_read_of_a_screen_is_what_a_cold_read_of_it_gives(
+    full_terminal: Client, capturer: Capturer
+) -> None:
+    before = window(capturer, full_terminal)
+    full_terminal.print_line("a line that changes the screen")
+    after = window(capturer, full_terminal)
+    warm, cold = TesseractEngine(), TesseractEngine()
+    try:
+        warm.recognise(before)
+        assert warm.recognise(after).lines == cold.recognise(after).lines
+        assert warm.rows.hits > 0 and cold.rows.hits == 0
+    finally:
+        warm.close()
+        cold.close()
+
+
+def test_rows_kept_by_their_pixels_stay_within_their_bound() -> None:
+    kept = rows_reader.Rows(most=3)
+    bands = [Image.new("L", (40, 12), 255 - n) for n in range(5)]
+    calls: list[int] = []
+
+    def reader(batch: list[Image.Image]) -> list[list[rows_reader.Glyph]]:
+        calls.append(len(batch))
+        return [[rows_reader.Glyph(str(band.getpixel((0, 0))), 0, 6, 1.0)] for band in batch]
+
+    got = kept.read(bands, "how", reader)
+    assert [glyphs[0].text for glyphs in got] == ["255", "254", "253", "252", "251"]
+    assert len(kept) == 3 and calls == [5]
+    again = kept.read(bands[-2:], "how", reader)  # the newest are still kept
+    assert calls == [5] and [g[0].text for g in again] == ["252", "251"]
+    kept.read(bands[:1], "how", reader)  # the oldest was let go
+    assert calls == [5, 1]
