@@ -39,15 +39,16 @@ class OcrLine:
     confidence: float  # 0..1
 
 
-def clean_line(text: str, box: Rect, confidence: float) -> OcrLine | None:
+def clean_line(text: str, box: Rect, confidence: float, *, spaced: bool = False) -> OcrLine | None:
     """An engine's raw line as Noru keeps it, or None when it is no text.
 
-    Runs of whitespace become one space, and the confidence is clamped to
-    0..1, the range the store and the contract promise whatever the engine's
-    scale. A line without a letter or digit is dropped: icons and rules read
-    as lone punctuation.
+    Runs of whitespace become one space (unless ``spaced``: a character
+    grid's line, whose spaces are its empty cells, keeps them, trailing ones
+    aside), and the confidence is clamped to 0..1, the range the store and
+    the contract promise whatever the engine's scale. A line without a
+    letter or digit is dropped: icons and rules read as lone punctuation.
     """
-    words = " ".join(text.split())
+    words = text.rstrip() if spaced else " ".join(text.split())
     if not any(c.isalnum() for c in words):
         return None
     return OcrLine(words, box, min(1.0, max(0.0, confidence)))

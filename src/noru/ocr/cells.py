@@ -235,8 +235,9 @@ def _line(text: str, font: GridFont, ox: int, y: int) -> OcrLine:
     box: Rect = (ox + first * font.width, y, len(stripped) * font.width, font.height)
     cells = [c for c in stripped if c != " "]
     known = sum(c != "\ufffd" for c in cells) / max(1, len(cells))
-    # A cell no glyph matches is left out of the words rather than guessed.
-    return OcrLine(" ".join(stripped.replace("\ufffd", " ").split()), box, known)
+    # The row as drawn: its empty cells are its spaces (indentation and
+    # aligned gaps kept); a cell no glyph matches is a space rather than a guess.
+    return OcrLine(text.replace("\ufffd", " ").rstrip(), box, known)
 
 
 def _grow(bands: list[Rect], band: Rect, *, first: bool = False) -> None:
@@ -273,7 +274,9 @@ def read_job(
     lines = []
     for line in grid.lines:
         x, y, w, h = line.box
-        cleaned = clean_line(line.text, piece.to_original((x, y, x + w, y + h)), line.confidence)
+        cleaned = clean_line(
+            line.text, piece.to_original((x, y, x + w, y + h)), line.confidence, spaced=True
+        )
         if cleaned is not None:
             lines.append(cleaned)
     rest = []

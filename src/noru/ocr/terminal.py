@@ -68,6 +68,7 @@ BAR = 0.9
 # read and this share of them as that character.
 MIN_VOTES = 3
 MIN_SHARE = 0.6
+MIN_CORE_SHARE = 0.75
 # Rows kept by their pixels: a few screens of terminals.
 ROWS = 4096
 # A pixel row is the terminal's when this share of it is its background
@@ -337,27 +338,78 @@ class Read:
 
 class _Votes:
     """What each cell image was read as, across the region: one image, one
-    character, where its copies agree."""
+    character, where its copies agree.
 
-    def __init__(self) -> None:
-        self.seen: dict[bytes, Counter[str]] = {}
+    A glyph whose anti-aliased edge runs into the next cell looks a little
+    different beside each neighbour, so a copy can be alone in its exact
+    image; cells are also counted by their core (the cell without its first
+    and last column of pixels), where a larger share must agree.
+    """
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.exact: dict[bytes, Counter[str]] = {}
+        self.cores: dict[bytes, Counter[str]] = {}
+
+    def core(self, key: bytes) -> bytes:
+        w = self.width
+        return b"".join(key[r * w + 1 : r * w + w - 1] for r in range(len(key) // w))
 
     def add(self, key: bytes, char: str) -> None:
-        self.seen.setdefault(key, Counter())[char] += 1
+        self.exact.setdefault(key, Counter())[char] += 1
+        self.cores.setdefault(self.core(key), Counter())[char] += 1
 
     def agreed(self, key: bytes) -> str | None:
-        counter = self.seen.get(key)
-        if counter is None:
-            return None
-        (char, count), total = counter.most_common(1)[0], counter.total()
-        return char if total >= MIN_VOTES and count >= MIN_SHARE * total else None
+        exact = _consensus(self.exact.get(key), MIN_SHARE)
+        if exact is not None:
+            return exact
+        own = self.exact.get(key)
+        if own is not None and own.total() >= MIN_VOTES:
+            return None  # its own copies disagree: no core overrules them
+        return _consensus(self.cores.get(self.core(key)), MIN_CORE_SHARE)
 
 
-def _cell(band: Image.Image, cells: Cells, column: int) -> bytes | None:
-    """A cell's pixels in its row band, or None when it holds no ink."""
+def _consensus(counter: Counter[str] | None, share: float) -> str | None:
+    if counter is None:
+        return None
+    (char, count), total = counter.most_common(1)[0], counter.total()
+    return char if total >= MIN_VOTES and count >= share * total else None
+
+
+def _underscore(key: bytes, cells: Cells) -> bool:
+    """Whether a cell's only ink is one bar along its bottom: ``_``, which the
+    engine leaves out of a word as often as not (``job_247`` read ``job 247``)."""
+    from PIL import Image
+
+    cell = Image.frombytes("L", (cells.width, cells.height), key)
+    box = cell.point(lambda v: 255 if v < 255 - INK else 0).getbbox()
+    if box is None:
+        return False
+    left, top, right, bottom = box
+    return (
+        bottom - top <= max(2, cells.height // 8)
+        and right - left >= 0.6 * cells.width
+        and top >= 0.65 * cells.height
+    )
+
+
+def _inked_columns(band: Image.Image, cells: Cells) -> list[int]:
+    """The columns of a row band whose cells hold ink."""
+    from PIL import Image
+
+    inked = band.point(lambda v: 255 if v < 255 - INK else 0)
+    profile = inked.resize((band.width, 1), Image.Resampling.BOX).tobytes()
+    return [
+        column
+        for column in range(cells.columns)
+        if any(profile[column * cells.width : (column + 1) * cells.width])
+    ]
+
+
+def _cell(band: Image.Image, cells: Cells, column: int) -> bytes:
+    """A cell's pixels in its row band."""
     x = column * cells.width
-    cell = band.crop((x, 0, x + cells.width, band.height))
-    return cell.tobytes() if _darkest(cell) < 255 - INK else None
+    return band.crop((x, 0, x + cells.width, band.height)).tobytes()
 
 
 def _place(glyphs: Sequence[Glyph], cells: Cells) -> dict[int, Glyph]:
@@ -407,21 +459,29 @@ def read(
         for y, h in ((0, top), (bottom, whole.height - bottom))
         if h > 0
     ]
-    inked: list[tuple[int, Image.Image]] = []
+    # Per inked row: its band, its inked columns, and the part of it to read
+    # (from a cell before its first inked one to a cell after its last).
+    inked: list[tuple[int, Image.Image, list[int], int]] = []
     for row in range(cells.rows):
         where = cells.band(row)
         if clip(where, (0, 0, *rgb.size)) != where:
             continue
         row_dark = _row_ink(rgb, where)
-        if _darkest(row_dark) < 255 - INK:  # not an empty row
-            inked.append((row, row_dark))
-    found = rows.read([band for _, band in inked], how, reader)
-    votes = _Votes()
+        columns = _inked_columns(row_dark, cells)
+        if columns:
+            inked.append((row, row_dark, columns, max(0, columns[0] - 1) * cells.width))
+    parts = [
+        band.crop((left, 0, min(band.width, (columns[-1] + 2) * cells.width), band.height))
+        for _, band, columns, left in inked
+    ]
+    found = rows.read(parts, how, reader)
+    votes = _Votes(cells.width)
     # Per row: each inked cell's image, and the glyph the engine read there.
     grid: list[tuple[int, dict[int, bytes], dict[int, Glyph]]] = []
-    for (row, band), glyphs in zip(inked, found, strict=True):
-        keys = {c: key for c in range(cells.columns) if (key := _cell(band, cells, c)) is not None}
-        placed = {c: g for c, g in _place(glyphs, cells).items() if c in keys}
+    for (row, band, columns, left), glyphs in zip(inked, found, strict=True):
+        keys = {c: _cell(band, cells, c) for c in columns}
+        shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in glyphs]
+        placed = {c: g for c, g in _place(shifted, cells).items() if c in keys}
         for column, read_as in placed.items():
             votes.add(keys[column], read_as.text)
         grid.append((row, keys, placed))
@@ -432,6 +492,8 @@ def read(
             agreed = votes.agreed(key) if agree_cells else None
             there = placed.get(column)
             char = agreed or (there.text if there is not None else None)
+            if char is None and _underscore(key, cells):
+                char = "_"
             if char is not None:
                 chars[column] = char
         if not chars:

@@ -62,9 +62,10 @@ class TesseractSettings:
     # Make a monospace grid's alike cells read alike (ocr.monospace).
     monospace: bool = True
     # Read a monospace grid (a terminal) row by row on its cells (ocr.terminal),
-    # each row as one line, enlarged this much (bench/ocr_real.py chose 2).
+    # each row as one line, enlarged to about this many pixels high (at most
+    # 3x; bench/ocr_real.py chose it).
     terminal: bool = True
-    row_scale: float = 2.0
+    row_height: int = 28
     row_pad: int = 8
     per_region: bool = True  # False: read the whole image at once, regions ignored
     bands: bool = True  # cut big regions into bands so the threads share them
@@ -264,7 +265,7 @@ class TesseractEngine:
         from PIL import Image
 
         s = self.settings
-        scale, pad = s.row_scale, s.row_pad
+        scale, pad = min(3.0, max(1.0, s.row_height / max(1, band.height))), s.row_pad
         if scale != 1.0:
             size = (max(1, round(band.width * scale)), max(1, round(band.height * scale)))
             band = band.resize(size, Image.Resampling.BICUBIC)
