@@ -65,7 +65,7 @@ class TesseractSettings:
     # each row as one line, enlarged to about this many pixels high (at most
     # 3x; bench/ocr_real.py chose it).
     terminal: bool = True
-    row_height: int = 28
+    row_height: int = 32
     row_pad: int = 8
     per_region: bool = True  # False: read the whole image at once, regions ignored
     bands: bool = True  # cut big regions into bands so the threads share them
