@@ -667,12 +667,14 @@ def open_terminal(
     x: int = 0,
     y: int = 0,
     coloured: bool = False,
+    highlight: int | None = None,
 ) -> Client:
     """The terminal ``kind`` showing ``lines`` (each shorter than ``columns``,
     fewer than ``rows``: nothing wraps or scrolls, so the lines are its rows)
     in ``font`` at ``size`` points, in ``theme``'s colours; ``coloured``: every
     other word in one of the terminal's colours (as prompts, `ls --color` and
-    syntax colours draw them)."""
+    syntax colours draw them); ``highlight``: that line in reverse video
+    across the whole width (a status line, a selection)."""
     _check_text(lines)
     if len(lines) >= rows or any(len(line) >= columns for line in lines):
         raise ValueError(f"the lines must fit in {columns - 1}x{rows - 1} cells")
@@ -681,6 +683,8 @@ def open_terminal(
     def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
         text = folder / "text"
         shown = [_coloured(line) if coloured else line for line in lines]
+        if highlight is not None:
+            shown[highlight] = f"\033[7m{lines[highlight]:<{columns}}\033[0m"
         text.write_text("".join(f"{line}\n" for line in shown))
         (folder / "more").touch()
         args, extra = _terminal_args(

@@ -132,6 +132,23 @@ def test_light_on_dark_and_coloured_text_in_other_terminals_is_read_as_ink(
     assert sum(line in read for line in ALIGNED) >= len(ALIGNED) - 2, read
 
 
+def test_a_line_in_reverse_video_is_a_row_of_the_grid_like_the_others(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    need("urxvt")
+    with real_clients.open_terminal(
+        desktop, "urxvt", ALIGNED, columns=100, rows=len(ALIGNED) + 3, theme="dark",
+        highlight=4, x=80, y=80,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert len(read) == len(ALIGNED)
+    # The highlighted row, and the rows below it, are read as rows.
+    same = sum(a == b for a, b in zip(read[4], ALIGNED[4], strict=False))
+    assert len(read[4]) == len(ALIGNED[4]) and same >= len(ALIGNED[4]) - 2, read[4]
+    assert sum(got == want for got, want in zip(read[5:], ALIGNED[5:], strict=True)) >= 8
+
+
 def test_proportional_type_has_no_cell_grid_and_keeps_the_engine_s_layout(
     desktop: XServer, capturer: Capturer
 ) -> None:
