@@ -668,16 +668,18 @@ def open_terminal(
     y: int = 0,
     coloured: bool = False,
     highlight: int | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Client:
-    """The terminal ``kind`` showing ``lines`` (each shorter than ``columns``,
-    fewer than ``rows``: nothing wraps or scrolls, so the lines are its rows)
-    in ``font`` at ``size`` points, in ``theme``'s colours; ``coloured``: every
-    other word in one of the terminal's colours (as prompts, `ls --color` and
-    syntax colours draw them); ``highlight``: that line in reverse video
-    across the whole width (a status line, a selection)."""
+    """The terminal ``kind`` showing ``lines`` (each shorter than ``columns``:
+    nothing wraps; more than ``rows`` scroll the first ones away, into its
+    scrollback) in ``font`` at ``size`` points, in ``theme``'s colours;
+    ``coloured``: every other word in one of the terminal's colours (as
+    prompts, `ls --color` and syntax colours draw them); ``highlight``: that
+    line in reverse video across the whole width (a status line, a
+    selection); ``env``: more of its environment (a session bus)."""
     _check_text(lines)
-    if len(lines) >= rows or any(len(line) >= columns for line in lines):
-        raise ValueError(f"the lines must fit in {columns - 1}x{rows - 1} cells")
+    if any(len(line) >= columns for line in lines):
+        raise ValueError(f"the lines must fit in {columns - 1} columns")
     title = _title(kind)
 
     def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
@@ -698,8 +700,9 @@ def open_terminal(
         command = [
             *args, "sh", "-c", script, "sh", str(text), str(folder / "shown"), str(folder / "more"),
         ]  # fmt: skip
-        # konsole runs one process per window only with its own group.
-        return _start(command, env={**server.env, **extra}, log=folder / "log"), False
+        return _start(
+            command, env={**server.env, **extra, **(env or {})}, log=folder / "log"
+        ), False
 
     def ready(
         process: subprocess.Popen[str], folder: Path, log: Path
@@ -712,8 +715,10 @@ def open_terminal(
         window = _find_window_of(server, process, f"{kind} {title!r}", log)
         if kind in ("konsole", "kitty"):
             _move(server, window, x, y)  # they take no place on their command line
-        # Konsole shows its toolbar above the text, as it does by default.
-        shown = (KONSOLE_TOOLBAR, *lines) if kind == "konsole" else tuple(lines)
+        # What it shows: the last rows (the cursor's row below them), and
+        # Konsole its toolbar above them, as it does by default.
+        screen = tuple(xterm_screen(lines, columns=columns, rows=rows))
+        shown = (KONSOLE_TOOLBAR, *screen) if kind == "konsole" else screen
         folders.append(folder)
         return window, shown
 

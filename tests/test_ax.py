@@ -391,3 +391,20 @@ def test_a_read_after_the_accessibility_bus_restarted_joins_the_new_one(
             assert result.absent is AxAbsent.NO_TREE
         finally:
             ax.close()
+
+
+def test_a_vte_terminal_gives_only_the_rows_on_screen_not_its_scrollback(
+    reader: SessionBus, desktop: XServer
+) -> None:
+    """VTE's tree holds the whole buffer; what scrolled off is not on screen."""
+    problem = real_clients.missing("xfce4-terminal")
+    require(problem is None, problem or "")
+    lines = [f"scroll line {n:03d} with words" for n in range(60)]
+    with real_clients.open_terminal(
+        desktop, "xfce4-terminal", lines, columns=80, rows=20, theme="light",
+        env=reader.env, x=40, y=40,
+    ) as client:  # fmt: skip
+        result = read(client)
+    assert (result.absent, result.reason) == (None, None)
+    assert [line.text for line in result.lines] == list(client.lines)
+    assert client.lines[0] == "scroll line 041 with words"  # the first 41 scrolled away
