@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 __all__ = ["NAME", "TesseractEngine", "TesseractSettings", "library_version"]
 
 NAME = "tesseract"
+# A strip beside a terminal's grid this many pixels high or more holds text
+# (a title bar, a toolbar); it is read this much enlarged.
+MIN_BAR = 8
+BAR_SCALE = 2.0
 # Regions are cut into bands for the threads only above this many pixels
 # (about 0.6 s of reading on one core): smaller ones are quick anyway and
 # keep their reading order whole.
@@ -217,7 +221,7 @@ class TesseractEngine:
             draw = ImageDraw.Draw(rgb)
             for cx, cy, cw, ch in job.covered:
                 draw.rectangle((cx - x, cy - y, cx - x + cw - 1, cy - y + ch - 1), fill=fill)
-        return terminal.read(
+        found = terminal.read(
             rgb,
             origin=(x, y),
             reader=lambda bands: self._read_rows(api, bands),
@@ -225,6 +229,55 @@ class TesseractEngine:
             how=f"{NAME} {self.version} {self.settings!r}",
             agree_cells=self.settings.monospace,
         )
+        if found is None:
+            return None
+        # What lies above or below the grid (a title bar, a toolbar) is a strip
+        # of a few labels on a shaded bar: read as sparse text, its contrast
+        # made whole.
+        lines = list(found.lines)
+        for bx, by, bw, bh in found.rest:
+            if bh >= MIN_BAR:
+                strip = rgb.crop((bx - x, by - y, bx - x + bw, by - y + bh))
+                lines += self._read_bar(api, strip, (bx, by))
+        return Read(lines, [])
+
+    def _read_bar(self, api: Any, strip: Image.Image, origin: tuple[int, int]) -> list[OcrLine]:
+        """A strip beside a terminal's grid (a title bar, a toolbar) as sparse text."""
+        import tesserocr
+        from PIL import Image, ImageOps
+
+        from noru.ocr import terminal
+
+        dark = ImageOps.autocontrast(terminal.ink(strip))
+        scale, pad = BAR_SCALE, self.settings.pad
+        size = (round(dark.width * scale), round(dark.height * scale))
+        padded = Image.new("L", (size[0] + 2 * pad, size[1] + 2 * pad), 255)
+        padded.paste(dark.resize(size, Image.Resampling.BICUBIC), (pad, pad))
+        level = tesserocr.RIL.TEXTLINE
+        lines: list[OcrLine] = []
+        ox, oy = origin
+        with _tesseract_errors():
+            api.SetPageSegMode(tesserocr.PSM.SPARSE_TEXT)
+            api.SetVariable("user_defined_dpi", str(round(self.settings.dpi * scale)))
+            api.SetImage(padded)
+            if not api.Recognize():
+                raise OcrError("Tesseract could not recognise the image")
+            iterator = api.GetIterator()
+            for item in () if iterator is None else tesserocr.iterate_level(iterator, level):
+                try:
+                    text = item.GetUTF8Text(level)
+                except RuntimeError:
+                    continue
+                box = item.BoundingBox(level)
+                if box is None:
+                    continue
+                x1, y1, x2, y2 = (round((v - pad) / scale) for v in box)
+                where = (ox + max(0, x1), oy + max(0, y1), max(1, x2 - x1), max(1, y2 - y1))
+                line = clean_line(text, where, item.Confidence(level) / 100.0)
+                if line is not None:
+                    lines.append(line)
+            api.Clear()
+        return lines
 
     def _read_rows(self, api: Any, bands: Sequence[Image.Image]) -> list[list[Glyph]]:
         """Row bands read on ``api`` and on whichever other APIs are idle."""
