@@ -215,17 +215,27 @@ class Client:
     def print_line(self, text: str) -> None:
         """A terminal's: print one more line (scrolling it once it is full),
         and wait until it is drawn."""
+        self.write(text + "\n")
+
+    def rewrite_last_line(self, text: str) -> None:
+        """A terminal's: write its last line over with ``text`` (the cursor
+        rests on the row below it), and wait until it is drawn."""
+        self.write(f"\033[1A\r\033[2K{text}\n")
+
+    def write(self, raw: str) -> None:
+        """A terminal's: what it prints next, escape sequences and all; waits
+        until its pixels changed and settled."""
         if self.follow is None:
             raise TypeError(f"{self.kind} prints no more lines")
         x, y, w, h = self.rect
         with mss.MSS(display=self.server.display) as screen:
             before = screen.grab({"left": x, "top": y, "width": w, "height": h}).rgb
             with self.follow.open("a") as out:
-                out.write(text + "\n")
+                out.write(raw)
             deadline = time.monotonic() + START_TIMEOUT
             while screen.grab({"left": x, "top": y, "width": w, "height": h}).rgb == before:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"{self.kind} did not print {text!r}")
+                    raise RuntimeError(f"{self.kind} did not print {raw!r}")
                 time.sleep(0.02)
         _wait_drawn(self.server, self.rect, None, f"{self.kind} {self.title!r}")
 
@@ -525,8 +535,13 @@ def open_xterm(
         text = folder / "text"
         text.write_text("".join(f"{line}\n" for line in lines))
         # The cursor hidden (DECTCEM) before the text; the title set only after
-        # it, so a window with this title has read all of it.
-        script = 'printf "\\033[?25l"; cat "$1"; printf "\\033]2;%s\\007" "$2"'
+        # it, so a window with this title has read all of it; then what is
+        # appended to a third file (``Client.print_line``).
+        (folder / "more").touch()
+        folders.append(folder)
+        script = (
+            'printf "\\033[?25l"; cat "$1"; printf "\\033]2;%s\\007" "$2"; exec tail -n 0 -f "$3"'
+        )
         args = [
             "xterm",
             *("-geometry", f"{columns}x{rows}+{x}+{y}"),
@@ -537,7 +552,7 @@ def open_xterm(
             # Our escape sets the final title, whatever the app-defaults say.
             *("-xrm", "XTerm*allowTitleOps: true"),
             "-hold",
-            *("-e", "sh", "-c", script, "sh", str(text), title),
+            *("-e", "sh", "-c", script, "sh", str(text), title, str(folder / "more")),
         ]
         return _start(args, env=server.env, log=folder / "log"), False
 
@@ -547,7 +562,10 @@ def open_xterm(
         window = _find_window(server, process, _title_pattern(title), f"xterm {title!r}", log)
         return window, tuple(xterm_screen(lines, columns=columns, rows=rows))
 
-    return _launch(server, "xterm", title, start, ready)
+    folders: list[Path] = []
+    client = _launch(server, "xterm", title, start, ready)
+    client.follow = folders[0] / "more"
+    return client
 
 
 # --- other terminals ---------------------------------------------------------------------
@@ -623,7 +641,8 @@ def _terminal_args(
             "ShowTerminalSizeHint=false\n"
             "[Scrolling]\nScrollBarPosition=2\n[Cursor Options]\nCursorShape=0\n"
         )
-        # Its toolbars off, as a terminal's screen only is the truth.
+        # Its menu bar off; its toolbars stay (Konsole 22.12 keeps them
+        # whatever this says), and are in the truth (KONSOLE_TOOLBAR).
         rc = folder / "config" / "konsolerc"
         rc.parent.mkdir(parents=True)
         rc.write_text(

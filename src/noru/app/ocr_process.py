@@ -13,6 +13,13 @@ JSON line out: ``{"lines": [ENCODED, ...], "engine": NAME, "version": V}``,
 one ``noru.ocr.base.encode_lines`` string per image, or ``{"error":
 REASON}``. It exits on end of input (the app stopped) or after
 ``IDLE_EXIT`` seconds without work.
+
+The app starts it when it starts, and it warms its engine before it says it
+is ready (the models, the bitmap fonts, one small reading), so the first look
+an agent takes does not wait for any of that. It stays while looks come, and
+for ``IDLE_EXIT`` after the last: its memory (about 100 MB with both of
+Tesseract's readers) goes back when the person is away (docs/performance.md,
+"No cold start").
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["IDLE_EXIT", "main"]
 
-IDLE_EXIT = 60.0
+IDLE_EXIT = 600.0
 # A reason is stored with the capture and shown to agents: keep it short.
 REASON_LIMIT = 200
 
@@ -68,7 +75,7 @@ def main() -> int:
     if os.getppid() == 1:
         return 0  # the app died before we could ask to die with it
     os.nice(19)  # captures and agents come first
-    from noru.ocr import get_engine
+    from noru.ocr import get_engine, warm
     from noru.store import Reader
 
     if len(sys.argv) != 3:
@@ -78,6 +85,7 @@ def main() -> int:
     try:
         history = Reader.open(home)
         engine = get_engine(name)
+        warm(engine)
     except Exception as exc:
         print(json.dumps({"fatal": str(exc)}), flush=True)
         return 1

@@ -151,6 +151,12 @@ class OcrWorker:
                         self._queue.put((1, next(self._order), capture_id))
 
     def _run(self) -> None:
+        # The engine starts with the app, not at the first capture: the first
+        # look an agent takes does not wait for it (ocr_process: warm).
+        try:
+            self._engine()
+        except OcrError as exc:
+            log.warning("the OCR engine did not start: %s", exc)
         while (capture_id := self._next()) is not None:
             try:
                 self._recognise(capture_id)

@@ -37,6 +37,7 @@ __all__ = [
     "register_engine",
     "registered_engines",
     "require_tessdata",
+    "warm",
 ]
 
 DEFAULT_ENGINE = "tesseract"
@@ -102,6 +103,19 @@ def get_engine(name: str = DEFAULT_ENGINE, *, tessdata: Path | None = None) -> E
     if registration is None:
         raise OcrError(f"unknown OCR engine {name!r}; known: {_known()}")
     return registration.factory(tessdata)
+
+
+def warm(engine: Engine) -> None:
+    """Make ``engine`` ready for its first real reading: what it loads on first
+    use (its models' first pass, the bitmap fonts the glyph reader looks up)."""
+    from PIL import Image, ImageDraw
+
+    from noru.ocr.cells import fonts
+
+    fonts()
+    image = Image.new("RGB", (360, 60), "white")
+    ImageDraw.Draw(image).text((12, 20), "warm up the engine 0123", fill="black")
+    engine.recognise(image)
 
 
 def _known() -> str:

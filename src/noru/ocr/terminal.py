@@ -262,11 +262,19 @@ class Rows:
         return len(self._rows)
 
 
-def _row_ink(rgb: Image.Image, band: Rect) -> Image.Image:
-    """A row band as ink on white, measured from the row's own background (the
-    region's, or a status line's, a selection's)."""
+def _row_ink(rgb: Image.Image, band: Rect, paper: tuple[int, int, int]) -> Image.Image:
+    """A row band as ink on white, measured from the region's background
+    ``paper``, or from the row's own where the row is mostly another colour
+    (a status line, a selection)."""
+    from PIL import Image
+
     x, y, w, h = band
     piece = rgb.crop((x, y, x + w, y + h))
+    dark = ink(piece, paper)
+    plain = dark.point(lambda v: 255 if v > 255 - PAPER else 0)
+    share = plain.resize((1, 1), Image.Resampling.BOX).tobytes()[0]
+    if share >= BACKGROUND_ROW * 255:
+        return dark
     return ink(piece, background(piece))
 
 
@@ -349,7 +357,7 @@ class _Votes:
     def __init__(self, width: int) -> None:
         self.width = width
         self.exact: dict[bytes, Counter[str]] = {}
-        self.cores: dict[bytes, Counter[str]] = {}
+        self._cores: dict[bytes, Counter[str]] | None = None
 
     def core(self, key: bytes) -> bytes:
         w = self.width
@@ -357,7 +365,6 @@ class _Votes:
 
     def add(self, key: bytes, char: str) -> None:
         self.exact.setdefault(key, Counter())[char] += 1
-        self.cores.setdefault(self.core(key), Counter())[char] += 1
 
     def agreed(self, key: bytes) -> str | None:
         exact = _consensus(self.exact.get(key), MIN_SHARE)
@@ -366,7 +373,11 @@ class _Votes:
         own = self.exact.get(key)
         if own is not None and own.total() >= MIN_VOTES:
             return None  # its own copies disagree: no core overrules them
-        return _consensus(self.cores.get(self.core(key)), MIN_CORE_SHARE)
+        if self._cores is None:  # counted once, when first asked
+            self._cores = {}
+            for exact_key, counter in self.exact.items():
+                self._cores.setdefault(self.core(exact_key), Counter()).update(counter)
+        return _consensus(self._cores.get(self.core(key)), MIN_CORE_SHARE)
 
 
 def _consensus(counter: Counter[str] | None, share: float) -> str | None:
@@ -406,10 +417,12 @@ def _inked_columns(band: Image.Image, cells: Cells) -> list[int]:
     ]
 
 
-def _cell(band: Image.Image, cells: Cells, column: int) -> bytes:
-    """A cell's pixels in its row band."""
-    x = column * cells.width
-    return band.crop((x, 0, x + cells.width, band.height)).tobytes()
+def _cell_images(band: Image.Image, cells: Cells, columns: Sequence[int]) -> dict[int, bytes]:
+    """The pixels of each of ``columns``' cells in a row band, row by row (as
+    ``crop(...).tobytes()`` gives them, from one copy of the band)."""
+    data, stride, w = band.tobytes(), band.width, cells.width
+    lines = [data[y * stride : (y + 1) * stride] for y in range(band.height)]
+    return {c: b"".join(line[c * w : (c + 1) * w] for line in lines) for c in columns}
 
 
 def _place(glyphs: Sequence[Glyph], cells: Cells) -> dict[int, Glyph]:
@@ -452,6 +465,7 @@ def read(
     if span is None:
         return None
     top, bottom, cells = span
+    paper = background(rgb)
     rgb = rgb.crop((0, top, rgb.width, bottom))
     ox, oy = origin[0], origin[1] + top
     rest = [
@@ -466,7 +480,7 @@ def read(
         where = cells.band(row)
         if clip(where, (0, 0, *rgb.size)) != where:
             continue
-        row_dark = _row_ink(rgb, where)
+        row_dark = _row_ink(rgb, where, paper)
         columns = _inked_columns(row_dark, cells)
         if columns:
             inked.append((row, row_dark, columns, max(0, columns[0] - 1) * cells.width))
@@ -479,7 +493,7 @@ def read(
     # Per row: each inked cell's image, and the glyph the engine read there.
     grid: list[tuple[int, dict[int, bytes], dict[int, Glyph]]] = []
     for (row, band, columns, left), glyphs in zip(inked, found, strict=True):
-        keys = {c: _cell(band, cells, c) for c in columns}
+        keys = _cell_images(band, cells, columns)
         shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in glyphs]
         placed = {c: g for c, g in _place(shifted, cells).items() if c in keys}
         for column, read_as in placed.items():

@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 __all__ = ["NAME", "TesseractEngine", "TesseractSettings", "library_version"]
 
 NAME = "tesseract"
+# A terminal's rows are shared with another API when there are this many;
+# a helper waits this long at a time for one to be free.
+MIN_ROWS_SHARED = 8
+HELPER_WAIT = 0.02
 # A strip beside a terminal's grid this many pixels high or more holds text
 # (a title bar, a toolbar); it is read this much enlarged.
 MIN_BAR = 8
@@ -280,34 +284,50 @@ class TesseractEngine:
         return lines
 
     def _read_rows(self, api: Any, bands: Sequence[Image.Image]) -> list[list[Glyph]]:
-        """Row bands read on ``api`` and on whichever other APIs are idle."""
-        extra: list[Any] = []
-        while len(extra) + 1 < len(self._apis) and len(bands) >= 8 * (len(extra) + 2):
+        """Row bands read on ``api``, and on every other API that is idle, or
+        becomes idle while they are read (another job ended): each takes the
+        next row left."""
+        results: list[list[Glyph] | None] = [None] * len(bands)
+        left = iter(range(len(bands)))
+        lock = threading.Lock()
+        errors: list[BaseException] = []
+
+        def take() -> int | None:
+            with lock:
+                return next(left, None)
+
+        def work(on: Any) -> None:
             try:
-                extra.append(self._idle.get_nowait())
-            except queue.Empty:
-                break
-        try:
-            apis = [api, *extra]
-            results: list[list[Glyph] | None] = [None] * len(bands)
-            errors: list[BaseException] = []
+                while (i := take()) is not None:
+                    results[i] = self._read_row(on, bands[i])
+            except BaseException as exc:  # raised here, once every thread ended
+                errors.append(exc)
 
-            def share(k: int) -> None:
+        done = threading.Event()
+
+        def helper() -> None:
+            # An API freed by another job joins in while rows are left.
+            while not done.is_set():
                 try:
-                    for i in range(k, len(bands), len(apis)):
-                        results[i] = self._read_row(apis[k], bands[i])
-                except BaseException as exc:  # raised here, once every thread ended
-                    errors.append(exc)
+                    other = self._idle.get(timeout=HELPER_WAIT)
+                except queue.Empty:
+                    continue
+                try:
+                    work(other)
+                finally:
+                    self._idle.put(other)
+                return
 
-            threads = [threading.Thread(target=share, args=(k,)) for k in range(1, len(apis))]
-            for thread in threads:
-                thread.start()
-            share(0)
-            for thread in threads:
-                thread.join()
-        finally:
-            for other in extra:
-                self._idle.put(other)
+        helpers = [
+            threading.Thread(target=helper, name="noru-ocr-rows")
+            for _ in range(min(len(self._apis) - 1, len(bands) // MIN_ROWS_SHARED))
+        ]
+        for thread in helpers:
+            thread.start()
+        work(api)
+        done.set()
+        for thread in helpers:
+            thread.join()
         if errors:
             raise errors[0]
         return [glyphs or [] for glyphs in results]

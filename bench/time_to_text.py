@@ -1,0 +1,126 @@
+"""Time to text: how long an agent's look at a terminal takes to come back
+with the terminal's words, through the real app.
+
+On a private 2560x1600 Xvfb with openbox, a real xterm 200x60 full of dense
+log lines (new ones each run), in DejaVu Sans Mono 9 pt (Xft) or in its
+default bitmap font. Each run starts a new `noru app` (a data dir of its
+own), then, over a real `noru mcp` stdio pipe, `observe_screen` of the
+display with the default settle (it waits up to 1.5 s for the text):
+
+1. FIRST LOOK, as soon as the app answers on its socket (its OCR engine
+   still starting), and again in another run 5 s after the start (the
+   engine warm, as when the person started the app earlier);
+2. after ONE LINE SCROLLED in (the terminal printed one more line);
+3. after ONE LINE CHANGED in place (its last line written over);
+4. the UNCHANGED screen looked at again.
+
+Each is timed from the call to the answer; an answer that came back without
+its text (pending) is counted, and its time until the text was stored is
+given too. A pause of 2 s between looks (the person reading). Every process
+is stopped by its pid.
+
+    .venv/bin/python bench/time_to_text.py [--runs 5] [--font 'DejaVu Sans Mono:9' | --font fixed]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from tests import real_clients  # noqa: E402
+from tests.xserver import running_xserver  # noqa: E402
+
+from capture_pipeline import host_speed  # noqa: E402
+from observe_vs_pipeline import Agent, app_running, x11_session  # noqa: E402
+
+WORDS = ("request", "handler", "response", "status", "config", "parse", "token", "buffer")
+
+
+def log_line(rng: random.Random, row: int) -> str:
+    line = f"2026-12-02 10:{row % 60:02d}:{rng.randint(0, 59):02d}.{rng.randint(0, 999):03d} INFO"
+    while len(line) < 190:
+        line += f" {rng.choice(WORDS)}_{rng.randint(0, 999)}"
+    return line[:199]
+
+
+def look(agent: Agent) -> tuple[float, bool, float]:
+    """ms to the answer, whether it was pending, ms until its text was stored."""
+    start = time.perf_counter()
+    elapsed, pending, capture_id = agent.look_at("display")
+    agent.wait_for_text(capture_id)
+    return elapsed, pending, (time.perf_counter() - start) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--font", default="DejaVu Sans Mono:9", help="FAMILY:POINTS, or fixed")
+    args = parser.parse_args()
+    xft = {}
+    if args.font != "fixed":
+        family, _, points = args.font.rpartition(":")
+        xft = {"font": family, "size": int(points)}
+    looks: dict[str, list[tuple[float, bool, float]]] = {}
+    speed = host_speed()
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        running_xserver(Path(tmp), width=2560, height=1600) as server,
+    ):
+        session = x11_session(server.display)
+        for run in range(args.runs * 2):
+            rng = random.Random(run)
+            warm = run % 2 == 1
+            lines = [log_line(rng, row) for row in range(59)]
+            with (
+                real_clients.open_xterm(
+                    server, lines, columns=200, rows=60, x=40, y=40, **xft
+                ) as terminal,
+                app_running(Path(tmp) / f"home-{run}", session, settle=None) as (
+                    _,
+                    env,
+                ),
+            ):
+                if warm:
+                    time.sleep(5)
+                agent = Agent(env)
+                try:
+                    first = "first look, 5 s after the start" if warm else "first look"
+                    looks.setdefault(first, []).append(look(agent))
+                    if warm:
+                        continue
+                    time.sleep(2)
+                    terminal.print_line(log_line(rng, 60))
+                    looks.setdefault("one line scrolled in", []).append(look(agent))
+                    time.sleep(2)
+                    terminal.rewrite_last_line(log_line(rng, 61))
+                    looks.setdefault("one line changed", []).append(look(agent))
+                    time.sleep(2)
+                    looks.setdefault("unchanged screen", []).append(look(agent))
+                finally:
+                    agent.close()
+            print(f"  ... run {run + 1} of {args.runs * 2} done", file=sys.stderr, flush=True)
+    font = args.font if xft else "xterm's bitmap font"
+    print(f"time to text: 2560x1600 display, xterm 200x60, {font}, default settle (1.5 s)")
+    print(f"host speed (bench/capture_pipeline.host_speed): {speed:.0f} ms before, "
+          f"{host_speed():.0f} ms after")  # fmt: skip
+    print(f"{'look':34} {'answer ms p50':>14} {'max':>8} {'with text':>10} {'text stored p50':>16}")
+    for name, found in looks.items():
+        answers = [a for a, _, _ in found]
+        stored = [s for _, _, s in found]
+        with_text = sum(not pending for _, pending, _ in found)
+        print(
+            f"{name:34} {statistics.median(answers):14,.0f} {max(answers):8,.0f} "
+            f"{with_text:>4} of {len(found):<3} {statistics.median(stored):16,.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
