@@ -16,10 +16,13 @@ display with the default settle (it waits up to 1.5 s for the text):
 
 Each is timed from the call to the answer; an answer that came back without
 its text (pending) is counted, and its time until the text was stored is
-given too. A pause of 2 s between looks (the person reading). Every process
-is stopped by its pid.
+given too. A pause of 2 s between looks (the person reading). Then, with
+``--idle``, the last app and its OCR process left alone that many seconds:
+their CPU and their memory, the engine kept warm. Every process is stopped
+by its pid.
 
-    .venv/bin/python bench/time_to_text.py [--runs 5] [--font 'DejaVu Sans Mono:9' | --font fixed]
+    .venv/bin/python bench/time_to_text.py [--runs 5] [--idle 60]
+        [--font 'DejaVu Sans Mono:9' | --font fixed]
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +43,13 @@ from tests import real_clients  # noqa: E402
 from tests.xserver import running_xserver  # noqa: E402
 
 from capture_pipeline import host_speed  # noqa: E402
-from observe_vs_pipeline import Agent, app_running, x11_session  # noqa: E402
+from observe_vs_pipeline import (  # noqa: E402
+    Agent,
+    app_running,
+    cpu_seconds,
+    rss_mb,
+    x11_session,
+)
 
 WORDS = ("request", "handler", "response", "status", "config", "parse", "token", "buffer")
 
@@ -59,11 +69,26 @@ def look(agent: Agent) -> tuple[float, bool, float]:
     return elapsed, pending, (time.perf_counter() - start) * 1000
 
 
+def at_rest(app: subprocess.Popen[bytes], seconds: float) -> tuple[float, float, float]:
+    """The app and its OCR process left alone ``seconds``: their CPU %, and
+    the app's and the OCR process's RSS in MB at the end."""
+    time.sleep(5)
+    found = subprocess.run(["pgrep", "-P", str(app.pid)], capture_output=True, text=True)
+    children = [int(pid) for pid in found.stdout.split()]
+    pids = [app.pid, *children]
+    before, start = sum(cpu_seconds(p) for p in pids), time.monotonic()
+    time.sleep(seconds)
+    cpu = (sum(cpu_seconds(p) for p in pids) - before) / (time.monotonic() - start) * 100
+    return cpu, rss_mb(app.pid), sum(rss_mb(p) for p in children)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--font", default="DejaVu Sans Mono:9", help="FAMILY:POINTS, or fixed")
+    parser.add_argument("--idle", type=float, default=0.0, help="seconds the last app is left")
     args = parser.parse_args()
+    idle: tuple[float, float, float] | None = None
     xft = {}
     if args.font != "fixed":
         family, _, points = args.font.rpartition(":")
@@ -84,7 +109,7 @@ def main() -> None:
                     server, lines, columns=200, rows=60, x=40, y=40, **xft
                 ) as terminal,
                 app_running(Path(tmp) / f"home-{run}", session, settle=None) as (
-                    _,
+                    app,
                     env,
                 ),
             ):
@@ -106,6 +131,8 @@ def main() -> None:
                     looks.setdefault("unchanged screen", []).append(look(agent))
                 finally:
                     agent.close()
+                if args.idle and run == args.runs * 2 - 2:
+                    idle = at_rest(app, args.idle)
             print(f"  ... run {run + 1} of {args.runs * 2} done", file=sys.stderr, flush=True)
     font = args.font if xft else "xterm's bitmap font"
     print(f"time to text: 2560x1600 display, xterm 200x60, {font}, default settle (1.5 s)")
@@ -119,6 +146,13 @@ def main() -> None:
         print(
             f"{name:34} {statistics.median(answers):14,.0f} {max(answers):8,.0f} "
             f"{with_text:>4} of {len(found):<3} {statistics.median(stored):16,.0f}"
+        )
+    if idle is not None:
+        cpu, app_mb, ocr_mb = idle
+        print(
+            f"at rest {args.idle:.0f} s after its looks: CPU {cpu:.2f} % (app and OCR process), "
+            f"RSS app {app_mb:.0f} MB + OCR process {ocr_mb:.0f} MB  "
+            "(goals: <= 0.5 %, <= 120 MB)"
         )
 
 

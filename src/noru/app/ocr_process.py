@@ -17,9 +17,10 @@ REASON}``. It exits on end of input (the app stopped) or after
 The app starts it when it starts, and it warms its engine before it says it
 is ready (the models, the bitmap fonts, one small reading), so the first look
 an agent takes does not wait for any of that. It stays while looks come, and
-for ``IDLE_EXIT`` after the last: its memory (about 100 MB with both of
-Tesseract's readers) goes back when the person is away (docs/performance.md,
-"No cold start").
+for ``IDLE_EXIT`` after the last, handing back after each job what reading
+took: its memory (about 85 MB with both of Tesseract's readers, what it
+remembers of recent screens and rows) goes back when the person is away
+(docs/performance.md, "Time to text, and no cold start").
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ def main() -> int:
     if os.getppid() == 1:
         return 0  # the app died before we could ask to die with it
     os.nice(19)  # captures and agents come first
+    from noru.app.memory import malloc_trim
     from noru.ocr import get_engine, warm
     from noru.store import Reader
 
@@ -86,6 +88,7 @@ def main() -> int:
         history = Reader.open(home)
         engine = get_engine(name)
         warm(engine)
+        malloc_trim()
     except Exception as exc:
         print(json.dumps({"fatal": str(exc)}), flush=True)
         return 1
@@ -103,6 +106,7 @@ def main() -> int:
         except Exception as exc:  # one bad job fails that capture, not the process
             reply = {"error": f"the OCR process failed on it: {exc}"[:REASON_LIMIT]}
         print(json.dumps(reply), flush=True)
+        malloc_trim()  # what the reading took is handed back while it waits
 
 
 if __name__ == "__main__":
