@@ -221,3 +221,29 @@ def test_rows_kept_by_their_pixels_stay_within_their_bound() -> None:
     assert calls == [5] and [g[0].text for g in again] == ["252", "251"]
     kept.read(bands[:1], "how", reader)  # the oldest was let go
     assert calls == [5, 1]
+
+
+ENV_FILE = [
+    "AWS_ACCESS_KEY_ID=AKIA4QXZ7PLM2RT9WQ3E",
+    "DATABASE_URL=postgres://app:s3cr3t@db.internal:5432/ledger",
+    "DATABASE_POOL_SIZE=17",
+    "REDIS_URL=redis://cache.internal:6379/0",
+    "LOG_LEVEL=debug",
+    "FEATURE_FLAGS=ledger_v2,fast_export",
+]
+
+
+def test_in_a_display_capture_a_small_terminal_in_a_bitmap_font_is_read_by_its_glyphs(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """Its title bar is no bigger a share of what decides how it is read than
+    of the window (a bold title once outweighed six short lines)."""
+    need("xterm")
+    with real_clients.open_xterm(desktop, ENV_FILE, columns=90, rows=16, x=200, y=150) as client:
+        client.bring_under_pointer()
+        (grab,) = capturer.grab_display(1)
+    read = engine.recognise(grab.image, regions=grab.windows or None)
+    lines = [line.text for line in read.lines]
+    assert all(line in lines for line in ENV_FILE), lines
+    ours = [line for line in read.lines if line.text in ENV_FILE]
+    assert all(line.confidence == 1.0 for line in ours)  # every cell a known glyph

@@ -50,8 +50,10 @@ MIN_KNOWN = 0.97
 MIN_SAMPLE_KNOWN = 0.6
 # A font's cells are this many pixels taller than its rows of ink, at most.
 FONT_SLACK = 4
-# Inked cells sampled to find the grid's position before reading it all.
+# Inked cells sampled to find the grid's position before reading it all,
+# visited in steps of this prime (or the next one coprime with the grid).
 SAMPLE = 120
+SCATTER = 7919
 # Bands left for the engine thinner than this hold no line of text.
 MIN_BAND = 6
 # A row of the grid is text in the font when this share of its inked cells
@@ -128,15 +130,20 @@ def _blank(font: GridFont) -> bytes:
 
 
 def _inked_cells(bits: Image.Image, font: GridFont, ox: int, oy: int) -> list[tuple[int, int]]:
-    """Up to SAMPLE inked cells spread over the grid at offset (ox, oy)."""
+    """Up to SAMPLE inked cells spread over the grid at offset (ox, oy): the
+    cells are visited in a scattered order, so a title bar above a terminal
+    of a few lines is no more of the sample than of the grid."""
+    import math
+
     columns, rows = _cells(bits, font, ox, oy)
     if columns < 1 or rows < 1:
         return []
     blank = _blank(font)
     found: list[tuple[int, int]] = []
-    step = max(1, (columns * rows) // (SAMPLE * 8))
-    for index in range(0, columns * rows, step):
-        row, column = divmod(index, columns)
+    total = columns * rows
+    stride = next(p for p in range(SCATTER, SCATTER + total + 1) if math.gcd(p, total) == 1)
+    for visit in range(min(total, SAMPLE * 8)):
+        row, column = divmod(visit * stride % total, columns)
         x, y = ox + column * font.width, oy + row * font.height
         if _key(bits, font, x, y) != blank:
             found.append((x, y))

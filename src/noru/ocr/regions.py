@@ -173,9 +173,10 @@ def two_tone(grey: Image.Image, background: int, rows: Sequence[tuple[int, int]]
     """True when most of the text is drawn without anti-aliasing (a bitmap font).
 
     Each ink row is judged on its own, by the share of midtones (greys between
-    the ink's and the background's) beside its ink, and the rows are weighed by
-    their ink: a title bar's gradient and anti-aliased title do not make the
-    terminal below them smooth.
+    the ink's and the background's) beside its ink, and each row has one vote:
+    a title bar's gradient and anti-aliased title are one row, and do not make
+    the terminal below them smooth, even a terminal of a few short lines
+    (weighed by their ink, a bold title outweighed eight of them).
     """
     from PIL import ImageChops, ImageFilter
 
@@ -193,9 +194,9 @@ def two_tone(grey: Image.Image, background: int, rows: Sequence[tuple[int, int]]
         beside = ink.convert("L").filter(ImageFilter.MaxFilter(3)).convert("1")
         edges = ImageChops.logical_and(midtones, beside).convert("L").histogram()[255]
         if edges <= TWO_TONE_SHARE * max(1, inked):
-            sharp += inked
-        else:
-            smooth += inked
+            sharp += 1
+        elif inked:
+            smooth += 1
     return sharp > TWO_TONE_MAJORITY * max(1, sharp + smooth)
 
 
