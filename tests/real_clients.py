@@ -523,11 +523,17 @@ def open_xterm(
     x: int = 0,
     y: int = 0,
     title: str | None = None,
+    subpixel: bool = False,
+    dpi: int | None = None,
 ) -> Client:
     """xterm showing ``lines``: in its default bitmap font, or the Xft ``font``
-    at ``size`` points. ``lines`` of the client are the rows on screen."""
+    at ``size`` points; with ``subpixel``, Xft draws it anti-aliased by
+    sub-pixel (RGB, the LCD filter on), and at ``dpi`` (192: a HiDPI screen,
+    twice the pixels). ``lines`` of the client are the rows on screen."""
     _check_text(lines)
     title = title or _title("xterm")
+    xft = [*(("-xrm", "*Xft.rgba: rgb", "-xrm", "*Xft.lcdfilter: lcddefault") if subpixel else ()),
+           *(("-xrm", f"*Xft.dpi: {dpi}") if dpi else ())]  # fmt: skip
     background, foreground = THEMES[theme]
     fonts = ["-fa", font, "-fs", str(size)] if font else []
 
@@ -548,6 +554,7 @@ def open_xterm(
             *("-bg", background, "-fg", foreground),
             *fonts,
             "+sb",  # no scrollbar
+            *xft,
             *("-title", f"{title} (loading)"),
             # Our escape sets the final title, whatever the app-defaults say.
             *("-xrm", "XTerm*allowTitleOps: true"),

@@ -12,6 +12,7 @@ reads. Proportional type keeps the engine's own layout.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -130,6 +131,26 @@ def test_light_on_dark_and_coloured_text_in_other_terminals_is_read_as_ink(
     found = " ".join(read).split()
     assert sum(w in found for w in words) >= 0.97 * len(words), read
     assert sum(line in read for line in ALIGNED) >= len(ALIGNED) - 2, read
+
+
+@pytest.mark.parametrize(
+    "drawn",
+    [{"dpi": 192}, {"subpixel": True, "dpi": 192, "theme": "dark"}],
+    ids=["HiDPI (Xft at 192 dpi)", "HiDPI, sub-pixel RGB, dark"],
+)
+def test_hidpi_terminals_sub_pixel_or_not_are_read_as_their_rows(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, drawn: dict[str, Any]
+) -> None:
+    need("xterm")
+    with real_clients.open_xterm(
+        desktop, ALIGNED, columns=100, rows=len(ALIGNED) + 2, font=MONO, size=9, x=60, y=60,
+        **drawn,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert len(read) == len(ALIGNED)
+    exact = sum(got == want for got, want in zip(read, ALIGNED, strict=True))
+    assert exact >= len(ALIGNED) - 1, read
 
 
 def test_a_line_in_reverse_video_is_a_row_of_the_grid_like_the_others(
