@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -214,15 +215,40 @@ def find_cells(dark: Image.Image) -> Cells | None:
     return Cells(x, y, width, height, columns, rows)
 
 
+# A row's glyphs as kept: their characters (joined by a separator no glyph
+# holds), their left and right edges, their confidences in 0-255.
+_Packed = tuple[str, bytes, bytes]
+_SEPARATOR = "\x1f"
+
+
+def _pack(glyphs: Sequence[Glyph]) -> _Packed:
+    edges = array("H", [min(65535, max(0, v)) for g in glyphs for v in (g.left, g.right)])
+    confidences = bytes(round(255 * min(1.0, max(0.0, g.confidence))) for g in glyphs)
+    return _SEPARATOR.join(g.text for g in glyphs), edges.tobytes(), confidences
+
+
+def _unpack(packed: _Packed) -> tuple[Glyph, ...]:
+    texts, edges, confidences = packed
+    if not confidences:
+        return ()
+    positions = array("H")
+    positions.frombytes(edges)
+    return tuple(
+        Glyph(text, positions[2 * i], positions[2 * i + 1], confidences[i] / 255)
+        for i, text in enumerate(texts.split(_SEPARATOR))
+    )
+
+
 class Rows:
     """What rows read as, by their exact pixels (bounded, least recently used
-    first out). Thread-safe."""
+    first out; about 1 kB a row of 200 glyphs, packed). Thread-safe. What a
+    kept row gives is what reading it gave, confidences to 1/255."""
 
     def __init__(self, *, most: int = ROWS) -> None:
         self.most = most
         self.hits = 0
         self.misses = 0
-        self._rows: OrderedDict[bytes, tuple[Glyph, ...]] = OrderedDict()
+        self._rows: OrderedDict[bytes, _Packed] = OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -238,13 +264,13 @@ class Rows:
     ) -> list[tuple[Glyph, ...]]:
         """Each band's glyphs: kept ones as kept, the others read (all at once)."""
         keys = [self.key(band, how) for band in bands]
-        found: dict[int, tuple[Glyph, ...]] = {}
+        found: dict[int, _Packed] = {}
         with self._lock:
             for i, key in enumerate(keys):
-                glyphs = self._rows.get(key)
-                if glyphs is not None:
+                packed = self._rows.get(key)
+                if packed is not None:
                     self._rows.move_to_end(key)
-                    found[i] = glyphs
+                    found[i] = packed
             self.hits += len(found)
             self.misses += len(keys) - len(found)
         new = [i for i in range(len(bands)) if i not in found]
@@ -252,11 +278,12 @@ class Rows:
             read = reader([bands[i] for i in new])
             with self._lock:
                 for i, got in zip(new, read, strict=True):
-                    found[i] = tuple(got)
+                    found[i] = _pack(got)
                     self._rows[keys[i]] = found[i]
                 while len(self._rows) > self.most:
                     self._rows.popitem(last=False)
-        return [found[i] for i in range(len(bands))]
+        # A fresh reading goes out as a kept one would: the same either way.
+        return [_unpack(found[i]) for i in range(len(bands))]
 
     def __len__(self) -> int:
         return len(self._rows)
