@@ -30,7 +30,7 @@ from noru.ocr.regions import Job, Piece, plain_piece
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Grid", "agree", "cell_runs", "find_grid", "match_runs"]
+__all__ = ["Grid", "agree", "cell_runs", "find_grid", "fold", "match_runs"]
 
 # A region is tried as a grid only with this many lines of text.
 MIN_LINES = 4
@@ -69,7 +69,7 @@ def _profile(ink: Image.Image, *, rows: bool) -> bytes:
     return ink.resize(size, Image.Resampling.BOX).tobytes()
 
 
-def _fold(profile: bytes, period: int) -> tuple[float, int]:
+def fold(profile: Sequence[int], period: int) -> tuple[float, int]:
     """How empty the emptiest phase of ``profile`` folded at ``period`` is, as a
     share of the mean phase, and that phase."""
     sums = [0] * period
@@ -85,7 +85,7 @@ def _pitch(profile: bytes, low: int, high: int) -> tuple[int, int] | None:
     (the gap between rows, or between cells), with that phase."""
     best: tuple[float, int, int] | None = None
     for period in range(max(2, low), high + 1):
-        share, phase = _fold(profile, period)
+        share, phase = fold(profile, period)
         if best is None or share < best[0] - 0.02:
             best = (share, period, phase)
     if best is None or best[0] > 0.5:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from noru.geometry import Rect, clip
 from noru.ocr.base import OcrLine
-from noru.ocr.monospace import Grid
+from noru.ocr.monospace import Grid, fold
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -130,22 +130,13 @@ def _profile(dark: Image.Image, *, rows: bool) -> bytes:
     return inked.resize(size, Image.Resampling.BOX).tobytes()
 
 
-def _fold(profile: Sequence[int], period: int) -> tuple[float, int]:
-    sums = [0] * period
-    for i, value in enumerate(profile):
-        sums[i % period] += value
-    mean = sum(sums) / period
-    phase = min(range(period), key=lambda p: sums[p])
-    return (sums[phase] / mean if mean else 1.0), phase
-
-
 def _pitch(profile: Sequence[int], low: int, high: int, gap: float) -> tuple[int, int] | None:
     """The smallest period in ``[low, high]`` whose emptiest phase holds at most
     ``gap`` of the mean's ink and nearly as little as the emptiest of any
     period (a multiple of the pitch folds as empty, or emptier where rows
     repeat), and the middle of its emptiest phases: where the gap between
     two rows (or cells) is."""
-    folds = [(*_fold(profile, period), period) for period in range(max(2, low), high + 1)]
+    folds = [(*fold(profile, period), period) for period in range(max(2, low), high + 1)]
     if not folds:
         return None
     emptiest = min(share for share, _, _ in folds)

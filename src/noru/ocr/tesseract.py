@@ -257,30 +257,21 @@ class TesseractEngine:
         size = (round(dark.width * scale), round(dark.height * scale))
         padded = Image.new("L", (size[0] + 2 * pad, size[1] + 2 * pad), 255)
         padded.paste(dark.resize(size, Image.Resampling.BICUBIC), (pad, pad))
-        level = tesserocr.RIL.TEXTLINE
-        lines: list[OcrLine] = []
+        found = _recognised(
+            api,
+            padded,
+            psm=tesserocr.PSM.SPARSE_TEXT,
+            dpi=round(self.settings.dpi * scale),
+            level=tesserocr.RIL.TEXTLINE,
+        )
         ox, oy = origin
-        with _tesseract_errors():
-            api.SetPageSegMode(tesserocr.PSM.SPARSE_TEXT)
-            api.SetVariable("user_defined_dpi", str(round(self.settings.dpi * scale)))
-            api.SetImage(padded)
-            if not api.Recognize():
-                raise OcrError("Tesseract could not recognise the image")
-            iterator = api.GetIterator()
-            for item in () if iterator is None else tesserocr.iterate_level(iterator, level):
-                try:
-                    text = item.GetUTF8Text(level)
-                except RuntimeError:
-                    continue
-                box = item.BoundingBox(level)
-                if box is None:
-                    continue
-                x1, y1, x2, y2 = (round((v - pad) / scale) for v in box)
-                where = (ox + max(0, x1), oy + max(0, y1), max(1, x2 - x1), max(1, y2 - y1))
-                line = clean_line(text, where, item.Confidence(level) / 100.0)
-                if line is not None:
-                    lines.append(line)
-            api.Clear()
+        lines: list[OcrLine] = []
+        for text, box, conf in found:
+            x1, y1, x2, y2 = (round((v - pad) / scale) for v in box)
+            where = (ox + max(0, x1), oy + max(0, y1), max(1, x2 - x1), max(1, y2 - y1))
+            line = clean_line(text, where, conf)
+            if line is not None:
+                lines.append(line)
         return lines
 
     def _read_rows(self, api: Any, bands: Sequence[Image.Image]) -> list[list[Glyph]]:
@@ -344,27 +335,19 @@ class TesseractEngine:
             band = band.resize(size, Image.Resampling.BICUBIC)
         padded = Image.new("L", (band.width + 2 * pad, band.height + 2 * pad), 255)
         padded.paste(band, (pad, pad))
-        level = tesserocr.RIL.SYMBOL
         glyphs: list[Glyph] = []
-        with _tesseract_errors():
-            api.SetPageSegMode(tesserocr.PSM.SINGLE_LINE)
-            api.SetVariable("user_defined_dpi", str(round(s.dpi * scale)))
-            api.SetImage(padded)
-            if not api.Recognize():
-                raise OcrError("Tesseract could not recognise the image")
-            iterator = api.GetIterator()
-            for item in () if iterator is None else tesserocr.iterate_level(iterator, level):
-                try:
-                    text = item.GetUTF8Text(level)
-                except RuntimeError:
-                    continue
-                box = item.BoundingBox(level)
-                if box is None or not text.strip():
-                    continue
+        found = _recognised(
+            api,
+            padded,
+            psm=tesserocr.PSM.SINGLE_LINE,
+            dpi=round(s.dpi * scale),
+            level=tesserocr.RIL.SYMBOL,
+        )
+        for text, box, conf in found:
+            if text.strip():
                 left = max(0, round((box[0] - pad) / scale))
                 right = max(left + 1, round((box[2] - pad) / scale))
-                glyphs.append(Glyph(text.strip(), left, right, item.Confidence(level) / 100.0))
-            api.Clear()
+                glyphs.append(Glyph(text.strip(), left, right, conf))
         return glyphs
 
     def _read_fresh(self, api: Any, job: Job) -> list[OcrLine]:
@@ -374,32 +357,19 @@ class TesseractEngine:
         piece = job.cut(s)
         if piece is None:
             return []
-        level = tesserocr.RIL.TEXTLINE
-        lines: list[OcrLine] = []
-        with _tesseract_errors():
-            # A bitmap font is a terminal's: its rows are one block of lines, which
-            # automatic layout cuts into columns where the rows line up.
-            psm = s.small_psm if piece.small else s.psm
-            api.SetPageSegMode(s.remainder_psm if job.unit < 0 else psm)
+        # A bitmap font is a terminal's: its rows are one block of lines, which
+        # automatic layout cuts into columns where the rows line up.
+        psm = s.small_psm if piece.small else s.psm
+        found = _recognised(
+            api,
+            piece.image,
+            psm=s.remainder_psm if job.unit < 0 else psm,
             # What the piece's pixels really are: small text is enlarged more.
-            api.SetVariable("user_defined_dpi", str(round(s.dpi * piece.scale)))
-            api.SetImage(piece.image)
-            if not api.Recognize():
-                raise OcrError("Tesseract could not recognise the image")
-            iterator = api.GetIterator()
-            for item in () if iterator is None else tesserocr.iterate_level(iterator, level):
-                try:
-                    text = item.GetUTF8Text(level)
-                except RuntimeError:  # tesserocr's way of saying "no text here"
-                    continue
-                box = item.BoundingBox(level)
-                if box is None:
-                    continue
-                line = clean_line(text, piece.to_original(box), item.Confidence(level) / 100.0)
-                if line is not None:
-                    lines.append(line)
-            api.Clear()
-        return lines
+            dpi=round(s.dpi * piece.scale),
+            level=tesserocr.RIL.TEXTLINE,
+        )
+        lines = [clean_line(text, piece.to_original(box), conf) for text, box, conf in found]
+        return [line for line in lines if line is not None]
 
     def close(self) -> None:
         with self._lock:
@@ -409,6 +379,34 @@ class TesseractEngine:
             for api in self._apis:
                 api.End()
             self._apis = []
+
+
+def _recognised(
+    api: Any, image: Image.Image, *, psm: int, dpi: int, level: int
+) -> list[tuple[str, tuple[int, int, int, int], float]]:
+    """What ``api`` reads in ``image`` at page segmentation ``psm``, told the
+    image is ``dpi``: each item of ``level`` (line, symbol) as its text, its
+    box ``(x1, y1, x2, y2)`` in the image, and its confidence 0..1."""
+    import tesserocr
+
+    found: list[tuple[str, tuple[int, int, int, int], float]] = []
+    with _tesseract_errors():
+        api.SetPageSegMode(psm)
+        api.SetVariable("user_defined_dpi", str(dpi))
+        api.SetImage(image)
+        if not api.Recognize():
+            raise OcrError("Tesseract could not recognise the image")
+        iterator = api.GetIterator()
+        for item in () if iterator is None else tesserocr.iterate_level(iterator, level):
+            try:
+                text = item.GetUTF8Text(level)
+            except RuntimeError:  # tesserocr's way of saying "no text here"
+                continue
+            box = item.BoundingBox(level)
+            if box is not None:
+                found.append((text, box, item.Confidence(level) / 100.0))
+        api.Clear()
+    return found
 
 
 @contextmanager
