@@ -199,13 +199,16 @@ def full_terminal(desktop: XServer) -> Iterator[Client]:
 def test_a_terminal_that_scrolled_is_read_again_only_in_its_new_row(
     full_terminal: Client, capturer: Capturer, engine: TesseractEngine
 ) -> None:
-    engine.recognise(window(capturer, full_terminal))
-    first = engine.rows.misses
-    assert first == 24 and engine.rows.hits == 0  # every row read once
+    first = engine.recognise(window(capturer, full_terminal))
+    read_first = engine.rows.misses
+    # Words whose cell images the screen shows elsewhere are known from their
+    # copies: fewer parts are read than the screen has rows.
+    assert 0 < read_first < 24 and engine.rows.hits == 0
+    assert as_drawn(list(first.lines))[5].startswith("005 worker-7 retry 0/5")
     full_terminal.print_line("batch 88213 given up after five tries")
     after = engine.recognise(window(capturer, full_terminal))
-    assert engine.rows.misses - first == 1  # the new row only
-    assert engine.rows.hits == 23  # the others moved up a row, their pixels the same
+    # The rows that moved up a row are not read again; the new one at most.
+    assert engine.rows.misses - read_first <= 1
     assert as_drawn(list(after.lines))[-1] == "batch 88213 given up after five tries"
     assert as_drawn(list(after.lines))[0].startswith("001 worker-7")
 

@@ -7,22 +7,22 @@ into columns, and gives them one after another: the rows are gone, and with
 them what the screen says. A terminal draws text on a grid of cells, so here
 the grid comes first:
 
-1. ``ink``: the region as dark ink on white, each pixel as dark as its colour
-   is far from the background's. Light on dark, coloured prompts, ``ls
-   --color``, syntax colours and sub-pixel fringes are all just ink. A row
-   whose own background differs (a status line, a selection) is measured
-   from its own.
-2. ``find_cells``: the grid's row pitch and column advance, and where they
-   start, from the folded profiles of that ink. Proportional type has no
-   column advance, and is left to the engine's own layout.
-3. ``read``: each row band read by the engine as one line (``RowReader``),
-   each word placed on the grid's columns, so a gap of five cells stays five
-   spaces; the rows' cells are then made to agree (``noru.ocr.monospace``).
+1. The grid (``noru.ocr.terminal_grid``): the region as ink, light on dark
+   and coloured text alike, and its row pitch, column advance and origin.
+2. ``read``: each row cut into parts of whole words (``_parts``), and the
+   parts the engine must read chosen by their cells (``_to_read``): a part
+   is read while one of its cell images has been seen in fewer than
+   ``NEEDED`` parts before it. Each glyph read goes to its cell, so a gap of
+   five cells stays five spaces.
+3. What each cell is (``noru.ocr.terminal_votes``): the readings of one cell
+   image agree across its copies, so a cell not read is what its copies
+   were read as.
 
-A row's reading depends on its pixels alone, so it is kept by them
-(``Rows``, bounded): a terminal that scrolled is read again only in its new
-row, a changed line only itself, and what is read is what reading again
-would give. Pure Pillow; the engine is behind ``RowReader``.
+Reading depends on the region's pixels alone: which parts are read, and what
+each part reads as, which is kept by its pixels (``Rows``, bounded). A
+terminal that scrolled reads again only its new row's parts, a changed line
+only itself, and what is read is what reading again would give. Pure Pillow;
+the engine is behind ``RowReader``.
 """
 
 from __future__ import annotations
@@ -37,46 +37,22 @@ from typing import TYPE_CHECKING
 
 from noru.geometry import Rect, clip
 from noru.ocr.base import OcrLine
-from noru.ocr.monospace import Grid, fold
+from noru.ocr.terminal_grid import Cells, background, find_cells, ink, row_ink, span
+from noru.ocr.terminal_votes import Case, Votes, bar, inked_columns
 
 if TYPE_CHECKING:
     from PIL import Image
 
 __all__ = ["ROWS", "Glyph", "Read", "Rows", "background", "find_cells", "ink", "read"]
 
-# Darkness (0-255, of the distance from the background) that counts as ink
-# when the grid is looked for.
-INK = 64
-# Row pitches and column advances looked for, in pixels (terminal fonts from
-# 6 pt to HiDPI 2x at 16 pt).
-ROW_PITCH = (8, 72)
-ADVANCE = (4, 40)
-# A monospace advance is this share of the row pitch (DejaVu Sans Mono and
-# its kin: about 0.5; a tight cell 0.8).
-ADVANCE_SHARE = (0.3, 0.9)
-# The emptiest phase of the folded column profile holds at most this share of
-# the mean phase's ink: the gap between cells.
-COLUMN_GAP = 0.35
-ROW_GAP = 0.25
-# A period folds "nearly as empty" as the emptiest within this share of the mean.
-NEARLY = 0.08
-# Rows of text a region must show to be read as a grid.
-MIN_ROWS = 4
-# A column inked in this share of the region's pixel rows is a bar (a
-# scrollbar, a window edge), not text: it is left out of the grid.
-BAR = 0.9
-# A cell image is read as one character when this many of its copies were
-# read and this share of them as that character.
-MIN_VOTES = 3
-MIN_SHARE = 0.6
-MIN_CORE_SHARE = 0.75
+# A part of a row is read by the engine while one of its cell images was
+# shown in fewer than this many parts read before it; the rest are known by
+# their copies.
+NEEDED = 3
+# A row is read in parts of at least this many cells, where it has them.
+CONTEXT = 24
 # Rows kept by their pixels: a few screens of terminals.
 ROWS = 4096
-# A pixel row is the terminal's when this share of it is its background
-# colour (within PAPER levels, anti-aliasing aside): a title bar above it,
-# or a frame's edge, is not; its densest line of text still is.
-BACKGROUND_ROW = 0.2
-PAPER = 12
 
 
 @dataclass(frozen=True)
@@ -91,119 +67,6 @@ class Glyph:
 
 # What reads row bands (dark on white), each as one line: its glyphs.
 RowReader = Callable[[Sequence["Image.Image"]], list[list[Glyph]]]
-
-
-def _darkest(dark: Image.Image) -> int:
-    """The darkest value of an "L" image (255: no ink at all)."""
-    extrema: Sequence[float] = dark.getextrema()  # type: ignore[assignment]  # "L": (low, high)
-    return int(extrema[0])
-
-
-def ink(rgb: Image.Image, paper: tuple[int, int, int] | None = None) -> Image.Image:
-    """``rgb`` as "L", dark where it differs from ``paper`` (its commonest
-    colour, by default): each pixel's largest channel difference, inverted."""
-    from PIL import Image, ImageChops
-
-    rgb = rgb.convert("RGB")
-    plain = Image.new("RGB", rgb.size, paper if paper is not None else background(rgb))
-    r, g, b = ImageChops.difference(rgb, plain).split()
-    return ImageChops.invert(ImageChops.lighter(ImageChops.lighter(r, g), b))
-
-
-def background(rgb: Image.Image) -> tuple[int, int, int]:
-    """The commonest colour of ``rgb``."""
-    # The commonest colour, by its channels' commonest values on a coarse grid
-    # (a terminal's background is most of its pixels).
-    small = rgb.resize((max(1, rgb.width // 4), max(1, rgb.height // 4)))
-    colours = small.getcolors(small.width * small.height)
-    assert colours is not None
-    _, colour = max(colours)
-    return colour  # type: ignore[return-value]
-
-
-def _profile(dark: Image.Image, *, rows: bool) -> bytes:
-    """The ink (0-255) in each row or column of a dark-on-white "L" image."""
-    from PIL import Image, ImageChops
-
-    inked = ImageChops.invert(dark).point(lambda v: 255 if v >= INK else 0)
-    size = (1, dark.height) if rows else (dark.width, 1)
-    return inked.resize(size, Image.Resampling.BOX).tobytes()
-
-
-def _pitch(profile: Sequence[int], low: int, high: int, gap: float) -> tuple[int, int] | None:
-    """The smallest period in ``[low, high]`` whose emptiest phase holds at most
-    ``gap`` of the mean's ink and nearly as little as the emptiest of any
-    period (a multiple of the pitch folds as empty, or emptier where rows
-    repeat), and the middle of its emptiest phases: where the gap between
-    two rows (or cells) is."""
-    folds = [(*fold(profile, period), period) for period in range(max(2, low), high + 1)]
-    if not folds:
-        return None
-    emptiest = min(share for share, _, _ in folds)
-    share, phase, period = next(f for f in folds if f[0] <= emptiest + NEARLY)
-    if share > gap:
-        return None
-    sums = [0] * period
-    for i, value in enumerate(profile):
-        sums[i % period] += value
-    quiet = sums[phase] + 0.02 * sum(sums) / period
-    before = after = 0
-    while before < period - 1 and sums[(phase - before - 1) % period] <= quiet:
-        before += 1
-    while after < period - 1 - before and sums[(phase + after + 1) % period] <= quiet:
-        after += 1
-    return period, (phase + (after - before + 1) // 2) % period
-
-
-@dataclass(frozen=True)
-class Cells:
-    """The grid: cells ``width`` x ``height`` from ``(x, y)``, ``columns`` x
-    ``rows`` of them, in the pixels of the image it was found in."""
-
-    x: int
-    y: int
-    width: int
-    height: int
-    columns: int
-    rows: int
-
-    @property
-    def grid(self) -> Grid:
-        return Grid(self.x, self.y, self.width, self.height)
-
-    def band(self, row: int) -> Rect:
-        return (self.x, self.y + row * self.height, self.columns * self.width, self.height)
-
-
-def find_cells(dark: Image.Image) -> Cells | None:
-    """The monospace cell grid of ``dark`` (``ink``'s image), or None."""
-    rows_profile = _profile(dark, rows=True)
-    found = _pitch(rows_profile, ROW_PITCH[0], min(ROW_PITCH[1], dark.height // 2), ROW_GAP)
-    if found is None:
-        return None
-    height, y = found
-    columns_profile = list(_profile(dark, rows=False))
-    # Bars (a scrollbar, an edge) ink every pixel row: they are no cells.
-    bars = [value >= BAR * 255 for value in columns_profile]
-    text = [0 if bar else value for value, bar in zip(columns_profile, bars, strict=True)]
-    low = max(ADVANCE[0], int(height * ADVANCE_SHARE[0]))
-    high = min(ADVANCE[1], int(height * ADVANCE_SHARE[1]) + 1)
-    found = _pitch(text, low, high, COLUMN_GAP)
-    if found is None:
-        return None
-    width, x = found
-    # The grid spans the columns up to the first bar at its right.
-    right = next((i for i in range(len(bars) - 1, x, -1) if not bars[i]), dark.width - 1)
-    columns = (right + 1 - x) // width
-    rows = (dark.height - y) // height
-    inked_rows = sum(
-        _darkest(dark.crop((x, y + r * height, x + columns * width, y + (r + 1) * height)))
-        < 255 - INK
-        for r in range(rows)
-    )
-    if columns < 8 or inked_rows < MIN_ROWS:
-        return None
-    return Cells(x, y, width, height, columns, rows)
 
 
 # A row's glyphs as kept: their characters (joined by a separator no glyph
@@ -280,79 +143,6 @@ class Rows:
         return len(self._rows)
 
 
-def _row_ink(rgb: Image.Image, band: Rect, paper: tuple[int, int, int]) -> Image.Image:
-    """A row band as ink on white, measured from the region's background
-    ``paper``, or from the row's own where the row is mostly another colour
-    (a status line, a selection)."""
-    from PIL import Image
-
-    x, y, w, h = band
-    piece = rgb.crop((x, y, x + w, y + h))
-    dark = ink(piece, paper)
-    plain = dark.point(lambda v: 255 if v > 255 - PAPER else 0)
-    share = plain.resize((1, 1), Image.Resampling.BOX).tobytes()[0]
-    if share >= BACKGROUND_ROW * 255:
-        return dark
-    return ink(piece, background(piece))
-
-
-def _runs(dark: Image.Image) -> list[tuple[int, int]]:
-    """The runs of pixel rows showing the background, top to bottom."""
-    from PIL import Image, ImageChops
-
-    plain = ImageChops.invert(dark).point(lambda v: 255 if v < PAPER else 0)
-    share = plain.resize((1, dark.height), Image.Resampling.BOX).tobytes()
-    runs: list[tuple[int, int]] = []
-    start = None
-    for y, value in enumerate([*share, 0]):
-        if value >= BACKGROUND_ROW * 255:
-            start = y if start is None else start
-        elif start is not None:
-            runs.append((start, y))
-            start = None
-    return runs
-
-
-def _on_grid(gap: tuple[int, int], top: int, cells: Cells) -> bool:
-    """Whether rows ``gap`` (not the background) are whole rows of the grid
-    that starts at pixel row ``top``: a status line, a selection."""
-    start, end = gap
-    pitch = cells.height
-    rows, rest = divmod(end - start, pitch)
-    phase = (start - top - cells.y) % pitch
-    return rows >= 1 and min(rest, pitch - rest) <= 1 and min(phase, pitch - phase) <= 1
-
-
-def _span(dark: Image.Image) -> tuple[int, int, Cells] | None:
-    """The pixel rows that are the terminal's, top to bottom, and its grid:
-    the longest run of rows showing its background (a title bar, a toolbar
-    above it, a frame's edge below it do not), with the runs beside it that
-    lie on its grid across rows of another background (a status line, a
-    selection)."""
-    runs = _runs(dark)
-    if not runs:
-        return None
-    core = max(range(len(runs)), key=lambda i: runs[i][1] - runs[i][0])
-    top, bottom = runs[core]
-    cells = find_cells(dark.crop((0, top, dark.width, bottom)))
-    if cells is None:
-        return None
-    first, last = core, core
-    while first > 0 and _on_grid((runs[first - 1][1], runs[first][0]), top, cells):
-        first -= 1
-    while last < len(runs) - 1 and _on_grid((runs[last][1], runs[last + 1][0]), top, cells):
-        last += 1
-    if (first, last) == (core, core):
-        return top, bottom, cells
-    # Above the core, the grid's rows start a whole number of pitches earlier.
-    new_top = runs[first][0]
-    shift = (top + cells.y - new_top) % cells.height
-    extended = dark.crop((0, new_top, dark.width, runs[last][1]))
-    rows = (extended.height - shift) // cells.height
-    grid = Cells(cells.x, shift, cells.width, cells.height, cells.columns, rows)
-    return new_top, runs[last][1], grid
-
-
 @dataclass(frozen=True)
 class Read:
     """A region read as a terminal: its lines, and the bands (in the original's
@@ -362,85 +152,120 @@ class Read:
     rest: list[Rect]
 
 
-class _Votes:
-    """What each cell image was read as, across the region: one image, one
-    character, where its copies agree.
-
-    A glyph whose anti-aliased edge runs into the next cell looks a little
-    different beside each neighbour, so a copy can be alone in its exact
-    image; cells are also counted by their core (the cell without its first
-    and last column of pixels), where a larger share must agree.
-    """
-
-    def __init__(self, width: int) -> None:
-        self.width = width
-        self.exact: dict[bytes, Counter[str]] = {}
-        self._cores: dict[bytes, Counter[str]] | None = None
-
-    def core(self, key: bytes) -> bytes:
-        w = self.width
-        return b"".join(key[r * w + 1 : r * w + w - 1] for r in range(len(key) // w))
-
-    def add(self, key: bytes, char: str) -> None:
-        self.exact.setdefault(key, Counter())[char] += 1
-
-    def agreed(self, key: bytes) -> str | None:
-        exact = _consensus(self.exact.get(key), MIN_SHARE)
-        if exact is not None:
-            return exact
-        own = self.exact.get(key)
-        if own is not None and own.total() >= MIN_VOTES:
-            return None  # its own copies disagree: no core overrules them
-        if self._cores is None:  # counted once, when first asked
-            self._cores = {}
-            for exact_key, counter in self.exact.items():
-                self._cores.setdefault(self.core(exact_key), Counter()).update(counter)
-        return _consensus(self._cores.get(self.core(key)), MIN_CORE_SHARE)
-
-
-def _consensus(counter: Counter[str] | None, share: float) -> str | None:
-    if counter is None:
-        return None
-    (char, count), total = counter.most_common(1)[0], counter.total()
-    return char if total >= MIN_VOTES and count >= share * total else None
-
-
-def _underscore(key: bytes, cells: Cells) -> bool:
-    """Whether a cell's only ink is one bar along its bottom: ``_``, which the
-    engine leaves out of a word as often as not (``job_247`` read ``job 247``)."""
-    from PIL import Image
-
-    cell = Image.frombytes("L", (cells.width, cells.height), key)
-    box = cell.point(lambda v: 255 if v < 255 - INK else 0).getbbox()
-    if box is None:
-        return False
-    left, top, right, bottom = box
-    return (
-        bottom - top <= max(2, cells.height // 8)
-        and right - left >= 0.6 * cells.width
-        and top >= 0.65 * cells.height
-    )
-
-
-def _inked_columns(band: Image.Image, cells: Cells) -> list[int]:
-    """The columns of a row band whose cells hold ink."""
-    from PIL import Image
-
-    inked = band.point(lambda v: 255 if v < 255 - INK else 0)
-    profile = inked.resize((band.width, 1), Image.Resampling.BOX).tobytes()
-    return [
-        column
-        for column in range(cells.columns)
-        if any(profile[column * cells.width : (column + 1) * cells.width])
-    ]
-
-
 def _cell_images(band: Image.Image, cells: Cells, columns: Sequence[int]) -> dict[int, bytes]:
     """The pixels of each of ``columns``' cells in a row band, row by row (as
     ``crop(...).tobytes()`` gives them, from one copy of the band)."""
     data, stride, w = band.tobytes(), band.width, cells.width
     lines = [data[y * stride : (y + 1) * stride] for y in range(band.height)]
     return {c: b"".join(line[c * w : (c + 1) * w] for line in lines) for c in columns}
+
+
+def _parts(columns: Sequence[int]) -> list[list[int]]:
+    """A row's inked columns as the parts it is read in: runs of inked cells
+    (words), a word with the ones after it until the part is ``CONTEXT``
+    cells long, and a last part too short joined to the one before. A word
+    is read in its line's context: alone, ``INFO`` or a lone ``S`` has no
+    small letter beside it to tell ``O`` from ``o``. The parts depend on the
+    row's own ink alone, so a row is cut the same wherever it is on screen."""
+    words: list[list[int]] = []
+    for column in columns:
+        if words and column == words[-1][-1] + 1:
+            words[-1].append(column)
+        else:
+            words.append([column])
+    parts: list[list[int]] = []
+    for word in words:
+        if parts and parts[-1][-1] - parts[-1][0] + 1 < CONTEXT:
+            parts[-1].extend(word)
+        else:
+            parts.append(list(word))
+    if len(parts) > 1 and parts[-1][-1] - parts[-1][0] + 1 < CONTEXT:
+        parts[-2].extend(parts.pop())
+    return parts
+
+
+@dataclass
+class _Band:
+    """One inked row of the grid: its pixels as ink, its inked cells' images
+    by column, the parts it is read in, and what the engine read in them."""
+
+    row: int
+    dark: Image.Image
+    keys: dict[int, bytes]
+    parts: list[list[int]]
+    placed: dict[int, Glyph]
+
+
+# A part of a band: (band, part) by their indexes.
+_Part = tuple[int, int]
+
+
+def _to_read(bands: Sequence[_Band], votes: Votes) -> set[_Part]:
+    """The parts to read first: for each cell image (by its core), the first
+    ``NEEDED`` parts that show it, in an order set by each part's own pixels;
+    the other parts' cells are known from their copies.
+
+    What is read depends on the region's pixels alone, never on what was read
+    before. And as the order is the parts' own, not their place, a screen
+    that scrolled, or one line changed, chooses the parts it chose before,
+    but where a part that went away or came in was among a cell image's
+    first: the parts it reads are those it read then, kept, and a few more."""
+    order = sorted(
+        (hashlib.blake2b(b"".join(band.keys[c] for c in part), digest_size=8).digest(), i, p)
+        for i, band in enumerate(bands)
+        for p, part in enumerate(band.parts)
+    )
+    seen: Counter[bytes] = Counter()
+    chosen: set[_Part] = set()
+    for _, i, p in order:
+        keys = bands[i].keys
+        cores = {votes.core(keys[c]) for c in bands[i].parts[p]}
+        if any(seen[k] < NEEDED for k in cores):
+            chosen.add((i, p))
+            seen.update(cores)
+    return chosen
+
+
+def _read_parts(
+    bands: Sequence[_Band],
+    todo: set[_Part],
+    cells: Cells,
+    votes: Votes,
+    known: Callable[[bytes], str | None],
+    read_rows: Callable[[list[Image.Image]], list[tuple[Glyph, ...]]],
+) -> None:
+    """Read the parts ``todo`` names, each glyph to its cell (``placed``) and
+    its vote; then, round after round, the parts not read whose cells are
+    not all ``known`` yet."""
+    unread = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
+    while todo:
+        unread -= todo
+        segments = sorted((i, bands[i].parts[p][0], bands[i].parts[p][-1]) for i, p in todo)
+        lefts = [max(0, first - 1) * cells.width for _, first, _ in segments]
+        crops = [
+            bands[i].dark.crop(
+                (left, 0, min(bands[i].dark.width, (last + 2) * cells.width), cells.height)
+            )
+            for (i, _, last), left in zip(segments, lefts, strict=True)
+        ]
+        for (i, first, last), left, glyphs in zip(segments, lefts, read_rows(crops), strict=True):
+            band = bands[i]
+            shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in glyphs]
+            for column, glyph in _place(shifted, cells).items():
+                if first <= column <= last and column in band.keys:
+                    band.placed[column] = glyph
+                    votes.add(band.keys[column], glyph.text, glyph.confidence)
+        # Whether each cell image is still not known, asked once a round.
+        open_keys = {
+            key
+            for key in {bands[i].keys[c] for i, p in unread for c in bands[i].parts[p]}
+            if known(key) is None
+        }
+        todo = {
+            (i, p)
+            for i, p in unread
+            if any(bands[i].keys[c] in open_keys for c in bands[i].parts[p])
+        }
 
 
 def _place(glyphs: Sequence[Glyph], cells: Cells) -> dict[int, Glyph]:
@@ -479,10 +304,10 @@ def read(
     """
     rgb = rgb.convert("RGB")
     whole = ink(rgb)
-    span = _span(whole)
-    if span is None:
+    found = span(whole)
+    if found is None:
         return None
-    top, bottom, cells = span
+    top, bottom, cells = found
     paper = background(rgb)
     rgb = rgb.crop((0, top, rgb.width, bottom))
     ox, oy = origin[0], origin[1] + top
@@ -491,57 +316,74 @@ def read(
         for y, h in ((0, top), (bottom, whole.height - bottom))
         if h > 0
     ]
-    # Per inked row: its band, its inked columns, and the part of it to read
-    # (from a cell before its first inked one to a cell after its last).
-    inked: list[tuple[int, Image.Image, list[int], int]] = []
+    bands: list[_Band] = []
     for row in range(cells.rows):
         where = cells.band(row)
         if clip(where, (0, 0, *rgb.size)) != where:
             continue
-        row_dark = _row_ink(rgb, where, paper)
-        columns = _inked_columns(row_dark, cells)
+        dark = row_ink(rgb, where, paper)
+        columns = inked_columns(dark, cells)
         if columns:
-            inked.append((row, row_dark, columns, max(0, columns[0] - 1) * cells.width))
-    parts = [
-        band.crop((left, 0, min(band.width, (columns[-1] + 2) * cells.width), band.height))
-        for _, band, columns, left in inked
-    ]
-    found = rows.read(parts, how, reader)
-    votes = _Votes(cells.width)
-    # Per row: each inked cell's image, and the glyph the engine read there.
-    grid: list[tuple[int, dict[int, bytes], dict[int, Glyph]]] = []
-    for (row, band, columns, left), glyphs in zip(inked, found, strict=True):
-        keys = _cell_images(band, cells, columns)
-        shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in glyphs]
-        placed = {c: g for c, g in _place(shifted, cells).items() if c in keys}
-        for column, read_as in placed.items():
-            votes.add(keys[column], read_as.text)
-        grid.append((row, keys, placed))
+            keys = _cell_images(dark, cells, columns)
+            bands.append(_Band(row, dark, keys, _parts(columns), {}))
+    votes = Votes(cells.width)
+    shapes: dict[bytes, str | None] = {}
+
+    def bars(key: bytes) -> str | None:
+        if key not in shapes:
+            shapes[key] = bar(key, cells)
+        return shapes[key]
+
+    def agreed(key: bytes) -> str | None:
+        return (votes.agreed(key) or votes.like(key)) if agree_cells else None
+
+    def known(key: bytes) -> str | None:
+        return bars(key) or agreed(key)
+
+    everything = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
+    todo = _to_read(bands, votes) if agree_cells else everything
+    _read_parts(bands, todo, cells, votes, known, lambda crops: rows.read(crops, how, reader))
+    return Read(_lines(bands, cells, votes, bars, agreed, (ox, oy)), rest)
+
+
+def _lines(
+    bands: Sequence[_Band],
+    cells: Cells,
+    votes: Votes,
+    bars: Callable[[bytes], str | None],
+    agreed: Callable[[bytes], str | None],
+    origin: tuple[int, int],
+) -> list[OcrLine]:
+    """Each band as its line: each inked cell's character by its shape
+    (``bars``), else as its copies agreed, else as read there; its case by
+    where its ink starts (``Case``); cells between as spaces."""
+    case = Case(votes, cells.width)
     lines: list[OcrLine] = []
-    for row, keys, placed in grid:
+    for band in bands:
         chars: dict[int, str] = {}
-        for column, key in keys.items():
-            agreed = votes.agreed(key) if agree_cells else None
-            there = placed.get(column)
-            char = agreed or (there.text if there is not None else None)
-            if char is None and _underscore(key, cells):
-                char = "_"
+        sure: list[float] = []
+        for column, key in band.keys.items():
+            agreed_as = agreed(key)
+            there = band.placed.get(column)
+            char = bars(key) or agreed_as or (there.text if there is not None else None)
             if char is not None:
-                chars[column] = char
+                chars[column] = case(char, key)
+            if there is not None:
+                sure.append(there.confidence)
+            elif agreed_as is not None:
+                sure.append(votes.sureness(key, agreed_as))
         if not chars:
             continue
         first, last = min(chars), max(chars)
         text = "".join(chars.get(c, " ") for c in range(first, last + 1))
         if not any(c.isalnum() for c in text):
             continue  # a rule, a border: no text
-        read_here = [g for g in placed.values()]
-        confidence = sum(g.confidence for g in read_here) / len(read_here) if read_here else 0.0
         box = (
-            ox + cells.x + first * cells.width,
-            oy + cells.y + row * cells.height,
+            origin[0] + cells.x + first * cells.width,
+            origin[1] + cells.y + band.row * cells.height,
             (last + 1 - first) * cells.width,
             cells.height,
         )
         # Indentation is the grid's too: the line starts at the grid's first column.
-        lines.append(OcrLine(" " * first + text, box, confidence))
-    return Read(lines, rest)
+        lines.append(OcrLine(" " * first + text, box, sum(sure) / len(sure) if sure else 0.0))
+    return lines

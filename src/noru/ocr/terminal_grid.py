@@ -1,0 +1,247 @@
+"""A terminal's monospace cell grid, found in its pixels (``noru.ocr.terminal``
+reads its rows).
+
+1. ``ink``: the region as dark ink on white, each pixel as dark as its colour
+   is far from the background's. Light on dark, coloured prompts, ``ls
+   --color``, syntax colours and sub-pixel fringes are all just ink. A row
+   whose own background differs (a status line, a selection) is measured
+   from its own (``row_ink``).
+2. ``find_cells``: the grid's row pitch and column advance, and where they
+   start, from the folded profiles of that ink. Proportional type has no
+   column advance, and is left to the engine's own layout.
+3. ``span``: the pixel rows that are the terminal's (not its title bar or
+   toolbar), with the rows of another background on its grid.
+
+Pure Pillow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from noru.geometry import Rect
+from noru.ocr.monospace import Grid, fold
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["INK", "Cells", "background", "find_cells", "ink", "row_ink", "span"]
+
+# Darkness (0-255, of the distance from the background) that counts as ink
+# when the grid is looked for.
+INK = 64
+# Row pitches and column advances looked for, in pixels (terminal fonts from
+# 6 pt to HiDPI 2x at 16 pt).
+ROW_PITCH = (8, 72)
+ADVANCE = (4, 40)
+# A monospace advance is this share of the row pitch (DejaVu Sans Mono and
+# its kin: about 0.5; a tight cell 0.8).
+ADVANCE_SHARE = (0.3, 0.9)
+# The emptiest phase of the folded column profile holds at most this share of
+# the mean phase's ink: the gap between cells.
+COLUMN_GAP = 0.35
+ROW_GAP = 0.25
+# A period folds "nearly as empty" as the emptiest within this share of the mean.
+NEARLY = 0.08
+# Rows of text a region must show to be read as a grid.
+MIN_ROWS = 4
+# A column inked in this share of the region's pixel rows is a bar (a
+# scrollbar, a window edge), not text: it is left out of the grid.
+BAR = 0.9
+# A cell image is read as one character when this many of its copies were
+# A pixel row is the terminal's when this share of it is its background
+# colour (within PAPER levels, anti-aliasing aside): a title bar above it,
+# or a frame's edge, is not; its densest line of text still is.
+BACKGROUND_ROW = 0.2
+PAPER = 12
+
+
+def _darkest(dark: Image.Image) -> int:
+    """The darkest value of an "L" image (255: no ink at all)."""
+    extrema: Sequence[float] = dark.getextrema()  # type: ignore[assignment]  # "L": (low, high)
+    return int(extrema[0])
+
+
+def ink(rgb: Image.Image, paper: tuple[int, int, int] | None = None) -> Image.Image:
+    """``rgb`` as "L", dark where it differs from ``paper`` (its commonest
+    colour, by default): each pixel's largest channel difference, inverted."""
+    from PIL import Image, ImageChops
+
+    rgb = rgb.convert("RGB")
+    plain = Image.new("RGB", rgb.size, paper if paper is not None else background(rgb))
+    r, g, b = ImageChops.difference(rgb, plain).split()
+    return ImageChops.invert(ImageChops.lighter(ImageChops.lighter(r, g), b))
+
+
+def background(rgb: Image.Image) -> tuple[int, int, int]:
+    """The commonest colour of ``rgb``."""
+    # The commonest colour, by its channels' commonest values on a coarse grid
+    # (a terminal's background is most of its pixels).
+    small = rgb.resize((max(1, rgb.width // 4), max(1, rgb.height // 4)))
+    colours = small.getcolors(small.width * small.height)
+    assert colours is not None
+    _, colour = max(colours)
+    return colour  # type: ignore[return-value]
+
+
+def _profile(dark: Image.Image, *, rows: bool) -> bytes:
+    """The ink (0-255) in each row or column of a dark-on-white "L" image."""
+    from PIL import Image, ImageChops
+
+    inked = ImageChops.invert(dark).point(lambda v: 255 if v >= INK else 0)
+    size = (1, dark.height) if rows else (dark.width, 1)
+    return inked.resize(size, Image.Resampling.BOX).tobytes()
+
+
+def _pitch(profile: Sequence[int], low: int, high: int, gap: float) -> tuple[int, int] | None:
+    """The smallest period in ``[low, high]`` whose emptiest phase holds at most
+    ``gap`` of the mean's ink and nearly as little as the emptiest of any
+    period (a multiple of the pitch folds as empty, or emptier where rows
+    repeat), and the middle of its emptiest phases: where the gap between
+    two rows (or cells) is."""
+    folds = [(*fold(profile, period), period) for period in range(max(2, low), high + 1)]
+    if not folds:
+        return None
+    emptiest = min(share for share, _, _ in folds)
+    share, phase, period = next(f for f in folds if f[0] <= emptiest + NEARLY)
+    if share > gap:
+        return None
+    sums = [0] * period
+    for i, value in enumerate(profile):
+        sums[i % period] += value
+    quiet = sums[phase] + 0.02 * sum(sums) / period
+    before = after = 0
+    while before < period - 1 and sums[(phase - before - 1) % period] <= quiet:
+        before += 1
+    while after < period - 1 - before and sums[(phase + after + 1) % period] <= quiet:
+        after += 1
+    return period, (phase + (after - before + 1) // 2) % period
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The grid: cells ``width`` x ``height`` from ``(x, y)``, ``columns`` x
+    ``rows`` of them, in the pixels of the image it was found in."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+    columns: int
+    rows: int
+
+    @property
+    def grid(self) -> Grid:
+        return Grid(self.x, self.y, self.width, self.height)
+
+    def band(self, row: int) -> Rect:
+        return (self.x, self.y + row * self.height, self.columns * self.width, self.height)
+
+
+def find_cells(dark: Image.Image) -> Cells | None:
+    """The monospace cell grid of ``dark`` (``ink``'s image), or None."""
+    rows_profile = _profile(dark, rows=True)
+    found = _pitch(rows_profile, ROW_PITCH[0], min(ROW_PITCH[1], dark.height // 2), ROW_GAP)
+    if found is None:
+        return None
+    height, y = found
+    columns_profile = list(_profile(dark, rows=False))
+    # Bars (a scrollbar, an edge) ink every pixel row: they are no cells.
+    bars = [value >= BAR * 255 for value in columns_profile]
+    text = [0 if bar else value for value, bar in zip(columns_profile, bars, strict=True)]
+    low = max(ADVANCE[0], int(height * ADVANCE_SHARE[0]))
+    high = min(ADVANCE[1], int(height * ADVANCE_SHARE[1]) + 1)
+    found = _pitch(text, low, high, COLUMN_GAP)
+    if found is None:
+        return None
+    width, x = found
+    # The grid spans the columns up to the first bar at its right.
+    right = next((i for i in range(len(bars) - 1, x, -1) if not bars[i]), dark.width - 1)
+    columns = (right + 1 - x) // width
+    rows = (dark.height - y) // height
+    inked_rows = sum(
+        _darkest(dark.crop((x, y + r * height, x + columns * width, y + (r + 1) * height)))
+        < 255 - INK
+        for r in range(rows)
+    )
+    if columns < 8 or inked_rows < MIN_ROWS:
+        return None
+    return Cells(x, y, width, height, columns, rows)
+
+
+# A row's glyphs as kept: their characters (joined by a separator no glyph
+
+
+def row_ink(rgb: Image.Image, band: Rect, paper: tuple[int, int, int]) -> Image.Image:
+    """A row band as ink on white, measured from the region's background
+    ``paper``, or from the row's own where the row is mostly another colour
+    (a status line, a selection)."""
+    from PIL import Image
+
+    x, y, w, h = band
+    piece = rgb.crop((x, y, x + w, y + h))
+    dark = ink(piece, paper)
+    plain = dark.point(lambda v: 255 if v > 255 - PAPER else 0)
+    share = plain.resize((1, 1), Image.Resampling.BOX).tobytes()[0]
+    if share >= BACKGROUND_ROW * 255:
+        return dark
+    return ink(piece, background(piece))
+
+
+def _runs(dark: Image.Image) -> list[tuple[int, int]]:
+    """The runs of pixel rows showing the background, top to bottom."""
+    from PIL import Image, ImageChops
+
+    plain = ImageChops.invert(dark).point(lambda v: 255 if v < PAPER else 0)
+    share = plain.resize((1, dark.height), Image.Resampling.BOX).tobytes()
+    runs: list[tuple[int, int]] = []
+    start = None
+    for y, value in enumerate([*share, 0]):
+        if value >= BACKGROUND_ROW * 255:
+            start = y if start is None else start
+        elif start is not None:
+            runs.append((start, y))
+            start = None
+    return runs
+
+
+def _on_grid(gap: tuple[int, int], top: int, cells: Cells) -> bool:
+    """Whether rows ``gap`` (not the background) are whole rows of the grid
+    that starts at pixel row ``top``: a status line, a selection."""
+    start, end = gap
+    pitch = cells.height
+    rows, rest = divmod(end - start, pitch)
+    phase = (start - top - cells.y) % pitch
+    return rows >= 1 and min(rest, pitch - rest) <= 1 and min(phase, pitch - phase) <= 1
+
+
+def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
+    """The pixel rows that are the terminal's, top to bottom, and its grid:
+    the longest run of rows showing its background (a title bar, a toolbar
+    above it, a frame's edge below it do not), with the runs beside it that
+    lie on its grid across rows of another background (a status line, a
+    selection)."""
+    runs = _runs(dark)
+    if not runs:
+        return None
+    core = max(range(len(runs)), key=lambda i: runs[i][1] - runs[i][0])
+    top, bottom = runs[core]
+    cells = find_cells(dark.crop((0, top, dark.width, bottom)))
+    if cells is None:
+        return None
+    first, last = core, core
+    while first > 0 and _on_grid((runs[first - 1][1], runs[first][0]), top, cells):
+        first -= 1
+    while last < len(runs) - 1 and _on_grid((runs[last][1], runs[last + 1][0]), top, cells):
+        last += 1
+    if (first, last) == (core, core):
+        return top, bottom, cells
+    # Above the core, the grid's rows start a whole number of pitches earlier.
+    new_top = runs[first][0]
+    shift = (top + cells.y - new_top) % cells.height
+    extended = dark.crop((0, new_top, dark.width, runs[last][1]))
+    rows = (extended.height - shift) // cells.height
+    grid = Cells(cells.x, shift, cells.width, cells.height, cells.columns, rows)
+    return new_top, runs[last][1], grid

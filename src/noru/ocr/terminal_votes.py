@@ -1,0 +1,267 @@
+"""What each cell of a terminal's grid is: the engine's readings of a cell
+image made to agree across its copies (``noru.ocr.terminal`` reads the rows).
+
+A terminal draws one character as one image, wherever it is: so what the
+engine read in most copies of an image is what every copy is, a misread
+copy outvoted, an unread one filled in. Some cells need no reading at all
+(``bar``: ``_`` and ``-`` by their shape), and some readings need the grid
+to be right (``Case``: ``O`` and ``o`` by where their ink starts).
+
+Pure Pillow, and pure Python over cell images as bytes: a cell image is its
+pixels of ink (``terminal_grid.ink``), row by row, one byte a pixel.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from noru.ocr.terminal_grid import INK, Cells
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["Case", "Votes", "bar", "edge", "inked_columns"]
+
+# A cell image is read as one character when this many of its copies were
+# read and this share of them as that character.
+MIN_VOTES = 3
+MIN_SHARE = 0.6
+MIN_CORE_SHARE = 0.75
+# A cell image is the character of an agreed one it is drawn like, in another
+# colour, when they differ by at most this share of its ink.
+LIKE = 0.05
+# Letters whose capital is the small letter drawn taller; letters that start
+# on the x-height line, and capitals on the cap line, with no such twin.
+TWINS = "cosuvwxz"
+SMALL = "aemnr"
+CAPITALS = "ABDEFHKLMNRT"
+# The least darkness that starts a letter: the faint top of a round one (``o``).
+FAINT = 24
+
+
+def edge(width: int) -> int:
+    """The pixel columns at each side of a cell ``width`` wide that its
+    neighbours' anti-aliased edges reach (a ``W`` bleeding into the next
+    cell): left out where a cell's own ink is looked for."""
+    return 1 if width > 4 else 0
+
+
+class Votes:
+    """What each cell image was read as, across the region: one image, one
+    character, where its copies agree.
+
+    A glyph whose anti-aliased edge runs into the next cell looks a little
+    different beside each neighbour, so a copy can be alone in its exact
+    image; cells are also counted by their core (the cell without the pixel
+    columns its neighbours reach, ``edge``), where a larger share must
+    agree. And a glyph drawn in a colour seen once (a blue ``0`` in a table
+    of white ones) has no copies of its own: it is the character of the
+    agreed image it is drawn like (``like``), however its own copies were read:
+    the engine reads a faint colour worse.
+    """
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.exact: dict[bytes, Counter[str]] = {}
+        self.cores: dict[bytes, Counter[str]] = {}
+        self.confidence: dict[tuple[bytes, str], float] = {}
+        self._core: dict[bytes, bytes] = {}
+        self._shape: dict[bytes, _Shape | None] = {}
+        self._agreed_shapes: list[tuple[_Shape, str]] | None = None
+        self._like: dict[bytes, str | None] = {}
+
+    def core(self, key: bytes) -> bytes:
+        """``key`` without the pixel columns at its sides that its neighbours reach."""
+        found = self._core.get(key)
+        if found is None:
+            w, side = self.width, edge(self.width)
+            found = b"".join(key[r * w + side : (r + 1) * w - side] for r in range(len(key) // w))
+            self._core[key] = found
+        return found
+
+    def add(self, key: bytes, char: str, confidence: float) -> None:
+        """One copy of ``key`` read as ``char``, with the engine's ``confidence``."""
+        self.exact.setdefault(key, Counter())[char] += 1
+        core = self.core(key)
+        self.cores.setdefault(core, Counter())[char] += 1
+        self.confidence[core, char] = self.confidence.get((core, char), 0.0) + confidence
+        self._agreed_shapes = None
+        self._like.clear()
+
+    def _own_disagree(self, key: bytes) -> bool:
+        own = self.exact.get(key)
+        return own is not None and own.total() >= MIN_VOTES
+
+    def agreed(self, key: bytes) -> str | None:
+        exact = _consensus(self.exact.get(key), MIN_SHARE)
+        if exact is not None:
+            return exact
+        if self._own_disagree(key):
+            return None  # its own copies disagree: no core overrules them
+        return _consensus(self.cores.get(self.core(key)), MIN_CORE_SHARE)
+
+    def shape(self, core: bytes) -> _Shape | None:
+        if core not in self._shape:
+            self._shape[core] = _shape_of(core)
+        return self._shape[core]
+
+    def like(self, key: bytes) -> str | None:
+        """The character of the agreed cell image that ``key`` is drawn like,
+        its ink scaled to the same depth (``_shape_of``): the nearest by far
+        of any character's, and near. None where there is none."""
+        if key in self._like:
+            return self._like[key]
+        found = None
+        shape = self.shape(self.core(key))
+        if shape is not None:
+            if self._agreed_shapes is None:
+                agreed = {self.core(k): self.agreed(k) for k in self.exact}
+                self._agreed_shapes = [
+                    (known, char)
+                    for core, char in agreed.items()
+                    if char is not None and (known := self.shape(core)) is not None
+                ]
+            found = _nearest(shape, self._agreed_shapes)
+        self._like[key] = found
+        return found
+
+    def sureness(self, key: bytes, char: str) -> float:
+        """The mean confidence of the copies of ``key``'s core read as ``char``."""
+        core = self.core(key)
+        count = self.cores.get(core, Counter())[char]
+        return self.confidence.get((core, char), 0.0) / count if count else 0.0
+
+
+# A cell image's ink scaled so its darkest pixel is full ink (0-255 a pixel),
+# and the sum of it.
+_Shape = tuple[int, bytes]
+
+
+def _shape_of(core: bytes) -> _Shape | None:
+    """A cell image's ink, scaled so its deepest pixel is full: the same
+    glyph in two colours has the same shape, anti-aliasing and all. None for
+    a cell with no ink."""
+    depth = 255 - min(core) if core else 0
+    if depth < INK:
+        return None
+    scaled = bytes(min(255, (255 - v) * 255 // depth) for v in core)
+    return sum(scaled), scaled
+
+
+def _nearest(shape: _Shape, known: Sequence[tuple[_Shape, str]]) -> str | None:
+    """The character whose shapes in ``known`` are nearest ``shape``, where
+    the nearest differs from it by at most ``LIKE`` of its ink and every
+    other character's by at least twice as much."""
+    mass, pixels = shape
+    best: dict[str, float] = {}
+    for (other_mass, other), char in known:
+        most = max(mass, other_mass)
+        if abs(mass - other_mass) > LIKE * most or len(other) != len(pixels):
+            continue
+        distance = sum(abs(a - b) for a, b in zip(pixels, other, strict=True)) / most
+        if distance < best.get(char, 2.0):
+            best[char] = distance
+    ranked = sorted(best.items(), key=lambda item: item[1])
+    if not ranked or ranked[0][1] > LIKE:
+        return None
+    if len(ranked) > 1 and ranked[1][1] < 2 * ranked[0][1]:
+        return None
+    return ranked[0][0]
+
+
+def _consensus(counter: Counter[str] | None, share: float) -> str | None:
+    if counter is None:
+        return None
+    (char, count), total = counter.most_common(1)[0], counter.total()
+    return char if total >= MIN_VOTES and count >= share * total else None
+
+
+def _top(key: bytes, width: int) -> int | None:
+    """The first pixel row of a cell image that holds ink, however faint,
+    inside its first and last column (its neighbours' edges aside), or None."""
+    side = edge(width)
+    for row in range(len(key) // width):
+        if min(key[row * width + side : (row + 1) * width - side]) < 255 - FAINT:
+            return row
+    return None
+
+
+class Case:
+    """Capitals told from small letters of the same shape (``O`` and ``o``,
+    ``S`` and ``s``) by where their ink starts: the engine reads them by
+    shape, and a capital among capitals (``INFO``, ``CrashLoopBackOff``)
+    comes out small as often as not. On a grid every letter starts on its
+    font's cap line or its x-height line, both seen in the same region's
+    letters that have no such twin."""
+
+    def __init__(self, votes: Votes, width: int) -> None:
+        small: Counter[int] = Counter()
+        capital: Counter[int] = Counter()
+        # Each cell image as it was read most often, by every copy read: a
+        # small screen has few copies of its capitals, and a misread one is
+        # outvoted by where the others start.
+        for key, counter in votes.exact.items():
+            char = votes.agreed(key) or counter.most_common(1)[0][0]
+            if char not in SMALL and char not in CAPITALS:
+                continue
+            top = _top(key, width)
+            if top is not None:
+                (small if char in SMALL else capital)[top] += counter.total()
+        self.width = width
+        self.line: float | None = None
+        if small.total() >= MIN_VOTES and capital.total() >= MIN_VOTES:
+            x_height, cap = small.most_common(1)[0][0], capital.most_common(1)[0][0]
+            if x_height - cap >= 2:
+                self.line = (x_height + cap) / 2
+
+    def __call__(self, char: str, key: bytes) -> str:
+        if self.line is None or char.lower() not in TWINS:
+            return char
+        top = _top(key, self.width)
+        if top is None:
+            return char
+        return char.upper() if top < self.line else char.lower()
+
+
+def bar(key: bytes, cells: Cells) -> str | None:
+    """What a cell whose only ink is one thin bar across it is: along its
+    bottom ``_``, which the engine leaves out of a word as often as not
+    (``job_247`` read ``job 247``); half way up ``-``, which it reads as a
+    letter among letters (``-rw-r--r--`` read ``-rwwrr-rr-``). A bar from
+    edge to edge is a line drawn across cells (a box's edge, a rule), and
+    is left to the engine. None for any other cell."""
+    from PIL import Image
+
+    cell = Image.frombytes("L", (cells.width, cells.height), key)
+    box = cell.point(lambda v: 255 if v < 255 - INK else 0).getbbox()
+    if box is None:
+        return None
+    left, top, right, bottom = box
+    height = cells.height
+    if bottom - top > max(2, height // 8):
+        return None
+    if right - left >= 0.6 * cells.width and top >= 0.65 * height:
+        return "_"
+    across = left == 0 and right == cells.width
+    if right - left >= 0.4 * cells.width and not across and 0.3 * height <= top < 0.65 * height:
+        return "-"
+    return None
+
+
+def inked_columns(band: Image.Image, cells: Cells) -> list[int]:
+    """The columns of a row band whose cells hold ink inside their first and
+    last column of pixels: where only an edge is inked, it is the
+    anti-aliased edge of the glyph beside it (a ``W`` bleeding into the
+    next cell), and the cell holds no glyph."""
+    from PIL import Image
+
+    inked = band.point(lambda v: 255 if v < 255 - INK else 0)
+    profile = inked.resize((band.width, 1), Image.Resampling.BOX).tobytes()
+    w, side = cells.width, edge(cells.width)
+    return [
+        column
+        for column in range(cells.columns)
+        if any(profile[column * w + side : (column + 1) * w - side])
+    ]
