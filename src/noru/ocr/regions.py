@@ -185,18 +185,24 @@ def two_tone(grey: Image.Image, background: int, rows: Sequence[tuple[int, int]]
     low, high = ink_level + MIDTONE_MARGIN, background - MIDTONE_MARGIN
     if high <= low:
         return True
+    midtone = [255 if low < v < high else 0 for v in range(256)]
+    touched = [255 if v else 0 for v in range(256)]
     sharp = smooth = 0
     for top, bottom in rows:
         band = grey.crop((0, top, grey.width, bottom))
-        ink = _ink(band, background)
-        inked = ink.convert("L").histogram()[255]
-        midtones = band.point(lambda v: 255 if low < v < high else 0, mode="1")
-        beside = ink.convert("L").filter(ImageFilter.MaxFilter(3)).convert("1")
+        ink = _ink(band, background).convert("L")
+        inked = ink.histogram()[255]
+        midtones = band.point(midtone, mode="1")
+        # The pixels beside ink (its 3x3 neighbourhood): where a box blur of
+        # it is not zero.
+        beside = ink.filter(ImageFilter.BoxBlur(1)).point(touched, mode="1")
         edges = ImageChops.logical_and(midtones, beside).convert("L").histogram()[255]
         if edges <= TWO_TONE_SHARE * max(1, inked):
             sharp += 1
         elif inked:
             smooth += 1
+            if smooth >= (1 - TWO_TONE_MAJORITY) * len(rows):
+                return False  # the sharp rows can no longer be the majority
     return sharp > TWO_TONE_MAJORITY * max(1, sharp + smooth)
 
 

@@ -153,11 +153,14 @@ class Read:
 
 
 def _cell_images(band: Image.Image, cells: Cells, columns: Sequence[int]) -> dict[int, bytes]:
-    """The pixels of each of ``columns``' cells in a row band, row by row (as
-    ``crop(...).tobytes()`` gives them, from one copy of the band)."""
-    data, stride, w = band.tobytes(), band.width, cells.width
-    lines = [data[y * stride : (y + 1) * stride] for y in range(band.height)]
-    return {c: b"".join(line[c * w : (c + 1) * w] for line in lines) for c in columns}
+    """The pixels of each of ``columns``' cells in a row band, column by
+    column (each pixel column top to bottom): the band transposed once, a
+    cell is then one slice of its bytes."""
+    from PIL import Image
+
+    data = band.transpose(Image.Transpose.TRANSPOSE).tobytes()
+    size = cells.width * band.height
+    return {c: data[c * size : (c + 1) * size] for c in columns}
 
 
 def _parts(columns: Sequence[int]) -> list[list[int]]:
@@ -303,13 +306,14 @@ def read(
     inked cell the engine read nothing in gets that character too.
     """
     rgb = rgb.convert("RGB")
-    whole = ink(rgb)
+    paper = background(rgb)
+    whole = ink(rgb, paper)
     found = span(whole)
     if found is None:
         return None
     top, bottom, cells = found
-    paper = background(rgb)
     rgb = rgb.crop((0, top, rgb.width, bottom))
+    inked = whole.crop((0, top, whole.width, bottom))
     ox, oy = origin[0], origin[1] + top
     rest = [
         (origin[0], origin[1] + y, whole.width, h)
@@ -321,7 +325,7 @@ def read(
         where = cells.band(row)
         if clip(where, (0, 0, *rgb.size)) != where:
             continue
-        dark = row_ink(rgb, where, paper)
+        dark = row_ink(rgb, where, inked)
         columns = inked_columns(dark, cells)
         if columns:
             keys = _cell_images(dark, cells, columns)
@@ -358,20 +362,30 @@ def _lines(
     (``bars``), else as its copies agreed, else as read there; its case by
     where its ink starts (``Case``); cells between as spaces."""
     case = Case(votes, cells.width)
+    # Per cell image (a screen shows each many times): its character where
+    # its shape or its copies decide it, and how sure they are of it.
+    decided: dict[bytes, tuple[str | None, float]] = {}
+    cased: dict[tuple[str, bytes], str] = {}
     lines: list[OcrLine] = []
     for band in bands:
         chars: dict[int, str] = {}
         sure: list[float] = []
         for column, key in band.keys.items():
-            agreed_as = agreed(key)
+            if key not in decided:
+                agreed_as = agreed(key)
+                shaped = bars(key) or agreed_as
+                decided[key] = (shaped, votes.sureness(key, agreed_as) if agreed_as else 0.0)
+            shaped, sureness = decided[key]
             there = band.placed.get(column)
-            char = bars(key) or agreed_as or (there.text if there is not None else None)
+            char = shaped or (there.text if there is not None else None)
             if char is not None:
-                chars[column] = case(char, key)
+                if (char, key) not in cased:
+                    cased[char, key] = case(char, key)
+                chars[column] = cased[char, key]
             if there is not None:
                 sure.append(there.confidence)
-            elif agreed_as is not None:
-                sure.append(votes.sureness(key, agreed_as))
+            elif shaped is not None and sureness:
+                sure.append(sureness)
         if not chars:
             continue
         first, last = min(chars), max(chars)

@@ -17,6 +17,7 @@ Pure Pillow.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -58,6 +59,20 @@ BACKGROUND_ROW = 0.2
 PAPER = 12
 
 
+@functools.cache
+def darker_than(level: int) -> list[int]:
+    """The table for ``Image.point`` that makes the pixels below ``level``
+    white and the rest black (a table made once, not a function called for
+    each of 256 values at each call)."""
+    return [255 if v < level else 0 for v in range(256)]
+
+
+@functools.cache
+def lighter_than(level: int) -> list[int]:
+    """The table for ``Image.point``: white above ``level``, black elsewhere."""
+    return [255 if v > level else 0 for v in range(256)]
+
+
 def _darkest(dark: Image.Image) -> int:
     """The darkest value of an "L" image (255: no ink at all)."""
     extrema: Sequence[float] = dark.getextrema()  # type: ignore[assignment]  # "L": (low, high)
@@ -88,9 +103,9 @@ def background(rgb: Image.Image) -> tuple[int, int, int]:
 
 def _profile(dark: Image.Image, *, rows: bool) -> bytes:
     """The ink (0-255) in each row or column of a dark-on-white "L" image."""
-    from PIL import Image, ImageChops
+    from PIL import Image
 
-    inked = ImageChops.invert(dark).point(lambda v: 255 if v >= INK else 0)
+    inked = dark.point(darker_than(256 - INK))
     size = (1, dark.height) if rows else (dark.width, 1)
     return inked.resize(size, Image.Resampling.BOX).tobytes()
 
@@ -174,27 +189,28 @@ def find_cells(dark: Image.Image) -> Cells | None:
 # A row's glyphs as kept: their characters (joined by a separator no glyph
 
 
-def row_ink(rgb: Image.Image, band: Rect, paper: tuple[int, int, int]) -> Image.Image:
-    """A row band as ink on white, measured from the region's background
-    ``paper``, or from the row's own where the row is mostly another colour
-    (a status line, a selection)."""
+def row_ink(rgb: Image.Image, band: Rect, inked: Image.Image) -> Image.Image:
+    """A row band as ink on white: as the region's ``inked`` (``ink`` of
+    ``rgb`` from the region's background) shows it, or measured from the
+    row's own background where the row is mostly another colour (a status
+    line, a selection)."""
     from PIL import Image
 
     x, y, w, h = band
-    piece = rgb.crop((x, y, x + w, y + h))
-    dark = ink(piece, paper)
-    plain = dark.point(lambda v: 255 if v > 255 - PAPER else 0)
+    dark = inked.crop((x, y, x + w, y + h))
+    plain = dark.point(lighter_than(255 - PAPER))
     share = plain.resize((1, 1), Image.Resampling.BOX).tobytes()[0]
     if share >= BACKGROUND_ROW * 255:
         return dark
+    piece = rgb.crop((x, y, x + w, y + h))
     return ink(piece, background(piece))
 
 
 def _runs(dark: Image.Image) -> list[tuple[int, int]]:
     """The runs of pixel rows showing the background, top to bottom."""
-    from PIL import Image, ImageChops
+    from PIL import Image
 
-    plain = ImageChops.invert(dark).point(lambda v: 255 if v < PAPER else 0)
+    plain = dark.point(lighter_than(255 - PAPER))
     share = plain.resize((1, dark.height), Image.Resampling.BOX).tobytes()
     runs: list[tuple[int, int]] = []
     start = None

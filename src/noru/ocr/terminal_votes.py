@@ -8,7 +8,9 @@ copy outvoted, an unread one filled in. Some cells need no reading at all
 to be right (``Case``: ``O`` and ``o`` by where their ink starts).
 
 Pure Pillow, and pure Python over cell images as bytes: a cell image is its
-pixels of ink (``terminal_grid.ink``), row by row, one byte a pixel.
+pixels of ink (``terminal_grid.ink``), one byte a pixel, column by column
+(each pixel column top to bottom), so that its core (the cell without its
+side columns) is one slice.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from noru.ocr.terminal_grid import INK, Cells
+from noru.ocr.terminal_grid import INK, Cells, darker_than
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -76,8 +78,8 @@ class Votes:
         """``key`` without the pixel columns at its sides that its neighbours reach."""
         found = self._core.get(key)
         if found is None:
-            w, side = self.width, edge(self.width)
-            found = b"".join(key[r * w + side : (r + 1) * w - side] for r in range(len(key) // w))
+            height, side = len(key) // self.width, edge(self.width)
+            found = key[side * height : (self.width - side) * height]
             self._core[key] = found
         return found
 
@@ -181,9 +183,10 @@ def _consensus(counter: Counter[str] | None, share: float) -> str | None:
 def _top(key: bytes, width: int) -> int | None:
     """The first pixel row of a cell image that holds ink, however faint,
     inside its first and last column (its neighbours' edges aside), or None."""
-    side = edge(width)
-    for row in range(len(key) // width):
-        if min(key[row * width + side : (row + 1) * width - side]) < 255 - FAINT:
+    height, side = len(key) // width, edge(width)
+    core = key[side * height : (width - side) * height]
+    for row in range(height):
+        if min(core[row::height]) < 255 - FAINT:
             return row
     return None
 
@@ -234,8 +237,10 @@ def bar(key: bytes, cells: Cells) -> str | None:
     is left to the engine. None for any other cell."""
     from PIL import Image
 
-    cell = Image.frombytes("L", (cells.width, cells.height), key)
-    box = cell.point(lambda v: 255 if v < 255 - INK else 0).getbbox()
+    cell = Image.frombytes("L", (cells.height, cells.width), key).transpose(
+        Image.Transpose.TRANSPOSE
+    )
+    box = cell.point(darker_than(255 - INK)).getbbox()
     if box is None:
         return None
     left, top, right, bottom = box
@@ -257,7 +262,7 @@ def inked_columns(band: Image.Image, cells: Cells) -> list[int]:
     next cell), and the cell holds no glyph."""
     from PIL import Image
 
-    inked = band.point(lambda v: 255 if v < 255 - INK else 0)
+    inked = band.point(darker_than(255 - INK))
     profile = inked.resize((band.width, 1), Image.Resampling.BOX).tobytes()
     w, side = cells.width, edge(cells.width)
     return [
