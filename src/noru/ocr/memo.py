@@ -19,10 +19,14 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
 from noru.ocr.base import OcrLine
 from noru.ocr.regions import Job
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 __all__ = ["MEMO_JOBS", "Memo"]
 
@@ -52,6 +56,15 @@ class Memo:
         for cx, cy, cw, ch in job.covered:  # where they lie relative to the region
             digest.update(f"{cx - x},{cy - y},{cw},{ch};".encode())
         digest.update(job.source.crop((x, y, x + w, y + h)).tobytes())
+        return digest.digest()
+
+    @staticmethod
+    def pixels_key(image: Image.Image, how: str) -> bytes:
+        """What decides the lines of a strip read on its own (a terminal's
+        title bar): its pixels and ``how`` it is read."""
+        digest = hashlib.blake2b(digest_size=20)
+        digest.update(f"{how}|{image.mode}|{image.width}x{image.height}|".encode())
+        digest.update(image.tobytes())
         return digest.digest()
 
     def recall(self, key: bytes, region: Rect) -> list[OcrLine] | None:

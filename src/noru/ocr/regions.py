@@ -290,23 +290,37 @@ def mask_regions(image: Image.Image, regions: Sequence[Rect]) -> Image.Image | N
         draw.rectangle((x, y, x + w - 1, y + h - 1), fill=255)
     if mask.getextrema() == (255, 255):
         return None
-    rgb = image.convert("RGB")
     # The fill is the commonest colour left outside the regions, counted on a
     # coarse grid: the desktop colour dominates what is left, and a grid is fast.
     step = 8
     small = (max(1, image.width // step), max(1, image.height // step))
     nearest = PILImage.Resampling.NEAREST
-    pixels = rgb.resize(small, nearest).tobytes()
-    covered = mask.resize(small, nearest).tobytes()
-    counts: dict[bytes, int] = {}
-    for cell, hidden in enumerate(covered):
-        if not hidden:
-            colour = pixels[3 * cell : 3 * cell + 3]
-            counts[colour] = counts.get(colour, 0) + 1
-    best = max(counts, key=counts.__getitem__) if counts else b"\0\0\0"
-    fill = (best[0], best[1], best[2])
-    rgb.paste(fill, (0, 0, image.width, image.height), mask)
+    grid = image.convert("RGB").resize(small, nearest)
+    covered = mask.resize(small, nearest)
+    fill = _commonest_outside(grid, covered)
+    rgb = image.convert("RGB")
+    painted = ImageDraw.Draw(rgb)
+    for x, y, w, h in regions:
+        painted.rectangle((x, y, x + w - 1, y + h - 1), fill=fill)
     return rgb
+
+
+def _commonest_outside(rgb: Image.Image, covered: Image.Image) -> tuple[int, int, int]:
+    """The commonest colour of ``rgb`` where ``covered`` is 0: counted twice,
+    the covered pixels painted black, then white, so that each count of
+    black or white is its own (the covered ones only in the other count)."""
+    counts: dict[tuple[int, int, int], int] = {}
+    for paint in ((0, 0, 0), (255, 255, 255)):
+        painted = rgb.copy()
+        painted.paste(paint, (0, 0, *rgb.size), covered)
+        found = painted.getcolors(rgb.width * rgb.height) or []
+        for count, colour in found:
+            if isinstance(colour, tuple) and colour != paint:
+                counts[colour[0], colour[1], colour[2]] = count  # the same in both counts
+    if not counts:
+        return (0, 0, 0)
+    # A tie goes to the darkest, so the fill never depends on counting order.
+    return max(counts, key=lambda colour: (counts[colour], tuple(-v for v in colour)))
 
 
 # A band is cut only inside this many identical rows in a row, so the cut

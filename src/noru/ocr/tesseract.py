@@ -238,11 +238,17 @@ class TesseractEngine:
         # What lies above or below the grid (a title bar, a toolbar) is a strip
         # of a few labels on a shaded bar: read as sparse text, its contrast
         # made whole.
+        # A strip's lines depend on its pixels alone: kept by them, as rows are.
         lines = list(found.lines)
         for bx, by, bw, bh in found.rest:
             if bh >= MIN_BAR:
                 strip = rgb.crop((bx - x, by - y, bx - x + bw, by - y + bh))
-                lines += self._read_bar(api, strip, (bx, by))
+                key = self.memo.pixels_key(strip, f"bar {NAME} {self.version} {self.settings!r}")
+                read = self.memo.recall(key, (bx, by, bw, bh))
+                if read is None:
+                    read = self._read_bar(api, strip, (bx, by))
+                    self.memo.keep(key, (bx, by, bw, bh), read)
+                lines += read
         return Read(lines, [])
 
     def _read_bar(self, api: Any, strip: Image.Image, origin: tuple[int, int]) -> list[OcrLine]:
