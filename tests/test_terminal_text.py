@@ -130,7 +130,7 @@ def test_light_on_dark_and_coloured_text_in_other_terminals_is_read_as_ink(
     words = " ".join(ALIGNED).split()
     found = " ".join(read).split()
     assert sum(w in found for w in words) >= 0.97 * len(words), read
-    assert sum(line in read for line in ALIGNED) >= len(ALIGNED) - 2, read
+    assert sum(line in read for line in ALIGNED) >= len(ALIGNED) - 1, read
 
 
 @pytest.mark.parametrize(
@@ -184,6 +184,41 @@ def test_proportional_type_has_no_cell_grid_and_keeps_the_engine_s_layout(
     ) as client:
         image = window(capturer, client)
     assert rows_reader.find_cells(rows_reader.ink(image)) is None
+
+
+# What a reading of a few parts per cell image can lose: a lone letter between
+# wide gaps (top's state column), a row of one closing brace, a hyphen next
+# to a letter whose anti-aliased edge reaches its cell (the `-` of `rw-`).
+SHELL = [
+    "$ ls -l src",
+    "-rw-r--r-- 1 noru noru  4635292 Nov 27 13:01 layout.py",
+    "-rw-r--r-- 1 noru noru  7805771 Nov 18 10:54 schema.py",
+    "drwxr-xr-x 2 noru noru     4096 Nov  2 05:00 tests",
+    "$ top -bn1 | tail -4",
+    "  20737 root      36  -4   2197600     9892   73494 S  60.4  83.9  27:57.72 config",
+    "  25444 noru       6   4   4977275   529594   65509 D  33.3  62.6  51:57.36 writer",
+    "  56298 www-data  29  17   4345583   959853   74204 I  93.1  41.3  80:05.07 session",
+    "  97872 noru      19   6   8479972   635209   11032 R  43.2  32.9  85:39.21 Makefile",
+    "$ cat totals.json",
+    '{"source": 98800, "session": 95185}',
+    "{",
+    '  "feature": 32775,',
+    '  "commit": 68906',
+    "}",
+]
+
+
+def test_lone_letters_lone_braces_and_hyphens_by_letters_come_back_as_drawn(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    need("xterm")
+    with real_clients.open_xterm(
+        desktop, SHELL, columns=100, rows=len(SHELL) + 2, font=MONO, size=9, x=60, y=60
+    ) as client:
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    missing = [line for line in SHELL if line not in read]
+    assert not missing, read
 
 
 @pytest.fixture

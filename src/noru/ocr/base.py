@@ -39,6 +39,21 @@ class OcrLine:
     confidence: float  # 0..1
 
 
+# What a line drawn across a terminal (a rule, a box's edge, a progress bar)
+# is read as: no text.
+RULE_MARKS = frozenset(
+    "-_=~|+*#.:'`^"
+    "─━│┃┄┅┆┇┈┉┊┋╌╍╎╏═║╒╓╔╕╖╗╘╙╚╛╜╝╞╟╠╡╢╣╤╥╦╧╨╩╪╫╬"
+    "┌┍┎┏┐┑┒┓└┕┖┗┘┙┚┛├┝┞┟┠┡┢┣┤┥┦┧┨┩┪┫┬┭┮┯┰┱┲┳┴┵┶┷┸┹┺┻┼┽┾┿╀╁╂╃╄╅╆╇╈╉╊╋"
+    "╭╮╯╰╱╲╳╴╵╶╷╸╹╺╻╼╽╾╿▀▁▂▃▄▅▆▇█▉▊▋▌▍▎▏▐░▒▓▔▕"
+)
+
+
+def is_rule(text: str) -> bool:
+    """Whether a grid's line holds nothing but marks that draw lines (``RULE_MARKS``)."""
+    return all(c in RULE_MARKS or c.isspace() for c in text)
+
+
 def clean_line(text: str, box: Rect, confidence: float, *, spaced: bool = False) -> OcrLine | None:
     """An engine's raw line as Noru keeps it, or None when it is no text.
 
@@ -47,9 +62,11 @@ def clean_line(text: str, box: Rect, confidence: float, *, spaced: bool = False)
     aside), and the confidence is clamped to 0..1, the range the store and
     the contract promise whatever the engine's scale. A line without a
     letter or digit is dropped: icons and rules read as lone punctuation.
+    A grid's line (``spaced``) is read from its cells' own ink, so only a
+    rule is dropped there (``is_rule``): a row of ``}`` or ``);`` is code.
     """
     words = text.rstrip() if spaced else " ".join(text.split())
-    if not any(c.isalnum() for c in words):
+    if is_rule(words) if spaced else not any(c.isalnum() for c in words):
         return None
     return OcrLine(words, box, min(1.0, max(0.0, confidence)))
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect, clip
-from noru.ocr.base import OcrLine
+from noru.ocr.base import OcrLine, is_rule
 from noru.ocr.terminal_grid import Cells, background, find_cells, ink, row_ink, span
 from noru.ocr.terminal_votes import Case, Votes, bar, inked_columns
 
@@ -170,14 +170,8 @@ def _parts(columns: Sequence[int]) -> list[list[int]]:
     is read in its line's context: alone, ``INFO`` or a lone ``S`` has no
     small letter beside it to tell ``O`` from ``o``. The parts depend on the
     row's own ink alone, so a row is cut the same wherever it is on screen."""
-    words: list[list[int]] = []
-    for column in columns:
-        if words and column == words[-1][-1] + 1:
-            words[-1].append(column)
-        else:
-            words.append([column])
     parts: list[list[int]] = []
-    for word in words:
+    for word in _runs_of(columns):
         if parts and parts[-1][-1] - parts[-1][0] + 1 < CONTEXT:
             parts[-1].extend(word)
         else:
@@ -229,6 +223,37 @@ def _to_read(bands: Sequence[_Band], votes: Votes) -> set[_Part]:
     return chosen
 
 
+def _read_segments(
+    bands: Sequence[_Band],
+    segments: Sequence[tuple[int, int, int]],
+    cells: Cells,
+    votes: Votes,
+    read_rows: Callable[[list[Image.Image]], list[tuple[Glyph, ...]]],
+    *,
+    into_empty: bool = False,
+) -> None:
+    """Read each ``(band, first column, last column)`` with a cell of margin,
+    each glyph to its cell (``placed``; with ``into_empty``, only a cell that
+    has none) and its vote."""
+    lefts = [max(0, first - 1) * cells.width for _, first, _ in segments]
+    crops = [
+        bands[i].dark.crop(
+            (left, 0, min(bands[i].dark.width, (last + 2) * cells.width), cells.height)
+        )
+        for (i, _, last), left in zip(segments, lefts, strict=True)
+    ]
+    for (i, first, last), left, glyphs in zip(segments, lefts, read_rows(crops), strict=True):
+        band = bands[i]
+        shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in glyphs]
+        for column, glyph in _place(shifted, cells).items():
+            if not first <= column <= last or column not in band.keys:
+                continue
+            if into_empty and column in band.placed:
+                continue
+            band.placed[column] = glyph
+            votes.add(band.keys[column], glyph.text, glyph.confidence)
+
+
 def _read_parts(
     bands: Sequence[_Band],
     todo: set[_Part],
@@ -237,27 +262,16 @@ def _read_parts(
     known: Callable[[bytes], str | None],
     read_rows: Callable[[list[Image.Image]], list[tuple[Glyph, ...]]],
 ) -> None:
-    """Read the parts ``todo`` names, each glyph to its cell (``placed``) and
-    its vote; then, round after round, the parts not read whose cells are
-    not all ``known`` yet."""
+    """Read the parts ``todo`` names; then, round after round, the parts not
+    read whose cells are not all ``known`` yet; last, each word still with a
+    cell that nothing was read in nor is known, on its own: the engine
+    leaves a lone letter out of a line of wide gaps (``top``'s state column,
+    ``S`` between two numbers), and reads it alone."""
     unread = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
     while todo:
         unread -= todo
         segments = sorted((i, bands[i].parts[p][0], bands[i].parts[p][-1]) for i, p in todo)
-        lefts = [max(0, first - 1) * cells.width for _, first, _ in segments]
-        crops = [
-            bands[i].dark.crop(
-                (left, 0, min(bands[i].dark.width, (last + 2) * cells.width), cells.height)
-            )
-            for (i, _, last), left in zip(segments, lefts, strict=True)
-        ]
-        for (i, first, last), left, glyphs in zip(segments, lefts, read_rows(crops), strict=True):
-            band = bands[i]
-            shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in glyphs]
-            for column, glyph in _place(shifted, cells).items():
-                if first <= column <= last and column in band.keys:
-                    band.placed[column] = glyph
-                    votes.add(band.keys[column], glyph.text, glyph.confidence)
+        _read_segments(bands, segments, cells, votes, read_rows)
         # Whether each cell image is still not known, asked once a round.
         open_keys = {
             key
@@ -269,6 +283,25 @@ def _read_parts(
             for i, p in unread
             if any(bands[i].keys[c] in open_keys for c in bands[i].parts[p])
         }
+    lone = [
+        (i, word[0], word[-1])
+        for i, band in enumerate(bands)
+        for word in _runs_of(sorted(band.keys))
+        if any(c not in band.placed and known(band.keys[c]) is None for c in word)
+    ]
+    if lone:
+        _read_segments(bands, lone, cells, votes, read_rows, into_empty=True)
+
+
+def _runs_of(columns: Sequence[int]) -> list[list[int]]:
+    """Sorted columns as runs of neighbours: a row's words."""
+    runs: list[list[int]] = []
+    for column in columns:
+        if runs and column == runs[-1][-1] + 1:
+            runs[-1].append(column)
+        else:
+            runs.append([column])
+    return runs
 
 
 def _place(glyphs: Sequence[Glyph], cells: Cells) -> dict[int, Glyph]:
@@ -390,7 +423,7 @@ def _lines(
             continue
         first, last = min(chars), max(chars)
         text = "".join(chars.get(c, " ") for c in range(first, last + 1))
-        if not any(c.isalnum() for c in text):
+        if is_rule(text):
             continue  # a rule, a border: no text
         box = (
             origin[0] + cells.x + first * cells.width,

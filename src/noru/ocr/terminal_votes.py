@@ -240,7 +240,11 @@ def bar(key: bytes, cells: Cells) -> str | None:
     cell = Image.frombytes("L", (cells.height, cells.width), key).transpose(
         Image.Transpose.TRANSPOSE
     )
-    box = cell.point(darker_than(255 - INK)).getbbox()
+    inked = cell.point(darker_than(255 - INK))
+    # Its shape inside the side columns, where a neighbour's edge (the
+    # ``w`` before the ``-`` of ``rw-``) does not reach.
+    side = edge(cells.width)
+    box = inked.crop((side, 0, cells.width - side, cells.height)).getbbox()
     if box is None:
         return None
     left, top, right, bottom = box
@@ -249,7 +253,9 @@ def bar(key: bytes, cells: Cells) -> str | None:
         return None
     if right - left >= 0.6 * cells.width and top >= 0.65 * height:
         return "_"
-    across = left == 0 and right == cells.width
+    # From edge to edge of the whole cell, at the bar's own rows: a line.
+    row = inked.crop((0, top, cells.width, bottom)).getbbox()
+    across = row is not None and row[0] == 0 and row[2] == cells.width
     if right - left >= 0.4 * cells.width and not across and 0.3 * height <= top < 0.65 * height:
         return "-"
     return None
