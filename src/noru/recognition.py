@@ -17,6 +17,7 @@ type, ``noru.ocr.base.OcrLine``, and the line codec).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -66,14 +67,26 @@ def open_engine(home: Path, name: str | None = None) -> Engine:
     return get_engine(name or load_config(home).ocr_engine)
 
 
-def recognise_capture(history: History, capture_id: str, engine: Engine) -> CaptureText:
-    """The text of every image of the capture; ``OcrError`` says why not."""
+def recognise_capture(
+    history: History,
+    capture_id: str,
+    engine: Engine,
+    pictures: Sequence[Image.Image] = (),
+) -> CaptureText:
+    """The text of every image of the capture; ``OcrError`` says why not.
+    ``pictures``: the images' pixels, when the caller has them (the app, as
+    it grabbed them): each is read instead of its file where it is that
+    image's size, one for each image."""
     record = history.get(capture_id)
     if record is None:
         raise OcrError("there is no such capture")
+    given = len(pictures) == len(record.images) and all(
+        (p.width, p.height) == (i.width, i.height)
+        for p, i in zip(pictures, record.images, strict=True)
+    )
     per_image = []
-    for image in record.images:
-        picture = _load(history, image)
+    for position, image in enumerate(record.images):
+        picture = pictures[position] if given else _load(history, image)
         # Without window rectangles (an imported screenshot, a capture
         # backend that saw none) the image is read as one window.
         result = engine.recognise(picture, regions=image.windows or None)

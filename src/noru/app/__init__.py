@@ -40,6 +40,8 @@ from noru.store import NewImage, Origin, Store
 from noru.times import format_duration
 
 if TYPE_CHECKING:
+    from PIL import Image
+
     from noru.app.ocr_worker import OcrWorker
     from noru.capture import Grab
 
@@ -170,13 +172,13 @@ class App:
             raise Busy("another capture is in progress")
         try:
             with self.ocr.paused() if self.ocr is not None else nullcontext():
-                capture_id = self._take(request, origin=origin)
+                capture_id, pixels = self._take(request, origin=origin)
         finally:
             self._capture_lock.release()
             self._trimmer.busy()
         if self.ocr is not None:
             self._event(capture_id)
-            self.ocr.enqueue(capture_id)
+            self.ocr.enqueue(capture_id, pixels)
         return capture_id
 
     def _exclusions(self) -> None:
@@ -191,7 +193,11 @@ class App:
             (lambda w: rules.excludes(w.app_id, w.app_name, w.title)) if rules else None
         )
 
-    def _take(self, request: live.Capture | live.Observe, *, origin: Origin) -> str:
+    def _take(
+        self, request: live.Capture | live.Observe, *, origin: Origin
+    ) -> tuple[str, list[Image.Image]]:
+        """The capture taken and stored: its id, and its images' pixels as
+        stored (for the OCR child, which need not decode them again)."""
         self._exclusions()
         grabs = self._grab(request)
         originals = [self._pool.submit(imaging.encode_png, grab.image) for grab in grabs]
@@ -224,7 +230,7 @@ class App:
             self._served[capture_id] = served
             while len(self._served) > SERVED_CACHE:
                 self._served.pop(next(iter(self._served)))
-        return capture_id
+        return capture_id, [grab.image for grab in grabs]
 
     def _ax_note(self, grab: Grab) -> str | None:
         """In words: why a grab has no accessibility text, or why it is partial."""

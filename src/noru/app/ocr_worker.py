@@ -3,8 +3,9 @@
 A capture is committed before its OCR starts. The engine runs in
 ``noru.app.ocr_process`` (lowest priority, one thread, no GIL shared with
 captures, exits when idle), which is given the capture's id and reads it
-from the history itself, read-only (``noru.recognition``); its text comes
-back here and is saved through the writer thread. Work left pending by a
+from the history itself, read-only (``noru.recognition``), with the pixels
+the app just grabbed when it has them (not its files decoded again); its
+text comes back here and is saved through the writer thread. Work left pending by a
 crash or a stop is picked up at the next start (``Store.pending_ocr``). When
 an image fails, or the child dies, the capture is recorded as failed with the
 reason (its results then say ``-rec(failed: reason)``) and the queue goes on.
@@ -21,10 +22,10 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noru.app.writer import Writer
 from noru.errors import OcrError
@@ -32,12 +33,18 @@ from noru.ocr.base import decode_lines
 from noru.recognition import CaptureText
 from noru.store import CaptureRecord, Store
 
+if TYPE_CHECKING:
+    from PIL import Image
+
 __all__ = ["OcrWorker"]
 
 log = logging.getLogger("noru.app")
 
 # Seconds of an empty queue before the store is asked for pending work again.
 RESCAN = 5.0
+# Captures whose grabbed pixels are kept for the child until it reads them
+# (about 12 MB each at 2560x1600); an older one is read from its file.
+PIXELS_KEPT = 2
 # A capture whose job fails this often (not its text: the job itself) is left
 # pending until the next start rather than retried forever.
 MAX_ATTEMPTS = 3
@@ -69,9 +76,18 @@ class _Child:
         reply: dict[str, Any] = json.loads(line)
         return reply
 
-    def run(self, capture_id: str) -> dict[str, Any]:
+    def run(self, capture_id: str, pixels: Sequence[Image.Image] = ()) -> dict[str, Any]:
+        """Read a capture: from the history, or from ``pixels`` (its images as
+        grabbed, the same pixels as its lossless files) sent after the
+        request line, so the child need not decode what was just encoded."""
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"capture": capture_id}).encode() + b"\n")
+        request: dict[str, Any] = {"capture": capture_id}
+        rgb = [image if image.mode == "RGB" else image.convert("RGB") for image in pixels]
+        if rgb:
+            request["pixels"] = [[image.width, image.height] for image in rgb]
+        self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+        for image in rgb:
+            self.proc.stdin.write(image.tobytes())
         self.proc.stdin.flush()
         return self._read()
 
@@ -111,6 +127,8 @@ class OcrWorker:
         self._queue: queue.PriorityQueue[tuple[int, int, str | None]] = queue.PriorityQueue()
         self._order = itertools.count()
         self._failures: dict[str, int] = {}
+        self._pixels: dict[str, list[Image.Image]] = {}
+        self._pixels_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="noru-ocr", daemon=True)
 
     @contextmanager
@@ -134,7 +152,14 @@ class OcrWorker:
             self._queue.put((1, next(self._order), capture_id))
         self._thread.start()
 
-    def enqueue(self, capture_id: str) -> None:
+    def enqueue(self, capture_id: str, pixels: Sequence[Image.Image] = ()) -> None:
+        """Read this capture next; ``pixels``: its images as grabbed, which
+        the child then reads instead of decoding their files."""
+        if pixels:
+            with self._pixels_lock:
+                self._pixels[capture_id] = list(pixels)
+                while len(self._pixels) > PIXELS_KEPT:
+                    self._pixels.pop(next(iter(self._pixels)))
         self._queue.put((0, next(self._order), capture_id))
 
     def _next(self) -> str | None:
@@ -179,12 +204,14 @@ class OcrWorker:
         def read(store: Store) -> CaptureRecord | None:
             return store.get(capture_id)
 
+        with self._pixels_lock:
+            pixels = self._pixels.pop(capture_id, [])
         record = self.writer.call(read)
         if record is None or record.ocr_state != "pending":
             return
         text: CaptureText | None = None
         try:
-            reply = self._engine().run(capture_id)
+            reply = self._engine().run(capture_id, pixels)
             if "error" in reply:
                 reason = str(reply["error"])
             else:

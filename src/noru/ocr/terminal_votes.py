@@ -73,6 +73,7 @@ class Votes:
         self._shape: dict[bytes, _Shape | None] = {}
         self._agreed_shapes: list[tuple[_Shape, str]] | None = None
         self._like: dict[bytes, str | None] = {}
+        self._agreed: dict[bytes, str | None] = {}  # until the next vote
 
     def core(self, key: bytes) -> bytes:
         """``key`` without the pixel columns at its sides that its neighbours reach."""
@@ -91,12 +92,21 @@ class Votes:
         self.confidence[core, char] = self.confidence.get((core, char), 0.0) + confidence
         self._agreed_shapes = None
         self._like.clear()
+        self._agreed.clear()
 
     def _own_disagree(self, key: bytes) -> bool:
         own = self.exact.get(key)
         return own is not None and own.total() >= MIN_VOTES
 
     def agreed(self, key: bytes) -> str | None:
+        """The character the copies of ``key`` (or of its core) agree on, or None."""
+        if key in self._agreed:
+            return self._agreed[key]
+        found = self._agree(key)
+        self._agreed[key] = found
+        return found
+
+    def _agree(self, key: bytes) -> str | None:
         exact = _consensus(self.exact.get(key), MIN_SHARE)
         if exact is not None:
             return exact

@@ -1,0 +1,122 @@
+"""The app's OCR child (`python -m noru.app.ocr_process`), driven over its own
+pipes as the app drives it: a capture read from its file, or from the pixels
+the app sends after the request line; and what it does with a request that is
+no such thing. The real engine, a real history."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from PIL import Image, ImageDraw, ImageFont
+
+from noru.cli import main
+from noru.store import Filters, Reader
+from tests.processes import stop
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
+@pytest.fixture
+def stored(home: Path, tmp_path: Path) -> tuple[str, Image.Image]:
+    """A capture in the history whose text is not read yet, and its image."""
+    image = Image.new("RGB", (900, 240), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    draw.text((40, 90), "quarterly ledger 4096", font=ImageFont.truetype(FONT, 40), fill=(0, 0, 0))
+    image.save(tmp_path / "shot.png")
+    result = CliRunner().invoke(main, ["import", "--no-ocr", str(tmp_path / "shot.png")])
+    assert result.exit_code == 0, result.output
+    reader = Reader.open(home)
+    assert reader is not None
+    with reader:
+        (row,) = reader.list_rows(Filters(), limit=1)[0]
+    return row.id, image
+
+
+@pytest.fixture
+def child(home: Path, stored: tuple[str, Image.Image]) -> Iterator[subprocess.Popen[bytes]]:
+    """The OCR process on the history (made first: it opens it as it starts)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "noru.app.ocr_process", "tesseract", str(home)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert "ready" in answer(proc)
+        yield proc
+    finally:
+        stop(proc)
+
+
+def answer(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line, "the OCR process ended"
+    found: dict[str, Any] = json.loads(line)
+    return found
+
+
+def send(proc: subprocess.Popen[bytes], request: object, *pixels: bytes) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(request).encode() + b"\n" + b"".join(pixels))
+    proc.stdin.flush()
+
+
+def test_pixels_sent_with_a_request_read_as_the_stored_file_reads(
+    child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
+) -> None:
+    capture_id, image = stored
+    send(child, {"capture": capture_id})
+    from_file = answer(child)
+    send(child, {"capture": capture_id, "pixels": [[image.width, image.height]]}, image.tobytes())
+    from_pixels = answer(child)
+    assert "quarterly ledger" in from_file["lines"][0]
+    assert from_pixels == from_file
+
+
+def test_pixels_of_another_size_than_the_image_are_not_read_its_file_is(
+    child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
+) -> None:
+    capture_id, _ = stored
+    blank = Image.new("RGB", (300, 100), (255, 255, 255))
+    send(child, {"capture": capture_id, "pixels": [[300, 100]]}, blank.tobytes())
+    assert "quarterly ledger" in answer(child)["lines"][0]
+
+
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        {"pixels": [[10, 10]]},  # no capture id
+        {"capture": "x", "pixels": [[0, 10]]},
+        {"capture": "x", "pixels": [[10, "10"]]},
+        {"capture": "x", "pixels": [[10, 10, 10]]},
+        {"capture": "x", "pixels": [[1, 40000]]},
+        {"capture": "x", "pixels": "10x10"},
+        [1, 2],
+    ],
+)
+def test_a_request_that_is_no_request_ends_the_process_with_a_reason(
+    child: subprocess.Popen[bytes], request_line: object
+) -> None:
+    """What follows such a line can no longer be told apart from the next
+    request: the process says why and ends; the app starts a fresh one."""
+    send(child, request_line)
+    assert answer(child)["error"].startswith("the OCR process was sent ")
+    assert child.wait(timeout=30) == 1
+
+
+def test_pixels_cut_short_by_the_app_stopping_end_the_process_quietly(
+    child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
+) -> None:
+    capture_id, image = stored
+    send(child, {"capture": capture_id, "pixels": [[image.width, image.height]]}, b"\0" * 1000)
+    assert child.stdin is not None
+    child.stdin.close()
+    assert child.wait(timeout=30) == 0
