@@ -15,6 +15,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -393,6 +394,57 @@ def test_without_the_bitmap_fonts_on_the_machine_the_engine_reads_the_grid(
         assert cells.read_job(Job(grab.image, whole, 0, whole)) is None
     finally:
         cells.fonts.cache_clear()
+
+
+def test_the_bitmap_fonts_glyphs_are_what_pillows_own_pcf_reader_reads() -> None:
+    """Noru reads only the code points it looks up from the X server's PCF
+    files; every glyph it gets is the one Pillow's full reader gets."""
+    import gzip
+
+    from PIL import PcfFontFile
+
+    from noru.ocr import cells
+
+    checked = 0
+    for folder in cells.FONT_DIRS:
+        for name in cells.FONT_FILES:
+            path = folder / f"{name}.pcf.gz"
+            if not path.is_file():
+                continue
+            with gzip.open(path) as f:
+                theirs = PcfFontFile.PcfFontFile(f)  # type: ignore[arg-type]
+            ours = cells._pcf_bitmaps(gzip.decompress(path.read_bytes()))
+            expected = {c: g[3] for c, g in enumerate(theirs.glyph) if g is not None}
+            assert sorted(ours) == sorted(expected), name
+            for code, bitmap in expected.items():
+                assert ours[code].size == bitmap.size, (name, code)
+                assert ours[code].tobytes() == bitmap.convert("1").tobytes(), (name, code)
+            checked += 1
+    require(checked > 0, "no X bitmap fonts here (apt: xfonts-base)")
+    found = cells.fonts()
+    assert {font.name for font in found} >= {"6x13", "9x15"}  # xterm's default, and kin
+
+
+def test_a_damaged_font_file_is_no_font(tmp_path: Path) -> None:
+    """Read as no font (the engine reads such text), whatever is wrong with it."""
+    import gzip
+
+    from noru.ocr import cells
+
+    source = cells.FONT_DIRS[0] / "6x13.pcf.gz"
+    require(source.is_file(), "no X bitmap fonts here (apt: xfonts-base)")
+    raw = gzip.decompress(source.read_bytes())
+    damaged = {
+        "cut.pcf.gz": gzip.compress(raw[: len(raw) // 3]),
+        "header.pcf.gz": gzip.compress(raw[:4] + b"\xff" * 40),
+        "other.pcf.gz": gzip.compress(b"not a font at all"),
+        "not-gzip.pcf.gz": raw,
+        "cut-gzip.pcf.gz": source.read_bytes()[:200],
+    }
+    for name, data in damaged.items():
+        (tmp_path / name).write_bytes(data)
+        assert cells._load(tmp_path / name) is None, name
+    assert cells._load(source) is not None
 
 
 # --- a monospace grid's alike cells, read alike -------------------------------------------
