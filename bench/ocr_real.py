@@ -253,6 +253,7 @@ def _xterm(
     size: int = 9,
     theme: Theme = "light",
     aligned: bool = False,
+    subpixel: bool = False,
 ) -> Opener:
     def open_(server: XServer, rng: random.Random) -> list[Client]:
         # Twice the rows: the screen is full, the first lines scrolled away.
@@ -270,6 +271,7 @@ def _xterm(
                 font=font,
                 size=size,
                 theme=theme,
+                subpixel=subpixel,
                 x=40,
                 y=40,
             )
@@ -487,6 +489,18 @@ CLASSES = [
         "window",
         "xterm 120x45, DejaVu Sans Mono 11 pt, light, aligned columns",
         _xterm(120, 45, font=MONO, size=11, aligned=True),
+    ),
+    ClientClass(
+        "xterm-xft-10-subpixel",
+        "window",
+        "xterm 160x50, DejaVu Sans Mono 10 pt, light, sub-pixel (RGB) anti-aliasing",
+        _xterm(160, 50, font=MONO, size=10, subpixel=True),
+    ),
+    ClientClass(
+        "xterm-xft-10-subpixel-aligned-dark",
+        "window",
+        "xterm 160x50, DejaVu Sans Mono 10 pt, dark, sub-pixel (RGB), aligned columns",
+        _xterm(160, 50, font=MONO, size=10, theme="dark", aligned=True, subpixel=True),
     ),
     *[
         ClientClass(

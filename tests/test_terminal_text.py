@@ -153,6 +153,23 @@ def test_hidpi_terminals_sub_pixel_or_not_are_read_as_their_rows(
     assert exact >= len(ALIGNED) - 1, read
 
 
+@pytest.mark.parametrize(("size", "theme"), [(9, "light"), (10, "dark"), (11, "light")])
+def test_sub_pixel_text_at_96_dpi_is_read_as_its_rows(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, size: int, theme: str
+) -> None:
+    """Each channel of a sub-pixel glyph is covered a third of a pixel apart:
+    read by its largest channel, a glyph is a pixel wider (`9` read `0`)."""
+    need("xterm")
+    lines = ALIGNED + SHELL
+    with real_clients.open_xterm(
+        desktop, lines, columns=100, rows=len(lines) + 2, font=MONO, size=size,
+        theme=theme, subpixel=True, x=60, y=60,  # type: ignore[arg-type]
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert sum(line in read for line in lines) >= len(lines) - 1, read
+
+
 def test_a_line_in_reverse_video_is_a_row_of_the_grid_like_the_others(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine
 ) -> None:

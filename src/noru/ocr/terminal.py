@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from noru.geometry import Rect, clip
 from noru.ocr.base import OcrLine, is_rule
-from noru.ocr.terminal_grid import Cells, background, find_cells, ink, row_ink, span
+from noru.ocr.terminal_grid import Cells, background, find_cells, ink, ink_of, row_ink, span
 from noru.ocr.terminal_votes import Case, Votes, bar, inked_columns
 
 if TYPE_CHECKING:
@@ -340,7 +340,7 @@ def read(
     """
     rgb = rgb.convert("RGB")
     paper = background(rgb)
-    whole = ink(rgb, paper)
+    whole, sub_pixel = ink_of(rgb, paper)
     found = span(whole)
     if found is None:
         return None
@@ -358,7 +358,7 @@ def read(
         where = cells.band(row)
         if clip(where, (0, 0, *rgb.size)) != where:
             continue
-        dark = row_ink(rgb, where, inked)
+        dark = row_ink(rgb, where, inked, sub_pixel=sub_pixel)
         columns = inked_columns(dark, cells)
         if columns:
             keys = _cell_images(dark, cells, columns)

@@ -28,11 +28,26 @@ from noru.ocr.monospace import Grid, fold
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["INK", "Cells", "background", "find_cells", "ink", "row_ink", "span"]
+__all__ = [
+    "INK",
+    "Cells",
+    "background",
+    "find_cells",
+    "ink",
+    "ink_of",
+    "is_sub_pixel",
+    "row_ink",
+    "span",
+]
 
 # Darkness (0-255, of the distance from the background) that counts as ink
 # when the grid is looked for.
 INK = 64
+# Sub-pixel text (``is_sub_pixel``): its blue channel matches its red one a
+# pixel over better than this share of how it matches where it is, over a
+# region with at least MIN_SUB_PIXEL pixels' worth of ink.
+SUB_PIXEL_MATCH = 0.8
+MIN_SUB_PIXEL = 200
 # Row pitches and column advances looked for, in pixels (terminal fonts from
 # 6 pt to HiDPI 2x at 16 pt).
 ROW_PITCH = (8, 72)
@@ -79,15 +94,58 @@ def _darkest(dark: Image.Image) -> int:
     return int(extrema[0])
 
 
-def ink(rgb: Image.Image, paper: tuple[int, int, int] | None = None) -> Image.Image:
+def ink(
+    rgb: Image.Image, paper: tuple[int, int, int] | None = None, *, sub_pixel: bool | None = None
+) -> Image.Image:
     """``rgb`` as "L", dark where it differs from ``paper`` (its commonest
-    colour, by default): each pixel's largest channel difference, inverted."""
+    colour, by default), inverted: each pixel's largest channel difference,
+    so that coloured text is as dark as white text; or, for text drawn by
+    sub-pixel (``sub_pixel``; None: as ``is_sub_pixel`` finds), the mean of
+    its channels' differences. Sub-pixel text has each channel covered by
+    the glyph a third of a pixel apart: the largest of them is a glyph a
+    pixel wider, with a fringe the engine reads as another letter (``9`` as
+    ``0``); their mean is the glyph as plain anti-aliasing draws it."""
+    return ink_of(rgb, paper, sub_pixel=sub_pixel)[0]
+
+
+def ink_of(
+    rgb: Image.Image, paper: tuple[int, int, int] | None = None, *, sub_pixel: bool | None = None
+) -> tuple[Image.Image, bool]:
+    """``ink``, and whether it was taken as sub-pixel text."""
     from PIL import Image, ImageChops
 
     rgb = rgb.convert("RGB")
     plain = Image.new("RGB", rgb.size, paper if paper is not None else background(rgb))
-    r, g, b = ImageChops.difference(rgb, plain).split()
-    return ImageChops.invert(ImageChops.lighter(ImageChops.lighter(r, g), b))
+    difference = ImageChops.difference(rgb, plain)
+    if sub_pixel is None:
+        sub_pixel = is_sub_pixel(difference)
+    if sub_pixel:
+        mean = difference.convert("L", (1 / 3, 1 / 3, 1 / 3, 0))
+        return ImageChops.invert(mean), True
+    r, g, b = difference.split()
+    return ImageChops.invert(ImageChops.lighter(ImageChops.lighter(r, g), b)), False
+
+
+def is_sub_pixel(difference: Image.Image) -> bool:
+    """Whether text was drawn by sub-pixel anti-aliasing, from each pixel's
+    channel differences from the background (``difference``, "RGB"). Drawn
+    so, each glyph's red and blue channels are one glyph a part of a pixel
+    apart: the blue one matches the red one moved a pixel sideways better
+    than where it is (to one side on an RGB panel, the other on BGR). Drawn
+    plainly, in any colours, a glyph's channels are one shape where it is:
+    measured on real terminals, the moved match was 5 to 12 times worse
+    than the unmoved one plainly drawn, and half as bad by sub-pixel."""
+    from PIL import ImageChops, ImageStat
+
+    r, _, b = difference.split()
+    if ImageStat.Stat(r).sum[0] + ImageStat.Stat(b).sum[0] < MIN_SUB_PIXEL * 255:
+        return False  # too little ink to tell
+
+    def apart(shift: int) -> float:
+        moved = ImageChops.offset(b, shift, 0) if shift else b
+        return float(ImageStat.Stat(ImageChops.difference(r, moved)).sum[0])
+
+    return min(apart(1), apart(-1)) < SUB_PIXEL_MATCH * apart(0)
 
 
 def background(rgb: Image.Image) -> tuple[int, int, int]:
@@ -189,7 +247,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
 # A row's glyphs as kept: their characters (joined by a separator no glyph
 
 
-def row_ink(rgb: Image.Image, band: Rect, inked: Image.Image) -> Image.Image:
+def row_ink(rgb: Image.Image, band: Rect, inked: Image.Image, *, sub_pixel: bool) -> Image.Image:
     """A row band as ink on white: as the region's ``inked`` (``ink`` of
     ``rgb`` from the region's background) shows it, or measured from the
     row's own background where the row is mostly another colour (a status
@@ -203,7 +261,7 @@ def row_ink(rgb: Image.Image, band: Rect, inked: Image.Image) -> Image.Image:
     if share >= BACKGROUND_ROW * 255:
         return dark
     piece = rgb.crop((x, y, x + w, y + h))
-    return ink(piece, background(piece))
+    return ink(piece, background(piece), sub_pixel=sub_pixel)
 
 
 def _runs(dark: Image.Image) -> list[tuple[int, int]]:
