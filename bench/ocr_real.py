@@ -53,6 +53,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 from PIL import Image, ImageDraw  # noqa: E402
 from tests import real_clients  # noqa: E402
 from tests.real_clients import Client, Kind, Theme  # noqa: E402
+from tests.sway import Foot, Sway  # noqa: E402
 from tests.xserver import XServer, running_xserver  # noqa: E402
 
 from capture_pipeline import host_speed  # noqa: E402
@@ -436,10 +437,12 @@ class ClientClass:
     @property
     def rows(self) -> bool:
         """Its truth is a terminal's rows (scored as lines as drawn too)."""
-        return self.capture == "window" and self.name.startswith(TERMINALS)
+        return self.capture in ("window", "sway") and self.name.startswith(TERMINALS)
 
 
-TERMINALS = ("xterm-", "urxvt", "st-", "xfce4-terminal", "konsole", "kitty", "alacritty")
+TERMINALS = (
+    "xterm-", "urxvt", "st-", "xfce4-terminal", "konsole", "kitty", "alacritty", "foot-",
+)  # fmt: skip
 
 
 CLASSES = [
@@ -555,7 +558,37 @@ CLASSES = [
         _display_mixed,
     ),
 ]
+# Foot on a headless sway (Wayland), captured by Noru's sway backend as the
+# app captures there: (name, theme, aligned). Opened by ``_foot``.
+FOOT_COLUMNS, FOOT_ROWS = 120, 36
+FOOT = [("foot-10-dark", "dark", False), ("foot-10-aligned-light", "light", True)]
+CLASSES += [
+    ClientClass(
+        name,
+        "sway",
+        f"foot on sway, {FOOT_COLUMNS} columns x {FOOT_ROWS} lines, DejaVu Sans Mono 10 pt, "
+        f"{theme}" + (", aligned columns" if aligned else ""),
+        lambda server, rng: [],  # opened on sway by _foot, not on the X server
+    )
+    for name, theme, aligned in FOOT
+]
 BY_NAME = {c.name: c for c in CLASSES}
+
+
+def _foot(sway: Sway, name: str, rng: random.Random, frame: int) -> Foot:
+    """A foot window on ``sway`` for the class ``name``, showing new text."""
+    _, theme, aligned = next(f for f in FOOT if f[0] == name)
+    text = (
+        aligned_lines(rng, FOOT_ROWS, columns=FOOT_COLUMNS)
+        if aligned
+        else _fitting(terminal_lines(rng, FOOT_ROWS), FOOT_COLUMNS)
+    )
+    background, foreground = real_clients.THEMES[theme]
+    return sway.open_foot(
+        text, title=f"{name} {frame} - foot", app_id=f"noru.bench.{name}.{frame}",
+        x=40, y=40, width=1100, height=760, font="DejaVu Sans Mono:size=10",
+        background=background, foreground=foreground,
+    )  # fmt: skip
 
 
 # --- scoring -------------------------------------------------------------------------------
@@ -745,6 +778,63 @@ def capture(
         return grab, truth
 
 
+def read(
+    engines: dict[str, Engine],
+    tallies: dict[tuple[str, str], Tally],
+    name: str,
+    grab: Grab,
+    truth: list[str],
+) -> None:
+    """Each engine's reading of one capture, timed and scored."""
+    for engine_name, engine in engines.items():
+        start, start_cpu = time.perf_counter(), time.process_time()
+        # As noru.recognition.recognise_capture reads a stored image.
+        result = engine.recognise(grab.image, regions=grab.windows or None)
+        tally = tallies.setdefault((name, engine_name), Tally())
+        tally.wall_ms.append((time.perf_counter() - start) * 1000)
+        tally.cpu_ms.append((time.process_time() - start_cpu) * 1000)
+        tally.add(truth, result, rows=BY_NAME[name].rows)
+
+
+def with_sway(
+    names: Sequence[str],
+    engines: dict[str, Engine],
+    tallies: dict[tuple[str, str], Tally],
+    *,
+    frames: int,
+    seed: int,
+) -> None:
+    """The foot classes: a headless sway of the same size, this process in its
+    session while the windows are captured (the capture backend is chosen
+    from the session, as the app's is), foot windows with new text."""
+    from tests.sway import missing, running_sway
+
+    problem = missing()
+    if problem:
+        raise SystemExit(f"foot on sway: {problem}")
+    saved = dict(os.environ)
+    with (
+        tempfile.TemporaryDirectory(prefix="noru-ocr-real-sway-") as tmp,
+        running_sway(Path(tmp), width=WIDTH, height=HEIGHT) as sway,
+    ):
+        os.environ.pop("DISPLAY", None)
+        os.environ.update(sway.env)
+        try:
+            with Capturer() as capturer:
+                for name in names:
+                    for frame in range(frames):
+                        rng = random.Random(f"{seed}-{name}-{frame}")
+                        with _foot(sway, name, rng, frame) as foot:
+                            foot.focus()
+                            (grab,) = capturer.grab_window("active")
+                            truth = list(foot.lines)
+                        read(engines, tallies, name, grab, truth)
+                    print(f"  ... {name} done", file=sys.stderr, flush=True)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+
 def make_engine(name: str) -> Engine:
     """An engine by name; ``tesseract-layout`` is Tesseract without the
     terminal row reader (its page layout reads terminals too), to compare."""
@@ -799,7 +889,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     engines = {name: make_engine(name) for name in engine_names}
     versions = ", ".join(f"{name} {e.version}" for name, e in engines.items())
     print(
-        f"OCR on real clients: {WIDTH}x{HEIGHT} Xvfb + openbox, "
+        f"OCR on real clients: {WIDTH}x{HEIGHT} Xvfb + openbox (foot: headless sway), "
         f"{args.frames} captures per class, {versions}"
     )
     print(f"command: {command}")
@@ -820,18 +910,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     ):
         for name in names:
             spec = BY_NAME[name]
+            if spec.capture == "sway":
+                continue
             for frame in range(args.frames):
                 rng = random.Random(f"{args.seed}-{name}-{frame}")
                 grab, truth = capture(server, capturer, spec, rng, frame)
-                for engine_name, engine in engines.items():
-                    start, start_cpu = time.perf_counter(), time.process_time()
-                    # As noru.recognition.recognise_capture reads a stored image.
-                    result = engine.recognise(grab.image, regions=grab.windows or None)
-                    tally = tallies.setdefault((name, engine_name), Tally())
-                    tally.wall_ms.append((time.perf_counter() - start) * 1000)
-                    tally.cpu_ms.append((time.process_time() - start_cpu) * 1000)
-                    tally.add(truth, result, rows=spec.rows)
+                read(engines, tallies, name, grab, truth)
             print(f"  ... {name} done", file=sys.stderr, flush=True)
+    on_sway = [name for name in names if BY_NAME[name].capture == "sway"]
+    if on_sway:
+        with_sway(on_sway, engines, tallies, frames=args.frames, seed=args.seed)
     for engine in engines.values():
         engine.close()
     speed_after = host_speed()

@@ -24,6 +24,7 @@ from noru.ocr.tesseract import TesseractEngine
 from tests import real_clients
 from tests.parts import require
 from tests.real_clients import Client
+from tests.sway import Sway, enter_session
 from tests.xserver import XServer
 
 MONO = "DejaVu Sans Mono"
@@ -323,3 +324,33 @@ def test_in_a_display_capture_a_small_terminal_in_a_bitmap_font_is_read_by_its_g
     assert all(line in lines for line in ENV_FILE), lines
     ours = [line for line in read.lines if line.text in ENV_FILE]
     assert all(line.confidence == 1.0 for line in ours)  # every cell a known glyph
+
+
+@pytest.mark.parametrize(
+    ("background", "foreground"),
+    [("ffffff", "000000"), ("1e1e1e", "d4d4d4")],
+    ids=["light", "dark"],
+)
+def test_foot_on_sway_is_read_as_its_rows(
+    sway: Sway,
+    monkeypatch: pytest.MonkeyPatch,
+    engine: TesseractEngine,
+    background: str,
+    foreground: str,
+) -> None:
+    """A Wayland terminal (foot, on a headless sway), captured as the app
+    captures there and read as its rows, aligned columns and all."""
+    enter_session(monkeypatch, sway.env)
+    lines = ALIGNED + SHELL
+    with (
+        sway.open_foot(
+            lines, title="Ledger - foot", app_id=f"noru.rows.{background}", x=60, y=60,
+            width=1100, height=700, font="DejaVu Sans Mono:size=10",
+            background=background, foreground=foreground,
+        ) as foot,
+        Capturer() as capturer,
+    ):  # fmt: skip
+        foot.focus()
+        (grab,) = capturer.grab_window("active")
+    read = as_drawn(list(engine.recognise(grab.image).lines))
+    assert sum(line in read for line in lines) >= len(lines) - 1, read

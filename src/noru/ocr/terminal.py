@@ -245,7 +245,8 @@ def _read_segments(
     for (i, first, last), left, glyphs in zip(segments, lefts, read_rows(crops), strict=True):
         band = bands[i]
         shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in glyphs]
-        for column, glyph in _place(shifted, cells).items():
+        words = _runs_of([c for c in sorted(band.keys) if first <= c <= last])
+        for column, glyph in _place(shifted, cells, words).items():
             if not first <= column <= last or column not in band.keys:
                 continue
             if into_empty and column in band.placed:
@@ -304,17 +305,36 @@ def _runs_of(columns: Sequence[int]) -> list[list[int]]:
     return runs
 
 
-def _place(glyphs: Sequence[Glyph], cells: Cells) -> dict[int, Glyph]:
-    """Each glyph at the column its middle falls in; a glyph whose column
-    another took goes to the next one (the engine read two where one was)."""
+def _place(
+    glyphs: Sequence[Glyph], cells: Cells, words: Sequence[Sequence[int]]
+) -> dict[int, Glyph]:
+    """Each glyph at its cell, word by word (``words``: runs of inked cells).
+    Where a word got as many glyphs (their middles within half a cell of
+    it) as it has cells, they go to its cells in order: the engine's boxes
+    drift, by a cell over a word of wide capitals (``WARNING``'s ``R`` in
+    its ``N``'s cell). Else each goes to the cell its middle falls in, and a
+    glyph whose cell another took to the next one (the engine read two
+    where one was)."""
+    w = cells.width
+
+    def middle(glyph: Glyph) -> int:
+        return (glyph.left + glyph.right) // 2
+
+    ordered = sorted(glyphs, key=middle)
     placed: dict[int, Glyph] = {}
-    last = -1
-    for glyph in sorted(glyphs, key=lambda g: g.left + g.right):
-        column = max(last + 1, (glyph.left + glyph.right) // 2 // cells.width)
-        if column >= cells.columns:
-            break
-        placed[column] = glyph
-        last = column
+    for word in words:
+        low, high = word[0] * w - w // 2, (word[-1] + 1) * w + w // 2
+        inside = [g for g in ordered if low <= middle(g) < high]
+        if len(inside) == len(word):
+            placed.update(zip(word, inside, strict=True))
+            continue
+        last = -1
+        for glyph in inside:
+            column = max(last + 1, middle(glyph) // w)
+            if column >= cells.columns:
+                break
+            placed[column] = glyph
+            last = column
     return placed
 
 
