@@ -312,29 +312,65 @@ def _place(
     Where a word got as many glyphs (their middles within half a cell of
     it) as it has cells, they go to its cells in order: the engine's boxes
     drift, by a cell over a word of wide capitals (``WARNING``'s ``R`` in
-    its ``N``'s cell). Else each goes to the cell its middle falls in, and a
-    glyph whose cell another took to the next one (the engine read two
-    where one was)."""
+    its ``N``'s cell). Else they are aligned with its cells (``_align``)."""
     w = cells.width
-
-    def middle(glyph: Glyph) -> int:
-        return (glyph.left + glyph.right) // 2
-
-    ordered = sorted(glyphs, key=middle)
+    ordered = sorted(glyphs, key=_middle)
     placed: dict[int, Glyph] = {}
     for word in words:
         low, high = word[0] * w - w // 2, (word[-1] + 1) * w + w // 2
-        inside = [g for g in ordered if low <= middle(g) < high]
+        inside = [g for g in ordered if low <= _middle(g) < high]
         if len(inside) == len(word):
             placed.update(zip(word, inside, strict=True))
-            continue
-        last = -1
-        for glyph in inside:
-            column = max(last + 1, middle(glyph) // w)
-            if column >= cells.columns:
-                break
-            placed[column] = glyph
-            last = column
+        else:
+            placed.update(_align(inside, word, w))
+    return placed
+
+
+def _middle(glyph: Glyph) -> int:
+    return (glyph.left + glyph.right) // 2
+
+
+# What leaving a glyph out, or a cell unread, costs in aligning a word's
+# glyphs with its cells, in cells of distance between a glyph and its cell:
+# a glyph goes to a cell up to a cell away rather than two being left.
+SKIP = 0.5
+
+
+def _align(glyphs: Sequence[Glyph], word: Sequence[int], width: int) -> dict[int, Glyph]:
+    """A word's glyphs (in order) with its cells (in order), where the engine
+    read more or fewer glyphs than the word has cells (it joined two, split
+    one, or left one out): the alignment, keeping both orders, that puts
+    each glyph nearest its cell, a glyph left out or a cell left unread
+    costing ``SKIP``. A glyph placed by its middle alone, the next one in
+    the next free cell, drifts over a long unbroken token (a key, a hash)
+    and takes its neighbours' cells, and their votes."""
+    n, m = len(glyphs), len(word)
+    inf = float("inf")
+    cost = [[inf] * (m + 1) for _ in range(n + 1)]
+    step = [[0] * (m + 1) for _ in range(n + 1)]  # 1: both, 2: glyph left out, 3: cell
+    cost[0][0] = 0.0
+    for i in range(n + 1):
+        for j in range(m + 1):
+            if i and j:
+                distance = abs(_middle(glyphs[i - 1]) - (word[j - 1] * width + width / 2))
+                both = cost[i - 1][j - 1] + distance / width
+                if both < cost[i][j]:
+                    cost[i][j], step[i][j] = both, 1
+            if j and cost[i][j - 1] + SKIP < cost[i][j]:
+                cost[i][j], step[i][j] = cost[i][j - 1] + SKIP, 3
+            if i and cost[i - 1][j] + SKIP < cost[i][j]:
+                cost[i][j], step[i][j] = cost[i - 1][j] + SKIP, 2
+    placed: dict[int, Glyph] = {}
+    i, j = n, m
+    while i or j:
+        move = step[i][j]
+        if move == 1:
+            placed[word[j - 1]] = glyphs[i - 1]
+            i, j = i - 1, j - 1
+        elif move == 2:
+            i -= 1
+        else:
+            j -= 1
     return placed
 
 
