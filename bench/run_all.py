@@ -19,6 +19,7 @@ BENCHMARKS = [
     "store_100k.py",
     "console.py",
     "thumbnails.py",
+    "redact_detect.py",
 ]
 
 if __name__ == "__main__":

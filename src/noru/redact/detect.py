@@ -1,0 +1,153 @@
+"""Finding secrets in lines of text (``noru.redact``'s rules applied)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from noru.redact.rules import (
+    CARD,
+    CARD_DIGITS,
+    LABEL_CHARS,
+    LABEL_NAME,
+    LABEL_VALUE,
+    PEM_BEGIN,
+    PEM_BODY,
+    PEM_END,
+    PLACEHOLDERS,
+    RULES,
+)
+
+__all__ = ["Finding", "find", "find_lines"]
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """A secret value in a line: characters ``start`` to ``end`` (the value
+    only), of ``kind`` (``aws-key``, ``password``, ``card``, ...)."""
+
+    start: int
+    end: int
+    kind: str
+
+
+def find(line: str) -> list[Finding]:
+    """The secrets in one line, left to right, none overlapping."""
+    found = [
+        Finding(m.start("v"), m.end("v"), rule.kind)
+        for rule in RULES
+        for m in rule.pattern.finditer(line)
+    ]
+    # Most specific first: a key's own format names it better than its label.
+    return _apart([*found, *_labelled(line), *_cards(line)])
+
+
+def find_lines(lines: Sequence[str]) -> list[list[Finding]]:
+    """The secrets in each of ``lines`` (a capture's, top to bottom): each
+    line's own, and a PEM private key's body lines between its BEGIN and END
+    lines, each whole."""
+    found = [find(line) for line in lines]
+    inside = False
+    for i, line in enumerate(lines):
+        if PEM_BEGIN.search(line):
+            inside = True
+            continue
+        if inside:
+            if PEM_END.search(line):
+                inside = False
+            elif (body := PEM_BODY.match(line)) is not None:
+                found[i] = _apart(
+                    [*found[i], Finding(body.start("v"), body.end("v"), "private-key")]
+                )
+            else:
+                inside = False  # the key ended, or what follows is no key
+    return found
+
+
+def _labelled(line: str) -> list[Finding]:
+    found = []
+    after = 0  # where the last label's value ended: a name inside it is no label
+    for name in LABEL_NAME.finditer(line):
+        if name.start() < after:
+            continue
+        start = name.start()
+        while start and (line[start - 1].isalnum() or line[start - 1] in "_.-"):
+            start -= 1
+        end = LABEL_CHARS.match(line, name.end()).end()  # type: ignore[union-attr]
+        m = LABEL_VALUE.match(line, end)
+        if m is None:
+            continue
+        value = m["v"]
+        if value.lower().strip("*.") in PLACEHOLDERS or _reference(value):
+            continue
+        if line[m.end("v") : m.end("v") + 1] in ("(", "["):
+            continue  # a call or a type (``token: list[str]``), not a value
+        found.append(Finding(m.start("v"), m.end("v"), _label_kind(line[start:end])))
+        after = m.end("v")
+    return found
+
+
+def _reference(value: str) -> bool:
+    """Whether a labelled value names where the secret is, not the secret:
+    ``$TOKEN``, ``%(password)s``, ``****``, ``os.environ``, ``config.token``."""
+    if value[0] in "$%*&@" or set(value) <= set("*•.x"):
+        return True
+    # A dotted name (a field, a module) is code, not a value.
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+", value) is not None
+
+
+def _label_kind(label: str) -> str:
+    name = label.lower()
+    if "aws" in name and "secret" in name:
+        return "aws-secret"
+    if "pass" in name or "pwd" in name:
+        return "password"
+    if "token" in name:
+        return "token"
+    if "key" in name:
+        return "api-key"
+    return "secret"
+
+
+def _cards(line: str) -> list[Finding]:
+    found = []
+    for m in CARD.finditer(line):
+        digits = re.sub(r"[ -]", "", m["v"]).translate(CARD_DIGITS)
+        if 13 <= len(digits) <= 19 and _luhn(digits) and not _one_digit(digits):
+            found.append(Finding(m.start("v"), m.end("v"), "card"))
+    return found
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, char in enumerate(reversed(digits)):
+        value = int(char)
+        if i % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _one_digit(digits: str) -> bool:
+    """``0000 0000 0000 0000`` passes Luhn and is no card."""
+    return len(set(digits)) == 1
+
+
+def _apart(found: list[Finding]) -> list[Finding]:
+    """Findings left to right, an overlapping one merged into the one it
+    overlaps: the span of both, the kind of the one earlier in ``found``
+    (the most specific)."""
+    rank = {id(f): i for i, f in enumerate(found)}
+    merged: list[Finding] = []
+    ranks: list[int] = []
+    for finding in sorted(found, key=lambda f: (f.start, -f.end)):
+        if merged and finding.start < merged[-1].end:
+            last = merged[-1]
+            kind = finding.kind if rank[id(finding)] < ranks[-1] else last.kind
+            merged[-1] = Finding(last.start, max(last.end, finding.end), kind)
+            ranks[-1] = min(ranks[-1], rank[id(finding)])
+        else:
+            merged.append(finding)
+            ranks.append(rank[id(finding)])
+    return merged

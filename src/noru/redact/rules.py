@@ -1,0 +1,114 @@
+"""The rules that find secrets in a line of on-screen text: one table.
+
+Each rule is a kind and a pattern whose group ``v`` is the secret value (the
+span that is redacted); the rest of a match (a label, ``Bearer``, a URL's
+user) stays. Patterns are anchored on what a format fixes (a prefix, a
+label, a URL's shape); where OCR confuses characters, the fixed parts take
+each of them (``_O`` is ``O`` or ``0``, ``_I`` is ``I``, ``l``, ``1`` or
+``|``), so a misread key is still found by its prefix. Formats from the
+vendors' documentation of their tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["LABEL_CHARS", "LABEL_NAME", "LABEL_VALUE", "PLACEHOLDERS", "RULES", "Rule"]
+
+# The characters the engine confuses, in the fixed parts of a format.
+_O = "[O0o]"
+_I = "[Il1|]"
+_S = "[S5s]"
+_A = "[A4]"
+_B = "[B8]"
+_Z = "[Z2]"
+# A token's body: what a token holds, and what OCR reads it as.
+_BODY = "[A-Za-z0-9_|-]"
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    pattern: re.Pattern[str]
+
+
+def _rule(kind: str, pattern: str, flags: int = 0) -> Rule:
+    return Rule(kind, re.compile(pattern, re.ASCII | flags))
+
+
+RULES: tuple[Rule, ...] = (
+    # AWS access key ids: AKIA (long-term), ASIA (temporary) and the other
+    # unique-id prefixes, then 16 of [A-Z2-7] (read as [A-Z0-9], misreads).
+    _rule(
+        "aws-key",
+        rf"(?<![A-Za-z0-9])(?P<v>(?:{_A}[K][I1l|]{_A}|{_A}{_S}[I1l|]{_A}|{_A}GP{_A}|{_A}{_I}D{_A}"
+        rf"|{_A}R{_O}{_A}|{_A}{_I}P{_A}|{_A}NP{_A}|{_A}NV{_A})[A-Z0-9Il|]{{16}})(?![A-Za-z0-9])",
+    ),
+    _rule("github-token", rf"(?P<v>\bgh[pousr]_{_BODY}{{30,255}})"),
+    _rule("github-token", rf"(?P<v>\bgithub_pat_{_BODY}{{22,255}})"),
+    _rule("gitlab-token", rf"(?P<v>\bg{_I}pat-{_BODY}{{20,}})"),
+    _rule("slack-token", rf"(?P<v>\bx{_O}x[abposre]-[A-Za-z0-9-]{{10,}})"),
+    _rule(
+        "slack-webhook",
+        r"hooks\.slack\.com/(?:services|workflows)/(?P<v>[A-Za-z0-9/_-]{20,})",
+    ),
+    _rule("stripe-key", rf"(?P<v>\b[sr]k_{_I}ive_[A-Za-z0-9]{{16,}})"),
+    _rule("stripe-key", r"(?P<v>\b[sr]k_test_[A-Za-z0-9]{16,})"),
+    _rule("anthropic-key", rf"(?P<v>\bsk-ant-{_BODY}{{20,}})"),
+    _rule("openai-key", rf"(?P<v>\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?{_BODY}{{20,}})"),
+    _rule("google-api-key", rf"(?P<v>\b{_A}[I1l|]za[0-9A-Za-z_|-]{{35}})"),
+    _rule("npm-token", r"(?P<v>\bnpm_[A-Za-z0-9]{36})"),
+    _rule(
+        "jwt",
+        r"(?P<v>\bey[JI][A-Za-z0-9_-]{8,}\.ey[JI][A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
+    ),
+    # A URL's password: scheme://user:PASSWORD@host.
+    _rule(
+        "url-password",
+        r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@]{1,64}:(?P<v>[^\s@/]{1,128})@[^\s@]",
+    ),
+    # Authorization headers and the like: the credential after its scheme.
+    _rule(
+        "bearer-token",
+        r"\b(?:Bearer|Basic|Token)\s+(?P<v>[A-Za-z0-9._~+/=|-]{12,})",
+        re.IGNORECASE,
+    ),
+)
+
+# A value after a label that names a secret: ``password = hunter2``,
+# ``"api_key": "…"``, ``AWS_SECRET_ACCESS_KEY=…``, ``token: …``. A name is
+# looked for first (``LABEL_NAME``); its label is the word around it, and
+# its value what follows ``=``, ``:`` or ``=>`` after that word, quoted or
+# not (``LABEL_VALUE``, matched where the word ends).
+LABEL_NAME = re.compile(
+    r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|auth[_-]?key|credential",
+    re.ASCII | re.IGNORECASE,
+)
+LABEL_CHARS = re.compile(r"[A-Za-z0-9_.-]*", re.ASCII)
+LABEL_VALUE = re.compile(
+    r"""["']?\s*(?::=|=>|=|:)\s*(?P<quote>["']?)(?P<v>[^\s"'`,;(){}\[\]<>]{4,256})""",
+    re.ASCII,
+)
+# Values after such a label that are no secret: placeholders, types, a
+# variable or a field it is read from.
+PLACEHOLDERS = frozenset(
+    {
+        "none", "null", "nil", "true", "false", "yes", "no", "required", "optional",
+        "string", "str", "bytes", "int", "bool", "boolean", "text", "secret", "password",
+        "token", "redacted", "hidden", "changeme", "example", "xxxx", "xxxxxxxx",
+    }
+)  # fmt: skip
+
+# A PEM private key: its BEGIN and END lines, and the base64 lines between.
+PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.ASCII)
+PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.ASCII)
+PEM_BODY = re.compile(r"^\s*(?P<v>[A-Za-z0-9+/|]{16,}={0,2})\s*$", re.ASCII)
+
+# Card numbers: 13 to 19 digits, in groups or not, read with the confusions
+# of digits (O for 0, l for 1, S for 5, B for 8), then held to Luhn.
+CARD = re.compile(
+    r"(?<![A-Za-z0-9])(?P<v>[0-9OlISB](?:[ -]?[0-9OlISB]){12,18})(?![A-Za-z0-9])", re.ASCII
+)
+CARD_DIGITS = str.maketrans("OlISB", "01158")
