@@ -428,13 +428,32 @@ def test_the_bitmap_fonts_glyphs_are_what_pillows_own_pcf_reader_reads() -> None
 def test_a_damaged_font_file_is_no_font(tmp_path: Path) -> None:
     """Read as no font (the engine reads such text), whatever is wrong with it."""
     import gzip
+    import struct
 
     from noru.ocr import cells
 
     source = cells.FONT_DIRS[0] / "6x13.pcf.gz"
     require(source.is_file(), "no X bitmap fonts here (apt: xfonts-base)")
     raw = gzip.decompress(source.read_bytes())
+    no_encodings = bytearray(raw)
+    for i in range(struct.unpack_from("<I", raw, 4)[0]):
+        if struct.unpack_from("<I", raw, 8 + 16 * i)[0] == 1 << 5:  # the encodings table
+            struct.pack_into("<I", no_encodings, 8 + 16 * i, 1 << 9)
+    huge = bytearray(raw)
+    for i in range(struct.unpack_from("<I", raw, 4)[0]):
+        kind, _, _, offset = struct.unpack_from("<IIII", raw, 8 + 16 * i)
+        if kind == 1 << 2:  # the metrics table: one glyph made 65535 pixels a side
+            (form,) = struct.unpack_from("<I", raw, offset)
+            order = ">" if form & 4 else "<"
+            if (form & 0xFF00) == 0x100:
+                huge[offset + 6 + 5 * 65 : offset + 11 + 5 * 65] = bytes([0, 255, 128, 255, 255])
+            else:
+                struct.pack_into(
+                    f"{order}6H", huge, offset + 8 + 12 * 65, 0, 65535, 0, 65535, 65535, 0
+                )
     damaged = {
+        "no-encodings.pcf.gz": gzip.compress(bytes(no_encodings)),
+        "huge-glyph.pcf.gz": gzip.compress(bytes(huge)),
         "cut.pcf.gz": gzip.compress(raw[: len(raw) // 3]),
         "header.pcf.gz": gzip.compress(raw[:4] + b"\xff" * 40),
         "other.pcf.gz": gzip.compress(b"not a font at all"),

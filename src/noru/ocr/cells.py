@@ -97,6 +97,7 @@ def _load(path: Path) -> GridFont | None:
 _PCF_MAGIC = 0x70636601
 _PCF_METRICS, _PCF_BITMAPS, _PCF_ENCODINGS = 1 << 2, 1 << 3, 1 << 5
 _ROW_BYTES = (1, 2, 4, 8)  # a bitmap row is padded to this many bytes
+MAX_GLYPH = 64  # pixels a side: the largest terminal cell read is 10x20
 
 
 def _pcf_bitmaps(raw: bytes) -> dict[int, Image.Image]:
@@ -118,7 +119,9 @@ def _pcf_bitmaps(raw: bytes) -> dict[int, Image.Image]:
 
     def table(kind: int) -> tuple[int, int, str]:
         """Where a table's data starts, its format, and its byte order."""
-        offset = toc[kind]
+        offset = toc.get(kind)
+        if offset is None:
+            raise ValueError("a PCF font without a table it needs")
         (form,) = struct.unpack_from("<I", raw, offset)
         return offset + 4, form, ">" if form & 4 else "<"
 
@@ -159,6 +162,8 @@ def _pcf_bitmaps(raw: bytes) -> dict[int, Image.Image]:
     found = {}
     for code, glyph in glyph_of.items():
         width, height = size(glyph)
+        if not (0 <= width <= MAX_GLYPH and 0 <= height <= MAX_GLYPH):
+            raise ValueError("a PCF glyph of no terminal's size")  # before any is allocated
         end = starts[glyph + 1] if glyph + 1 < bitmaps else data_size
         bits = raw[data_at + starts[glyph] : data_at + end]
         stride = (width + 8 * pad - 1) // (8 * pad) * pad
