@@ -69,9 +69,11 @@ def look(agent: Agent) -> tuple[float, bool, float]:
     return elapsed, pending, (time.perf_counter() - start) * 1000
 
 
-def at_rest(app: subprocess.Popen[bytes], seconds: float) -> tuple[float, float, float]:
+def at_rest(
+    app: subprocess.Popen[bytes], seconds: float
+) -> tuple[float, tuple[float, float], tuple[float, float]]:
     """The app and its OCR process left alone ``seconds``: their CPU %, and
-    the app's and the OCR process's RSS in MB at the end."""
+    the app's and the OCR process's RSS, then PSS, in MB at the end."""
     time.sleep(5)
     found = subprocess.run(["pgrep", "-P", str(app.pid)], capture_output=True, text=True)
     children = [int(pid) for pid in found.stdout.split()]
@@ -79,7 +81,21 @@ def at_rest(app: subprocess.Popen[bytes], seconds: float) -> tuple[float, float,
     before, start = sum(cpu_seconds(p) for p in pids), time.monotonic()
     time.sleep(seconds)
     cpu = (sum(cpu_seconds(p) for p in pids) - before) / (time.monotonic() - start) * 100
-    return cpu, rss_mb(app.pid), sum(rss_mb(p) for p in children)
+    return (
+        cpu,
+        (rss_mb(app.pid), sum(rss_mb(p) for p in children)),
+        (pss_mb(app.pid), sum(pss_mb(p) for p in children)),
+    )
+
+
+def pss_mb(pid: int) -> float:
+    """A process's proportional set size in MB: its private pages, and its
+    share of the pages it shares (the app and its OCR process map the same
+    interpreter and libraries; summed RSS counts those pages twice)."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def main() -> None:
@@ -88,7 +104,7 @@ def main() -> None:
     parser.add_argument("--font", default="DejaVu Sans Mono:9", help="FAMILY:POINTS, or fixed")
     parser.add_argument("--idle", type=float, default=0.0, help="seconds the last app is left")
     args = parser.parse_args()
-    idle: tuple[float, float, float] | None = None
+    idle: tuple[float, tuple[float, float], tuple[float, float]] | None = None
     xft = {}
     if args.font != "fixed":
         family, _, points = args.font.rpartition(":")
@@ -148,10 +164,11 @@ def main() -> None:
             f"{with_text:>4} of {len(found):<3} {statistics.median(stored):16,.0f}"
         )
     if idle is not None:
-        cpu, app_mb, ocr_mb = idle
+        cpu, (app_rss, ocr_rss), (app_pss, ocr_pss) = idle
         print(
             f"at rest {args.idle:.0f} s after its looks: CPU {cpu:.2f} % (app and OCR process), "
-            f"RSS app {app_mb:.0f} MB + OCR process {ocr_mb:.0f} MB  "
+            f"PSS app {app_pss:.0f} MB + OCR process {ocr_pss:.0f} MB = {app_pss + ocr_pss:.0f} "
+            f"(RSS {app_rss:.0f} + {ocr_rss:.0f}: shared pages counted twice)  "
             "(goals: <= 0.5 %, <= 120 MB)"
         )
 

@@ -51,7 +51,7 @@ class Memo:
         """What decides a job's lines: its pixels, the windows over it, and ``how``
         the engine reads it (its settings, the page segmentation for this job)."""
         x, y, w, h = job.region
-        digest = hashlib.blake2b(digest_size=20)
+        digest = hashlib.sha256()
         digest.update(f"{how}|{job.source.mode}|{w}x{h}|{job.unit < 0}|".encode())
         for cx, cy, cw, ch in job.covered:  # where they lie relative to the region
             digest.update(f"{cx - x},{cy - y},{cw},{ch};".encode())
@@ -62,7 +62,7 @@ class Memo:
     def pixels_key(image: Image.Image, how: str) -> bytes:
         """What decides the lines of a strip read on its own (a terminal's
         title bar): its pixels and ``how`` it is read."""
-        digest = hashlib.blake2b(digest_size=20)
+        digest = hashlib.sha256()
         digest.update(f"{how}|{image.mode}|{image.width}x{image.height}|".encode())
         digest.update(image.tobytes())
         return digest.digest()

@@ -108,7 +108,7 @@ class Rows:
     @staticmethod
     def key(band: Image.Image, how: str) -> bytes:
         """What decides a row's glyphs: its exact pixels and ``how`` it is read."""
-        digest = hashlib.blake2b(digest_size=20)
+        digest = hashlib.sha256()
         digest.update(f"{how}|{band.width}x{band.height}|".encode())
         digest.update(band.tobytes())
         return digest.digest()
