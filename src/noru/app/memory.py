@@ -14,6 +14,9 @@ app's start (figures in docs/performance.md):
 - ``Trimmer``: once the app has been quiet for ``QUIET`` seconds after a
   capture (or captures have gone on for ``LONGEST`` seconds), ``malloc_trim(0)``
   returns every free page to the system (the idle app is back to about 55 MB).
+  Ten seconds, not two: an agent reads what it got and looks again a few
+  seconds later, and with two each such look faulted its pages in again
+  (the grab of a 2560x1600 display took 26-29 ms instead of 10-14).
 
 Where there is no glibc (macOS, musl) both do nothing.
 """
@@ -27,7 +30,7 @@ from collections.abc import Callable
 
 __all__ = ["LONGEST", "QUIET", "QuietSpell", "Trimmer", "malloc_trim", "tune_malloc"]
 
-QUIET = 2.0  # seconds without a capture before memory is handed back
+QUIET = 10.0  # seconds without a capture before memory is handed back
 LONGEST = 30.0  # seconds of captures at most between two trims
 
 

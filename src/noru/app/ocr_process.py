@@ -22,10 +22,13 @@ of input (the app stopped) or after ``IDLE_EXIT`` seconds without work.
 The app starts it when it starts, and it warms its engine before it says it
 is ready (the models, the bitmap fonts, one small reading), so the first look
 an agent takes does not wait for any of that. It stays while looks come, and
-for ``IDLE_EXIT`` after the last, handing back after each job what reading
-took: its memory (about 85 MB with both of Tesseract's readers, what it
-remembers of recent screens and rows) goes back when the person is away
-(docs/performance.md, "Time to text, and no cold start").
+for ``IDLE_EXIT`` after the last. What reading took is handed back once no
+job came for ``QUIET`` seconds (``noru.app.memory``), not after each: an
+agent looking every few seconds finds its pages still mapped (trimming
+after each job made every look fault in some 20 MB again). Its memory
+(about 85 MB with both of Tesseract's readers, what it remembers of recent
+screens and rows) goes back when the person is away (docs/performance.md,
+"Time to text, and no cold start").
 """
 
 from __future__ import annotations
@@ -115,7 +118,7 @@ def main() -> int:
     os.nice(19)  # captures and agents come first
     from PIL import Image
 
-    from noru.app.memory import malloc_trim
+    from noru.app.memory import QUIET, malloc_trim
     from noru.ocr import get_engine, warm
     from noru.store import Reader
 
@@ -133,8 +136,13 @@ def main() -> int:
         return 1
     print(json.dumps({"ready": f"{engine.name} {engine.version}"}), flush=True)
     stdin = sys.stdin.buffer
+    worked = False  # whether a job ran since the last trim
     while True:
-        readable, _, _ = select.select([stdin], [], [], IDLE_EXIT)
+        readable, _, _ = select.select([stdin], [], [], QUIET if worked else IDLE_EXIT - QUIET)
+        if not readable and worked:
+            malloc_trim()  # what the reading took is handed back while it waits
+            worked = False
+            continue
         if not readable:
             return 0  # idle: free the engine's memory; the app starts us again
         line = stdin.readline()
@@ -160,7 +168,7 @@ def main() -> int:
             reply = {"error": f"the OCR process failed on it: {exc}"[:REASON_LIMIT]}
         del pictures
         print(json.dumps(reply), flush=True)
-        malloc_trim()  # what the reading took is handed back while it waits
+        worked = True
 
 
 if __name__ == "__main__":
