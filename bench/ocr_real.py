@@ -655,8 +655,10 @@ class Tally:
 
     def add(self, truth_lines: Sequence[str], result: OcrResult, *, rows: bool = False) -> None:
         if rows:
-            self.rows += sum(1 for line in truth_lines if line.strip())
-            self.rows_read += rows_as_lines(truth_lines, [line.text for line in result.lines])
+            # A window's own widgets (Konsole's toolbar) are text, not rows.
+            grid = [line for line in truth_lines if line not in real_clients.CHROME]
+            self.rows += sum(1 for line in grid if line.strip())
+            self.rows_read += rows_as_lines(grid, [line.text for line in result.lines])
         truth = Counter(t for line in truth_lines for t in tokens(line))
         read = Counter(t for line in result.lines for t in tokens(line.text))
         both = truth & read

@@ -579,6 +579,9 @@ def open_xterm(
 
 # The words of Konsole's toolbar, above its text (not a row of the terminal).
 KONSOLE_TOOLBAR = "New Tab Split View Copy Paste Find"
+# Lines of a terminal window's truth that are its own widgets, not rows of
+# the terminal: its words are in the text, but it is no row to read as one.
+CHROME = frozenset({KONSOLE_TOOLBAR})
 # The cursor hidden (DECTCEM), the text, then a file saying it is all out;
 # then what is appended to a third file (``Client.print_line``).
 _TERMINAL_SCRIPT = 'printf "\\033[?25l"; cat "$1"; : > "$2"; exec tail -n 0 -f "$3"'
