@@ -145,3 +145,11 @@ def bulk(home: Path, texts: list[str]) -> None:
                 (seq, text),
             )
         store.db.execute("COMMIT")
+
+
+def redaction_off(home: Path) -> None:
+    """``redact = []`` in ``home``'s config.toml: captures whose text is not
+    recognised are then served as they are (with it on they are held back)."""
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / "config.toml").open("a", encoding="utf-8") as config:
+        config.write("redact = []\n")

@@ -66,7 +66,7 @@ def test_an_unknown_key_is_a_problem_that_names_it_and_the_key_meant(tmp_path: P
         "zzz: unknown setting, ignored "
         "(known: handoff_window, ocr_settle, max_edge, hotkey, ocr_engine, ax_budget, ax_switch, "
         "exclude_apps, exclude_titles, keep_days, max_disk, min_free, notify_observe, "
-        "notify_handoff, result_shape)",
+        "notify_handoff, result_shape, redact)",
     )
 
 

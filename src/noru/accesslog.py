@@ -4,7 +4,8 @@
 it answers to ``access.log`` in the data dir (mode 0600): when, which client
 (its ``clientInfo`` from ``initialize``), the transport, the tool or
 resource, the arguments in short, the captures served (each with whether
-pixels left or text only, or only listed as a locator row), the bytes
+pixels left or text only, or only listed as a locator row, and how many
+spans of which kinds redaction took out of it), the bytes
 served, the outcome (``served``, a steering tag, or a JSON-RPC error
 code), and for a tool call the shape its result was served in (``contract``,
 or ``content``: without ``structuredContent``, for a client measured to
@@ -46,10 +47,13 @@ class LogUnwritable(NoruError):
 
 @dataclass(frozen=True)
 class Served:
-    """One capture in an answer: ``how`` is "pixels", "text" or "listed"."""
+    """One capture in an answer: ``how`` is "pixels", "text" or "listed";
+    ``redacted``, what redaction took out of it, as its provenance line
+    says (``3: aws-key, password``: the count and the kinds, never a value)."""
 
     id: str
     how: str
+    redacted: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,10 @@ def _short(value: object) -> str:
 
 def record(home: Path, entry: Entry) -> None:
     """Append ``entry``; ``LogUnwritable`` when it cannot be."""
-    line = json.dumps(asdict(entry), ensure_ascii=False, separators=(",", ":")) + "\n"
+    data = asdict(entry)
+    # A capture nothing was redacted from is logged without the field.
+    data["captures"] = [{k: v for k, v in c.items() if v is not None} for c in data["captures"]]
+    line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
     path = home / FILE
     try:
         # An agent may read before the person's first capture made the data dir.

@@ -17,6 +17,7 @@
     notify_observe = true    # a desktop notification when an agent looks (observe_screen)
     notify_handoff = false   # ... and when an agent takes the capture you just made
     result_shape = "auto"    # answers per agent client as measured; "contract" or "content" for all
+    redact = ["secrets", "cards"]  # redacted in what agents get; also "emails", "phones"; []: off
 
 A missing file means the defaults. A file that does not parse, an unknown
 key or a value of the wrong kind is a problem (``Config.problems``, each
@@ -82,6 +83,7 @@ class Config:
     notify_observe: bool = True
     notify_handoff: bool = False
     result_shape: str = "auto"
+    redact: tuple[str, ...] = ("secrets", "cards")
     problems: tuple[str, ...] = field(default=(), compare=False)
     # The keys whose value came from config.toml (the others are the defaults).
     from_file: frozenset[str] = field(default=frozenset(), compare=False)
@@ -162,6 +164,18 @@ def _days(raw: object) -> float:
     return float(raw)
 
 
+def _categories(raw: object) -> tuple[str, ...]:
+    from noru.redact.rules import CATEGORIES
+
+    if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
+        raise ValueError('use a list like ["secrets", "cards"], or [] for none')
+    wanted = [v.strip().lower() for v in raw]
+    unknown = [v for v in wanted if v not in CATEGORIES]
+    if unknown:
+        raise ValueError(f"unknown {', '.join(unknown)}; known: {', '.join(CATEGORIES)}")
+    return tuple(dict.fromkeys(wanted))
+
+
 # Each key and how its value is read (ValueError says what to write instead).
 KEYS: dict[str, Callable[[object], object]] = {
     "handoff_window": _duration,
@@ -179,6 +193,7 @@ KEYS: dict[str, Callable[[object], object]] = {
     "notify_observe": _switch,
     "notify_handoff": _switch,
     "result_shape": _one_of(RESULT_SHAPES),
+    "redact": _categories,
 }
 
 

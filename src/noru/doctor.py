@@ -166,6 +166,17 @@ def _privacy_checks(home: Path, config: Config) -> list[Check]:
         built_in = len(rules.active) - len(rules.rules)
         found = f"{len(rules.rules)} of yours, {built_in} built in (`noru exclude list`)"
         checks = [Check("exclusions", True, found)]
+    from noru.redact import policy as redaction
+
+    policy = redaction.load(home, config.redact)
+    checks.append(
+        Check(
+            "redaction",
+            policy.problem is None,
+            policy.describe(),
+            "fix or remove it (`noru redact list` says what it holds)" if policy.problem else None,
+        )
+    )
     log = home / accesslog.FILE
     writable = os.access(log, os.W_OK) if log.exists() else os.access(home, os.W_OK | os.X_OK)
     checks.append(

@@ -38,6 +38,7 @@ class Status:
     captures_problem: str | None
     handoff_window: float
     config_problems: tuple[str, ...]
+    redaction: str  # what is redacted in what agents get, in words (``Policy.describe``)
     disk: tuple[str, ...] = ()  # the history's disk use, for the person (``gather(disk=True)``)
 
     @property
@@ -68,6 +69,7 @@ def gather(home: Path, *, disk: bool = False) -> Status:
     captures: int | None = None
     captures_problem: str | None = None
     disk_lines: list[str] = []
+    from noru.redact import policy as redaction
     from noru.store import Reader  # only now: `noru mcp` starts without the store
 
     try:
@@ -88,6 +90,7 @@ def gather(home: Path, *, disk: bool = False) -> Status:
         captures_problem=captures_problem,
         handoff_window=config.handoff_window,
         config_problems=config.problems,
+        redaction=redaction.load(home, config.redact).describe(),
         disk=tuple(disk_lines),
     )
 
@@ -182,6 +185,7 @@ def _lines(status: Status, *, count: bool) -> list[str]:
         else:
             lines.append(f"Captures in history: unknown ({status.captures_problem})")
     lines.append(f"Handoff window: {format_duration(status.handoff_window)}")
+    lines.append(f"Redacted in what agents get: {status.redaction}")
     return lines
 
 

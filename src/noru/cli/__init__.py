@@ -4,6 +4,7 @@
   history filters and small helpers every command shares.
 - ``agents``: `noru mcp`, `noru config`, `noru log`.
 - ``controls``: `noru allow`, `pause`, `resume`, `revoke`, `status`, `exclude`.
+- ``redaction``: `noru redact add`, `remove`, `list`.
 - ``history``: `noru import`, `list`, `search`, `show`, `note`, `delete`,
   `keep`, `unkeep`, `reocr`.
 - ``retention``: `noru retention`, `noru prune`.
@@ -16,7 +17,7 @@ Heavy modules are imported inside the commands that need them, so that
 from __future__ import annotations
 
 # Each job's module adds its commands to ``main`` when imported.
-from noru.cli import agents, controls, history, retention, running  # noqa: F401
+from noru.cli import agents, controls, history, redaction, retention, running  # noqa: F401
 from noru.cli.base import main
 
 __all__ = ["main"]

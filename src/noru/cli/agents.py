@@ -136,7 +136,12 @@ def log_command(
         who = " ".join(str(p) for p in (entry.get("client"), entry.get("client_version")) if p)
         what = entry.get("target") or entry.get("method")
         args = " ".join(f"{k}={v}" for k, v in (entry.get("arguments") or {}).items())
-        caps = ", ".join(f"{c.get('id')} ({c.get('how')})" for c in served)
+        caps = ", ".join(
+            f"{c.get('id')} ({c.get('how')}"
+            + (f"; redacted {c['redacted']}" if c.get("redacted") else "")
+            + ")"
+            for c in served
+        )
         line = f"{entry.get('at')}  {who or 'unknown client'} ({entry.get('transport')})  {what}"
         line += f" {args}" if args else ""
         line += f"  -> {entry.get('outcome')}"

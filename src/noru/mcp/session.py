@@ -30,6 +30,7 @@ from noru.contract import (
     steering_result,
 )
 from noru.errors import (
+    DataDirError,
     InternalError,
     InvalidParams,
     InvalidRequest,
@@ -108,7 +109,7 @@ def to_wire(exc: BaseException, request_id: Any) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": request_id, "result": steering_result(exc)}
     if isinstance(exc, ProtocolError):
         code, message = exc.code, exc.message
-    elif isinstance(exc, StoreError):
+    elif isinstance(exc, (StoreError, DataDirError)):
         log.error("history unreadable: %s", exc)
         code = InternalError.code
         message = (
@@ -385,6 +386,14 @@ class Session:
 
 LOGGED = ("tools/call", "resources/read")
 _ID = re.compile(CAPTURE_ID_PATTERN.strip("^$"))
+# The provenance token of what redaction took out: ``!redact(3: aws-key, password)``.
+_REDACTED = re.compile(r"^prov: .*?!redact\(([^)]*)\)", re.MULTILINE)
+
+
+def _redacted(text: str) -> str | None:
+    """What an answer's provenance line says redaction took out, if anything."""
+    found = _REDACTED.search(text)
+    return found.group(1) if found else None
 
 
 def _served_captures(result: dict[str, Any]) -> tuple[accesslog.Served, ...]:
@@ -392,18 +401,24 @@ def _served_captures(result: dict[str, Any]) -> tuple[accesslog.Served, ...]:
     (list and search rows) only named."""
     if "contents" in result:  # resources/read: a capture once, with pixels if any blob
         found: dict[str, str] = {}
+        said = ""
         for item in result.get("contents") or ():
             uri = str(item.get("uri", "")) if isinstance(item, dict) else ""
             match = _ID.search(uri)
             if match and found.get(match.group(0)) != "pixels":
                 found[match.group(0)] = "pixels" if "blob" in item else "text"
-        return tuple(accesslog.Served(capture_id, how) for capture_id, how in found.items())
+            if isinstance(item, dict) and isinstance(item.get("text"), str):
+                said += item["text"] + "\n"
+        return tuple(
+            accesslog.Served(capture_id, how, _redacted(said)) for capture_id, how in found.items()
+        )
     content = result.get("content") or ()
+    text = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
     structured = result.get("structuredContent")
     if isinstance(structured, dict) and isinstance(structured.get("id"), str):
         pixels = any(isinstance(b, dict) and b.get("type") == "image" for b in content)
-        return (accesslog.Served(structured["id"], "pixels" if pixels else "text"),)
-    text = " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+        how = "pixels" if pixels else "text"
+        return (accesslog.Served(structured["id"], how, _redacted(text)),)
     listed = dict.fromkeys(m.group(0) for m in _ID.finditer(text))
     return tuple(accesslog.Served(capture_id, "listed") for capture_id in listed)
 

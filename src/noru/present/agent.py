@@ -21,6 +21,8 @@ from noru.present import fit, pixels
 from noru.present.fit import Budget
 from noru.present.plan import MAX_IMAGES, Plan, Projection, plan
 from noru.present.rows import locator_lines
+from noru.redact import Policy
+from noru.redact.apply import for_agent
 from noru.store import CaptureRecord, Filters, ImageRecord, OcrLine, Reader, Row, SearchHit
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "no_match",
     "present_capture",
     "provenance",
+    "withheld_view",
 ]
 
 # Characters per text layer (and note) in one result, so that no capture can
@@ -192,10 +195,12 @@ def capture_view(
     remarks: Sequence[str] = (),
     wait: TextWait = QUEUED,
     budget: Budget | None = None,
+    redacted: str | None = None,
 ) -> CaptureView:
     """The contract view of a planned capture with its served ``images``;
     ``wait`` says whether its text, if not recognised yet, is being read;
-    ``budget``, what the client passes on of one answer's text (``fit``)."""
+    ``budget``, what the client passes on of one answer's text (``fit``);
+    ``redacted``, what redaction took out (``Redacted.summary``)."""
     record = view_plan.record
     pending = record.ocr_state == "pending" and wait.queued
     notes = list(remarks)
@@ -234,6 +239,8 @@ def capture_view(
     if view_plan.wants("note") and record.note:
         note = _cap(record.note, "note", notes)
     prov = provenance(record, pixels=bool(images), layers=view_plan.layers, wait=wait)
+    if redacted:
+        prov.append(measured("redact", redacted))
     if budget is not None:
         fitted = fit.capture(
             capture_id=record.id,
@@ -275,14 +282,77 @@ def present_capture(
     ready: Sequence[imaging.Served] | None = None,
     wait: TextWait = QUEUED,
     budget: Budget | None = None,
+    policy: Policy | None = None,
 ) -> CaptureView:
     """Plan, pixels and view in one: ``ready`` are the images the app already
-    served for this capture (used when they fit the plan)."""
+    served for this capture (used when they fit the plan). With a
+    ``policy`` that is on, the capture is redacted first (``noru.redact``),
+    or, where redaction cannot run yet, withheld (``withheld_view``)."""
     view_plan = plan(record, projection, max_edge=max_edge)
-    images = pixels.ready(view_plan, ready) if ready else None
+    boxes: tuple[tuple[Rect, ...], ...] = ()
+    summary = None
+    if policy is not None and policy.on:
+        if policy.problem or record.ocr_state != "done":
+            return withheld_view(view_plan, policy, wait=wait)
+        red = for_agent(record, policy)
+        if red.count:
+            view_plan = plan(red.record, projection, max_edge=max_edge)
+            boxes, summary = red.boxes, red.summary()
+    images = pixels.ready(view_plan, ready, boxes) if ready else None
     if images is None:
-        images = pixels.load(reader, view_plan)
-    return capture_view(view_plan, images, wait=wait, budget=budget)
+        images = pixels.load(reader, view_plan, boxes)
+    return capture_view(view_plan, images, wait=wait, budget=budget, redacted=summary)
+
+
+def withheld_view(view_plan: Plan, policy: Policy, *, wait: TextWait = QUEUED) -> CaptureView:
+    """A capture redaction cannot run on (yet): its facts and the person's
+    note, no pixels and no screen text, and what to do (fail closed)."""
+    record = view_plan.record
+    pending = record.ocr_state == "pending" and wait.queued and not policy.problem
+    if policy.problem:
+        why = f"Noru cannot check it for secrets: {policy.problem}"
+        next_step = (
+            "Next: ask the person to run `noru doctor`; their redaction rules must be "
+            "fixed or removed before Noru serves any capture."
+        )
+    elif pending:
+        why = "its on-screen text is still being read, and then checked for secrets"
+        next_step = f"Next: call get_capture with id {record.id} a moment later."
+    elif record.ocr_state == "failed":
+        why = (
+            f"its on-screen text could not be recognised ({record.ocr_error}), so it "
+            "cannot be checked for secrets"
+        )
+        next_step = "Next: ask the person to look at it (`noru show`) or to take another capture."
+    else:
+        why = (
+            f"its on-screen text has not been recognised ({wait.reason}), so it "
+            "cannot be checked for secrets"
+        )
+        next_step = (
+            "Next: ask the person to run the Noru app with a working OCR engine "
+            "(`noru doctor` says what is missing)."
+        )
+    remarks = [
+        f"Noru holds back this capture's pixels and text: {why}. {next_step}",
+    ]
+    note = _cap(record.note, "note", remarks) if view_plan.wants("note") and record.note else None
+    prov = provenance(record, pixels=False, layers=view_plan.layers, wait=wait)
+    prov[0] = absent("px", "held back until checked for secrets")
+    return CaptureView(
+        id=record.id,
+        captured_at=record.captured_at,
+        origin=record.origin,
+        images=(),
+        sources=[image.source for image in record.images],
+        layers=[],
+        regions=None,
+        note=note,
+        ocr_pending=pending,
+        prov=prov,
+        remarks=remarks,
+        extra_header=[],
+    )
 
 
 def locator_text(

@@ -1,17 +1,30 @@
-"""The pixels a plan serves: read from the stored originals, or as the app made them."""
+"""The pixels a plan serves: read from the stored originals, or as the app made
+them; with the boxes redaction gives (``noru.redact``) filled solid."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from noru import imaging
 from noru.contract import ServedImage
+from noru.geometry import Rect
 from noru.present.plan import Plan
 from noru.store import ImageRecord
 
-__all__ = ["ImageFiles", "load", "ready"]
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["FILL", "ImageFiles", "fill", "load", "ready"]
+
+# What a redacted span's box is filled with: solid black, never a blur.
+FILL = (0, 0, 0)
+# What a box is widened by in served pixels, each side, when it is filled in
+# an image already scaled: Lanczos spreads each original pixel over up to 3
+# served pixels either side, so a secret's ink reaches that far past its box.
+SERVED_MARGIN = 3
 
 
 class ImageFiles(Protocol):
@@ -30,8 +43,29 @@ def _label(plan: Plan, image: ImageRecord) -> str:
     )
 
 
-def load(files: ImageFiles, plan: Plan) -> list[ServedImage]:
-    """The plan's images, read from the originals, cropped and scaled to serve."""
+def fill(picture: Image.Image, boxes: Sequence[Rect], scale: float = 1.0) -> Image.Image:
+    """``picture`` with each of ``boxes`` (in pixels ``scale`` times the
+    picture's own) filled with ``FILL``; a copy, the original left as it was."""
+    from PIL import ImageDraw
+
+    if not boxes:
+        return picture
+    picture = picture.copy()
+    draw = ImageDraw.Draw(picture)
+    margin = SERVED_MARGIN if scale != 1.0 else 0
+    for x, y, w, h in boxes:
+        left = max(0, math.floor(x * scale) - margin)
+        top = max(0, math.floor(y * scale) - margin)
+        right = min(picture.width, math.ceil((x + w) * scale) + margin)
+        bottom = min(picture.height, math.ceil((y + h) * scale) + margin)
+        if right > left and bottom > top:
+            draw.rectangle((left, top, right - 1, bottom - 1), fill=FILL)
+    return picture
+
+
+def load(files: ImageFiles, plan: Plan, boxes: Sequence[Sequence[Rect]] = ()) -> list[ServedImage]:
+    """The plan's images, read from the originals, their ``boxes`` (per image
+    of the record, original pixels) filled, then cropped and scaled to serve."""
     from PIL import Image
 
     served: list[ServedImage] = []
@@ -39,6 +73,8 @@ def load(files: ImageFiles, plan: Plan) -> list[ServedImage]:
         with Image.open(files.image_file(image)) as original:
             original.load()
             picture = original.convert("RGB") if original.mode not in ("RGB", "RGBA") else original
+            if boxes and boxes[image.position - 1]:
+                picture = fill(picture, boxes[image.position - 1])
             if plan.crop is not None:
                 x, y, w, h = plan.crop
                 picture = picture.crop((x, y, x + w, y + h))
@@ -51,18 +87,35 @@ def load(files: ImageFiles, plan: Plan) -> list[ServedImage]:
     return served
 
 
-def ready(plan: Plan, made: Sequence[imaging.Served]) -> list[ServedImage] | None:
-    """The plan's images as the app already served them, or None when they do not fit
-    the plan (a region, another size, another count) and the originals must be read."""
+def ready(
+    plan: Plan, made: Sequence[imaging.Served], boxes: Sequence[Sequence[Rect]] = ()
+) -> list[ServedImage] | None:
+    """The plan's images as the app already served them, their ``boxes`` (per
+    image of the record, original pixels) filled, or None when they do not
+    fit the plan (a region, another size, another count) and the originals
+    must be read."""
     if plan.crop is not None or len(made) < len(plan.images):
         return None
     served = []
     for image, item in zip(plan.images, made, strict=False):
         if (item.width, item.height) != plan.served_size(image):
             return None
+        png = item.png
+        if boxes and boxes[image.position - 1]:
+            png = _filled_png(png, boxes[image.position - 1], plan.scale(image))
         served.append(
-            ServedImage(
-                item.png, item.width, item.height, item.downscaled_from, _label(plan, image)
-            )
+            ServedImage(png, item.width, item.height, item.downscaled_from, _label(plan, image))
         )
     return served
+
+
+def _filled_png(png: bytes, boxes: Sequence[Rect], scale: float) -> bytes:
+    """A served PNG with ``boxes`` (original pixels, ``scale`` to served) filled."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as served:
+        served.load()
+        picture = served.convert("RGB") if served.mode not in ("RGB", "RGBA") else served
+        return imaging.encode_png(fill(picture, boxes, scale))

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from noru.redact.rules import (
     CARD,
     CARD_DIGITS,
+    CATEGORY_OF,
+    DEFAULT_CATEGORIES,
     LABEL_CHARS,
     LABEL_NAME,
     LABEL_VALUE,
+    OPTIONAL_RULES,
     PEM_BEGIN,
     PEM_BODY,
     PEM_END,
@@ -19,7 +22,7 @@ from noru.redact.rules import (
     RULES,
 )
 
-__all__ = ["Finding", "find", "find_lines"]
+__all__ = ["Finding", "Own", "category", "find", "find_lines"]
 
 
 @dataclass(frozen=True, order=True)
@@ -32,22 +35,60 @@ class Finding:
     kind: str
 
 
-def find(line: str) -> list[Finding]:
-    """The secrets in one line, left to right, none overlapping."""
+@dataclass(frozen=True)
+class Own:
+    """One of the person's own patterns (``noru redact add``): what it
+    matches (its group ``v`` if it has one, else the whole match) is
+    redacted as ``kind``."""
+
+    pattern: re.Pattern[str]
+    kind: str
+
+
+def category(kind: str) -> str:
+    """The setting a kind is turned on by: "cards", "emails", "phones", or
+    "secrets" (every other kind)."""
+    return CATEGORY_OF.get(kind, "secrets")
+
+
+def find(
+    line: str,
+    categories: Collection[str] = DEFAULT_CATEGORIES,
+    own: Sequence[Own] = (),
+) -> list[Finding]:
+    """What ``categories`` and the person's ``own`` patterns find in one
+    line, left to right, none overlapping."""
     found = [
         Finding(m.start("v"), m.end("v"), rule.kind)
-        for rule in RULES
+        for rule in (*RULES, *OPTIONAL_RULES)
+        if category(rule.kind) in categories
         for m in rule.pattern.finditer(line)
+        if rule.kind != "phone" or 9 <= sum(c.isdigit() for c in m["v"]) <= 15
     ]
+    if "secrets" in categories:
+        found += _labelled(line)
+    if "cards" in categories:
+        found += _cards(line)
+    for mine in own:
+        for m in mine.pattern.finditer(line):
+            group = "v" if "v" in mine.pattern.groupindex else 0
+            if m.end(group) > m.start(group):
+                found.append(Finding(m.start(group), m.end(group), mine.kind))
     # Most specific first: a key's own format names it better than its label.
-    return _apart([*found, *_labelled(line), *_cards(line)])
+    return _apart(found)
 
 
-def find_lines(lines: Sequence[str]) -> list[list[Finding]]:
-    """The secrets in each of ``lines`` (a capture's, top to bottom): each
-    line's own, and a PEM private key's body lines between its BEGIN and END
-    lines, each whole."""
-    found = [find(line) for line in lines]
+def find_lines(
+    lines: Sequence[str],
+    categories: Collection[str] = DEFAULT_CATEGORIES,
+    own: Sequence[Own] = (),
+) -> list[list[Finding]]:
+    """What ``find`` finds in each of ``lines`` (a capture's, top to
+    bottom), and with "secrets", a PEM private key's body lines between
+    its BEGIN and END lines, each whole."""
+    found = [find(line, categories, own) for line in lines]
+    if "secrets" not in categories:
+        return found
     inside = False
     for i, line in enumerate(lines):
         if PEM_BEGIN.search(line):

@@ -14,7 +14,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["LABEL_CHARS", "LABEL_NAME", "LABEL_VALUE", "PLACEHOLDERS", "RULES", "Rule"]
+__all__ = [
+    "CATEGORIES",
+    "CATEGORY_OF",
+    "DEFAULT_CATEGORIES",
+    "LABEL_CHARS",
+    "LABEL_NAME",
+    "LABEL_VALUE",
+    "OPTIONAL_RULES",
+    "PLACEHOLDERS",
+    "RULES",
+    "Rule",
+]
+
+# What the person turns on (``redact = [...]`` in config.toml): each kind
+# belongs to one category; every kind not named here is one of "secrets".
+CATEGORIES = ("secrets", "cards", "emails", "phones")
+DEFAULT_CATEGORIES = ("secrets", "cards")
+CATEGORY_OF = {"card": "cards", "email": "emails", "phone": "phones"}
 
 # The characters the engine confuses, in the fixed parts of a format.
 _O = "[O0o]"
@@ -112,3 +129,23 @@ CARD = re.compile(
     r"(?<![A-Za-z0-9])(?P<v>[0-9OlISB](?:[ -]?[0-9OlISB]){12,18})(?![A-Za-z0-9])", re.ASCII
 )
 CARD_DIGITS = str.maketrans("OlISB", "01158")
+
+# Off unless the person asks for them (``redact = [..., "emails", "phones"]``):
+# an address or a number is personal, not a credential, and a screen of
+# code or mail holds many that the agent is shown them to work on.
+OPTIONAL_RULES: tuple[Rule, ...] = (
+    _rule(
+        "email",
+        r"(?<![A-Za-z0-9._%+-])(?P<v>[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}"
+        r"(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24})(?![A-Za-z0-9-])",
+    ),
+    # A telephone number written as one: an optional +country, then groups
+    # parted by spaces, dots, dashes or a bracketed area code; 9 to 15 digits
+    # (held in ``detect``). A date (2026-12-02) or a time is not: its groups
+    # are too short.
+    _rule(
+        "phone",
+        r"(?<![\w.:/+-])(?P<v>(?:\+[0-9]{1,3}[ .-]?)?(?:\([0-9]{2,5}\)[ .-]?|[0-9]{2,5}[ .-])"
+        r"[0-9]{3,4}(?:[ .-][0-9]{2,4}){1,2})(?![\w.:/-])",
+    ),
+)

@@ -139,15 +139,16 @@ def recency_ranked(
     )
 
 
-def snippet_sql() -> str:
-    """One row per layer column: its snippet with the hits marked, or NULL."""
+def snippet_sql(table: str = "capture_text") -> str:
+    """One row per layer column of ``table`` (history's text, or a searcher's
+    view of it): its snippet with the hits marked, or NULL."""
     return (
         "SELECT "
         + ", ".join(
-            f"snippet(capture_text, {col}, '{_HIT_START}', '{_HIT_END}', '…', 12)"
+            f"snippet({table}, {col}, '{_HIT_START}', '{_HIT_END}', '…', 12)"
             for col in range(len(SNIPPET_LAYERS))
         )
-        + " FROM capture_text WHERE capture_text MATCH ? AND rowid = ?"
+        + f" FROM {table} WHERE {table} MATCH ? AND rowid = ?"
     )
 
 

@@ -10,7 +10,7 @@ on "no database".
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
@@ -25,10 +25,15 @@ from noru.store.connection import map_sqlite_errors, open_empty, open_reader
 from noru.store.records import CaptureRecord, Filters, ImageRecord, Row, SearchHit
 from noru.times import parse_utc
 
-__all__ = ["Reader", "Reading"]
+__all__ = ["Reader", "Reading", "Seen"]
 
 
 _SOURCE_FIELDS = tuple(f.name for f in fields(Source))
+
+# What a searcher may see of a capture: its (ocr, ax, note) text, or None.
+Seen = Callable[[CaptureRecord], tuple[str, str, str] | None]
+_SEEN_TABLE = "seen_text"
+_SEEN_CHUNK = 50  # captures made "seen" at a time, until a page is full
 
 
 def _source(row: sqlite3.Row) -> Source:
@@ -284,8 +289,15 @@ class Reading:
         now: datetime,
         limit: int = 20,
         cursor: str | None = None,
+        seen: Seen | None = None,
     ) -> tuple[list[SearchHit], str | None]:
         """Ranked matches for the person's words (taken literally), newest-biased.
+
+        ``seen``: what of each capture the searcher may see (an agent: its
+        text redacted, ``noru.redact``), as its (ocr, ax, note) text, or None
+        for none of it; a capture matches only where that text matches, and
+        its snippet is cut from it. The order and the pages are those of the
+        captures that match so, so a page is full whatever was passed over.
 
         ValueError when ``cursor`` is not one of this search's.
         """
@@ -322,17 +334,59 @@ class Reading:
                 ((r["rowid"], r["score"], r["captured_ts"]) for r in candidates),
                 reference=now.timestamp(),
             )
+            texts = self.db
+            table = "capture_text"
+            if seen is not None:
+                ranked, texts = self._as_seen(ranked, match, seen, offset + limit + 1)
+                table = _SEEN_TABLE
             page = ranked[offset : offset + limit]
             rows = self._rows([seq for _, seq in page])
             hits = []
             for score, seq in page:
-                found = self.db.execute(queries.snippet_sql(), (match, seq)).fetchone()
+                found = texts.execute(queries.snippet_sql(table), (match, seq)).fetchone()
                 layer, snippet = queries.pick_snippet(tuple(found) if found else None)
                 hits.append(SearchHit(rows[seq], layer, snippet, score))
         next_cursor = None
         if len(ranked) > offset + limit:
             next_cursor = queries.encode_cursor({"k": "search", "q": query, "off": offset + limit})
         return hits, next_cursor
+
+    def _as_seen(
+        self, ranked: list[tuple[float, int]], match: str, seen: Seen, want: int
+    ) -> tuple[list[tuple[float, int]], sqlite3.Connection]:
+        """Of ``ranked``, in order, the first ``want`` whose text as ``seen``
+        gives it still matches ``match``; and a database in memory holding
+        that text, indexed as history's is, for their snippets."""
+        memory = sqlite3.connect(":memory:")
+        memory.execute(
+            f"CREATE VIRTUAL TABLE {_SEEN_TABLE} USING fts5(ocr, ax, note, tokenize = "
+            f"'{schema.FTS_TOKENIZE}')"
+        )
+        kept: list[tuple[float, int]] = []
+        for start in range(0, len(ranked), _SEEN_CHUNK):
+            chunk = ranked[start : start + _SEEN_CHUNK]
+            rows = self._rows([seq for _, seq in chunk])
+            for _, seq in chunk:
+                record = self.get(rows[seq].id) if seq in rows else None
+                text = seen(record) if record is not None else None
+                if text is not None:
+                    memory.execute(
+                        f"INSERT INTO {_SEEN_TABLE} (rowid, ocr, ax, note) VALUES (?, ?, ?, ?)",
+                        (seq, *text),
+                    )
+            marks = ",".join("?" * len(chunk))
+            matched = {
+                row[0]
+                for row in memory.execute(
+                    f"SELECT rowid FROM {_SEEN_TABLE} WHERE {_SEEN_TABLE} MATCH ?"
+                    f" AND rowid IN ({marks})",
+                    [match, *(seq for _, seq in chunk)],
+                )
+            }
+            kept += [item for item in chunk if item[1] in matched]
+            if len(kept) >= want:
+                break
+        return kept[:want], memory
 
     def present_values(self, *, most: int = 10) -> dict[str, list[str]]:
         """The apps, workspaces and displays history holds, for no-match steering."""

@@ -16,7 +16,11 @@ from datetime import UTC, datetime
 from noru.errors import SchemaTooNew, StoreError
 from noru.times import format_utc
 
-__all__ = ["MIGRATIONS", "applied", "check_readable", "migrate", "select_list"]
+__all__ = ["FTS_TOKENIZE", "MIGRATIONS", "applied", "check_readable", "migrate", "select_list"]
+
+# How the search index's text is cut into words (as its migration made it;
+# a searcher's own view of the text is indexed alike: Reading._as_seen).
+FTS_TOKENIZE = "unicode61 remove_diacritics 2"
 
 
 def _statements(script: str) -> list[str]:

@@ -12,11 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noru.mcp.tools.catalog import TOOLS, resolve
 from noru.mcp.tools.schema import check_arguments
 from noru.present.fit import Budget
+
+if TYPE_CHECKING:
+    from noru.config import Config
+    from noru.redact import Policy
 
 __all__ = ["ToolContext", "call_tool", "list_tools"]
 
@@ -44,6 +48,13 @@ class ToolContext:
     def fit_capture(self) -> Budget | None:
         """What a capture's answer (several text blocks) may weigh."""
         return None if self.captures_whole else self.fit
+
+    def policy(self, config: Config) -> Policy:
+        """What is redacted for this agent now: the person's setting and
+        patterns, read at each call (they may change while it runs)."""
+        from noru.redact import policy
+
+        return policy.load(self.home, config.redact)
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]

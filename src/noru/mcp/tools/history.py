@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from noru import access, status
 from noru.config import load_config
 from noru.contract import capture_result, text_result
-from noru.errors import InvalidParams, NoMatch
+from noru.errors import DataDirError, InvalidParams, NoMatch
 from noru.mcp.tools import ToolContext
 from noru.present import (
     QUEUED,
@@ -28,6 +28,7 @@ from noru.present import (
     no_match,
     present_capture,
 )
+from noru.redact.apply import search_text
 from noru.store import CaptureRecord, Filters, Reader, Row, SearchHit
 from noru.times import parse_moment
 
@@ -172,11 +173,15 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
     filters = filters_from(args, now)
     query: str = args["query"]
     limit = args.get("limit", 20)
+    policy = context.policy(load_config(context.home))
+    if policy.problem:
+        raise DataDirError(policy.problem)  # fail closed: nothing unredacted is searched
+    seen = (lambda record: search_text(record, policy)) if policy.on else None
     with open_history(context) as reader:
         hits, text = _page(
             context,
             fetch=lambda size: reader.search(
-                query, filters, now=now, limit=size, cursor=args.get("cursor")
+                query, filters, now=now, limit=size, cursor=args.get("cursor"), seen=seen
             ),
             title=lambda hits: (
                 f"Noru search for {query!r}: {len(hits)} match{'es' if len(hits) != 1 else ''}, "
@@ -243,6 +248,7 @@ def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 max_edge=config.max_edge,
                 wait=text_wait(context, record),
                 budget=context.fit_capture,
+                policy=context.policy(config),
             )
         except BadRegion as exc:
             raise InvalidParams(f"Invalid arguments: {exc}") from None

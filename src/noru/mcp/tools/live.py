@@ -44,7 +44,7 @@ def _ask(context: ToolContext, request: live.Latest | live.Observe) -> live.Deli
 
 def _present(context: ToolContext, delivered: live.Delivered, *, text_only: bool) -> dict[str, Any]:
     """The capture the app just handed over, read from the store and presented."""
-    max_edge = load_config(context.home).max_edge
+    config = load_config(context.home)
     with Reader.open(context.home) as reader:
         record = reader.get(delivered.id)
         if record is None:
@@ -54,9 +54,10 @@ def _present(context: ToolContext, delivered: live.Delivered, *, text_only: bool
             reader,
             record,
             Projection(text_only=text_only),
-            max_edge=max_edge,
+            max_edge=config.max_edge,
             ready=delivered.served,
             budget=context.fit_capture,
+            policy=context.policy(config),
         )
     return capture_result(view, now=context.now(), with_sources=False)
 

@@ -109,13 +109,15 @@ def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
         record = reader.get(capture_id)
         if record is None:
             raise InvalidParams(f"Invalid params: no capture {capture_id}")
+        config = load_config(context.home)
         view = present_capture(
             reader,
             record,
             Projection(),
-            max_edge=load_config(context.home).max_edge,
+            max_edge=config.max_edge,
             wait=text_wait(context, record),
             budget=_resource_budget(context),
+            policy=context.policy(config),
         )
     # The text first: a client that passes a resource on as one text (its
     # blobs as base64 in it) and cuts it keeps the head.

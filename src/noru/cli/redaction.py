@@ -1,0 +1,75 @@
+"""What agents never get of the screen: `noru redact add`, `remove`, `list`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from noru.cli.base import main
+from noru.paths import data_dir, ensure_data_dir
+
+if TYPE_CHECKING:
+    from noru.redact.policy import Pattern
+
+
+def _patterns_or_fail() -> list[Pattern]:
+    from noru.errors import DataDirError
+    from noru.redact import policy
+
+    try:
+        return policy.load_patterns(data_dir())
+    except DataDirError as exc:
+        raise click.ClickException(
+            f"{exc}: no capture is served to agents until it is fixed or removed "
+            f"({data_dir() / policy.FILE})"
+        ) from None
+
+
+@main.group()
+def redact() -> None:
+    """Secrets Noru takes out of what agents get: text and pixels."""
+
+
+@redact.command(name="add")
+@click.option("--pattern", required=True, help="A regular expression; its group v, if any, goes.")
+@click.option("--kind", default="pattern", show_default=True, help="What agents are told it was.")
+def redact_add(pattern: str, kind: str) -> None:
+    """Redact what this pattern matches too, in every capture agents get."""
+    from noru.redact import policy
+
+    problem = policy.check_pattern(pattern)
+    if problem:
+        raise click.BadParameter(problem, param_hint="'--pattern'")
+    problem = policy.check_kind(kind)
+    if problem:
+        raise click.BadParameter(problem, param_hint="'--kind'")
+    _patterns_or_fail()
+    policy.add(ensure_data_dir(), policy.Pattern(pattern, kind))
+    click.echo(f"Redacted for agents from now on: {pattern} (as [redacted: {kind}]).")
+
+
+@redact.command(name="remove")
+@click.option("--pattern", required=True, help="The pattern to remove, as it was added.")
+def redact_remove(pattern: str) -> None:
+    """Stop redacting a pattern of yours."""
+    from noru.redact import policy
+
+    _patterns_or_fail()
+    if not policy.remove(ensure_data_dir(), pattern):
+        raise click.ClickException(f"no such pattern: {pattern} (see `noru redact list`)")
+    click.echo(f"No longer redacted: {pattern}.")
+
+
+@redact.command(name="list")
+def redact_list() -> None:
+    """What is redacted: the kinds on (config.toml's redact) and your patterns."""
+    from noru.config import load_config
+    from noru.redact import policy
+
+    home = data_dir()
+    patterns = _patterns_or_fail()
+    in_force = policy.load(home, load_config(home).redact)
+    click.echo(f"Redacted in what agents get: {in_force.describe()}")
+    for mine in patterns:
+        click.echo(f"pattern {mine.pattern}  (as [redacted: {mine.kind}])")
