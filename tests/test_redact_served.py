@@ -383,3 +383,63 @@ class TestAccessLog:
         raw = (home / accesslog.FILE).read_text()
         for _, secret, _ in CASES:
             assert not _leaks(raw, secret)
+
+
+class TestThePersonsCopy:
+    def test_noru_show_has_the_text_as_taken_and_what_agents_get(self, home: Path) -> None:
+        capture_id = _capture(home, ROWS)
+        shown = CliRunner().invoke(main, ["show", capture_id])
+        assert shown.exit_code == 0, shown.output
+        assert ROWS[0] in shown.output  # as taken: the key itself
+        assert f"Redacted for agents ({len(CASES)}: aws-key, " in shown.output
+        assert "  AWS_ACCESS_KEY_ID=[redacted: aws-key]" in shown.output
+        # The stored image is the original, untouched.
+        with Reader.open(home) as reader:
+            record = reader.get(capture_id)
+            assert record is not None
+            stored = Image.open(reader.image_file(record.images[0])).convert("RGB")
+        assert stored.tobytes() == decode(_screen(ROWS)).convert("RGB").tobytes()
+
+    def test_noru_show_says_when_agents_get_nothing_yet(self, home: Path) -> None:
+        capture_id = _capture(home, ROWS, ocr=False)
+        shown = CliRunner().invoke(main, ["show", capture_id])
+        assert "Agents get none of this capture's pixels or text yet" in shown.output
+
+
+class TestRedactAtRest:
+    def test_the_history_keeps_only_the_redacted_forms(self, home: Path) -> None:
+        from noru.recognition import CaptureText
+
+        (home / "config.toml").write_text("redact_at_rest = true\n")
+        capture_id = _capture(home, ROWS, ocr=False)
+        lines = tuple(_grid_line(r, t) for r, t in enumerate(ROWS))
+        with Store.open(home) as store:
+            assert CaptureText(capture_id, "tesseract", "5.5.4", (lines,)).save(store)
+            record = store.get(capture_id)
+            assert record is not None
+            stored = Image.open(store.image_file(record.images[0])).convert("RGB")
+            hits, _ = store.search(CASES[0][1], reader_filters(), now=NOW)
+        for _, secret, _ in CASES:
+            assert not _leaks(record.ocr_text, secret), secret
+        assert "AWS_ACCESS_KEY_ID=[redacted: aws-key]" in record.ocr_text
+        assert hits == []  # not even the person's search finds it now
+        label = len("AWS_ACCESS_KEY_ID=")
+        value = (label * CELL_W, TOP + 4, len(ROWS[0]) * CELL_W, TOP + 15)
+        assert _dark(stored, value) == 0
+        assert _dark(stored, (0, TOP + 4, label * CELL_W - 2, TOP + 15)) > 0
+        for row in range(len(CASES), len(ROWS)):  # ordinary rows untouched
+            band = (0, TOP + row * CELL_H, WIDTH, TOP + (row + 1) * CELL_H)
+            assert (
+                stored.crop(band).tobytes()
+                == decode(_screen(ROWS)).convert("RGB").crop(band).tobytes()
+            )
+
+    def test_off_by_default_the_history_keeps_the_capture_as_taken(self, home: Path) -> None:
+        from noru.recognition import CaptureText
+
+        capture_id = _capture(home, ROWS, ocr=False)
+        lines = tuple(_grid_line(r, t) for r, t in enumerate(ROWS))
+        with Store.open(home) as store:
+            assert CaptureText(capture_id, "tesseract", "5.5.4", (lines,)).save(store)
+            record = store.get(capture_id)
+        assert record is not None and CASES[0][1] in record.ocr_text

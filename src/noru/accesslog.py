@@ -85,10 +85,10 @@ def _short(value: object) -> str:
 
 def record(home: Path, entry: Entry) -> None:
     """Append ``entry``; ``LogUnwritable`` when it cannot be."""
-    data = asdict(entry)
+    fields = asdict(entry)
     # A capture nothing was redacted from is logged without the field.
-    data["captures"] = [{k: v for k, v in c.items() if v is not None} for c in data["captures"]]
-    line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+    fields["captures"] = [{k: v for k, v in c.items() if v is not None} for c in fields["captures"]]
+    line = json.dumps(fields, ensure_ascii=False, separators=(",", ":")) + "\n"
     path = home / FILE
     try:
         # An agent may read before the person's first capture made the data dir.

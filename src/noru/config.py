@@ -18,6 +18,7 @@
     notify_handoff = false   # ... and when an agent takes the capture you just made
     result_shape = "auto"    # answers per agent client as measured; "contract" or "content" for all
     redact = ["secrets", "cards"]  # redacted in what agents get; also "emails", "phones"; []: off
+    redact_at_rest = false   # true: keep only the redacted forms in your own history too
 
 A missing file means the defaults. A file that does not parse, an unknown
 key or a value of the wrong kind is a problem (``Config.problems``, each
@@ -84,6 +85,7 @@ class Config:
     notify_handoff: bool = False
     result_shape: str = "auto"
     redact: tuple[str, ...] = ("secrets", "cards")
+    redact_at_rest: bool = False
     problems: tuple[str, ...] = field(default=(), compare=False)
     # The keys whose value came from config.toml (the others are the defaults).
     from_file: frozenset[str] = field(default=frozenset(), compare=False)
@@ -194,6 +196,7 @@ KEYS: dict[str, Callable[[object], object]] = {
     "notify_handoff": _switch,
     "result_shape": _one_of(RESULT_SHAPES),
     "redact": _categories,
+    "redact_at_rest": _switch,
 }
 
 

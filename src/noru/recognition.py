@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from noru.config import load_config
 from noru.errors import OcrError, StoreError
 from noru.ocr import Engine, OcrLine, get_engine
 from noru.store import CaptureRecord, ImageRecord, Store
@@ -50,20 +51,26 @@ class CaptureText:
     lines_per_image: tuple[tuple[OcrLine, ...], ...]
 
     def save(self, store: Store) -> bool:
-        """Record the text; False when the capture is gone."""
-        return store.set_ocr(
+        """Record the text; False when the capture is gone. With the person's
+        ``redact_at_rest``, the capture is then kept only redacted
+        (``noru.redact.at_rest``)."""
+        saved = store.set_ocr(
             self.capture_id,
             engine=self.engine,
             version=self.version,
             lines_per_image=self.lines_per_image,
         )
+        config = load_config(store.home)
+        if saved and config.redact_at_rest:
+            from noru.redact import at_rest, policy
+
+            at_rest.keep_redacted(store, self.capture_id, policy.load(store.home, config.redact))
+        return saved
 
 
 def open_engine(home: Path, name: str | None = None) -> Engine:
     """The named engine, else the one config.toml names (tesseract by default).
     ``OcrError`` says what to install when it cannot be made."""
-    from noru.config import load_config
-
     return get_engine(name or load_config(home).ocr_engine)
 
 

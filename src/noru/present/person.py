@@ -15,6 +15,8 @@ from noru.contract import prov_line
 from noru.present.agent import provenance
 from noru.present.pixels import ImageFiles
 from noru.present.rows import locator_lines
+from noru.redact import Policy
+from noru.redact.apply import for_agent
 from noru.store import CaptureRecord, Row, SearchHit
 from noru.times import format_age
 
@@ -43,11 +45,14 @@ def capture_lines(
     now: datetime,
     files: ImageFiles,
     waiting: tuple[bool, str] | None = None,
+    policy: Policy | None = None,
 ) -> list[str]:
     """``noru show``: everything Noru holds about one capture, for the person.
 
     ``waiting`` (for a capture whose text is pending): whether the running app
-    is reading it, and if not, why (``noru.status.text_wait``).
+    is reading it, and if not, why (``noru.status.text_wait``). ``policy``:
+    what is redacted for agents; the lines it changes are shown as agents get
+    them, after the text as taken.
     """
     local = record.captured_at.astimezone()
     lines = [
@@ -73,10 +78,30 @@ def capture_lines(
         lines += ["", f"Text not recognised yet ({why}): start `noru app`, or `noru reocr ID`."]
     if record.ax_text:
         lines += ["", "Accessibility text reported by the app:", record.ax_text]
+    lines += _redacted_lines(record, policy)
     # The files are named, not served: no pixels were decoded for this answer.
     layers = ("ocr", "ax", "note")
     lines += ["", prov_line(provenance(record, pixels=False, layers=layers))]
     return lines
+
+
+def _redacted_lines(record: CaptureRecord, policy: Policy | None) -> list[str]:
+    """What agents get instead of the lines redaction changes, or why they get nothing."""
+    if policy is None or not policy.on:
+        return []
+    if policy.problem or record.ocr_state != "done":
+        why = policy.problem or "its text is not recognised, so it cannot be checked for secrets"
+        return ["", f"Agents get none of this capture's pixels or text yet: {why}."]
+    seen = for_agent(record, policy)
+    if not seen.count:
+        return []
+    changed = []
+    for before, after in zip(record.images, seen.record.images, strict=True):
+        ocr = zip(before.ocr_lines or (), after.ocr_lines or (), strict=True)
+        ax = zip(before.ax_lines, after.ax_lines, strict=True)
+        texts = [*((o.text, n.text) for o, n in ocr), *((o.text, n.text) for o, n in ax)]
+        changed += [f"  {new}" for old, new in texts if old != new]
+    return ["", f"Redacted for agents ({seen.summary()}); they get these lines as:", *changed]
 
 
 def rows_text(

@@ -76,14 +76,20 @@ RULES: tuple[Rule, ...] = (
     _rule("openai-key", rf"(?P<v>\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?{_BODY}{{20,}})"),
     _rule("google-api-key", rf"(?P<v>\b{_A}[I1l|]za[0-9A-Za-z_|-]{{35}})"),
     _rule("npm-token", r"(?P<v>\bnpm_[A-Za-z0-9]{36})"),
+    # A JWT: header and payload start with ``eyJ`` (base64 of ``{"``). Read
+    # in a proportional font, the engine puts a space inside a long token
+    # now and then (measured on Firefox: ``...ODEiLCAib xfD7 boCUP...``): its
+    # parts take single spaces, its signature up to two more pieces.
     _rule(
         "jwt",
-        r"(?P<v>\bey[JI][A-Za-z0-9_-]{8,}\.ey[JI][A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
+        r"(?P<v>\bey[JI](?: ?[A-Za-z0-9_-]){8,} ?\. ?ey[JI](?: ?[A-Za-z0-9_-]){8,} ?\. ?"
+        r"[A-Za-z0-9_-]{2,}(?: [A-Za-z0-9_-]{6,}){0,2})",
     ),
-    # A URL's password: scheme://user:PASSWORD@host.
+    # A URL's password: scheme://user:PASSWORD@host (a space the engine put
+    # before the ``@`` taken).
     _rule(
         "url-password",
-        r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@]{1,64}:(?P<v>[^\s@/]{1,128})@[^\s@]",
+        r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@]{1,64}:(?P<v>[^\s@/]{1,128}) ?@[^\s@]",
     ),
     # Authorization headers and the like: the credential after its scheme.
     _rule(
@@ -123,10 +129,16 @@ PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.ASCII)
 PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.ASCII)
 PEM_BODY = re.compile(r"^\s*(?P<v>[A-Za-z0-9+/|]{16,}={0,2})\s*$", re.ASCII)
 
-# Card numbers: 13 to 19 digits, in groups or not, read with the confusions
-# of digits (O for 0, l for 1, S for 5, B for 8), then held to Luhn.
+# Card numbers: 13 to 19 digits, read with the confusions of digits (O for
+# 0, l for 1, S for 5, B for 8), written as cards are: all together, in
+# groups of four (the last shorter), or Amex's and Diners' 4-6-5 and 4-6-4;
+# then held to Luhn. Any spacing at all took runs of figures in a table
+# (``top``'s columns) for cards, one in ten of them passing Luhn by chance.
+_D = "[0-9OlISB]"
 CARD = re.compile(
-    r"(?<![A-Za-z0-9])(?P<v>[0-9OlISB](?:[ -]?[0-9OlISB]){12,18})(?![A-Za-z0-9])", re.ASCII
+    rf"(?<![A-Za-z0-9])(?P<v>{_D}{{13,19}}|{_D}{{4}}(?:[ -]{_D}{{4}}){{2,3}}(?:[ -]{_D}{{1,4}})?"
+    rf"|{_D}{{4}}[ -]{_D}{{6}}[ -]{_D}{{4,5}})(?![A-Za-z0-9])",
+    re.ASCII,
 )
 CARD_DIGITS = str.maketrans("OlISB", "01158")
 

@@ -1,0 +1,163 @@
+"""Redaction's recall and false positives on what real programs draw, as read.
+
+Recall: real X clients (xterm in its bitmap font, xterm Xft 9 light and
+dark, rxvt-unicode, st, kitty, Firefox) each show every planted
+(generated) secret kind of tests/redaction_cases.py in a line as a screen
+shows it, beside ordinary lines; Noru's capturer grabs the window as the
+app does and its Tesseract engine reads it. A secret is caught when, its
+spans replaced as agents get them, no 8 consecutive characters of it are
+left in the text (the engine may misread one of its characters: the
+misread form is caught by its format all the same).
+
+False positives: the classes of bench/ocr_real.py (terminals of every kind
+with logs, listings, tracebacks, JSON and code; Tk, GTK, Firefox with
+prose and figures; light and dark), showing ordinary generated text with
+no secret in it, read the same way: the share of the tokens read that a
+finding covers.
+
+    .venv/bin/python bench/redact_real.py [--frames 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
+
+from tests import real_clients  # noqa: E402
+from tests.redaction_cases import ORDINARY, planted  # noqa: E402
+from tests.xserver import XServer, running_xserver  # noqa: E402
+
+from noru.capture import Capturer  # noqa: E402
+from noru.ocr.tesseract import TesseractEngine  # noqa: E402
+from noru.redact import find_lines  # noqa: E402
+from noru.redact.apply import replaced  # noqa: E402
+from ocr_real import CLASSES, capture  # noqa: E402
+
+Opener = Callable[[XServer, list[str]], AbstractContextManager[real_clients.Client]]
+
+SHOWN: dict[str, Opener] = {
+    "xterm bitmap": lambda s, lines: real_clients.open_xterm(
+        s, lines, columns=150, rows=len(lines) + 2, x=60, y=60
+    ),
+    "xterm Xft 9": lambda s, lines: real_clients.open_xterm(
+        s, lines, columns=150, rows=len(lines) + 2, font="DejaVu Sans Mono", size=9, x=60, y=60
+    ),
+    "xterm Xft 10 dark": lambda s, lines: real_clients.open_xterm(
+        s, lines, columns=150, rows=len(lines) + 2, font="DejaVu Sans Mono", size=10, theme="dark"
+    ),
+    "rxvt-unicode 10 dark": lambda s, lines: real_clients.open_terminal(
+        s, "urxvt", lines, columns=150, rows=len(lines) + 2, x=60, y=60
+    ),
+    "st 9 light": lambda s, lines: real_clients.open_terminal(
+        s, "st", lines, columns=150, rows=len(lines) + 2, size=9, theme="light", x=60, y=60
+    ),
+    "kitty 10 dark": lambda s, lines: real_clients.open_terminal(
+        s, "kitty", lines, columns=150, rows=len(lines) + 2, x=60, y=60
+    ),
+    "Firefox 16 px": lambda s, lines: real_clients.open_firefox(
+        s, "Settings", lines, x=60, y=60, width=1800, height=1200
+    ),
+}
+
+
+def _caught(text: str, secret: str) -> bool:
+    bare, flat = secret.replace(" ", ""), text.replace(" ", "")
+    return not any(bare[i : i + 8] in flat for i in range(len(bare) - 7))
+
+
+def _tokens(lines: list[str]) -> Iterator[tuple[int, int, int]]:
+    """Each token of each line: (line, start, end)."""
+    for i, line in enumerate(lines):
+        start = None
+        for j, char in enumerate(f"{line} "):
+            if char.isspace() and start is not None:
+                yield i, start, j
+                start = None
+            elif not char.isspace() and start is None:
+                start = j
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--frames", type=int, default=2, help="screens per class")
+    args = parser.parse_args()
+    engine = TesseractEngine()
+    recall: dict[str, list[int]] = {}
+    missed: list[tuple[str, str, str]] = []
+    flagged: Counter[str] = Counter()
+    tokens: dict[str, list[int]] = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="noru-redact-real-") as tmp,
+        running_xserver(Path(tmp), width=2560, height=1600) as server,
+        Capturer(display=server.display) as capturer,
+    ):
+        for name, opener in SHOWN.items():
+            for frame in range(args.frames):
+                cases = planted(seed=100 + frame)
+                lines = [line for line, _, _ in cases] + list(ORDINARY)
+                with opener(server, lines) as client:
+                    client.bring_under_pointer()
+                    (grab,) = capturer.grab_window("pointer")
+                read = [line.text for line in engine.recognise(grab.image).lines]
+                found = find_lines(read)
+                served = "\n".join(
+                    replaced(t, f) if f else t for t, f in zip(read, found, strict=True)
+                )
+                got = recall.setdefault(name, [0, 0])
+                for _, secret, kind in cases:
+                    got[1] += 1
+                    if _caught(served, secret):
+                        got[0] += 1
+                    else:
+                        missed.append((name, kind, secret))
+            print(f"  ... recall: {name} done", file=sys.stderr, flush=True)
+        for spec in CLASSES:
+            if spec.capture == "sway":
+                continue
+            for frame in range(args.frames):
+                rng = random.Random(f"redact-{spec.name}-{frame}")
+                grab, _ = capture(server, capturer, spec, rng, frame)
+                read = [
+                    line.text
+                    for line in engine.recognise(grab.image, regions=grab.windows or None).lines
+                ]
+                found = find_lines(read)
+                counted = tokens.setdefault(spec.name, [0, 0])
+                for i, start, end in _tokens(read):
+                    counted[1] += 1
+                    if any(f.start < end and start < f.end for f in found[i]):
+                        counted[0] += 1
+                        flagged[f"{spec.name}: {read[i][start:end]}"] += 1
+            print(f"  ... false positives: {spec.name} done", file=sys.stderr, flush=True)
+    engine.close()
+    print(f"redaction on real clients, Tesseract {engine.version}, {args.frames} screens each")
+    print(f"{'recall: client':34} {'caught':>8} {'of':>5} {'recall':>8}")
+    for name, (caught, total) in recall.items():
+        print(f"{name:34} {caught:8} {total:5} {caught / total:8.1%}")
+    caught = sum(c for c, _ in recall.values())
+    total = sum(t for _, t in recall.values())
+    print(f"{'all':34} {caught:8} {total:5} {caught / total:8.1%}   (goal >= 99 %)")
+    for name, kind, secret in missed:
+        print(f"  missed: {name}: {kind} {secret}")
+    print()
+    print(f"{'false positives: class':34} {'flagged':>8} {'tokens':>7} {'share':>8}")
+    for name, (hit, total) in tokens.items():
+        print(f"{name:34} {hit:8} {total:7} {hit / max(1, total):8.2%}")
+    hit = sum(h for h, _ in tokens.values())
+    total = sum(t for _, t in tokens.values())
+    print(f"{'all':34} {hit:8} {total:7} {hit / max(1, total):8.2%}   (goal <= 0.5 %)")
+    for what, count in flagged.most_common(12):
+        print(f"  flagged: {what} ({count}x)")
+
+
+if __name__ == "__main__":
+    main()

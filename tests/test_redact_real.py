@@ -1,0 +1,214 @@
+"""Secrets real programs draw never reach an agent: a real `noru app` (its
+real OCR engine) and a real `noru mcp` over its stdio, looking at real X
+clients showing planted (generated) secrets beside ordinary code and logs.
+
+For each screen: no secret value, nor 8 consecutive characters of one, is
+in any served text; the served image is filled solid where each secret was
+read (compared with the stored original, where it is drawn); the agent's
+search by the value finds nothing while the person's finds the capture;
+the ordinary lines around are served as read.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import random
+import subprocess
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from noru.access import set_control
+from noru.present.pixels import FILL
+from noru.redact import find_lines
+from noru.redact.apply import span_box
+from noru.store import Filters, Reader
+from tests import real_clients
+from tests.app_process import SETTLE_FOR_TESTS, running_app
+from tests.parts import require
+from tests.redaction_cases import ALNUM, ORDINARY, luhn_card, planted
+from tests.wire import StdioSession, noru_command
+from tests.xserver import XServer
+
+
+def _pick(rng: random.Random, count: int) -> str:
+    return "".join(rng.choice(ALNUM) for _ in range(count))
+
+
+def _env_file(rng: random.Random) -> tuple[list[str], list[str]]:
+    """An xterm `cat .env`: its lines, and the secret values among them."""
+    cases = planted(seed=rng.randrange(1000))
+    chosen = [c for c in cases if c[2] in ("aws-key", "aws-secret", "github-token", "url-password")]
+    password = _pick(rng, 10) + "-" + _pick(rng, 6)
+    lines = [
+        "$ cat .env",
+        "APP_ENV=production",
+        *[line for line, _, _ in chosen],
+        f"DB_PASSWORD={password}",
+        "LOG_LEVEL=info",
+        *ORDINARY[:3],
+    ]
+    return lines, [value for _, value, _ in chosen] + [password]
+
+
+def _kubectl(rng: random.Random) -> tuple[list[str], list[str]]:
+    """An Xft terminal: a kubectl secret and a curl with a bearer token."""
+    encoded = base64.b64encode(_pick(rng, 18).encode()).decode()
+    token = "eyJ" + _pick(rng, 20) + "." + "eyJ" + _pick(rng, 24) + "." + _pick(rng, 30)
+    lines = [
+        "$ kubectl get secret ledger-db -o yaml",
+        "apiVersion: v1",
+        "data:",
+        f"  password: {encoded}",
+        "  username: bGVkZ2Vy",
+        "kind: Secret",
+        f'$ curl -s -H "Authorization: Bearer {token}" https://api.internal/v1/jobs',
+        *ORDINARY[9:12],
+    ]
+    return lines, [encoded, token]
+
+
+def _checkout(rng: random.Random) -> tuple[list[str], list[str]]:
+    """A browser page: a card number, and a password beside its field's label."""
+    card = luhn_card(rng)
+    password = _pick(rng, 8) + "_" + _pick(rng, 6)
+    lines = [
+        "Order 4471: two tickets, 84.00 EUR",
+        f"Card number: {card}",
+        "Name on card: Ada Lovelace",
+        f"Password: {password}",
+        "Delivery by e-mail within the hour.",
+    ]
+    return lines, [card, password]
+
+
+def _leaks(text: str, secret: str) -> str | None:
+    """The first 8 consecutive characters of ``secret`` found in ``text``."""
+    bare, flat = secret.replace(" ", ""), text.replace(" ", "")
+    size = min(8, len(bare))
+    return next(
+        (bare[i : i + size] for i in range(len(bare) - size + 1) if bare[i : i + size] in flat),
+        None,
+    )
+
+
+@pytest.fixture
+def mcp(home: Path, desktop: XServer, tmp_path: Path) -> Iterator[StdioSession]:
+    (home / "config.toml").write_text(SETTLE_FOR_TESTS)
+    set_control(home, "allow")
+    env = {**desktop.env, "NORU_HOME": str(home)}
+    with running_app(home, desktop.env, tmp_path / "app.log"):
+        proc = subprocess.Popen(
+            [*noru_command(), "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+        try:
+            yield StdioSession(proc, client="redaction-test")
+        finally:
+            assert proc.stdin and proc.stdout
+            proc.stdin.close()
+            proc.wait(timeout=30)
+            proc.stdout.close()
+
+
+def _texts(answer: dict[str, Any]) -> str:
+    result = answer["result"]
+    blocks = [b["text"] for b in result["content"] if b["type"] == "text"]
+    return "\n".join(blocks) + json.dumps(result.get("structuredContent"))
+
+
+def _check(
+    session: StdioSession,
+    home: Path,
+    opened: AbstractContextManager[real_clients.Client],
+    secrets: Sequence[str],
+    ordinary: Sequence[str],
+) -> None:
+    with opened as client:
+        client.activate()
+        client.bring_under_pointer()
+        answer = session.call("observe_screen", {"target": "window"})
+    text = _texts(answer)
+    assert '"ocr_pending": false' in text, text[-600:]
+    for secret in secrets:
+        assert _leaks(text, secret) is None, (secret, _leaks(text, secret))
+    assert "!redact(" in text
+    # The ordinary lines are served as read: most of their words are there.
+    words = [w for line in ordinary for w in line.split() if len(w) > 3]
+    assert sum(w in text for w in words) >= 0.9 * len(words)
+    capture_id = answer["result"]["structuredContent"]["id"]
+    (served,) = [
+        Image.open(io.BytesIO(base64.b64decode(b["data"]))).convert("RGB")
+        for b in answer["result"]["content"]
+        if b["type"] == "image"
+    ]
+    with Reader.open(home) as reader:
+        record = reader.get(capture_id)
+        assert record is not None and record.ocr_state == "done"
+        (image,) = record.images
+        original = Image.open(reader.image_file(image)).convert("RGB")
+        lines = image.ocr_lines or ()
+        found = find_lines([line.text for line in lines])
+        spans = [
+            (line, span) for line, spans in zip(lines, found, strict=True) for span in spans
+        ]
+        # The person's own history holds what was read: search it by a value as read.
+        read_value = spans[0][0].text[spans[0][1].start : spans[0][1].end]
+        hits, _ = reader.search(read_value, Filters(), now=record.captured_at)
+        assert capture_id in [hit.row.id for hit in hits]
+    assert spans, "nothing was found to redact"
+    scale = served.width / original.width
+    for line, span in spans:
+        x, y, w, h = span_box(line.box, line.text, span.start, span.end)
+        inner = (x + 2, y + 2, x + w - 2, y + h - 2)
+        drawn = original.crop(inner)
+        box = tuple(round(v * scale) for v in (x + 1, y + 1, x + w - 1, y + h - 1))
+        filled = served.crop(box)
+        assert filled.getextrema() == tuple((c, c) for c in FILL), (line.text, span)
+        assert len(set(drawn.tobytes())) > 1  # something was drawn there in the original
+    # The agent's search by each value finds nothing.
+    for secret in secrets:
+        answer = session.call("search_captures", {"query": secret})
+        first = answer["result"]["content"][0]["text"]
+        assert first.startswith("Noru no match") or capture_id not in first, secret
+    answer = session.call("search_captures", {"query": read_value})
+    assert capture_id not in answer["result"]["content"][0]["text"]
+
+
+def test_an_xterm_showing_a_dot_env_file(
+    mcp: StdioSession, home: Path, desktop: XServer
+) -> None:
+    problem = real_clients.missing("xterm")
+    require(problem is None, problem or "")
+    lines, secrets = _env_file(random.Random(21))
+    opened = real_clients.open_xterm(
+        desktop, lines, columns=120, rows=len(lines) + 2, x=80, y=80
+    )
+    _check(mcp, home, opened, secrets, [lines[1], *lines[-3:]])
+
+
+def test_an_xft_terminal_with_a_kubectl_secret_and_a_bearer_token(
+    mcp: StdioSession, home: Path, desktop: XServer
+) -> None:
+    problem = real_clients.missing("xterm")
+    require(problem is None, problem or "")
+    lines, secrets = _kubectl(random.Random(22))
+    opened = real_clients.open_xterm(
+        desktop, lines, columns=140, rows=len(lines) + 2, font="DejaVu Sans Mono", size=10,
+        theme="dark", x=80, y=80,
+    )  # fmt: skip
+    _check(mcp, home, opened, secrets, lines[-3:])
+
+
+def test_a_browser_checkout_page(mcp: StdioSession, home: Path, desktop: XServer) -> None:
+    problem = real_clients.missing("firefox")
+    require(problem is None, problem or "")
+    lines, secrets = _checkout(random.Random(23))
+    opened = real_clients.open_firefox(desktop, "Checkout", lines, x=80, y=80)
+    _check(mcp, home, opened, secrets, [lines[0], lines[2], lines[4]])
