@@ -155,9 +155,7 @@ def _check(
         original = Image.open(reader.image_file(image)).convert("RGB")
         lines = image.ocr_lines or ()
         found = find_lines([line.text for line in lines])
-        spans = [
-            (line, span) for line, spans in zip(lines, found, strict=True) for span in spans
-        ]
+        spans = [(line, span) for line, spans in zip(lines, found, strict=True) for span in spans]
         # The person's own history holds what was read: search it by a value as read.
         read_value = spans[0][0].text[spans[0][1].start : spans[0][1].end]
         hits, _ = reader.search(read_value, Filters(), now=record.captured_at)
@@ -181,15 +179,11 @@ def _check(
     assert capture_id not in answer["result"]["content"][0]["text"]
 
 
-def test_an_xterm_showing_a_dot_env_file(
-    mcp: StdioSession, home: Path, desktop: XServer
-) -> None:
+def test_an_xterm_showing_a_dot_env_file(mcp: StdioSession, home: Path, desktop: XServer) -> None:
     problem = real_clients.missing("xterm")
     require(problem is None, problem or "")
     lines, secrets = _env_file(random.Random(21))
-    opened = real_clients.open_xterm(
-        desktop, lines, columns=120, rows=len(lines) + 2, x=80, y=80
-    )
+    opened = real_clients.open_xterm(desktop, lines, columns=120, rows=len(lines) + 2, x=80, y=80)
     _check(mcp, home, opened, secrets, [lines[1], *lines[-3:]])
 
 
