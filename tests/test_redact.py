@@ -141,3 +141,10 @@ def _blanked(text: str, spans: list[Finding]) -> str:
     for span in reversed(spans):
         text = text[: span.start] + "#" * (span.end - span.start) + text[span.end :]
     return text
+
+
+def test_a_number_after_a_tokens_label_is_a_count_but_after_a_password_a_pin() -> None:
+    assert find('{"tokens": 57230, "status": 1}') == []
+    assert find("max_tokens: 4096") == []
+    assert [f.kind for f in find("password: 482913")] == ["password"]
+    assert [f.kind for f in find("api_key=12345678901234567890")] == ["api-key"]

@@ -22,7 +22,11 @@ from noru.redact.rules import (
     RULES,
 )
 
-__all__ = ["Finding", "Own", "category", "find", "find_lines"]
+__all__ = ["NUMBER_DIGITS", "Finding", "Own", "category", "find", "find_lines"]
+
+# A labelled value of only this many digits or fewer is a number, not a
+# token or a key (``"tokens": 57230``), but after a password's label.
+NUMBER_DIGITS = 10
 
 
 @dataclass(frozen=True, order=True)
@@ -124,7 +128,10 @@ def _labelled(line: str) -> list[Finding]:
             continue
         if line[m.end("v") : m.end("v") + 1] in ("(", "["):
             continue  # a call or a type (``token: list[str]``), not a value
-        found.append(Finding(m.start("v"), m.end("v"), _label_kind(line[start:end])))
+        kind = _label_kind(line[start:end])
+        if kind != "password" and value.isdigit() and len(value) <= NUMBER_DIGITS:
+            continue  # a count or a size (``max_tokens: 4096``); a PIN is a password's
+        found.append(Finding(m.start("v"), m.end("v"), kind))
         after = m.end("v")
     return found
 
