@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from PIL import Image, ImageChops, ImageCms, ImageDraw
 
-from noru.imaging import encode_png, fit_long_edge, scale, serve
+from noru.imaging import encode_png, fill_png, fit_long_edge, scale, serve
 
 
 def screenish(mode: str, size: tuple[int, int]) -> Image.Image:
@@ -188,3 +188,23 @@ def test_a_colour_profile_and_a_transparent_colour_are_kept() -> None:
     keyed = screenish("RGB", (40, 20))
     keyed.info["transparency"] = (30, 30, 30)
     assert decode(encode_png(keyed)).info.get("transparency") == (30, 30, 30)
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA"])
+@pytest.mark.parametrize("writer", ["ours", "pillow"])
+def test_boxes_filled_in_a_png_are_what_drawing_them_gives(mode: str, writer: str) -> None:
+    image = Image.effect_noise((301, 207), 80).convert(mode)
+    if writer == "ours":
+        png = encode_png(image)
+    else:  # filtered rows, as Pillow writes them: not patched in place
+        out = io.BytesIO()
+        image.save(out, format="PNG")
+        png = out.getvalue()
+    boxes = [(10, 20, 60, 35), (290, 200, 400, 260), (-5, -5, 3, 4), (50, 50, 50, 80)]
+    filled = Image.open(io.BytesIO(fill_png(png, boxes, (0, 0, 0))))
+    expected = image.copy()
+    draw = ImageDraw.Draw(expected)
+    for left, top, right, bottom in boxes:
+        if right > left and bottom > top:
+            draw.rectangle((left, top, right - 1, bottom - 1), fill=(0, 0, 0))
+    assert filled.mode == mode and filled.tobytes() == expected.tobytes()

@@ -43,6 +43,24 @@ def _label(plan: Plan, image: ImageRecord) -> str:
     )
 
 
+def _rects(
+    boxes: Sequence[Rect], scale: float, size: tuple[int, int]
+) -> list[tuple[int, int, int, int]]:
+    """``boxes`` (pixels ``scale`` times an image's of ``size``) as that
+    image's (left, top, right, bottom), widened by ``SERVED_MARGIN`` when scaled."""
+    margin = SERVED_MARGIN if scale != 1.0 else 0
+    width, height = size
+    return [
+        (
+            max(0, math.floor(x * scale) - margin),
+            max(0, math.floor(y * scale) - margin),
+            min(width, math.ceil((x + w) * scale) + margin),
+            min(height, math.ceil((y + h) * scale) + margin),
+        )
+        for x, y, w, h in boxes
+    ]
+
+
 def fill(picture: Image.Image, boxes: Sequence[Rect], scale: float = 1.0) -> Image.Image:
     """``picture`` with each of ``boxes`` (in pixels ``scale`` times the
     picture's own) filled with ``FILL``; a copy, the original left as it was."""
@@ -52,12 +70,7 @@ def fill(picture: Image.Image, boxes: Sequence[Rect], scale: float = 1.0) -> Ima
         return picture
     picture = picture.copy()
     draw = ImageDraw.Draw(picture)
-    margin = SERVED_MARGIN if scale != 1.0 else 0
-    for x, y, w, h in boxes:
-        left = max(0, math.floor(x * scale) - margin)
-        top = max(0, math.floor(y * scale) - margin)
-        right = min(picture.width, math.ceil((x + w) * scale) + margin)
-        bottom = min(picture.height, math.ceil((y + h) * scale) + margin)
+    for left, top, right, bottom in _rects(boxes, scale, picture.size):
         if right > left and bottom > top:
             draw.rectangle((left, top, right - 1, bottom - 1), fill=FILL)
     return picture
@@ -102,20 +115,14 @@ def ready(
             return None
         png = item.png
         if boxes and boxes[image.position - 1]:
-            png = _filled_png(png, boxes[image.position - 1], plan.scale(image))
+            size = (item.width, item.height)
+            png = _filled_png(png, boxes[image.position - 1], plan.scale(image), size)
         served.append(
             ServedImage(png, item.width, item.height, item.downscaled_from, _label(plan, image))
         )
     return served
 
 
-def _filled_png(png: bytes, boxes: Sequence[Rect], scale: float) -> bytes:
-    """A served PNG with ``boxes`` (original pixels, ``scale`` to served) filled."""
-    import io
-
-    from PIL import Image
-
-    with Image.open(io.BytesIO(png)) as served:
-        served.load()
-        picture = served.convert("RGB") if served.mode not in ("RGB", "RGBA") else served
-        return imaging.encode_png(fill(picture, boxes, scale))
+def _filled_png(png: bytes, boxes: Sequence[Rect], scale: float, size: tuple[int, int]) -> bytes:
+    """A served PNG of ``size`` with ``boxes`` (original pixels, ``scale`` to served) filled."""
+    return imaging.fill_png(png, _rects(boxes, scale, size), FILL)
