@@ -66,7 +66,7 @@ def test_an_unknown_key_is_a_problem_that_names_it_and_the_key_meant(tmp_path: P
         "zzz: unknown setting, ignored "
         "(known: handoff_window, ocr_settle, max_edge, hotkey, ocr_engine, ax_budget, ax_switch, "
         "exclude_apps, exclude_titles, keep_days, max_disk, min_free, notify_observe, "
-        "notify_handoff, result_shape, redact)",
+        "notify_handoff, result_shape, redact, redact_at_rest)",
     )
 
 
@@ -306,3 +306,16 @@ def test_a_size_is_written_back_in_its_usual_spelling_with_the_same_bytes(
 ) -> None:
     assert normalise_size(typed) == written
     assert parse_size(written) == parse_size(typed)
+
+
+def test_redact_takes_known_kinds_only_and_keeps_the_safe_default(home: Path) -> None:
+    (home / "config.toml").write_text('redact = ["secrets", "passwords"]\nredact_at_rest = "yes"\n')
+    config = load_config(home)
+    assert config.redact == ("secrets", "cards") and config.redact_at_rest is False
+    assert any(
+        "unknown passwords; known: secrets, cards, emails, phones" in p for p in config.problems
+    )
+    (home / "config.toml").write_text('redact = ["Emails", "secrets"]\n')
+    assert load_config(home).redact == ("emails", "secrets")
+    (home / "config.toml").write_text("redact = []\n")
+    assert load_config(home).redact == ()
