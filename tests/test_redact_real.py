@@ -26,8 +26,8 @@ from PIL import Image
 
 from noru.access import set_control
 from noru.present.pixels import FILL
-from noru.redact import find_lines
-from noru.redact.apply import span_box
+from noru.redact import find_lines, policy
+from noru.redact.apply import for_agent
 from noru.store import Filters, Reader
 from tests import real_clients
 from tests.app_process import SETTLE_FOR_TESTS, running_app
@@ -156,20 +156,22 @@ def _check(
         lines = image.ocr_lines or ()
         found = find_lines([line.text for line in lines])
         spans = [(line, span) for line, spans in zip(lines, found, strict=True) for span in spans]
+        assert spans, "nothing was found to redact"
         # The person's own history holds what was read: search it by a value as read.
         read_value = spans[0][0].text[spans[0][1].start : spans[0][1].end]
         hits, _ = reader.search(read_value, Filters(), now=record.captured_at)
         assert capture_id in [hit.row.id for hit in hits]
-    assert spans, "nothing was found to redact"
+    seen = for_agent(record, policy.Policy.of(["secrets", "cards"]))
+    ((*boxes,),) = seen.boxes
+    assert len(boxes) == len(spans)
     scale = served.width / original.width
-    for line, span in spans:
-        x, y, w, h = span_box(line.box, line.text, span.start, span.end)
-        inner = (x + 2, y + 2, x + w - 2, y + h - 2)
-        drawn = original.crop(inner)
-        box = tuple(round(v * scale) for v in (x + 1, y + 1, x + w - 1, y + h - 1))
+    for (line, span), (x, y, w, h) in zip(spans, boxes, strict=True):
+        # The box holds the span's ink in the original, and is solid in what was served.
+        drawn = original.crop((x, y, x + w, y + h))
+        assert len(set(drawn.tobytes())) > 1, (line.text, span)
+        box = tuple(round(v * scale) for v in (x, y, x + w, y + h))
         filled = served.crop(box)
         assert filled.getextrema() == tuple((c, c) for c in FILL), (line.text, span)
-        assert len(set(drawn.tobytes())) > 1  # something was drawn there in the original
     # The agent's search by each value finds nothing.
     for secret in secrets:
         answer = session.call("search_captures", {"query": secret})
@@ -206,3 +208,62 @@ def test_a_browser_checkout_page(mcp: StdioSession, home: Path, desktop: XServer
     lines, secrets = _checkout(random.Random(23))
     opened = real_clients.open_firefox(desktop, "Checkout", lines, x=80, y=80)
     _check(mcp, home, opened, secrets, [lines[0], lines[2], lines[4]])
+
+
+def test_kept_redacted_at_rest_the_agent_gets_the_filled_original(
+    home: Path, desktop: XServer, tmp_path: Path
+) -> None:
+    """With redact_at_rest the app's own served image (made at the grab,
+    before the text was read) must not be what the agent gets."""
+    from noru.capture import Capturer
+
+    problem = real_clients.missing("xterm")
+    require(problem is None, problem or "")
+    (home / "config.toml").write_text(SETTLE_FOR_TESTS + "redact_at_rest = true\n")
+    set_control(home, "allow")
+    lines, secrets = _env_file(random.Random(24))
+    env = {**desktop.env, "NORU_HOME": str(home)}
+    with (
+        running_app(home, desktop.env, tmp_path / "app.log"),
+        real_clients.open_xterm(
+            desktop, lines, columns=120, rows=len(lines) + 2, x=80, y=80
+        ) as client,
+        Capturer(display=desktop.display) as capturer,
+    ):
+        client.activate()
+        client.bring_under_pointer()
+        proc = subprocess.Popen(
+            [*noru_command(), "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+        try:
+            answer = StdioSession(proc, client="redaction-test").call(
+                "observe_screen", {"target": "window"}
+            )
+        finally:
+            assert proc.stdin and proc.stdout
+            proc.stdin.close()
+            proc.wait(timeout=30)
+            proc.stdout.close()
+        (grab,) = capturer.grab_window("pointer")
+    text = _texts(answer)
+    for secret in secrets:
+        assert _leaks(text, secret) is None, secret
+    (served,) = [
+        Image.open(io.BytesIO(base64.b64decode(b["data"]))).convert("RGB")
+        for b in answer["result"]["content"]
+        if b["type"] == "image"
+    ]
+    with Reader.open(home) as reader:
+        record = reader.get(answer["result"]["structuredContent"]["id"])
+        assert record is not None
+        stored = Image.open(reader.image_file(record.images[0])).convert("RGB")
+        assert "[redacted: aws-key]" in record.ocr_text
+        for secret in secrets:
+            assert _leaks(record.ocr_text, secret) is None
+    assert served.tobytes() == stored.tobytes()  # the filled original, not the grab's
+    raw = grab.image.convert("RGB")
+    assert raw.size == stored.size
+    before, after = raw.tobytes(), stored.tobytes()
+    changed = [i for i in range(0, len(before), 3) if before[i : i + 3] != after[i : i + 3]]
+    assert changed and all(after[i : i + 3] == bytes(FILL) for i in changed)

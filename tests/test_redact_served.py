@@ -12,7 +12,7 @@ import base64
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner
@@ -443,3 +443,128 @@ class TestRedactAtRest:
             assert CaptureText(capture_id, "tesseract", "5.5.4", (lines,)).save(store)
             record = store.get(capture_id)
         assert record is not None and CASES[0][1] in record.ocr_text
+
+
+class TestWhereASpanLies:
+    """Boxes of spans in proportional text, measured against a real font's
+    advances (DejaVu Sans through FreeType, as Pillow draws it)."""
+
+    LINES: ClassVar[list[str]] = [
+        "AWS_SECRET_ACCESS_KEY=WJALRXUTNFEMIK7MDENGBPXRFICYEXAMPLEKEY1 is listed in the file",
+        "export GITHUB_TOKEN=ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 then it will fill",
+        "iiii lll password: WMWMWMWMQQ0011 and a tail of lowercase words",
+        "api_key = 'sk-proj-MWMWMWMWMWMWMWMWMWMWMW' ; till it is filled in",
+    ]
+
+    @pytest.mark.parametrize("text", LINES)
+    def test_a_secret_in_a_proportional_font_lies_inside_its_box(self, text: str) -> None:
+        from PIL import ImageFont
+
+        from noru.redact import find
+        from noru.redact.apply import span_box
+
+        font = ImageFont.truetype("DejaVuSans.ttf", 16)
+        x0, width = 40, round(font.getlength(text))
+        box = (x0, 100, width, 20)
+        (finding,) = find(text)
+        left, _, w, _ = span_box(box, text, finding.start, finding.end)
+        ink_left = x0 + font.getlength(text[: finding.start])
+        ink_right = x0 + font.getlength(text[: finding.end])
+        assert left <= ink_left and left + w >= ink_right, (left, left + w, ink_left, ink_right)
+
+    def test_one_line_of_whole_cells_by_chance_is_no_grid(self, home: Path) -> None:
+        from noru.redact.apply import for_agent
+
+        text = "password: hunter2hunter2"  # 24 characters over 240 px: 10 px each
+        capture_id = _capture(home, ["x"], ocr=False)
+        with Store.open(home) as store:
+            store.set_ocr(
+                capture_id, engine="t", lines_per_image=[[OcrLine(text, (0, 0, 240, 20), 0.9)]]
+            )
+            record = store.get(capture_id)
+        assert record is not None
+        ((box,),) = for_agent(record, policy.Policy.of(["secrets"])).boxes
+        assert box[0] + box[2] == 240  # to the line's end, not the estimate's
+
+    def test_a_secret_in_accessibility_text_fills_its_widgets_whole_box(self, home: Path) -> None:
+        from noru.redact.apply import for_agent
+
+        with Store.open(home) as store:
+            record = store.add_capture(
+                [
+                    NewImage(
+                        _screen(["x"]), WIDTH, HEIGHT,
+                        ax_lines=(AxLine(AX_KEY, (100, 200, 1000, 30), "text"),),
+                    )
+                ],
+                origin="user",
+            )  # fmt: skip
+            store.set_ocr(record.id, engine="t", lines_per_image=[[]])
+            record = store.get(record.id)
+        assert record is not None
+        ((box,),) = for_agent(record, policy.Policy.of(["secrets"])).boxes
+        assert box == (100, 200, 1000, 30)
+
+
+AX_KEY = "API key: sk-proj-abcdefghijklmnopqrstuvwx"
+
+
+class TestTitles:
+    TITLE = "psql postgresql://admin:S3cr3tPassw0rd@db.internal/prod - xterm"
+
+    def _titled(self, home: Path, *, ocr: bool = True) -> str:
+        with Store.open(home) as store:
+            record = store.add_capture(
+                [NewImage(_screen(["select 1;"]), WIDTH, HEIGHT, source("XTerm", self.TITLE))],
+                origin="user",
+            )
+            if ocr:
+                store.set_ocr(record.id, engine="t", lines_per_image=[[_grid_line(0, "select 1;")]])
+        return record.id
+
+    @pytest.mark.parametrize("ocr", [True, False])
+    def test_a_secret_in_a_window_title_reaches_no_agent(
+        self, session: MemoryClient, home: Path, ocr: bool
+    ) -> None:
+        capture_id = self._titled(home, ocr=ocr)
+        answers = [
+            session.call("get_capture", {"id": capture_id}),
+            session.call("list_captures", {}),
+            session.call("search_captures", {"query": "select"}) if ocr else {},
+            session.request("resources/list", {}),
+            session.request("resources/read", {"uri": f"noru-capture://{capture_id}"}),
+        ]
+        served = json.dumps(answers)
+        assert "S3cr3tPassw0rd" not in served and "Passw0rd" not in served
+        assert "postgresql://admin:[redacted: url-password]@db.internal" in served
+
+
+class TestSearchOrder:
+    def test_an_agents_search_is_newest_first(self, session: MemoryClient, home: Path) -> None:
+        older = _capture(home, ["deploy deploy deploy deploy"])
+        newer = _capture(home, ["deploy once"])
+        text = _texts(_call(session, "search_captures", {"query": "deploy"}))
+        assert "newest first" in text
+
+        def place(capture_id: str) -> int:
+            found = re.search(re.escape(capture_id) + r"(?![-0-9])", text)
+            assert found is not None
+            return found.start()
+
+        assert place(newer) < place(older)
+
+
+class TestAtRestFailsClosed:
+    def test_unreadable_rules_store_no_text(self, home: Path) -> None:
+        from noru.errors import OcrError
+        from noru.recognition import CaptureText
+
+        (home / "config.toml").write_text("redact_at_rest = true\n")
+        capture_id = _capture(home, ROWS, ocr=False)
+        (home / policy.FILE).write_text("{damaged")
+        lines = tuple(_grid_line(r, t) for r, t in enumerate(ROWS))
+        with Store.open(home) as store:
+            with pytest.raises(OcrError, match="redact_at_rest"):
+                CaptureText(capture_id, "tesseract", "5.5.4", (lines,)).save(store)
+            record = store.get(capture_id)
+        assert record is not None and record.ocr_state == "pending" and record.ocr_text == ""

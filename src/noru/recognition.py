@@ -52,20 +52,18 @@ class CaptureText:
 
     def save(self, store: Store) -> bool:
         """Record the text; False when the capture is gone. With the person's
-        ``redact_at_rest``, the capture is then kept only redacted
-        (``noru.redact.at_rest``)."""
-        saved = store.set_ocr(
-            self.capture_id,
-            engine=self.engine,
-            version=self.version,
-            lines_per_image=self.lines_per_image,
-        )
+        ``redact_at_rest``, the capture is redacted first and only its
+        redacted text is stored (``noru.redact.at_rest``)."""
+        lines: Sequence[Sequence[OcrLine]] = self.lines_per_image
         config = load_config(store.home)
-        if saved and config.redact_at_rest:
+        if config.redact_at_rest:
             from noru.redact import at_rest, policy
 
-            at_rest.keep_redacted(store, self.capture_id, policy.load(store.home, config.redact))
-        return saved
+            in_force = policy.load(store.home, config.redact)
+            lines = at_rest.redacted_lines(store, self.capture_id, lines, in_force)
+        return store.set_ocr(
+            self.capture_id, engine=self.engine, version=self.version, lines_per_image=lines
+        )
 
 
 def open_engine(home: Path, name: str | None = None) -> Engine:

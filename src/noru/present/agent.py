@@ -10,7 +10,7 @@ provenance line. ``present_capture`` does plan, pixels and view in one call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from noru import imaging
@@ -22,7 +22,7 @@ from noru.present.fit import Budget
 from noru.present.plan import MAX_IMAGES, Plan, Projection, plan
 from noru.present.rows import locator_lines
 from noru.redact import Policy
-from noru.redact.apply import for_agent
+from noru.redact.apply import for_agent, source_for_agent
 from noru.store import CaptureRecord, Filters, ImageRecord, OcrLine, Reader, Row, SearchHit
 
 __all__ = [
@@ -339,12 +339,19 @@ def withheld_view(view_plan: Plan, policy: Policy, *, wait: TextWait = QUEUED) -
     note = _cap(record.note, "note", remarks) if view_plan.wants("note") and record.note else None
     prov = provenance(record, pixels=False, layers=view_plan.layers, wait=wait)
     prov[0] = absent("px", "held back until checked for secrets")
+    # Its titles can be checked already (they are no screen text to wait for).
+    sources = [
+        source_for_agent(image.source, policy)[0] if not policy.problem else image.source
+        for image in record.images
+    ]
+    if policy.problem:  # nothing can be checked: no title either
+        sources = [replace(source, window_title=None, workspace_hint=None) for source in sources]
     return CaptureView(
         id=record.id,
         captured_at=record.captured_at,
         origin=record.origin,
         images=(),
-        sources=[image.source for image in record.images],
+        sources=sources,
         layers=[],
         regions=None,
         note=note,

@@ -10,14 +10,27 @@ capture is redacted the same way every time it is served.
 
 Where a span lies in its line's box: a terminal's row (``noru.ocr.terminal``)
 is a grid of equal cells that starts at its first inked column, so a
-character's cell is exact; text in a proportional font is only known to
-lie along its line, so a span's box there is widened by ``PROPORTIONAL_PAD``
-characters each side. Either way it is the line's height.
+character's cell is exact. A line is taken as a grid's row when its box is
+whole cells of one pitch and at least ``GRID_ROWS`` lines of its image lie
+on the same grid (same pitch, same first column): one line can be whole
+cells by chance, a terminal's rows are all on one grid. Text in a
+proportional font is only known to lie along its line: its span starts
+where the characters before it would end at typical widths, less
+``PROPORTIONAL_PAD`` characters, and its box runs to the line's end (a
+capital-letter key beside lower-case words lies further right than any
+average puts it). An accessibility line's box is its widget's, not its
+text's: a span found there fills the whole box. Either way it is the
+line's height.
+
+A capture's window titles are looked at too: a secret in a title (a
+terminal titled with the command it runs) is replaced in the title, and
+its workspace hint, inferred from the title, is dropped.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -25,12 +38,35 @@ from dataclasses import dataclass, replace
 from noru.geometry import Rect
 from noru.redact.detect import Finding, find_lines
 from noru.redact.policy import Policy
+from noru.sources import Source
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
-__all__ = ["PROPORTIONAL_PAD", "Redacted", "for_agent", "replaced", "search_text", "span_box"]
+__all__ = [
+    "GRID_ROWS",
+    "PROPORTIONAL_PAD",
+    "Redacted",
+    "for_agent",
+    "replaced",
+    "search_text",
+    "source_for_agent",
+    "span_box",
+]
 
-# Characters a span's box is widened by on each side where the line is not a grid.
-PROPORTIONAL_PAD = 1.5
+# Characters a proportional line's span starts earlier than its estimate.
+PROPORTIONAL_PAD = 2.0
+# Lines of an image on one grid that make each of them a grid's row.
+GRID_ROWS = 3
+# Typical advance widths (em) of a sans-serif font, for where a span of a
+# proportional line starts; any other character counts as DEFAULT_WIDTH.
+_WIDTHS = {
+    **dict.fromkeys("il.,:;'|!`", 0.3),
+    **dict.fromkeys("fjrtI()[]{}/\\- ", 0.38),
+    **dict.fromkeys("mwMW@%", 0.92),
+    **dict.fromkeys("ABCDEFGHJKLNOPQRSTUVXYZ&", 0.7),
+}
+DEFAULT_WIDTH = 0.6
+# A span already taken out at rest (``redact_at_rest``): counted, nothing to fill.
+_AT_REST = re.compile(r"\[redacted: ([a-z0-9-]{1,32})\]")
 
 
 @dataclass(frozen=True)
@@ -64,32 +100,81 @@ def replaced(text: str, findings: Sequence[Finding]) -> str:
     return "".join(out)
 
 
-def span_box(box: Rect, text: str, start: int, end: int) -> Rect:
-    """Where characters ``start`` to ``end`` of a line's ``text`` lie in its ``box``."""
+def _width(text: str) -> float:
+    return sum(_WIDTHS.get(char, DEFAULT_WIDTH) for char in text)
+
+
+def _cells(box: Rect, text: str) -> tuple[int, int] | None:
+    """A line's pitch and first column's x if its box is whole cells, one per
+    character after its indentation; else None."""
+    lead = len(text) - len(text.lstrip(" "))
+    drawn = len(text) - lead
+    if drawn <= 0 or box[2] <= 0 or box[2] % drawn:
+        return None
+    pitch = box[2] // drawn
+    return pitch, box[0] - lead * pitch
+
+
+def span_box(box: Rect, text: str, start: int, end: int, *, grid: bool = False) -> Rect:
+    """Where characters ``start`` to ``end`` of a line's ``text`` lie in its
+    ``box``: its cells exactly on a ``grid``; else from where they would
+    start in a proportional font to the line's end (see the module's doc)."""
     x, y, w, h = box
     lead = len(text) - len(text.lstrip(" "))
-    drawn = len(text) - lead  # the characters across the box (indentation is before it)
-    if drawn <= 0 or w <= 0:
+    drawn = text[lead:]
+    if not drawn or w <= 0:
         return box
-    pitch = w / drawn
-    # A grid's row: its box is whole cells, one per character.
-    pad = 0.0 if w % drawn == 0 else PROPORTIONAL_PAD * pitch
-    left = max(x, math.floor(x + (start - lead) * pitch - pad))
-    right = min(x + w, math.ceil(x + (end - lead) * pitch + pad))
-    return (left, y, max(1, right - left), h)
+    if grid:
+        pitch = w / len(drawn)
+        left = max(x, math.floor(x + (start - lead) * pitch))
+        right = min(x + w, math.ceil(x + (end - lead) * pitch))
+        return (left, y, max(1, right - left), h)
+    scale = w / _width(drawn)
+    before = _width(drawn[: max(0, start - lead)])
+    left = max(x, math.floor(x + (before - PROPORTIONAL_PAD * DEFAULT_WIDTH) * scale))
+    return (left, y, max(1, x + w - left), h)
+
+
+def _grid_lines(lines: Sequence[OcrLine]) -> set[int]:
+    """Which of an image's lines are a grid's rows (``GRID_ROWS`` on one grid)."""
+    found = [_cells(line.box, line.text) for line in lines]
+    shared = Counter(cells for cells in found if cells is not None)
+    return {i for i, cells in enumerate(found) if cells is not None and shared[cells] >= GRID_ROWS}
 
 
 def _lines(
-    lines: Sequence[OcrLine | AxLine], policy: Policy
+    lines: Sequence[OcrLine | AxLine], policy: Policy, *, widgets: bool = False
 ) -> tuple[list[str], list[Rect], list[str]]:
+    """Each line's text as an agent gets it, the boxes to fill and the kinds
+    found; ``widgets``: the boxes are the widgets' (accessibility), filled whole."""
     found = find_lines([line.text for line in lines], policy.categories, policy.own)
+    grid = set() if widgets else _grid_lines([line for line in lines if isinstance(line, OcrLine)])
     texts, boxes, kinds = [], [], []
-    for line, findings in zip(lines, found, strict=True):
+    for i, (line, findings) in enumerate(zip(lines, found, strict=True)):
         texts.append(replaced(line.text, findings) if findings else line.text)
         for finding in findings:
-            boxes.append(span_box(line.box, line.text, finding.start, finding.end))
+            if widgets:
+                boxes.append(line.box)
+            else:
+                boxes.append(
+                    span_box(line.box, line.text, finding.start, finding.end, grid=i in grid)
+                )
             kinds.append(finding.kind)
+        kinds += _AT_REST.findall(line.text)
     return texts, boxes, kinds
+
+
+def source_for_agent(source: Source, policy: Policy) -> tuple[Source, list[str]]:
+    """A capture source with any secret in its window title replaced (and the
+    workspace hint inferred from that title dropped), and the kinds found."""
+    title = source.window_title
+    if not title or not policy.categories:
+        return source, []
+    (findings,) = find_lines([title], policy.categories, policy.own)
+    if not findings:
+        return source, []
+    seen = replace(source, window_title=replaced(title, findings), workspace_hint=None)
+    return seen, [finding.kind for finding in findings]
 
 
 def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect], list[str]]:
@@ -106,7 +191,7 @@ def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect],
         kinds += named
     ax_lines, ax_text = image.ax_lines, image.ax_text
     if ax_lines:
-        texts, found, named = _lines(ax_lines, policy)
+        texts, found, named = _lines(ax_lines, policy, widgets=True)
         if found:
             ax_lines = tuple(
                 replace(line, text=text) for line, text in zip(ax_lines, texts, strict=True)
@@ -122,7 +207,9 @@ def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect],
                 replaced(t, f) if f else t for t, f in zip(split, found_in, strict=True)
             )
             kinds += [f.kind for f in (x for fs in found_in for x in fs)]
-    new = replace(image, ocr_lines=ocr_lines, ax_lines=ax_lines, ax_text=ax_text)
+    source, named = source_for_agent(image.source, policy)
+    kinds += named
+    new = replace(image, ocr_lines=ocr_lines, ax_lines=ax_lines, ax_text=ax_text, source=source)
     return new, boxes, kinds
 
 

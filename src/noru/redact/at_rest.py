@@ -2,37 +2,62 @@
 
 By default a capture is kept as taken, and only what agents get is
 redacted (``apply``). With ``redact_at_rest = true`` in ``config.toml``,
-once a capture's text is recognised its stored images are rewritten with
-each span's box filled and its stored text with each span replaced, so the
-secret is in no file Noru keeps (the search index included). A capture
-whose text is never recognised cannot be redacted and is kept as taken
-(agents get none of it: ``noru.present``). Files first, then the rows: a
-crash between them leaves the pixels redacted and the text not, which the
-next reading of that text (``noru reocr``) finishes.
+a capture's recognised text is redacted before it is first stored: its
+image files are rewritten with each span's box filled and its
+accessibility text with each span replaced, and only then is its OCR text
+stored, redacted too (``noru.recognition.CaptureText.save``). A failure on
+the way stores no text: the capture stays "not recognised", so agents get
+none of it, and it is read again. Rules that cannot be read store no text
+either (``OcrError``). What is not covered: the accessibility text is
+stored at the capture, before its OCR text is recognised, and SQLite may
+keep the old text of rewritten rows in freed pages until they are reused.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+
 from noru import imaging
+from noru.errors import OcrError
 from noru.redact.apply import for_agent
 from noru.redact.policy import Policy
-from noru.store import Store
+from noru.store import OcrLine, Store
 
-__all__ = ["FILL", "keep_redacted"]
+__all__ = ["FILL", "redacted_lines"]
 
 FILL = (0, 0, 0)  # as what agents get: solid black
 
 
-def keep_redacted(store: Store, capture_id: str, policy: Policy) -> int:
-    """Rewrite a stored capture as redacted; the number of spans taken out."""
+def redacted_lines(
+    store: Store,
+    capture_id: str,
+    lines_per_image: Sequence[Sequence[OcrLine]],
+    policy: Policy,
+) -> tuple[tuple[OcrLine, ...], ...]:
+    """Rewrite a capture's images and accessibility text as redacted by
+    ``policy`` given its just recognised ``lines_per_image``, and give those
+    lines as they are to be stored (redacted). ``OcrError`` when the rules
+    cannot be read."""
     from PIL import Image, ImageDraw
 
+    if policy.problem:
+        raise OcrError(f"redact_at_rest is on and {policy.problem}: its text is not stored")
     record = store.get(capture_id)
-    if record is None or record.ocr_state != "done" or policy.problem or not policy.on:
-        return 0
-    seen = for_agent(record, policy)
+    given = tuple(tuple(lines) for lines in lines_per_image)
+    if record is None or not policy.on or len(given) != len(record.images):
+        return given
+    read = replace(
+        record,
+        ocr_state="done",
+        images=tuple(
+            replace(image, ocr_lines=lines)
+            for image, lines in zip(record.images, given, strict=True)
+        ),
+    )
+    seen = for_agent(read, policy)
     if not seen.count:
-        return 0
+        return given
     pngs: list[bytes | None] = []
     for image, boxes in zip(record.images, seen.boxes, strict=True):
         if not boxes:
@@ -49,7 +74,7 @@ def keep_redacted(store: Store, capture_id: str, policy: Policy) -> int:
     store.rewrite(
         capture_id,
         pngs=pngs,
-        ocr_lines=[image.ocr_lines for image in seen.record.images],
+        ocr_lines=[None] * len(record.images),  # stored next, redacted, by set_ocr
         ax=[(image.ax_lines, image.ax_text) for image in seen.record.images],
     )
-    return seen.count
+    return tuple(tuple(image.ocr_lines or ()) for image in seen.record.images)

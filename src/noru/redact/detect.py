@@ -123,23 +123,38 @@ def _labelled(line: str) -> list[Finding]:
         m = LABEL_VALUE.match(line, end)
         if m is None:
             continue
-        value = m["v"]
-        if value.lower().strip("*.") in PLACEHOLDERS or _reference(value):
+        if m["q"] is not None:
+            begin, stop = m.span("q")
+        else:
+            begin, stop = _trimmed(line, *m.span("v"))
+        value = line[begin:stop]
+        if len(value) < 4 or value.lower().strip("*.") in PLACEHOLDERS or _reference(value):
             continue
-        if line[m.end("v") : m.end("v") + 1] in ("(", "["):
-            continue  # a call or a type (``token: list[str]``), not a value
+        if m["q"] is None and any(c in value for c in "([{"):
+            continue  # a call, a type or an index (``token: list[str]``), not a value
         kind = _label_kind(line[start:end])
         if kind != "password" and value.isdigit() and len(value) <= NUMBER_DIGITS:
             continue  # a count or a size (``max_tokens: 4096``); a PIN is a password's
-        found.append(Finding(m.start("v"), m.end("v"), kind))
-        after = m.end("v")
+        found.append(Finding(begin, stop, kind))
+        after = stop
     return found
+
+
+def _trimmed(line: str, begin: int, stop: int) -> tuple[int, int]:
+    """An unquoted value's span without the code's punctuation around it:
+    ``x;`` and ``x,`` and ``x)``, and a value in angle brackets."""
+    while stop > begin and line[stop - 1] in ",;)]}>":
+        stop -= 1
+    while begin < stop and line[begin] in "<":
+        begin += 1
+    return begin, stop
 
 
 def _reference(value: str) -> bool:
     """Whether a labelled value names where the secret is, not the secret:
-    ``$TOKEN``, ``%(password)s``, ``****``, ``os.environ``, ``config.token``."""
-    if value[0] in "$%*&@" or set(value) <= set("*•.x"):
+    ``$TOKEN``, ``${{ secrets.X }}``, ``%(password)s``, ``{{ token }}``,
+    ``****``, ``os.environ``, ``config.token``."""
+    if value.startswith(("$", "%(", "{{", "%{")) or set(value) <= set("*•.x"):
         return True
     # A dotted name (a field, a module) is code, not a value.
     return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+", value) is not None

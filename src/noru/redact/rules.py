@@ -110,8 +110,13 @@ LABEL_NAME = re.compile(
     re.ASCII | re.IGNORECASE,
 )
 LABEL_CHARS = re.compile(r"[A-Za-z0-9_.-]*", re.ASCII)
+# A quoted value runs to its closing quote, spaces and all (a passphrase);
+# if the engine lost that quote, to the line's end. An unquoted one is a
+# run of anything but spaces and quotes, the punctuation that closes code
+# around it (``;``, ``,``, brackets) trimmed off its ends (``detect``).
 LABEL_VALUE = re.compile(
-    r"""["']?\s*(?::=|=>|=|:)\s*(?P<quote>["']?)(?P<v>[^\s"'`,;(){}\[\]<>]{4,256})""",
+    r"""["']?\s*(?::=|=>|=|:)\s*(?:(?P<quote>["'])(?P<q>[^"'\n]{4,256})(?:(?P=quote)|$)"""
+    r"""|(?P<v>[^\s"'`]{4,256}))""",
     re.ASCII,
 )
 # Values after such a label that are no secret: placeholders, types, a

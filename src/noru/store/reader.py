@@ -296,8 +296,9 @@ class Reading:
         ``seen``: what of each capture the searcher may see (an agent: its
         text redacted, ``noru.redact``), as its (ocr, ax, note) text, or None
         for none of it; a capture matches only where that text matches, and
-        its snippet is cut from it. The order and the pages are those of the
-        captures that match so, so a page is full whatever was passed over.
+        its snippet is cut from it. The order is then newest first (one by
+        relevance would weigh the hidden text in), and the pages are those of
+        the captures that match so, so a page is full whatever was passed over.
 
         ValueError when ``cursor`` is not one of this search's.
         """
@@ -337,6 +338,9 @@ class Reading:
             texts = self.db
             table = "capture_text"
             if seen is not None:
+                # Newest first: an order by relevance is one the hidden text
+                # weighs in (a term inside a secret counts), so it would tell.
+                ranked = sorted(ranked, key=lambda item: -item[1])
                 ranked, texts = self._as_seen(ranked, match, seen, offset + limit + 1)
                 table = _SEEN_TABLE
             page = ranked[offset : offset + limit]

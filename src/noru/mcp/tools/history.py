@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -28,7 +29,8 @@ from noru.present import (
     no_match,
     present_capture,
 )
-from noru.redact.apply import search_text
+from noru.redact import Policy
+from noru.redact.apply import search_text, source_for_agent
 from noru.store import CaptureRecord, Filters, Reader, Row, SearchHit
 from noru.times import parse_moment
 
@@ -148,11 +150,13 @@ def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     filters = filters_from(args, now)
     order = args.get("order", "newest_first")
     limit = args.get("limit", 20)
+    policy = context.policy(load_config(context.home))
     with open_history(context) as reader:
         rows, text = _page(
             context,
-            fetch=lambda size: reader.list_rows(
-                filters, order=order, limit=size, cursor=args.get("cursor")
+            fetch=lambda size: _seen_rows(
+                reader.list_rows(filters, order=order, limit=size, cursor=args.get("cursor")),
+                policy,
             ),
             title=lambda rows: (
                 f"Noru history: {len(rows)} capture{'s' if len(rows) != 1 else ''}, "
@@ -180,12 +184,15 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
     with open_history(context) as reader:
         hits, text = _page(
             context,
-            fetch=lambda size: reader.search(
-                query, filters, now=now, limit=size, cursor=args.get("cursor"), seen=seen
+            fetch=lambda size: _seen_hits(
+                reader.search(
+                    query, filters, now=now, limit=size, cursor=args.get("cursor"), seen=seen
+                ),
+                policy,
             ),
             title=lambda hits: (
                 f"Noru search for {query!r}: {len(hits)} match{'es' if len(hits) != 1 else ''}, "
-                f"best first; filters: {filters.describe()}."
+                f"{'newest' if seen else 'best'} first; filters: {filters.describe()}."
             ),
             limit=limit,
             now=now,
@@ -202,6 +209,25 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
                 ),
             )
         return text_result(text)
+
+
+def _seen_row(row: Row, policy: Policy) -> Row:
+    if not policy.on:
+        return row
+    return replace(row, source=source_for_agent(row.source, policy)[0])
+
+
+def _seen_rows(found: tuple[list[Row], str | None], policy: Policy) -> tuple[list[Row], str | None]:
+    """List rows as an agent sees them: a secret in a window title taken out."""
+    rows, cursor = found
+    return [_seen_row(row, policy) for row in rows], cursor
+
+
+def _seen_hits(
+    found: tuple[list[SearchHit], str | None], policy: Policy
+) -> tuple[list[SearchHit], str | None]:
+    hits, cursor = found
+    return [replace(hit, row=_seen_row(hit.row, policy)) for hit in hits], cursor
 
 
 def _resolve(reader: Reader, args: dict[str, Any], filters: Filters) -> CaptureRecord:

@@ -55,7 +55,9 @@ def _present(context: ToolContext, delivered: live.Delivered, *, text_only: bool
             record,
             Projection(text_only=text_only),
             max_edge=config.max_edge,
-            ready=delivered.served,
+            # Kept redacted at rest, the stored original is filled and the
+            # app's served image (made at the grab) is not: read the original.
+            ready=None if config.redact_at_rest else delivered.served,
             budget=context.fit_capture,
             policy=context.policy(config),
         )

@@ -22,6 +22,7 @@ from noru.errors import HistoryBlocked, InvalidParams
 from noru.mcp.tools import ToolContext
 from noru.mcp.tools.history import text_wait
 from noru.present import Budget, Projection, present_capture
+from noru.redact.apply import source_for_agent
 from noru.store import Reader, decode_cursor, encode_cursor
 from noru.times import format_utc
 
@@ -62,9 +63,12 @@ def list_resources(context: ToolContext, cursor: Any, *, titles: bool) -> dict[s
             raise InvalidParams(f"Invalid params: `cursor` {exc}") from None
     with Reader.open(context.home) as reader:
         page = reader.ids_page(after=after, limit=PAGE + 1)
+    policy = context.policy(load_config(context.home))
     resources = []
     for record in page[:PAGE]:
         first = record.images[0].source
+        if policy.on:  # a secret in a window title is taken out here too
+            first = source_for_agent(first, policy)[0]
         where = " · ".join(
             fact
             for fact in (first.app_name or first.app_id, first.window_title, first.workspace_hint)
