@@ -387,12 +387,14 @@ class Session:
 LOGGED = ("tools/call", "resources/read")
 _ID = re.compile(CAPTURE_ID_PATTERN.strip("^$"))
 # The provenance token of what redaction took out: ``!redact(3: aws-key, password)``.
-_REDACTED = re.compile(r"^prov: .*?!redact\(([^)]*)\)", re.MULTILINE)
+_REDACTED = re.compile(r"^prov: .*?!redact\(([^)]*)\)")
 
 
 def _redacted(text: str) -> str | None:
-    """What an answer's provenance line says redaction took out, if anything."""
-    found = _REDACTED.search(text)
+    """What an answer's provenance line says redaction took out, if anything:
+    its last line only (screen text above it may hold anything)."""
+    lines = text.rstrip().splitlines()
+    found = _REDACTED.match(lines[-1]) if lines else None
     return found.group(1) if found else None
 
 
