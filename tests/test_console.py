@@ -19,8 +19,8 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from noru import access
-from noru.store import Filters, Reader
-from tests.history_data import Seeded, seed
+from noru.store import Filters, NewImage, OcrLine, Reader, Store
+from tests.history_data import Seeded, png, seed, source
 from tests.parts import require
 from tests.wire import noru_command
 
@@ -778,3 +778,24 @@ def test_in_a_browser_a_real_xterm_capture_is_found_and_its_lines_boxed_where_th
     # xterm drew the two lines four rows apart; the boxes say the same.
     row = xterm.rect[3] / rows
     assert abs((late - early) - 4 * row) < row / 2, (early, late, row)
+
+
+def test_the_viewer_marks_what_agents_get_redacted(
+    console: Console, seeded: Seeded, home: Path
+) -> None:
+    key = "AKIA" + "QX7ZL2M4N6P8R3T5"
+    with Store.open(home) as store:
+        record = store.add_capture(
+            [NewImage(png(800, 200), 800, 200, source("XTerm", "env - xterm"))], origin="user"
+        )
+        line = OcrLine(f"AWS_ACCESS_KEY_ID={key}", (10, 20, 380, 20), 0.95)
+        store.set_ocr(record.id, engine="tesseract", lines_per_image=[[line]])
+    cookie = console.sign_in()
+    _, _, page = console.request("GET", f"/capture/{record.id}", cookie=cookie)
+    text = page.decode()
+    assert key in text  # the person's copy, as taken
+    assert "Redacted for agents (1: aws-key)" in text
+    assert "AWS_ACCESS_KEY_ID=[redacted: aws-key]" in text
+    assert re.search(r'<rect x="\d+" y="20" width="\d+" height="20" class="redacted">', text)
+    _, _, held = console.request("GET", f"/capture/{seeded.terminal.id}", cookie=cookie)
+    assert "Agents get none of this capture's pixels or text yet" in held.decode()

@@ -9,11 +9,13 @@ capture id only. The layout is one stylesheet and one small script
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from html import escape
 from urllib.parse import urlencode
 
 from noru.access import AccessState, history_decision, live_decision
+from noru.geometry import Rect
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine, Row, SearchHit, folded_words
 
 __all__ = [
@@ -211,11 +213,11 @@ def search_page(query: str, hits: Sequence[SearchHit], *, next_cursor: str | Non
     return _page(f"Search: {query}", f"<h1>Search: {escape(query)}</h1>{found}{more}")
 
 
-def _boxes(image: ImageRecord, wanted: set[str]) -> tuple[str, int]:
+def _boxes(image: ImageRecord, wanted: set[str], redacted: Sequence[Rect] = ()) -> tuple[str, int]:
     """The image's lines as an SVG over it (no inline styles: the page's
     policy forbids them), and how many hold one of the ``wanted`` words
     (boxed as hits). OCR lines where OCR has run, else the accessibility
-    lines that have boxes."""
+    lines that have boxes; and the boxes ``redacted`` for agents, marked."""
     lines: Sequence[OcrLine | AxLine] = image.ocr_lines or image.ax_lines
     rects, hits = [], 0
     for line in lines:
@@ -227,6 +229,11 @@ def _boxes(image: ImageRecord, wanted: set[str]) -> tuple[str, int]:
             f'<rect x="{x}" y="{y}" width="{w}" height="{h}"{mark}>'
             f"<title>{escape(line.text)}</title></rect>"
         )
+    for x, y, w, h in redacted:
+        rects.append(
+            f'<rect x="{x}" y="{y}" width="{w}" height="{h}" class="redacted">'
+            "<title>redacted in what agents get</title></rect>"
+        )
     svg = (
         f'<svg class="boxes" viewBox="0 0 {image.width} {image.height}" '
         f'preserveAspectRatio="none" aria-hidden="true">{"".join(rects)}</svg>'
@@ -234,13 +241,21 @@ def _boxes(image: ImageRecord, wanted: set[str]) -> tuple[str, int]:
     return svg, hits
 
 
-def capture_page(record: CaptureRecord, *, readers: Sequence[str], query: str = "") -> str:
+def capture_page(
+    record: CaptureRecord,
+    *,
+    readers: Sequence[str],
+    query: str = "",
+    agents_get: AgentsGet | None = None,
+) -> str:
     """The viewer: ``query`` (the search it was opened from) boxes the lines
-    that hold its words."""
+    that hold its words; ``agents_get``, what redaction changes for agents:
+    its boxes are marked on the image and its lines listed as they get them."""
     wanted = folded_words(query)
     images = []
     for image in record.images:
-        boxes, hits = _boxes(image, wanted)
+        marked = agents_get.boxes[image.position - 1] if agents_get and agents_get.boxes else ()
+        boxes, hits = _boxes(image, wanted, marked)
         found = ""
         if wanted:
             found = (
@@ -262,6 +277,8 @@ def capture_page(record: CaptureRecord, *, readers: Sequence[str], query: str = 
     texts = _text_block("On-screen text (OCR)", ocr, "ocr", record.ocr_state) + _text_block(
         "Accessibility text", ax, "ax", "done" if ax else "none"
     )
+    if agents_get is not None:
+        texts += _agents_get(agents_get)
     note = escape(record.note or "")
     read_by = (
         "<ul>" + "".join(f"<li>{escape(r)}</li>" for r in readers) + "</ul>"
@@ -285,6 +302,32 @@ def capture_page(record: CaptureRecord, *, readers: Sequence[str], query: str = 
         " its text and its files</label> <button>Delete</button></form></section>"
     )
     return _page(f"Capture {record.id}", body)
+
+
+@dataclass(frozen=True)
+class AgentsGet:
+    """What redaction changes of a capture for agents (``noru.redact``):
+    ``summary`` (``3: aws-key, password``) or ``held`` (why they get none of
+    it yet), the lines as they get them, the boxes filled, per image."""
+
+    summary: str | None = None
+    held: str | None = None
+    lines: tuple[str, ...] = ()
+    boxes: tuple[tuple[Rect, ...], ...] = ()
+
+
+def _agents_get(seen: AgentsGet) -> str:
+    if seen.held:
+        body = f"<p>Agents get none of this capture's pixels or text yet: {escape(seen.held)}.</p>"
+    elif seen.summary:
+        body = (
+            f"<p>Redacted for agents ({escape(seen.summary)}): the boxes marked on the image"
+            " are filled, and they get these lines as:</p>"
+            f"<pre>{escape(chr(10).join(seen.lines))}</pre>"
+        )
+    else:
+        body = "<p>Nothing redacted: agents get this capture as taken.</p>"
+    return f"<section><h2>What agents get</h2>{body}</section>"
 
 
 def _provenance(record: CaptureRecord) -> str:

@@ -16,7 +16,7 @@ from noru.present.agent import provenance
 from noru.present.pixels import ImageFiles
 from noru.present.rows import locator_lines
 from noru.redact import Policy
-from noru.redact.apply import for_agent
+from noru.redact.apply import changed_lines, for_agent
 from noru.store import CaptureRecord, Row, SearchHit
 from noru.times import format_age
 
@@ -95,12 +95,7 @@ def _redacted_lines(record: CaptureRecord, policy: Policy | None) -> list[str]:
     seen = for_agent(record, policy)
     if not seen.count:
         return []
-    changed = []
-    for before, after in zip(record.images, seen.record.images, strict=True):
-        ocr = zip(before.ocr_lines or (), after.ocr_lines or (), strict=True)
-        ax = zip(before.ax_lines, after.ax_lines, strict=True)
-        texts = [*((o.text, n.text) for o, n in ocr), *((o.text, n.text) for o, n in ax)]
-        changed += [f"  {new}" for old, new in texts if old != new]
+    changed = [f"  {line}" for line in changed_lines(seen, record)]
     return ["", f"Redacted for agents ({seen.summary()}); they get these lines as:", *changed]
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "GRID_ROWS",
     "PROPORTIONAL_PAD",
     "Redacted",
+    "changed_lines",
     "for_agent",
     "replaced",
     "search_text",
@@ -241,3 +242,15 @@ def search_text(record: CaptureRecord, policy: Policy) -> tuple[str, str, str] |
         return "", "", record.note or ""
     seen = for_agent(record, policy).record
     return seen.ocr_text, seen.ax_text, seen.note or ""
+
+
+def changed_lines(redacted: Redacted, record: CaptureRecord) -> list[str]:
+    """The lines of ``record`` that ``redacted`` changed, as agents get them
+    (for the person's views: ``noru show``, the console)."""
+    changed = []
+    for before, after in zip(record.images, redacted.record.images, strict=True):
+        ocr = zip(before.ocr_lines or (), after.ocr_lines or (), strict=True)
+        ax = zip(before.ax_lines, after.ax_lines, strict=True)
+        texts = [*((o.text, n.text) for o, n in ocr), *((o.text, n.text) for o, n in ax)]
+        changed += [new for old, new in texts if old != new]
+    return changed
