@@ -191,11 +191,11 @@ def test_a_colour_profile_and_a_transparent_colour_are_kept() -> None:
 
 
 @pytest.mark.parametrize("mode", ["RGB", "RGBA"])
-@pytest.mark.parametrize("writer", ["ours", "pillow"])
+@pytest.mark.parametrize("writer", ["ours", "segmented", "pillow"])
 def test_boxes_filled_in_a_png_are_what_drawing_them_gives(mode: str, writer: str) -> None:
     image = Image.effect_noise((301, 207), 80).convert(mode)
-    if writer == "ours":
-        png = encode_png(image)
+    if writer in ("ours", "segmented"):
+        png = encode_png(image, segmented=writer == "segmented")
     else:  # filtered rows, as Pillow writes them: not patched in place
         out = io.BytesIO()
         image.save(out, format="PNG")
@@ -208,3 +208,31 @@ def test_boxes_filled_in_a_png_are_what_drawing_them_gives(mode: str, writer: st
         if right > left and bottom > top:
             draw.rectangle((left, top, right - 1, bottom - 1), fill=(0, 0, 0))
     assert filled.mode == mode and filled.tobytes() == expected.tobytes()
+
+
+
+def _idat(png: bytes) -> bytes:
+    at, data = 8, b""
+    while at < len(png):
+        size = int.from_bytes(png[at : at + 4], "big")
+        if png[at + 4 : at + 8] == b"IDAT":
+            data += png[at + 8 : at + 8 + size]
+        at += 12 + size
+    return data
+
+
+def test_a_segmented_png_is_a_plain_png_and_stays_one_fill_after_fill() -> None:
+    image = Image.effect_noise((640, 333), 60).convert("RGB")
+    png = encode_png(image, segmented=True)
+    assert Image.open(io.BytesIO(png)).tobytes() == image.tobytes()
+    expected = image.copy()
+    draw = ImageDraw.Draw(expected)
+    for box in [(5, 30, 90, 34), (600, 300, 640, 333), (0, 0, 640, 1)]:
+        png = fill_png(png, [box], (0, 0, 0))
+        assert b"noSg" in png  # patched by its groups of rows, not redone whole
+        draw.rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=(0, 0, 0))
+        # zlib checks the stream's Adler-32 as it inflates: it is whole.
+        assert zlib.decompress(_idat(png)) == b"".join(
+            b"\0" + expected.tobytes()[y * 640 * 3 : (y + 1) * 640 * 3] for y in range(333)
+        )
+    assert Image.open(io.BytesIO(png)).tobytes() == expected.tobytes()

@@ -32,6 +32,12 @@ ISAL_LEVEL = 1
 SPLIT_MIN_PIXELS = 1_000_000
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# A served PNG's rows are deflated this many at a time (``_segmented_png``),
+# so that a box filled in it (redaction) deflates only its rows' groups again.
+SEGMENT_ROWS = 32
+# The private, ancillary chunk that says where each group of rows ends.
+SEGMENTS = b"noSg"
+_ADLER_BASE = 65521
 # Pillow mode -> (PNG colour type, bytes per pixel) for the modes written here.
 _COLOUR_TYPES = {"RGB": (2, 3), "RGBA": (6, 4)}
 
@@ -58,7 +64,7 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
 
 
-def encode_png(image: Image.Image) -> bytes:
+def encode_png(image: Image.Image, *, segmented: bool = False) -> bytes:
     """A lossless PNG of ``image``.
 
     RGB and RGBA (everything a capture or an import holds) are written here:
@@ -99,14 +105,54 @@ def encode_png(image: Image.Image) -> bytes:
     # would take the GIL back 3,200 times, and a busy Python thread beside it
     # makes each of those wait a switch interval (seconds in all).
     padded = memoryview(image.tobytes("raw", image.mode, stride + 1))
+    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
+    if segmented:
+        return _segmented_png(header, padded, stride + 1, height)
     deflate = isal_zlib.compressobj(ISAL_LEVEL)
     compressed = deflate.compress(b"\0") + deflate.compress(padded[:-1]) + deflate.flush()
-    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
     return b"".join(
         (
             _PNG_SIGNATURE,
             _chunk(b"IHDR", header),
             _chunk(b"IDAT", compressed),
+            _chunk(b"IEND", b""),
+        )
+    )
+
+
+def _segmented_png(header: bytes, padded: memoryview, row: int, height: int) -> bytes:
+    """A PNG whose rows are deflated ``SEGMENT_ROWS`` at a time, each group
+    ending in a full flush (no back-reference across it), with where each
+    group's bytes end and their Adler-32 in a private chunk (``SEGMENTS``,
+    ancillary: decoders pass it by). ``fill_png`` then deflates again only
+    the groups a box touches. The layout is ``encode_png``'s: ``padded``
+    holds each row then a zero (the next row's filter byte)."""
+    from isal import isal_zlib
+
+    deflate = isal_zlib.compressobj(ISAL_LEVEL)
+    parts, table, at = [], [], 0
+    for first in range(0, height, SEGMENT_ROWS):
+        last = min(height, first + SEGMENT_ROWS)
+        # The stream is b"\0" + padded[:-1]: shifted one byte from padded.
+        raw = (
+            (b"\0" + padded[: last * row - 1])
+            if first == 0
+            else padded[first * row - 1 : last * row - 1]
+        )
+        part = deflate.compress(raw) + deflate.flush(isal_zlib.Z_FULL_FLUSH)
+        parts.append(part)
+        at += len(part)
+        table.append((at, zlib.adler32(raw)))
+    parts.append(deflate.flush())
+    info = struct.pack(">II", SEGMENT_ROWS, len(table)) + b"".join(
+        struct.pack(">II", end, adler) for end, adler in table
+    )
+    return b"".join(
+        (
+            _PNG_SIGNATURE,
+            _chunk(b"IHDR", header),
+            _chunk(SEGMENTS, info),
+            _chunk(b"IDAT", b"".join(parts)),
             _chunk(b"IEND", b""),
         )
     )
@@ -189,8 +235,8 @@ def serve(image: Image.Image, max_edge: int, pool: Executor | None = None) -> Se
     target = fit_long_edge(width, height, max_edge)
     if target != (width, height):
         image = scale(image, target, pool)
-        return Served(encode_png(image), target[0], target[1], (width, height))
-    return Served(encode_png(image), width, height, None)
+        return Served(encode_png(image, segmented=True), target[0], target[1], (width, height))
+    return Served(encode_png(image, segmented=True), width, height, None)
 
 
 def fill_png(
@@ -210,7 +256,11 @@ def fill_png(
     found = _simple_png(png)
     if found is None:
         return _fill_with_pillow(png, boxes, colour)
-    width, height, colour_type, data = found
+    width, height, colour_type, data, segments = found
+    if segments is not None:
+        patched = _fill_segments(width, height, colour_type, data, segments, boxes, colour)
+        if patched is not None:
+            return patched
     channels = 3 if colour_type == 2 else 4
     row = width * channels + 1
     raw = bytearray(isal_zlib.decompress(data))
@@ -254,12 +304,13 @@ def _fill_with_pillow(
     return encode_png(picture)
 
 
-def _simple_png(png: bytes) -> tuple[int, int, int, bytes] | None:
-    """(width, height, colour type, the IDAT data) of an 8-bit RGB or RGBA,
-    non-interlaced PNG of IHDR, IDAT and IEND chunks only; None for any other."""
+def _simple_png(png: bytes) -> tuple[int, int, int, bytes, bytes | None] | None:
+    """(width, height, colour type, the IDAT data, the ``SEGMENTS`` chunk or
+    None) of an 8-bit RGB or RGBA, non-interlaced PNG of IHDR, IDAT, IEND and
+    ``SEGMENTS`` chunks only; None for any other."""
     if not png.startswith(_PNG_SIGNATURE):
         return None
-    at, idat, header = len(_PNG_SIGNATURE), [], None
+    at, idat, header, segments = len(_PNG_SIGNATURE), [], None, None
     while at + 12 <= len(png):
         (size,) = struct.unpack(">I", png[at : at + 4])
         kind = png[at + 4 : at + 8]
@@ -270,6 +321,8 @@ def _simple_png(png: bytes) -> tuple[int, int, int, bytes] | None:
             header = body
         elif kind == b"IDAT":
             idat.append(body)
+        elif kind == SEGMENTS:
+            segments = body
         elif kind == b"IEND":
             break
         else:
@@ -280,4 +333,93 @@ def _simple_png(png: bytes) -> tuple[int, int, int, bytes] | None:
     width, height, depth, colour_type, _, _, interlace = struct.unpack(">IIBBBBB", header)
     if depth != 8 or colour_type not in (2, 6) or interlace or not width or not height:
         return None
-    return width, height, colour_type, b"".join(idat)
+    return width, height, colour_type, b"".join(idat), segments
+
+
+def _adler_combine(first: int, second: int, second_length: int) -> int:
+    """The Adler-32 of two byte strings one after the other, from theirs (zlib's)."""
+    base, rem = _ADLER_BASE, second_length % _ADLER_BASE
+    sum1 = first & 0xFFFF
+    sum2 = (rem * sum1) % base
+    sum1 += (second & 0xFFFF) + base - 1
+    sum2 += ((first >> 16) & 0xFFFF) + ((second >> 16) & 0xFFFF) + base - rem
+    sum1 %= base
+    sum2 %= base
+    return sum1 | (sum2 << 16)
+
+
+def _fill_segments(
+    width: int,
+    height: int,
+    colour_type: int,
+    data: bytes,
+    info: bytes,
+    boxes: Sequence[tuple[int, int, int, int]],
+    colour: tuple[int, int, int],
+) -> bytes | None:
+    """``fill_png`` on a segmented PNG (``_segmented_png``): only the groups
+    of rows a box touches are inflated, patched and deflated again; None
+    when the segments' table does not fit the data (then the whole is redone)."""
+    from isal import isal_zlib
+
+    channels = 3 if colour_type == 2 else 4
+    row = width * channels + 1
+    if len(info) < 8:
+        return None
+    rows, count = struct.unpack(">II", info[:8])
+    if rows <= 0 or count != -(-height // rows) or len(info) != 8 + 8 * count:
+        return None
+    table = [struct.unpack(">II", info[8 + 8 * i : 16 + 8 * i]) for i in range(count)]
+    ends = [end for end, _ in table]
+    # Ends count from the stream's start: its header (2 bytes), the groups,
+    # then its last block (2) and its Adler-32 (4).
+    if ends != sorted(ends) or ends[0] <= 2 or ends[-1] + 6 != len(data):
+        return None
+    starts = [2, *ends[:-1]]
+    pixel = bytes(colour) + (b"\xff" if channels == 4 else b"")
+    touched: dict[int, list[tuple[int, int, int, int]]] = {}
+    for left, top, right, bottom in boxes:
+        left, right = max(0, left), min(width, right)
+        top, bottom = max(0, top), min(height, bottom)
+        if right > left and bottom > top:
+            for group in range(top // rows, (bottom - 1) // rows + 1):
+                touched.setdefault(group, []).append((left, top, right, bottom))
+    parts, new_table, at = [], [], 2
+    for group, ((end, adler), start) in enumerate(zip(table, starts, strict=True)):
+        piece = data[start:end]
+        if group in touched:
+            raw = bytearray(zlib.decompressobj(-15).decompress(piece))
+            first = group * rows
+            length = (min(height, first + rows) - first) * row
+            if len(raw) != length:
+                return None
+            for left, top, right, bottom in touched[group]:
+                run = pixel * (right - left)
+                for y in range(max(top, first), min(bottom, first + rows)):
+                    offset = (y - first) * row + 1 + left * channels
+                    raw[offset : offset + len(run)] = run
+            deflate = isal_zlib.compressobj(ISAL_LEVEL, isal_zlib.DEFLATED, -15)
+            piece = deflate.compress(raw) + deflate.flush(isal_zlib.Z_FULL_FLUSH)
+            adler = zlib.adler32(raw)
+        parts.append(piece)
+        at += len(piece)
+        new_table.append((at, adler))
+    total = 1
+    for group, (_, adler) in enumerate(new_table):
+        first = group * rows
+        length = (min(height, first + rows) - first) * row
+        total = _adler_combine(total, adler, length) if group else adler
+    stream = data[:2] + b"".join(parts) + data[-6:-4] + struct.pack(">I", total)
+    info = struct.pack(">II", rows, count) + b"".join(
+        struct.pack(">II", end, adler) for end, adler in new_table
+    )
+    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
+    return b"".join(
+        (
+            _PNG_SIGNATURE,
+            _chunk(b"IHDR", header),
+            _chunk(SEGMENTS, info),
+            _chunk(b"IDAT", stream),
+            _chunk(b"IEND", b""),
+        )
+    )
