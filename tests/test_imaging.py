@@ -210,7 +210,6 @@ def test_boxes_filled_in_a_png_are_what_drawing_them_gives(mode: str, writer: st
     assert filled.mode == mode and filled.tobytes() == expected.tobytes()
 
 
-
 def _idat(png: bytes) -> bytes:
     at, data = 8, b""
     while at < len(png):
