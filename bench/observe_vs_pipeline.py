@@ -127,9 +127,11 @@ class Agent:
         answer = self.ask("tools/call", {"name": "observe_screen", "arguments": {"target": target}})
         elapsed = (time.perf_counter() - t) * 1000
         content = answer["result"]["content"]  # type: ignore[index]
-        assert any(block["type"] == "image" for block in content), answer
         structured = answer["result"]["structuredContent"]  # type: ignore[index]
-        return elapsed, bool(structured["ocr_pending"]), str(structured["id"])
+        pending = bool(structured["ocr_pending"])
+        # Pending with redaction on, its pixels are held back until it is read.
+        assert pending or any(block["type"] == "image" for block in content), answer
+        return elapsed, pending, str(structured["id"])
 
     def wait_for_text(self, capture_id: str, seconds: float = 60) -> None:
         """Until get_capture says the capture's text is no longer pending."""
@@ -181,11 +183,17 @@ def app_running(
 ) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, str]]]:
     """An allowed app in the desktop session whose environment is ``session``
     (``x11_session``, or a sway's), on a data dir of its own (no OCR backlog
-    from another stage); yields it and its env, and stops it by pid on the way out."""
+    from another stage); yields it and its env, and stops it by pid on the way out.
+
+    With no settle time or no OCR, redaction is off (``redact = []``): with it
+    on, a look whose text is not read yet serves no pixels (docs/security.md),
+    and these stages measure the served image."""
     home.mkdir(mode=0o700)
     env = {**session, "NORU_HOME": str(home)}
     subprocess.run([str(BIN / "noru"), "allow"], env=env, check=True, stdout=subprocess.DEVNULL)
     config = "" if settle is None else f"ocr_settle = {settle}\n"
+    if settle == 0 or not ocr:
+        config += "redact = []\n"
     (home / "config.toml").write_text(config + ("" if ocr else 'ocr_engine = "none"\n'))
     app = subprocess.Popen(
         [str(BIN / "noru"), "app"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
