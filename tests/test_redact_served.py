@@ -578,3 +578,13 @@ class TestAtRestFailsClosed:
                 CaptureText(capture_id, "tesseract", "5.5.4", (lines,)).save(store)
             record = store.get(capture_id)
         assert record is not None and record.ocr_state == "pending" and record.ocr_text == ""
+
+
+class TestAccessibilityAtRest:
+    def test_kept_lines_are_redacted_and_unreadable_rules_keep_none(self, home: Path) -> None:
+        from noru.redact.at_rest import ax_at_rest
+
+        lines = (AxLine(AX_KEY, (0, 0, 400, 20), "text"), AxLine("Save", (0, 30, 40, 20), "button"))
+        kept = ax_at_rest(lines, policy.Policy.of(["secrets"]))
+        assert [line.text for line in kept] == ["API key: [redacted: openai-key]", "Save"]
+        assert ax_at_rest(lines, policy.Policy(frozenset({"secrets"}), problem="damaged")) == ()

@@ -202,6 +202,12 @@ class App:
         grabs = self._grab(request)
         originals = [self._pool.submit(imaging.encode_png, grab.image) for grab in grabs]
         served = [imaging.serve(grab.image, self.config.max_edge, self._pool) for grab in grabs]
+        kept_ax = [grab.ax.lines if grab.ax else () for grab in grabs]
+        if self.config.redact_at_rest:  # the person keeps only redacted forms: from the start
+            from noru.redact import at_rest, policy
+
+            in_force = policy.load(self.home, self.config.redact)
+            kept_ax = [at_rest.ax_at_rest(lines, in_force) for lines in kept_ax]
         images = [
             NewImage(
                 png=original.result(),
@@ -210,11 +216,11 @@ class App:
                 source=grab.source,
                 display_mode=grab.display_mode,
                 windows=grab.windows,
-                ax_lines=grab.ax.lines if grab.ax else (),
+                ax_lines=ax_lines,
                 ax_note=self._ax_note(grab),
                 excluded=grab.excluded,
             )
-            for grab, original in zip(grabs, originals, strict=True)
+            for grab, original, ax_lines in zip(grabs, originals, kept_ax, strict=True)
         ]
         note = request.note if isinstance(request, live.Capture) else None
 

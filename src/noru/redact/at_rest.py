@@ -8,9 +8,11 @@ accessibility text with each span replaced, and only then is its OCR text
 stored, redacted too (``noru.recognition.CaptureText.save``). A failure on
 the way stores no text: the capture stays "not recognised", so agents get
 none of it, and it is read again. Rules that cannot be read store no text
-either (``OcrError``). What is not covered: the accessibility text is
-stored at the capture, before its OCR text is recognised, and SQLite may
-keep the old text of rewritten rows in freed pages until they are reused.
+either (``OcrError``). The accessibility text the app reads at a capture
+is redacted before it is stored (``ax_at_rest``; with rules that cannot be
+read, none is stored). What is not covered: the search index (SQLite's FTS5
+before 3.42 has no secure delete) keeps the terms of rewritten text in its
+segments until they are merged.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from dataclasses import replace
 
 from noru import imaging
 from noru.errors import OcrError
-from noru.redact.apply import for_agent
+from noru.redact.apply import for_agent, replaced
+from noru.redact.detect import find_lines
 from noru.redact.policy import Policy
-from noru.store import OcrLine, Store
+from noru.store import AxLine, OcrLine, Store
 
-__all__ = ["FILL", "redacted_lines"]
+__all__ = ["FILL", "ax_at_rest", "redacted_lines"]
 
 FILL = (0, 0, 0)  # as what agents get: solid black
 
@@ -78,3 +81,17 @@ def redacted_lines(
         ax=[(image.ax_lines, image.ax_text) for image in seen.record.images],
     )
     return tuple(tuple(image.ocr_lines or ()) for image in seen.record.images)
+
+
+def ax_at_rest(lines: Sequence[AxLine], policy: Policy) -> tuple[AxLine, ...]:
+    """Accessibility lines as they are kept with ``redact_at_rest``: each
+    span replaced; none at all while the rules cannot be read."""
+    if policy.problem:
+        return ()
+    if not policy.categories:
+        return tuple(lines)
+    found = find_lines([line.text for line in lines], policy.categories, policy.own)
+    return tuple(
+        replace(line, text=replaced(line.text, spans)) if spans else line
+        for line, spans in zip(lines, found, strict=True)
+    )

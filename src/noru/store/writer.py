@@ -251,6 +251,8 @@ class Store(Reading):
         for image, png in zip(record.images, pngs, strict=True):
             if png is not None:
                 files.write_file(self.images_root, image.path, png)
+        # The rows' old text is overwritten where SQLite frees it, not left.
+        self.db.execute("PRAGMA secure_delete = ON")
         with self._transaction() as db:
             seq = self._seq(db, capture_id)
             if seq is None:
