@@ -10,9 +10,10 @@ the way stores no text: the capture stays "not recognised", so agents get
 none of it, and it is read again. Rules that cannot be read store no text
 either (``OcrError``). The accessibility text the app reads at a capture
 is redacted before it is stored (``ax_at_rest``; with rules that cannot be
-read, none is stored). What is not covered: the search index (SQLite's FTS5
-before 3.42 has no secure delete) keeps the terms of rewritten text in its
-segments until they are merged.
+read, none is stored): a capture taken while it is on never has its
+secrets written. What is not covered: text stored before it was turned on
+leaves its old terms in the search index's segments when rewritten, until
+they are merged (SQLite's FTS5 before 3.42 has no secure delete).
 """
 
 from __future__ import annotations
