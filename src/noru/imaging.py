@@ -20,7 +20,16 @@ if TYPE_CHECKING:
 
     from PIL import Image
 
-__all__ = ["Served", "encode_png", "fill_png", "fit_long_edge", "scale", "serve"]
+__all__ = [
+    "Edges",
+    "Served",
+    "encode_png",
+    "fill_png",
+    "fill_rects",
+    "fit_long_edge",
+    "scale",
+    "serve",
+]
 
 # zlib level for PNGs written by Pillow (modes other than RGB and RGBA): 1 is
 # several times faster than its default (6) for a few per cent more bytes.
@@ -38,6 +47,8 @@ SEGMENT_ROWS = 32
 # The private, ancillary chunk that says where each group of rows ends.
 SEGMENTS = b"noSg"
 _ADLER_BASE = 65521
+
+Edges = tuple[int, int, int, int]  # left, top, right, bottom; right and bottom excluded
 # Pillow mode -> (PNG colour type, bytes per pixel) for the modes written here.
 _COLOUR_TYPES = {"RGB": (2, 3), "RGBA": (6, 4)}
 
@@ -62,6 +73,25 @@ def fit_long_edge(width: int, height: int, max_edge: int) -> tuple[int, int]:
 def _chunk(kind: bytes, data: bytes) -> bytes:
     crc = zlib.crc32(data, zlib.crc32(kind))
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+
+def _png(
+    size: tuple[int, int],
+    colour_type: int,
+    stream: bytes,
+    segments: Sequence[tuple[int, int]] | None = None,
+    rows: int = SEGMENT_ROWS,
+) -> bytes:
+    """A PNG of 8-bit pixels of ``colour_type`` from its zlib ``stream``; with
+    ``segments`` (each group of ``rows`` rows: where it ends in the stream,
+    its Adler-32), their ``SEGMENTS`` chunk too."""
+    header = struct.pack(">IIBBBBB", *size, 8, colour_type, 0, 0, 0)
+    chunks = [_PNG_SIGNATURE, _chunk(b"IHDR", header)]
+    if segments is not None:
+        table = b"".join(struct.pack(">II", end, adler) for end, adler in segments)
+        chunks.append(_chunk(SEGMENTS, struct.pack(">II", rows, len(segments)) + table))
+    chunks += [_chunk(b"IDAT", stream), _chunk(b"IEND", b"")]
+    return b"".join(chunks)
 
 
 def encode_png(image: Image.Image, *, segmented: bool = False) -> bytes:
@@ -105,22 +135,14 @@ def encode_png(image: Image.Image, *, segmented: bool = False) -> bytes:
     # would take the GIL back 3,200 times, and a busy Python thread beside it
     # makes each of those wait a switch interval (seconds in all).
     padded = memoryview(image.tobytes("raw", image.mode, stride + 1))
-    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
     if segmented:
-        return _segmented_png(header, padded, stride + 1, height)
+        return _segmented_png(image.size, colour_type, padded, stride + 1)
     deflate = isal_zlib.compressobj(ISAL_LEVEL)
     compressed = deflate.compress(b"\0") + deflate.compress(padded[:-1]) + deflate.flush()
-    return b"".join(
-        (
-            _PNG_SIGNATURE,
-            _chunk(b"IHDR", header),
-            _chunk(b"IDAT", compressed),
-            _chunk(b"IEND", b""),
-        )
-    )
+    return _png(image.size, colour_type, compressed)
 
 
-def _segmented_png(header: bytes, padded: memoryview, row: int, height: int) -> bytes:
+def _segmented_png(size: tuple[int, int], colour_type: int, padded: memoryview, row: int) -> bytes:
     """A PNG whose rows are deflated ``SEGMENT_ROWS`` at a time, each group
     ending in a full flush (no back-reference across it), with where each
     group's bytes end and their Adler-32 in a private chunk (``SEGMENTS``,
@@ -129,6 +151,7 @@ def _segmented_png(header: bytes, padded: memoryview, row: int, height: int) -> 
     holds each row then a zero (the next row's filter byte)."""
     from isal import isal_zlib
 
+    height = size[1]
     deflate = isal_zlib.compressobj(ISAL_LEVEL)
     parts, table, at = [], [], 0
     for first in range(0, height, SEGMENT_ROWS):
@@ -144,18 +167,7 @@ def _segmented_png(header: bytes, padded: memoryview, row: int, height: int) -> 
         at += len(part)
         table.append((at, zlib.adler32(raw)))
     parts.append(deflate.flush())
-    info = struct.pack(">II", SEGMENT_ROWS, len(table)) + b"".join(
-        struct.pack(">II", end, adler) for end, adler in table
-    )
-    return b"".join(
-        (
-            _PNG_SIGNATURE,
-            _chunk(b"IHDR", header),
-            _chunk(SEGMENTS, info),
-            _chunk(b"IDAT", b"".join(parts)),
-            _chunk(b"IEND", b""),
-        )
-    )
+    return _png(size, colour_type, b"".join(parts), table)
 
 
 def scale(image: Image.Image, size: tuple[int, int], pool: Executor | None = None) -> Image.Image:
@@ -239,9 +251,7 @@ def serve(image: Image.Image, max_edge: int, pool: Executor | None = None) -> Se
     return Served(encode_png(image, segmented=True), width, height, None)
 
 
-def fill_png(
-    png: bytes, boxes: Sequence[tuple[int, int, int, int]], colour: tuple[int, int, int]
-) -> bytes:
+def fill_png(png: bytes, boxes: Sequence[Edges], colour: tuple[int, int, int]) -> bytes:
     """``png`` with each of ``boxes`` (``left, top, right, bottom``, pixels,
     end exclusive) filled with ``colour``.
 
@@ -257,51 +267,65 @@ def fill_png(
     if found is None:
         return _fill_with_pillow(png, boxes, colour)
     width, height, colour_type, data, segments = found
+    pixel = bytes(colour) + (b"\xff" if colour_type == 6 else b"")  # RGBA: opaque
+    row = width * len(pixel) + 1
+    inside = _clipped(boxes, (width, height))
     if segments is not None:
-        patched = _fill_segments(width, height, colour_type, data, segments, boxes, colour)
+        patched = _fill_segments((width, height), colour_type, data, segments, inside, pixel)
         if patched is not None:
             return patched
-    channels = 3 if colour_type == 2 else 4
-    row = width * channels + 1
     raw = bytearray(isal_zlib.decompress(data))
     if len(raw) != row * height or raw[::row].count(0) != height:
         return _fill_with_pillow(png, boxes, colour)  # filtered rows: not one of ours
-    pixel = bytes(colour) + (b"\xff" if channels == 4 else b"")
-    for left, top, right, bottom in boxes:
-        left, right = max(0, left), min(width, right)
-        top, bottom = max(0, top), min(height, bottom)
-        if right <= left or bottom <= top:
-            continue
-        run = pixel * (right - left)
-        for y in range(top, bottom):
-            start = y * row + 1 + left * channels
-            raw[start : start + len(run)] = run
+    _paint(raw, inside, pixel, row=row, first=0, last=height)
     deflate = isal_zlib.compressobj(ISAL_LEVEL)
-    compressed = deflate.compress(raw) + deflate.flush()
-    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
-    return b"".join(
-        (
-            _PNG_SIGNATURE,
-            _chunk(b"IHDR", header),
-            _chunk(b"IDAT", compressed),
-            _chunk(b"IEND", b""),
-        )
-    )
+    return _png((width, height), colour_type, deflate.compress(raw) + deflate.flush())
 
 
-def _fill_with_pillow(
-    png: bytes, boxes: Sequence[tuple[int, int, int, int]], colour: tuple[int, int, int]
-) -> bytes:
-    from PIL import Image, ImageDraw
+def fill_rects(
+    picture: Image.Image, boxes: Sequence[Edges], colour: tuple[int, int, int]
+) -> Image.Image:
+    """A copy of ``picture`` (RGB or RGBA) with each of ``boxes`` filled with
+    ``colour``; a box is cut to the picture, an empty one is passed by."""
+    from PIL import ImageDraw
+
+    picture = picture.copy()
+    draw = ImageDraw.Draw(picture)
+    for left, top, right, bottom in _clipped(boxes, picture.size):
+        draw.rectangle((left, top, right - 1, bottom - 1), fill=colour)
+    return picture
+
+
+def _clipped(boxes: Sequence[Edges], size: tuple[int, int]) -> list[Edges]:
+    """``boxes`` cut to an image of ``size``, the empty ones left out."""
+    width, height = size
+    cut = [
+        (max(0, left), max(0, top), min(width, right), min(height, bottom))
+        for left, top, right, bottom in boxes
+    ]
+    return [box for box in cut if box[2] > box[0] and box[3] > box[1]]
+
+
+def _paint(
+    raw: bytearray, boxes: Sequence[Edges], pixel: bytes, *, row: int, first: int, last: int
+) -> None:
+    """Each of ``boxes`` (cut to the image) as ``pixel``s in ``raw``: the
+    image's rows ``first`` to ``last`` (excluded), ``row`` bytes each with
+    its filter byte first."""
+    for left, top, right, bottom in boxes:
+        run = pixel * (right - left)
+        for y in range(max(top, first), min(bottom, last)):
+            at = (y - first) * row + 1 + left * len(pixel)
+            raw[at : at + len(run)] = run
+
+
+def _fill_with_pillow(png: bytes, boxes: Sequence[Edges], colour: tuple[int, int, int]) -> bytes:
+    from PIL import Image
 
     with Image.open(io.BytesIO(png)) as image:
         image.load()
-        picture = image.convert("RGB") if image.mode not in ("RGB", "RGBA") else image.copy()
-    draw = ImageDraw.Draw(picture)
-    for left, top, right, bottom in boxes:
-        if right > left and bottom > top:
-            draw.rectangle((left, top, right - 1, bottom - 1), fill=colour)
-    return encode_png(picture)
+        picture = image.convert("RGB") if image.mode not in ("RGB", "RGBA") else image
+        return encode_png(fill_rects(picture, boxes, colour))
 
 
 def _simple_png(png: bytes) -> tuple[int, int, int, bytes, bytes | None] | None:
@@ -349,21 +373,21 @@ def _adler_combine(first: int, second: int, second_length: int) -> int:
 
 
 def _fill_segments(
-    width: int,
-    height: int,
+    size: tuple[int, int],
     colour_type: int,
     data: bytes,
     info: bytes,
-    boxes: Sequence[tuple[int, int, int, int]],
-    colour: tuple[int, int, int],
+    boxes: Sequence[Edges],
+    pixel: bytes,
 ) -> bytes | None:
     """``fill_png`` on a segmented PNG (``_segmented_png``): only the groups
-    of rows a box touches are inflated, patched and deflated again; None
-    when the segments' table does not fit the data (then the whole is redone)."""
+    of rows ``boxes`` (cut to the image) touch are inflated, painted with
+    ``pixel`` and deflated again; None when the segments' table does not fit
+    the data (then the whole is redone)."""
     from isal import isal_zlib
 
-    channels = 3 if colour_type == 2 else 4
-    row = width * channels + 1
+    width, height = size
+    row = width * len(pixel) + 1
     if len(info) < 8:
         return None
     rows, count = struct.unpack(">II", info[:8])
@@ -376,50 +400,26 @@ def _fill_segments(
     if ends != sorted(ends) or ends[0] <= 2 or ends[-1] + 6 != len(data):
         return None
     starts = [2, *ends[:-1]]
-    pixel = bytes(colour) + (b"\xff" if channels == 4 else b"")
-    touched: dict[int, list[tuple[int, int, int, int]]] = {}
-    for left, top, right, bottom in boxes:
-        left, right = max(0, left), min(width, right)
-        top, bottom = max(0, top), min(height, bottom)
-        if right > left and bottom > top:
-            for group in range(top // rows, (bottom - 1) // rows + 1):
-                touched.setdefault(group, []).append((left, top, right, bottom))
-    parts, new_table, at = [], [], 2
+    touched: dict[int, list[Edges]] = {}
+    for box in boxes:
+        for group in range(box[1] // rows, (box[3] - 1) // rows + 1):
+            touched.setdefault(group, []).append(box)
+    parts, new_table, at, total = [], [], 2, 1
     for group, ((end, adler), start) in enumerate(zip(table, starts, strict=True)):
         piece = data[start:end]
+        first = group * rows
+        length = (min(height, first + rows) - first) * row
         if group in touched:
             raw = bytearray(zlib.decompressobj(-15).decompress(piece))
-            first = group * rows
-            length = (min(height, first + rows) - first) * row
             if len(raw) != length:
                 return None
-            for left, top, right, bottom in touched[group]:
-                run = pixel * (right - left)
-                for y in range(max(top, first), min(bottom, first + rows)):
-                    offset = (y - first) * row + 1 + left * channels
-                    raw[offset : offset + len(run)] = run
+            _paint(raw, touched[group], pixel, row=row, first=first, last=first + rows)
             deflate = isal_zlib.compressobj(ISAL_LEVEL, isal_zlib.DEFLATED, -15)
             piece = deflate.compress(raw) + deflate.flush(isal_zlib.Z_FULL_FLUSH)
             adler = zlib.adler32(raw)
         parts.append(piece)
         at += len(piece)
         new_table.append((at, adler))
-    total = 1
-    for group, (_, adler) in enumerate(new_table):
-        first = group * rows
-        length = (min(height, first + rows) - first) * row
         total = _adler_combine(total, adler, length) if group else adler
     stream = data[:2] + b"".join(parts) + data[-6:-4] + struct.pack(">I", total)
-    info = struct.pack(">II", rows, count) + b"".join(
-        struct.pack(">II", end, adler) for end, adler in new_table
-    )
-    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
-    return b"".join(
-        (
-            _PNG_SIGNATURE,
-            _chunk(b"IHDR", header),
-            _chunk(SEGMENTS, info),
-            _chunk(b"IDAT", stream),
-            _chunk(b"IEND", b""),
-        )
-    )
+    return _png((width, height), colour_type, stream, new_table, rows)

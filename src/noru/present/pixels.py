@@ -12,6 +12,7 @@ from noru import imaging
 from noru.contract import ServedImage
 from noru.geometry import Rect
 from noru.present.plan import Plan
+from noru.redact.apply import FILL
 from noru.store import ImageRecord
 
 if TYPE_CHECKING:
@@ -19,8 +20,6 @@ if TYPE_CHECKING:
 
 __all__ = ["FILL", "ImageFiles", "fill", "load", "ready"]
 
-# What a redacted span's box is filled with: solid black, never a blur.
-FILL = (0, 0, 0)
 # What a box is widened by in served pixels, each side, when it is filled in
 # an image already scaled: Lanczos spreads each original pixel over up to 3
 # served pixels either side, so a secret's ink reaches that far past its box.
@@ -43,19 +42,16 @@ def _label(plan: Plan, image: ImageRecord) -> str:
     )
 
 
-def _rects(
-    boxes: Sequence[Rect], scale: float, size: tuple[int, int]
-) -> list[tuple[int, int, int, int]]:
-    """``boxes`` (pixels ``scale`` times an image's of ``size``) as that
-    image's (left, top, right, bottom), widened by ``SERVED_MARGIN`` when scaled."""
+def _rects(boxes: Sequence[Rect], scale: float) -> list[imaging.Edges]:
+    """``boxes`` (pixels ``scale`` times an image's) as that image's edges,
+    widened by ``SERVED_MARGIN`` when scaled (``imaging`` cuts them to it)."""
     margin = SERVED_MARGIN if scale != 1.0 else 0
-    width, height = size
     return [
         (
-            max(0, math.floor(x * scale) - margin),
-            max(0, math.floor(y * scale) - margin),
-            min(width, math.ceil((x + w) * scale) + margin),
-            min(height, math.ceil((y + h) * scale) + margin),
+            math.floor(x * scale) - margin,
+            math.floor(y * scale) - margin,
+            math.ceil((x + w) * scale) + margin,
+            math.ceil((y + h) * scale) + margin,
         )
         for x, y, w, h in boxes
     ]
@@ -64,16 +60,9 @@ def _rects(
 def fill(picture: Image.Image, boxes: Sequence[Rect], scale: float = 1.0) -> Image.Image:
     """``picture`` with each of ``boxes`` (in pixels ``scale`` times the
     picture's own) filled with ``FILL``; a copy, the original left as it was."""
-    from PIL import ImageDraw
-
     if not boxes:
         return picture
-    picture = picture.copy()
-    draw = ImageDraw.Draw(picture)
-    for left, top, right, bottom in _rects(boxes, scale, picture.size):
-        if right > left and bottom > top:
-            draw.rectangle((left, top, right - 1, bottom - 1), fill=FILL)
-    return picture
+    return imaging.fill_rects(picture, _rects(boxes, scale), FILL)
 
 
 def load(files: ImageFiles, plan: Plan, boxes: Sequence[Sequence[Rect]] = ()) -> list[ServedImage]:
@@ -115,14 +104,9 @@ def ready(
             return None
         png = item.png
         if boxes and boxes[image.position - 1]:
-            size = (item.width, item.height)
-            png = _filled_png(png, boxes[image.position - 1], plan.scale(image), size)
+            rects = _rects(boxes[image.position - 1], plan.scale(image))
+            png = imaging.fill_png(png, rects, FILL)
         served.append(
             ServedImage(png, item.width, item.height, item.downscaled_from, _label(plan, image))
         )
     return served
-
-
-def _filled_png(png: bytes, boxes: Sequence[Rect], scale: float, size: tuple[int, int]) -> bytes:
-    """A served PNG of ``size`` with ``boxes`` (original pixels, ``scale`` to served) filled."""
-    return imaging.fill_png(png, _rects(boxes, scale, size), FILL)

@@ -42,6 +42,7 @@ from noru.sources import Source
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
 __all__ = [
+    "FILL",
     "GRID_ROWS",
     "PROPORTIONAL_PAD",
     "Redacted",
@@ -53,6 +54,9 @@ __all__ = [
     "span_box",
 ]
 
+# What a redacted span's box is filled with, in what agents get and at rest:
+# solid black, never a blur.
+FILL = (0, 0, 0)
 # Characters a proportional line's span starts earlier than its estimate.
 PROPORTIONAL_PAD = 2.0
 # Lines of an image on one grid that make each of them a grid's row.

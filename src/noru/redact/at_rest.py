@@ -26,14 +26,12 @@ from dataclasses import replace
 
 from noru import imaging
 from noru.errors import OcrError
-from noru.redact.apply import for_agent, replaced
+from noru.redact.apply import FILL, for_agent, replaced
 from noru.redact.detect import find_lines
 from noru.redact.policy import Policy
 from noru.store import AxLine, OcrLine, Store
 
-__all__ = ["FILL", "ax_at_rest", "redacted_lines"]
-
-FILL = (0, 0, 0)  # as what agents get: solid black
+__all__ = ["ax_at_rest", "redacted_lines"]
 
 
 def redacted_lines(
@@ -46,7 +44,7 @@ def redacted_lines(
     ``policy`` given its just recognised ``lines_per_image``, and give those
     lines as they are to be stored (redacted). ``OcrError`` when the rules
     cannot be read."""
-    from PIL import Image, ImageDraw
+    from PIL import Image
 
     if policy.problem:
         raise OcrError(f"redact_at_rest is on and {policy.problem}: its text is not stored")
@@ -73,11 +71,8 @@ def redacted_lines(
         with Image.open(store.image_file(image)) as original:
             original.load()
             picture = original.convert("RGB") if original.mode not in ("RGB", "RGBA") else original
-            picture = picture.copy()
-        draw = ImageDraw.Draw(picture)
-        for x, y, w, h in boxes:
-            draw.rectangle((x, y, x + w - 1, y + h - 1), fill=FILL)
-        pngs.append(imaging.encode_png(picture))
+            edges = [(x, y, x + w, y + h) for x, y, w, h in boxes]
+            pngs.append(imaging.encode_png(imaging.fill_rects(picture, edges, FILL)))
     store.rewrite(
         capture_id,
         pngs=pngs,
