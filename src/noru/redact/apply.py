@@ -48,6 +48,7 @@ __all__ = [
     "Redacted",
     "changed_lines",
     "for_agent",
+    "redact_texts",
     "replaced",
     "search_text",
     "source_for_agent",
@@ -105,6 +106,13 @@ def replaced(text: str, findings: Sequence[Finding]) -> str:
     return "".join(out)
 
 
+def redact_texts(texts: Sequence[str], policy: Policy) -> tuple[list[str], list[list[Finding]]]:
+    """Lines of text as ``policy`` lets an agent see them, and what was found
+    in each (one capture's lines together: a private key spans several)."""
+    found = find_lines(texts, policy.categories, policy.own)
+    return [replaced(t, f) if f else t for t, f in zip(texts, found, strict=True)], found
+
+
 def _width(text: str) -> float:
     return sum(_WIDTHS.get(char, DEFAULT_WIDTH) for char in text)
 
@@ -152,11 +160,10 @@ def _lines(
 ) -> tuple[list[str], list[Rect], list[str]]:
     """Each line's text as an agent gets it, the boxes to fill and the kinds
     found; ``widgets``: the boxes are the widgets' (accessibility), filled whole."""
-    found = find_lines([line.text for line in lines], policy.categories, policy.own)
+    texts, found = redact_texts([line.text for line in lines], policy)
     grid = set() if widgets else _grid_lines([line for line in lines if isinstance(line, OcrLine)])
-    texts, boxes, kinds = [], [], []
+    boxes, kinds = [], []
     for i, (line, findings) in enumerate(zip(lines, found, strict=True)):
-        texts.append(replaced(line.text, findings) if findings else line.text)
         for finding in findings:
             if widgets:
                 boxes.append(line.box)
@@ -175,11 +182,10 @@ def source_for_agent(source: Source, policy: Policy) -> tuple[Source, list[str]]
     title = source.window_title
     if not title or not policy.categories:
         return source, []
-    (findings,) = find_lines([title], policy.categories, policy.own)
+    (seen,), (findings,) = redact_texts([title], policy)
     if not findings:
         return source, []
-    seen = replace(source, window_title=replaced(title, findings), workspace_hint=None)
-    return seen, [finding.kind for finding in findings]
+    return replace(source, window_title=seen, workspace_hint=None), [f.kind for f in findings]
 
 
 def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect], list[str]]:
@@ -205,13 +211,10 @@ def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect],
         boxes += found
         kinds += named
     elif ax_text:  # text without boxes: its words go, no pixels are known
-        split = ax_text.split("\n")
-        found_in = find_lines(split, policy.categories, policy.own)
+        texts, found_in = redact_texts(ax_text.split("\n"), policy)
         if any(found_in):
-            ax_text = "\n".join(
-                replaced(t, f) if f else t for t, f in zip(split, found_in, strict=True)
-            )
-            kinds += [f.kind for f in (x for fs in found_in for x in fs)]
+            ax_text = "\n".join(texts)
+            kinds += [finding.kind for findings in found_in for finding in findings]
     source, named = source_for_agent(image.source, policy)
     kinds += named
     new = replace(image, ocr_lines=ocr_lines, ax_lines=ax_lines, ax_text=ax_text, source=source)

@@ -26,8 +26,7 @@ from dataclasses import replace
 
 from noru import imaging
 from noru.errors import OcrError
-from noru.redact.apply import FILL, for_agent, replaced
-from noru.redact.detect import find_lines
+from noru.redact.apply import FILL, for_agent, redact_texts
 from noru.redact.policy import Policy
 from noru.store import AxLine, OcrLine, Store
 
@@ -89,8 +88,5 @@ def ax_at_rest(lines: Sequence[AxLine], policy: Policy) -> tuple[AxLine, ...]:
         return ()
     if not policy.categories:
         return tuple(lines)
-    found = find_lines([line.text for line in lines], policy.categories, policy.own)
-    return tuple(
-        replace(line, text=replaced(line.text, spans)) if spans else line
-        for line, spans in zip(lines, found, strict=True)
-    )
+    texts, _ = redact_texts([line.text for line in lines], policy)
+    return tuple(replace(line, text=text) for line, text in zip(lines, texts, strict=True))

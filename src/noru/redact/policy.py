@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from noru.atomic import replace_text
@@ -61,15 +62,16 @@ class Policy:
     categories: frozenset[str] = frozenset()
     patterns: tuple[Pattern, ...] = ()
     problem: str | None = None
-    _own: tuple[Own, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def on(self) -> bool:
         return bool(self.categories) or self.problem is not None
 
-    @property
+    @cached_property
     def own(self) -> tuple[Own, ...]:
-        return self._own
+        """The person's patterns compiled (once per policy: each is checked
+        to compile when it is added and when its file is read)."""
+        return tuple(pattern.compiled() for pattern in self.patterns)
 
     def describe(self) -> str:
         """In words, for ``noru doctor``, ``get_status`` and the person."""
@@ -85,11 +87,7 @@ class Policy:
     def of(cls, categories: Sequence[str], patterns: Sequence[Pattern] = ()) -> Policy:
         if not categories:
             return cls()
-        return cls(
-            frozenset(categories),
-            tuple(patterns),
-            _own=tuple(p.compiled() for p in patterns),
-        )
+        return cls(frozenset(categories), tuple(patterns))
 
 
 def check_pattern(pattern: str) -> str | None:
