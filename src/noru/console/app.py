@@ -24,9 +24,11 @@ from noru.config import Config, SettingError, load_config, set_values
 from noru.console import pages
 from noru.console.guard import COOKIE, Guard, Keys
 from noru.errors import DataDirError, NoruError, StoreError
+from noru.redact import policy
+from noru.redact.apply import agents_get
 from noru.sizes import format_size
 from noru.status import describe_disk
-from noru.store import CaptureRecord, Filters, Reader, Store
+from noru.store import Filters, Reader, Store
 from noru.store.files import check_id
 
 __all__ = ["Choices", "Thumbnails", "create_app"]
@@ -108,25 +110,6 @@ class Choices:
 
 def _html(text: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(text, status_code=status)
-
-
-def _agents_get(home: Path, record: CaptureRecord) -> pages.AgentsGet | None:
-    """What redaction changes of ``record`` for agents, for the viewer to mark."""
-    from noru.redact import policy
-    from noru.redact.apply import changed_lines, for_agent
-
-    in_force = policy.load(home, load_config(home).redact)
-    if not in_force.on:
-        return None
-    if in_force.problem:
-        return pages.AgentsGet(held=in_force.problem)
-    if record.ocr_state != "done":
-        return pages.AgentsGet(held="its text is not read yet, so it cannot be checked for secrets")
-    seen = for_agent(record, in_force)
-    if not seen.count:
-        return pages.AgentsGet()
-    changed = changed_lines(seen, record)
-    return pages.AgentsGet(summary=seen.summary(), lines=tuple(changed), boxes=seen.boxes)
 
 
 def _capture_id(request: Request) -> str | None:
@@ -246,7 +229,7 @@ def create_app(home: Path, keys: Keys) -> Starlette:
             if c.get("id") == capture_id
         ]
         query = request.query_params.get("q", "")[:500]
-        seen = _agents_get(home, record)
+        seen = agents_get(record, policy.load(home, load_config(home).redact))
         return _html(pages.capture_page(record, readers=readers, query=query, agents_get=seen))
 
     def image(request: Request) -> Response:

@@ -9,13 +9,13 @@ capture id only. The layout is one stylesheet and one small script
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from html import escape
 from urllib.parse import urlencode
 
 from noru.access import AccessState, history_decision, live_decision
 from noru.geometry import Rect
+from noru.redact.apply import AgentsGet
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine, Row, SearchHit, folded_words
 
 __all__ = [
@@ -302,18 +302,6 @@ def capture_page(
         " its text and its files</label> <button>Delete</button></form></section>"
     )
     return _page(f"Capture {record.id}", body)
-
-
-@dataclass(frozen=True)
-class AgentsGet:
-    """What redaction changes of a capture for agents (``noru.redact``):
-    ``summary`` (``3: aws-key, password``) or ``held`` (why they get none of
-    it yet), the lines as they get them, the boxes filled, per image."""
-
-    summary: str | None = None
-    held: str | None = None
-    lines: tuple[str, ...] = ()
-    boxes: tuple[tuple[Rect, ...], ...] = ()
 
 
 def _agents_get(seen: AgentsGet) -> str:

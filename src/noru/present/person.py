@@ -16,7 +16,7 @@ from noru.present.agent import provenance
 from noru.present.pixels import ImageFiles
 from noru.present.rows import locator_lines
 from noru.redact import Policy
-from noru.redact.apply import changed_lines, for_agent
+from noru.redact.apply import agents_get
 from noru.store import CaptureRecord, Row, SearchHit
 from noru.times import format_age
 
@@ -87,16 +87,13 @@ def capture_lines(
 
 def _redacted_lines(record: CaptureRecord, policy: Policy | None) -> list[str]:
     """What agents get instead of the lines redaction changes, or why they get nothing."""
-    if policy is None or not policy.on:
+    seen = agents_get(record, policy) if policy is not None else None
+    if seen is None or not (seen.held or seen.summary):
         return []
-    if policy.problem or record.ocr_state != "done":
-        why = policy.problem or "its text is not recognised, so it cannot be checked for secrets"
-        return ["", f"Agents get none of this capture's pixels or text yet: {why}."]
-    seen = for_agent(record, policy)
-    if not seen.count:
-        return []
-    changed = [f"  {line}" for line in changed_lines(seen, record)]
-    return ["", f"Redacted for agents ({seen.summary()}); they get these lines as:", *changed]
+    if seen.held:
+        return ["", f"Agents get none of this capture's pixels or text yet: {seen.held}."]
+    changed = [f"  {line}" for line in seen.lines]
+    return ["", f"Redacted for agents ({seen.summary}); they get these lines as:", *changed]
 
 
 def rows_text(

@@ -45,8 +45,9 @@ __all__ = [
     "FILL",
     "GRID_ROWS",
     "PROPORTIONAL_PAD",
+    "AgentsGet",
     "Redacted",
-    "changed_lines",
+    "agents_get",
     "for_agent",
     "redact_texts",
     "replaced",
@@ -251,13 +252,33 @@ def search_text(record: CaptureRecord, policy: Policy) -> tuple[str, str, str] |
     return seen.ocr_text, seen.ax_text, seen.note or ""
 
 
-def changed_lines(redacted: Redacted, record: CaptureRecord) -> list[str]:
-    """The lines of ``record`` that ``redacted`` changed, as agents get them
-    (for the person's views: ``noru show``, the console)."""
+@dataclass(frozen=True)
+class AgentsGet:
+    """What redaction changes of a capture for agents, for the person's views
+    (``noru show``, the console): ``held``, why they get none of it yet; or
+    ``summary`` (``3: aws-key, password``, None: nothing redacted), the lines
+    as they get them, and the boxes filled, per image."""
+
+    held: str | None = None
+    summary: str | None = None
+    lines: tuple[str, ...] = ()
+    boxes: tuple[tuple[Rect, ...], ...] = ()
+
+
+def agents_get(record: CaptureRecord, policy: Policy) -> AgentsGet | None:
+    """What agents get of ``record`` under ``policy``; None with redaction off."""
+    if not policy.on:
+        return None
+    if policy.problem or record.ocr_state != "done":
+        why = policy.problem or "its text is not recognised, so it cannot be checked for secrets"
+        return AgentsGet(held=why)
+    seen = for_agent(record, policy)
+    if not seen.count:
+        return AgentsGet()
     changed = []
-    for before, after in zip(record.images, redacted.record.images, strict=True):
+    for before, after in zip(record.images, seen.record.images, strict=True):
         ocr = zip(before.ocr_lines or (), after.ocr_lines or (), strict=True)
         ax = zip(before.ax_lines, after.ax_lines, strict=True)
         texts = [*((o.text, n.text) for o, n in ocr), *((o.text, n.text) for o, n in ax)]
         changed += [new for old, new in texts if old != new]
-    return changed
+    return AgentsGet(summary=seen.summary(), lines=tuple(changed), boxes=seen.boxes)
