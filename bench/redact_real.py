@@ -86,6 +86,17 @@ def _tokens(lines: list[str]) -> Iterator[tuple[int, int, int]]:
                 start = j
 
 
+def _table(
+    heads: tuple[str, str, str, str], counts: dict[str, list[int]], share: str, goal: str
+) -> None:
+    """One row per name of (part, total) and their share, then all of them, against ``goal``."""
+    print(f"{heads[0]:34} {heads[1]:>8} {heads[2]:>7} {heads[3]:>8}")
+    everything = [sum(part for part, _ in counts.values()), sum(t for _, t in counts.values())]
+    for name, (part, total) in [*counts.items(), ("all", everything)]:
+        line = f"{name:34} {part:8} {total:7} {part / max(1, total):8{share}}"
+        print(line + (f"   ({goal})" if name == "all" else ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--frames", type=int, default=2, help="screens per class")
@@ -140,21 +151,11 @@ def main() -> None:
             print(f"  ... false positives: {spec.name} done", file=sys.stderr, flush=True)
     engine.close()
     print(f"redaction on real clients, Tesseract {engine.version}, {args.frames} screens each")
-    print(f"{'recall: client':34} {'caught':>8} {'of':>5} {'recall':>8}")
-    for name, (caught, total) in recall.items():
-        print(f"{name:34} {caught:8} {total:5} {caught / total:8.1%}")
-    caught = sum(c for c, _ in recall.values())
-    total = sum(t for _, t in recall.values())
-    print(f"{'all':34} {caught:8} {total:5} {caught / total:8.1%}   (goal >= 99 %)")
+    _table(("recall: client", "caught", "of", "recall"), recall, ".1%", "goal >= 99 %")
     for name, kind, secret in missed:
         print(f"  missed: {name}: {kind} {secret}")
     print()
-    print(f"{'false positives: class':34} {'flagged':>8} {'tokens':>7} {'share':>8}")
-    for name, (hit, total) in tokens.items():
-        print(f"{name:34} {hit:8} {total:7} {hit / max(1, total):8.2%}")
-    hit = sum(h for h, _ in tokens.values())
-    total = sum(t for _, t in tokens.values())
-    print(f"{'all':34} {hit:8} {total:7} {hit / max(1, total):8.2%}   (goal <= 0.5 %)")
+    _table(("false positives: class", "flagged", "tokens", "share"), tokens, ".2%", "goal <= 0.5 %")
     for what, count in flagged.most_common(12):
         print(f"  flagged: {what} ({count}x)")
 
