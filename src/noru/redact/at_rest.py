@@ -72,11 +72,8 @@ def redacted_lines(
             picture = original.convert("RGB") if original.mode not in ("RGB", "RGBA") else original
             edges = [(x, y, x + w, y + h) for x, y, w, h in boxes]
             pngs.append(imaging.encode_png(imaging.fill_rects(picture, edges, FILL)))
-    store.rewrite(
-        capture_id,
-        pngs=pngs,
-        ocr_lines=[None] * len(record.images),  # stored next, redacted, by set_ocr
-        ax=[(image.ax_lines, image.ax_text) for image in seen.record.images],
+    store.rewrite(  # its OCR text is stored next, redacted, by set_ocr
+        capture_id, pngs=pngs, ax=[(image.ax_lines, image.ax_text) for image in seen.record.images]
     )
     return tuple(tuple(image.ocr_lines or ()) for image in seen.record.images)
 

@@ -369,16 +369,14 @@ class Reading:
         kept: list[tuple[float, int]] = []
         for start in range(0, len(ranked), _SEEN_CHUNK):
             chunk = ranked[start : start + _SEEN_CHUNK]
-            rows = self._rows([seq for _, seq in chunk])
-            for _, seq in chunk:
-                record = self.get(rows[seq].id) if seq in rows else None
-                text = seen(record) if record is not None else None
+            marks = ",".join("?" * len(chunk))
+            for record in self._records(f"c.seq IN ({marks})", [seq for _, seq in chunk]):
+                text = seen(record)
                 if text is not None:
                     memory.execute(
                         f"INSERT INTO {_SEEN_TABLE} (rowid, ocr, ax, note) VALUES (?, ?, ?, ?)",
-                        (seq, *text),
+                        (record.seq, *text),
                     )
-            marks = ",".join("?" * len(chunk))
             matched = {
                 row[0]
                 for row in memory.execute(

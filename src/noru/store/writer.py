@@ -234,20 +234,19 @@ class Store(Reading):
         capture_id: str,
         *,
         pngs: Sequence[bytes | None],
-        ocr_lines: Sequence[Sequence[OcrLine] | None],
         ax: Sequence[tuple[Sequence[AxLine], str | None]],
     ) -> bool:
-        """Replace a capture's images and text by forms of themselves (the
-        person's ``redact_at_rest``): per image, a new PNG of the same size
-        (None: keep the file), its OCR lines (None: keep them) and its
-        accessibility lines and text. The files are written first, each
-        renamed over its old one; then the rows and the search index in one
-        transaction. False when there is no such capture."""
+        """Replace a capture's images and accessibility text by forms of
+        themselves (the person's ``redact_at_rest``, before its OCR text is
+        stored by ``set_ocr``): per image, a new PNG of the same size (None:
+        keep the file), and its accessibility lines and text. The files are
+        written first, each renamed over its old one; then the rows and the
+        search index in one transaction. False when there is no such capture."""
         record = self.get(capture_id)
         if record is None:
             return False
-        if not len(pngs) == len(ocr_lines) == len(ax) == len(record.images):
-            raise ValueError("one png, line list and ax text per image")
+        if not len(pngs) == len(ax) == len(record.images):
+            raise ValueError("one png and one accessibility text per image")
         for image, png in zip(record.images, pngs, strict=True):
             if png is not None:
                 files.write_file(self.images_root, image.path, png)
@@ -257,12 +256,7 @@ class Store(Reading):
             seq = self._seq(db, capture_id)
             if seq is None:
                 return False
-            for image, lines, (ax_lines, ax_text) in zip(record.images, ocr_lines, ax, strict=True):
-                if lines is not None:
-                    db.execute(
-                        "UPDATE images SET ocr_lines = ? WHERE capture_seq = ? AND position = ?",
-                        (lines_to_json(lines), seq, image.position),
-                    )
+            for image, (ax_lines, ax_text) in zip(record.images, ax, strict=True):
                 db.execute(
                     "UPDATE images SET ax_lines = ?, ax_text = ? WHERE capture_seq = ?"
                     " AND position = ?",
@@ -273,15 +267,8 @@ class Store(Reading):
                 for image in record.images
             )
             db.execute("UPDATE captures SET bytes = ? WHERE seq = ?", (size, seq))
-            ocr = "\n".join(
-                line.text
-                for image, lines in zip(record.images, ocr_lines, strict=True)
-                for line in (lines if lines is not None else image.ocr_lines or ())
-            )
             ax_all = "\n".join(text for _, text in ax if text)
-            db.execute(
-                "UPDATE capture_text SET ocr = ?, ax = ? WHERE rowid = ?", (ocr, ax_all, seq)
-            )
+            db.execute("UPDATE capture_text SET ax = ? WHERE rowid = ?", (ax_all, seq))
         return True
 
     def pending_ocr(self) -> list[str]:
