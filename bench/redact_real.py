@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 
 from tests import real_clients  # noqa: E402
-from tests.redaction_cases import ORDINARY, planted  # noqa: E402
+from tests.redaction_cases import ORDINARY, leaked, planted  # noqa: E402
 from tests.xserver import XServer, running_xserver  # noqa: E402
 
 from noru.capture import Capturer  # noqa: E402
@@ -67,11 +67,6 @@ SHOWN: dict[str, Opener] = {
         s, "Settings", lines, x=60, y=60, width=1800, height=1200
     ),
 }
-
-
-def _caught(text: str, secret: str) -> bool:
-    bare, flat = secret.replace(" ", ""), text.replace(" ", "")
-    return not any(bare[i : i + 8] in flat for i in range(len(bare) - 7))
 
 
 def _tokens(lines: list[str]) -> Iterator[tuple[int, int, int]]:
@@ -126,7 +121,7 @@ def main() -> None:
                 got = recall.setdefault(name, [0, 0])
                 for _, secret, kind in cases:
                     got[1] += 1
-                    if _caught(served, secret):
+                    if leaked(served, secret) is None:
                         got[0] += 1
                     else:
                         missed.append((name, kind, secret))

@@ -39,6 +39,17 @@ def _jwt(rng: random.Random) -> str:
     return f"{header}.{payload}.{_pick(rng, ALNUM + '-_', 43)}"
 
 
+def leaked(text: str, secret: str) -> str | None:
+    """The first 8 consecutive characters of ``secret`` (all of a shorter one)
+    that ``text`` holds, spaces aside; None when none: no part of it left."""
+    bare, flat = secret.replace(" ", ""), text.replace(" ", "")
+    size = min(8, len(bare))
+    return next(
+        (bare[i : i + size] for i in range(len(bare) - size + 1) if bare[i : i + size] in flat),
+        None,
+    )
+
+
 def planted(seed: int = 7) -> list[tuple[str, str, str]]:
     """(line, secret value, kind) for every kind detection knows."""
     rng = random.Random(seed)

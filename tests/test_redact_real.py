@@ -32,7 +32,7 @@ from noru.store import Filters, Reader
 from tests import real_clients
 from tests.app_process import SETTLE_FOR_TESTS, running_app
 from tests.parts import require
-from tests.redaction_cases import ALNUM, ORDINARY, luhn_card, planted
+from tests.redaction_cases import ALNUM, ORDINARY, leaked, luhn_card, planted
 from tests.wire import StdioSession, noru_command
 from tests.xserver import XServer
 
@@ -88,16 +88,6 @@ def _checkout(rng: random.Random) -> tuple[list[str], list[str]]:
     return lines, [card, password]
 
 
-def _leaks(text: str, secret: str) -> str | None:
-    """The first 8 consecutive characters of ``secret`` found in ``text``."""
-    bare, flat = secret.replace(" ", ""), text.replace(" ", "")
-    size = min(8, len(bare))
-    return next(
-        (bare[i : i + size] for i in range(len(bare) - size + 1) if bare[i : i + size] in flat),
-        None,
-    )
-
-
 @pytest.fixture
 def mcp(home: Path, desktop: XServer, tmp_path: Path) -> Iterator[StdioSession]:
     (home / "config.toml").write_text(SETTLE_FOR_TESTS)
@@ -137,7 +127,7 @@ def _check(
     text = _texts(answer)
     assert '"ocr_pending": false' in text, text[-600:]
     for secret in secrets:
-        assert _leaks(text, secret) is None, (secret, _leaks(text, secret))
+        assert leaked(text, secret) is None, (secret, leaked(text, secret))
     assert "!redact(" in text
     # The ordinary lines are served as read: most of their words are there.
     words = [w for line in ordinary for w in line.split() if len(w) > 3]
@@ -248,7 +238,7 @@ def test_kept_redacted_at_rest_the_agent_gets_the_filled_original(
         (grab,) = capturer.grab_window("pointer")
     text = _texts(answer)
     for secret in secrets:
-        assert _leaks(text, secret) is None, secret
+        assert leaked(text, secret) is None, secret
     (served,) = [
         Image.open(io.BytesIO(base64.b64decode(b["data"]))).convert("RGB")
         for b in answer["result"]["content"]
@@ -260,7 +250,7 @@ def test_kept_redacted_at_rest_the_agent_gets_the_filled_original(
         stored = Image.open(reader.image_file(record.images[0])).convert("RGB")
         assert "[redacted: aws-key]" in record.ocr_text
         for secret in secrets:
-            assert _leaks(record.ocr_text, secret) is None
+            assert leaked(record.ocr_text, secret) is None
     assert served.tobytes() == stored.tobytes()  # the filled original, not the grab's
     raw = grab.image.convert("RGB")
     assert raw.size == stored.size
