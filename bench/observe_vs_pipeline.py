@@ -163,11 +163,23 @@ def minor_faults(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[7])
 
 
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+def _proc_mb(pid: int, file: str, field: str) -> float:
+    """A process's ``field`` (kB) from its ``/proc/PID/file``, in MB."""
+    for line in Path(f"/proc/{pid}/{file}").read_text().splitlines():
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def rss_mb(pid: int) -> float:
+    return _proc_mb(pid, "status", "VmRSS")
+
+
+def pss_mb(pid: int) -> float:
+    """A process's proportional set size in MB: its private pages, and its
+    share of the pages it shares (the app and its OCR process map the same
+    interpreter and libraries; summed RSS counts those pages twice)."""
+    return _proc_mb(pid, "smaps_rollup", "Pss")
 
 
 def x11_session(display: str) -> dict[str, str]:

@@ -47,6 +47,7 @@ from observe_vs_pipeline import (  # noqa: E402
     Agent,
     app_running,
     cpu_seconds,
+    pss_mb,
     rss_mb,
     x11_session,
 )
@@ -86,16 +87,6 @@ def at_rest(
         (rss_mb(app.pid), sum(rss_mb(p) for p in children)),
         (pss_mb(app.pid), sum(pss_mb(p) for p in children)),
     )
-
-
-def pss_mb(pid: int) -> float:
-    """A process's proportional set size in MB: its private pages, and its
-    share of the pages it shares (the app and its OCR process map the same
-    interpreter and libraries; summed RSS counts those pages twice)."""
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("Pss:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def main() -> None:
