@@ -339,13 +339,12 @@ def withheld_view(view_plan: Plan, policy: Policy, *, wait: TextWait = QUEUED) -
     note = _cap(record.note, "note", remarks) if view_plan.wants("note") and record.note else None
     prov = provenance(record, pixels=False, layers=view_plan.layers, wait=wait)
     prov[0] = absent("px", "held back until checked for secrets")
-    # Its titles can be checked already (they are no screen text to wait for).
-    sources = [
-        source_for_agent(image.source, policy)[0] if not policy.problem else image.source
-        for image in record.images
-    ]
     if policy.problem:  # nothing can be checked: no title either
-        sources = [replace(source, window_title=None, workspace_hint=None) for source in sources]
+        sources = [
+            replace(image.source, window_title=None, workspace_hint=None) for image in record.images
+        ]
+    else:  # its titles can be checked already (they are no screen text to wait for)
+        sources = [source_for_agent(image.source, policy)[0] for image in record.images]
     return CaptureView(
         id=record.id,
         captured_at=record.captured_at,
