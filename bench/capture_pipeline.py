@@ -6,8 +6,8 @@ of code, not like a flat colour. Then, in this process, runs N times (default
 30, after 3 warm-up runs):
 
     grab      Capturer.grab_display(1): RandR and window facts + mss pixels -> RGB image
-    serve     noru.imaging.serve(): scale to a 1568 px long edge + PNG encode,
-              the scaling shared with a second thread as in the app
+    scale     noru.imaging.scale(): Lanczos to a 1568 px long edge (libvips)
+    PNG       noru.imaging.encode_png() of it, as the app serves it (segmented)
     base64    base64 of the PNG, as it goes on the wire
     original  noru.imaging.encode_png() of the full grab: the lossless original
               the app stores (on a second thread, beside serve; not in the total)
@@ -17,7 +17,7 @@ sizes of both PNGs. glibc's allocator is tuned as the app tunes it
 (noru.app.memory).
 Xvfb and the Tk window are stopped by their pids on the way out.
 
-    .venv/bin/python bench/capture_pipeline.py [--runs 30] [--one-thread]
+    .venv/bin/python bench/capture_pipeline.py [--runs 30]
 """
 
 from __future__ import annotations
@@ -32,13 +32,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
 from noru.app.memory import tune_malloc
 from noru.capture import Capturer
-from noru.imaging import encode_png, serve
+from noru.imaging import encode_png, fit_long_edge, scale
 
 WIDTH, HEIGHT = 2560, 1600
 MAX_EDGE = 1568
@@ -156,45 +155,45 @@ def _p95(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument(
-        "--one-thread", action="store_true", help="scale in one call on one thread, as before"
-    )
     args = parser.parse_args()
     tune_malloc()
     speed_before = host_speed()
     with screen_of_code() as display:
         stages: dict[str, list[float]] = {
             "grab": [],
-            "serve": [],
+            "scale": [],
+            "PNG": [],
             "base64": [],
             "total": [],
             "original": [],
         }
         png_sizes: list[int] = []
         original_sizes: list[int] = []
-        with Capturer(display=display) as capturer, ThreadPoolExecutor(2) as pool:
+        with Capturer(display=display) as capturer:
             for run in range(args.runs + 3):
                 t0 = time.perf_counter()
                 grab = capturer.grab_display(1)[0]
                 t1 = time.perf_counter()
-                served = serve(grab.image, MAX_EDGE, None if args.one_thread else pool)
+                scaled = scale(grab.image, fit_long_edge(WIDTH, HEIGHT, MAX_EDGE))
                 t2 = time.perf_counter()
-                encoded = base64.b64encode(served.png)
+                served = encode_png(scaled, segmented=True)
                 t3 = time.perf_counter()
-                original = encode_png(grab.image)
+                encoded = base64.b64encode(served)
                 t4 = time.perf_counter()
+                original = encode_png(grab.image)
+                t5 = time.perf_counter()
                 if run < 3:
                     continue  # warm-up: first grabs set up shared memory
-                times = (t1 - t0, t2 - t1, t3 - t2, t3 - t0, t4 - t3)
+                times = (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t0, t5 - t4)
                 for name, seconds in zip(stages, times, strict=True):
                     stages[name].append(seconds * 1000)
                 png_sizes.append(len(encoded))
                 original_sizes.append(len(original))
         assert grab.image.size == (WIDTH, HEIGHT)
-        assert (served.width, served.height) == (1568, 980)
+        assert scaled.size == (1568, 980)
 
     print(
-        f"capture pipeline, {WIDTH}x{HEIGHT} -> {served.width}x{served.height} PNG, "
+        f"capture pipeline, {WIDTH}x{HEIGHT} -> {scaled.width}x{scaled.height} PNG, "
         f"{args.runs} runs (after 3 warm-up), ms"
     )
     print(f"{'stage':<9} {'median':>8} {'p95':>8}")

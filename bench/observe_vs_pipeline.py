@@ -5,8 +5,8 @@ On a private 2560x1600 Xvfb filled with a full-screen window of source code
 
 1. in-process pipeline: grab the display, scale to 1568 px + PNG, base64,
    done as the app does it: glibc's allocator tuned (noru.app.memory) and
-   the scaling shared with a second thread (noru.imaging.scale), so that the
-   ratio measures what the app path adds, not what it does differently;
+   the scaling by libvips (noru.imaging.scale), so that the ratio measures
+   what the app path adds, not what it does differently;
 2. `observe_screen` (target display) over MCP stdio: `noru mcp` -> the app's
    socket -> grab, store the lossless original, serve -> back to the agent,
    with ``ocr_settle = 0`` (the capture path alone).
@@ -52,7 +52,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
@@ -75,7 +74,6 @@ def p95(values: list[float]) -> float:
 
 def pipeline(
     capturer: Capturer,
-    pool: ThreadPoolExecutor,
     target: Target = "display",
     stages: dict[str, list[float]] | None = None,
 ) -> float:
@@ -85,7 +83,7 @@ def pipeline(
     t = time.perf_counter()
     grab = (capturer.grab_window("active") if target == "window" else capturer.grab_display(1))[0]
     grabbed = time.perf_counter()
-    base64.b64encode(serve(grab.image, MAX_EDGE, pool).png)
+    base64.b64encode(serve(grab.image, MAX_EDGE).png)
     done = time.perf_counter()
     if stages is not None:
         stages.setdefault("grab", []).append((grabbed - t) * 1000)
@@ -240,10 +238,10 @@ def alternate(
     inproc: list[float] = []
     observed: list[float] = []
     try:
-        with Capturer(display=display) as capturer, ThreadPoolExecutor(2) as pool:
+        with Capturer(display=display) as capturer:
             for run in range(runs + 3):
                 kept = stages if run >= 3 else None
-                t_in, t_obs = pipeline(capturer, pool, target, kept), agent.observe(target)
+                t_in, t_obs = pipeline(capturer, target, kept), agent.observe(target)
                 for name, ms in (between() if between else {}).items():
                     if kept is not None:
                         kept.setdefault(name, []).append(ms)

@@ -164,7 +164,7 @@ class App:
         """Grab, store (through the writer), queue OCR; returns the capture id.
 
         The lossless originals are encoded on the pool while this thread makes
-        the served images (sharing their scaling with the pool), which are
+        the served images (libvips scales them on its own threads), which are
         kept for the live reply (and, for the person's captures, for the
         handoff). OCR is held still meanwhile.
         """
@@ -201,7 +201,7 @@ class App:
         self._exclusions()
         grabs = self._grab(request)
         originals = [self._pool.submit(imaging.encode_png, grab.image) for grab in grabs]
-        served = [imaging.serve(grab.image, self.config.max_edge, self._pool) for grab in grabs]
+        served = [imaging.serve(grab.image, self.config.max_edge) for grab in grabs]
         kept_ax = [grab.ax.lines if grab.ax else () for grab in grabs]
         if self.config.redact_at_rest:  # the person keeps only redacted forms: from the start
             from noru.redact import at_rest, policy
