@@ -9,7 +9,7 @@ import zlib
 import pytest
 from PIL import Image, ImageChops, ImageCms, ImageDraw
 
-from noru.imaging import encode_png, fill_png, fit_long_edge, scale, serve
+from noru.imaging import encode_png, fill_png, fit_long_edge, scale, scanlines, serve
 
 
 def screenish(mode: str, size: tuple[int, int]) -> Image.Image:
@@ -81,6 +81,29 @@ def test_serve_scales_the_long_edge_and_says_from_what() -> None:
     small = serve(original, 1568)
     assert (small.width, small.height, small.downscaled_from) == (800, 600, None)
     assert decode(small.png).tobytes() == original.tobytes()
+
+
+def test_scanlines_are_the_rows_each_followed_by_a_zero() -> None:
+    image = screenish("RGB", (5, 3))
+    lines = scanlines(image)
+    assert lines is not None and lines.stride == 16 and len(lines.data) == 48
+    for row in range(3):
+        start = row * lines.stride
+        assert lines.data[start : start + 15] == image.crop((0, row, 5, row + 1)).tobytes()
+        assert lines.data[start + 15] == 0
+    assert scanlines(Image.new("P", (4, 4))) is None
+
+
+def test_pngs_written_from_scanlines_made_once_are_the_same() -> None:
+    # The app makes a grab's scanlines once and writes both PNGs from them.
+    image = screenish("RGB", (2560, 1600))
+    lines = scanlines(image)
+    assert encode_png(image, lines=lines) == encode_png(image)
+    served = serve(image, 1568, lines)
+    assert served.png == serve(image, 1568).png
+    assert decode(served.png).tobytes() == scale(image, (1568, 980)).tobytes()
+    small = screenish("RGB", (800, 600))
+    assert serve(small, 1568, scanlines(small)).png == serve(small, 1568).png
 
 
 def test_fit_long_edge_keeps_the_aspect_and_never_reaches_zero() -> None:

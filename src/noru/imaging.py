@@ -25,12 +25,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Edges",
+    "Scanlines",
     "Served",
     "encode_png",
     "fill_png",
     "fill_rects",
     "fit_long_edge",
     "scale",
+    "scanlines",
     "serve",
 ]
 
@@ -97,8 +99,50 @@ def _png(
     return b"".join(chunks)
 
 
-def encode_png(image: Image.Image, *, segmented: bool = False) -> bytes:
-    """A lossless PNG of ``image``.
+@dataclass(frozen=True)
+class Scanlines:
+    """An 8-bit RGB or RGBA image's pixels as a PNG holds them, unfiltered:
+    each row, then one zero byte (the layout of Pillow's raw encoder with a
+    padded stride). A PNG's zlib stream is a zero (the first row's filter
+    byte) and then ``data`` without its last byte: no copy between the two.
+    Made once from a capture, the lossless original and the served image are
+    both written from it."""
+
+    data: bytes
+    size: tuple[int, int]
+    mode: str
+
+    @property
+    def stride(self) -> int:
+        """Bytes a row takes in ``data``, its pad included."""
+        return self.size[0] * _COLOUR_TYPES[self.mode][1] + 1
+
+
+def scanlines(image: Image.Image) -> Scanlines | None:
+    """``image``'s pixels as ``Scanlines``, or None when this module does not
+    write PNGs of it itself (``encode_png`` says which)."""
+    kind = _COLOUR_TYPES.get(image.mode)
+    width, height = image.size
+    if (
+        kind is None
+        or width == 0
+        or height == 0
+        # Pillow's tobytes encodes max(65536, 4 * width) bytes at a time and
+        # cannot pad a row longer than that (RGBA 16,384 px wide or more).
+        or width * kind[1] + 1 > max(65536, 4 * width)
+        # What Pillow's writer keeps from the image and this one would drop.
+        or "icc_profile" in image.info
+        or "transparency" in image.info
+    ):
+        return None
+    return Scanlines(image.tobytes("raw", image.mode, width * kind[1] + 1), image.size, image.mode)
+
+
+def encode_png(
+    image: Image.Image, *, segmented: bool = False, lines: Scanlines | None = None
+) -> bytes:
+    """A lossless PNG of ``image`` (``lines``: its scanlines, when the caller
+    has made them already).
 
     RGB and RGBA (everything a capture or an import holds) are written here:
     no scanline filter, and one zlib stream deflated by Intel's ISA-L (the
@@ -110,39 +154,27 @@ def encode_png(image: Image.Image, *, segmented: bool = False) -> bytes:
     and images carrying a colour profile or a transparent colour, go through
     Pillow.
     """
-    from isal import isal_zlib
-
-    kind = _COLOUR_TYPES.get(image.mode)
-    width, height = image.size
-    channels = kind[1] if kind else 0
-    if (
-        kind is None
-        or width == 0
-        or height == 0
-        # Pillow's tobytes encodes max(65536, 4 * width) bytes at a time and
-        # cannot pad a row longer than that (RGBA 16,384 px wide or more).
-        or width * channels + 1 > max(65536, 4 * width)
-        # What Pillow's writer keeps from the image and this one would drop.
-        or "icc_profile" in image.info
-        or "transparency" in image.info
-    ):
+    lines = lines or scanlines(image)
+    if lines is None:
         buffer = io.BytesIO()
         image.save(buffer, format="PNG", compress_level=PNG_LEVEL)
         return buffer.getvalue()
-    colour_type = kind[0]
-    stride = width * channels
-    # Each scanline is its filter byte (0: none), then its pixels. Pillow's raw
-    # encoder pads each row with one zero byte at its end; a zero before the
-    # first row and that last pad dropped make exactly the PNG layout, in one
-    # pass over the pixels. Deflated in a few large calls: a call per row
-    # would take the GIL back 3,200 times, and a busy Python thread beside it
-    # makes each of those wait a switch interval (seconds in all).
-    padded = memoryview(image.tobytes("raw", image.mode, stride + 1))
+    return _png_of(lines, segmented=segmented)
+
+
+def _png_of(lines: Scanlines, *, segmented: bool) -> bytes:
+    """The PNG of ``lines``. Deflated in a few large calls: a call per row
+    would take the GIL back 3,200 times, and a busy Python thread beside it
+    makes each of those wait a switch interval (seconds in all)."""
+    from isal import isal_zlib
+
+    colour_type = _COLOUR_TYPES[lines.mode][0]
+    padded = memoryview(lines.data)
     if segmented:
-        return _segmented_png(image.size, colour_type, padded, stride + 1)
+        return _segmented_png(lines.size, colour_type, padded, lines.stride)
     deflate = isal_zlib.compressobj(ISAL_LEVEL)
     compressed = deflate.compress(b"\0") + deflate.compress(padded[:-1]) + deflate.flush()
-    return _png(image.size, colour_type, compressed)
+    return _png(lines.size, colour_type, compressed)
 
 
 def _segmented_png(size: tuple[int, int], colour_type: int, padded: memoryview, row: int) -> bytes:
@@ -176,31 +208,41 @@ def _segmented_png(size: tuple[int, int], colour_type: int, padded: memoryview, 
 def scale(image: Image.Image, size: tuple[int, int]) -> Image.Image:
     """``image`` scaled to ``size`` with Lanczos (3 lobes).
 
-    RGB and L (every capture, and most imports) are scaled by libvips
-    (``pyvips``): its reduce is Lanczos-3 like Pillow's, in fixed point with
-    SIMD and on every core, and takes a fifth of the time of Pillow's on two
-    threads for a 2560x1600 screen (docs/performance.md, "The served image").
-    On screen content the two differ by 0.04 levels on average; what agents
-    can read on them was measured alike (bench/ocr_real.py --served).
-    Shrinking by 2x or more first averages whole blocks, then reduces (the
-    ``gap``, Pillow's reducing_gap), as Pillow does. Other modes go to
-    Pillow: it premultiplies alpha, and keeps a palette.
+    RGB (every capture, and most imports) is scaled by libvips (``pyvips``):
+    its reduce is Lanczos-3 like Pillow's, in fixed point with SIMD and on
+    every core, with the interpreter's lock released, and takes a fifth of
+    the time of Pillow's on two threads for a 2560x1600 screen
+    (docs/performance.md, "The served image"). On screen content the two
+    differ by 0.04 levels on average; what agents can read on them was
+    measured alike (bench/ocr_real.py --served). Shrinking by 2x or more
+    first averages whole blocks, then reduces (the ``gap``, Pillow's
+    reducing_gap), as Pillow does. Other modes go to Pillow: it
+    premultiplies alpha, and keeps a palette.
     """
     from PIL import Image
 
-    width, height = image.size
-    vips = _vips() if image.mode in _VIPS_BANDS else None
-    if vips is None:
+    lines = scanlines(image) if image.mode == "RGB" and _vips() else None
+    if lines is None:
         return image.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0)
-    source = vips.Image.new_from_memory(
-        image.tobytes(), width, height, _VIPS_BANDS[image.mode], "uchar"
-    )
-    reduced = source.reduce(width / size[0], height / size[1], kernel="lanczos3", gap=2.0)
-    return Image.frombytes(image.mode, size, reduced.write_to_memory())
+    scaled = _scaled(lines, size)
+    return Image.frombytes("RGB", size, scaled.data, "raw", "RGB", scaled.stride)
 
 
-# Pillow mode -> bands, for the modes libvips scales (8 bits a band, no alpha).
-_VIPS_BANDS = {"RGB": 3, "L": 1}
+def _scaled(lines: Scanlines, size: tuple[int, int]) -> Scanlines:
+    """RGB ``lines`` scaled to ``size`` by libvips, as scanlines again.
+
+    libvips reads the rows in place as a one-band image one pad wider than
+    three times the width, crops the pads off and folds each three bytes
+    into a pixel; after the reduce it unfolds them and adds a zero column:
+    the scaled image's scanlines, with no copy made in Python."""
+    vips = _vips()
+    assert vips is not None and lines.mode == "RGB"
+    (width, height), (out_width, out_height) = lines.size, size
+    rows = vips.Image.new_from_memory(lines.data, lines.stride, height, 1, "uchar")
+    pixels = rows.crop(0, 0, 3 * width, height).bandfold(factor=3)
+    reduced = pixels.reduce(width / out_width, height / out_height, kernel="lanczos3", gap=2.0)
+    padded = reduced.bandunfold(factor=3).embed(0, 0, 3 * out_width + 1, out_height)
+    return Scanlines(padded.write_to_memory(), size, "RGB")
 
 
 @functools.cache
@@ -218,14 +260,22 @@ def _vips() -> ModuleType | None:
     return module
 
 
-def serve(image: Image.Image, max_edge: int) -> Served:
-    """The image as sent to an agent: scaled down if needed, PNG-encoded."""
+def serve(image: Image.Image, max_edge: int, lines: Scanlines | None = None) -> Served:
+    """The image as sent to an agent: scaled down if needed, PNG-encoded.
+
+    ``lines``: the image's scanlines, when the caller has made them already
+    (the app writes the lossless original from the same)."""
     width, height = image.size
     target = fit_long_edge(width, height, max_edge)
-    if target != (width, height):
-        image = scale(image, target)
-        return Served(encode_png(image, segmented=True), target[0], target[1], (width, height))
-    return Served(encode_png(image, segmented=True), width, height, None)
+    if target == (width, height):
+        return Served(encode_png(image, segmented=True, lines=lines), width, height, None)
+    lines = (lines or scanlines(image)) if image.mode == "RGB" and _vips() else None
+    png = (
+        _png_of(_scaled(lines, target), segmented=True)
+        if lines is not None
+        else encode_png(scale(image, target), segmented=True)
+    )
+    return Served(png, target[0], target[1], (width, height))
 
 
 def fill_png(png: bytes, boxes: Sequence[Edges], colour: tuple[int, int, int]) -> bytes:

@@ -200,8 +200,16 @@ class App:
         stored (for the OCR child, which need not decode them again)."""
         self._exclusions()
         grabs = self._grab(request)
-        originals = [self._pool.submit(imaging.encode_png, grab.image) for grab in grabs]
-        served = [imaging.serve(grab.image, self.config.max_edge) for grab in grabs]
+        # One copy of each grab's pixels, as a PNG's rows: both PNGs are written from it.
+        lines = [imaging.scanlines(grab.image) for grab in grabs]
+        originals = [
+            self._pool.submit(imaging.encode_png, grab.image, lines=rows)
+            for grab, rows in zip(grabs, lines, strict=True)
+        ]
+        served = [
+            imaging.serve(grab.image, self.config.max_edge, rows)
+            for grab, rows in zip(grabs, lines, strict=True)
+        ]
         kept_ax = [grab.ax.lines if grab.ax else () for grab in grabs]
         if self.config.redact_at_rest:  # the person keeps only redacted forms: from the start
             from noru.redact import at_rest, policy
