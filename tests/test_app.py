@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 
 from noru.access import set_control
+from noru.app.memory import QUIET
 from noru.capture.x11 import PERMISSION_HOW, PERMISSION_NEXT_ACTION
 from noru.store import Filters, Reader
 from tests.app_process import AppProcess, running_app, wait_until
@@ -254,6 +255,30 @@ class TestLiveTargets:
         lines = [first_line(a) for a in answers]
         assert sum(line.startswith("Noru capture") for line in lines) == 1, lines
         assert sum(line.startswith("Noru nothing new") for line in lines) == 7, lines
+
+    def test_when_quiet_the_app_lets_go_of_its_grab_buffer_and_looks_as_before(
+        self,
+        app: AppProcess,
+        home: Path,
+        desktop: XServer,
+        open_window: OpenWindow,
+        session: MemoryClient,
+    ) -> None:
+        # After a quiet spell (noru.app.memory.QUIET) the app hands back the
+        # screen-sized shared memory it grabs into; the next look makes it again.
+        window_under_pointer(desktop, open_window)
+        set_control(home, "allow")
+        first = served(session.call("observe_screen", {"target": "display"}))
+        maps = Path(f"/proc/{app.proc.pid}/maps")
+        assert len(first) == 1 and "mss-shm-buf" in maps.read_text()
+        wait_until(
+            lambda: "mss-shm-buf" not in maps.read_text(),
+            "the app letting go of its grab buffer",
+            seconds=QUIET + 30,
+        )
+        again = served(session.call("observe_screen", {"target": "display"}))
+        assert [image.tobytes() for image in again] == [image.tobytes() for image in first]
+        assert "mss-shm-buf" in maps.read_text()
 
     @pytest.mark.parametrize(
         ("arguments", "sizes"),

@@ -181,6 +181,30 @@ def test_a_display_capture_is_the_whole_2560x1600_display(
         assert grab.source.display_name == "screen"
 
 
+def _shared_memory_maps() -> int:
+    """How many mappings of mss's shared-memory grab buffer this process has."""
+    return Path("/proc/self/maps").read_text().count("mss-shm-buf")
+
+
+def test_released_between_grabs_the_shared_memory_goes_and_the_next_grab_is_the_same(
+    desktop: XServer, open_window: OpenWindow, capturer: Capturer
+) -> None:
+    # The app lets go of the grab's shared memory (the size of the screen)
+    # when quiet; the next grab makes it again and sees the same screen.
+    window = open_window(
+        desktop, "Released", x=300, y=300, width=640, height=400, background=ORANGE
+    )
+    window.activate()
+    before = only(capturer.grab_display(1)).image.tobytes()
+    assert _shared_memory_maps() == 1
+    capturer.release()
+    assert _shared_memory_maps() == 0
+    after = only(capturer.grab_display(1))
+    assert after.image.tobytes() == before
+    assert _shared_memory_maps() == 1
+    assert capturer.degraded_modes() == []
+
+
 def test_a_display_capture_lists_its_windows_bottom_to_top_for_ocr(
     desktop: XServer, open_window: OpenWindow, capturer: Capturer
 ) -> None:

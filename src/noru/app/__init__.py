@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noru import __version__, access, imaging, live
-from noru.app.memory import Trimmer
+from noru.app.memory import Trimmer, malloc_trim
 from noru.ax.base import AxAbsent
 from noru.config import Config, load_config
 from noru.errors import Busy, CaptureError, NoruError, NothingNew, PermissionDenied, StoreError
@@ -86,7 +86,7 @@ class App:
         # Served PNGs of the newest captures, so a live reply needs no re-encode.
         self._served: dict[str, list[imaging.Served]] = {}
         self._served_lock = threading.Lock()
-        self._trimmer = Trimmer()
+        self._trimmer = Trimmer(trim=self._quiet)
         self._ax_switched_on = False  # by this app, at the person's ax_switch
 
     # --- accessibility -----------------------------------------------------
@@ -132,6 +132,16 @@ class App:
     def _event(self, capture_id: str) -> threading.Event:
         with self._settled_lock:
             return self._settled.setdefault(capture_id, threading.Event())
+
+    def _quiet(self) -> bool:
+        """Quiet for a while (``Trimmer``): the grab's shared memory and every
+        free heap page go back to the system. Not while a capture runs."""
+        if self._capture_lock.acquire(blocking=False):
+            try:
+                self.capturer.release()
+            finally:
+                self._capture_lock.release()
+        return malloc_trim()
 
     def _settle(self, capture_id: str) -> None:
         self._event(capture_id).set()

@@ -233,6 +233,12 @@ class Capturer:
 
             ax.close()
 
+    def release(self) -> None:
+        """Let go of what the backend keeps only to grab faster (``Backend.release``)."""
+        with self._lock:
+            if self._backend is not None:
+                self._backend.release()
+
     def __enter__(self) -> Self:
         return self
 

@@ -174,3 +174,7 @@ class Backend(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the display connection. Called at most once."""
+
+    def release(self) -> None:  # noqa: B027 (most backends hold nothing worth letting go)
+        """Let go of what the backend keeps between grabs only to be faster
+        (the app calls it when quiet); the next grab takes it again."""

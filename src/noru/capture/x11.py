@@ -196,11 +196,12 @@ class X11Backend(Backend):
 
     def __init__(self, display_name: str) -> None:
         self._broken = False
+        self._display_name = display_name
         with map_x11_errors():
             self._dpy: Any = connect(display_name)
+        self._mss: mss.MSS | None = None
         try:
-            with map_x11_errors():
-                self._mss = mss.MSS(display=display_name)
+            self._screen()
         except BaseException:
             _let_go(self._dpy.close)
             raise
@@ -208,6 +209,21 @@ class X11Backend(Backend):
         self._atoms: dict[str, int] = {}
 
     # -- plumbing ---------------------------------------------------------
+
+    def _screen(self) -> mss.MSS:
+        """mss, opened again after ``release``."""
+        if self._mss is None:
+            with map_x11_errors():
+                self._mss = mss.MSS(display=self._display_name)
+        return self._mss
+
+    def release(self) -> None:
+        """mss holds a shared-memory segment the size of the screen (16 MB at
+        2560x1600, mapped by the X server too) to grab into; let it go. The
+        next grab makes a new one: a few ms, once after a quiet spell."""
+        screen, self._mss = self._mss, None
+        if screen is not None:
+            _let_go(screen.close)
 
     @contextmanager
     def _x(self) -> Iterator[None]:
@@ -428,7 +444,7 @@ class X11Backend(Backend):
     def grab(self, rect: Rect) -> Image.Image:
         x, y, width, height = rect
         with self._x():
-            shot = self._mss.grab({"left": x, "top": y, "width": width, "height": height})
+            shot = self._screen().grab({"left": x, "top": y, "width": width, "height": height})
         # mss hands back BGRX rows; Pillow's raw decoder reorders them in C.
         return Image.frombytes("RGB", (shot.width, shot.height), shot.raw, "raw", "BGRX")
 
@@ -457,7 +473,7 @@ class X11Backend(Backend):
             modes.append(DegradedMode(Degraded.ONE_DISPLAY, monitors_note))
         modes.extend(
             DegradedMode(Degraded.SLOW_GRAB, f"screen grab: {note}")
-            for note in self._mss.performance_status
+            for note in self._screen().performance_status
             # mss also records its successes here; only a fallback is a degraded mode.
             if "working correctly" not in note
         )
@@ -474,5 +490,5 @@ class X11Backend(Backend):
         return self._broken
 
     def close(self) -> None:
-        _let_go(self._mss.close)
+        self.release()
         _let_go(self._dpy.close)
