@@ -9,7 +9,16 @@ import zlib
 import pytest
 from PIL import Image, ImageChops, ImageCms, ImageDraw
 
-from noru.imaging import encode_png, fill_png, fit_long_edge, scale, scanlines, serve
+from noru.imaging import (
+    encode_png,
+    fill_png,
+    fill_rects,
+    fit_long_edge,
+    scale,
+    scanlines,
+    serve,
+    serve_png,
+)
 
 
 def screenish(mode: str, size: tuple[int, int]) -> Image.Image:
@@ -104,6 +113,28 @@ def test_pngs_written_from_scanlines_made_once_are_the_same() -> None:
     assert decode(served.png).tobytes() == scale(image, (1568, 980)).tobytes()
     small = screenish("RGB", (800, 600))
     assert serve(small, 1568, scanlines(small)).png == serve(small, 1568).png
+
+
+@pytest.mark.parametrize("size", [(2560, 1600), (800, 600)])
+def test_a_stored_original_served_from_its_rows_is_its_image_served(
+    size: tuple[int, int],
+) -> None:
+    image = screenish("RGB", size)
+    served = serve_png(encode_png(image), 1568, colour=(0, 0, 0))
+    assert served is not None
+    assert served == serve(image, 1568)
+    boxes = [(10, 20, 300, 60), (-5, size[1] - 8, 40, size[1] + 9)]  # one past the edge
+    filled = serve_png(encode_png(image), 1568, boxes=boxes, colour=(0, 0, 0))
+    assert filled == serve(fill_rects(image, boxes, (0, 0, 0)), 1568)
+
+
+def test_other_pngs_are_left_to_be_decoded() -> None:
+    image = screenish("RGB", (640, 400))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")  # Pillow's: filtered rows
+    assert serve_png(buffer.getvalue(), 1568, colour=(0, 0, 0)) is None
+    assert serve_png(encode_png(screenish("RGBA", (640, 400))), 1568, colour=(0, 0, 0)) is None
+    assert serve_png(b"not a png", 1568, colour=(0, 0, 0)) is None
 
 
 def test_fit_long_edge_keeps_the_aspect_and_never_reaches_zero() -> None:

@@ -34,6 +34,7 @@ __all__ = [
     "scale",
     "scanlines",
     "serve",
+    "serve_png",
 ]
 
 # zlib level for PNGs written by Pillow (modes other than RGB and RGBA): 1 is
@@ -108,7 +109,7 @@ class Scanlines:
     Made once from a capture, the lossless original and the served image are
     both written from it."""
 
-    data: bytes
+    data: bytes | memoryview
     size: tuple[int, int]
     mode: str
 
@@ -276,6 +277,37 @@ def serve(image: Image.Image, max_edge: int, lines: Scanlines | None = None) -> 
         else encode_png(scale(image, target), segmented=True)
     )
     return Served(png, target[0], target[1], (width, height))
+
+
+def serve_png(
+    png: bytes, max_edge: int, *, boxes: Sequence[Edges] = (), colour: tuple[int, int, int]
+) -> Served | None:
+    """A stored original (a PNG as ``encode_png`` writes it, RGB) served as
+    ``serve`` serves its image, with each of ``boxes`` filled with ``colour``
+    first; None for any other PNG (the caller decodes it with Pillow).
+
+    Its rows are inflated and patched where the boxes are, and libvips
+    scales them in place: no image is decoded, and the scanlines are the
+    inflated stream itself (docs/performance.md, "The served image")."""
+    from isal import isal_zlib
+
+    found = _simple_png(png)
+    if found is None or found[2] != 2 or _vips() is None:
+        return None
+    width, height, _, data, _ = found
+    row = width * 3 + 1
+    raw = bytearray(isal_zlib.decompress(data))
+    if len(raw) != row * height or raw[::row].count(0) != height:
+        return None  # filtered rows: not one of ours
+    _paint(raw, _clipped(boxes, (width, height)), bytes(colour), row=row, first=0, last=height)
+    raw.append(0)  # the last row's pad: the stream after its first byte is the scanlines
+    lines = Scanlines(memoryview(raw)[1:], (width, height), "RGB")
+    target = fit_long_edge(width, height, max_edge)
+    if target == (width, height):
+        return Served(_png_of(lines, segmented=True), width, height, None)
+    return Served(
+        _png_of(_scaled(lines, target), segmented=True), target[0], target[1], (width, height)
+    )
 
 
 def fill_png(png: bytes, boxes: Sequence[Edges], colour: tuple[int, int, int]) -> bytes:

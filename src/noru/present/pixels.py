@@ -68,25 +68,37 @@ def fill(picture: Image.Image, boxes: Sequence[Rect], scale: float = 1.0) -> Ima
 def load(files: ImageFiles, plan: Plan, boxes: Sequence[Sequence[Rect]] = ()) -> list[ServedImage]:
     """The plan's images, read from the originals, their ``boxes`` (per image
     of the record, original pixels) filled, then cropped and scaled to serve."""
-    from PIL import Image
-
     served: list[ServedImage] = []
     for image in plan.images:
-        with Image.open(files.image_file(image)) as original:
-            original.load()
-            picture = original.convert("RGB") if original.mode not in ("RGB", "RGBA") else original
-            if boxes and boxes[image.position - 1]:
-                picture = fill(picture, boxes[image.position - 1])
-            if plan.crop is not None:
-                x, y, w, h = plan.crop
-                picture = picture.crop((x, y, x + w, y + h))
-            made = imaging.serve(picture, plan.max_edge)
-        served.append(
-            ServedImage(
-                made.png, made.width, made.height, made.downscaled_from, _label(plan, image)
+        filled = boxes[image.position - 1] if boxes else ()
+        path = files.image_file(image)
+        # One of Noru's own PNGs is served from its rows; a region, or any
+        # other PNG (an import kept as it came), is decoded.
+        made = (
+            imaging.serve_png(
+                path.read_bytes(), plan.max_edge, boxes=_rects(filled, 1.0), colour=FILL
             )
-        )
+            if plan.crop is None
+            else None
+        ) or _decoded(path, plan, filled)
+        label = _label(plan, image)
+        served.append(ServedImage(made.png, made.width, made.height, made.downscaled_from, label))
     return served
+
+
+def _decoded(path: Path, plan: Plan, boxes: Sequence[Rect]) -> imaging.Served:
+    """The original at ``path`` decoded, ``boxes`` filled, cropped to the plan, served."""
+    from PIL import Image
+
+    with Image.open(path) as original:
+        original.load()
+        picture = original.convert("RGB") if original.mode not in ("RGB", "RGBA") else original
+        if boxes:
+            picture = fill(picture, boxes)
+        if plan.crop is not None:
+            x, y, w, h = plan.crop
+            picture = picture.crop((x, y, x + w, y + h))
+        return imaging.serve(picture, plan.max_edge)
 
 
 def ready(
