@@ -28,6 +28,7 @@ image first, untimed.
     .venv/bin/python bench/ocr_real.py --classes xterm-fixed-200 --engines tesseract
     .venv/bin/python bench/ocr_real.py --frames 1 --misses 8
     .venv/bin/python bench/ocr_real.py --list                    # the classes
+    .venv/bin/python bench/ocr_real.py --served pillow,vips      # as served, by each scaler
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SERVED_EDGE = 1568  # the served image's long edge (config max_edge's default)
 sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 
 from PIL import Image, ImageDraw  # noqa: E402
@@ -58,6 +60,8 @@ from tests.xserver import XServer, running_xserver  # noqa: E402
 
 from capture_pipeline import host_speed  # noqa: E402
 from noru.capture import Capturer, Grab  # noqa: E402
+from noru.geometry import Rect  # noqa: E402
+from noru.imaging import fit_long_edge, scale  # noqa: E402
 from noru.ocr import Engine, OcrResult, available_engines, describe, get_engine  # noqa: E402
 from ocr_corpus import _ENDS  # noqa: E402
 
@@ -837,6 +841,34 @@ def with_sway(
             os.environ.update(saved)
 
 
+class ServedReader:
+    """An engine reading a capture as it is served to an agent: scaled to the
+    served long edge (1568 px) by ``scaler``, Pillow's Lanczos or Noru's
+    (``noru.imaging.scale``: libvips), its window rectangles scaled alike."""
+
+    def __init__(self, engine: Engine, scaler: str) -> None:
+        self.engine, self.scaler = engine, scaler
+        self.name, self.version = engine.name, engine.version
+
+    def recognise(self, image: Image.Image, regions: Sequence[Rect] | None = None) -> OcrResult:
+        size = fit_long_edge(image.width, image.height, SERVED_EDGE)
+        if size == image.size:
+            return self.engine.recognise(image, regions=regions)
+        if self.scaler == "pillow":
+            scaled = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0)
+        else:
+            scaled = scale(image, size)
+        factor = size[0] / image.width
+        windows = [
+            (round(x * factor), round(y * factor), round(w * factor), round(h * factor))
+            for x, y, w, h in regions or ()
+        ]
+        return self.engine.recognise(scaled, regions=windows or None)
+
+    def close(self) -> None:
+        self.engine.close()
+
+
 def make_engine(name: str) -> Engine:
     """An engine by name; ``tesseract-layout`` is Tesseract without the
     terminal row reader (its page layout reads terminals too), to compare."""
@@ -861,6 +893,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--misses", type=int, default=6, help="examples of lost tokens per class")
     parser.add_argument("--list", action="store_true", help="list the client classes")
+    parser.add_argument(
+        "--served",
+        default=None,
+        help="comma-separated scalers (pillow, vips): read each capture as served to an "
+        "agent, scaled to 1568 px by each, instead of the original",
+    )
     args = parser.parse_args(argv)
     if args.list:
         for c in CLASSES:
@@ -888,7 +926,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         [".venv/bin/python", "bench/ocr_real.py", *(argv if argv is not None else sys.argv[1:])]
     )
     speed_before = host_speed()
-    engines = {name: make_engine(name) for name in engine_names}
+    engines: dict[str, Engine] = {name: make_engine(name) for name in engine_names}
+    if args.served:
+        engines = {
+            f"{name}@{scaler}": ServedReader(engine, scaler)
+            for name, engine in engines.items()
+            for scaler in args.served.split(",")
+        }
     versions = ", ".join(f"{name} {e.version}" for name, e in engines.items())
     print(
         f"OCR on real clients: {WIDTH}x{HEIGHT} Xvfb + openbox (foot: headless sway), "

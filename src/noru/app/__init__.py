@@ -216,37 +216,46 @@ class App:
             self._pool.submit(imaging.encode_png, grab.image, lines=rows)
             for grab, rows in zip(grabs, lines, strict=True)
         ]
-        served = [
-            imaging.serve(grab.image, self.config.max_edge, rows)
-            for grab, rows in zip(grabs, lines, strict=True)
-        ]
         kept_ax = [grab.ax.lines if grab.ax else () for grab in grabs]
         if self.config.redact_at_rest:  # the person keeps only redacted forms: from the start
             from noru.redact import at_rest, policy
 
             in_force = policy.load(self.home, self.config.redact)
             kept_ax = [at_rest.ax_at_rest(lines, in_force) for lines in kept_ax]
-        images = [
-            NewImage(
-                png=original.result(),
-                width=grab.image.width,
-                height=grab.image.height,
-                source=grab.source,
-                display_mode=grab.display_mode,
-                windows=grab.windows,
-                ax_lines=ax_lines,
-                ax_note=self._ax_note(grab),
-                excluded=grab.excluded,
-            )
-            for grab, original, ax_lines in zip(grabs, originals, kept_ax, strict=True)
-        ]
         note = request.note if isinstance(request, live.Capture) else None
 
-        def store(store: Store) -> str:
-            return store.add_capture(images, origin=origin, note=note).id
+        def stored() -> tuple[str, list[NewImage]]:
+            """The capture stored once its originals are written (on the pool,
+            while this thread makes the served images)."""
+            images = [
+                NewImage(
+                    png=original.result(),
+                    width=grab.image.width,
+                    height=grab.image.height,
+                    source=grab.source,
+                    display_mode=grab.display_mode,
+                    windows=grab.windows,
+                    ax_lines=ax_lines,
+                    ax_note=self._ax_note(grab),
+                    excluded=grab.excluded,
+                )
+                for grab, original, ax_lines in zip(grabs, originals, kept_ax, strict=True)
+            ]
 
+            def store(store: Store) -> str:
+                return store.add_capture(images, origin=origin, note=note).id
+
+            return self.writer.call(store), images
+
+        # Submitted after the originals: a pool thread takes it only once every
+        # original has a thread, so its waits on them always end.
+        storing = self._pool.submit(stored)
+        served = [
+            imaging.serve(grab.image, self.config.max_edge, rows)
+            for grab, rows in zip(grabs, lines, strict=True)
+        ]
         try:
-            capture_id = self.writer.call(store)
+            capture_id, images = storing.result()
         except StoreError as exc:  # a full disk: refused whole, nothing half-written
             raise CaptureError(str(exc)) from exc
         self.pruner.added(sum(len(image.png) for image in images))
