@@ -45,7 +45,7 @@ MAX_EDGE = 1568
 _TK_SCREEN = """
 import sys, tkinter as tk
 root = tk.Tk()
-root.geometry("{w}x{h}+0+0")
+root.geometry("{w}x{h}+{x}+0")
 text = tk.Text(root, font=("DejaVu Sans Mono", 13), background="#1e1e1e",
                foreground="#d4d4d4", borderwidth=0)
 text.insert("1.0", sys.stdin.read())
@@ -67,11 +67,11 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
-def _start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
+def _start_xvfb(width: int = WIDTH) -> tuple[subprocess.Popen[bytes], str]:
     read_fd, write_fd = os.pipe()
     process = subprocess.Popen(
         [
-            *("Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{WIDTH}x{HEIGHT}x24"),
+            *("Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{width}x{HEIGHT}x24"),
             *("-nolisten", "tcp", "-noreset", "+extension", "RANDR"),
         ],
         pass_fds=(write_fd,),
@@ -95,12 +95,12 @@ def _start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
     return process, f":{number.decode().strip()}"
 
 
-def _fill_screen(display: str) -> subprocess.Popen[bytes]:
+def _fill_screen(display: str, x: int = 0) -> subprocess.Popen[bytes]:
     source = "\n".join(
         p.read_text() for p in sorted((Path(__file__).parents[1] / "src" / "noru").rglob("*.py"))
     )
     process = subprocess.Popen(
-        [sys.executable, "-c", _TK_SCREEN.format(w=WIDTH, h=HEIGHT)],
+        [sys.executable, "-c", _TK_SCREEN.format(w=WIDTH, h=HEIGHT, x=x)],
         env={**os.environ, "DISPLAY": display},
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -115,20 +115,38 @@ def _fill_screen(display: str) -> subprocess.Popen[bytes]:
 
 
 @contextmanager
-def screen_of_code() -> Iterator[str]:
-    """A private Xvfb showing a full-screen window of Noru's source; yields its
-    display name, and stops both by pid on the way out."""
-    xvfb, display = _start_xvfb()
-    screen = None
+def screen_of_code(monitors: int = 1) -> Iterator[str]:
+    """A private Xvfb showing a full-screen window of Noru's source on each of
+    ``monitors`` 2560x1600 RandR monitors side by side; yields its display
+    name, and stops them all by pid on the way out."""
+    xvfb, display = _start_xvfb(WIDTH * monitors)
+    screens: list[subprocess.Popen[bytes]] = []
     try:
-        screen = _fill_screen(display)
+        if monitors > 1:
+            _define_monitors(display, monitors)
+        for monitor in range(monitors):
+            screens.append(_fill_screen(display, x=monitor * WIDTH))
         yield display
     finally:
-        if screen is not None:
+        for screen in screens:
             _stop(screen)
             if screen.stdout is not None:
                 screen.stdout.close()
         _stop(xvfb)
+
+
+def _define_monitors(display: str, monitors: int) -> None:
+    """RandR monitors side by side (tests/xserver.py does the same): Xvfb's
+    one output goes to the first, the others take none."""
+    size = f"{WIDTH}/{WIDTH * 254 // 960}x{HEIGHT}/{HEIGHT * 254 // 960}"
+    for monitor in range(monitors):
+        output = "screen" if monitor == 0 else "none"
+        subprocess.run(
+            ["xrandr", "--setmonitor", f"M{monitor + 1}", f"{size}+{monitor * WIDTH}+0", output],
+            env={**os.environ, "DISPLAY": display},
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
 
 
 def host_speed() -> float:

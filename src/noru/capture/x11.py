@@ -445,8 +445,11 @@ class X11Backend(Backend):
         x, y, width, height = rect
         with self._x():
             shot = self._screen().grab({"left": x, "top": y, "width": width, "height": height})
-        # mss hands back BGRX rows; Pillow's raw decoder reorders them in C.
-        return Image.frombytes("RGB", (shot.width, shot.height), shot.raw, "raw", "BGRX")
+        # mss hands back BGRX rows; Pillow's raw decoder reorders them in C,
+        # into an image not cleared first (every pixel is written).
+        image = Image.new("RGB", (shot.width, shot.height), None)
+        image.frombytes(shot.raw, "raw", "BGRX")
+        return image
 
     def degraded_modes(self) -> list[DegradedMode]:
         modes: list[DegradedMode] = []
