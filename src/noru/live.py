@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -603,11 +604,14 @@ class LiveClient:
             return False
         return True
 
-    def ask(self, request: Request) -> Reply:
-        """Send ``request``; the app's reply as it came (refusals included)."""
+    def ask(self, request: Request, *, meanwhile: Callable[[], None] | None = None) -> Reply:
+        """Send ``request``; the app's reply as it came (refusals included).
+        ``meanwhile`` runs once the request is sent, while the app works on it."""
         with self._connect() as sock:
             try:
                 sock.sendall(encode(request))
+                if meanwhile is not None:
+                    meanwhile()
                 with sock.makefile("rb") as reader:
                     raw = reader.readline(MAX_REPLY + 1)
                     if not raw.endswith(b"\n"):
@@ -626,10 +630,10 @@ class LiveClient:
         except Malformed:
             raise InternalError("the app sent a malformed answer") from None
 
-    def call(self, request: Request) -> Reply:
+    def call(self, request: Request, *, meanwhile: Callable[[], None] | None = None) -> Reply:
         """Send ``request``; its reply, with a refusal raised as its steering
         and a failure or a version mismatch raised as what they mean."""
-        reply = self.ask(request)
+        reply = self.ask(request, meanwhile=meanwhile)
         if isinstance(reply, Refused):
             try:
                 refusal = reply.steering()
@@ -650,9 +654,11 @@ class LiveClient:
             )
         return reply
 
-    def expect(self, request: Request, kind: type[T]) -> T:
+    def expect(
+        self, request: Request, kind: type[T], *, meanwhile: Callable[[], None] | None = None
+    ) -> T:
         """``call``, checking the reply is the kind ``request`` is answered by."""
-        reply = self.call(request)
+        reply = self.call(request, meanwhile=meanwhile)
         if not isinstance(reply, kind):
             raise InternalError("the app sent a malformed answer")
         return reply

@@ -12,11 +12,12 @@ import time
 from typing import Any
 
 from noru import access, live
-from noru.config import load_config
+from noru.config import Config, load_config
 from noru.contract import capture_result
 from noru.errors import Busy, InternalError, InvalidParams
 from noru.mcp.tools import ToolContext
 from noru.present import Projection, present_capture
+from noru.redact.policy import Policy
 from noru.store import Reader
 
 __all__ = ["get_latest_capture", "observe_screen"]
@@ -25,7 +26,46 @@ __all__ = ["get_latest_capture", "observe_screen"]
 BUSY_RETRIES = (0.1, 0.15, 0.25)
 
 
-def _ask(context: ToolContext, request: live.Latest | live.Observe) -> live.Delivered:
+class _Reading:
+    """What presenting a live answer reads from disk (the config, the history,
+    the redaction patterns), read while the app works on the request: this
+    process would only wait for it. Read once, however often the request is
+    sent; an error is kept and raised after the app's answer, so that the
+    app's refusals keep their order."""
+
+    def __init__(self, context: ToolContext) -> None:
+        self.context = context
+        self.config: Config | None = None
+        self.policy: Policy | None = None
+        self.reader: Reader | None = None
+        self.error: Exception | None = None
+
+    def __call__(self) -> None:
+        if self.config is not None or self.error is not None:
+            return
+        try:
+            config = load_config(self.context.home)
+            self.policy = self.context.policy(config)
+            self.reader = Reader.open(self.context.home)
+            self.config = config
+        except Exception as exc:  # raised in its turn (``ready``)
+            self.error = exc
+
+    def ready(self) -> tuple[Config, Policy, Reader]:
+        self()
+        if self.error is not None:
+            raise self.error
+        assert self.config is not None and self.policy is not None and self.reader is not None
+        return self.config, self.policy, self.reader
+
+    def close(self) -> None:
+        if self.reader is not None:
+            self.reader.close()
+
+
+def _ask(
+    context: ToolContext, request: live.Latest | live.Observe, reading: _Reading
+) -> live.Delivered:
     client = live.LiveClient(context.home)
     decision = access.live_decision(access.load(context.home))
     if not decision.allowed:
@@ -34,7 +74,7 @@ def _ask(context: ToolContext, request: live.Latest | live.Observe) -> live.Deli
     # Allowed: the call itself says "app not running" when there is no app.
     for delay in (*BUSY_RETRIES, None):
         try:
-            return client.expect(request, live.Delivered)
+            return client.expect(request, live.Delivered, meanwhile=reading)
         except Busy:
             if delay is None:
                 raise
@@ -42,10 +82,14 @@ def _ask(context: ToolContext, request: live.Latest | live.Observe) -> live.Deli
     raise AssertionError("unreachable")
 
 
-def _present(context: ToolContext, delivered: live.Delivered, *, text_only: bool) -> dict[str, Any]:
-    """The capture the app just handed over, read from the store and presented."""
-    config = load_config(context.home)
-    with Reader.open(context.home) as reader:
+def _answer(
+    context: ToolContext, request: live.Latest | live.Observe, *, text_only: bool
+) -> dict[str, Any]:
+    """The capture the app hands over for ``request``, read from the store and presented."""
+    reading = _Reading(context)
+    try:
+        delivered = _ask(context, request, reading)
+        config, policy, reader = reading.ready()
         record = reader.get(delivered.id)
         if record is None:
             raise InternalError("the app's capture could not be read back")
@@ -59,18 +103,17 @@ def _present(context: ToolContext, delivered: live.Delivered, *, text_only: bool
             # app's served image (made at the grab) is not: read the original.
             ready=None if config.redact_at_rest else delivered.served,
             budget=context.fit_capture,
-            policy=context.policy(config),
+            policy=policy,
         )
+    finally:
+        reading.close()
     return capture_result(view, now=context.now(), with_sources=False)
 
 
 def get_latest_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     text_only = bool(args.get("text_only", False))
-    return _present(
-        context,
-        _ask(context, live.Latest(text_only=text_only, client=context.client)),
-        text_only=text_only,
-    )
+    request = live.Latest(text_only=text_only, client=context.client)
+    return _answer(context, request, text_only=text_only)
 
 
 def observe_screen(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -81,4 +124,4 @@ def observe_screen(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]
     request = live.Observe(
         target=target, display=args.get("display"), text_only=text_only, client=context.client
     )
-    return _present(context, _ask(context, request), text_only=text_only)
+    return _answer(context, request, text_only=text_only)
