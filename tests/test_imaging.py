@@ -101,6 +101,11 @@ def test_scanlines_are_the_rows_each_followed_by_a_zero() -> None:
         assert lines.data[start : start + 15] == image.crop((0, row, 5, row + 1)).tobytes()
         assert lines.data[start + 15] == 0
     assert scanlines(Image.new("P", (4, 4))) is None
+    # Made in one call of Pillow's encoder: the same bytes as tobytes gives.
+    for image in (screenish("RGB", (2560, 1600)), screenish("RGBA", (1000, 700))):
+        lines = scanlines(image)
+        assert lines is not None
+        assert lines.data == image.tobytes("raw", image.mode, lines.stride)
 
 
 def test_pngs_written_from_scanlines_made_once_are_the_same() -> None:

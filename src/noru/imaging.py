@@ -138,7 +138,26 @@ def scanlines(image: Image.Image) -> Scanlines | None:
         or "transparency" in image.info
     ):
         return None
-    return Scanlines(image.tobytes("raw", image.mode, width * kind[1] + 1), image.size, image.mode)
+    return Scanlines(_padded_rows(image, width * kind[1] + 1), image.size, image.mode)
+
+
+def _padded_rows(image: Image.Image, stride: int) -> bytes:
+    """``image.tobytes("raw", image.mode, stride)``, in one call of Pillow's
+    raw encoder: tobytes encodes 64 KB at a time and joins the pieces, which
+    takes 2.5 times as long for a 2560x1600 screen (6.2 ms against 2.4 on
+    this machine)."""
+    from PIL import Image
+
+    image.load()
+    encoder = Image._getencoder(image.mode, "raw", (image.mode, stride))
+    try:
+        encoder.setimage(image.im, (0, 0, *image.size))
+        _, status, data = encoder.encode(stride * image.height)
+    finally:
+        encoder.cleanup()
+    if status != 1 or len(data) != stride * image.height:  # not done in one call
+        return image.tobytes("raw", image.mode, stride)
+    return data
 
 
 def encode_png(
