@@ -14,6 +14,7 @@ from noru.imaging import (
     fill_png,
     fill_rects,
     fit_long_edge,
+    raw_bytes,
     scale,
     scanlines,
     serve,
@@ -106,6 +107,14 @@ def test_scanlines_are_the_rows_each_followed_by_a_zero() -> None:
         lines = scanlines(image)
         assert lines is not None
         assert lines.data == image.tobytes("raw", image.mode, lines.stride)
+
+
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "1", "I;16"])
+def test_raw_bytes_are_tobytes(mode: str) -> None:
+    # One call of Pillow's encoder, or tobytes itself where that cannot be.
+    image = screenish("RGB", (2560, 1600)).convert(mode)
+    for picture in (image, image.crop((3, 5, 1203, 905)), image.crop((0, 0, 0, 4))):
+        assert raw_bytes(picture) == picture.tobytes()
 
 
 def test_pngs_written_from_scanlines_made_once_are_the_same() -> None:

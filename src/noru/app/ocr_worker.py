@@ -27,6 +27,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from noru import imaging
 from noru.app.writer import Writer
 from noru.errors import OcrError
 from noru.ocr.base import decode_lines
@@ -87,7 +88,7 @@ class _Child:
             request["pixels"] = [[image.width, image.height] for image in rgb]
         self.proc.stdin.write(json.dumps(request).encode() + b"\n")
         for image in rgb:
-            self.proc.stdin.write(image.tobytes())
+            self.proc.stdin.write(imaging.raw_bytes(image))
         self.proc.stdin.flush()
         return self._read()
 
