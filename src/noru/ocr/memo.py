@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
-from noru.imaging import raw_bytes
 from noru.ocr.base import OcrLine
 from noru.ocr.regions import Job
 
@@ -56,7 +55,7 @@ class Memo:
         digest.update(f"{how}|{job.source.mode}|{w}x{h}|{job.unit < 0}|".encode())
         for cx, cy, cw, ch in job.covered:  # where they lie relative to the region
             digest.update(f"{cx - x},{cy - y},{cw},{ch};".encode())
-        digest.update(raw_bytes(job.source.crop((x, y, x + w, y + h))))
+        digest.update(job.source.crop((x, y, x + w, y + h)).tobytes())
         return digest.digest()
 
     @staticmethod
@@ -65,7 +64,7 @@ class Memo:
         title bar): its pixels and ``how`` it is read."""
         digest = hashlib.sha256()
         digest.update(f"{how}|{image.mode}|{image.width}x{image.height}|".encode())
-        digest.update(raw_bytes(image))
+        digest.update(image.tobytes())
         return digest.digest()
 
     def recall(self, key: bytes, region: Rect) -> list[OcrLine] | None:

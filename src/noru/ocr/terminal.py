@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect, clip
-from noru.imaging import raw_bytes
 from noru.ocr.base import OcrLine, is_rule
 from noru.ocr.terminal_grid import Cells, background, find_cells, ink, ink_of, row_ink, span
 from noru.ocr.terminal_votes import Case, Votes, bar, inked_columns
@@ -111,7 +110,7 @@ class Rows:
         """What decides a row's glyphs: its exact pixels and ``how`` it is read."""
         digest = hashlib.sha256()
         digest.update(f"{how}|{band.width}x{band.height}|".encode())
-        digest.update(raw_bytes(band))
+        digest.update(band.tobytes())
         return digest.digest()
 
     def read(
