@@ -62,6 +62,9 @@ class Hotkey:
     def __init__(self, app: Any) -> None:
         self.app = app
         self._stop = threading.Event()
+        # Written to on stop: the listening thread sleeps on its X connection
+        # and this pipe, with no timeout, so an idle app does not wake for it.
+        self._wake_read, self._wake_write = os.pipe()
         self._thread: threading.Thread | None = None
         self._display: Any = None
         self._portal: Any = None  # a PortalShortcut, on Wayland
@@ -175,9 +178,12 @@ class Hotkey:
         display = self._display
         fd = display.fileno()
         while not self._stop.is_set():
-            readable, _, _ = select.select([fd], [], [], 0.2)
-            if not readable and not display.pending_events():
-                continue
+            # Every event read off the connection is handled before sleeping
+            # again (this thread alone uses it), so a readable socket is the
+            # only news.
+            select.select([fd, self._wake_read], [], [])
+            if self._stop.is_set():
+                return
             while display.pending_events():
                 event = display.next_event()
                 if event.type == X.KeyPress and event.detail == self._keycode:
@@ -200,11 +206,17 @@ class Hotkey:
         return live.Capture("window", "pointer")
 
     def stop(self) -> None:
+        if self._stop.is_set():
+            return
         self._stop.set()
+        os.write(self._wake_write, b"\0")
         if self._portal is not None:
             self._portal.stop()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        if self._thread is None or not self._thread.is_alive():
+            for fd in (self._wake_read, self._wake_write):
+                os.close(fd)
         if self._display is not None:
             with contextlib.suppress(Exception):  # already gone with the X server
                 self._display.close()

@@ -14,6 +14,7 @@ import fcntl
 import logging
 import os
 import signal
+import socket
 import socketserver
 import sys
 import threading
@@ -96,6 +97,19 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             os.umask(old)
 
 
+def _halt(server: _Server) -> None:
+    """Stop ``server``. ``shutdown`` asks ``serve_forever`` to end after its
+    wait for a connection, which has no short timeout (an idle app does not
+    wake to look at a flag), so connections of our own end the wait until
+    it is over."""
+    halting = threading.Thread(target=server.shutdown, daemon=True)
+    halting.start()
+    while halting.is_alive():
+        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as wake:
+            wake.connect(server.server_address)
+        halting.join(0.05)
+
+
 def _take_lock(home: Path) -> int:
     fd = os.open(home / "app.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -121,7 +135,7 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     def stop(signum: int, frame: object) -> None:
         stopping.set()
         for server in servers:
-            threading.Thread(target=server.shutdown, daemon=True).start()
+            threading.Thread(target=_halt, args=(server,), daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
@@ -136,7 +150,7 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     server = _Server(str(path), app)
     servers.append(server)
     if stopping.is_set():
-        threading.Thread(target=server.shutdown, daemon=True).start()
+        threading.Thread(target=_halt, args=(server,), daemon=True).start()
     hotkey = Hotkey(app)
     hotkey.start()
     panel = Panel(app, quit=lambda: stop(signal.SIGTERM, None), console=console_command())
@@ -154,7 +168,7 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     if ready is not None:
         ready.set()
     try:
-        server.serve_forever(poll_interval=0.2)
+        server.serve_forever(poll_interval=3600.0)  # woken by connections: see _halt
     finally:
         app.on_look = None
         panel.close()
