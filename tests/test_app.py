@@ -425,6 +425,25 @@ def test_get_status_reports_the_apps_facts(app: AppProcess, session: MemoryClien
     assert "OCR engine: tesseract" in text
 
 
+def _wake_ups(pid: int) -> int:
+    """How often the threads of ``pid`` have given up the CPU of their own accord."""
+    return sum(
+        int((task / "status").read_text().split("voluntary_ctxt_switches:")[1].split()[0])
+        for task in Path(f"/proc/{pid}/task").iterdir()
+    )
+
+
+def test_an_idle_app_hardly_wakes(app: AppProcess, session: MemoryClient) -> None:
+    # Its shortcut listener and socket server each wait on their connection
+    # with no timeout; they woke five times a second each. What is left: the
+    # OCR queue's look at the store every 5 s. Counted, not timed.
+    status = session.call("get_status")["result"]["content"][0]["text"]
+    assert "Hotkey: ctrl+alt+n (grabbed)" in status  # the listener is running
+    before = _wake_ups(app.proc.pid)
+    time.sleep(3)
+    assert _wake_ups(app.proc.pid) - before < 12  # 2 here; 32 while they polled
+
+
 def test_doctor_reports_each_part(app: AppProcess, home: Path, desktop: XServer) -> None:
     home.chmod(0o700)
     done = noru(home, desktop.env, "doctor")
