@@ -295,15 +295,23 @@ def serve(image: Image.Image, max_edge: int, lines: Scanlines | None = None) -> 
     (the app writes the lossless original from the same)."""
     width, height = image.size
     target = fit_long_edge(width, height, max_edge)
-    if target == (width, height):
-        return Served(encode_png(image, segmented=True, lines=lines), width, height, None)
-    lines = (lines or scanlines(image)) if image.mode == "RGB" and _vips() else None
-    png = (
-        _png_of(_scaled(lines, target), segmented=True)
-        if lines is not None
-        else encode_png(scale(image, target), segmented=True)
-    )
-    return Served(png, target[0], target[1], (width, height))
+    unscaled = target == (width, height)
+    if unscaled or (image.mode == "RGB" and _vips()):
+        lines = lines or scanlines(image)
+        if lines is not None:
+            return _served(lines, max_edge)
+    if unscaled:  # a mode written by Pillow
+        return Served(encode_png(image, segmented=True), width, height, None)
+    return Served(encode_png(scale(image, target), segmented=True), *target, (width, height))
+
+
+def _served(lines: Scanlines, max_edge: int) -> Served:
+    """``lines`` served: scaled by libvips (RGB) when larger than ``max_edge``."""
+    size = lines.size
+    target = fit_long_edge(*size, max_edge)
+    if target == size:
+        return Served(_png_of(lines, segmented=True), *size, None)
+    return Served(_png_of(_scaled(lines, target), segmented=True), *target, size)
 
 
 def serve_png(
@@ -328,13 +336,7 @@ def serve_png(
         return None  # filtered rows: not one of ours
     _paint(raw, _clipped(boxes, (width, height)), bytes(colour), row=row, first=0, last=height)
     raw.append(0)  # the last row's pad: the stream after its first byte is the scanlines
-    lines = Scanlines(memoryview(raw)[1:], (width, height), "RGB")
-    target = fit_long_edge(width, height, max_edge)
-    if target == (width, height):
-        return Served(_png_of(lines, segmented=True), width, height, None)
-    return Served(
-        _png_of(_scaled(lines, target), segmented=True), target[0], target[1], (width, height)
-    )
+    return _served(Scanlines(memoryview(raw)[1:], (width, height), "RGB"), max_edge)
 
 
 def fill_png(png: bytes, boxes: Sequence[Edges], colour: tuple[int, int, int]) -> bytes:
