@@ -249,17 +249,6 @@ def pillow_pipeline(capturer: Capturer) -> Served:
     return Served(size[0], size[1], "image/png", len(buffer.getvalue()), len(wire))
 
 
-async def time_peer(
-    argv: list[str], env: dict[str, str], runs: int, warmups: int = 3, look: Look | None = None
-) -> list[float]:
-    """ms of each of ``runs`` looks by one server (after ``warmups``); by default
-    the look of the peer whose script ``argv`` runs (``ensure_peers``' argv)."""
-    if look is None:
-        look = next(peer.look for peer in PEERS.values() if peer.script == Path(argv[0]).name)
-    timings = await time_servers({"server": Server(argv, env, look)}, runs, warmups)
-    return timings["server"].looks
-
-
 def _pgrep(*args: str) -> set[int]:
     found = subprocess.run(["pgrep", *args], capture_output=True, text=True).stdout
     return {int(pid) for pid in found.split()}
