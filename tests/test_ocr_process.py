@@ -90,6 +90,29 @@ def test_pixels_of_another_size_than_the_image_are_not_read_its_file_is(
     assert "quarterly ledger" in answer(child)["lines"][0]
 
 
+def anonymous_mb(pid: int) -> float:
+    """The process's own memory (not its mapped files), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no RssAnon in /proc/PID/status")
+
+
+def test_pixels_sent_with_a_job_are_let_go_once_it_is_answered(
+    child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
+) -> None:
+    """A 2560x1600 screen's bytes (12 MB) must not stay with the process while
+    it waits for its next job (a name that outlived the loop held them)."""
+    capture_id, _ = stored
+    send(child, {"capture": capture_id})
+    answer(child)
+    before = anonymous_mb(child.pid)
+    screen = Image.new("RGB", (2560, 1600), (255, 255, 255)).tobytes()
+    send(child, {"capture": capture_id, "pixels": [[2560, 1600]]}, screen)
+    assert "quarterly ledger" in answer(child)["lines"][0]
+    assert anonymous_mb(child.pid) - before < len(screen) / 2**20 / 2
+
+
 @pytest.mark.parametrize(
     "request_line",
     [

@@ -38,7 +38,7 @@ import os
 import select
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -99,6 +99,23 @@ def _sizes(request: object) -> list[tuple[int, int]]:
     return found
 
 
+def _pictures(stream: BinaryIO, sizes: Sequence[tuple[int, int]]) -> list[Image.Image] | None:
+    """The RGB images of ``sizes`` read from ``stream``; None when it ends first.
+
+    Each image's bytes are let go once Pillow has copied them: a name that
+    outlived this loop held the last 2560x1600 screen's 12 MB while the
+    process waited for its next job."""
+    from PIL import Image
+
+    pictures = []
+    for width, height in sizes:
+        raw = stream.read(width * height * 3)
+        if len(raw) != width * height * 3:
+            return None
+        pictures.append(Image.frombytes("RGB", (width, height), raw))
+    return pictures
+
+
 def _die_with_parent() -> None:
     # Linux: if the app is killed, take the engine down with it at once.
     try:
@@ -116,8 +133,6 @@ def main() -> int:
     if os.getppid() == 1:
         return 0  # the app died before we could ask to die with it
     os.nice(19)  # captures and agents come first
-    from PIL import Image
-
     from noru.app.memory import QUIET, malloc_trim
     from noru.ocr import get_engine, warm
     from noru.store import Reader
@@ -156,12 +171,9 @@ def main() -> int:
             # the app starts a fresh process for its next job.
             print(json.dumps({"error": f"the OCR process was sent {exc}"[:REASON_LIMIT]}))
             return 1
-        pictures = []
-        for width, height in sizes:
-            raw = stdin.read(width * height * 3)
-            if len(raw) != width * height * 3:
-                return 0  # the app stopped while it sent them
-            pictures.append(Image.frombytes("RGB", (width, height), raw))
+        pictures = _pictures(stdin, sizes)
+        if pictures is None:
+            return 0  # the app stopped while it sent them
         try:
             reply = _job(engine, history, request, pictures)
         except Exception as exc:  # one bad job fails that capture, not the process
