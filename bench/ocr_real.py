@@ -259,6 +259,7 @@ def _xterm(
     theme: Theme = "light",
     aligned: bool = False,
     subpixel: bool = False,
+    dpi: int | None = None,
 ) -> Opener:
     def open_(server: XServer, rng: random.Random) -> list[Client]:
         # Twice the rows: the screen is full, the first lines scrolled away.
@@ -277,6 +278,7 @@ def _xterm(
                 size=size,
                 theme=theme,
                 subpixel=subpixel,
+                dpi=dpi,
                 x=40,
                 y=40,
             )
@@ -508,6 +510,18 @@ CLASSES = [
         "window",
         "xterm 160x50, DejaVu Sans Mono 10 pt, dark, sub-pixel (RGB), aligned columns",
         _xterm(160, 50, font=MONO, size=10, theme="dark", aligned=True, subpixel=True),
+    ),
+    ClientClass(
+        "xterm-xft-9-hidpi",
+        "window",
+        "xterm 110x36, DejaVu Sans Mono 9 pt at 192 dpi (HiDPI, Xft scale 2), light",
+        _xterm(110, 36, font=MONO, size=9, dpi=192),
+    ),
+    ClientClass(
+        "xterm-xft-9-hidpi-subpixel-aligned-dark",
+        "window",
+        "xterm 110x36, DejaVu Sans Mono 9 pt at 192 dpi, dark, sub-pixel (RGB), aligned columns",
+        _xterm(110, 36, font=MONO, size=9, dpi=192, theme="dark", aligned=True, subpixel=True),
     ),
     *[
         ClientClass(
