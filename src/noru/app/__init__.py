@@ -56,6 +56,7 @@ SERVED_CACHE = 4
 
 class App:
     def __init__(self, home: Path, *, config: Config | None = None) -> None:
+        from noru.app.indexer import Indexer
         from noru.app.pruner import Pruner
         from noru.app.writer import Writer
         from noru.capture import Capturer
@@ -71,6 +72,9 @@ class App:
             return given if given is not None else load_config(home)
 
         self.pruner = Pruner(home, settings, self.writer)
+        # Keeps agents' search index of the redacted text up to date (started
+        # by run_app, woken as each capture's text settles).
+        self.indexer = Indexer(settings, self.writer)
         # The accessibility text is read beside each grab, within its budget.
         self.capturer = Capturer(ax_budget=self.config.ax_budget or None)
         self._capture_lock = threading.Lock()
@@ -145,6 +149,7 @@ class App:
 
     def _settle(self, capture_id: str) -> None:
         self._event(capture_id).set()
+        self.indexer.wake()  # after the answer it may wait for, not before
 
     def _wait_for_text(self, capture_id: str) -> None:
         if self.ocr is not None:
@@ -259,6 +264,7 @@ class App:
         except StoreError as exc:  # a full disk: refused whole, nothing half-written
             raise CaptureError(str(exc)) from exc
         self.pruner.added(sum(len(image.png) for image in images))
+        self.indexer.wake()  # agents' searches see its note until its text is read
         with self._served_lock:
             self._served[capture_id] = served
             while len(self._served) > SERVED_CACHE:
@@ -356,6 +362,7 @@ class App:
         self._pool.shutdown(wait=True)
         self._trimmer.close()
         self.pruner.close()
+        self.indexer.close()
         if self.ocr is not None:
             self.ocr.close()
         self.writer.close()

@@ -147,6 +147,7 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     app.start_ocr(app.config.ocr_engine)
     app.start_ax()
     app.pruner.start()
+    app.indexer.start()
     server = _Server(str(path), app)
     servers.append(server)
     if stopping.is_set():

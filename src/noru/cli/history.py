@@ -29,7 +29,7 @@ from noru.cli.base import (
 from noru.paths import ensure_data_dir
 
 if TYPE_CHECKING:
-    from noru.store import Filters, Row, SearchHit
+    from noru.store import Filters, Row, SearchHit, Store
 
 
 @main.command(name="import")
@@ -77,6 +77,7 @@ def import_cmd(
     failed: list[str] = []
     unread: list[str] = []
     imported = 0
+    taken: list[str] = []
     with (
         Store.open(home, min_free=config.min_free) as store,
         Progress(console=Console(stderr=True), disable=len(found) < 2, transient=True) as progress,
@@ -89,11 +90,13 @@ def import_cmd(
                 failed.append(f"{path}: {exc}")
             else:
                 imported += 1
+                taken.append(done.record.id)
                 if done.unread is not None:
                     unread.append(f"{done.record.id} ({path}): {done.unread}")
                 if len(found) == 1:
                     click.echo(done.record.id)
             progress.advance(task)
+        _index_for_agents(store, config.redact, taken)
     if ocr is not None:
         ocr.close()
     click.echo(f"Imported {imported} of {plural(len(found), 'file')}.", err=True)
@@ -103,6 +106,15 @@ def import_cmd(
         click.echo(f"text not recognised, left for `noru app`: {line}", err=True)
     if failed:
         sys.exit(1)
+
+
+def _index_for_agents(store: Store, categories: Sequence[str], ids: Sequence[str]) -> None:
+    """Agents' search index given these captures' new text (``noru.redact.index``;
+    the app keeps the rest of it)."""
+    from noru.redact import index
+
+    for first in range(0, len(ids), index.BATCH):
+        index.refresh(store, categories, ids=ids[first : first + index.BATCH])
 
 
 def _described(filters: Filters) -> str:
@@ -259,9 +271,11 @@ def note(capture_id: str, text: str) -> None:
     """Attach a note to a capture (an empty TEXT removes it)."""
     from noru.store import Store
 
-    with Store.open(ensure_data_dir()) as store:
+    home = ensure_data_dir()
+    with Store.open(home) as store:
         if not store.set_note(capture_id, text.strip() or None):
             raise click.ClickException(f"no capture {capture_id}")
+        _index_for_agents(store, noted_config(home).redact, [capture_id])
     click.echo("Note saved." if text.strip() else "Note removed.")
 
 

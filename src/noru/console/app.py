@@ -24,7 +24,7 @@ from noru.config import Config, SettingError, load_config, set_values
 from noru.console import pages
 from noru.console.guard import COOKIE, Guard, Keys
 from noru.errors import DataDirError, NoruError, StoreError
-from noru.redact import policy
+from noru.redact import index, policy
 from noru.redact.apply import agents_get
 from noru.sizes import format_size
 from noru.status import describe_disk
@@ -260,7 +260,11 @@ def create_app(home: Path, keys: Keys) -> Starlette:
 
         def save() -> bool:
             with Store.open(home) as store:
-                return store.set_note(capture_id, text.strip()[:10_000] or None)
+                if not store.set_note(capture_id, text.strip()[:10_000] or None):
+                    return False
+                # Agents' search index given the note (noru.redact.index).
+                index.refresh(store, load_config(home).redact, ids=[capture_id])
+                return True
 
         if not await run_in_threadpool(save):
             return _not_found()

@@ -10,7 +10,8 @@ on "no database".
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
@@ -281,6 +282,15 @@ class Reading:
                 ).fetchone()[0]
             )
 
+    def agents_fingerprint(self) -> str | None:
+        """The redaction policy agents' search index was made under (its
+        fingerprint, ``noru.redact.index``), or None when there is none."""
+        if "0007_agent_text" not in schema.applied(self.db):
+            return None
+        with map_sqlite_errors("read the agents' search index"):
+            row = self.db.execute("SELECT fingerprint FROM agent_text_policy").fetchone()
+        return None if row is None else str(row[0])
+
     def search(
         self,
         query: str,
@@ -290,6 +300,7 @@ class Reading:
         limit: int = 20,
         cursor: str | None = None,
         seen: Seen | None = None,
+        indexed: str | None = None,
     ) -> tuple[list[SearchHit], str | None]:
         """Ranked matches for the person's words (taken literally), newest-biased.
 
@@ -299,6 +310,10 @@ class Reading:
         its snippet is cut from it. The order is then newest first (one by
         relevance would weigh the hidden text in), and the pages are those of
         the captures that match so, so a page is full whatever was passed over.
+        ``indexed``: the fingerprint of ``seen``'s policy; while the agents'
+        index was made under it, the captures it holds are matched there (a
+        search's time then does not depend on what ``seen`` hides) and only
+        those not indexed yet are made ``seen`` one by one.
 
         ValueError when ``cursor`` is not one of this search's.
         """
@@ -315,45 +330,99 @@ class Reading:
         restrict = (
             "" if where == "1" else f" AND rowid IN (SELECT c.seq FROM captures c WHERE {where})"
         )
-        with map_sqlite_errors("search captures"):
-            newest = self.db.execute(
-                f"SELECT rowid FROM capture_text WHERE capture_text MATCH ?{restrict}"
-                " ORDER BY rowid DESC LIMIT ?",
-                [match, *params, queries.SEARCH_BOUND],
-            ).fetchall()
-            # bm25 counts every match of each term first (its rarity): a term in
-            # nearly every capture costs a pass over all of them and weighs ~0.
-            weigh = "-1.0" if queries.dense([r[0] for r in newest]) else "bm25(capture_text)"
-            candidates = self.db.execute(
-                "SELECT h.rowid, h.score, c.captured_ts FROM ("
-                f"  SELECT rowid, {weigh} AS score FROM capture_text"
-                f"  WHERE capture_text MATCH ?{restrict} ORDER BY rowid DESC LIMIT ?"
-                ") h JOIN captures c ON c.seq = h.rowid",
-                [match, *params, queries.SEARCH_BOUND],
-            ).fetchall()
-            ranked = queries.recency_ranked(
-                ((r["rowid"], r["score"], r["captured_ts"]) for r in candidates),
-                reference=now.timestamp(),
-            )
-            texts = self.db
-            table = "capture_text"
-            if seen is not None:
+        want = offset + limit + 1
+        with map_sqlite_errors("search captures"), self._snapshot():
+            if seen is None:
+                ranked = self._ranked(match, restrict, params, now)
+                snippets = {seq: (self.db, "capture_text") for _, seq in ranked}
+            elif indexed is not None and self.agents_fingerprint() == indexed:
+                ranked, snippets = self._as_indexed(match, restrict, params, seen, want)
+            else:
                 # Newest first: an order by relevance is one the hidden text
                 # weighs in (a term inside a secret counts), so it would tell.
-                ranked = sorted(ranked, key=lambda item: -item[1])
-                ranked, texts = self._as_seen(ranked, match, seen, offset + limit + 1)
-                table = _SEEN_TABLE
+                found = sorted(self._ranked(match, restrict, params, now), key=lambda i: -i[1])
+                ranked, memory = self._as_seen(found, match, seen, want)
+                snippets = {seq: (memory, _SEEN_TABLE) for _, seq in ranked}
             page = ranked[offset : offset + limit]
             rows = self._rows([seq for _, seq in page])
             hits = []
             for score, seq in page:
-                found = texts.execute(queries.snippet_sql(table), (match, seq)).fetchone()
-                layer, snippet = queries.pick_snippet(tuple(found) if found else None)
+                texts, table = snippets[seq]
+                found_snippet = texts.execute(queries.snippet_sql(table), (match, seq)).fetchone()
+                layer, snippet = queries.pick_snippet(
+                    tuple(found_snippet) if found_snippet else None
+                )
                 hits.append(SearchHit(rows[seq], layer, snippet, score))
         next_cursor = None
         if len(ranked) > offset + limit:
             next_cursor = queries.encode_cursor({"k": "search", "q": query, "off": offset + limit})
         return hits, next_cursor
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """One read transaction: a search's statements see the same history
+        (a capture indexed for agents meanwhile is in one of its two parts)."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
+
+    def _ranked(
+        self, match: str, restrict: str, params: Sequence[Any], now: datetime
+    ) -> list[tuple[float, int]]:
+        """History's matches as ``(score, seq)``, best first (relevance, recency)."""
+        newest = self.db.execute(
+            f"SELECT rowid FROM capture_text WHERE capture_text MATCH ?{restrict}"
+            " ORDER BY rowid DESC LIMIT ?",
+            [match, *params, queries.SEARCH_BOUND],
+        ).fetchall()
+        # bm25 counts every match of each term first (its rarity): a term in
+        # nearly every capture costs a pass over all of them and weighs ~0.
+        weigh = "-1.0" if queries.dense([r[0] for r in newest]) else "bm25(capture_text)"
+        candidates = self.db.execute(
+            "SELECT h.rowid, h.score, c.captured_ts FROM ("
+            f"  SELECT rowid, {weigh} AS score FROM capture_text"
+            f"  WHERE capture_text MATCH ?{restrict} ORDER BY rowid DESC LIMIT ?"
+            ") h JOIN captures c ON c.seq = h.rowid",
+            [match, *params, queries.SEARCH_BOUND],
+        ).fetchall()
+        return queries.recency_ranked(
+            ((r["rowid"], r["score"], r["captured_ts"]) for r in candidates),
+            reference=now.timestamp(),
+        )
+
+    def _as_indexed(
+        self, match: str, restrict: str, params: Sequence[Any], seen: Seen, want: int
+    ) -> tuple[list[tuple[float, int]], dict[int, tuple[sqlite3.Connection, str]]]:
+        """The first ``want`` matches, newest first, of the agents' index and
+        of the captures not in it yet (made ``seen`` one by one), with where
+        each one's snippet is cut from."""
+        indexed = [
+            (0.0, int(r[0]))
+            for r in self.db.execute(
+                f"SELECT rowid FROM agent_text WHERE agent_text MATCH ?{restrict}"
+                " ORDER BY rowid DESC LIMIT ?",
+                [match, *params, want],
+            )
+        ]
+        waiting = [
+            (0.0, int(r[0]))
+            for r in self.db.execute(
+                "SELECT rowid FROM capture_text WHERE capture_text MATCH ?"
+                f" AND rowid IN (SELECT seq FROM captures WHERE agent_indexed = 0){restrict}"
+                " ORDER BY rowid DESC LIMIT ?",
+                [match, *params, queries.SEARCH_BOUND],
+            )
+        ]
+        late, memory = self._as_seen(waiting, match, seen, want)
+        where = {seq: (self.db, "agent_text") for _, seq in indexed}
+        where.update({seq: (memory, _SEEN_TABLE) for _, seq in late})
+        ranked = sorted([*indexed, *late], key=lambda item: -item[1])[:want]
+        return ranked, where
 
     def _as_seen(
         self, ranked: list[tuple[float, int]], match: str, seen: Seen, want: int

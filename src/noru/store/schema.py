@@ -122,6 +122,24 @@ def _retention(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+def _agent_text(db: sqlite3.Connection) -> None:
+    # What agents' searches read: each capture's text as agents get it
+    # (redacted), indexed as capture_text is (rowid = captures.seq), made by
+    # the person's side under the redaction policy whose fingerprint
+    # agent_text_policy holds. ``agent_indexed`` is 1 while a capture's row
+    # there is its current text as agents get it; every change of its text
+    # sets it back to 0 (noru.redact.index).
+    for statement in _statements(
+        f"""
+        CREATE VIRTUAL TABLE agent_text USING fts5(ocr, ax, note, tokenize = '{FTS_TOKENIZE}');
+        CREATE TABLE agent_text_policy (fingerprint TEXT NOT NULL);
+        ALTER TABLE captures ADD COLUMN agent_indexed INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX captures_not_indexed ON captures (seq) WHERE agent_indexed = 0;
+        """
+    ):
+        db.execute(statement)
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_window_rects", _window_rects),
@@ -129,6 +147,7 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0004_ax_layer", _ax_layer),
     ("0005_excluded", _excluded),
     ("0006_retention", _retention),
+    ("0007_agent_text", _agent_text),
 ]
 KNOWN = {name for name, _ in MIGRATIONS}
 

@@ -22,7 +22,7 @@ from noru.paths import db_path
 from noru.store import files
 from noru.store.codec import ax_to_json, lines_to_json, windows_to_json
 from noru.store.connection import map_sqlite_errors, open_writer
-from noru.store.reader import Reading
+from noru.store.reader import Reading, Seen
 from noru.store.records import AxLine, CaptureRecord, NewImage, OcrLine, Origin
 from noru.store.retention import Plan
 from noru.times import format_utc
@@ -186,6 +186,7 @@ class Store(Reading):
                 return False
             db.execute("UPDATE captures SET note = ? WHERE seq = ?", (note, seq))
             db.execute("UPDATE capture_text SET note = ? WHERE rowid = ?", (note or "", seq))
+            _unindex(db, [seq])
         return True
 
     def set_ocr(
@@ -211,6 +212,7 @@ class Store(Reading):
                     " ocr_error = ?, ocr_confidence = NULL WHERE seq = ?",
                     (engine, version, error, seq),
                 )
+                _unindex(db, [seq])
                 return True
             assert lines_per_image is not None
             for position, lines in enumerate(lines_per_image, 1):
@@ -227,6 +229,7 @@ class Store(Reading):
                 " ocr_confidence = ?, ocr_error = NULL WHERE seq = ?",
                 (engine, version, confidence, seq),
             )
+            _unindex(db, [seq])
         return True
 
     def rewrite(
@@ -269,6 +272,7 @@ class Store(Reading):
             db.execute("UPDATE captures SET bytes = ? WHERE seq = ?", (size, seq))
             ax_all = "\n".join(text for _, text in ax if text)
             db.execute("UPDATE capture_text SET ax = ? WHERE rowid = ?", (ax_all, seq))
+            _unindex(db, [seq])
         return True
 
     def pending_ocr(self) -> list[str]:
@@ -339,6 +343,7 @@ class Store(Reading):
                 gone,
             )
             db.execute(f"DELETE FROM capture_text WHERE rowid IN ({marks})", gone)
+            db.execute(f"DELETE FROM agent_text WHERE rowid IN ({marks})", gone)
             db.execute(f"DELETE FROM images WHERE capture_seq IN ({marks})", gone)
             db.execute(f"DELETE FROM captures WHERE seq IN ({marks})", gone)
         self._remove_doomed()
@@ -474,9 +479,55 @@ class Store(Reading):
         of 0.2. Merging drops them; ``prune`` does it after a large prune,
         and the app's pruner step by step.
         """
+        more = False
+        for table in ("capture_text", "agent_text"):
+            with self._transaction() as db:
+                before = db.total_changes
+                db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('merge', ?)", (-pages,))
+                more |= db.total_changes - before >= 2
+        return more
+
+    def index_for_agents(
+        self,
+        fingerprint: str,
+        seen: Seen,
+        *,
+        ids: Sequence[str] | None = None,
+        most: int = 50,
+    ) -> int:
+        """Index, for agents' searches, up to ``most`` captures (of ``ids``,
+        or any) whose text as agents get it is not indexed yet: ``seen`` gives
+        it (``noru.redact.index``), under the policy ``fingerprint`` names.
+        Under another policy than the index's, the whole index is dropped first.
+        One transaction, so no capture's text can change between being read
+        and being indexed. Returns how many were indexed."""
         with self._transaction() as db:
-            before = db.total_changes
-            db.execute(
-                "INSERT INTO capture_text (capture_text, rank) VALUES ('merge', ?)", (-pages,)
-            )
-            return db.total_changes - before >= 2
+            row = db.execute("SELECT fingerprint FROM agent_text_policy").fetchone()
+            if row is None or row["fingerprint"] != fingerprint:
+                db.execute("DELETE FROM agent_text_policy")
+                db.execute("INSERT INTO agent_text_policy (fingerprint) VALUES (?)", (fingerprint,))
+                db.execute("DELETE FROM agent_text")
+                db.execute("UPDATE captures SET agent_indexed = 0 WHERE agent_indexed = 1")
+            where, params = "c.agent_indexed = 0", []
+            if ids is not None:
+                where += f" AND c.id IN ({','.join('?' * len(ids))})"
+                params = list(ids)
+            records = self._records(where, params, f" ORDER BY c.seq DESC LIMIT {int(most)}")
+            for record in records:
+                text = seen(record)
+                if text is not None:
+                    db.execute(
+                        "INSERT INTO agent_text (rowid, ocr, ax, note) VALUES (?, ?, ?, ?)",
+                        (record.seq, *text),
+                    )
+                db.execute("UPDATE captures SET agent_indexed = 1 WHERE seq = ?", (record.seq,))
+            return len(records)
+
+
+def _unindex(db: sqlite3.Connection, seqs: Sequence[int]) -> None:
+    """These captures' text changed: their text as agents get it is to be
+    indexed again (``Store.index_for_agents``); until then agents' searches
+    read them the slow way (``Reading.search``)."""
+    marks = ",".join("?" * len(seqs))
+    db.execute(f"DELETE FROM agent_text WHERE rowid IN ({marks})", list(seqs))
+    db.execute(f"UPDATE captures SET agent_indexed = 0 WHERE seq IN ({marks})", list(seqs))

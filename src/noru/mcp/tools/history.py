@@ -29,8 +29,8 @@ from noru.present import (
     no_match,
     present_capture,
 )
-from noru.redact import Policy
-from noru.redact.apply import search_text, source_for_agent
+from noru.redact import Policy, index
+from noru.redact.apply import source_for_agent
 from noru.store import CaptureRecord, Filters, Reader, Row, SearchHit
 from noru.times import parse_moment
 
@@ -180,13 +180,22 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
     policy = context.policy(load_config(context.home))
     if policy.problem:
         raise DataDirError(policy.problem)  # fail closed: nothing unredacted is searched
-    seen = (lambda record: search_text(record, policy)) if policy.on else None
+    # With redaction on, the text agents get is searched: in agents' index
+    # where it is up to date, so that the time a search takes does not tell
+    # what redaction hides (noru.redact.index).
+    seen, indexed = index.view(policy) if policy.on else (None, None)
     with open_history(context) as reader:
         hits, text = _page(
             context,
             fetch=lambda size: _seen_hits(
                 reader.search(
-                    query, filters, now=now, limit=size, cursor=args.get("cursor"), seen=seen
+                    query,
+                    filters,
+                    now=now,
+                    limit=size,
+                    cursor=args.get("cursor"),
+                    seen=seen,
+                    indexed=indexed,
                 ),
                 policy,
             ),

@@ -1,0 +1,82 @@
+"""The app's thread that keeps agents' search index up to date (``noru.redact.index``).
+
+It runs when the app starts and again whenever a capture's text has settled
+(``wake``): each run indexes, newest first, every capture whose text as
+agents get it is not indexed yet, a batch per writer job, so a capture taken
+meanwhile waits for one batch at most. A run under another redaction policy
+than the index's (the person changed ``redact`` or their patterns) drops
+the index and makes it again. It sleeps on an event in between: an idle app
+spends nothing here.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from noru.app.writer import Writer
+from noru.config import Config
+from noru.errors import NoruError
+from noru.redact import index
+from noru.store import Store
+
+__all__ = ["Indexer"]
+
+log = logging.getLogger("noru.app")
+
+PAUSE = 0.01  # seconds between batches: background work leaves the cores to others
+
+
+class Indexer:
+    def __init__(self, settings: Callable[[], Config], writer: Writer) -> None:
+        self._settings = settings
+        self._writer = writer
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self.runs = 0  # completed runs (for tests)
+        self.indexed = 0  # captures indexed since the app started
+        self._thread = threading.Thread(target=self._run, name="noru-index", daemon=True)
+
+    def start(self) -> None:
+        self._wake.set()
+        self._thread.start()
+
+    def wake(self) -> None:
+        """A capture's text changed (or settled): index what is not indexed."""
+        self._wake.set()
+
+    def run_once(self) -> int:
+        """Index everything not indexed yet; returns how many captures were."""
+        categories = tuple(self._settings().redact)
+        done = 0
+        while not self._stop.is_set():
+
+            def batch(store: Store) -> int:
+                return index.refresh(store, categories, most=index.BATCH)
+
+            indexed = self._writer.call(batch)
+            done += indexed
+            if indexed < index.BATCH or self._stop.wait(PAUSE):
+                break
+        return done
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            if self._stop.is_set():
+                return
+            self._wake.clear()
+            try:
+                self.indexed += self.run_once()
+            except (NoruError, TimeoutError) as exc:  # a damaged store, a stuck writer: later
+                log.warning("indexing for agents' searches failed: %s", exc)
+            except Exception:  # a bug: said, and the next run tries again
+                log.exception("indexing for agents' searches failed")
+            self.runs += 1
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=30)
