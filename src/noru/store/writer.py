@@ -487,6 +487,21 @@ class Store(Reading):
                 more |= db.total_changes - before >= 2
         return more
 
+    def scrub_search(self) -> None:
+        """Rewrite history's search index whole, so that no term of text
+        since rewritten is left in it (``redact_at_rest`` over text stored
+        before it was on: ``noru reocr``). Replacing a row's text leaves the
+        old terms in the index's segments, beside a marker that cancels them,
+        until the segments are merged (SQLite's FTS5 before 3.42 has no
+        secure delete); merging them all into one drops them, the pages
+        freed are overwritten (``secure_delete``), and the write-ahead log
+        is emptied. It takes as long as the index is large."""
+        self.db.execute("PRAGMA secure_delete = ON")
+        with self._transaction() as db:
+            db.execute("INSERT INTO capture_text (capture_text) VALUES ('optimize')")
+        with map_sqlite_errors("empty the write-ahead log"):
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def index_for_agents(
         self,
         fingerprint: str,

@@ -1,0 +1,56 @@
+"""``redact_at_rest`` over history stored before it was on: `noru reocr`
+keeps only the redacted forms, and leaves no term of the old text in the
+database's bytes, the search index's segments included. A real store, the
+real engine reading a real image."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+from PIL import Image, ImageDraw, ImageFont
+
+from noru.cli import main
+from noru.store import NewImage, OcrLine, Reader, Store
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+SECRET = "Zq7hunter2Xk9Wp4"
+LINE = f"password: {SECRET}"
+
+
+def _png() -> bytes:
+    import io
+
+    image = Image.new("RGB", (900, 200), (255, 255, 255))
+    ImageDraw.Draw(image).text((30, 70), LINE, font=ImageFont.truetype(FONT, 36), fill=(0, 0, 0))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _left_in(home: Path, secret: str) -> str | None:
+    """8 consecutive characters of ``secret`` (either case) found in the
+    database's files, or None."""
+    data = b"".join(p.read_bytes() for p in home.glob("noru.sqlite3*")).lower()
+    bare = secret.lower().encode()
+    return next(
+        (bare[i : i + 8].decode() for i in range(len(bare) - 7) if bare[i : i + 8] in data), None
+    )
+
+
+def test_reocr_with_redact_at_rest_leaves_no_term_of_the_old_text(home: Path) -> None:
+    with Store.open(home) as store:
+        record = store.add_capture([NewImage(_png(), 900, 200)], origin="user")
+        store.set_ocr(
+            record.id, engine="tesseract", lines_per_image=[[OcrLine(LINE, (30, 70, 700, 40), 0.9)]]
+        )
+        # The old text's terms are in the index's segments, as stored.
+        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert _left_in(home, SECRET) is not None
+    (home / "config.toml").write_text("redact_at_rest = true\n")
+    result = CliRunner().invoke(main, ["reocr", record.id])
+    assert result.exit_code == 0, result.output
+    with Reader.open(home) as reader:
+        kept = reader.get(record.id)
+    assert kept is not None and "[redacted: password]" in kept.ocr_text
+    assert _left_in(home, SECRET) is None
