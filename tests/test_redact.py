@@ -148,3 +148,53 @@ def test_a_number_after_a_tokens_label_is_a_count_but_after_a_password_a_pin() -
     assert find("max_tokens: 4096") == []
     assert [f.kind for f in find("password: 482913")] == ["password"]
     assert [f.kind for f in find("api_key=12345678901234567890")] == ["api-key"]
+
+
+# Lines real programs print that name secrets without holding one, each a
+# false positive once (bench/redact_ordinary.py: npm's token.js, Python's
+# getpass.py and shlex.py, PostgreSQL's postgresql.conf.sample, `man curl`,
+# GitHub Actions, Python's _pydecimal.py and colorsys.py).
+NAMED_NOT_HELD = [
+    "def unix_getpass(prompt='Password: ', stream=None):",
+    "      GetPassWarning: When we were unable to turn echo off on the input.",
+    "      password = await readUserInfo.password()",
+    "      tokenData.description = tokenDescription",
+    "      tokenData.packages_and_scopes_permission = packagesAndScopesPermission",
+    "      tokenData.orgs = orgs",
+    "        getpass = fallback_getpass",
+    "                self.token = nextchar",
+    "    userid = passwd = acct = ''",
+    "#password_encryption = scram-sha-256    # scram-sha-256 or md5",
+    "    ocr, ax, note, tokenize = 'unicode61 remove_diacritics 2'",
+    "  id-token: write",
+    'SESSION_TOKEN = "noru"',
+    'raise TypeError("pwd: expected bytes, got %s" % type(pwd).__name__)',
+    "Tells curl to use HTTP Basic authentication when communicating with the given proxy.",
+    "curl --proxy-basic --proxy-user user:passwd -x proxy https://example.com",
+    "This needs a basic understanding of git. Token authentication is enabled by default.",
+    "  1.00 % 0.1 gives 0.09999999999999995 instead",
+    "r = y + 0.9468822170900693*i + 0.6235565819861433*q",
+]
+
+
+@pytest.mark.parametrize("line", NAMED_NOT_HELD)
+def test_code_and_prose_that_name_a_secret_without_holding_one_are_no_secret(line: str) -> None:
+    assert find(line) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("PGPASSWORD=hunter2hunter2 psql -h db", "hunter2hunter2"),
+        ("passcode: 482913", "482913"),
+        ("MYSQL_PWD=Zx81kQ2 mysql -u root", "Zx81kQ2"),
+        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA=="),
+        ('curl --oauth2-bearer "mF_9.B5f-4.1JqM" https://example.com', "mF_9.B5f-4.1JqM"),
+        ("pay 4111 1111 1111 1111.", "4111 1111 1111 1111"),
+        ("this.password = hunter2hunter2", "hunter2hunter2"),
+        ("client_secret: Xk9f2LmQ7pR4", "Xk9f2LmQ7pR4"),
+        ("'password': 'hunter2x'", "hunter2x"),
+    ],
+)
+def test_secrets_beside_those_lines_shapes_are_still_found(line: str, value: str) -> None:
+    assert [line[f.start : f.end] for f in find(line)] == [value]

@@ -11,6 +11,7 @@ from noru.redact.rules import (
     CARD_DIGITS,
     CATEGORY_OF,
     DEFAULT_CATEGORIES,
+    DESCRIPTORS,
     LABEL_CHARS,
     LABEL_NAME,
     LABEL_VALUE,
@@ -27,6 +28,9 @@ __all__ = ["NUMBER_DIGITS", "Finding", "Own", "category", "find", "find_lines"]
 # A labelled value of only this many digits or fewer is a number, not a
 # token or a key (``"tokens": 57230``), but after a password's label.
 NUMBER_DIGITS = 10
+# A token's or a key's labelled value is at least this long (a password may
+# be as short as 4).
+MIN_TOKEN = 8
 
 
 @dataclass(frozen=True, order=True)
@@ -68,6 +72,7 @@ def find(
         if category(rule.kind) in categories
         for m in rule.pattern.finditer(line)
         if rule.kind != "phone" or 9 <= sum(c.isdigit() for c in m["v"]) <= 15
+        if rule.kind != "bearer-token" or _credential_like(m["v"])
     ]
     if "secrets" in categories:
         found += _labelled(line)
@@ -114,30 +119,96 @@ def _labelled(line: str) -> list[Finding]:
     found = []
     after = 0  # where the last label's value ended: a name inside it is no label
     for name in LABEL_NAME.finditer(line):
-        if name.start() < after:
+        if name.start() < after or _inside_a_word(line, name.end()):
             continue
         start = name.start()
         while start and (line[start - 1].isalnum() or line[start - 1] in "_.-"):
             start -= 1
         end = LABEL_CHARS.match(line, name.end()).end()  # type: ignore[union-attr]
+        label = line[start:end]
+        if _parts(label)[-1] in DESCRIPTORS:
+            continue  # ``password_encryption``, ``token_url``: about a secret, not one
         m = LABEL_VALUE.match(line, end)
         if m is None:
             continue
         if m["q"] is not None:
+            if _closes_a_string(line, start, end, m["quote"]):
+                continue  # ``prompt='Password: ', stream=None)``: no value opens there
             begin, stop = m.span("q")
         else:
             begin, stop = _trimmed(line, *m.span("v"))
         value = line[begin:stop]
         if len(value) < 4 or value.lower().strip("*.") in PLACEHOLDERS or _reference(value):
             continue
-        if m["q"] is None and any(c in value for c in "([{"):
-            continue  # a call, a type or an index (``token: list[str]``), not a value
-        kind = _label_kind(line[start:end])
+        if m["q"] is None and (any(c in value for c in "([{") or _code(line, m, label, stop)):
+            continue  # a call, a type, an index, a name of the code: not a value
+        kind = _label_kind(label)
         if kind != "password" and value.isdigit() and len(value) <= NUMBER_DIGITS:
             continue  # a count or a size (``max_tokens: 4096``); a PIN is a password's
+        if kind in ("token", "api-key") and len(value) < MIN_TOKEN:
+            continue  # ``SESSION_TOKEN = "noru"``: a name; tokens and keys are longer
         found.append(Finding(begin, stop, kind))
         after = stop
     return found
+
+
+def _inside_a_word(line: str, end: int) -> bool:
+    """Whether a label's name ends inside a longer word (``tokenize``,
+    ``passenger``, ``TOKENIZER``), not at a part of it (``tokens``,
+    ``tokenData``, ``DB_PASSWORD``)."""
+    rest = line[end : end + 2]
+    if not rest[:1].isalpha():
+        return False
+    if rest[0] in "sS" and not rest[1:2].isalnum():
+        return False  # a plural: ``tokens``, ``SECRETS``
+    last = line[end - 1]
+    return (last.islower() and rest[0].islower()) or (last.isupper() and rest[0].isupper())
+
+
+def _parts(label: str) -> list[str]:
+    """A label's words, lower case: ``tokenData.packages_and_scopes`` ->
+    ``token data packages and scopes``."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label)
+    return [part.lower() for part in re.split(r"[\s_.\-]+", spaced) if part] or [""]
+
+
+def _closes_a_string(line: str, start: int, end: int, quote: str) -> bool:
+    """Whether the quote a label's value starts with closes a string the
+    label is inside (an odd count of that quote before it, the label's own
+    quotes aside: ``"password": "..."`` opens one)."""
+    before = line[:start].count(quote)
+    if start and line[start - 1] == quote and line[end : end + 1] == quote:
+        before -= 1
+    return before % 2 == 1
+
+
+def _code(line: str, m: re.Match[str], label: str, stop: int) -> bool:
+    """Whether an unquoted labelled value is a name of the code around it,
+    not a value: the next name of a chained assignment (``a = passwd = b``),
+    the name a field is set from (``tokenData.scopes = scopes``, ``getpass
+    = fallback_getpass``), what ``self.`` or ``this.`` is set to, or prose
+    after a colon (``GetPassWarning: When we were unable to ...``)."""
+    value = line[m.start("v") : stop]
+    if re.match(r"\s*=(?![=>])", line[stop:]):
+        return True
+    if re.fullmatch(r"[A-Za-z_]+", value):  # a name; a secret has digits (nearly always)
+        bare = value.lower().replace("_", "")
+        if "".join(_parts(label)[-1:]) in bare or label.startswith(("self.", "this.")):
+            return True
+    if m["sep"] == ":" and value.isalpha():
+        words = re.findall(r"[A-Za-z]+[,.;]?(?:\s|$)", line[stop:].lstrip(",;"))
+        return len(words) >= 2
+    return False
+
+
+def _credential_like(value: str) -> bool:
+    """A credential after ``Bearer`` or ``Basic``: a digit, both cases, or a
+    token's punctuation in it; a word of prose has none of them."""
+    return (
+        any(c.isdigit() for c in value)
+        or (any(c.islower() for c in value) and any(c.isupper() for c in value))
+        or any(c in "._~+/=" for c in value)
+    )
 
 
 def _trimmed(line: str, begin: int, stop: int) -> tuple[int, int]:

@@ -18,6 +18,7 @@ __all__ = [
     "CATEGORIES",
     "CATEGORY_OF",
     "DEFAULT_CATEGORIES",
+    "DESCRIPTORS",
     "LABEL_CHARS",
     "LABEL_NAME",
     "LABEL_VALUE",
@@ -91,10 +92,13 @@ RULES: tuple[Rule, ...] = (
         "url-password",
         r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@]{1,64}:(?P<v>[^\s@/]{1,128}) ?@[^\s@]",
     ),
-    # Authorization headers and the like: the credential after its scheme.
+    # Authorization headers and the like: the credential after its scheme,
+    # quoted or not (``--oauth2-bearer "..."``), not an option (``--proxy-
+    # basic --proxy-user``); it must look like one (``detect``: a digit, both
+    # cases or a token's punctuation), not a word (``Basic authentication``).
     _rule(
         "bearer-token",
-        r"\b(?:Bearer|Basic|Token)\s+(?P<v>[A-Za-z0-9._~+/=|-]{12,})",
+        r"\b(?:Bearer|Basic|Token)\s+[\"']?(?P<v>(?!-)[A-Za-z0-9._~+/=|-]{12,})",
         re.IGNORECASE,
     ),
 )
@@ -105,7 +109,7 @@ RULES: tuple[Rule, ...] = (
 # its value what follows ``=``, ``:`` or ``=>`` after that word, quoted or
 # not (``LABEL_VALUE``, matched where the word ends).
 LABEL_NAME = re.compile(
-    r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"pass(?:word|wd|phrase|code)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
     r"|private[_-]?key|auth[_-]?key|credential",
     re.ASCII | re.IGNORECASE,
 )
@@ -115,7 +119,7 @@ LABEL_CHARS = re.compile(r"[A-Za-z0-9_.-]*", re.ASCII)
 # run of anything but spaces and quotes, the punctuation that closes code
 # around it (``;``, ``,``, brackets) trimmed off its ends (``detect``).
 LABEL_VALUE = re.compile(
-    r"""["']?\s*(?::=|=>|=|:)\s*(?:(?P<quote>["'])(?P<q>[^"'\n]{4,256})(?:(?P=quote)|$)"""
+    r"""["']?\s*(?P<sep>:=|=>|=|:)\s*(?:(?P<quote>["'])(?P<q>[^"'\n]{4,256})(?:(?P=quote)|$)"""
     r"""|(?P<v>[^\s"'`]{4,256}))""",
     re.ASCII,
 )
@@ -126,6 +130,20 @@ PLACEHOLDERS = frozenset(
         "none", "null", "nil", "true", "false", "yes", "no", "required", "optional",
         "string", "str", "bytes", "int", "bool", "boolean", "text", "secret", "password",
         "token", "redacted", "hidden", "changeme", "example", "xxxx", "xxxxxxxx",
+        # code's words where a value goes (``password = await ...``), and
+        # permissions (``id-token: write``)
+        "await", "new", "function", "lambda", "yield", "async", "self", "this",
+        "undefined", "read", "write",
+    }
+)  # fmt: skip
+# The last part of a label that says what it is about a secret, not the
+# secret: ``password_encryption``, ``token_url``, ``GetPassWarning``.
+DESCRIPTORS = frozenset(
+    {
+        "encryption", "type", "name", "file", "path", "dir", "url", "uri", "endpoint",
+        "length", "len", "min", "max", "expiry", "expires", "ttl", "timeout", "lifetime",
+        "hint", "prompt", "field", "label", "policy", "algorithm", "method", "mode",
+        "format", "count", "size", "header", "env", "var", "warning", "error", "exception",
     }
 )  # fmt: skip
 
@@ -138,11 +156,13 @@ PEM_BODY = re.compile(r"^\s*(?P<v>[A-Za-z0-9+/|]{16,}={0,2})\s*$", re.ASCII)
 # 0, l for 1, S for 5, B for 8), written as cards are: all together, in
 # groups of four (the last shorter), or Amex's and Diners' 4-6-5 and 4-6-4;
 # then held to Luhn. Any spacing at all took runs of figures in a table
-# (``top``'s columns) for cards, one in ten of them passing Luhn by chance.
+# (``top``'s columns) for cards, one in ten of them passing Luhn by chance;
+# so would a float's digits (``0.09999999999999995``): none next to a point.
 _D = "[0-9OlISB]"
 CARD = re.compile(
-    rf"(?<![A-Za-z0-9])(?P<v>{_D}{{13,19}}|{_D}{{4}}(?:[ -]{_D}{{4}}){{2,3}}(?:[ -]{_D}{{1,4}})?"
-    rf"|{_D}{{4}}[ -]{_D}{{6}}[ -]{_D}{{4,5}})(?![A-Za-z0-9])",
+    rf"(?<![A-Za-z0-9])(?<!\d\.)"
+    rf"(?P<v>{_D}{{13,19}}|{_D}{{4}}(?:[ -]{_D}{{4}}){{2,3}}(?:[ -]{_D}{{1,4}})?"
+    rf"|{_D}{{4}}[ -]{_D}{{6}}[ -]{_D}{{4,5}})(?![A-Za-z0-9])(?!\.\d)",
     re.ASCII,
 )
 CARD_DIGITS = str.maketrans("OlISB", "01158")
