@@ -1,8 +1,9 @@
 """The app's thread that keeps agents' search index up to date (``noru.redact.index``).
 
-It runs when the app starts and again whenever a capture's text has settled
-(``wake``): each run indexes, newest first, every capture whose text as
-agents get it is not indexed yet, a batch per writer job, so a capture taken
+It runs when the app starts and again whenever a capture is stored or its
+text has settled (``wake``), a second later (``SETTLE``: the agent's answer
+first). Each run indexes, newest first, every capture whose text as agents
+get it is not indexed yet, a batch per writer job, so a capture taken
 meanwhile waits for one batch at most. A run under another redaction policy
 than the index's (the person changed ``redact`` or their patterns) drops
 the index and makes it again. It sleeps on an event in between: an idle app
@@ -26,6 +27,10 @@ __all__ = ["Indexer"]
 log = logging.getLogger("noru.app")
 
 PAUSE = 0.01  # seconds between batches: background work leaves the cores to others
+# Seconds a run waits after it is woken: the agent who asked for the capture
+# is being answered then, on the same cores (and wakes that come meanwhile
+# are one run).
+SETTLE = 1.0
 
 
 class Indexer:
@@ -64,7 +69,7 @@ class Indexer:
     def _run(self) -> None:
         while True:
             self._wake.wait()
-            if self._stop.is_set():
+            if self._stop.wait(SETTLE):
                 return
             self._wake.clear()
             try:
