@@ -54,3 +54,22 @@ def test_reocr_with_redact_at_rest_leaves_no_term_of_the_old_text(home: Path) ->
         kept = reader.get(record.id)
     assert kept is not None and "[redacted: password]" in kept.ocr_text
     assert _left_in(home, SECRET) is None
+
+
+def test_the_image_as_taken_is_overwritten_when_its_filled_form_replaces_it(home: Path) -> None:
+    """Its bytes are not left to the file system to reuse: a second name
+    for the old file (a hard link, as a recovery tool would find its
+    blocks) reads zeros, and the image in history is the filled one."""
+    with Store.open(home) as store:
+        record = store.add_capture([NewImage(_png(), 900, 200)], origin="user")
+        path = store.image_file(record.images[0])
+    taken = path.read_bytes()
+    other_name = home / "taken-link.png"
+    other_name.hardlink_to(path)
+    (home / "config.toml").write_text("redact_at_rest = true\n")
+    result = CliRunner().invoke(main, ["reocr", record.id])
+    assert result.exit_code == 0, result.output
+    assert other_name.read_bytes() == b"\0" * len(taken)
+    kept = path.read_bytes()
+    with Image.open(path) as filled:
+        assert kept != taken and filled.size == (900, 200)

@@ -12,8 +12,8 @@ either (``OcrError``). The accessibility text the app reads at a capture
 is redacted before it is stored (``ax_at_rest``; with rules that cannot be
 read, none is stored): a capture taken while it is on never has its
 secrets' text in the database. Its image file is written as taken, and
-replaced by the filled one once its text is read (seconds later, a rename:
-the old file's blocks are the file system's to reuse). Text stored
+replaced by the filled one once its text is read (seconds later; the old
+file's bytes are overwritten with zeros, ``files.replace_file``). Text stored
 before it was turned on leaves its old terms in the search index's
 segments when rewritten, until they are merged (SQLite's FTS5 before 3.42
 has no secure delete): ``noru reocr`` merges them all at its end

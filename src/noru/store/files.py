@@ -97,6 +97,29 @@ def write_file(images_root: Path, relative: str, data: bytes) -> Path:
     return final
 
 
+def replace_file(images_root: Path, relative: str, data: bytes) -> Path:
+    """``write_file`` over a file whose old bytes must not be left to the
+    file system to reuse (``redact_at_rest``'s filled image over the one
+    taken): once the new file is in place, the old one's bytes are
+    overwritten with zeros, through a handle opened before it was replaced,
+    and synced. A crash in between leaves the new file whole."""
+    try:
+        old = os.open(images_root / relative, os.O_RDWR)
+    except FileNotFoundError:
+        return write_file(images_root, relative, data)
+    try:
+        final = write_file(images_root, relative, data)
+        length = os.fstat(old).st_size
+        block = b"\0" * (1 << 20)
+        done = 0
+        while done < length:
+            done += os.pwrite(old, block[: min(len(block), length - done)], done)
+        os.fsync(old)
+    finally:
+        os.close(old)
+    return final
+
+
 def _writer_alive(path: Path) -> bool:
     # Temp names end in the writing process's pid; another writer (the app, or
     # an import in another terminal) may be mid-write right now.

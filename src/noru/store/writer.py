@@ -251,8 +251,8 @@ class Store(Reading):
         if not len(pngs) == len(ax) == len(record.images):
             raise ValueError("one png and one accessibility text per image")
         for image, png in zip(record.images, pngs, strict=True):
-            if png is not None:
-                files.write_file(self.images_root, image.path, png)
+            if png is not None:  # the image as taken overwritten, not only unlinked
+                files.replace_file(self.images_root, image.path, png)
         # The rows' old text is overwritten where SQLite frees it, not left.
         self.db.execute("PRAGMA secure_delete = ON")
         with self._transaction() as db:
