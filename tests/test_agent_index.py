@@ -112,6 +112,13 @@ def test_an_indexed_history_is_searched_without_reading_what_redaction_hides(
         seen = Counted()
         _search(home, query, seen)
         assert seen.calls == 0, query
+    # Not even history's own index is asked while every capture is indexed.
+    statements: list[str] = []
+    with Reader.open(home) as reader:
+        reader.db.set_trace_callback(statements.append)
+        seen = Counted()
+        reader.search(PASSWORD, Filters(), now=NOW, seen=seen, indexed=seen.fingerprint)
+    assert statements and not any("capture_text" in sql for sql in statements)
     # The slow way has to look at the capture holding the guessed password.
     seen = Counted()
     assert _search(home, PASSWORD, seen, indexed=False) == []

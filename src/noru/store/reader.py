@@ -409,18 +409,27 @@ class Reading:
                 [match, *params, want],
             )
         ]
-        waiting = [
-            (0.0, int(r[0]))
-            for r in self.db.execute(
-                "SELECT rowid FROM capture_text WHERE capture_text MATCH ?"
-                f" AND rowid IN (SELECT seq FROM captures WHERE agent_indexed = 0){restrict}"
-                " ORDER BY rowid DESC LIMIT ?",
-                [match, *params, queries.SEARCH_BOUND],
-            )
-        ]
-        late, memory = self._as_seen(waiting, match, seen, want)
+        # History's own text is looked at only while some capture waits to
+        # be indexed: when none does, not even its index is asked.
+        pending = self.db.execute("SELECT 1 FROM captures WHERE agent_indexed = 0 LIMIT 1")
+        waiting = (
+            [
+                (0.0, int(r[0]))
+                for r in self.db.execute(
+                    "SELECT rowid FROM capture_text WHERE capture_text MATCH ?"
+                    f" AND rowid IN (SELECT seq FROM captures WHERE agent_indexed = 0){restrict}"
+                    " ORDER BY rowid DESC LIMIT ?",
+                    [match, *params, queries.SEARCH_BOUND],
+                )
+            ]
+            if pending.fetchone() is not None
+            else []
+        )
         where = {seq: (self.db, "agent_text") for _, seq in indexed}
-        where.update({seq: (memory, _SEEN_TABLE) for _, seq in late})
+        late: list[tuple[float, int]] = []
+        if waiting:
+            late, memory = self._as_seen(waiting, match, seen, want)
+            where.update({seq: (memory, _SEEN_TABLE) for _, seq in late})
         ranked = sorted([*indexed, *late], key=lambda item: -item[1])[:want]
         return ranked, where
 
