@@ -249,3 +249,18 @@ def test_the_apps_indexer_indexes_history_and_what_changes_in_it(
     finally:
         indexer.close()
         writer.close()
+
+
+def test_the_doctor_says_how_much_of_history_agents_index_holds(
+    home: Path, history: dict[str, str]
+) -> None:
+    def said() -> str:
+        result = CliRunner().invoke(main, ["doctor"])
+        line = next(ln for ln in result.output.splitlines() if "agents' search index" in ln)
+        return line
+
+    assert "3 of 3 captures not indexed yet" in said()
+    _refresh(home)
+    assert "holds every capture" in said()
+    (home / "config.toml").write_text('redact = ["secrets"]\n')  # another policy than its own
+    assert "3 of 3 captures not indexed yet" in said()

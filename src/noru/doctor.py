@@ -19,6 +19,7 @@ from noru.paths import db_path, noru_executable
 from noru.sizes import format_size
 
 if TYPE_CHECKING:
+    from noru.store import Reader
     from noru.store.retention import Usage
 
 __all__ = ["Check", "run_checks"]
@@ -248,7 +249,30 @@ def _data_dir_check(home: Path, config: Config) -> list[Check]:
             with reader:
                 checks.append(Check("history", True, f"{reader.count()} captures"))
                 checks.append(_disk_check(reader.usage(), config))
+                checks += _agents_index_check(home, config, reader)
     return checks
+
+
+def _agents_index_check(home: Path, config: Config, reader: Reader) -> list[Check]:
+    """How much of history agents' search index holds (``noru.redact.index``):
+    a capture it lacks is found the slow way, whose time a guess can read."""
+    from noru.redact import index
+    from noru.redact import policy as redaction
+
+    policy = redaction.load(home, config.redact)
+    if not policy.on or policy.problem:
+        return []
+    waiting = reader.agents_waiting(index.fingerprint(policy))
+    if not waiting:
+        return [Check("agents' search index", True, "holds every capture as agents get it")]
+    return [
+        Check(
+            "agents' search index",
+            True,
+            f"{waiting} of {reader.count()} captures not indexed yet: the app indexes them"
+            " at its start or its next capture (found all the same, more slowly)",
+        )
+    ]
 
 
 def _app_checks(home: Path) -> list[Check]:

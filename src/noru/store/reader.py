@@ -291,6 +291,18 @@ class Reading:
             row = self.db.execute("SELECT fingerprint FROM agent_text_policy").fetchone()
         return None if row is None else str(row[0])
 
+    def agents_waiting(self, fingerprint: str) -> int:
+        """How many captures agents' search index lacks under the policy
+        ``fingerprint`` names (all of them, made under another)."""
+        if self.agents_fingerprint() != fingerprint:
+            return self.count()
+        with map_sqlite_errors("read the agents' search index"):
+            return int(
+                self.db.execute("SELECT count(*) FROM captures WHERE agent_indexed = 0").fetchone()[
+                    0
+                ]
+            )
+
     def search(
         self,
         query: str,
