@@ -73,3 +73,36 @@ def test_the_image_as_taken_is_overwritten_when_its_filled_form_replaces_it(home
     kept = path.read_bytes()
     with Image.open(path) as filled:
         assert kept != taken and filled.size == (900, 200)
+
+
+def test_a_capture_taken_before_it_was_on_and_read_by_the_app_leaves_no_term(home: Path) -> None:
+    """The app's way: its writer stores the text the OCR process read
+    (``CaptureText.save``, which rewrites the capture's accessibility text
+    redacted), and its indexer thread then rewrites the search index whole."""
+    from noru.app.indexer import Indexer
+    from noru.app.writer import Writer
+    from noru.config import load_config
+    from noru.recognition import CaptureText
+    from noru.store import AxLine
+
+    with Store.open(home) as store:  # taken while redact_at_rest was off
+        record = store.add_capture(
+            [NewImage(_png(), 900, 200, ax_lines=(AxLine(LINE, (30, 70, 700, 40), "text"),))],
+            origin="user",
+        )
+        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert _left_in(home, SECRET) is not None
+    (home / "config.toml").write_text("redact_at_rest = true\n")
+    writer = Writer(home)
+    indexer = Indexer(lambda: load_config(home), writer)
+    try:
+        line = OcrLine(LINE, (30, 70, 700, 40), 0.9)
+        assert writer.call(CaptureText(record.id, "tesseract", "5.5.4", ((line,),)).save)
+        indexer.run_once()
+    finally:
+        indexer.close()
+        writer.close()
+    with Reader.open(home) as reader:
+        kept = reader.get(record.id)
+    assert kept is not None and SECRET not in kept.ax_text and SECRET not in kept.ocr_text
+    assert _left_in(home, SECRET) is None

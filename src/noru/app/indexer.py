@@ -4,7 +4,9 @@ It runs when the app starts and again whenever a capture is stored or its
 text has settled (``wake``), a second later (``SETTLE``: the agent's answer
 first). Each run indexes, newest first, every capture whose text as agents
 get it is not indexed yet, a batch per writer job, so a capture taken
-meanwhile waits for one batch at most. A run under another redaction policy
+meanwhile waits for one batch at most; then, if ``redact_at_rest`` replaced
+text stored before it was on, the search index is rewritten whole, so none
+of that text's terms is left in it. A run under another redaction policy
 than the index's (the person changed ``redact`` or their patterns) drops
 the index and makes it again. It sleeps on an event in between: an idle app
 spends nothing here.
@@ -64,6 +66,7 @@ class Indexer:
             done += indexed
             if indexed < index.BATCH or self._stop.wait(PAUSE):
                 break
+        self._writer.call(_scrub)
         return done
 
     def _run(self) -> None:
@@ -85,3 +88,11 @@ class Indexer:
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join(timeout=30)
+
+
+def _scrub(store: Store) -> None:
+    """With ``redact_at_rest``, text stored before it was on and rewritten
+    since (a capture taken earlier, read now) leaves its old terms in the
+    search index's segments: the index is rewritten whole (``Store.scrub_search``)."""
+    if store.scrub_due:
+        store.scrub_search()

@@ -17,8 +17,8 @@ file's bytes are overwritten with zeros, ``files.replace_file``). Text stored
 before it was turned on leaves its old terms in the search index's
 segments when rewritten, until they are merged (SQLite's FTS5 before 3.42
 has no secure delete): ``noru reocr`` merges them all at its end
-(``Store.scrub_search``); a capture the app reads later keeps them until
-SQLite merges them or the next ``noru reocr``.
+(``Store.scrub_search``), and the app's indexer after it has replaced such
+text (``Store.scrub_due``).
 """
 
 from __future__ import annotations

@@ -39,6 +39,9 @@ class Store(Reading):
 
     # Bytes the disk keeps free: a capture that would leave less is refused.
     min_free = 0
+    # Text rewritten since the search index was last rewritten whole: its old
+    # terms are still in the index's segments (``rewrite``, ``scrub_search``).
+    scrub_due = False
 
     @classmethod
     def open(cls, home: Path, *, min_free: int = 0) -> Store:
@@ -273,6 +276,9 @@ class Store(Reading):
             ax_all = "\n".join(text for _, text in ax if text)
             db.execute("UPDATE capture_text SET ax = ? WHERE rowid = ?", (ax_all, seq))
             _unindex(db, [seq])
+        pairs = zip(record.images, ax, strict=True)
+        if any(image.ax_text and image.ax_text != (text or "") for image, (_, text) in pairs):
+            self.scrub_due = True  # the old text's terms: out at the next scrub_search
         return True
 
     def pending_ocr(self) -> list[str]:
@@ -493,7 +499,8 @@ class Store(Reading):
         before it was on: ``noru reocr``). Replacing a row's text leaves the
         old terms in the index's segments, beside a marker that cancels them,
         until the segments are merged (SQLite's FTS5 before 3.42 has no
-        secure delete); merging them all into one drops them, the pages
+        secure delete; the app scrubs after ``rewrite`` replaced stored
+        text: ``scrub_due``); merging them all into one drops them, the pages
         freed are overwritten (``secure_delete``), and the write-ahead log
         is emptied. It takes as long as the index is large."""
         self.db.execute("PRAGMA secure_delete = ON")
@@ -501,6 +508,7 @@ class Store(Reading):
             db.execute("INSERT INTO capture_text (capture_text) VALUES ('optimize')")
         with map_sqlite_errors("empty the write-ahead log"):
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.scrub_due = False
 
     def index_for_agents(
         self,
