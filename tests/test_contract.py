@@ -64,7 +64,7 @@ class TestProvenance:
 STEERING = [
     (errors.AppNotRunning, "Noru app not running", "noru app"),
     (errors.NotAuthorized, "Noru not authorized", "Allow Agent Observations"),
-    (errors.Paused, "Noru paused", "noru resume"),
+    (errors.Paused, "Noru paused", "Resume Agent Perception"),
     (errors.PermissionDenied, "Noru permission denied", "grant screen access"),
     (errors.Busy, "Noru busy", "Retry shortly"),
     (errors.HistoryRevoked, "Noru history revoked", "restore agent observations"),
@@ -87,6 +87,13 @@ class TestSteering:
         assert lines[0] == f"{tag}: because"
         assert lines[-1].startswith("Next: ")
         assert action.lower() in lines[-1].lower()
+
+    def test_no_answer_hands_the_agent_the_command_that_grants_it_access(self) -> None:
+        """The remedy is the person's gesture in the Noru menu (the published
+        contract's words): an agent with a shell must not read its own way in."""
+        for cls, _, _ in STEERING:
+            text = steering_result(cls("because"))["content"][0]["text"]
+            assert "noru allow" not in text and "noru resume" not in text, cls
 
     def test_the_nine_tags_are_distinct(self) -> None:
         assert len({cls.tag for cls, _, _ in STEERING}) == 9

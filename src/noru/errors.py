@@ -178,19 +178,22 @@ class AppVersionMismatch(AppNotRunning):
     )
 
 
+# The remedies below name the person's gesture in the Noru menu, as the
+# published contract does, never the command that grants access: an agent
+# with a shell must not read its own way in from the answer.
 class NotAuthorized(Steering):
     tag = "Noru not authorized"
     next_action = (
         "Ask the person to open the Noru menu and explicitly choose Allow Agent "
-        "Observations (or run `noru allow`). An agent cannot grant this itself."
+        "Observations. An agent cannot grant this itself."
     )
 
 
 class Paused(Steering):
     tag = "Noru paused"
     next_action = (
-        "Ask the person to choose Resume Agent Perception in the Noru menu (or run "
-        "`noru resume`) when live context is wanted. History remains available: "
+        "Ask the person to choose Resume Agent Perception in the Noru menu when live "
+        "context is wanted. History remains available unless access was revoked: "
         "list_captures, search_captures, get_capture."
     )
 
@@ -218,8 +221,7 @@ class HistoryRevoked(Steering):
     tag = "Noru history revoked"
     next_action = (
         "Ask the person to open the Noru menu and explicitly restore agent observations "
-        "(Allow Agent Observations, or `noru allow`). History is never served around a "
-        "revoke."
+        "(Allow Agent Observations). History is never served around a revoke."
     )
 
 
