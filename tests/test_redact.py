@@ -186,6 +186,7 @@ def test_code_and_prose_that_name_a_secret_without_holding_one_are_no_secret(lin
     ("line", "value"),
     [
         ("PGPASSWORD=hunter2hunter2 psql -h db", "hunter2hunter2"),
+        ("PASSWORD=mypassword", "mypassword"),  # a .env line: no spaces, a value
         ("passcode: 482913", "482913"),
         ("MYSQL_PWD=Zx81kQ2 mysql -u root", "Zx81kQ2"),
         ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA=="),

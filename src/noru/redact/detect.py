@@ -191,7 +191,11 @@ def _code(line: str, m: re.Match[str], label: str, stop: int) -> bool:
     value = line[m.start("v") : stop]
     if re.match(r"\s*=(?![=>])", line[stop:]):
         return True
-    if re.fullmatch(r"[A-Za-z_]+", value):  # a name; a secret has digits (nearly always)
+    # Code sets a name with spaces around ``=``; a .env line or a shell's
+    # ``export`` has none (``PASSWORD=mypassword`` stays a value).
+    sep = m.start("sep")
+    spaced = m["sep"] == "=" and line[sep - 1 : sep].isspace() and line[sep + 1 : sep + 2].isspace()
+    if spaced and re.fullmatch(r"[A-Za-z_]+", value):  # a name; a secret has digits, nearly
         bare = value.lower().replace("_", "")
         if "".join(_parts(label)[-1:]) in bare or label.startswith(("self.", "this.")):
             return True
