@@ -77,14 +77,12 @@ def refresh(
     *,
     ids: Sequence[str] | None = None,
     most: int | None = None,
-    stop: Callable[[], bool] = lambda: False,
 ) -> int:
     """Index the captures not in agents' index (of ``ids``, or all of them,
     newest first, at most ``most``), under the policy now in force; returns
     how many were indexed. ``categories``: the ``redact`` setting; nothing
     is done while it is off or the person's patterns cannot be read (agents'
-    searches then read history, or nothing). ``stop`` is asked between
-    batches (the app's closing)."""
+    searches then read history, or nothing)."""
     policy = policies.load(store.home, categories)
     if not policy.on or policy.problem:
         return 0
@@ -94,6 +92,6 @@ def refresh(
         batch = BATCH if most is None else min(BATCH, most - done)
         indexed = store.index_for_agents(named, seen, ids=ids, most=batch)
         done += indexed
-        if indexed < batch or stop():
+        if indexed < batch:
             break
     return done
