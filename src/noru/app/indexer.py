@@ -1,6 +1,6 @@
 """The app's thread that keeps agents' search index up to date (``noru.redact.index``).
 
-It runs when the app starts and again whenever a capture is stored or its
+It runs when the app starts, and again whenever a capture is stored or its
 text has settled (``wake``), a second later (``SETTLE``: the agent's answer
 first). Each run indexes, newest first, every capture whose text as agents
 get it is not indexed yet, a batch per writer job, so a capture taken
@@ -70,10 +70,12 @@ class Indexer:
         return done
 
     def _run(self) -> None:
+        first = True  # the run at the start: no answer to let go first
         while True:
             self._wake.wait()
-            if self._stop.wait(SETTLE):
+            if self._stop.wait(0 if first else SETTLE):
                 return
+            first = False
             self._wake.clear()
             try:
                 self.indexed += self.run_once()
