@@ -264,3 +264,18 @@ def test_the_doctor_says_how_much_of_history_agents_index_holds(
     assert "holds every capture" in said()
     (home / "config.toml").write_text('redact = ["secrets"]\n')  # another policy than its own
     assert "3 of 3 captures not indexed yet" in said()
+
+
+def test_the_persons_import_and_reocr_leave_what_they_read_indexed(
+    home: Path, tmp_path: Path
+) -> None:
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    (shots / "shot.png").write_bytes(_png())
+    for args in (["import", "--no-ocr", str(shots / "shot.png")], ["import", str(shots)]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+    assert set(_indexed(home).values()) == {1} and len(_indexed(home)) == 2
+    result = CliRunner().invoke(main, ["reocr", "--all"])
+    assert result.exit_code == 0, result.output
+    assert set(_indexed(home).values()) == {1}

@@ -104,9 +104,6 @@ def recognise_and_save(store: Store, capture_id: str, engine: Engine) -> Capture
     text = recognise_capture(store, capture_id, engine)
     if not text.save(store):
         raise OcrError("the capture was deleted while its text was read")
-    from noru.redact import index
-
-    index.refresh(store, load_config(store.home).redact, ids=[capture_id])  # agents' search
     return text
 
 

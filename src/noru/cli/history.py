@@ -362,6 +362,7 @@ def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None
                 click.echo(f"{capture_id}: not re-read: {exc}", err=True)
                 failed += 1
             bar.advance(task)
+        _index_for_agents(store, config.redact, targets)
         if config.redact_at_rest:  # text stored before it was on: its terms out of the index
             store.scrub_search()
     click.echo(f"Re-recognised {len(targets) - failed} of {plural(len(targets), 'capture')}.")
