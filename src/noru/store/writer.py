@@ -516,7 +516,7 @@ class Store(Reading):
         seen: Seen,
         *,
         ids: Sequence[str] | None = None,
-        most: int = 50,
+        most: int,
     ) -> int:
         """Index, for agents' searches, up to ``most`` captures (of ``ids``,
         or any) whose text as agents get it is not indexed yet: ``seen`` gives
