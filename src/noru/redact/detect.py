@@ -126,7 +126,8 @@ def _labelled(line: str) -> list[Finding]:
             start -= 1
         end = LABEL_CHARS.match(line, name.end()).end()  # type: ignore[union-attr]
         label = line[start:end]
-        if _parts(label)[-1] in DESCRIPTORS:
+        last = _parts(label)[-1]  # its last word
+        if last in DESCRIPTORS:
             continue  # ``password_encryption``, ``token_url``: about a secret, not one
         m = LABEL_VALUE.match(line, end)
         if m is None:
@@ -140,7 +141,7 @@ def _labelled(line: str) -> list[Finding]:
         value = line[begin:stop]
         if len(value) < 4 or value.lower().strip("*.") in PLACEHOLDERS or _reference(value):
             continue
-        if m["q"] is None and (any(c in value for c in "([{") or _code(line, m, label, stop)):
+        if m["q"] is None and (any(c in value for c in "([{") or _code(line, m, label, last, stop)):
             continue  # a call, a type, an index, a name of the code: not a value
         kind = _label_kind(label)
         if kind != "password" and value.isdigit() and len(value) <= NUMBER_DIGITS:
@@ -182,12 +183,13 @@ def _closes_a_string(line: str, start: int, end: int, quote: str) -> bool:
     return before % 2 == 1
 
 
-def _code(line: str, m: re.Match[str], label: str, stop: int) -> bool:
+def _code(line: str, m: re.Match[str], label: str, last: str, stop: int) -> bool:
     """Whether an unquoted labelled value is a name of the code around it,
     not a value: the next name of a chained assignment (``a = passwd = b``),
     the name a field is set from (``tokenData.scopes = scopes``, ``getpass
     = fallback_getpass``), what ``self.`` or ``this.`` is set to, or prose
-    after a colon (``GetPassWarning: When we were unable to ...``)."""
+    after a colon (``GetPassWarning: When we were unable to ...``). ``last``:
+    the label's last word."""
     value = line[m.start("v") : stop]
     if re.match(r"\s*=(?![=>])", line[stop:]):
         return True
@@ -197,7 +199,7 @@ def _code(line: str, m: re.Match[str], label: str, stop: int) -> bool:
     spaced = m["sep"] == "=" and line[sep - 1 : sep].isspace() and line[sep + 1 : sep + 2].isspace()
     if spaced and re.fullmatch(r"[A-Za-z_]+", value):  # a name; a secret has digits, nearly
         bare = value.lower().replace("_", "")
-        if "".join(_parts(label)[-1:]) in bare or label.startswith(("self.", "this.")):
+        if last in bare or label.startswith(("self.", "this.")):
             return True
     if m["sep"] == ":" and value.isalpha():
         words = re.findall(r"[A-Za-z]+[,.;]?(?:\s|$)", line[stop:].lstrip(",;"))
