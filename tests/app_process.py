@@ -58,6 +58,8 @@ class AppProcess:
             os.kill(self.proc.pid, sig)
         try:
             code = self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"noru app did not stop in 30 s:\n{self.output}") from None
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
@@ -76,8 +78,15 @@ def running_app(home: Path, env: dict[str, str], log: Path) -> Iterator[AppProce
     try:
         app.wait_ready()
         yield app
-    finally:
+    except BaseException:
         app.stop()
+        raise
+    if app.proc.poll() is not None:  # the test stopped it itself
+        app.stop()
+        return
+    code = app.stop()
+    # A stop that hung past STOP_REPORT ends the app with 1 (its log says where).
+    assert code == 0, f"noru app stopped with {code}:\n{app.output}"
 
 
 def capture_then_ask(env: dict[str, str], client: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -19,7 +19,7 @@ from noru.access import set_control
 from noru.app.memory import QUIET
 from noru.capture.x11 import PERMISSION_HOW, PERMISSION_NEXT_ACTION
 from noru.store import Filters, Reader
-from tests.app_process import AppProcess, running_app, wait_until
+from tests.app_process import SETTLE_FOR_TESTS, AppProcess, running_app, wait_until
 from tests.wire import MemoryClient, StdioProcess, noru_command
 
 if TYPE_CHECKING:
@@ -30,8 +30,16 @@ if TYPE_CHECKING:
 TITLE = "main.py - repoB - Visual Studio Code"
 
 
+def configure(home: Path, settings: str = "") -> None:
+    """config.toml for these tests' apps: ``settings``, and a settle time a
+    loaded host's OCR never runs out of (a handoff or a look whose text is
+    not read in time is served without pixels, redaction failing closed)."""
+    (home / "config.toml").write_text(SETTLE_FOR_TESTS + settings)
+
+
 @pytest.fixture
 def app(home: Path, desktop: XServer, tmp_path: Path) -> Iterator[AppProcess]:
+    configure(home)
     with running_app(home, desktop.env, tmp_path / "app.log") as process:
         yield process
 
@@ -100,6 +108,7 @@ class TestTheApp:
         process = AppProcess(home, desktop.env, tmp_path / "app.log")
         process.wait_ready()
         process.stop(signal.SIGKILL)
+        configure(home)
         assert (home / "app.sock").exists()
         assert first_line(session.call("observe_screen")).startswith("Noru app not running")
         with running_app(home, desktop.env, tmp_path / "again.log"):
@@ -195,7 +204,7 @@ class TestLiveTargets:
         tmp_path: Path,
         session: MemoryClient,
     ) -> None:
-        (home / "config.toml").write_text('handoff_window = "1s"\n')
+        configure(home, 'handoff_window = "1s"\n')
         window_under_pointer(desktop, open_window)
         set_control(home, "allow")
         with running_app(home, desktop.env, tmp_path / "app.log"):
@@ -214,6 +223,7 @@ class TestLiveTargets:
         tmp_path: Path,
         session: MemoryClient,
     ) -> None:
+        configure(home)
         window_under_pointer(desktop, open_window)
         set_control(home, "allow")
         with running_app(home, desktop.env, tmp_path / "one.log"):
@@ -406,6 +416,7 @@ class TestLiveTargets:
 def test_a_multi_display_bundle_has_one_image_and_one_source_per_display(
     home: Path, two_monitors: XServer, tmp_path: Path, session: MemoryClient
 ) -> None:
+    configure(home)
     set_control(home, "allow")
     with running_app(home, two_monitors.env, tmp_path / "app.log"):
         answer = session.call("observe_screen", {"target": "all_displays"})

@@ -10,6 +10,7 @@ thread, and stops cleanly on SIGTERM / SIGINT. What crosses the socket is
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import fcntl
 import logging
 import os
@@ -33,6 +34,10 @@ __all__ = ["AlreadyRunning", "run_app"]
 log = logging.getLogger("noru.app")
 
 MAX_CONNECTIONS = 32
+# Seconds a stop may take: past them the app writes where each thread is (to
+# stderr) and exits with status 1, so a stuck thread never keeps a stopped app
+# (its lock and socket) alive. What the writer committed is safe in SQLite.
+STOP_REPORT = 20.0
 
 
 class AlreadyRunning(NoruError):
@@ -133,6 +138,8 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     servers: list[_Server] = []
 
     def stop(signum: int, frame: object) -> None:
+        # A stop that hangs says where, and ends (STOP_REPORT).
+        faulthandler.dump_traceback_later(STOP_REPORT, exit=True)
         stopping.set()
         for server in servers:
             threading.Thread(target=_halt, args=(server,), daemon=True).start()
@@ -178,5 +185,6 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
         path.unlink(missing_ok=True)
         app.close()
         os.close(lock)
+        faulthandler.cancel_dump_traceback_later()
     print("Noru app stopped.", file=sys.stderr, flush=True)
     return 0
