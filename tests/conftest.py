@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.parts import FIGURES
+from tests.parts import FIGURES, require
 from tests.wire import OFFICIAL, MemoryClient, StdioProcess
 
 # Real X servers (Xvfb + openbox) and Tk windows, shared by the capture and app tests;
@@ -63,3 +65,21 @@ def stdio(home: Path, tmp_path: Path) -> Iterator[StdioProcess]:
         yield proc
     finally:
         proc.close()
+
+
+@pytest.fixture
+def held(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A memory file system for the held folder (``paths.held_dir``): a
+    private folder in /dev/shm as this test's $XDG_RUNTIME_DIR."""
+    from noru.paths import file_system, held_dir
+
+    shm = Path("/dev/shm")
+    require(file_system(shm) == "tmpfs", "/dev/shm is not a tmpfs here")
+    runtime = Path(tempfile.mkdtemp(dir=shm, prefix="noru-test-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    where = held_dir(home)
+    assert where is not None and where.parent == runtime
+    try:
+        yield where
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)

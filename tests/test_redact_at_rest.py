@@ -106,3 +106,94 @@ def test_a_capture_taken_before_it_was_on_and_read_by_the_app_leaves_no_term(hom
         kept = reader.get(record.id)
     assert kept is not None and SECRET not in kept.ax_text and SECRET not in kept.ocr_text
     assert _left_in(home, SECRET) is None
+
+
+# --- held in memory until redacted --------------------------------------------
+
+
+def _read(capture_id: str, home: Path, lines: list[OcrLine]) -> None:
+    """Its text read and saved as the app's writer saves it."""
+    from noru.recognition import CaptureText
+
+    with Store.open(home) as store:
+        assert CaptureText(capture_id, "tesseract", "5.5.4", (tuple(lines),)).save(store)
+
+
+def test_a_held_capture_reaches_the_disk_only_filled(home: Path, held: Path) -> None:
+    (home / "config.toml").write_text("redact_at_rest = true\n")
+    taken = _png()
+    with Store.open(home) as store:
+        record = store.add_capture([NewImage(taken, 900, 200)], origin="user", held=True)
+        relative = record.images[0].path
+        # Held: in memory, not in the images folder; the person's own reads find it.
+        assert (held / relative).read_bytes() == taken
+        assert not (store.images_root / relative).exists()
+        assert store.image_file(record.images[0]) == held / relative
+    with Reader.open(home) as reader:
+        assert reader.image_file(record.images[0]).read_bytes() == taken
+    _read(record.id, home, [OcrLine(LINE, (30, 70, 700, 40), 0.9)])
+    assert not (held / relative).exists()
+    on_disk = home / "images" / relative
+    with Image.open(on_disk) as filled:
+        box = filled.convert("RGB").crop((30 + 12 * 22, 70, 700, 110))  # the value's cells
+        assert len(set(box.tobytes())) == 1  # solid
+    assert on_disk.read_bytes() != taken
+    with Reader.open(home) as reader:
+        kept = reader.get(record.id)
+        assert reader.usage().images == on_disk.stat().st_size
+    assert kept is not None and SECRET not in kept.ocr_text
+
+
+def test_a_held_capture_with_nothing_to_fill_is_kept_as_taken(home: Path, held: Path) -> None:
+    (home / "config.toml").write_text("redact_at_rest = true\n")
+    taken = _png()
+    with Store.open(home) as store:
+        record = store.add_capture([NewImage(taken, 900, 200)], origin="user", held=True)
+    _read(record.id, home, [OcrLine("nothing secret here", (30, 70, 700, 40), 0.9)])
+    relative = record.images[0].path
+    assert not (held / relative).exists()
+    assert (home / "images" / relative).read_bytes() == taken
+
+
+def test_a_held_capture_outlives_the_apps_crash_and_goes_with_its_delete(
+    home: Path, held: Path
+) -> None:
+    """A killed app leaves it held (its row names it: a start keeps it, and
+    reads it then); a held file no row names is removed at the next start."""
+    from noru.store import files
+
+    with Store.open(home) as store:
+        kept = store.add_capture([NewImage(_png(), 900, 200)], origin="user", held=True)
+        gone = store.add_capture([NewImage(_png(), 900, 200)], origin="user", held=True)
+    orphan = held / files.relative_path("capture_2020-01-02_030405", 1)
+    orphan.parent.mkdir(parents=True)
+    orphan.write_bytes(b"a killed writer's")
+    with Store.open(home) as store:  # the next start
+        assert (held / kept.images[0].path).exists() and not orphan.exists()
+        assert store.pending_ocr() == [kept.id, gone.id]
+        assert store.delete(gone.id)
+    assert not (held / gone.images[0].path).exists()
+    assert (held / kept.images[0].path).exists()
+
+
+def test_a_full_held_folder_sends_the_images_to_disk(home: Path, held: Path) -> None:
+    """Nothing is lost: as without a memory file system, the image goes to
+    the images folder and its filled form replaces it."""
+    held.mkdir(mode=0o700)
+    (held / ".tmp").write_text("in the way: no file can be written here")
+    with Store.open(home) as store:
+        record = store.add_capture([NewImage(_png(), 900, 200)], origin="user", held=True)
+        assert store.image_file(record.images[0]) == store.images_root / record.images[0].path
+        assert store.image_file(record.images[0]).exists()
+
+
+def test_a_held_folder_someone_else_opened_is_not_used(home: Path, held: Path) -> None:
+    held.mkdir(mode=0o700)
+    held.chmod(0o777)  # as another user's squat in a shared /dev/shm would be
+    with Store.open(home) as store:
+        record = store.add_capture([NewImage(_png(), 900, 200)], origin="user", held=True)
+        assert (store.images_root / record.images[0].path).exists()
+    assert not list(held.iterdir())
+    (home / "config.toml").write_text("redact_at_rest = true\n")
+    result = CliRunner().invoke(main, ["doctor"])
+    assert "is not this user's private folder" in result.output

@@ -12,10 +12,12 @@ the ordinary lines around are served as read.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import random
 import subprocess
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -200,11 +202,30 @@ def test_a_browser_checkout_page(mcp: StdioSession, home: Path, desktop: XServer
     _check(mcp, home, opened, secrets, [lines[0], lines[2], lines[4]])
 
 
+class _Watcher(threading.Thread):
+    """Every version of every file that appears in a folder, read as soon as
+    it is seen (a file is renamed into place whole: any read is all of it)."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(daemon=True)
+        self.folder = folder
+        self.seen: dict[Path, set[bytes]] = {}
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.001):
+            for path in self.folder.rglob("*.png"):
+                with contextlib.suppress(OSError):
+                    self.seen.setdefault(path, set()).add(path.read_bytes())
+
+
 def test_kept_redacted_at_rest_the_agent_gets_the_filled_original(
-    home: Path, desktop: XServer, tmp_path: Path
+    home: Path, desktop: XServer, tmp_path: Path, held: Path
 ) -> None:
     """With redact_at_rest the app's own served image (made at the grab,
-    before the text was read) must not be what the agent gets."""
+    before the text was read) must not be what the agent gets, and the
+    image as taken never reaches the images folder: it is held in memory
+    until its text is read, and only its filled form is written."""
     from noru.capture import Capturer
 
     problem = real_clients.missing("xterm")
@@ -212,9 +233,12 @@ def test_kept_redacted_at_rest_the_agent_gets_the_filled_original(
     (home / "config.toml").write_text(SETTLE_FOR_TESTS + "redact_at_rest = true\n")
     set_control(home, "allow")
     lines, secrets = _env_file(random.Random(24))
-    env = {**desktop.env, "NORU_HOME": str(home)}
+    app_env = {**desktop.env, "XDG_RUNTIME_DIR": str(held.parent)}
+    env = {**app_env, "NORU_HOME": str(home)}
+    watcher = _Watcher(home / "images")
+    watcher.start()
     with (
-        running_app(home, desktop.env, tmp_path / "app.log"),
+        running_app(home, app_env, tmp_path / "app.log"),
         real_clients.open_xterm(
             desktop, lines, columns=120, rows=len(lines) + 2, x=80, y=80
         ) as client,
@@ -251,7 +275,15 @@ def test_kept_redacted_at_rest_the_agent_gets_the_filled_original(
         assert "[redacted: aws-key]" in record.ocr_text
         for secret in secrets:
             assert leaked(record.ocr_text, secret) is None
+    watcher.done.set()
+    watcher.join()
     assert served.tobytes() == stored.tobytes()  # the filled original, not the grab's
+    # The images folder only ever held the filled form; nothing is left held.
+    assert {path.name for path in watcher.seen} == {Path(record.images[0].path).name}
+    (versions,) = watcher.seen.values()
+    assert len(versions) == 1, f"{len(versions)} versions were on disk"
+    assert versions == {reader.image_file(record.images[0]).read_bytes()}
+    assert not [path for path in held.rglob("*") if path.is_file()]
     raw = grab.image.convert("RGB")
     assert raw.size == stored.size
     before, after = raw.tobytes(), stored.tobytes()

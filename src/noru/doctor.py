@@ -33,6 +33,30 @@ class Check:
     fix: str | None = None
 
 
+def _held(home: Path) -> Check:
+    """With ``redact_at_rest``: where a capture's images wait for their
+    redaction (``paths.held_dir``): in memory, or in the data dir."""
+    from noru.paths import held_dir
+    from noru.store import files
+
+    held = held_dir(home)
+    if held is None:
+        return Check(
+            "redacted at rest",
+            True,
+            "images wait for their text on disk (no memory file system: $XDG_RUNTIME_DIR"
+            " and /dev/shm are not tmpfs); the filled ones overwrite them",
+        )
+    if held.exists() and files.private_folder(held, create=False) is None:
+        return Check(
+            "redacted at rest",
+            False,
+            f"{held} is not this user's private folder: images wait for their text on disk",
+            f"remove {held} (someone else made it, or opened it to others)",
+        )
+    return Check("redacted at rest", True, f"images wait for their text in memory ({held})")
+
+
 def _session_words(backend: str) -> str:
     """The session type, the compositor, and how the shortcut works there."""
     if os.environ.get("WAYLAND_DISPLAY"):
@@ -178,6 +202,8 @@ def _privacy_checks(home: Path, config: Config) -> list[Check]:
             "fix or remove it (`noru redact list` says what it holds)" if policy.problem else None,
         )
     )
+    if config.redact_at_rest:
+        checks.append(_held(home))
     log = home / accesslog.FILE
     writable = os.access(log, os.W_OK) if log.exists() else os.access(home, os.W_OK | os.X_OK)
     checks.append(

@@ -61,6 +61,8 @@ class CaptureText:
 
             in_force = policy.load(store.home, config.redact)
             lines = at_rest.redacted_lines(store, self.capture_id, lines, in_force)
+        else:  # held while it was on (``redact_at_rest``), and turned off since
+            store.keep_held(self.capture_id)
         return store.set_ocr(
             self.capture_id, engine=self.engine, version=self.version, lines_per_image=lines
         )

@@ -222,11 +222,13 @@ class App:
             for grab, rows in zip(grabs, lines, strict=True)
         ]
         kept_ax = [grab.ax.lines if grab.ax else () for grab in grabs]
+        held = False  # its images held in memory until their redaction is done
         if self.config.redact_at_rest:  # the person keeps only redacted forms: from the start
             from noru.redact import at_rest, policy
 
             in_force = policy.load(self.home, self.config.redact)
             kept_ax = [at_rest.ax_at_rest(lines, in_force) for lines in kept_ax]
+            held = self.ocr is not None and in_force.on
         note = request.note if isinstance(request, live.Capture) else None
 
         def stored() -> tuple[str, list[NewImage]]:
@@ -248,7 +250,7 @@ class App:
             ]
 
             def store(store: Store) -> str:
-                return store.add_capture(images, origin=origin, note=note).id
+                return store.add_capture(images, origin=origin, note=note, held=held).id
 
             return self.writer.call(store), images
 

@@ -11,9 +11,12 @@ none of it, and it is read again. Rules that cannot be read store no text
 either (``OcrError``). The accessibility text the app reads at a capture
 is redacted before it is stored (``ax_at_rest``; with rules that cannot be
 read, none is stored): a capture taken while it is on never has its
-secrets' text in the database. Its image file is written as taken, and
-replaced by the filled one once its text is read (seconds later; the old
-file's bytes are overwritten with zeros, ``files.replace_file``). Text stored
+secrets' text in the database. The app holds its images in memory
+(``paths.held_dir``) until its text is read; then only the filled ones are
+written to the images folder (``Store.rewrite``; ``Store.keep_held`` when
+there is nothing to fill). Without a memory file system to hold them in,
+they are written as taken and replaced by the filled ones (the old files'
+bytes overwritten with zeros, ``files.replace_file``). Text stored
 before it was turned on leaves its old terms in the search index's
 segments when rewritten, until they are merged (SQLite's FTS5 before 3.42
 has no secure delete): ``noru reocr`` merges them all at its end
@@ -51,7 +54,10 @@ def redacted_lines(
         raise OcrError(f"redact_at_rest is on and {policy.problem}: its text is not stored")
     record = store.get(capture_id)
     given = tuple(tuple(lines) for lines in lines_per_image)
-    if record is None or not policy.on or len(given) != len(record.images):
+    if record is None:
+        return given
+    if not policy.on or len(given) != len(record.images):
+        store.keep_held(capture_id)
         return given
     read = replace(
         record,
@@ -63,6 +69,7 @@ def redacted_lines(
     )
     seen = for_agent(read, policy)
     if not seen.count:
+        store.keep_held(capture_id)  # nothing to fill: the image as taken is its redacted form
         return given
     pngs: list[bytes | None] = []
     for image, boxes in zip(record.images, seen.boxes, strict=True):

@@ -5,6 +5,12 @@ temp name in ``images/.tmp/`` (one folder, so a start looks for a killed
 writer's leftovers there only, however large the history), fsynced and
 renamed into place before its row commits. Paths read back from the
 database are resolved inside the images folder only.
+
+With ``redact_at_rest``, the images of a capture the app takes are first
+written to the held folder (``paths.held_dir``, in memory) at the same
+relative path, and moved into the images folder once their redaction is
+done (``Store.rewrite``, ``Store.keep_held``): the image as taken never
+reaches the disk. A held file is found where its row says (``locate``).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 from pathlib import Path
 
 from noru.contract import CAPTURE_ID_PATTERN
@@ -26,6 +33,8 @@ __all__ = [
     "clean_temp_files",
     "day_folders",
     "free_space",
+    "locate",
+    "private_folder",
     "relative_path",
     "remove",
     "resolve",
@@ -55,6 +64,31 @@ def relative_path(capture_id: str, position: int) -> str:
 def resolve(images_root: Path, relative: str) -> Path:
     """The absolute path of a stored file; refuses anything outside the folder."""
     return _inside(images_root.resolve(), relative)
+
+
+def locate(images_root: Path, held_root: Path | None, relative: str) -> Path:
+    """``resolve``, or the held file of that path while it is held (looked
+    for in the images folder again after, in case it moved meanwhile)."""
+    path = resolve(images_root, relative)
+    if held_root is None or path.exists():
+        return path
+    held = resolve(held_root, relative)
+    return held if held.exists() else path
+
+
+def private_folder(path: Path, *, create: bool) -> Path | None:
+    """``path`` if it is a folder of this user's that no one else may enter
+    (made 0700 when missing and ``create``); None otherwise, and for one
+    someone else made or opened (a shared /dev/shm is anyone's to write in)."""
+    if create:
+        with contextlib.suppress(FileExistsError, FileNotFoundError):
+            path.mkdir(mode=0o700)
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    mine = info.st_uid == os.geteuid() and not info.st_mode & 0o077
+    return path if stat.S_ISDIR(info.st_mode) and mine else None
 
 
 def _inside(root: Path, relative: str) -> Path:

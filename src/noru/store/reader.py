@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from noru.errors import DataDirError, StoreError
-from noru.paths import check_data_dir, db_path, images_dir
+from noru.paths import check_data_dir, db_path, held_dir, images_dir
 from noru.sources import Source
 from noru.store import files, queries, retention, schema
 from noru.store.codec import ax_from_json, lines_from_json, windows_from_json
@@ -157,7 +157,14 @@ class Reading:
         return found[0] if found else None
 
     def image_file(self, image: ImageRecord) -> Path:
-        return files.resolve(self.images_root, image.path)
+        """Where an image's file is: in the images folder, or held in memory
+        until its redaction is done (``redact_at_rest``; ``files.locate``)."""
+        return files.locate(self.images_root, self.held_root(), image.path)
+
+    def held_root(self) -> Path | None:
+        """The held folder (``paths.held_dir``) when there is one of ours."""
+        held = held_dir(self.home)
+        return None if held is None else files.private_folder(held, create=False)
 
     def nth(self, index: int, filters: Filters) -> CaptureRecord | None:
         """The index-th most recent capture (1 = newest) among those matching."""

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from noru.errors import StoreError
-from noru.paths import db_path
+from noru.paths import db_path, held_dir
 from noru.store import files
 from noru.store.codec import ax_to_json, lines_to_json, windows_to_json
 from noru.store.connection import map_sqlite_errors, open_writer
@@ -64,6 +64,7 @@ class Store(Reading):
         files.clean_temp_files(store.images_root)
         store._remove_doomed()
         store._remove_orphans()
+        store._remove_held_orphans()
         store._measure_sizes()
         return store
 
@@ -105,8 +106,12 @@ class Store(Reading):
         captured_at: datetime | None = None,
         note: str | None = None,
         imported: bool = False,
+        held: bool = False,
     ) -> CaptureRecord:
-        """Store a capture: files first (durably), then its rows in one transaction."""
+        """Store a capture: files first (durably), then its rows in one
+        transaction. ``held``: its files go to the held folder, in memory,
+        until their redaction is done (``redact_at_rest``; ``rewrite``,
+        ``keep_held``); to the images folder when there is no held folder."""
         if not images:
             raise ValueError("a capture has at least one image")
         if origin not in ("user", "agent"):
@@ -114,14 +119,30 @@ class Store(Reading):
         moment = (captured_at or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
         size = sum(len(image.png) for image in images)
         files.check_room(self.images_root, size, self.min_free)
+        held_root = held_dir(self.home) if held else None
+        root = (held_root and files.private_folder(held_root, create=True)) or self.images_root
         written: list[Path] = []
         try:
             with self._transaction() as db:
                 capture_id = self._allocate_id(moment)
                 relatives = [files.relative_path(capture_id, p) for p in range(1, len(images) + 1)]
                 self._reclaim(relatives)
-                for relative, image in zip(relatives, images, strict=True):
-                    written.append(files.write_file(self.images_root, relative, image.png))
+
+                def put(where: Path) -> None:
+                    for relative, image in zip(relatives, images, strict=True):
+                        written.append(files.write_file(where, relative, image.png))
+
+                try:
+                    put(root)
+                except OSError:
+                    if root == self.images_root:
+                        raise
+                    # A held folder that is full (a small /dev/shm): the images go
+                    # to disk as taken, as without one, and are replaced when filled.
+                    for path in written:
+                        path.unlink(missing_ok=True)
+                    written.clear()
+                    put(self.images_root)
                 cur = db.execute(
                     "INSERT INTO captures (id, captured_at, captured_ts, origin, note,"
                     " image_count, imported, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -253,7 +274,10 @@ class Store(Reading):
             return False
         if not len(pngs) == len(ax) == len(record.images):
             raise ValueError("one png and one accessibility text per image")
+        held = self.held_root()
         for image, png in zip(record.images, pngs, strict=True):
+            if held is not None and self._unhold(held, image.path, png):
+                continue  # held in memory: only its filled form reaches the disk
             if png is not None:  # the image as taken overwritten, not only unlinked
                 files.replace_file(self.images_root, image.path, png)
         # The rows' old text is overwritten where SQLite frees it, not left.
@@ -279,6 +303,26 @@ class Store(Reading):
         pairs = zip(record.images, ax, strict=True)
         if any(image.ax_text and image.ax_text != (text or "") for image, (_, text) in pairs):
             self.scrub_due = True  # the old text's terms: out at the next scrub_search
+        return True
+
+    def keep_held(self, capture_id: str) -> int:
+        """A capture's images held in memory (``add_capture(held=True)``)
+        moved into the images folder as they are: their redaction is done
+        and found nothing to fill. Returns how many were held."""
+        held = self.held_root()
+        record = None if held is None else self.get(capture_id)
+        if held is None or record is None:
+            return 0
+        return sum(self._unhold(held, image.path, None) for image in record.images)
+
+    def _unhold(self, held: Path, relative: str, png: bytes | None) -> bool:
+        """If ``relative`` is held: ``png`` (None: the held image itself)
+        written durably into the images folder, then the held file removed."""
+        path = files.resolve(held, relative)
+        if not path.is_file():
+            return False
+        files.write_file(self.images_root, relative, png if png is not None else path.read_bytes())
+        files.remove(held, [relative])
         return True
 
     def pending_ocr(self) -> list[str]:
@@ -372,6 +416,9 @@ class Store(Reading):
         is tried again."""
         if not listed:
             return 0
+        held = self.held_root()
+        if held is not None:  # a capture deleted before its redaction was done
+            files.remove(held, listed)
         removed = files.remove(self.images_root, listed)
         self.db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in removed])
         return len(listed) - len(removed)
@@ -428,6 +475,32 @@ class Store(Reading):
             mark.parent.mkdir(mode=0o700, exist_ok=True)
             mark.touch()
             os.utime(mark, (started, started))
+
+    def _remove_held_orphans(self) -> None:
+        """Held files no row names (a writer killed before its row committed,
+        a capture deleted by a process that could not see them), and held
+        files already moved into the images folder (a move cut short)."""
+        held = self.held_root()
+        if held is None:
+            return
+        files.clean_temp_files(held)
+        with self._transaction() as db:
+            listed = [
+                p.relative_to(held).as_posix()
+                for p in held.glob("[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/*")
+                if p.is_file()
+            ]
+            if not listed:
+                return
+            marks = ",".join("?" * len(listed))
+            named = {
+                r["path"]
+                for r in db.execute(f"SELECT path FROM images WHERE path IN ({marks})", listed)
+            }
+            files.remove(
+                held,
+                [p for p in listed if p not in named or (self.images_root / p).exists()],
+            )
 
     def _measure_sizes(self) -> None:
         """Record the image bytes of captures stored before sizes were kept."""
