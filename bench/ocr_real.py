@@ -870,6 +870,8 @@ class ServedReader:
             return self.engine.recognise(image, regions=regions)
         if self.scaler == "pillow":
             scaled = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0)
+        elif self.scaler.startswith("vips-"):  # another libvips kernel: vips-lanczos2
+            scaled = scale(image, size, kernel=self.scaler.removeprefix("vips-"))
         else:
             scaled = scale(image, size)
         factor = size[0] / image.width
@@ -910,7 +912,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--served",
         default=None,
-        help="comma-separated scalers (pillow, vips): read each capture as served to an "
+        help="comma-separated scalers (pillow, vips, vips-KERNEL such as vips-lanczos2): read "
+        "each capture as served to an "
         "agent, scaled to 1568 px by each, instead of the original",
     )
     args = parser.parse_args(argv)

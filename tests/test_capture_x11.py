@@ -205,6 +205,36 @@ def test_released_between_grabs_the_shared_memory_goes_and_the_next_grab_is_the_
     assert capturer.degraded_modes() == []
 
 
+def test_grabs_read_in_mss_shared_memory_are_the_pixels_mss_hands_back(
+    desktop: XServer, open_window: OpenWindow, capturer: Capturer
+) -> None:
+    """The X11 grab reads mss's shared memory in place, decoded in two bands
+    of rows (``x11_pixels``): the same pixels as mss's own copy decoded by
+    Pillow, for a display, a window and a region smaller than one band."""
+    import mss
+    from PIL import Image
+
+    window = open_window(
+        desktop, "In place", x=200, y=150, width=900, height=500, text="BGRX rows, two bands"
+    )
+    window.activate()
+    only(capturer.grab_display(1))  # the first: mss sees shared memory work
+    grabs = {
+        "display": only(capturer.grab_display(1)),
+        "window": only(capturer.grab_window("active")),
+        "region": only(capturer.grab_region(210, 160, 300, 100)),
+    }
+    backend = capturer._backend  # the count is the backend's own record, kept for this test
+    assert backend is not None and getattr(backend, "grabs_in_place", 0) >= 3
+    with mss.MSS(display=desktop.display) as screen:
+        for what, grab in grabs.items():
+            x, y, w, h = grab.geometry
+            shot = screen.grab({"left": x, "top": y, "width": w, "height": h})
+            expected = Image.frombytes("RGB", shot.size, bytes(shot.raw), "raw", "BGRX")
+            assert grab.image.tobytes() == expected.tobytes(), what
+    assert len(set(grabs["display"].image.tobytes())) > 2  # not a blank screen
+
+
 def test_a_display_capture_lists_its_windows_bottom_to_top_for_ocr(
     desktop: XServer, open_window: OpenWindow, capturer: Capturer
 ) -> None:

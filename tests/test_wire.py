@@ -543,3 +543,37 @@ def test_the_content_block_types_match_the_official_schemas(revision: str) -> No
     for tag, kind in mcp_rules.CONTENT_BLOCKS.items():
         if kind in names:
             assert defs[kind]["properties"]["type"]["const"] == tag
+
+
+def test_an_images_base64_is_put_in_the_line_as_it_is_and_the_line_is_the_same_json() -> None:
+    """``Base64`` text is spliced into the JSON line, not scanned by the
+    encoder: the line is byte for byte what json.dumps writes, text beside
+    it escaped as ever, the message itself left as it was."""
+    import base64
+    import os
+
+    from noru.contract import Base64
+    from noru.mcp import session
+
+    data = os.urandom(30_000)
+    blob = Base64.of(data)
+    message = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {
+            "content": [
+                {"type": "text", "text": 'a "quoted" line\nand ünïcode \u2028'},
+                {"type": "image", "data": blob, "mimeType": "image/png"},
+                {"type": "image", "data": Base64.of(b"\x89PNG"), "mimeType": "image/png"},
+            ]
+        },
+    }
+    line = session._dump(message)
+    assert line == json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+    back = json.loads(line)
+    assert base64.b64decode(back["result"]["content"][1]["data"]) == data
+    assert message["result"]["content"][1]["data"] is blob  # not changed in place
+    # The placeholder itself in the text (it is random per process: only by
+    # reading it from here) is never taken for an image.
+    tricky = {"text": session._BLOB_TEXT, "data": Base64.of(b"x")}
+    assert json.loads(session._dump(tricky)) == {"text": session._BLOB_TEXT, "data": "eA=="}

@@ -41,6 +41,7 @@ __all__ = [
     "META_KEY",
     "STRUCTURED_FIELDS",
     "URI_SCHEME",
+    "Base64",
     "CaptureView",
     "ServedImage",
     "TextLayer",
@@ -262,6 +263,19 @@ def capture_structured(
     return structured
 
 
+class Base64(str):
+    """An image's base64 text in a result. Its characters need no JSON
+    escape, so the line writer puts it in the JSON line as it is instead of
+    scanning it (``noru.mcp.session``: a served screen's 350 KB, 0.6 ms);
+    anywhere else it is a plain string."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, data: bytes) -> Base64:
+        return cls(base64.b64encode(data).decode("ascii"))
+
+
 def capture_result(
     view: CaptureView,
     *,
@@ -279,7 +293,7 @@ def capture_result(
         if isinstance(block, str)
         else {
             "type": "image",
-            "data": base64.b64encode(block.png).decode("ascii"),
+            "data": Base64.of(block.png),
             "mimeType": "image/png",
         }
         for block in capture_blocks(view, now=now)

@@ -68,6 +68,10 @@ class Served:
     downscaled_from: tuple[int, int] | None
 
 
+# libvips' reduce kernel for served images (bench/ocr_real.py --served compares others).
+KERNEL = "lanczos3"
+
+
 def fit_long_edge(width: int, height: int, max_edge: int) -> tuple[int, int]:
     """The size that keeps the aspect ratio with the long edge at most ``max_edge``."""
     long_edge = max(width, height)
@@ -233,7 +237,7 @@ def _segmented_png(size: tuple[int, int], colour_type: int, padded: memoryview, 
     return _png(size, colour_type, b"".join(parts), table)
 
 
-def scale(image: Image.Image, size: tuple[int, int]) -> Image.Image:
+def scale(image: Image.Image, size: tuple[int, int], *, kernel: str = KERNEL) -> Image.Image:
     """``image`` scaled to ``size`` with Lanczos (3 lobes).
 
     RGB (every capture, and most imports) is scaled by libvips (``pyvips``):
@@ -252,11 +256,11 @@ def scale(image: Image.Image, size: tuple[int, int]) -> Image.Image:
     lines = scanlines(image) if image.mode == "RGB" and _vips() else None
     if lines is None:
         return image.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0)
-    scaled = _scaled(lines, size)
+    scaled = _scaled(lines, size, kernel)
     return Image.frombytes("RGB", size, scaled.data, "raw", "RGB", scaled.stride)
 
 
-def _scaled(lines: Scanlines, size: tuple[int, int]) -> Scanlines:
+def _scaled(lines: Scanlines, size: tuple[int, int], kernel: str = KERNEL) -> Scanlines:
     """RGB ``lines`` scaled to ``size`` by libvips, as scanlines again.
 
     libvips reads the rows in place as a one-band image one pad wider than
@@ -268,7 +272,7 @@ def _scaled(lines: Scanlines, size: tuple[int, int]) -> Scanlines:
     (width, height), (out_width, out_height) = lines.size, size
     rows = vips.Image.new_from_memory(lines.data, lines.stride, height, 1, "uchar")
     pixels = rows.crop(0, 0, 3 * width, height).bandfold(factor=3)
-    reduced = pixels.reduce(width / out_width, height / out_height, kernel="lanczos3", gap=2.0)
+    reduced = pixels.reduce(width / out_width, height / out_height, kernel=kernel, gap=2.0)
     padded = reduced.bandunfold(factor=3).embed(0, 0, 3 * out_width + 1, out_height)
     return Scanlines(padded.write_to_memory(), size, "RGB")
 

@@ -33,12 +33,13 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
 from dataclasses import replace
 from types import TracebackType
-from typing import Literal, Self
+from typing import Literal, Self, TypeVar
 
 from noru.ax.base import AxAbsent, AxLine, AxText
 from noru.capture.base import Backend, Degraded, DegradedMode, Display, Grab, WindowFacts
@@ -47,6 +48,8 @@ from noru.geometry import Rect, centre, clip, shift
 from noru.sources import Source, infer_workspace
 
 __all__ = ["Capturer", "Degraded", "DegradedMode", "Display", "Grab"]
+
+T = TypeVar("T")
 
 
 def _open_backend(display: str | None) -> Backend:
@@ -186,6 +189,14 @@ def _black_out(grab: Grab, rects: list[Rect], hidden: list[bool], area: Rect) ->
     return count
 
 
+def _mode(backend: Backend, display: Display | None) -> str:
+    """The display's mode ("2560x1600"), or the whole screen's without one."""
+    if display is not None:
+        return display.mode
+    _, _, width, height = backend.screen_rect()
+    return f"{width}x{height}"
+
+
 def _display_at(displays: list[Display], point: tuple[int, int]) -> Display | None:
     return next((d for d in displays if d.contains(*point)), None)
 
@@ -204,6 +215,7 @@ class Capturer:
         self._closed = False
         self.ax_budget = ax_budget
         self._ax_pool: ThreadPoolExecutor | None = None
+        self._list_pool: ThreadPoolExecutor | None = None  # window lists beside grabs
         # The person's exclusions: which windows are never captured (None: none).
         self.excluded: Callable[[WindowFacts], bool] | None = None
 
@@ -227,6 +239,9 @@ class Capturer:
             if backend is not None:
                 backend.close()
             pool, self._ax_pool = self._ax_pool, None
+            lists, self._list_pool = self._list_pool, None
+        if lists is not None:
+            lists.shutdown(wait=True)
         if pool is not None:
             pool.shutdown(wait=True)
             from noru import ax
@@ -315,12 +330,13 @@ class Capturer:
                 raise CaptureError("the window is entirely off screen")
             displays = backend.displays()
             display = _display_at(displays, centre(rect))
+            mode = _mode(backend, display)
             if self.excluded is None:
-                return [self._grab(backend, rect, display, window)]
+                return [self._grab(backend, rect, display, window, mode)]
             # An excluded window lying over this one is hidden here too.
-            stacked = _stacked_or_refuse(backend)
-            grab = self._grab(backend, rect, display, window)
-            return [_hide_excluded(grab, stacked, self.excluded, rect)[0]]
+            with self._beside_grab(backend, lambda: _stacked_or_refuse(backend)) as stacked:
+                grab = self._grab(backend, rect, display, window, mode)
+                return [_hide_excluded(grab, stacked(), self.excluded, rect)[0]]
 
     def grab_display(self, index: int | None = None) -> list[Grab]:
         """One display: ``index`` as in ``displays()``, or None for the one under the pointer."""
@@ -375,16 +391,38 @@ class Capturer:
             inside = visible is not None and clip((*centre(visible), 1, 1), clipped) is not None
             if not inside:
                 window = None
+        mode = _mode(backend, display)
         if self.excluded is None:
-            grab = self._grab(backend, clipped, display, window)
-            size = grab.image.size
-            return replace(grab, windows=_windows_in(backend.window_rects(), clipped, size))
-        stacked = _stacked_or_refuse(backend)
-        if window is not None and self.excluded(window):
-            window = None  # its title, app and text are not kept
-        grab = self._grab(backend, clipped, display, window)
-        grab, shown = _hide_excluded(grab, stacked, self.excluded, clipped)
+            with self._beside_grab(backend, backend.window_rects) as rects:
+                grab = self._grab(backend, clipped, display, window, mode)
+                return replace(grab, windows=_windows_in(rects(), clipped, grab.image.size))
+        with self._beside_grab(backend, lambda: _stacked_or_refuse(backend)) as stacked:
+            if window is not None and self.excluded(window):
+                window = None  # its title, app and text are not kept
+            grab = self._grab(backend, clipped, display, window, mode)
+            grab, shown = _hide_excluded(grab, stacked(), self.excluded, clipped)
         return replace(grab, windows=_windows_in(shown, clipped, grab.image.size))
+
+    @contextmanager
+    def _beside_grab(self, backend: Backend, listing: Callable[[], T]) -> Iterator[Callable[[], T]]:
+        """``listing`` (the windows, their facts) run while the grab is taken,
+        on a thread of its own, when the backend lists on a connection other
+        than the one it grabs on (``Backend.lists_beside_grab``; on X11 that
+        overlaps about 3 ms of round trips with the grab); else run now.
+        Gives a function that returns what it gave (or raises what it
+        raised); on the way out it has always ended, whatever happened (the
+        next grab's questions use its connection)."""
+        if not backend.lists_beside_grab:
+            value = listing()
+            yield lambda: value
+            return
+        if self._list_pool is None:
+            self._list_pool = ThreadPoolExecutor(1, thread_name_prefix="noru-list")
+        running = self._list_pool.submit(listing)
+        try:
+            yield running.result
+        finally:
+            wait([running])
 
     def _grab(
         self,
@@ -392,17 +430,15 @@ class Capturer:
         rect: Rect,
         display: Display | None,
         window: WindowFacts | None,
+        mode: str,
     ) -> Grab:
+        """The grab of ``rect``; ``mode``: its display's (``_mode``, asked
+        before: a listing may be using the backend's connection meanwhile)."""
         reading = self._ax_start(window, rect)
         image = backend.grab(rect)
         text = self._ax_finish(reading, rect, image.size)
         if image.mode != "RGB":
             image = image.convert("RGB")
-        if display is not None:
-            mode = display.mode
-        else:
-            _, _, width, height = backend.screen_rect()
-            mode = f"{width}x{height}"
         title = window.title if window else None
         source = Source(
             display_index=display.index if display else None,

@@ -125,6 +125,9 @@ class Backend(ABC):
     name: ClassVar[str]
     #: Whether it knows the windows (the desktop portal does not: the screen only).
     gives_windows: ClassVar[bool] = True
+    #: Whether its window list may be read (on another thread) while it grabs:
+    #: the two go through connections of their own (X11: python-xlib and mss).
+    lists_beside_grab: ClassVar[bool] = False
 
     def window_rects(self) -> list[Rect]:
         """Visible top-level windows (with their frames) in root coordinates,

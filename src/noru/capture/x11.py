@@ -20,7 +20,10 @@ Facts and where they come from:
   right when the pointer is over the client area), then search the frame
   breadth-first, topmost first (pointer over the title bar). With no
   ``WM_STATE`` anywhere there is no reparenting WM and the root's child is
-  the client itself, as in ``XmuClientWindow``.
+  the client itself, as in ``XmuClientWindow``. The window list (every
+  frame's client, for exclusions and for the windows OCR reads) searches
+  breadth-first only, every frame at once (``x11_stack``: a round trip per
+  step, not per question).
 - ``window_title``: ``_NET_WM_NAME`` (UTF-8), else ``WM_NAME``.
 - ``app_id`` and ``app_name``: both the class part of ``WM_CLASS`` ("XTerm",
   "Code", "firefox", "Tk"). The class is what desktop files match
@@ -51,6 +54,7 @@ from Xlib import display as xdisplay
 from Xlib import error as xerror
 from Xlib.protocol import display as xprotocol_display
 
+from noru.capture import x11_pixels, x11_stack
 from noru.capture.base import Backend, Degraded, DegradedMode, Display, Rect, WindowFacts
 from noru.errors import CaptureError, PermissionDenied
 
@@ -154,12 +158,6 @@ def map_x11_errors() -> Iterator[None]:
         raise CaptureError(f"the connection to the X server failed ({exc})") from exc
 
 
-def _decode(value: Any, encoding: str) -> str | None:
-    text = value if isinstance(value, str) else bytes(value).decode(encoding, "replace")
-    text = text.replace("\0", "").strip()
-    return text or None
-
-
 def _let_go(close: Callable[[], object]) -> None:
     """Close an X connection; one the server already dropped is not an error
     (Ctrl-C reaches the app and its X server together)."""
@@ -193,6 +191,7 @@ def connect(display_name: str | None) -> Any:
 
 class X11Backend(Backend):
     name = "x11"
+    lists_beside_grab = True  # python-xlib lists, mss grabs: two connections
 
     def __init__(self, display_name: str) -> None:
         self._broken = False
@@ -200,6 +199,8 @@ class X11Backend(Backend):
         with map_x11_errors():
             self._dpy: Any = connect(display_name)
         self._mss: mss.MSS | None = None
+        self._decoder = x11_pixels.Decoder()
+        self.grabs_in_place = 0  # grabs read in mss's shared memory (for tests)
         try:
             self._screen()
         except BaseException:
@@ -278,44 +279,9 @@ class X11Backend(Backend):
 
     # -- window facts -----------------------------------------------------
 
-    def _title(self, win: Any) -> str | None:
-        prop = win.get_full_property(self._atom("_NET_WM_NAME"), self._atom("UTF8_STRING"))
-        if prop is not None and prop.format == 8 and (title := _decode(prop.value, "utf-8")):
-            return title
-        prop = win.get_full_property(Xatom.WM_NAME, X.AnyPropertyType)
-        if prop is None or prop.format != 8:
-            return None
-        # ICCCM STRING is Latin-1; clients that set UTF8_STRING or COMPOUND_TEXT
-        # here are nearly always plain ASCII, which UTF-8 reads the same.
-        encoding = "latin-1" if prop.property_type == Xatom.STRING else "utf-8"
-        return _decode(prop.value, encoding)
-
-    def _wm_class(self, win: Any) -> str | None:
-        prop = win.get_full_property(Xatom.WM_CLASS, Xatom.STRING)
-        if prop is None or prop.format != 8:
-            return None
-        raw = prop.value if isinstance(prop.value, bytes) else str(prop.value).encode("latin-1")
-        parts = raw.split(b"\0")
-        # "instance\0class\0": the class is the second part.
-        return _decode(parts[1], "latin-1") if len(parts) >= 2 else None
-
-    def _pid(self, win: Any) -> int | None:
-        prop = win.get_full_property(self._atom("_NET_WM_PID"), Xatom.CARDINAL)
-        if prop is None or prop.format != 32 or len(prop.value) == 0:
-            return None
-        return int(prop.value[0]) or None
-
-    def _facts(self, win: Any) -> WindowFacts:
-        origin = self._root.translate_coords(win, 0, 0)
-        geometry = win.get_geometry()
-        app = self._wm_class(win)
-        return WindowFacts(
-            title=self._title(win),
-            app_id=app,
-            app_name=app,
-            rect=(int(origin.x), int(origin.y), int(geometry.width), int(geometry.height)),
-            pid=self._pid(win),
-        )
+    def _facts(self, win: Any) -> WindowFacts | None:
+        """One client window's facts; None when it closed while this looked."""
+        return x11_stack.facts_of(self._dpy, self._root, [win], self._atom)[0]
 
     def _client_below(self, top: Any) -> Any:
         """The client window inside ``top`` (a root child): see the module docstring."""
@@ -366,7 +332,7 @@ class X11Backend(Backend):
             displays = [
                 Display(
                     index=position,
-                    name=_decode(self._dpy.get_atom_name(monitor.name), "utf-8"),
+                    name=x11_stack.decode(self._dpy.get_atom_name(monitor.name), "utf-8"),
                     x=int(monitor.x),
                     y=int(monitor.y),
                     width=int(monitor.width_in_pixels),
@@ -412,29 +378,16 @@ class X11Backend(Backend):
         return [rect for rect, _ in self.stacked_windows(facts=False)]
 
     def stacked_windows(self, *, facts: bool = True) -> list[tuple[Rect, WindowFacts | None]]:
+        """A round trip per step, whatever the number of windows (``x11_stack``)."""
         with self._x():
-            found: list[tuple[Rect, WindowFacts | None]] = []
             # The root's children are listed bottom to top: the stacking order.
-            for win in self._root.query_tree().children:
-                try:
-                    if win.get_attributes().map_state != X.IsViewable:
-                        continue
-                    geometry = win.get_geometry()
-                except xerror.BadWindow:
-                    continue  # closed while we looked
-                border = int(geometry.border_width)
-                width = int(geometry.width) + 2 * border
-                height = int(geometry.height) + 2 * border
-                if width <= 1 or height <= 1:
-                    continue
-                known: WindowFacts | None = None
-                if facts:
-                    try:
-                        known = self._facts(self._client_below(win))
-                    except (xerror.BadWindow, xerror.BadDrawable):
-                        known = None  # closed while we looked: its facts are unknown
-                found.append(((int(geometry.x), int(geometry.y), width, height), known))
-        return found[-_MAX_WINDOWS:]
+            frames = x11_stack.stack(self._dpy, self._root)[-_MAX_WINDOWS:]
+            if not facts:
+                return [(rect, None) for _, rect in frames]
+            tops = [win for win, _ in frames]
+            clients = x11_stack.clients_below(self._dpy, tops, self._atom, _MAX_DEPTH)
+            known = x11_stack.facts_of(self._dpy, self._root, clients, self._atom)
+        return [(rect, facts) for (_, rect), facts in zip(frames, known, strict=True)]
 
     def pointer_position(self) -> tuple[int, int]:
         with self._x():
@@ -442,14 +395,21 @@ class X11Backend(Backend):
         return int(reply.root_x), int(reply.root_y)
 
     def grab(self, rect: Rect) -> Image.Image:
+        """mss's BGRX rows, read in its shared memory where it can be
+        (``x11_pixels``), decoded by Pillow into the RGB image."""
         x, y, width, height = rect
         with self._x():
-            shot = self._screen().grab({"left": x, "top": y, "width": width, "height": height})
-        # mss hands back BGRX rows; Pillow's raw decoder reorders them in C,
-        # into an image not cleared first (every pixel is written).
-        image = Image.new("RGB", (shot.width, shot.height), None)
-        image.frombytes(shot.raw, "raw", "BGRX")
-        return image
+            screen = self._screen()
+            image = (
+                x11_pixels.in_place(screen, rect, self._decoder)
+                if not os.environ.get("NORU_OLD_GRAB")
+                else None
+            )
+            if image is not None:
+                self.grabs_in_place += 1
+                return image
+            shot = screen.grab({"left": x, "top": y, "width": width, "height": height})
+        return self._decoder.rgb(shot.raw, (shot.width, shot.height))
 
     def degraded_modes(self) -> list[DegradedMode]:
         modes: list[DegradedMode] = []
@@ -494,4 +454,5 @@ class X11Backend(Backend):
 
     def close(self) -> None:
         self.release()
+        self._decoder.close()
         _let_go(self._dpy.close)

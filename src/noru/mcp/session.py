@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from noru.contract import (
     CAPTURE_ID_PATTERN,
     CONTRACT_VERSION,
     META_KEY,
+    Base64,
     as_content,
     line_ended,
     steering_result,
@@ -140,12 +142,55 @@ def parse_message(data: bytes) -> Any:
 
 
 def _dump(message: Any) -> bytes:
+    """The JSON line of ``message``; its images' base64 (``Base64``) is put
+    in as it is, not scanned by the encoder: each stands in the JSON as a
+    placeholder string, which is then replaced by its bytes."""
+    blobs: list[Base64] = []
+    bare = _blobs_out(message, blobs) if _has_blobs(message) else message
     try:
-        return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        line = json.dumps(bare, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate (legal as a JSON escape, e.g. an id "\udcff") has no
         # UTF-8 form; ASCII-escaped JSON carries it back exactly.
+        line = json.dumps(bare, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    if not blobs:
+        return line
+    pieces = line.split(_BLOB)
+    if len(pieces) != len(blobs) + 1:  # the placeholder also in the text: never spliced
         return json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    out = [pieces[0]]
+    for blob, piece in zip(blobs, pieces[1:], strict=True):
+        out += [blob.encode("ascii"), piece]
+    return b"".join(out)
+
+
+# What stands for a Base64 in the encoder's output (a random part: no text
+# an agent is sent can be taken for it).
+_BLOB_TEXT = f"noru-blob-{secrets.token_hex(16)}"
+_BLOB = _BLOB_TEXT.encode("ascii")
+
+
+def _has_blobs(value: Any) -> bool:
+    if isinstance(value, Base64):
+        return True
+    if isinstance(value, dict):
+        return any(_has_blobs(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_blobs(v) for v in value)
+    return False
+
+
+def _blobs_out(value: Any, blobs: list[Base64]) -> Any:
+    """``value`` with each ``Base64`` in it replaced by the placeholder
+    (a copy; ``value`` is left as it is), the ``Base64``s into ``blobs``."""
+    if isinstance(value, Base64):
+        blobs.append(value)
+        return _BLOB_TEXT
+    if isinstance(value, dict):
+        return {k: _blobs_out(v, blobs) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_blobs_out(v, blobs) for v in value]
+    return value
 
 
 class Session:

@@ -6,7 +6,6 @@ refused with -32001.
 
 from __future__ import annotations
 
-import base64
 import re
 from typing import Any
 
@@ -15,6 +14,7 @@ from noru.config import load_config
 from noru.contract import (
     CAPTURE_ID_PATTERN,
     URI_SCHEME,
+    Base64,
     capture_blocks,
     capture_uri,
 )
@@ -129,8 +129,7 @@ def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
     text = "\n\n".join(block for block in blocks if isinstance(block, str))
     contents: list[dict[str, Any]] = [{"uri": uri, "mimeType": "text/plain", "text": text}]
     contents += [
-        {"uri": uri, "mimeType": "image/png", "blob": base64.b64encode(image.png).decode("ascii")}
-        for image in view.images
+        {"uri": uri, "mimeType": "image/png", "blob": Base64.of(image.png)} for image in view.images
     ]
     return {"contents": contents}
 
