@@ -11,9 +11,11 @@ in turn (after 3 warm-ups), so that both see the same machine:
 2. the same work in this process, stage by stage, with the functions the app
    and `noru mcp` call, in the app's order (noru.app.App._take):
 
-   grab        Capturer.grab_display(1): RandR and window facts, mss, RGB image
-   scanlines   imaging.scanlines: the grab's pixels as a PNG's rows, once
-   serve       imaging.serve: libvips' Lanczos to 1568 px, the served PNG
+   grab        Capturer.grab_display(1): RandR and window facts, mss, the
+               pixels as a PNG's rows (X11: packed from mss's shared memory)
+   scanlines   the grab's rows as the app takes them (no image is decoded;
+               imaging.scanlines only for a backend that gives an image)
+   serve       imaging.serve_rows: libvips' Lanczos to 1568 px, the served PNG
    pool        beside serve, on a pool thread: the lossless original's PNG,
                then Store.add_capture (real SQLite, each write fsynced)
    wait        what serve then still waits for the pool
@@ -58,8 +60,8 @@ ON_PATH = ("grab", "scanlines", "serve", "wait", "reply", "present")
 def _stored(store: Store, grab: Grab, png: bytes) -> str:
     image = NewImage(
         png=png,
-        width=grab.image.width,
-        height=grab.image.height,
+        width=grab.size[0],
+        height=grab.size[1],
         source=grab.source,
         display_mode=grab.display_mode,
         windows=grab.windows,
@@ -76,17 +78,18 @@ def staged(
     grab = capturer.grab_display(1)[0]
     ms["grab"] = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
-    lines = imaging.scanlines(grab.image)
+    lines = grab.rows or imaging.scanlines(grab.image)
+    assert lines is not None
     ms["scanlines"] = (time.perf_counter() - t) * 1000
 
     def original_and_store() -> tuple[str, float]:
         start = time.perf_counter()
-        capture_id = _stored(store, grab, imaging.encode_png(grab.image, lines=lines))
+        capture_id = _stored(store, grab, imaging.png_of_rows(lines))
         return capture_id, (time.perf_counter() - start) * 1000
 
     t = time.perf_counter()
     storing = pool.submit(original_and_store)
-    served = imaging.serve(grab.image, MAX_EDGE, lines)
+    served = imaging.serve_rows(lines, MAX_EDGE)
     ms["serve"] = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
     capture_id, ms["pool"] = storing.result()

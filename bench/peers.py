@@ -21,9 +21,10 @@ parsed result:
                            id and the size (JSON, no pixels; Pillow's ImageGrab over
                            XCB); get_image(image_id) then returns the stored PNG
                            inline. A look is both calls; each is also printed
-    in-process Pillow      in this process, in the same turns: grab, Pillow's
-      pipeline             Lanczos to 1568 px on one thread, PNG at Pillow's
-                           default level, base64 (the yardstick issue 26 names)
+    in-process Pillow      in this process, in the same turns: grab (mss, Pillow
+      pipeline             decoding its BGRX), Pillow's Lanczos to 1568 px on one
+                           thread, PNG at Pillow's default level, base64 (the
+                           yardstick issue 26 names)
 
 Then, on a second Xvfb with two 2560x1600 RandR monitors side by side,
 Noru's observe_screen(target="all_displays") alone, timed alike.
@@ -63,6 +64,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import anyio
+import mss
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, ImageContent
@@ -70,7 +72,6 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).parent))
 from capture_pipeline import MAX_EDGE, host_speed, screen_of_code
-from noru.capture import Capturer
 from noru.imaging import fit_long_edge
 from observe_vs_pipeline import BIN, Agent, app_running, p95, x11_session
 
@@ -237,11 +238,13 @@ async def time_servers(
     return timings
 
 
-def pillow_pipeline(capturer: Capturer) -> Served:
-    """The issue's yardstick, in this process: grab the display, Pillow's
-    Lanczos to 1568 px on one thread, Pillow's PNG at its default level (6),
-    base64."""
-    image = capturer.grab_display(1)[0].image
+def pillow_pipeline(screen: mss.MSS) -> Served:
+    """The issue's yardstick, in this process: grab the display (mss, its
+    BGRX decoded by Pillow: the plain way, not Noru's capture code, so that
+    a change there cannot move the yardstick), Pillow's Lanczos to 1568 px
+    on one thread, Pillow's PNG at its default level (6), base64."""
+    shot = screen.grab(screen.monitors[1])
+    image = Image.frombytes("RGB", shot.size, shot.raw, "raw", "BGRX")
     size = fit_long_edge(image.width, image.height, MAX_EDGE)
     buffer = io.BytesIO()
     image.resize(size, Image.Resampling.LANCZOS).save(buffer, format="PNG")
@@ -289,7 +292,7 @@ def _side_by_side(out: Path, tmp: Path, runs: int) -> dict[str, Timing]:
     with (
         screen_of_code() as display,
         app_running(tmp / "noru", x11_session(display), settle=0, ocr=False) as (_, env),
-        Capturer(display=display) as capturer,
+        mss.MSS(display=display) as screen,
     ):
         agent = Agent(env)
         try:
@@ -306,7 +309,7 @@ def _side_by_side(out: Path, tmp: Path, runs: int) -> dict[str, Timing]:
             ),
             **{name: Server(argv, peer_env, PEERS[name].look) for name, argv in peers.items()},
         }
-        local = {PILLOW: lambda: pillow_pipeline(capturer)}
+        local = {PILLOW: lambda: pillow_pipeline(screen)}
         return anyio.run(time_servers, servers, runs, 3, out, local)
 
 

@@ -208,11 +208,14 @@ def test_released_between_grabs_the_shared_memory_goes_and_the_next_grab_is_the_
 def test_grabs_read_in_mss_shared_memory_are_the_pixels_mss_hands_back(
     desktop: XServer, open_window: OpenWindow, capturer: Capturer
 ) -> None:
-    """The X11 grab reads mss's shared memory in place, decoded in two bands
-    of rows (``x11_pixels``): the same pixels as mss's own copy decoded by
-    Pillow, for a display, a window and a region smaller than one band."""
+    """The X11 grab reads mss's shared memory in place, packed straight into
+    a PNG's rows (``x11_pixels``); its image, made from them when asked for,
+    is the same pixels as mss's own copy decoded by Pillow, for a display, a
+    window and a small region; and its rows are that image's scanlines."""
     import mss
     from PIL import Image
+
+    from noru import imaging
 
     window = open_window(
         desktop, "In place", x=200, y=150, width=900, height=500, text="BGRX rows, two bands"
@@ -232,6 +235,8 @@ def test_grabs_read_in_mss_shared_memory_are_the_pixels_mss_hands_back(
             shot = screen.grab({"left": x, "top": y, "width": w, "height": h})
             expected = Image.frombytes("RGB", shot.size, bytes(shot.raw), "raw", "BGRX")
             assert grab.image.tobytes() == expected.tobytes(), what
+            made = imaging.scanlines(grab.image)
+            assert grab.rows is not None and made is not None and grab.rows.data == made.data
     assert len(set(grabs["display"].image.tobytes())) > 2  # not a blank screen
 
 

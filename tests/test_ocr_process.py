@@ -81,6 +81,22 @@ def test_pixels_sent_with_a_request_read_as_the_stored_file_reads(
     assert from_pixels == from_file
 
 
+def test_a_pngs_rows_sent_as_the_app_sends_them_read_as_the_stored_file_reads(
+    child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
+) -> None:
+    """The app sends a grab as a PNG's rows (``imaging.Scanlines``: each row
+    and then a zero byte), its stride in the request."""
+    from noru import imaging
+
+    capture_id, image = stored
+    send(child, {"capture": capture_id})
+    from_file = answer(child)
+    rows = imaging.scanlines(image)
+    assert rows is not None and rows.stride == 3 * image.width + 1
+    send(child, {"capture": capture_id, "pixels": [[*image.size, rows.stride]]}, rows.data)
+    assert answer(child) == from_file
+
+
 def test_pixels_of_another_size_than_the_image_are_not_read_its_file_is(
     child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
 ) -> None:
@@ -119,7 +135,10 @@ def test_pixels_sent_with_a_job_are_let_go_once_it_is_answered(
         {"pixels": [[10, 10]]},  # no capture id
         {"capture": "x", "pixels": [[0, 10]]},
         {"capture": "x", "pixels": [[10, "10"]]},
-        {"capture": "x", "pixels": [[10, 10, 10]]},
+        {"capture": "x", "pixels": [[10, 10, 10]]},  # rows shorter than their pixels
+        {"capture": "x", "pixels": [[10, 10, 47]]},  # more padding than a row may have
+        {"capture": "x", "pixels": [[10, 10, "31"]]},
+        {"capture": "x", "pixels": [[10, 10, 31, 1]]},
         {"capture": "x", "pixels": [[1, 40000]]},
         {"capture": "x", "pixels": "10x10"},
         [1, 2],

@@ -309,6 +309,16 @@ def serve(image: Image.Image, max_edge: int, lines: Scanlines | None = None) -> 
     return Served(encode_png(scale(image, target), segmented=True), *target, (width, height))
 
 
+def serve_rows(lines: Scanlines, max_edge: int) -> Served:
+    """``serve`` of the image whose scanlines are ``lines``: the image itself is never needed."""
+    return _served(lines, max_edge)
+
+
+def png_of_rows(lines: Scanlines) -> bytes:
+    """``encode_png`` of the image whose scanlines are ``lines``."""
+    return _png_of(lines, segmented=False)
+
+
 def _served(lines: Scanlines, max_edge: int) -> Served:
     """``lines`` served: scaled by libvips (RGB) when larger than ``max_edge``."""
     size = lines.size

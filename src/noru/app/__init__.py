@@ -40,8 +40,6 @@ from noru.store import NewImage, Origin, Store
 from noru.times import format_duration
 
 if TYPE_CHECKING:
-    from PIL import Image
-
     from noru.app.ocr_worker import OcrWorker
     from noru.capture import Grab
 
@@ -210,17 +208,16 @@ class App:
 
     def _take(
         self, request: live.Capture | live.Observe, *, origin: Origin
-    ) -> tuple[str, list[Image.Image]]:
+    ) -> tuple[str, list[imaging.Scanlines]]:
         """The capture taken and stored: its id, and its images' pixels as
-        stored (for the OCR child, which need not decode them again)."""
+        stored, as a PNG's rows (for the OCR child, which need not decode
+        them again)."""
         self._exclusions()
         grabs = self._grab(request)
-        # One copy of each grab's pixels, as a PNG's rows: both PNGs are written from it.
-        lines = [imaging.scanlines(grab.image) for grab in grabs]
-        originals = [
-            self._pool.submit(imaging.encode_png, grab.image, lines=rows)
-            for grab, rows in zip(grabs, lines, strict=True)
-        ]
+        # One copy of each grab's pixels, as a PNG's rows (X11 grabs come as
+        # them: no image is decoded on this path): both PNGs are written from it.
+        lines = [grab.rows or _rows(grab) for grab in grabs]
+        originals = [self._pool.submit(imaging.png_of_rows, rows) for rows in lines]
         kept_ax = [grab.ax.lines if grab.ax else () for grab in grabs]
         held = False  # its images held in memory until their redaction is done
         if self.config.redact_at_rest:  # the person keeps only redacted forms: from the start
@@ -237,8 +234,8 @@ class App:
             images = [
                 NewImage(
                     png=original.result(),
-                    width=grab.image.width,
-                    height=grab.image.height,
+                    width=grab.size[0],
+                    height=grab.size[1],
                     source=grab.source,
                     display_mode=grab.display_mode,
                     windows=grab.windows,
@@ -257,10 +254,7 @@ class App:
         # Submitted after the originals: a pool thread takes it only once every
         # original has a thread, so its waits on them always end.
         storing = self._pool.submit(stored)
-        served = [
-            imaging.serve(grab.image, self.config.max_edge, rows)
-            for grab, rows in zip(grabs, lines, strict=True)
-        ]
+        served = [imaging.serve_rows(rows, self.config.max_edge) for rows in lines]
         try:
             capture_id, images = storing.result()
         except StoreError as exc:  # a full disk: refused whole, nothing half-written
@@ -271,7 +265,7 @@ class App:
             self._served[capture_id] = served
             while len(self._served) > SERVED_CACHE:
                 self._served.pop(next(iter(self._served)))
-        return capture_id, [grab.image for grab in grabs]
+        return capture_id, lines
 
     def _ax_note(self, grab: Grab) -> str | None:
         """In words: why a grab has no accessibility text, or why it is partial."""
@@ -369,3 +363,11 @@ class App:
             self.ocr.close()
         self.writer.close()
         self.capturer.close()
+
+
+def _rows(grab: Grab) -> imaging.Scanlines:
+    """A grab's pixels as a PNG's rows, from its image (a backend that gives images)."""
+    rows = imaging.scanlines(grab.image)
+    if rows is None:  # every grab is 8-bit RGB
+        raise CaptureError(f"a grab of mode {grab.image.mode} cannot be stored")
+    return rows

@@ -12,8 +12,9 @@ theirs are the same. One JSON line in per job, ``{"capture": ID}``, and one
 JSON line out: ``{"lines": [ENCODED, ...], "engine": NAME, "version": V}``,
 one ``noru.ocr.base.encode_lines`` string per image, or ``{"error":
 REASON}``. A capture the app has just grabbed comes with its pixels, the
-same as its lossless files: ``{"capture": ID, "pixels": [[W, H], ...]}``
-and then each image's RGB bytes, W x H x 3 of them, so its PNGs are not
+same as its lossless files: ``{"capture": ID, "pixels": [[W, H, S], ...]}``
+and then each image's RGB rows, H of S bytes (W x 3, then padding: the app
+sends a PNG's rows, ``imaging.Scanlines``), so its PNGs are not
 decoded again (about 50 ms at 2560x1600 on the agent's path). A line that
 is no such request ends the process (what follows it can no longer be
 read), and the app starts a fresh one for its next job. It exits on end
@@ -53,6 +54,8 @@ __all__ = ["IDLE_EXIT", "main"]
 IDLE_EXIT = 600.0
 # The largest side of an image sent as pixels (a 16K screen has 15,360).
 MAX_SIDE = 32768
+# Bytes of padding a row sent may end with (a PNG's rows carry one).
+MAX_PAD = 16
 # A reason is stored with the capture and shown to agents: keep it short.
 REASON_LIMIT = 200
 
@@ -78,10 +81,11 @@ def _job(
     }
 
 
-def _sizes(request: object) -> list[tuple[int, int]]:
-    """The sizes of the images whose RGB pixels follow a request line (its
-    ``pixels``: ``[[width, height], ...]``), or ValueError for a request
-    that is not one."""
+def _sizes(request: object) -> list[tuple[int, int, int]]:
+    """The sizes of the images whose RGB rows follow a request line (its
+    ``pixels``: ``[[width, height, stride], ...]``, a stride of 3 x width
+    up to 3 x width + ``MAX_PAD``, each row then its padding; without a
+    stride, 3 x width), or ValueError for a request that is not one."""
     if not isinstance(request, dict) or not isinstance(request.get("capture"), str):
         raise ValueError("a request without a capture id")
     sizes = request.get("pixels", [])
@@ -91,15 +95,20 @@ def _sizes(request: object) -> list[tuple[int, int]]:
     for size in sizes:
         if (
             not isinstance(size, list)
-            or len(size) != 2
-            or not all(type(v) is int and 0 < v <= MAX_SIDE for v in size)
+            or len(size) not in (2, 3)
+            or not all(type(v) is int and v > 0 for v in size)
+            or not all(v <= MAX_SIDE for v in size[:2])
         ):
             raise ValueError(f"an image size that is not one: {size!r}")
-        found.append((size[0], size[1]))
+        width, height = size[0], size[1]
+        stride = size[2] if len(size) == 3 else 3 * width
+        if not 3 * width <= stride <= 3 * width + MAX_PAD:
+            raise ValueError(f"a row stride that is not one: {size!r}")
+        found.append((width, height, stride))
     return found
 
 
-def _pictures(stream: BinaryIO, sizes: Sequence[tuple[int, int]]) -> list[Image.Image] | None:
+def _pictures(stream: BinaryIO, sizes: Sequence[tuple[int, int, int]]) -> list[Image.Image] | None:
     """The RGB images of ``sizes`` read from ``stream``; None when it ends first.
 
     Each image's bytes are let go once Pillow has copied them: a name that
@@ -108,11 +117,11 @@ def _pictures(stream: BinaryIO, sizes: Sequence[tuple[int, int]]) -> list[Image.
     from PIL import Image
 
     pictures = []
-    for width, height in sizes:
-        raw = stream.read(width * height * 3)
-        if len(raw) != width * height * 3:
+    for width, height, stride in sizes:
+        raw = stream.read(stride * height)
+        if len(raw) != stride * height:
             return None
-        pictures.append(Image.frombytes("RGB", (width, height), raw))
+        pictures.append(Image.frombytes("RGB", (width, height), raw, "raw", "RGB", stride))
     return pictures
 
 

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from noru import imaging
 from noru.app.writer import Writer
@@ -33,9 +33,6 @@ from noru.errors import OcrError
 from noru.ocr.base import decode_lines
 from noru.recognition import CaptureText
 from noru.store import CaptureRecord, Store
-
-if TYPE_CHECKING:
-    from PIL import Image
 
 __all__ = ["OcrWorker"]
 
@@ -77,18 +74,18 @@ class _Child:
         reply: dict[str, Any] = json.loads(line)
         return reply
 
-    def run(self, capture_id: str, pixels: Sequence[Image.Image] = ()) -> dict[str, Any]:
+    def run(self, capture_id: str, pixels: Sequence[imaging.Scanlines] = ()) -> dict[str, Any]:
         """Read a capture: from the history, or from ``pixels`` (its images as
-        grabbed, the same pixels as its lossless files) sent after the
-        request line, so the child need not decode what was just encoded."""
+        grabbed, as a PNG's rows: the same pixels as its lossless files)
+        sent after the request line, so the child need not decode what was
+        just encoded."""
         assert self.proc.stdin is not None
         request: dict[str, Any] = {"capture": capture_id}
-        rgb = [image if image.mode == "RGB" else image.convert("RGB") for image in pixels]
-        if rgb:
-            request["pixels"] = [[image.width, image.height] for image in rgb]
+        if pixels:
+            request["pixels"] = [[*rows.size, rows.stride] for rows in pixels]
         self.proc.stdin.write(json.dumps(request).encode() + b"\n")
-        for image in rgb:
-            self.proc.stdin.write(imaging.raw_bytes(image))
+        for rows in pixels:
+            self.proc.stdin.write(rows.data)
         self.proc.stdin.flush()
         return self._read()
 
@@ -128,7 +125,7 @@ class OcrWorker:
         self._queue: queue.PriorityQueue[tuple[int, int, str | None]] = queue.PriorityQueue()
         self._order = itertools.count()
         self._failures: dict[str, int] = {}
-        self._pixels: dict[str, list[Image.Image]] = {}
+        self._pixels: dict[str, list[imaging.Scanlines]] = {}
         self._pixels_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="noru-ocr", daemon=True)
 
@@ -153,9 +150,9 @@ class OcrWorker:
             self._queue.put((1, next(self._order), capture_id))
         self._thread.start()
 
-    def enqueue(self, capture_id: str, pixels: Sequence[Image.Image] = ()) -> None:
-        """Read this capture next; ``pixels``: its images as grabbed, which
-        the child then reads instead of decoding their files."""
+    def enqueue(self, capture_id: str, pixels: Sequence[imaging.Scanlines] = ()) -> None:
+        """Read this capture next; ``pixels``: its images as grabbed (a PNG's
+        rows), which the child then reads instead of decoding their files."""
         if pixels:
             with self._pixels_lock:
                 self._pixels[capture_id] = list(pixels)

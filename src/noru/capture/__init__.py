@@ -39,13 +39,17 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from dataclasses import replace
 from types import TracebackType
-from typing import Literal, Self, TypeVar
+from typing import TYPE_CHECKING, Literal, Self, TypeVar
 
 from noru.ax.base import AxAbsent, AxLine, AxText
 from noru.capture.base import Backend, Degraded, DegradedMode, Display, Grab, WindowFacts
 from noru.errors import CaptureError, WindowExcluded
 from noru.geometry import Rect, centre, clip, shift
+from noru.imaging import Scanlines
 from noru.sources import Source, infer_workspace
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 __all__ = ["Capturer", "Degraded", "DegradedMode", "Display", "Grab"]
 
@@ -157,18 +161,25 @@ def _hide_excluded(
     """``grab`` with the excluded windows painted black and counted, and the
     rectangles of the windows that are not excluded (bottom to top)."""
     hidden = [excluded(facts) for _, facts in stacked]
-    count = _black_out(grab, [rect for rect, _ in stacked], hidden, area)
+    painted = _black_out(grab, [rect for rect, _ in stacked], hidden, area)
     shown = [rect for (rect, _), off in zip(stacked, hidden, strict=True) if not off]
-    return replace(grab, excluded=count), shown
+    if painted is None:
+        return grab, shown
+    count, image = painted
+    # The black is in the image only: the rows of the pixels before it go.
+    return replace(grab, excluded=count, given=image, rows=None), shown
 
 
-def _black_out(grab: Grab, rects: list[Rect], hidden: list[bool], area: Rect) -> int:
+def _black_out(
+    grab: Grab, rects: list[Rect], hidden: list[bool], area: Rect
+) -> tuple[int, Image.Image] | None:
     """Paint black, in ``grab.image``, what shows of the hidden windows (their
-    rectangles less what windows above them cover); how many showed."""
+    rectangles less what windows above them cover): how many showed, and
+    the image; None when none is hidden (the grab stays as it is)."""
     from PIL import Image, ImageDraw
 
     if not any(hidden):
-        return 0
+        return None
     ax, ay, aw, ah = area
     mask = Image.new("L", (aw, ah), 0)  # in the area's coordinates; scaled to the image below
     draw = ImageDraw.Draw(mask)
@@ -183,10 +194,11 @@ def _black_out(grab: Grab, rects: list[Rect], hidden: list[bool], area: Rect) ->
         box = (max(0, x0), max(0, y0), min(aw, x1 + 1), min(ah, y1 + 1))
         if off and box[0] < box[2] and box[1] < box[3]:
             count += mask.crop(box).getbbox() is not None
-    if grab.image.size != (aw, ah):
-        mask = mask.resize(grab.image.size, Image.Resampling.NEAREST)
-    grab.image.paste((0, 0, 0), (0, 0, *grab.image.size), mask)
-    return count
+    image = grab.image
+    if image.size != (aw, ah):
+        mask = mask.resize(image.size, Image.Resampling.NEAREST)
+    image.paste((0, 0, 0), (0, 0, *image.size), mask)
+    return count, image
 
 
 def _mode(backend: Backend, display: Display | None) -> str:
@@ -395,13 +407,13 @@ class Capturer:
         if self.excluded is None:
             with self._beside_grab(backend, backend.window_rects) as rects:
                 grab = self._grab(backend, clipped, display, window, mode)
-                return replace(grab, windows=_windows_in(rects(), clipped, grab.image.size))
+                return replace(grab, windows=_windows_in(rects(), clipped, grab.size))
         with self._beside_grab(backend, lambda: _stacked_or_refuse(backend)) as stacked:
             if window is not None and self.excluded(window):
                 window = None  # its title, app and text are not kept
             grab = self._grab(backend, clipped, display, window, mode)
             grab, shown = _hide_excluded(grab, stacked(), self.excluded, clipped)
-        return replace(grab, windows=_windows_in(shown, clipped, grab.image.size))
+        return replace(grab, windows=_windows_in(shown, clipped, grab.size))
 
     @contextmanager
     def _beside_grab(self, backend: Backend, listing: Callable[[], T]) -> Iterator[Callable[[], T]]:
@@ -435,10 +447,12 @@ class Capturer:
         """The grab of ``rect``; ``mode``: its display's (``_mode``, asked
         before: a listing may be using the backend's connection meanwhile)."""
         reading = self._ax_start(window, rect)
-        image = backend.grab(rect)
-        text = self._ax_finish(reading, rect, image.size)
-        if image.mode != "RGB":
-            image = image.convert("RGB")
+        pixels = backend.grab_rows(rect)
+        text = self._ax_finish(reading, rect, pixels.size)
+        if isinstance(pixels, Scanlines):
+            image, rows = None, pixels
+        else:
+            image, rows = (pixels if pixels.mode == "RGB" else pixels.convert("RGB")), None
         title = window.title if window else None
         source = Source(
             display_index=display.index if display else None,
@@ -448,7 +462,9 @@ class Capturer:
             window_title=title,
             workspace_hint=infer_workspace(title),
         )
-        return Grab(image=image, source=source, geometry=rect, display_mode=mode, ax=text)
+        return Grab(
+            source=source, geometry=rect, display_mode=mode, ax=text, rows=rows, given=image
+        )
 
     # -- accessibility text ----------------------------------------------------
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 from noru.ax.base import AxText
@@ -24,6 +25,8 @@ from noru.sources import Source
 
 if TYPE_CHECKING:
     from PIL import Image
+
+    from noru.imaging import Scanlines
 
 __all__ = ["Backend", "Degraded", "DegradedMode", "Display", "Grab", "Rect", "WindowFacts"]
 
@@ -107,15 +110,44 @@ class Grab:
     to top (empty for a window grab: the image is the window), so OCR can read
     each window on its own. ``ax`` is the accessibility text read beside
     the grab (``noru.capture``), None when none was asked for.
+
+    The pixels come as the backend gives them: an image (``given``), or a
+    PNG's rows (``rows``: X11, packed straight from the X server's shared
+    memory, the form both PNGs and the OCR process take). ``image`` is made
+    from the rows when first asked for (a few ms: not on an agent's way to
+    the served image, which needs none).
     """
 
-    image: Image.Image
     source: Source
     geometry: Rect
     display_mode: str
     windows: tuple[Rect, ...] = ()
     ax: AxText | None = None  # the window's accessibility text, boxes in image pixels
-    excluded: int = 0  # windows the person excluded, painted black in ``image``
+    excluded: int = 0  # windows the person excluded, painted black in the pixels
+    rows: Scanlines | None = None
+    given: Image.Image | None = None
+
+    def __post_init__(self) -> None:
+        if self.rows is None and self.given is None:
+            raise ValueError("a grab holds its pixels: rows, an image, or both")
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.given.size if self.given is not None else self._rows.size
+
+    @property
+    def _rows(self) -> Scanlines:
+        assert self.rows is not None
+        return self.rows
+
+    @cached_property
+    def image(self) -> Image.Image:
+        if self.given is not None:
+            return self.given
+        from PIL import Image
+
+        rows = self._rows
+        return Image.frombytes("RGB", rows.size, rows.data, "raw", "RGB", rows.stride)
 
 
 class Backend(ABC):
@@ -164,6 +196,11 @@ class Backend(ABC):
     @abstractmethod
     def grab(self, rect: Rect) -> Image.Image:
         """The pixels of ``rect`` (inside ``screen_rect()``) as an RGB image."""
+
+    def grab_rows(self, rect: Rect) -> Image.Image | Scanlines:
+        """``grab``, or the pixels as a PNG's rows where the backend makes
+        those for less than the image (X11)."""
+        return self.grab(rect)
 
     @abstractmethod
     def degraded_modes(self) -> list[DegradedMode]:

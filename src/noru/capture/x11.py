@@ -61,6 +61,8 @@ from noru.errors import CaptureError, PermissionDenied
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from noru.imaging import Scanlines
+
 __all__ = ["PERMISSION_HOW", "PERMISSION_NEXT_ACTION", "X11Backend", "connect", "map_x11_errors"]
 
 # How deep to look below a frame for the client window. Real WMs nest one or
@@ -199,7 +201,6 @@ class X11Backend(Backend):
         with map_x11_errors():
             self._dpy: Any = connect(display_name)
         self._mss: mss.MSS | None = None
-        self._decoder = x11_pixels.Decoder()
         self.grabs_in_place = 0  # grabs read in mss's shared memory (for tests)
         try:
             self._screen()
@@ -395,21 +396,21 @@ class X11Backend(Backend):
         return int(reply.root_x), int(reply.root_y)
 
     def grab(self, rect: Rect) -> Image.Image:
-        """mss's BGRX rows, read in its shared memory where it can be
-        (``x11_pixels``), decoded by Pillow into the RGB image."""
+        rows = self.grab_rows(rect)
+        return Image.frombytes("RGB", rows.size, rows.data, "raw", "RGB", rows.stride)
+
+    def grab_rows(self, rect: Rect) -> Scanlines:
+        """mss's BGRX rows, read in its shared memory where it can be, packed
+        into RGB scanlines (``x11_pixels``): no image decoded."""
         x, y, width, height = rect
         with self._x():
             screen = self._screen()
-            image = (
-                x11_pixels.in_place(screen, rect, self._decoder)
-                if not os.environ.get("NORU_OLD_GRAB")
-                else None
-            )
-            if image is not None:
+            rows = x11_pixels.in_place(screen, rect)
+            if rows is not None:
                 self.grabs_in_place += 1
-                return image
+                return rows
             shot = screen.grab({"left": x, "top": y, "width": width, "height": height})
-        return self._decoder.rgb(shot.raw, (shot.width, shot.height))
+        return x11_pixels.rows_of(shot.raw, (shot.width, shot.height))
 
     def degraded_modes(self) -> list[DegradedMode]:
         modes: list[DegradedMode] = []
@@ -454,5 +455,4 @@ class X11Backend(Backend):
 
     def close(self) -> None:
         self.release()
-        self._decoder.close()
         _let_go(self._dpy.close)
