@@ -39,7 +39,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from dataclasses import replace
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal, Self, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, Self, TypeVar
 
 from noru.ax.base import AxAbsent, AxLine, AxText
 from noru.capture.base import Backend, Degraded, DegradedMode, Display, Grab, WindowFacts
@@ -201,6 +201,37 @@ def _black_out(
     return count, image
 
 
+class _Beside(Generic[T]):
+    """A window listing beside a grab (``Capturer._beside_grab``): run on
+    ``pool`` from ``start`` on (``now``: at once, here, with no pool)."""
+
+    def __init__(
+        self, pool: ThreadPoolExecutor | None, listing: Callable[[], T], *, now: bool = False
+    ) -> None:
+        self._pool, self._listing = pool, listing
+        self._running: Future[T] | None = None
+        if now:
+            done: Future[T] = Future()
+            try:
+                done.set_result(listing())
+            except Exception as exc:  # raised where its result is asked for, as on a thread
+                done.set_exception(exc)
+            self._running = done
+
+    def start(self) -> None:
+        if self._running is None and self._pool is not None:
+            self._running = self._pool.submit(self._listing)
+
+    def result(self) -> T:
+        self.start()  # a backend that did not say: now
+        assert self._running is not None
+        return self._running.result()
+
+    def wait(self) -> None:
+        if self._running is not None:
+            wait([self._running])
+
+
 def _mode(backend: Backend, display: Display | None) -> str:
     """The display's mode ("2560x1600"), or the whole screen's without one."""
     if display is not None:
@@ -347,8 +378,8 @@ class Capturer:
                 return [self._grab(backend, rect, display, window, mode)]
             # An excluded window lying over this one is hidden here too.
             with self._beside_grab(backend, lambda: _stacked_or_refuse(backend)) as stacked:
-                grab = self._grab(backend, rect, display, window, mode)
-                return [_hide_excluded(grab, stacked(), self.excluded, rect)[0]]
+                grab = self._grab(backend, rect, display, window, mode, stacked.start)
+                return [_hide_excluded(grab, stacked.result(), self.excluded, rect)[0]]
 
     def grab_display(self, index: int | None = None) -> list[Grab]:
         """One display: ``index`` as in ``displays()``, or None for the one under the pointer."""
@@ -406,35 +437,36 @@ class Capturer:
         mode = _mode(backend, display)
         if self.excluded is None:
             with self._beside_grab(backend, backend.window_rects) as rects:
-                grab = self._grab(backend, clipped, display, window, mode)
-                return replace(grab, windows=_windows_in(rects(), clipped, grab.size))
+                grab = self._grab(backend, clipped, display, window, mode, rects.start)
+                return replace(grab, windows=_windows_in(rects.result(), clipped, grab.size))
         with self._beside_grab(backend, lambda: _stacked_or_refuse(backend)) as stacked:
             if window is not None and self.excluded(window):
                 window = None  # its title, app and text are not kept
-            grab = self._grab(backend, clipped, display, window, mode)
-            grab, shown = _hide_excluded(grab, stacked(), self.excluded, clipped)
+            grab = self._grab(backend, clipped, display, window, mode, stacked.start)
+            grab, shown = _hide_excluded(grab, stacked.result(), self.excluded, clipped)
         return replace(grab, windows=_windows_in(shown, clipped, grab.size))
 
     @contextmanager
-    def _beside_grab(self, backend: Backend, listing: Callable[[], T]) -> Iterator[Callable[[], T]]:
-        """``listing`` (the windows, their facts) run while the grab is taken,
-        on a thread of its own, when the backend lists on a connection other
-        than the one it grabs on (``Backend.lists_beside_grab``; on X11 that
-        overlaps about 3 ms of round trips with the grab); else run now.
-        Gives a function that returns what it gave (or raises what it
-        raised); on the way out it has always ended, whatever happened (the
-        next grab's questions use its connection)."""
+    def _beside_grab(self, backend: Backend, listing: Callable[[], T]) -> Iterator[_Beside[T]]:
+        """``listing`` (the windows, their facts) run beside the grab, on a
+        thread of its own, when the backend lists on a connection other than
+        the one it grabs on (``Backend.lists_beside_grab``); else run now.
+        It starts when the backend says the display server has handed the
+        pixels over (``_Beside.start``, given to ``grab_rows``): the X server
+        answers nothing while it copies a screen, so a list asked before
+        would wait behind the copy; after it, the list overlaps the packing
+        of the rows. On the way out it has always ended, whatever happened
+        (the next grab's questions use its connection)."""
         if not backend.lists_beside_grab:
-            value = listing()
-            yield lambda: value
+            yield _Beside(None, listing, now=True)
             return
         if self._list_pool is None:
             self._list_pool = ThreadPoolExecutor(1, thread_name_prefix="noru-list")
-        running = self._list_pool.submit(listing)
+        beside = _Beside(self._list_pool, listing)
         try:
-            yield running.result
+            yield beside
         finally:
-            wait([running])
+            beside.wait()
 
     def _grab(
         self,
@@ -443,11 +475,13 @@ class Capturer:
         display: Display | None,
         window: WindowFacts | None,
         mode: str,
+        given: Callable[[], None] | None = None,
     ) -> Grab:
         """The grab of ``rect``; ``mode``: its display's (``_mode``, asked
-        before: a listing may be using the backend's connection meanwhile)."""
+        before: a listing may be using the backend's connection meanwhile);
+        ``given``: called when the display server has handed the pixels over."""
         reading = self._ax_start(window, rect)
-        pixels = backend.grab_rows(rect)
+        pixels = backend.grab_rows(rect, given)
         text = self._ax_finish(reading, rect, pixels.size)
         if isinstance(pixels, Scanlines):
             image, rows = None, pixels

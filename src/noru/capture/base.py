@@ -14,6 +14,7 @@ exceptions are translated where they are caught (``noru.capture.x11.map_x11_erro
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
@@ -197,10 +198,17 @@ class Backend(ABC):
     def grab(self, rect: Rect) -> Image.Image:
         """The pixels of ``rect`` (inside ``screen_rect()``) as an RGB image."""
 
-    def grab_rows(self, rect: Rect) -> Image.Image | Scanlines:
+    def grab_rows(
+        self, rect: Rect, given: Callable[[], None] | None = None
+    ) -> Image.Image | Scanlines:
         """``grab``, or the pixels as a PNG's rows where the backend makes
-        those for less than the image (X11)."""
-        return self.grab(rect)
+        those for less than the image (X11). ``given`` is called once the
+        display server has handed the pixels over (what runs beside the
+        grab may then ask it questions without waiting behind the copy)."""
+        image = self.grab(rect)
+        if given is not None:
+            given()
+        return image
 
     @abstractmethod
     def degraded_modes(self) -> list[DegradedMode]:

@@ -399,17 +399,21 @@ class X11Backend(Backend):
         rows = self.grab_rows(rect)
         return Image.frombytes("RGB", rows.size, rows.data, "raw", "RGB", rows.stride)
 
-    def grab_rows(self, rect: Rect) -> Scanlines:
+    def grab_rows(self, rect: Rect, given: Callable[[], None] | None = None) -> Scanlines:
         """mss's BGRX rows, read in its shared memory where it can be, packed
-        into RGB scanlines (``x11_pixels``): no image decoded."""
+        into RGB scanlines (``x11_pixels``): no image decoded. ``given``: as
+        soon as the X server has copied them (it answers nothing else while
+        it copies 16 MB: a window list asked meanwhile would wait)."""
         x, y, width, height = rect
         with self._x():
             screen = self._screen()
-            rows = x11_pixels.in_place(screen, rect)
+            rows = x11_pixels.in_place(screen, rect, given)
             if rows is not None:
                 self.grabs_in_place += 1
                 return rows
             shot = screen.grab({"left": x, "top": y, "width": width, "height": height})
+        if given is not None:
+            given()
         return x11_pixels.rows_of(shot.raw, (shot.width, shot.height))
 
     def degraded_modes(self) -> list[DegradedMode]:

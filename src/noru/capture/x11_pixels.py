@@ -23,6 +23,7 @@ hands back, and that the fast one is the one taken on Xvfb.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import mss
@@ -55,7 +56,9 @@ def rows_of(data: Any, size: tuple[int, int]) -> Scanlines:
     return Scanlines(packed, size, "RGB")
 
 
-def in_place(screen: mss.MSS, rect: tuple[int, int, int, int]) -> Scanlines | None:
+def in_place(
+    screen: mss.MSS, rect: tuple[int, int, int, int], given: Callable[[], None] | None = None
+) -> Scanlines | None:
     """``rect`` of the root window as RGB scanlines, read in mss's shared
     memory where the X server put them; None when that path is not there
     (then mss's public ``grab``)."""
@@ -81,4 +84,6 @@ def in_place(screen: mss.MSS, rect: tuple[int, int, int, int]) -> Scanlines | No
         )  # fmt: skip
         if reply.depth != impl.drawable_depth or reply.visual != impl.drawable_visual_id:
             return None  # not the 24-bit TrueColor rows mss checks for: its own path says why
+        if given is not None:
+            given()  # the server is done: others may ask it questions while these are packed
         return rows_of(impl._buf, (width, height))
