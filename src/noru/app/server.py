@@ -134,16 +134,26 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
 
     tune_malloc()  # before any thread starts: see noru.app.memory
     # Handlers first: a stop asked for during start-up is honoured once serving.
+    # The handler only sets an event: it runs on the main thread between any
+    # two of its steps, maybe while that thread holds a lock that starting a
+    # thread takes (it starts one per connection), so the halting is done by
+    # a thread started now, which waits for the event.
     stopping = threading.Event()
-    servers: list[_Server] = []
+    serving: list[_Server] = []
+    ready_to_halt = threading.Event()
 
     def stop(signum: int, frame: object) -> None:
         # A stop that hangs says where, and ends (STOP_REPORT).
         faulthandler.dump_traceback_later(STOP_REPORT, exit=True)
         stopping.set()
-        for server in servers:
-            threading.Thread(target=_halt, args=(server,), daemon=True).start()
 
+    def halt_when_asked() -> None:
+        stopping.wait()
+        ready_to_halt.wait()
+        for server in serving:
+            _halt(server)
+
+    threading.Thread(target=halt_when_asked, name="noru-stop", daemon=True).start()
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
 
@@ -156,9 +166,8 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     app.pruner.start()
     app.indexer.start()
     server = _Server(str(path), app)
-    servers.append(server)
-    if stopping.is_set():
-        threading.Thread(target=_halt, args=(server,), daemon=True).start()
+    serving.append(server)
+    ready_to_halt.set()  # a stop from now on (or asked before) halts it
     hotkey = Hotkey(app)
     hotkey.start()
     panel = Panel(app, quit=lambda: stop(signal.SIGTERM, None), console=console_command())
