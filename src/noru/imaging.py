@@ -125,6 +125,12 @@ class Scanlines:
         """Bytes a row takes in ``data``, its pad included."""
         return self.size[0] * _COLOUR_TYPES[self.mode][1] + 1
 
+    def image(self) -> Image.Image:
+        """The image these are the rows of (a copy: Pillow keeps its own)."""
+        from PIL import Image
+
+        return Image.frombytes(self.mode, self.size, self.data, "raw", self.mode, self.stride)
+
 
 def scanlines(image: Image.Image) -> Scanlines | None:
     """``image``'s pixels as ``Scanlines``, or None when this module does not
@@ -256,8 +262,7 @@ def scale(image: Image.Image, size: tuple[int, int], *, kernel: str = KERNEL) ->
     lines = scanlines(image) if image.mode == "RGB" and _vips() else None
     if lines is None:
         return image.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0)
-    scaled = _scaled(lines, size, kernel)
-    return Image.frombytes("RGB", size, scaled.data, "raw", "RGB", scaled.stride)
+    return _scaled(lines, size, kernel).image()
 
 
 def _scaled(lines: Scanlines, size: tuple[int, int], kernel: str = KERNEL) -> Scanlines:

@@ -232,11 +232,11 @@ class _Beside(Generic[T]):
             wait([self._running])
 
 
-def _mode(backend: Backend, display: Display | None) -> str:
-    """The display's mode ("2560x1600"), or the whole screen's without one."""
+def _mode(display: Display | None, screen: Rect) -> str:
+    """The display's mode ("2560x1600"), or the whole ``screen``'s without one."""
     if display is not None:
         return display.mode
-    _, _, width, height = backend.screen_rect()
+    _, _, width, height = screen
     return f"{width}x{height}"
 
 
@@ -368,12 +368,13 @@ class Capturer:
                 raise CaptureError("no window to capture: the pointer is over the desktop")
             if self.excluded is not None and self.excluded(window):
                 raise WindowExcluded("the window is excluded from capture by the person")
-            rect = clip(window.rect, backend.screen_rect())
+            screen = backend.screen_rect()
+            rect = clip(window.rect, screen)
             if rect is None:
                 raise CaptureError("the window is entirely off screen")
             displays = backend.displays()
             display = _display_at(displays, centre(rect))
-            mode = _mode(backend, display)
+            mode = _mode(display, screen)
             if self.excluded is None:
                 return [self._grab(backend, rect, display, window, mode)]
             # An excluded window lying over this one is hidden here too.
@@ -434,7 +435,7 @@ class Capturer:
             inside = visible is not None and clip((*centre(visible), 1, 1), clipped) is not None
             if not inside:
                 window = None
-        mode = _mode(backend, display)
+        mode = _mode(display, screen)
         if self.excluded is None:
             with self._beside_grab(backend, backend.window_rects) as rects:
                 grab = self._grab(backend, clipped, display, window, mode, rects.start)
@@ -477,7 +478,7 @@ class Capturer:
         mode: str,
         given: Callable[[], None] | None = None,
     ) -> Grab:
-        """The grab of ``rect``; ``mode``: its display's (``_mode``, asked
+        """The grab of ``rect``; ``mode``: its display's (``_mode``, known
         before: a listing may be using the backend's connection meanwhile);
         ``given``: called when the display server has handed the pixels over."""
         reading = self._ax_start(window, rect)

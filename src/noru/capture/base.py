@@ -143,12 +143,7 @@ class Grab:
 
     @cached_property
     def image(self) -> Image.Image:
-        if self.given is not None:
-            return self.given
-        from PIL import Image
-
-        rows = self._rows
-        return Image.frombytes("RGB", rows.size, rows.data, "raw", "RGB", rows.stride)
+        return self.given if self.given is not None else self._rows.image()
 
 
 class Backend(ABC):

@@ -396,8 +396,7 @@ class X11Backend(Backend):
         return int(reply.root_x), int(reply.root_y)
 
     def grab(self, rect: Rect) -> Image.Image:
-        rows = self.grab_rows(rect)
-        return Image.frombytes("RGB", rows.size, rows.data, "raw", "RGB", rows.stride)
+        return self.grab_rows(rect).image()
 
     def grab_rows(self, rect: Rect, given: Callable[[], None] | None = None) -> Scanlines:
         """mss's BGRX rows, read in its shared memory where it can be, packed

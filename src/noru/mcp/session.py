@@ -146,7 +146,7 @@ def _dump(message: Any) -> bytes:
     in as it is, not scanned by the encoder: each stands in the JSON as a
     placeholder string, which is then replaced by its bytes."""
     blobs: list[Base64] = []
-    bare = _blobs_out(message, blobs) if _has_blobs(message) else message
+    bare = _blobs_out(message, blobs)
     try:
         line = json.dumps(bare, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except UnicodeEncodeError:
@@ -168,16 +168,6 @@ def _dump(message: Any) -> bytes:
 # an agent is sent can be taken for it).
 _BLOB_TEXT = f"noru-blob-{secrets.token_hex(16)}"
 _BLOB = _BLOB_TEXT.encode("ascii")
-
-
-def _has_blobs(value: Any) -> bool:
-    if isinstance(value, Base64):
-        return True
-    if isinstance(value, dict):
-        return any(_has_blobs(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_blobs(v) for v in value)
-    return False
 
 
 def _blobs_out(value: Any, blobs: list[Base64]) -> Any:

@@ -19,6 +19,7 @@ import contextlib
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from noru.contract import CAPTURE_ID_PATTERN
@@ -66,13 +67,15 @@ def resolve(images_root: Path, relative: str) -> Path:
     return _inside(images_root.resolve(), relative)
 
 
-def locate(images_root: Path, held_root: Path | None, relative: str) -> Path:
+def locate(images_root: Path, held_root: Callable[[], Path | None], relative: str) -> Path:
     """``resolve``, or the held file of that path while it is held (looked
-    for in the images folder again after, in case it moved meanwhile)."""
+    for in the images folder again after, in case it moved meanwhile).
+    ``held_root`` is asked only for a file not in the images folder: the
+    held folder's place takes a read of the system's mounts."""
     path = resolve(images_root, relative)
-    if held_root is None or path.exists():
+    if path.exists() or (held_root_now := held_root()) is None:
         return path
-    held = resolve(held_root, relative)
+    held = resolve(held_root_now, relative)
     return held if held.exists() else path
 
 

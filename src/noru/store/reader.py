@@ -159,12 +159,13 @@ class Reading:
     def image_file(self, image: ImageRecord) -> Path:
         """Where an image's file is: in the images folder, or held in memory
         until its redaction is done (``redact_at_rest``; ``files.locate``)."""
-        return files.locate(self.images_root, self.held_root(), image.path)
+        return files.locate(self.images_root, self.held_root, image.path)
 
-    def held_root(self) -> Path | None:
-        """The held folder (``paths.held_dir``) when there is one of ours."""
+    def held_root(self, *, create: bool = False) -> Path | None:
+        """The held folder (``paths.held_dir``) when there is one of ours
+        (made, with ``create``, where there is a memory file system for it)."""
         held = held_dir(self.home)
-        return None if held is None else files.private_folder(held, create=False)
+        return None if held is None else files.private_folder(held, create=create)
 
     def nth(self, index: int, filters: Filters) -> CaptureRecord | None:
         """The index-th most recent capture (1 = newest) among those matching."""

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from noru.errors import StoreError
-from noru.paths import db_path, held_dir
+from noru.paths import db_path
 from noru.store import files
 from noru.store.codec import ax_to_json, lines_to_json, windows_to_json
 from noru.store.connection import map_sqlite_errors, open_writer
@@ -119,8 +119,7 @@ class Store(Reading):
         moment = (captured_at or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
         size = sum(len(image.png) for image in images)
         files.check_room(self.images_root, size, self.min_free)
-        held_root = held_dir(self.home) if held else None
-        root = (held_root and files.private_folder(held_root, create=True)) or self.images_root
+        root = (self.held_root(create=True) if held else None) or self.images_root
         written: list[Path] = []
         try:
             with self._transaction() as db:
