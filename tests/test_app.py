@@ -100,6 +100,34 @@ class TestTheApp:
         assert not (home / "app.sock").exists()
         assert "Traceback" not in process.output
 
+    def test_a_sigterm_the_kernel_hands_to_another_thread_stops_the_app(
+        self, home: Path, desktop: XServer, tmp_path: Path
+    ) -> None:
+        """A process's signal may land on any of its threads; the main thread
+        sleeps in the server's wait for a connection and runs no Python then.
+        Sent to each other thread in turn (tgkill), the app still stops."""
+        import ctypes
+        import os
+        import signal
+
+        process = AppProcess(home, desktop.env, tmp_path / "app.log")
+        process.wait_ready()
+        # Its start done: the main thread goes on to its wait for connections.
+        wait_until(lambda: "Noru app running" in process.output, "the app's start")
+        time.sleep(0.5)
+        pid = process.proc.pid
+        others = [int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid]
+        assert others, "the app runs threads beside its main one"
+        libc = ctypes.CDLL(None, use_errno=True)
+        tgkill = 234  # x86-64's syscall number (tgkill(tgid, tid, sig))
+        assert libc.syscall(tgkill, pid, others[-1], signal.SIGTERM) == 0, ctypes.get_errno()
+        try:
+            code = process.proc.wait(timeout=30)  # no second signal, to the main thread
+        finally:
+            process.stop(signal.SIGKILL)  # only if it is still running
+        assert code == 0, process.output
+        assert not (home / "app.sock").exists()
+
     def test_a_killed_app_leaves_a_stale_socket_that_means_not_running_and_is_replaced(
         self, home: Path, desktop: XServer, tmp_path: Path, session: MemoryClient
     ) -> None:

@@ -134,26 +134,34 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
 
     tune_malloc()  # before any thread starts: see noru.app.memory
     # Handlers first: a stop asked for during start-up is honoured once serving.
-    # The handler only sets an event: it runs on the main thread between any
-    # two of its steps, maybe while that thread holds a lock that starting a
-    # thread takes (it starts one per connection), so the halting is done by
-    # a thread started now, which waits for the event.
-    stopping = threading.Event()
+    # The kernel may hand SIGTERM to any of the app's threads. Python then
+    # runs its handler on the main thread only when that thread next runs
+    # Python, and the main thread sleeps in the server's wait for a
+    # connection (an hour at most): a stop could wait that long. So the
+    # signal's number is also written to a socket (``set_wakeup_fd``, done by
+    # whichever thread the signal lands on), and a thread started now halts
+    # the server when it reads it. The handler itself starts no thread: it
+    # runs between any two steps of the main thread, maybe while that thread
+    # holds a lock that starting a thread takes.
     serving: list[_Server] = []
     ready_to_halt = threading.Event()
+    woken, wake = socket.socketpair()
+    wake.setblocking(False)
 
     def stop(signum: int, frame: object) -> None:
-        # A stop that hangs says where, and ends (STOP_REPORT).
-        faulthandler.dump_traceback_later(STOP_REPORT, exit=True)
-        stopping.set()
+        with contextlib.suppress(OSError):  # full: a byte already waits
+            wake.send(b"\0")  # a stop from the Noru menu's thread, not a signal
 
     def halt_when_asked() -> None:
-        stopping.wait()
+        woken.recv(1)
+        # A stop that hangs says where, and ends (STOP_REPORT).
+        faulthandler.dump_traceback_later(STOP_REPORT, exit=True)
         ready_to_halt.wait()
         for server in serving:
             _halt(server)
 
     threading.Thread(target=halt_when_asked, name="noru-stop", daemon=True).start()
+    signal.set_wakeup_fd(wake.fileno(), warn_on_full_buffer=False)
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
 
@@ -195,5 +203,6 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
         app.close()
         os.close(lock)
         faulthandler.cancel_dump_traceback_later()
+        signal.set_wakeup_fd(-1)
     print("Noru app stopped.", file=sys.stderr, flush=True)
     return 0
