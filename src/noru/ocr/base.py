@@ -49,6 +49,15 @@ RULE_MARKS = frozenset(
 )
 
 
+# What draws a box or a bar (box drawing, block elements): a border, no text.
+BORDER_MARKS = frozenset(chr(c) for c in range(0x2500, 0x25A0))
+
+
+def is_border(text: str) -> bool:
+    """Whether a grid's line holds nothing but box drawing and blocks."""
+    return all(c in BORDER_MARKS or c.isspace() for c in text)
+
+
 def is_rule(text: str) -> bool:
     """Whether a grid's line holds nothing but marks that draw lines (``RULE_MARKS``)."""
     return all(c in RULE_MARKS or c.isspace() for c in text)

@@ -36,9 +36,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect, clip
-from noru.ocr.base import OcrLine, is_rule
+from noru.ocr import glyphs
+from noru.ocr.base import OcrLine, is_border, is_rule
+from noru.ocr.glyphs import Decision, Fonts
 from noru.ocr.terminal_grid import Cells, background, find_cells, ink, ink_of, row_ink, span
-from noru.ocr.terminal_votes import Case, Votes, bar, inked_columns
+from noru.ocr.terminal_votes import Votes, bar, inked_columns
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -242,9 +244,9 @@ def _read_segments(
         )
         for (i, _, last), left in zip(segments, lefts, strict=True)
     ]
-    for (i, first, last), left, glyphs in zip(segments, lefts, read_rows(crops), strict=True):
+    for (i, first, last), left, read in zip(segments, lefts, read_rows(crops), strict=True):
         band = bands[i]
-        shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in glyphs]
+        shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in read]
         words = _runs_of([c for c in sorted(band.keys) if first <= c <= last])
         for column, glyph in _place(shifted, cells, words).items():
             if not first <= column <= last or column not in band.keys:
@@ -382,6 +384,7 @@ def read(
     rows: Rows,
     how: str,
     agree_cells: bool = True,
+    fonts: Fonts | None = None,
 ) -> Read | None:
     """The text of ``rgb`` (a region's pixels, at ``origin`` in the original)
     read row by row on its monospace grid, boxes in the original's pixels;
@@ -393,6 +396,10 @@ def read(
     ``agree_cells``, a cell image read as one character in most of its
     copies reads so everywhere (a ``0`` among ``0``s read ``9``), and an
     inked cell the engine read nothing in gets that character too.
+
+    With ``fonts``, the grid's font is looked for among the installed ones
+    (``noru.ocr.glyphs``), and where it is found a cell whose pixels are
+    clearly one of its glyphs is that glyph's character, whatever was read.
     """
     rgb = rgb.convert("RGB")
     paper = background(rgb)
@@ -436,7 +443,53 @@ def read(
     everything = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
     todo = _to_read(bands, votes) if agree_cells else everything
     _read_parts(bands, todo, cells, votes, known, lambda crops: rows.read(crops, how, reader))
-    return Read(_lines(bands, cells, votes, bars, agreed, (ox, oy)), rest)
+    drawn = _by_glyphs(bands, cells, votes, fonts) if fonts is not None else {}
+    return Read(_lines(bands, cells, votes, bars, agreed, drawn, (ox, oy)), rest)
+
+
+# A cell's ink, scaled to its word's deepest: the key of its image, and the
+# word's depth (0-255) it is scaled by.
+_Scaled = tuple[bytes, int]
+
+
+def _by_glyphs(
+    bands: Sequence[_Band], cells: Cells, votes: Votes, fonts: Fonts
+) -> dict[tuple[int, int], Decision]:
+    """Each inked cell's nearest glyph in the grid's font (by band index and
+    column), when an installed font fits what the engine read; else none.
+
+    A cell's ink is scaled to the deepest of its word's: a word is drawn in
+    one colour, so its glyphs' full ink is one depth, and a thin glyph that
+    never reaches it (``.``, ``'``) keeps its faintness."""
+    import numpy as np
+
+    scaled: dict[tuple[int, int], _Scaled] = {}
+    for i, band in enumerate(bands):
+        for word in _runs_of(sorted(band.keys)):
+            depth = max(255 - min(band.keys[c]) for c in word)
+            for column in word:
+                scaled[i, column] = (band.keys[column], max(1, depth))
+    unique = sorted(set(scaled.values()))
+    arrays = [
+        np.clip(glyphs.coverage(key, cells.width, cells.height) * (255.0 / depth), 0.0, 1.0)
+        for key, depth in unique
+    ]
+    claims = []
+    for key, _ in unique:
+        read = votes.exact.get(key)
+        claims.append(votes.agreed(key) or (read.most_common(1)[0][0] if read else ""))
+    font = glyphs.identify(
+        arrays, claims, width=cells.width, height=cells.height, known=fonts.recent()
+    )
+    if font is None:
+        return {}
+    fonts.keep(font)
+    decisions = dict(zip(unique, fonts.shapes(font).decide(arrays), strict=True))
+    return {
+        where: decision
+        for where, item in scaled.items()
+        if (decision := decisions[item]) is not None
+    }
 
 
 def _lines(
@@ -445,21 +498,28 @@ def _lines(
     votes: Votes,
     bars: Callable[[bytes], str | None],
     agreed: Callable[[bytes], str | None],
+    drawn: dict[tuple[int, int], Decision],
     origin: tuple[int, int],
 ) -> list[OcrLine]:
-    """Each band as its line: each inked cell's character by its shape
-    (``bars``), else as its copies agreed, else as read there; its case by
-    where its ink starts (``Case``); cells between as spaces."""
-    case = Case(votes, cells.width)
+    """Each band as its line: each inked cell's character by its glyph in the
+    grid's font where that is clear (``drawn``), else by its shape
+    (``bars``), else as its copies agreed, else as read there; cells
+    between as spaces."""
     # Per cell image (a screen shows each many times): its character where
     # its shape or its copies decide it, and how sure they are of it.
     decided: dict[bytes, tuple[str | None, float]] = {}
-    cased: dict[tuple[str, bytes], str] = {}
     lines: list[OcrLine] = []
-    for band in bands:
+    for index, band in enumerate(bands):
         chars: dict[int, str] = {}
         sure: list[float] = []
+        by_glyph = 0
         for column, key in band.keys.items():
+            glyph = drawn.get((index, column))
+            if glyph is not None and glyph.sure:
+                chars[column] = glyph.char
+                sure.append(1.0 - glyph.distance)
+                by_glyph += 1
+                continue
             if key not in decided:
                 agreed_as = agreed(key)
                 shaped = bars(key) or agreed_as
@@ -468,9 +528,7 @@ def _lines(
             there = band.placed.get(column)
             char = shaped or (there.text if there is not None else None)
             if char is not None:
-                if (char, key) not in cased:
-                    cased[char, key] = case(char, key)
-                chars[column] = cased[char, key]
+                chars[column] = char
             if there is not None:
                 sure.append(there.confidence)
             elif shaped is not None and sureness:
@@ -479,8 +537,11 @@ def _lines(
             continue
         first, last = min(chars), max(chars)
         text = "".join(chars.get(c, " ") for c in range(first, last + 1))
-        if is_rule(text):
-            continue  # a rule, a border: no text
+        # A border (box drawing) is no text; nor is a rule an engine read in
+        # lines drawn across cells. But a row of marks each drawn as its glyph
+        # is text: a compiler's ``^~~~~`` under the code it points at.
+        if is_border(text) or (is_rule(text) and by_glyph < len(band.keys)):
+            continue
         box = (
             origin[0] + cells.x + first * cells.width,
             origin[1] + cells.y + band.row * cells.height,

@@ -60,8 +60,9 @@ ADVANCE_SHARE = (0.3, 0.9)
 # the mean phase's ink: the gap between cells.
 COLUMN_GAP = 0.35
 ROW_GAP = 0.25
-# A period folds "nearly as empty" as the emptiest within this share of the mean.
-NEARLY = 0.08
+# A peak of a profile's autocorrelation this share of the tallest is a period
+# it repeats at.
+REPEATS = 0.7
 # Rows of text a region must show to be read as a grid.
 MIN_ROWS = 4
 # A column inked in this share of the region's pixel rows is a bar (a
@@ -174,18 +175,35 @@ def _profile(dark: Image.Image, *, rows: bool) -> bytes:
 
 
 def _pitch(profile: Sequence[int], low: int, high: int, gap: float) -> tuple[int, int] | None:
-    """The smallest period in ``[low, high]`` whose emptiest phase holds at most
-    ``gap`` of the mean's ink and nearly as little as the emptiest of any
-    period (a multiple of the pitch folds as empty, or emptier where rows
-    repeat), and the middle of its emptiest phases: where the gap between
-    two rows (or cells) is."""
-    folds = [(*fold(profile, period), period) for period in range(max(2, low), high + 1)]
-    if not folds:
+    """The pitch of ``profile``'s rows (or cells) in ``[low, high]``, and the
+    middle of the emptiest phases at it: where the gap between two rows (or
+    cells) is.
+
+    The pitch is the smallest period at which the profile repeats (a peak of
+    its autocorrelation nearly as high as the highest) and folds with an
+    emptiest phase holding at most ``gap`` of the mean's ink. Folding alone
+    cannot tell a few rows 22 pixels apart from 20 (each row's gap is wider
+    than they drift), and repeating alone prefers three rows' period on a
+    screen of compiler errors (a source line, its caret line, a message)."""
+    import numpy as np
+
+    values = np.array(list(profile), dtype=np.float64)
+    high = min(high, len(values) - 1)
+    if high < max(2, low):
         return None
-    emptiest = min(share for share, _, _ in folds)
-    share, phase, period = next(f for f in folds if f[0] <= emptiest + NEARLY)
-    if share > gap:
+    # The autocorrelation at every lag up to one past ``high``.
+    lags = np.array([float(values[:-lag] @ values[lag:]) for lag in range(1, high + 2)])
+    tallest = 0.0
+    peaks: list[int] = []
+    for period in range(max(2, low), high + 1):
+        here = lags[period - 1]
+        if here >= lags[period - 2] and here >= lags[period] and fold(profile, period)[0] <= gap:
+            peaks.append(period)
+            tallest = max(tallest, here)
+    if not peaks or tallest <= 0:
         return None
+    period = next(p for p in peaks if lags[p - 1] >= REPEATS * tallest)
+    _, phase = fold(profile, period)
     sums = [0] * period
     for i, value in enumerate(profile):
         sums[i % period] += value

@@ -21,6 +21,7 @@ from noru.errors import OcrError
 from noru.geometry import Rect, clip
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
 from noru.ocr.cells import read_with_grids
+from noru.ocr.glyphs import Fonts
 from noru.ocr.memo import Memo
 from noru.ocr.regions import Job, plan_jobs, reading_order, split_rows
 from noru.ocr.terminal import Glyph, Read, Rows
@@ -73,6 +74,9 @@ class TesseractSettings:
     # each row as one line, enlarged to about this many pixels high (at most
     # 3x; bench/ocr_real.py chose it).
     terminal: bool = True
+    # Tell a terminal's cells by their glyphs in the installed font that fits
+    # them (ocr.glyphs), where one does.
+    glyphs: bool = True
     row_height: int = 32
     row_pad: int = 8
     per_region: bool = True  # False: read the whole image at once, regions ignored
@@ -105,6 +109,7 @@ class TesseractEngine:
         self._lock = threading.Lock()
         self.memo = Memo()  # what recent jobs read, so an unchanged window is not read again
         self.rows = Rows()  # what terminal rows read as, so a scrolled one reads its new row only
+        self.fonts = Fonts()  # the fonts terminals were found drawn in
         self._apis: list[Any] = []
         try:
             for _ in range(max(1, self.settings.threads)):
@@ -232,6 +237,7 @@ class TesseractEngine:
             rows=self.rows,
             how=f"{NAME} {self.version} {self.settings!r}",
             agree_cells=self.settings.monospace,
+            fonts=self.fonts if self.settings.glyphs else None,
         )
         if found is None:
             return None

@@ -1,0 +1,251 @@
+"""The monospace fonts installed on this machine, and their glyphs drawn as a
+terminal draws them.
+
+A terminal draws its text with a font fontconfig knows, rasterised by
+FreeType: so the glyphs on a screen can be drawn again here, pixel for
+pixel, and a cell told by the glyph it is (``noru.ocr.glyphs``). This module
+lists the candidates (``monospace_faces``: every upright face whose letters
+share one advance, from ``fc-list``) and draws a face's glyphs at a size in
+pixels with one of the ways FreeType is asked to hint them (``HINTINGS``):
+terminals differ there (Xft and VTE follow fontconfig, Debian's default is
+slight hinting; kitty and alacritty have their own defaults).
+
+FreeType comes through freetype-py (its wheel carries the library), because
+a terminal's glyphs are told apart by the hinting they were drawn with, and
+Pillow's own FreeType draws with one hinting only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import shutil
+import subprocess
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["HINTINGS", "Drawn", "Face", "bold_of", "draw", "monospace_faces"]
+
+# How FreeType is asked to hint, by name: fontconfig's slight (the light
+# auto-hinter), full (the font's own instructions), none, and monochrome.
+HINTINGS = ("light", "full", "none", "mono")
+# Characters whose advances a monospace face has alike; a few faces (Hermit's
+# bold and light) have one or two a little off, which terminals draw in the
+# grid's cell all the same.
+_PROBE = "iIlmMW0_.:aoxQ@#"
+_MOST_ALIKE = 0.6
+# fontconfig's weights of a bold face (FC_WEIGHT_BOLD) and a regular one.
+BOLD = 200
+REGULAR = 80
+FC_LIST_TIMEOUT = 10.0
+_DRAWING = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Face:
+    """One installed font face: its family and style as fontconfig names them,
+    its file and index in the file, and its weight (fontconfig's scale)."""
+
+    family: str
+    style: str
+    path: str
+    index: int
+    weight: int
+
+    def __str__(self) -> str:
+        return f"{self.family} {self.style}"
+
+
+@functools.cache
+def monospace_faces() -> tuple[Face, ...]:
+    """Every upright face fontconfig knows whose letters share one advance (a
+    face a terminal can draw its grid with); none when fontconfig or FreeType
+    is not here."""
+    program = shutil.which("fc-list")
+    if program is None:
+        return ()
+    try:
+        listed = subprocess.run(
+            [program, "--format", "%{file}|%{index}|%{family[0]}|%{style[0]}|%{weight}|%{slant}\n"],
+            capture_output=True,
+            text=True,
+            timeout=FC_LIST_TIMEOUT,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    found: dict[tuple[str, int], Face] = {}
+    for row in listed.splitlines():
+        parts = row.split("|")
+        if len(parts) != 6 or parts[5] not in ("", "0"):
+            continue  # not upright (italic, oblique), or not a row we can read
+        path, index, family, style, weight, _ = parts
+        try:
+            face = Face(family, style, path, int(index), int(weight or REGULAR))
+        except ValueError:
+            continue
+        if (path, face.index) not in found and _is_monospace(face):
+            found[path, face.index] = face
+    # One face of each look: the same font in several files or formats
+    # (Nimbus Mono PS as Type 1, CFF and T1; the five regions of Noto Sans
+    # Mono CJK, whose Latin letters are one) is one candidate.
+    faces: dict[bytes, Face] = {}
+    for face in sorted(found.values(), key=_preference):
+        faces.setdefault(_look(face), face)
+    return tuple(sorted(faces.values(), key=lambda f: (f.family, f.weight, f.path)))
+
+
+def _preference(face: Face) -> tuple[int, str, int]:
+    """Which of several files of one look to keep: TrueType and OpenType before
+    Type 1, then by name."""
+    return (face.path.endswith((".pfb", ".t1", ".pfa")), face.path, face.index)
+
+
+def _look(face: Face) -> bytes:
+    """What ``face`` draws for a few letters at one size, and the sizes it has
+    bitmaps drawn for (Anonymous Pro has, Anonymous Pro Minus has not): alike
+    faces look alike."""
+    drawn = draw(face, 24.0, "none", tuple("aAg0Rl"))
+    if drawn is None:
+        return face.path.encode()
+    strikes = sorted(size.y_ppem for size in _ft_face(face).available_sizes)
+    return repr(strikes).encode() + b"|".join(
+        f"{left},{top}".encode() + bitmap.tobytes()
+        for left, top, bitmap in zip(drawn.lefts, drawn.tops, drawn.bitmaps, strict=True)
+    )
+
+
+def bold_of(face: Face) -> Face | None:
+    """The face a terminal draws ``face``'s bold text with: the same family's
+    upright face nearest in weight to bold, heavier than ``face``."""
+    heavier = [
+        f
+        for f in monospace_faces()
+        if f.family == face.family and f.weight > face.weight and f.path != face.path
+    ]
+    return min(heavier, key=lambda f: abs(f.weight - BOLD), default=None)
+
+
+def _is_monospace(face: Face) -> bool:
+    ft = _ft_face(face)
+    if ft is None:
+        return False
+    import freetype
+
+    advances: Counter[int] = Counter()
+    for char in _PROBE:
+        if ft.get_char_index(char) == 0:
+            return False
+        ft.load_char(char, freetype.FT_LOAD_NO_SCALE)
+        advances[ft.glyph.advance.x] += 1
+    return advances.most_common(1)[0][1] >= _MOST_ALIKE * len(_PROBE)
+
+
+@functools.lru_cache(maxsize=256)
+def _ft_face(face: Face) -> Any:
+    """freetype-py's face for ``face`` (kept open: opening one is most of the
+    cost of drawing a few glyphs), or None when FreeType cannot read it."""
+    try:
+        import freetype
+    except ImportError:
+        return None
+    try:
+        return freetype.Face(face.path, face.index)
+    except (OSError, freetype.FT_Exception):
+        return None
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """Glyphs of one face at one size and hinting: each character's coverage
+    (0-1, rows top down), and where its top left pixel lies from the pen
+    (``left`` pixels right of it, ``top`` pixels above the baseline); the
+    face's advance, in pixels."""
+
+    face: Face
+    size: float
+    hinting: str
+    advance: float
+    chars: tuple[str, ...]
+    bitmaps: tuple[npt.NDArray[np.float32], ...]
+    lefts: tuple[int, ...]
+    tops: tuple[int, ...]
+
+
+@functools.lru_cache(maxsize=2048)
+def draw(
+    face: Face, size: float, hinting: str, chars: tuple[str, ...], shift: float = 0.0
+) -> Drawn | None:
+    """``chars`` of ``face`` drawn at ``size`` pixels per em with ``hinting``
+    (one of HINTINGS), the pen ``shift`` pixels right of a pixel's edge (a
+    terminal that centres a glyph in a wider cell draws it between pixels),
+    the ones the face has (others are left out); None when the face cannot
+    be read."""
+
+    ft = _ft_face(face)
+    if ft is None:
+        return None
+    with _DRAWING:  # a FreeType face is one thread's at a time
+        return _draw(ft, face, size, hinting, chars, shift)
+
+
+def _draw(
+    ft: Any, face: Face, size: float, hinting: str, chars: tuple[str, ...], shift: float
+) -> Drawn | None:
+    import freetype
+
+    flags = {
+        "light": freetype.FT_LOAD_TARGET_LIGHT,
+        "full": freetype.FT_LOAD_DEFAULT,
+        "none": freetype.FT_LOAD_NO_HINTING,
+        "mono": freetype.FT_LOAD_TARGET_MONO | freetype.FT_LOAD_MONOCHROME,
+    }[hinting] | freetype.FT_LOAD_RENDER
+    kept: list[str] = []
+    advance = 0.0
+    bitmaps: list[npt.NDArray[np.float32]] = []
+    lefts: list[int] = []
+    tops: list[int] = []
+    try:
+        ft.set_char_size(round(size * 64), 0, 72, 72)
+        ft.set_transform(
+            freetype.Matrix(0x10000, 0, 0, 0x10000), freetype.Vector(round(shift * 64), 0)
+        )
+        for char in chars:
+            if ft.get_char_index(char) == 0:
+                continue
+            ft.load_char(char, flags)
+            glyph = ft.glyph
+            advance = max(advance, glyph.advance.x / 64)
+            kept.append(char)
+            bitmaps.append(_coverage(glyph.bitmap))
+            lefts.append(glyph.bitmap_left)
+            tops.append(glyph.bitmap_top)
+    except freetype.FT_Exception:
+        return None
+    return Drawn(
+        face, size, hinting, advance, tuple(kept), tuple(bitmaps), tuple(lefts), tuple(tops)
+    )
+
+
+def _coverage(bitmap: Any) -> npt.NDArray[np.float32]:
+    """A FreeType bitmap as coverage 0-1: grey levels, or the bits of a
+    monochrome one (an embedded bitmap strike, or mono hinting)."""
+    import freetype
+    import numpy as np
+
+    rows, width, pitch = bitmap.rows, bitmap.width, bitmap.pitch
+    if rows == 0 or width == 0:
+        return np.zeros((0, 0), np.float32)
+    raw = np.frombuffer(
+        ctypes.string_at(bitmap._FT_Bitmap.buffer, rows * abs(pitch)), dtype=np.uint8
+    ).reshape(rows, abs(pitch))
+    if bitmap.pixel_mode == freetype.FT_PIXEL_MODE_MONO:
+        bits = np.unpackbits(raw, axis=1)[:, :width]
+        return bits.astype(np.float32)
+    return raw[:, :width].astype(np.float32) / 255.0
