@@ -127,6 +127,7 @@ class Decision:
     char: str
     distance: float
     runner_up: float
+    glyph: int  # its drawing's index in ``Shapes``
 
     @property
     def sure(self) -> bool:
@@ -283,13 +284,13 @@ class _Canvas:
 
     reach = 4
 
-    def __init__(self, drawn: Drawn, width: int, height: int) -> None:
+    def __init__(self, drawn: Drawn, width: int, height: int, *, reach: int = reach) -> None:
         import numpy as np
 
         self.drawn = drawn
         self.width, self.height = width, height
         self.index = {char: i for i, char in enumerate(drawn.chars)}
-        r = self.reach
+        r = reach
         # Canvas rows and columns relative to the pen: wide enough for every
         # glyph, and for a cell's window with the pen up to ``reach`` outside it.
         top = min([-(height + r), *(-t for t in drawn.tops)])
@@ -523,7 +524,11 @@ class Shapes:
     """Every character of a font (and its bold) drawn in a grid's cells: each
     cell's nearest character (``decide``). Characters drawn alike (``,`` and
     ``‚`` in most faces, a letter and its bold where the bold is missing) are
-    one drawing, the first of them in CHARSET: ASCII before the rest."""
+    one drawing, the first of them in CHARSET: ASCII before the rest.
+
+    A glyph can reach into the cells beside it (a ``|`` taller than its row,
+    an ``m`` wider than a tight cell): ``bleed`` is what a glyph in a
+    neighbouring cell leaves in a cell, to take off before deciding it."""
 
     def __init__(self, font: Font) -> None:
         import numpy as np
@@ -531,26 +536,32 @@ class Shapes:
         self.font = font
         chars: list[str] = []
         glyphs: list[Array] = []
+        # Where each drawing came from: its canvas and its index there.
+        self._sources: list[tuple[_Canvas, int]] = []
         seen: set[bytes] = set()
+        reach = max(font.width, font.height) + _Canvas.reach
         for face in (font.face, font.bold):
             if face is None:
                 continue
             drawn = draw(face, font.size, font.hinting, CHARSET, font.shift)
             if drawn is None:
                 continue
-            canvas = _Canvas(drawn, font.width, font.height)
-            for char, glyph in zip(drawn.chars, canvas.cells(font.x, font.baseline), strict=True):
+            canvas = _Canvas(drawn, font.width, font.height, reach=reach)
+            placed = canvas.cells(font.x, font.baseline)
+            for i, (char, glyph) in enumerate(zip(drawn.chars, placed, strict=True)):
                 key = glyph.tobytes()
                 if glyph.any() and key not in seen:
                     seen.add(key)
                     chars.append(char)
                     glyphs.append(glyph)
+                    self._sources.append((canvas, i))
         self.chars = tuple(chars)
         # A character outside ASCII must be nearer by this much to be chosen.
         self.prior = np.array([0.0 if c.isascii() else RARE for c in chars], np.float32)
         self.glyphs = (
             np.stack(glyphs) if glyphs else np.zeros((0, font.width * font.height), np.float32)
         )
+        self._bleeds: dict[tuple[int, int, int], Array | None] = {}
 
     def decide(self, cells: Sequence[Array]) -> list[Decision | None]:
         """Each cell's nearest character and the nearest other character's
@@ -568,5 +579,19 @@ class Shapes:
                 char = self.chars[ranked[0]]
                 # A bold drawing of the same character is no rival.
                 other = next((row[j] for j in ranked[1:] if self.chars[j] != char), 1.0)
-                found.append(Decision(char, float(row[ranked[0]]), float(other)))
+                found.append(Decision(char, float(row[ranked[0]]), float(other), int(ranked[0])))
         return found
+
+    def bleed(self, glyph: int, rows: int, columns: int) -> Array | None:
+        """What drawing ``glyph`` leaves in a cell when it is drawn ``rows``
+        below and ``columns`` right of it (each -1, 0 or 1), as the cell's
+        coverage; None when it leaves nothing."""
+        key = (glyph, rows, columns)
+        if key not in self._bleeds:
+            canvas, index = self._sources[glyph]
+            font = self.font
+            window = canvas.cells(
+                font.x + columns * font.width, font.baseline + rows * font.height
+            )[index].reshape(font.height, font.width)
+            self._bleeds[key] = window if window.any() else None
+        return self._bleeds[key]

@@ -39,7 +39,16 @@ from noru.geometry import Rect, clip
 from noru.ocr import glyphs
 from noru.ocr.base import OcrLine, is_border, is_rule
 from noru.ocr.glyphs import Decision, Fonts
-from noru.ocr.terminal_grid import Cells, background, find_cells, ink, ink_of, row_ink, span
+from noru.ocr.terminal_grid import (
+    Cells,
+    background,
+    darkest,
+    find_cells,
+    ink,
+    ink_of,
+    row_ink,
+    span,
+)
 from noru.ocr.terminal_votes import Votes, bar, inked_columns
 
 if TYPE_CHECKING:
@@ -193,6 +202,8 @@ class _Band:
     keys: dict[int, bytes]
     parts: list[list[int]]
     placed: dict[int, Glyph]
+    rgb: Image.Image  # the band's pixels as they are
+    paper: tuple[int, int, int]  # the colour its ink is measured from
 
 
 # A part of a band: (band, part) by their indexes.
@@ -421,11 +432,13 @@ def read(
         where = cells.band(row)
         if clip(where, (0, 0, *rgb.size)) != where:
             continue
-        dark = row_ink(rgb, where, inked, sub_pixel=sub_pixel)
+        dark, band_paper = row_ink(rgb, where, inked, sub_pixel=sub_pixel, paper=paper)
         columns = inked_columns(dark, cells)
         if columns:
             keys = _cell_images(dark, cells, columns)
-            bands.append(_Band(row, dark, keys, _parts(columns), {}))
+            x, y, w, h = where
+            piece = rgb.crop((x, y, x + w, y + h))
+            bands.append(_Band(row, dark, keys, _parts(columns), {}, piece, band_paper))
     votes = Votes(cells.width)
     shapes: dict[bytes, str | None] = {}
 
@@ -458,17 +471,23 @@ def _by_glyphs(
     """Each inked cell's nearest glyph in the grid's font (by band index and
     column), when an installed font fits what the engine read; else none.
 
-    A cell's ink is scaled to the deepest of its word's: a word is drawn in
-    one colour, so its glyphs' full ink is one depth, and a thin glyph that
-    never reaches it (``.``, ``'``) keeps its faintness."""
+    A cell's ink is scaled to the deepest ink of its colour on the grid: the
+    glyphs of one colour have one full depth, and a thin glyph that never
+    reaches it (``|``, ``.``, ``'``) keeps its faintness."""
     import numpy as np
 
     scaled: dict[tuple[int, int], _Scaled] = {}
+    words: list[tuple[int, list[int], tuple[int, ...], int]] = []
     for i, band in enumerate(bands):
         for word in _runs_of(sorted(band.keys)):
-            depth = max(255 - min(band.keys[c]) for c in word)
-            for column in word:
-                scaled[i, column] = (band.keys[column], max(1, depth))
+            words.append((i, word, *_colour(band, word, cells)))
+    # Words of one colour share its full ink: the deepest any of them shows.
+    full: dict[tuple[int, ...], int] = {}
+    for _, _, colour, depth in words:
+        full[colour] = max(full.get(colour, 0), depth)
+    for i, word, colour, _ in words:
+        for column in word:
+            scaled[i, column] = (bands[i].keys[column], max(1, full[colour]))
     unique = sorted(set(scaled.values()))
     arrays = [
         np.clip(glyphs.coverage(key, cells.width, cells.height) * (255.0 / depth), 0.0, 1.0)
@@ -484,12 +503,56 @@ def _by_glyphs(
     if font is None:
         return {}
     fonts.keep(font)
-    decisions = dict(zip(unique, fonts.shapes(font).decide(arrays), strict=True))
-    return {
+    shapes = fonts.shapes(font)
+    decisions = dict(zip(unique, shapes.decide(arrays), strict=True))
+    found = {
         where: decision
         for where, item in scaled.items()
         if (decision := decisions[item]) is not None
     }
+    # A cell left unsure may hold a neighbour's ink (a ``|`` taller than its
+    # row, an ``m`` wider than its cell): decided again without it.
+    array_of = dict(zip(unique, arrays, strict=True))
+    band_of = {band.row: i for i, band in enumerate(bands)}
+    for (i, column), decision in list(found.items()):
+        if decision.sure:
+            continue
+        cell = array_of[scaled[i, column]].copy()
+        for rows, columns in _AROUND:
+            j = band_of.get(bands[i].row + rows)
+            beside = found.get((j, column + columns)) if j is not None else None
+            if beside is not None and beside.sure:
+                ink = shapes.bleed(beside.glyph, rows, columns)
+                if ink is not None:
+                    cell -= ink
+        (again,) = shapes.decide([np.clip(cell, 0.0, 1.0)])
+        if again is not None and again.sure:
+            found[i, column] = again
+    return found
+
+
+def _colour(band: _Band, word: Sequence[int], cells: Cells) -> tuple[tuple[int, ...], int]:
+    """A word's colour, as the direction from the paper to its deepest pixel
+    (coarsely: a colour's anti-aliased edges point the same way), and that
+    pixel's depth of ink (0-255)."""
+    left, right = word[0] * cells.width, (word[-1] + 1) * cells.width
+    dark = band.dark.crop((left, 0, right, band.dark.height))
+    low = darkest(dark)
+    depth = 255 - low
+    at = dark.tobytes().index(bytes([low]))
+    x, y = left + at % dark.width, at // dark.width
+    pixel = band.rgb.getpixel((x, y))
+    assert isinstance(pixel, tuple)
+    towards = [p - q for p, q in zip(pixel, band.paper, strict=True)]
+    length = max(1.0, sum(v * v for v in towards) ** 0.5)
+    return tuple(round(COLOUR_STEPS * v / length) for v in towards), depth
+
+
+# Steps a colour's direction is told in, per channel: words of colours this
+# far apart have each their own full ink.
+COLOUR_STEPS = 8
+# The cells around a cell, as (rows below, columns right).
+_AROUND = [(r, c) for r in (-1, 0, 1) for c in (-1, 0, 1) if (r, c) != (0, 0)]
 
 
 def _lines(

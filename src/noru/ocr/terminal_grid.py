@@ -32,6 +32,7 @@ __all__ = [
     "INK",
     "Cells",
     "background",
+    "darkest",
     "find_cells",
     "ink",
     "ink_of",
@@ -90,7 +91,7 @@ def lighter_than(level: int) -> list[int]:
     return [255 if v > level else 0 for v in range(256)]
 
 
-def _darkest(dark: Image.Image) -> int:
+def darkest(dark: Image.Image) -> int:
     """The darkest value of an "L" image (255: no ink at all)."""
     extrema: Sequence[float] = dark.getextrema()  # type: ignore[assignment]  # "L": (low, high)
     return int(extrema[0])
@@ -258,7 +259,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     columns = (right + 1 - x) // width
     rows = (dark.height - y) // height
     inked_rows = sum(
-        _darkest(dark.crop((x, y + r * height, x + columns * width, y + (r + 1) * height)))
+        darkest(dark.crop((x, y + r * height, x + columns * width, y + (r + 1) * height)))
         < 255 - INK
         for r in range(rows)
     )
@@ -270,11 +271,18 @@ def find_cells(dark: Image.Image) -> Cells | None:
 # A row's glyphs as kept: their characters (joined by a separator no glyph
 
 
-def row_ink(rgb: Image.Image, band: Rect, inked: Image.Image, *, sub_pixel: bool) -> Image.Image:
-    """A row band as ink on white: as the region's ``inked`` (``ink`` of
-    ``rgb`` from the region's background) shows it, or measured from the
-    row's own background where the row is mostly another colour (a status
-    line, a selection)."""
+def row_ink(
+    rgb: Image.Image,
+    band: Rect,
+    inked: Image.Image,
+    *,
+    sub_pixel: bool,
+    paper: tuple[int, int, int],
+) -> tuple[Image.Image, tuple[int, int, int]]:
+    """A row band as ink on white, and the colour it is measured from: as the
+    region's ``inked`` (``ink`` of ``rgb`` from the region's ``paper``)
+    shows it, or from the row's own background where the row is mostly
+    another colour (a status line, a selection)."""
     from PIL import Image
 
     x, y, w, h = band
@@ -282,9 +290,10 @@ def row_ink(rgb: Image.Image, band: Rect, inked: Image.Image, *, sub_pixel: bool
     plain = dark.point(lighter_than(255 - PAPER))
     share = plain.resize((1, 1), Image.Resampling.BOX).tobytes()[0]
     if share >= BACKGROUND_ROW * 255:
-        return dark
+        return dark, paper
     piece = rgb.crop((x, y, x + w, y + h))
-    return ink(piece, background(piece), sub_pixel=sub_pixel)
+    own = background(piece)
+    return ink(piece, own, sub_pixel=sub_pixel), own
 
 
 def _runs(dark: Image.Image) -> list[tuple[int, int]]:

@@ -4,8 +4,9 @@ image made to agree across its copies (``noru.ocr.terminal`` reads the rows).
 A terminal draws one character as one image, wherever it is: so what the
 engine read in most copies of an image is what every copy is, a misread
 copy outvoted, an unread one filled in. Some cells need no reading at all
-(``bar``: ``_`` and ``-`` by their shape), and some readings need the grid
-to be right (``Case``: ``O`` and ``o`` by where their ink starts).
+(``bar``: ``_`` and ``-`` by their shape). Case is left as read: told by
+where a letter's ink starts, it turned letters the engine had right; the
+glyphs of the font on screen tell it (``noru.ocr.glyphs``).
 
 Pure Pillow, and pure Python over cell images as bytes: a cell image is its
 pixels of ink (``terminal_grid.ink``), one byte a pixel, column by column
@@ -19,12 +20,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from noru.ocr.terminal_grid import INK, Cells, darker_than
+from noru.ocr.terminal_grid import INK, Cells, darker_than, darkest
 
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Case", "Votes", "bar", "edge", "inked_columns"]
+__all__ = ["Votes", "bar", "edge", "inked_columns"]
 
 # A cell image is read as one character when this many of its copies were
 # read and this share of them as that character.
@@ -34,12 +35,9 @@ MIN_CORE_SHARE = 0.75
 # A cell image is the character of an agreed one it is drawn like, in another
 # colour, when they differ by at most this share of its ink.
 LIKE = 0.05
-# Letters whose capital is the small letter drawn taller; letters that start
-# on the x-height line, and capitals on the cap line, with no such twin.
-TWINS = "cosuvwxz"
-SMALL = "aemnr"
-CAPITALS = "ABDEFHKLMNRT"
-# The least darkness that starts a letter: the faint top of a round one (``o``).
+# A cell holds a glyph when it has ink this share of its band's deepest.
+CELL_INK = 0.2
+# The least darkness that is ink in a cell.
 FAINT = 24
 
 
@@ -190,54 +188,6 @@ def _consensus(counter: Counter[str] | None, share: float) -> str | None:
     return char if total >= MIN_VOTES and count >= share * total else None
 
 
-def _top(key: bytes, width: int) -> int | None:
-    """The first pixel row of a cell image that holds ink, however faint,
-    inside its first and last column (its neighbours' edges aside), or None."""
-    height, side = len(key) // width, edge(width)
-    core = key[side * height : (width - side) * height]
-    for row in range(height):
-        if min(core[row::height]) < 255 - FAINT:
-            return row
-    return None
-
-
-class Case:
-    """Capitals told from small letters of the same shape (``O`` and ``o``,
-    ``S`` and ``s``) by where their ink starts: the engine reads them by
-    shape, and a capital among capitals (``INFO``, ``CrashLoopBackOff``)
-    comes out small as often as not. On a grid every letter starts on its
-    font's cap line or its x-height line, both seen in the same region's
-    letters that have no such twin."""
-
-    def __init__(self, votes: Votes, width: int) -> None:
-        small: Counter[int] = Counter()
-        capital: Counter[int] = Counter()
-        # Each cell image as it was read most often, by every copy read: a
-        # small screen has few copies of its capitals, and a misread one is
-        # outvoted by where the others start.
-        for key, counter in votes.exact.items():
-            char = votes.agreed(key) or counter.most_common(1)[0][0]
-            if char not in SMALL and char not in CAPITALS:
-                continue
-            top = _top(key, width)
-            if top is not None:
-                (small if char in SMALL else capital)[top] += counter.total()
-        self.width = width
-        self.line: float | None = None
-        if small.total() >= MIN_VOTES and capital.total() >= MIN_VOTES:
-            x_height, cap = small.most_common(1)[0][0], capital.most_common(1)[0][0]
-            if x_height - cap >= 2:
-                self.line = (x_height + cap) / 2
-
-    def __call__(self, char: str, key: bytes) -> str:
-        if self.line is None or char.lower() not in TWINS:
-            return char
-        top = _top(key, self.width)
-        if top is None:
-            return char
-        return char.upper() if top < self.line else char.lower()
-
-
 def bar(key: bytes, cells: Cells) -> str | None:
     """What a cell whose only ink is one thin bar across it is: along its
     bottom ``_``, which the engine leaves out of a word as often as not
@@ -275,10 +225,12 @@ def inked_columns(band: Image.Image, cells: Cells) -> list[int]:
     """The columns of a row band whose cells hold ink inside their first and
     last column of pixels: where only an edge is inked, it is the
     anti-aliased edge of the glyph beside it (a ``W`` bleeding into the
-    next cell), and the cell holds no glyph."""
+    next cell), and the cell holds no glyph. Ink is a share of the band's
+    deepest (``CELL_INK``): a thin ``|`` of a light face never reaches much."""
     from PIL import Image
 
-    inked = band.point(darker_than(255 - INK))
+    level = max(FAINT, round(CELL_INK * (255 - darkest(band))))
+    inked = band.point(darker_than(255 - level))
     profile = inked.resize((band.width, 1), Image.Resampling.BOX).tobytes()
     w, side = cells.width, edge(cells.width)
     return [
