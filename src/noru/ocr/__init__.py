@@ -107,12 +107,15 @@ def get_engine(name: str = DEFAULT_ENGINE, *, tessdata: Path | None = None) -> E
 
 def warm(engine: Engine) -> None:
     """Make ``engine`` ready for its first real reading: what it loads on first
-    use (its models' first pass, the bitmap fonts the glyph reader looks up)."""
+    use (its models' first pass, the bitmap fonts the glyph reader looks up,
+    the installed monospace faces a terminal's font is found among)."""
     from PIL import Image, ImageDraw
 
+    from noru.ocr import glyphs
     from noru.ocr.cells import fonts
 
     fonts()
+    glyphs.warm()
     image = Image.new("RGB", (360, 60), "white")
     ImageDraw.Draw(image).text((12, 20), "warm up the engine 0123", fill="black")
     engine.recognise(image)

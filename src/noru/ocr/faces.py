@@ -44,6 +44,9 @@ _MOST_ALIKE = 0.6
 BOLD = 200
 REGULAR = 80
 FC_LIST_TIMEOUT = 10.0
+# Drawings kept: finding a font draws a few dozen characters of a few
+# hundred faces and sizes once; a grid's font is drawn whole.
+DRAWINGS_KEPT = 256
 _DRAWING = threading.Lock()
 
 
@@ -164,7 +167,7 @@ def _ft_face(face: Face) -> Any:
 @dataclass(frozen=True)
 class Drawn:
     """Glyphs of one face at one size and hinting: each character's coverage
-    (0-1, rows top down), and where its top left pixel lies from the pen
+    (0-255, rows top down), and where its top left pixel lies from the pen
     (``left`` pixels right of it, ``top`` pixels above the baseline); the
     face's advance, in pixels."""
 
@@ -173,12 +176,12 @@ class Drawn:
     hinting: str
     advance: float
     chars: tuple[str, ...]
-    bitmaps: tuple[npt.NDArray[np.float32], ...]
+    bitmaps: tuple[npt.NDArray[np.uint8], ...]
     lefts: tuple[int, ...]
     tops: tuple[int, ...]
 
 
-@functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=DRAWINGS_KEPT)
 def draw(
     face: Face, size: float, hinting: str, chars: tuple[str, ...], shift: float = 0.0
 ) -> Drawn | None:
@@ -208,7 +211,7 @@ def _draw(
     }[hinting] | freetype.FT_LOAD_RENDER
     kept: list[str] = []
     advance = 0.0
-    bitmaps: list[npt.NDArray[np.float32]] = []
+    bitmaps: list[npt.NDArray[np.uint8]] = []
     lefts: list[int] = []
     tops: list[int] = []
     try:
@@ -233,19 +236,19 @@ def _draw(
     )
 
 
-def _coverage(bitmap: Any) -> npt.NDArray[np.float32]:
-    """A FreeType bitmap as coverage 0-1: grey levels, or the bits of a
+def _coverage(bitmap: Any) -> npt.NDArray[np.uint8]:
+    """A FreeType bitmap as coverage 0-255: grey levels, or the bits of a
     monochrome one (an embedded bitmap strike, or mono hinting)."""
     import freetype
     import numpy as np
 
     rows, width, pitch = bitmap.rows, bitmap.width, bitmap.pitch
     if rows == 0 or width == 0:
-        return np.zeros((0, 0), np.float32)
+        return np.zeros((0, 0), np.uint8)
     raw = np.frombuffer(
         ctypes.string_at(bitmap._FT_Bitmap.buffer, rows * abs(pitch)), dtype=np.uint8
     ).reshape(rows, abs(pitch))
     if bitmap.pixel_mode == freetype.FT_PIXEL_MODE_MONO:
-        bits = np.unpackbits(raw, axis=1)[:, :width]
-        return bits.astype(np.float32)
-    return raw[:, :width].astype(np.float32) / 255.0
+        bits: npt.NDArray[np.uint8] = np.unpackbits(raw, axis=1)[:, :width] * np.uint8(255)
+        return bits
+    return raw[:, :width].copy()

@@ -26,6 +26,7 @@ images, each compared with a few hundred glyphs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
     Array = npt.NDArray[np.float32]
 
-__all__ = ["CHARSET", "Decision", "Font", "Fonts", "Shapes", "identify"]
+__all__ = ["CHARSET", "Decision", "Font", "Fonts", "Shapes", "identify", "warm"]
 
 # What a terminal's cell may hold, as far as a glyph says it: printable
 # ASCII, Latin-1's letters and signs, and the typography, arrows, marks and
@@ -93,8 +94,9 @@ RATIO = 3.0
 # What a character outside ASCII adds to its distance: a terminal shows ASCII
 # far more often, and a few look alike (``0`` and ``Ø`` in a slashed-zero face).
 RARE = 0.015
-# Fonts kept by the grids they fit (``Fonts``).
-KEPT_FONTS = 16
+# Fonts kept by the grids they fit (``Fonts``), each with its glyphs drawn
+# (about half a MB).
+KEPT_FONTS = 4
 
 
 @dataclass(frozen=True)
@@ -233,15 +235,23 @@ def _samples(cells: Sequence[Array], claims: Sequence[str]) -> _Samples | None:
     )
 
 
+def warm() -> None:
+    """Load what finding a font needs first: the installed faces and their
+    heights (a few hundred ms, once a process)."""
+    for face in monospace_faces():
+        _metrics(face)
+
+
 @dataclass(frozen=True)
 class _Metrics:
     cap: float  # cap height, in ems
     small: float  # x-height, in ems
 
 
+@functools.lru_cache(maxsize=512)
 def _metrics(face: Face) -> _Metrics | None:
     """A face's cap height and x-height, from its glyphs drawn large."""
-    drawn = draw(face, 200.0, "none", ("H", "x"))
+    drawn = draw(face, 100.0, "none", ("H", "x"))
     if drawn is None or drawn.chars != ("H", "x"):
         return None
     return _Metrics(_height(drawn, 0), _height(drawn, 1))
@@ -305,7 +315,7 @@ class _Canvas:
         canvas = np.zeros((len(drawn.chars), bottom - top, right - left), np.float32)
         for i, bitmap in enumerate(drawn.bitmaps):
             y, x = self.pen[0] - drawn.tops[i], self.pen[1] + drawn.lefts[i]
-            canvas[i, y : y + bitmap.shape[0], x : x + bitmap.shape[1]] = bitmap
+            canvas[i, y : y + bitmap.shape[0], x : x + bitmap.shape[1]] = bitmap / 255.0
         self.canvas = canvas
         mass = canvas.sum(axis=(1, 2))
         rows, columns = np.indices(canvas.shape[1:])

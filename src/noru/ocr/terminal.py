@@ -27,6 +27,7 @@ the engine is behind ``RowReader``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from array import array
@@ -36,13 +37,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect, clip
-from noru.ocr import glyphs
+from noru.ocr import terminal_glyphs
 from noru.ocr.base import OcrLine, is_border, is_rule
 from noru.ocr.glyphs import Decision, Fonts
+from noru.ocr.terminal_glyphs import runs_of
 from noru.ocr.terminal_grid import (
     Cells,
     background,
-    darkest,
     find_cells,
     ink,
     ink_of,
@@ -60,6 +61,10 @@ __all__ = ["ROWS", "Glyph", "Read", "Rows", "background", "find_cells", "ink", "
 # shown in fewer than this many parts read before it; the rest are known by
 # their copies.
 NEEDED = 3
+# Parts read at a time until the engine has read this many cell images as
+# characters a font is found by (``noru.ocr.glyphs``).
+SAMPLE_PARTS = 4
+SAMPLE_CLAIMS = 40
 # A row is read in parts of at least this many cells, where it has them.
 CONTEXT = 24
 # Rows kept by their pixels: a few screens of terminals.
@@ -182,7 +187,7 @@ def _parts(columns: Sequence[int]) -> list[list[int]]:
     small letter beside it to tell ``O`` from ``o``. The parts depend on the
     row's own ink alone, so a row is cut the same wherever it is on screen."""
     parts: list[list[int]] = []
-    for word in _runs_of(columns):
+    for word in runs_of(columns):
         if parts and parts[-1][-1] - parts[-1][0] + 1 < CONTEXT:
             parts[-1].extend(word)
         else:
@@ -210,6 +215,19 @@ class _Band:
 _Part = tuple[int, int]
 
 
+def _order(bands: Sequence[_Band]) -> list[_Part]:
+    """Every part of the grid, in an order set by each part's own pixels (not
+    its place: a screen that scrolled orders its parts as before)."""
+    return [
+        (i, p)
+        for _, i, p in sorted(
+            (hashlib.blake2b(b"".join(band.keys[c] for c in part), digest_size=8).digest(), i, p)
+            for i, band in enumerate(bands)
+            for p, part in enumerate(band.parts)
+        )
+    ]
+
+
 def _to_read(bands: Sequence[_Band], votes: Votes) -> set[_Part]:
     """The parts to read first: for each cell image (by its core), the first
     ``NEEDED`` parts that show it, in an order set by each part's own pixels;
@@ -220,14 +238,9 @@ def _to_read(bands: Sequence[_Band], votes: Votes) -> set[_Part]:
     that scrolled, or one line changed, chooses the parts it chose before,
     but where a part that went away or came in was among a cell image's
     first: the parts it reads are those it read then, kept, and a few more."""
-    order = sorted(
-        (hashlib.blake2b(b"".join(band.keys[c] for c in part), digest_size=8).digest(), i, p)
-        for i, band in enumerate(bands)
-        for p, part in enumerate(band.parts)
-    )
     seen: Counter[bytes] = Counter()
     chosen: set[_Part] = set()
-    for _, i, p in order:
+    for i, p in _order(bands):
         keys = bands[i].keys
         cores = {votes.core(keys[c]) for c in bands[i].parts[p]}
         if any(seen[k] < NEEDED for k in cores):
@@ -258,7 +271,7 @@ def _read_segments(
     for (i, first, last), left, read in zip(segments, lefts, read_rows(crops), strict=True):
         band = bands[i]
         shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in read]
-        words = _runs_of([c for c in sorted(band.keys) if first <= c <= last])
+        words = runs_of([c for c in sorted(band.keys) if first <= c <= last])
         for column, glyph in _place(shifted, cells, words).items():
             if not first <= column <= last or column not in band.keys:
                 continue
@@ -275,13 +288,16 @@ def _read_parts(
     votes: Votes,
     known: Callable[[bytes], str | None],
     read_rows: Callable[[list[Image.Image]], list[tuple[Glyph, ...]]],
+    *,
+    done: set[_Part] = frozenset(),  # type: ignore[assignment]
 ) -> None:
     """Read the parts ``todo`` names; then, round after round, the parts not
     read whose cells are not all ``known`` yet; last, each word still with a
     cell that nothing was read in nor is known, on its own: the engine
     leaves a lone letter out of a line of wide gaps (``top``'s state column,
     ``S`` between two numbers), and reads it alone."""
-    unread = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
+    unread = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))} - done
+    todo = todo - done
     while todo:
         unread -= todo
         segments = sorted((i, bands[i].parts[p][0], bands[i].parts[p][-1]) for i, p in todo)
@@ -300,22 +316,11 @@ def _read_parts(
     lone = [
         (i, word[0], word[-1])
         for i, band in enumerate(bands)
-        for word in _runs_of(sorted(band.keys))
+        for word in runs_of(sorted(band.keys))
         if any(c not in band.placed and known(band.keys[c]) is None for c in word)
     ]
     if lone:
         _read_segments(bands, lone, cells, votes, read_rows, into_empty=True)
-
-
-def _runs_of(columns: Sequence[int]) -> list[list[int]]:
-    """Sorted columns as runs of neighbours: a row's words."""
-    runs: list[list[int]] = []
-    for column in columns:
-        if runs and column == runs[-1][-1] + 1:
-            runs[-1].append(column)
-        else:
-            runs.append([column])
-    return runs
 
 
 def _place(
@@ -453,106 +458,39 @@ def read(
     def known(key: bytes) -> str | None:
         return bars(key) or agreed(key)
 
-    everything = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
-    todo = _to_read(bands, votes) if agree_cells else everything
-    _read_parts(bands, todo, cells, votes, known, lambda crops: rows.read(crops, how, reader))
-    drawn = _by_glyphs(bands, cells, votes, fonts) if fonts is not None else {}
+    read_rows = functools.partial(rows.read, how=how, reader=reader)
+    done: set[_Part] = set()
+    drawn: dict[tuple[int, int], Decision] = {}
+    if fonts is not None and agree_cells:
+        # A few parts read first (in the parts' own order), enough for the
+        # font to be found by; then only what its glyphs leave unsure.
+        order = _order(bands)
+        while len(done) < len(order):
+            batch = order[len(done) : len(done) + SAMPLE_PARTS]
+            segments = sorted((i, bands[i].parts[p][0], bands[i].parts[p][-1]) for i, p in batch)
+            _read_segments(bands, segments, cells, votes, read_rows)
+            done.update(batch)
+            if terminal_glyphs.claims(bands, votes) >= SAMPLE_CLAIMS:
+                break
+        drawn = terminal_glyphs.decide(bands, cells, votes, fonts)
+    sure = {bands[i].keys[c] for (i, c), decision in drawn.items() if decision.sure}
+
+    def settled(key: bytes) -> str | None:
+        return "" if key in sure else known(key)
+
+    if drawn:
+        todo = {
+            (i, p)
+            for i, band in enumerate(bands)
+            for p, part in enumerate(band.parts)
+            if any(not (d := drawn.get((i, c))) or not d.sure for c in part)
+        }
+    elif agree_cells:
+        todo = _to_read(bands, votes)
+    else:
+        todo = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
+    _read_parts(bands, todo, cells, votes, settled, read_rows, done=done)
     return Read(_lines(bands, cells, votes, bars, agreed, drawn, (ox, oy)), rest)
-
-
-# A cell's ink, scaled to its word's deepest: the key of its image, and the
-# word's depth (0-255) it is scaled by.
-_Scaled = tuple[bytes, int]
-
-
-def _by_glyphs(
-    bands: Sequence[_Band], cells: Cells, votes: Votes, fonts: Fonts
-) -> dict[tuple[int, int], Decision]:
-    """Each inked cell's nearest glyph in the grid's font (by band index and
-    column), when an installed font fits what the engine read; else none.
-
-    A cell's ink is scaled to the deepest ink of its colour on the grid: the
-    glyphs of one colour have one full depth, and a thin glyph that never
-    reaches it (``|``, ``.``, ``'``) keeps its faintness."""
-    import numpy as np
-
-    scaled: dict[tuple[int, int], _Scaled] = {}
-    words: list[tuple[int, list[int], tuple[int, ...], int]] = []
-    for i, band in enumerate(bands):
-        for word in _runs_of(sorted(band.keys)):
-            words.append((i, word, *_colour(band, word, cells)))
-    # Words of one colour share its full ink: the deepest any of them shows.
-    full: dict[tuple[int, ...], int] = {}
-    for _, _, colour, depth in words:
-        full[colour] = max(full.get(colour, 0), depth)
-    for i, word, colour, _ in words:
-        for column in word:
-            scaled[i, column] = (bands[i].keys[column], max(1, full[colour]))
-    unique = sorted(set(scaled.values()))
-    arrays = [
-        np.clip(glyphs.coverage(key, cells.width, cells.height) * (255.0 / depth), 0.0, 1.0)
-        for key, depth in unique
-    ]
-    claims = []
-    for key, _ in unique:
-        read = votes.exact.get(key)
-        claims.append(votes.agreed(key) or (read.most_common(1)[0][0] if read else ""))
-    font = glyphs.identify(
-        arrays, claims, width=cells.width, height=cells.height, known=fonts.recent()
-    )
-    if font is None:
-        return {}
-    fonts.keep(font)
-    shapes = fonts.shapes(font)
-    decisions = dict(zip(unique, shapes.decide(arrays), strict=True))
-    found = {
-        where: decision
-        for where, item in scaled.items()
-        if (decision := decisions[item]) is not None
-    }
-    # A cell left unsure may hold a neighbour's ink (a ``|`` taller than its
-    # row, an ``m`` wider than its cell): decided again without it.
-    array_of = dict(zip(unique, arrays, strict=True))
-    band_of = {band.row: i for i, band in enumerate(bands)}
-    for (i, column), decision in list(found.items()):
-        if decision.sure:
-            continue
-        cell = array_of[scaled[i, column]].copy()
-        for rows, columns in _AROUND:
-            j = band_of.get(bands[i].row + rows)
-            beside = found.get((j, column + columns)) if j is not None else None
-            if beside is not None and beside.sure:
-                ink = shapes.bleed(beside.glyph, rows, columns)
-                if ink is not None:
-                    cell -= ink
-        (again,) = shapes.decide([np.clip(cell, 0.0, 1.0)])
-        if again is not None and again.sure:
-            found[i, column] = again
-    return found
-
-
-def _colour(band: _Band, word: Sequence[int], cells: Cells) -> tuple[tuple[int, ...], int]:
-    """A word's colour, as the direction from the paper to its deepest pixel
-    (coarsely: a colour's anti-aliased edges point the same way), and that
-    pixel's depth of ink (0-255)."""
-    left, right = word[0] * cells.width, (word[-1] + 1) * cells.width
-    dark = band.dark.crop((left, 0, right, band.dark.height))
-    low = darkest(dark)
-    depth = 255 - low
-    at = dark.tobytes().index(bytes([low]))
-    x, y = left + at % dark.width, at // dark.width
-    pixel = band.rgb.getpixel((x, y))
-    assert isinstance(pixel, tuple)
-    towards = [p - q for p, q in zip(pixel, band.paper, strict=True)]
-    length = max(1.0, sum(v * v for v in towards) ** 0.5)
-    return tuple(round(COLOUR_STEPS * v / length) for v in towards), depth
-
-
-# Steps a colour's direction is told in, per channel: words of colours this
-# far apart have each their own full ink.
-COLOUR_STEPS = 8
-# The cells around a cell, as (rows below, columns right).
-_AROUND = [(r, c) for r in (-1, 0, 1) for c in (-1, 0, 1) if (r, c) != (0, 0)]
 
 
 def _lines(

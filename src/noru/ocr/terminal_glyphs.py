@@ -1,0 +1,153 @@
+"""A terminal grid's cells told by the glyphs of its font (``noru.ocr.glyphs``),
+for ``noru.ocr.terminal``, which reads the rows.
+
+``decide`` finds the font from what the engine read in a few parts of the
+grid (``claims``), then gives each inked cell its nearest glyph. A cell's
+ink is scaled to the deepest ink of its colour on the grid: the glyphs of
+one colour have one full depth, and a thin glyph that never reaches it
+(``|``, ``.``, ``'``) keeps its faintness. A cell left unsure is decided
+again with what the sure glyphs around it leave in it taken off (a ``|``
+taller than its row, an ``m`` wider than a tight cell).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from noru.ocr import glyphs
+from noru.ocr.glyphs import Decision, Fonts
+from noru.ocr.terminal_grid import Cells, darkest
+from noru.ocr.terminal_votes import Votes
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["Band", "claimed", "decide", "runs_of"]
+
+# Steps a colour's direction is told in, per channel: words of colours this
+# far apart have each their own full ink.
+COLOUR_STEPS = 8
+# The cells around a cell, as (rows below, columns right).
+_AROUND = [(r, c) for r in (-1, 0, 1) for c in (-1, 0, 1) if (r, c) != (0, 0)]
+
+
+class Band(Protocol):
+    """What ``decide`` needs of one inked row of the grid."""
+
+    row: int
+    dark: Image.Image  # its ink, dark on white
+    keys: dict[int, bytes]  # its inked cells' images by column
+    rgb: Image.Image  # its pixels as they are
+    paper: tuple[int, int, int]  # the colour its ink is measured from
+
+
+# A cell's ink scaled to its colour's full depth: its image, and the depth
+# (0-255) it is scaled by.
+_Scaled = tuple[bytes, int]
+
+
+def runs_of(columns: Sequence[int]) -> list[list[int]]:
+    """Sorted columns as runs of neighbours: a row's words."""
+    runs: list[list[int]] = []
+    for column in columns:
+        if runs and column == runs[-1][-1] + 1:
+            runs[-1].append(column)
+        else:
+            runs.append([column])
+    return runs
+
+
+def claimed(votes: Votes, key: bytes) -> str:
+    """What the engine read a cell image as: what its copies agree on, else
+    what it was read as most often ("" when never read)."""
+    read = votes.exact.get(key)
+    return votes.agreed(key) or (read.most_common(1)[0][0] if read else "")
+
+
+def claims(bands: Sequence[Band], votes: Votes) -> int:
+    """How many of the grid's cell images the engine read as a character a
+    font is found by (``glyphs.SAMPLED``)."""
+    keys = {key for band in bands for key in band.keys.values()}
+    return sum(claimed(votes, key) in glyphs.SAMPLED for key in keys)
+
+
+def decide(
+    bands: Sequence[Band], cells: Cells, votes: Votes, fonts: Fonts
+) -> dict[tuple[int, int], Decision]:
+    """Each inked cell's nearest glyph in the grid's font, by (band index,
+    column), when an installed font fits what the engine read; else none."""
+    import numpy as np
+
+    scaled = _scaled(bands, cells)
+    unique = sorted(set(scaled.values()))
+    arrays = [
+        np.clip(glyphs.coverage(key, cells.width, cells.height) * (255.0 / depth), 0.0, 1.0)
+        for key, depth in unique
+    ]
+    font = glyphs.identify(
+        arrays,
+        [claimed(votes, key) for key, _ in unique],
+        width=cells.width,
+        height=cells.height,
+        known=fonts.recent(),
+    )
+    if font is None:
+        return {}
+    fonts.keep(font)
+    shapes = fonts.shapes(font)
+    decisions = dict(zip(unique, shapes.decide(arrays), strict=True))
+    found = {
+        where: decision
+        for where, item in scaled.items()
+        if (decision := decisions[item]) is not None
+    }
+    array_of = dict(zip(unique, arrays, strict=True))
+    band_of = {band.row: i for i, band in enumerate(bands)}
+    for (i, column), decision in list(found.items()):
+        if decision.sure:
+            continue
+        cell = array_of[scaled[i, column]].copy()
+        for rows, columns in _AROUND:
+            j = band_of.get(bands[i].row + rows)
+            beside = found.get((j, column + columns)) if j is not None else None
+            if beside is not None and beside.sure:
+                ink = shapes.bleed(beside.glyph, rows, columns)
+                if ink is not None:
+                    cell -= ink
+        (again,) = shapes.decide([np.clip(cell, 0.0, 1.0)])
+        if again is not None and again.sure:
+            found[i, column] = again
+    return found
+
+
+def _scaled(bands: Sequence[Band], cells: Cells) -> dict[tuple[int, int], _Scaled]:
+    """Each inked cell's image and the full depth of its colour's ink."""
+    words: list[tuple[int, list[int], tuple[int, ...], int]] = []
+    for i, band in enumerate(bands):
+        for word in runs_of(sorted(band.keys)):
+            words.append((i, word, *_colour(band, word, cells)))
+    # Words of one colour share its full ink: the deepest any of them shows.
+    full: dict[tuple[int, ...], int] = {}
+    for _, _, colour, depth in words:
+        full[colour] = max(full.get(colour, 0), depth)
+    scaled: dict[tuple[int, int], _Scaled] = {}
+    for i, word, colour, _ in words:
+        for column in word:
+            scaled[i, column] = (bands[i].keys[column], max(1, full[colour]))
+    return scaled
+
+
+def _colour(band: Band, word: Sequence[int], cells: Cells) -> tuple[tuple[int, ...], int]:
+    """A word's colour, as the direction from the paper to its deepest pixel
+    (coarsely: a colour's anti-aliased edges point the same way), and that
+    pixel's depth of ink (0-255)."""
+    left, right = word[0] * cells.width, (word[-1] + 1) * cells.width
+    dark = band.dark.crop((left, 0, right, band.dark.height))
+    low = darkest(dark)
+    at = dark.tobytes().index(bytes([low]))
+    pixel = band.rgb.getpixel((left + at % dark.width, at // dark.width))
+    assert isinstance(pixel, tuple)
+    towards = [p - q for p, q in zip(pixel, band.paper, strict=True)]
+    length = max(1.0, sum(v * v for v in towards) ** 0.5)
+    return tuple(round(COLOUR_STEPS * v / length) for v in towards), 255 - low
