@@ -49,6 +49,7 @@ from noru.ocr.terminal_grid import (
     ink_of,
     row_ink,
     span,
+    without_blocks,
 )
 from noru.ocr.terminal_votes import Votes, bar, inked_columns
 
@@ -425,7 +426,8 @@ def read(
         return None
     top, bottom, cells = found
     rgb = rgb.crop((0, top, rgb.width, bottom))
-    inked = whole.crop((0, top, whole.width, bottom))
+    # The cursor is no character: its cells are spaces.
+    inked = without_blocks(whole.crop((0, top, whole.width, bottom)), cells)
     ox, oy = origin[0], origin[1] + top
     rest = [
         (origin[0], origin[1] + y, whole.width, h)

@@ -39,6 +39,7 @@ __all__ = [
     "is_sub_pixel",
     "row_ink",
     "span",
+    "without_blocks",
 ]
 
 # Darkness (0-255, of the distance from the background) that counts as ink
@@ -239,22 +240,36 @@ class Cells:
 
 def find_cells(dark: Image.Image) -> Cells | None:
     """The monospace cell grid of ``dark`` (``ink``'s image), or None."""
-    rows_profile = _profile(dark, rows=True)
+    from PIL import ImageDraw
+
+    columns_profile = list(_profile(dark, rows=False))
+    # Bars (a scrollbar, an edge) ink every pixel row: they are no cells, and
+    # no part of the rows' profile either (a scrollbar beside a few lines of
+    # text would fill every row's gap).
+    bars = [value >= BAR * 255 for value in columns_profile]
+    text = [0 if bar else value for value, bar in zip(columns_profile, bars, strict=True)]
+    plain = dark
+    if any(bars):
+        plain = dark.copy()
+        drawing = ImageDraw.Draw(plain)
+        for column, bar in enumerate(bars):
+            if bar:
+                drawing.line((column, 0, column, dark.height - 1), fill=255)
+    rows_profile = _profile(plain, rows=True)
     found = _pitch(rows_profile, ROW_PITCH[0], min(ROW_PITCH[1], dark.height // 2), ROW_GAP)
     if found is None:
         return None
     height, y = found
-    columns_profile = list(_profile(dark, rows=False))
-    # Bars (a scrollbar, an edge) ink every pixel row: they are no cells.
-    bars = [value >= BAR * 255 for value in columns_profile]
-    text = [0 if bar else value for value, bar in zip(columns_profile, bars, strict=True)]
     low = max(ADVANCE[0], int(height * ADVANCE_SHARE[0]))
     high = min(ADVANCE[1], int(height * ADVANCE_SHARE[1]) + 1)
     found = _pitch(text, low, high, COLUMN_GAP)
     if found is None:
         return None
     width, x = found
-    # The grid spans the columns up to the first bar at its right.
+    # The grid starts after the bars at its left (rxvt-unicode's scrollbar)
+    # and spans the columns up to the first bar at its right.
+    while x + width <= len(bars) and any(bars[x : x + width]):
+        x += width
     right = next((i for i in range(len(bars) - 1, x, -1) if not bars[i]), dark.width - 1)
     columns = (right + 1 - x) // width
     rows = (dark.height - y) // height
@@ -269,6 +284,22 @@ def find_cells(dark: Image.Image) -> Cells | None:
 
 
 # A row's glyphs as kept: their characters (joined by a separator no glyph
+
+
+def without_blocks(dark: Image.Image, cells: Cells) -> Image.Image:
+    """``dark`` (``ink``'s image) without its solid blocks of ink: a block
+    cursor, which covers most of a cell (and, where the grid's cells
+    straddle the terminal's rows, a sliver of the cell above). A glyph's
+    strokes are a few pixels thick; a block is ink wherever a window half a
+    cell wide and high fits in it."""
+    from PIL import ImageChops, ImageFilter
+
+    size = max(3, min(cells.width, cells.height) // 2 | 1)
+    solid = dark.point(darker_than(255 - INK)).filter(ImageFilter.MinFilter(size))
+    if not solid.getbbox():
+        return dark
+    block = solid.filter(ImageFilter.MaxFilter(size))
+    return ImageChops.lighter(dark, block)
 
 
 def row_ink(
