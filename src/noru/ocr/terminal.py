@@ -66,6 +66,11 @@ NEEDED = 3
 # characters a font is found by (``noru.ocr.glyphs``).
 SAMPLE_PARTS = 4
 SAMPLE_CLAIMS = 40
+# The chance that a cell is wrong, by how it was decided: by its glyph in the
+# grid's font, by the engine (its copies agreeing, or as read there), or not
+# at all. Measured on the training part of the terminal corpus
+# (bench/ocr_terminals.py calibrate).
+MISSES = {"glyph": 0.0005, "engine": 0.03, "lost": 0.5}
 # A row is read in parts of at least this many cells, where it has them.
 CONTEXT = 24
 # Rows kept by their pixels: a few screens of terminals.
@@ -279,7 +284,7 @@ def _read_segments(
             if into_empty and column in band.placed:
                 continue
             band.placed[column] = glyph
-            votes.add(band.keys[column], glyph.text, glyph.confidence)
+            votes.add(band.keys[column], glyph.text)
 
 
 def _read_parts(
@@ -507,35 +512,33 @@ def _lines(
     """Each band as its line: each inked cell's character by its glyph in the
     grid's font where that is clear (``drawn``), else by its shape
     (``bars``), else as its copies agreed, else as read there; cells
-    between as spaces."""
+    between as spaces.
+
+    A line's confidence is the chance that all its cells are right, each
+    cell's chance by how it was decided (``MISSES``, measured on the
+    training part of the terminal corpus): by its glyph, by the engine, or
+    not at all (an inked cell nothing was read in is a character lost)."""
     # Per cell image (a screen shows each many times): its character where
-    # its shape or its copies decide it, and how sure they are of it.
-    decided: dict[bytes, tuple[str | None, float]] = {}
+    # its shape or its copies decide it.
+    decided: dict[bytes, str | None] = {}
     lines: list[OcrLine] = []
     for index, band in enumerate(bands):
         chars: dict[int, str] = {}
-        sure: list[float] = []
-        by_glyph = 0
+        how: Counter[str] = Counter()
         for column, key in band.keys.items():
             glyph = drawn.get((index, column))
             if glyph is not None and glyph.sure:
                 chars[column] = glyph.char
-                sure.append(1.0 - glyph.distance)
-                by_glyph += 1
+                how["glyph"] += 1
                 continue
             if key not in decided:
-                agreed_as = agreed(key)
-                shaped = bars(key) or agreed_as
-                decided[key] = (shaped, votes.sureness(key, agreed_as) if agreed_as else 0.0)
-            shaped, sureness = decided[key]
+                decided[key] = bars(key) or agreed(key)
+            shaped = decided[key]
             there = band.placed.get(column)
             char = shaped or (there.text if there is not None else None)
             if char is not None:
                 chars[column] = char
-            if there is not None:
-                sure.append(there.confidence)
-            elif shaped is not None and sureness:
-                sure.append(sureness)
+            how["engine" if char is not None else "lost"] += 1
         if not chars:
             continue
         first, last = min(chars), max(chars)
@@ -543,7 +546,7 @@ def _lines(
         # A border (box drawing) is no text; nor is a rule an engine read in
         # lines drawn across cells. But a row of marks each drawn as its glyph
         # is text: a compiler's ``^~~~~`` under the code it points at.
-        if is_border(text) or (is_rule(text) and by_glyph < len(band.keys)):
+        if is_border(text) or (is_rule(text) and how["glyph"] < len(band.keys)):
             continue
         box = (
             origin[0] + cells.x + first * cells.width,
@@ -552,5 +555,8 @@ def _lines(
             cells.height,
         )
         # Indentation is the grid's too: the line starts at the grid's first column.
-        lines.append(OcrLine(" " * first + text, box, sum(sure) / len(sure) if sure else 0.0))
+        chance = 1.0
+        for way, count in how.items():
+            chance *= (1.0 - MISSES[way]) ** count
+        lines.append(OcrLine(" " * first + text, box, chance))
     return lines

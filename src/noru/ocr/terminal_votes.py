@@ -66,7 +66,6 @@ class Votes:
         self.width = width
         self.exact: dict[bytes, Counter[str]] = {}
         self.cores: dict[bytes, Counter[str]] = {}
-        self.confidence: dict[tuple[bytes, str], float] = {}
         self._core: dict[bytes, bytes] = {}
         self._shape: dict[bytes, _Shape | None] = {}
         self._agreed_shapes: list[tuple[_Shape, str]] | None = None
@@ -82,12 +81,11 @@ class Votes:
             self._core[key] = found
         return found
 
-    def add(self, key: bytes, char: str, confidence: float) -> None:
-        """One copy of ``key`` read as ``char``, with the engine's ``confidence``."""
+    def add(self, key: bytes, char: str) -> None:
+        """One copy of ``key`` read as ``char``."""
         self.exact.setdefault(key, Counter())[char] += 1
         core = self.core(key)
         self.cores.setdefault(core, Counter())[char] += 1
-        self.confidence[core, char] = self.confidence.get((core, char), 0.0) + confidence
         self._agreed_shapes = None
         self._like.clear()
         self._agreed.clear()
@@ -136,12 +134,6 @@ class Votes:
             found = _nearest(shape, self._agreed_shapes)
         self._like[key] = found
         return found
-
-    def sureness(self, key: bytes, char: str) -> float:
-        """The mean confidence of the copies of ``key``'s core read as ``char``."""
-        core = self.core(key)
-        count = self.cores.get(core, Counter())[char]
-        return self.confidence.get((core, char), 0.0) / count if count else 0.0
 
 
 # A cell image's ink scaled so its darkest pixel is full ink (0-255 a pixel),
