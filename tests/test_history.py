@@ -10,7 +10,8 @@ import pytest
 
 from noru import live
 from noru.access import set_control
-from tests.history_data import Seeded, decode, redaction_off, seed
+from noru.store import NewImage, OcrLine, Store
+from tests.history_data import Seeded, decode, png, redaction_off, seed, source
 from tests.socket_peer import OneShotApp
 from tests.wire import MemoryClient
 
@@ -198,6 +199,48 @@ class TestGetCapture:
         assert all(b["type"] == "text" for b in result["content"])
         assert result["structuredContent"]["images"] == []
         assert "-px(text only)" in result["content"][-1]["text"]
+
+    def test_the_text_names_the_lines_the_reader_is_unsure_of_after_it(
+        self, session: MemoryClient, home: Path
+    ) -> None:
+        confidences = [0.999, 0.62, 0.995, 0.4, 0.98, 1.0]
+        with Store.open(home) as store:
+            record = store.add_capture(
+                [NewImage(png(800, 600), 800, 600, source("XTerm", "bash"), "800x600")],
+                origin="user",
+            )
+            store.set_ocr(
+                record.id,
+                engine="tesseract",
+                lines_per_image=[
+                    [
+                        OcrLine(f"line {n}", (0, 20 * n, 200, 18), confidence)
+                        for n, confidence in enumerate(confidences, 1)
+                    ]
+                ],
+            )
+        said = text(session.call("get_capture_text", {"id": record.id})).splitlines()
+        at = said.index("line 6")
+        assert said[at - 5 : at + 2] == [
+            *(f"line {n}" for n in range(1, 7)),
+            "(Noru: the reader is unsure of lines 2, 4-5 above; check them against the image.)",
+        ]
+
+    def test_text_the_reader_is_sure_of_has_no_line_after_it(
+        self, session: MemoryClient, home: Path
+    ) -> None:
+        with Store.open(home) as store:
+            record = store.add_capture(
+                [NewImage(png(800, 600), 800, 600, source("XTerm", "bash"), "800x600")],
+                origin="user",
+            )
+            store.set_ocr(
+                record.id,
+                engine="tesseract",
+                lines_per_image=[[OcrLine("all sure", (0, 0, 200, 18), 0.999)]],
+            )
+        said = text(session.call("get_capture_text", {"id": record.id}))
+        assert "all sure" in said and "unsure" not in said
 
     def test_a_bundle_serves_one_image_and_one_source_per_display(
         self, session: MemoryClient, seeded: Seeded, home: Path

@@ -185,6 +185,7 @@ class TextLayer:
     name: str
     text: str
     detail: str | None = None  # e.g. the engine, version and mean confidence
+    after: str | None = None  # Noru's own line after the text (the lines it is unsure of)
 
 
 @dataclass(frozen=True)
@@ -235,7 +236,7 @@ def capture_blocks(view: CaptureView, *, now: datetime) -> list[str | ServedImag
         intro = _LAYER_INTRO.get(layer.name, f"{layer.name} text:")
         if layer.detail:
             intro = intro.replace(" (", f" ({layer.detail}; ", 1)
-        blocks.append(f"{intro}\n{layer.text}")
+        blocks.append(f"{intro}\n{layer.text}" + (f"\n{layer.after}" if layer.after else ""))
     if view.regions is not None:
         blocks.append(view.regions)
     if view.note is not None:

@@ -93,7 +93,7 @@ def library_version() -> str:
 
 
 class TesseractEngine:
-    name = NAME
+    name: str  # the reader: the engine, and "+glyphs" when it tells terminals' cells by glyphs
     version: str  # of the engine's own library or wheel
 
     def __init__(
@@ -104,6 +104,8 @@ class TesseractEngine:
         except ImportError as exc:
             raise OcrError("tesserocr is not installed: pip install tesserocr") from exc
         self.settings = settings or TesseractSettings()
+        glyphs = self.settings.grids and self.settings.terminal and self.settings.glyphs
+        self.name = f"{NAME}+glyphs" if glyphs else NAME
         self.tessdata = require_tessdata(tessdata)
         self.version = library_version()
         self._lock = threading.Lock()
@@ -152,7 +154,7 @@ class TesseractEngine:
             jobs = self._plan(image, regions)
             results = self._run(jobs)
         lines = tuple(reading_order(jobs, results))
-        return OcrResult(lines, NAME, self.version, mean_confidence(lines))
+        return OcrResult(lines, self.name, self.version, mean_confidence(lines))
 
     def _plan(self, image: Image.Image, regions: Sequence[Rect] | None) -> list[Job]:
         """What to read: the regions (or the whole image), each cut into bands

@@ -41,6 +41,10 @@ __all__ = [
 # Characters per text layer (and note) in one result, so that no capture can
 # flood an agent's context.
 MAX_TEXT = 100_000
+# An OCR line at this confidence or more is served as sure; the reader's
+# confidences are calibrated so that such lines are exact 99 times in 100
+# (docs/protocol.md, docs/performance.md).
+SURE = 0.99
 
 
 @dataclass(frozen=True)
@@ -149,18 +153,43 @@ def _regions_text(view_plan: Plan) -> str:
 def _ocr_layer(view_plan: Plan, notes: list[str], fitted: bool) -> TextLayer:
     record, crop = view_plan.record, view_plan.crop
     if crop:
-        lines = record.images[0].ocr_lines or ()
-        text = "\n".join(line.text for line in lines if intersects(line.box, crop))
+        lines = [line for line in record.images[0].ocr_lines or () if intersects(line.box, crop)]
     else:
-        text = record.ocr_text
+        lines = [line for image in record.images for line in image.ocr_lines or ()]
+    lines = [line for line in lines if line.text]
+    text = "\n".join(line.text for line in lines)
     engine = " ".join(p for p in (record.ocr_engine, record.ocr_version) if p)
     if record.ocr_confidence is not None:
         engine += f", mean confidence {record.ocr_confidence:.2f}"
+    served = _cap(text, "OCR text", notes, fitted=fitted)
+    shown = served.count("\n") + 1 if served else 0
     return TextLayer(
         "ocr",
-        _cap(text, "OCR text", notes, fitted=fitted) or "(no text recognised)",
+        served or "(no text recognised)",
         detail=engine or None,
+        after=unsure_lines([line.confidence for line in lines[:shown]]),
     )
+
+
+def unsure_lines(confidences: Sequence[float]) -> str | None:
+    """The line after the OCR text naming the lines the reader is unsure of
+    (1 is the text's first line): those under ``SURE`` confidence, whose
+    characters may be misread, as runs (``3, 7-9``). None when it is sure of
+    every line."""
+    unsure = [i for i, confidence in enumerate(confidences, 1) if confidence < SURE]
+    if not unsure:
+        return None
+    if len(unsure) == len(confidences):
+        return "(Noru: the reader is unsure of every line above; check them against the image.)"
+    runs: list[list[int]] = []
+    for number in unsure:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    named = ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+    word = "line" if len(unsure) == 1 else "lines"
+    return f"(Noru: the reader is unsure of {word} {named} above; check them against the image.)"
 
 
 def _ocr_lines(view_plan: Plan) -> list[tuple[ImageRecord, OcrLine]]:
