@@ -27,6 +27,7 @@ the engine is behind ``RowReader``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import threading
@@ -433,6 +434,13 @@ def read(
     rgb = rgb.crop((0, top, rgb.width, bottom))
     # The cursor is no character: its cells are spaces.
     inked = without_blocks(whole.crop((0, top, whole.width, bottom)), cells)
+    if cells.y < 0:  # the first row starts above the region: paper there
+        from PIL import ImageOps
+
+        rgb = ImageOps.expand(rgb, (0, -cells.y, 0, 0), fill=paper)
+        inked = ImageOps.expand(inked, (0, -cells.y, 0, 0), fill=255)
+        top += cells.y
+        cells = dataclasses.replace(cells, y=0)
     ox, oy = origin[0], origin[1] + top
     rest = [
         (origin[0], origin[1] + y, whole.width, h)

@@ -65,8 +65,14 @@ ROW_GAP = 0.25
 # A peak of a profile's autocorrelation this share of the tallest is a period
 # it repeats at.
 REPEATS = 0.7
-# Rows of text a region must show to be read as a grid.
+# Rows of text a region must show for its row pitch to be found by repeats;
+# fewer are placed by their baselines, where a good share of a line's ink
+# ends (``_by_baselines``).
 MIN_ROWS = 4
+BODY = 0.35
+# A run of inked pixel rows this share of the tallest, this near another, is
+# part of that line (an underscore below it).
+SLIVER = 0.4
 # A column inked in this share of the region's pixel rows is a bar (a
 # scrollbar, a window edge), not text: it is left out of the grid.
 BAR = 0.9
@@ -239,7 +245,9 @@ class Cells:
 
 
 def find_cells(dark: Image.Image) -> Cells | None:
-    """The monospace cell grid of ``dark`` (``ink``'s image), or None."""
+    """The monospace cell grid of ``dark`` (``ink``'s image), or None. Its
+    first row may start a few pixels above the image (``y`` < 0) when a line
+    of text lies at the image's top edge."""
     from PIL import ImageDraw
 
     columns_profile = list(_profile(dark, rows=False))
@@ -256,7 +264,10 @@ def find_cells(dark: Image.Image) -> Cells | None:
             if bar:
                 drawing.line((column, 0, column, dark.height - 1), fill=255)
     rows_profile = _profile(plain, rows=True)
-    found = _pitch(rows_profile, ROW_PITCH[0], min(ROW_PITCH[1], dark.height // 2), ROW_GAP)
+    # A few lines of text (a command and its one-line error) repeat too few
+    # times for a pitch: their rows are placed by their baselines.
+    few = _by_baselines(rows_profile)
+    found = few or _pitch(rows_profile, ROW_PITCH[0], min(ROW_PITCH[1], dark.height // 2), ROW_GAP)
     if found is None:
         return None
     height, y = found
@@ -278,9 +289,72 @@ def find_cells(dark: Image.Image) -> Cells | None:
         < 255 - INK
         for r in range(rows)
     )
-    if columns < 8 or inked_rows < MIN_ROWS:
+    if columns < 8 or inked_rows < (1 if few else MIN_ROWS):
         return None
     return Cells(x, y, width, height, columns, rows)
+
+
+def _by_baselines(profile: bytes) -> tuple[int, int] | None:
+    """The row pitch and the grid's first row for text of fewer than
+    ``MIN_ROWS`` lines (runs of inked pixel rows), from where their bodies
+    end: each line's baseline, the last pixel row holding a good share of
+    its ink (its descenders hold little). The pitch makes every baseline a
+    whole number of rows from the first; one line's pitch is its own height
+    with a margin. Each row is cut so that its baseline lies as far from its
+    top as every other's: the glyphs of one font sit alike in every cell.
+    None for more lines, or lines that do not fit one pitch."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for y, value in enumerate([*profile, 0]):
+        if value and start is None:
+            start = y
+        elif not value and start is not None:
+            runs.append((start, y))
+            start = None
+    # A sliver of ink apart from a line (an underscore below its baseline, an
+    # accent above it) is part of the nearer line.
+    tallest = max((bottom - top for top, bottom in runs), default=0)
+    for i in sorted(range(len(runs)), key=lambda i: runs[i][1] - runs[i][0]):
+        top, bottom = runs[i]
+        if bottom - top >= SLIVER * tallest or len(runs) == 1 or top < 0:
+            continue
+        gaps = [
+            (other_top - bottom if other_top >= bottom else top - other_bottom, j)
+            for j, (other_top, other_bottom) in enumerate(runs)
+            if j != i and other_top >= 0
+        ]
+        gap, j = min(gaps)
+        if gap <= SLIVER * tallest:
+            runs[j] = (min(top, runs[j][0]), max(bottom, runs[j][1]))
+            runs[i] = (-1, -1)
+    runs = [run for run in runs if run[0] >= 0]
+    if not runs or len(runs) >= MIN_ROWS:
+        return None
+    baselines = []
+    for top, bottom in runs:
+        peak = max(profile[top:bottom])
+        body = [y for y in range(top, bottom) if profile[y] >= BODY * peak]
+        baselines.append(body[-1] + 1)
+    ascent = max(b - top for b, (top, _) in zip(baselines, runs, strict=True))
+    descent = max(bottom - b for b, (_, bottom) in zip(baselines, runs, strict=True))
+    margin = max(1, (ascent + descent) // 8)
+    least = ascent + descent + 2 * margin
+    if len(runs) == 1:
+        pitch = least
+    else:
+        gaps = [b - baselines[0] for b in baselines[1:]]
+        nearest = min(gaps)
+        if nearest < ascent + descent:
+            return None  # lines closer than their own height: not one grid
+        rows = max(1, nearest // (ascent + descent))
+        pitch = round(nearest / rows)
+        if any(abs(gap - round(gap / pitch) * pitch) > 1 for gap in gaps):
+            return None
+    if not ROW_PITCH[0] <= pitch <= ROW_PITCH[1]:
+        return None
+    # The first row may start above the region (a line at its top edge).
+    first = baselines[0] - (pitch - descent - margin)
+    return pitch, first - (first // pitch) * pitch if first >= 0 else first
 
 
 # A row's glyphs as kept: their characters (joined by a separator no glyph
