@@ -92,13 +92,15 @@ def recognise_capture(
         for p, i in zip(pictures, record.images, strict=True)
     )
     per_image = []
+    reader = engine.name
     for position, image in enumerate(record.images):
         picture = pictures[position] if given else _load(history, image)
         # Without window rectangles (an imported screenshot, a capture
         # backend that saw none) the image is read as one window.
         result = engine.recognise(picture, regions=image.windows or None)
         per_image.append(result.lines)
-    return CaptureText(capture_id, engine.name, engine.version, tuple(per_image))
+        reader = result.engine  # the reader's name: the engine and what it reads with
+    return CaptureText(capture_id, reader, engine.version, tuple(per_image))
 
 
 def recognise_and_save(store: Store, capture_id: str, engine: Engine) -> CaptureText:

@@ -488,6 +488,8 @@ def read(
             if terminal_glyphs.claims(bands, votes) >= SAMPLE_CLAIMS:
                 break
         drawn = terminal_glyphs.decide(bands, cells, votes, fonts)
+    if cells.few and not drawn:
+        return None  # a few lines no installed font draws: the engine's layout reads them
     sure = {bands[i].keys[c] for (i, c), decision in drawn.items() if decision.sure}
 
     def settled(key: bytes) -> str | None:

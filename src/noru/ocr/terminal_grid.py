@@ -227,7 +227,10 @@ def _pitch(profile: Sequence[int], low: int, high: int, gap: float) -> tuple[int
 @dataclass(frozen=True)
 class Cells:
     """The grid: cells ``width`` x ``height`` from ``(x, y)``, ``columns`` x
-    ``rows`` of them, in the pixels of the image it was found in."""
+    ``rows`` of them, in the pixels of the image it was found in. ``few``:
+    its rows were placed by the baselines of a few lines, not by their
+    repeats, so that only the font's glyphs fitting its cells say it is a
+    terminal's grid (proportional text folds into cells as well)."""
 
     x: int
     y: int
@@ -235,6 +238,7 @@ class Cells:
     height: int
     columns: int
     rows: int
+    few: bool = False
 
     @property
     def grid(self) -> Grid:
@@ -291,7 +295,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     )
     if columns < 8 or inked_rows < (1 if few else MIN_ROWS):
         return None
-    return Cells(x, y, width, height, columns, rows)
+    return Cells(x, y, width, height, columns, rows, few=few is not None)
 
 
 def _by_baselines(profile: bytes) -> tuple[int, int] | None:
@@ -318,12 +322,12 @@ def _by_baselines(profile: bytes) -> tuple[int, int] | None:
         top, bottom = runs[i]
         if bottom - top >= SLIVER * tallest or len(runs) == 1 or top < 0:
             continue
-        gaps = [
+        apart = [
             (other_top - bottom if other_top >= bottom else top - other_bottom, j)
             for j, (other_top, other_bottom) in enumerate(runs)
             if j != i and other_top >= 0
         ]
-        gap, j = min(gaps)
+        gap, j = min(apart)
         if gap <= SLIVER * tallest:
             runs[j] = (min(top, runs[j][0]), max(bottom, runs[j][1]))
             runs[i] = (-1, -1)

@@ -93,8 +93,11 @@ def library_version() -> str:
 
 
 class TesseractEngine:
-    name: str  # the reader: the engine, and "+glyphs" when it tells terminals' cells by glyphs
+    name = NAME
     version: str  # of the engine's own library or wheel
+    # The reader its results name: the engine, with "+glyphs" when it tells
+    # terminals' cells by their glyphs (ocr.glyphs).
+    reader: str
 
     def __init__(
         self, *, tessdata: Path | None = None, settings: TesseractSettings | None = None
@@ -105,7 +108,7 @@ class TesseractEngine:
             raise OcrError("tesserocr is not installed: pip install tesserocr") from exc
         self.settings = settings or TesseractSettings()
         glyphs = self.settings.grids and self.settings.terminal and self.settings.glyphs
-        self.name = f"{NAME}+glyphs" if glyphs else NAME
+        self.reader = f"{NAME}+glyphs" if glyphs else NAME
         self.tessdata = require_tessdata(tessdata)
         self.version = library_version()
         self._lock = threading.Lock()
@@ -154,7 +157,7 @@ class TesseractEngine:
             jobs = self._plan(image, regions)
             results = self._run(jobs)
         lines = tuple(reading_order(jobs, results))
-        return OcrResult(lines, self.name, self.version, mean_confidence(lines))
+        return OcrResult(lines, self.reader, self.version, mean_confidence(lines))
 
     def _plan(self, image: Image.Image, regions: Sequence[Rect] | None) -> list[Job]:
         """What to read: the regions (or the whole image), each cut into bands
