@@ -47,7 +47,7 @@ FC_LIST_TIMEOUT = 10.0
 # Drawings kept: finding a font draws a few dozen characters of a few
 # hundred faces and sizes once; a grid's font is drawn whole.
 DRAWINGS_KEPT = 256
-_DRAWING = threading.Lock()
+_DRAWING = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,17 @@ class Face:
         return f"{self.family} {self.style}"
 
 
-@functools.cache
 def monospace_faces() -> tuple[Face, ...]:
     """Every upright face fontconfig knows whose letters share one advance (a
     face a terminal can draw its grid with); none when fontconfig or FreeType
-    is not here."""
+    is not here. Listed once a process (the first caller lists them while
+    others wait)."""
+    with _DRAWING:
+        return _monospace_faces()
+
+
+@functools.cache
+def _monospace_faces() -> tuple[Face, ...]:
     program = shutil.which("fc-list")
     if program is None:
         return ()
@@ -117,7 +123,8 @@ def _look(face: Face) -> bytes:
     drawn = draw(face, 24.0, "none", tuple("aAg0Rl"))
     if drawn is None:
         return face.path.encode()
-    strikes = sorted(size.y_ppem for size in _ft_face(face).available_sizes)
+    with _DRAWING:
+        strikes = sorted(size.y_ppem for size in _ft_face(face).available_sizes)
     return repr(strikes).encode() + b"|".join(
         f"{left},{top}".encode() + bitmap.tobytes()
         for left, top, bitmap in zip(drawn.lefts, drawn.tops, drawn.bitmaps, strict=True)
@@ -142,11 +149,12 @@ def _is_monospace(face: Face) -> bool:
     import freetype
 
     advances: Counter[int] = Counter()
-    for char in _PROBE:
-        if ft.get_char_index(char) == 0:
-            return False
-        ft.load_char(char, freetype.FT_LOAD_NO_SCALE)
-        advances[ft.glyph.advance.x] += 1
+    with _DRAWING:  # a FreeType face is one thread's at a time
+        for char in _PROBE:
+            if ft.get_char_index(char) == 0:
+                return False
+            ft.load_char(char, freetype.FT_LOAD_NO_SCALE)
+            advances[ft.glyph.advance.x] += 1
     return advances.most_common(1)[0][1] >= _MOST_ALIKE * len(_PROBE)
 
 
@@ -159,7 +167,8 @@ def _ft_face(face: Face) -> Any:
     except ImportError:
         return None
     try:
-        return freetype.Face(face.path, face.index)
+        with _DRAWING:  # FreeType's library is one thread's at a time
+            return freetype.Face(face.path, face.index)
     except (OSError, freetype.FT_Exception):
         return None
 

@@ -50,7 +50,7 @@ from noru.ocr.terminal_grid import (
     ink_of,
     row_ink,
     span,
-    without_blocks,
+    without_chrome,
 )
 from noru.ocr.terminal_votes import Votes, bar, inked_columns
 
@@ -432,16 +432,19 @@ def read(
         return None
     top, bottom, cells = found
     rgb = rgb.crop((0, top, rgb.width, bottom))
-    # The cursor is no character: its cells are spaces.
-    inked = without_blocks(whole.crop((0, top, whole.width, bottom)), cells)
-    if cells.y < 0:  # the first row starts above the region: paper there
-        from PIL import ImageOps
+    # The cursor and a scrollbar are no characters: their cells are spaces.
+    inked = without_chrome(whole.crop((0, top, whole.width, bottom)), cells)
+    # A row whose cells reach past the region's edge (its first row starting
+    # above it, a band of a bigger region cut close to a line) is cut with
+    # paper beyond the edge: its ink is all there.
+    from PIL import ImageOps
 
-        rgb = ImageOps.expand(rgb, (0, -cells.y, 0, 0), fill=paper)
-        inked = ImageOps.expand(inked, (0, -cells.y, 0, 0), fill=255)
-        top += cells.y
-        cells = dataclasses.replace(cells, y=0)
-    ox, oy = origin[0], origin[1] + top
+    pad = cells.height
+    rgb = ImageOps.expand(rgb, (0, pad, 0, pad), fill=paper)
+    inked = ImageOps.expand(inked, (0, pad, 0, pad), fill=255)
+    first = (cells.y + pad) % cells.height
+    cells = dataclasses.replace(cells, y=first, rows=(rgb.height - first) // cells.height)
+    ox, oy = origin[0], origin[1] + top - pad
     rest = [
         (origin[0], origin[1] + y, whole.width, h)
         for y, h in ((0, top), (bottom, whole.height - bottom))

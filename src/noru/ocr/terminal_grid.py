@@ -39,7 +39,7 @@ __all__ = [
     "is_sub_pixel",
     "row_ink",
     "span",
-    "without_blocks",
+    "without_chrome",
 ]
 
 # Darkness (0-255, of the distance from the background) that counts as ink
@@ -73,6 +73,9 @@ BODY = 0.35
 # A run of inked pixel rows this share of the tallest, this near another, is
 # part of that line (an underscore below it).
 SLIVER = 0.4
+# Ink (0-255) that counts where chrome is looked for: a scrollbar's trough
+# is a shade off the paper, and so is a pane's border.
+CHROME_INK = 24
 # A column inked in this share of the region's pixel rows is a bar (a
 # scrollbar, a window edge), not text: it is left out of the grid.
 BAR = 0.9
@@ -364,20 +367,30 @@ def _by_baselines(profile: bytes) -> tuple[int, int] | None:
 # A row's glyphs as kept: their characters (joined by a separator no glyph
 
 
-def without_blocks(dark: Image.Image, cells: Cells) -> Image.Image:
-    """``dark`` (``ink``'s image) without its solid blocks of ink: a block
-    cursor, which covers most of a cell (and, where the grid's cells
-    straddle the terminal's rows, a sliver of the cell above). A glyph's
-    strokes are a few pixels thick; a block is ink wherever a window half a
-    cell wide and high fits in it."""
-    from PIL import ImageChops, ImageFilter
+def without_chrome(dark: Image.Image, cells: Cells) -> Image.Image:
+    """``dark`` (``ink``'s image) without what a terminal draws that is not
+    text: solid blocks of ink (a block cursor, which covers most of a cell
+    and, where the grid's cells straddle the terminal's rows, a sliver of the
+    cell above; a scrollbar's thumb), and bars down the whole region (a
+    scrollbar's edge, a pane's border). A glyph's strokes are a few pixels
+    thick; a block is ink wherever a window half a cell wide and high fits
+    in it."""
+    from PIL import Image, ImageChops, ImageDraw, ImageFilter
 
+    # Faint ink counts: a scrollbar's trough is a shade off the paper.
+    inked = dark.point(darker_than(255 - CHROME_INK))
     size = max(3, min(cells.width, cells.height) // 2 | 1)
-    solid = dark.point(darker_than(255 - INK)).filter(ImageFilter.MinFilter(size))
-    if not solid.getbbox():
-        return dark
-    block = solid.filter(ImageFilter.MaxFilter(size))
-    return ImageChops.lighter(dark, block)
+    solid = inked.filter(ImageFilter.MinFilter(size))
+    if solid.getbbox():
+        dark = ImageChops.lighter(dark, solid.filter(ImageFilter.MaxFilter(size)))
+    columns = inked.resize((dark.width, 1), Image.Resampling.BOX).tobytes()
+    bars = [column for column, value in enumerate(columns) if value >= BAR * 255]
+    if bars:
+        dark = dark.copy()
+        drawing = ImageDraw.Draw(dark)
+        for column in bars:
+            drawing.line((column, 0, column, dark.height - 1), fill=255)
+    return dark
 
 
 def row_ink(
