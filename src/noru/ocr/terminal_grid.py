@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from noru.geometry import Rect
 from noru.ocr.monospace import Grid, fold
@@ -73,9 +73,11 @@ BODY = 0.35
 # A run of inked pixel rows this share of the tallest, this near another, is
 # part of that line (an underscore below it).
 SLIVER = 0.4
-# Ink (0-255) that counts where chrome is looked for: a scrollbar's trough
-# is a shade off the paper, and so is a pane's border.
+# Ink (0-255) that counts where bars are looked for: a scrollbar's trough is
+# a shade off the paper, and so is a pane's border. A block of ink (a
+# cursor) holds a box of this share of a cell's width and height.
 CHROME_INK = 24
+BLOCK = 0.6
 # A column inked in this share of the region's pixel rows is a bar (a
 # scrollbar, a window edge), not text: it is left out of the grid.
 BAR = 0.9
@@ -372,25 +374,47 @@ def without_chrome(dark: Image.Image, cells: Cells) -> Image.Image:
     text: solid blocks of ink (a block cursor, which covers most of a cell
     and, where the grid's cells straddle the terminal's rows, a sliver of the
     cell above; a scrollbar's thumb), and bars down the whole region (a
-    scrollbar's edge, a pane's border). A glyph's strokes are a few pixels
-    thick; a block is ink wherever a window half a cell wide and high fits
-    in it."""
-    from PIL import Image, ImageChops, ImageDraw, ImageFilter
+    scrollbar's edge and trough, a pane's border). A block is ink wherever a
+    box of ``BLOCK`` of a cell's width and height fits in it: no glyph's
+    strokes are that thick, even a wide one crowded into a small cell."""
+    import numpy as np
+    from PIL import Image
 
-    # Faint ink counts: a scrollbar's trough is a shade off the paper.
-    inked = dark.point(darker_than(255 - CHROME_INK))
-    size = max(3, min(cells.width, cells.height) // 2 | 1)
-    solid = inked.filter(ImageFilter.MinFilter(size))
-    if solid.getbbox():
-        dark = ImageChops.lighter(dark, solid.filter(ImageFilter.MaxFilter(size)))
-    columns = inked.resize((dark.width, 1), Image.Resampling.BOX).tobytes()
-    bars = [column for column, value in enumerate(columns) if value >= BAR * 255]
-    if bars:
-        dark = dark.copy()
-        drawing = ImageDraw.Draw(dark)
-        for column in bars:
-            drawing.line((column, 0, column, dark.height - 1), fill=255)
-    return dark
+    pixels = np.asarray(dark, dtype=np.uint8)
+    found = np.zeros(pixels.shape, dtype=bool)
+    high, wide = max(3, round(BLOCK * cells.height)), max(3, round(BLOCK * cells.width))
+    solid = _fits(pixels < 255 - INK, high, wide)
+    if solid.any():
+        found |= _fits(solid, high, wide, grow=True)
+    # Faint ink counts for bars: a scrollbar's trough is a shade off the paper.
+    bars = (pixels < 255 - CHROME_INK).mean(axis=0) >= BAR
+    found[:, bars] = True
+    if not found.any():
+        return dark
+    return Image.fromarray(np.where(found, np.uint8(255), pixels))
+
+
+def _fits(mask: Any, high: int, wide: int, *, grow: bool = False) -> Any:
+    """Where a ``high`` x ``wide`` box fits wholly in ``mask`` (its top left
+    corner); with ``grow``, every pixel of such a box at a corner in
+    ``mask``."""
+    import numpy as np
+
+    sums = np.pad(mask.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    rows, columns = mask.shape
+    if grow:
+        # Each pixel is in a box whose corner is set when the boxes' corners
+        # above and left of it, ``high`` x ``wide`` of them, hold one.
+        y0 = np.clip(np.arange(rows) - high + 1, 0, rows)
+        x0 = np.clip(np.arange(columns) - wide + 1, 0, columns)
+        y1, x1 = np.arange(rows) + 1, np.arange(columns) + 1
+        count = sums[y1][:, x1] - sums[y0][:, x1] - sums[y1][:, x0] + sums[y0][:, x0]
+        return count > 0
+    fits = np.zeros(mask.shape, dtype=bool)
+    if rows >= high and columns >= wide:
+        area = sums[high:, wide:] - sums[:-high, wide:] - sums[high:, :-wide] + sums[:-high, :-wide]
+        fits[: rows - high + 1, : columns - wide + 1] = area == high * wide
+    return fits
 
 
 def row_ink(
