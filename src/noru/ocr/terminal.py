@@ -64,9 +64,12 @@ __all__ = ["ROWS", "Glyph", "Read", "Rows", "background", "find_cells", "ink", "
 # their copies.
 NEEDED = 3
 # Parts read at a time until the engine has read this many cell images as
-# characters a font is found by (``noru.ocr.glyphs``).
+# characters a font is found by (``noru.ocr.glyphs``), or this share of the
+# grid's cell images (at least this many).
 SAMPLE_PARTS = 4
 SAMPLE_CLAIMS = 40
+SAMPLE_SHARE = 0.3
+SAMPLE_LEAST = 8
 # The chance that a cell is wrong, by how it was decided: by its glyph in the
 # grid's font, by the engine (its copies agreeing, or as read there), or not
 # at all. Measured on the training part of the terminal corpus
@@ -235,7 +238,7 @@ def _order(bands: Sequence[_Band]) -> list[_Part]:
     ]
 
 
-def _to_read(bands: Sequence[_Band], votes: Votes) -> set[_Part]:
+def _to_read(bands: Sequence[_Band], votes: Votes, done: set[_Part]) -> set[_Part]:
     """The parts to read first: for each cell image (by its core), the first
     ``NEEDED`` parts that show it, in an order set by each part's own pixels;
     the other parts' cells are known from their copies.
@@ -244,13 +247,14 @@ def _to_read(bands: Sequence[_Band], votes: Votes) -> set[_Part]:
     before. And as the order is the parts' own, not their place, a screen
     that scrolled, or one line changed, chooses the parts it chose before,
     but where a part that went away or came in was among a cell image's
-    first: the parts it reads are those it read then, kept, and a few more."""
+    first: the parts it reads are those it read then, kept, and a few more.
+    Parts read already (``done``: the first few, for the font) count as chosen."""
     seen: Counter[bytes] = Counter()
     chosen: set[_Part] = set()
     for i, p in _order(bands):
         keys = bands[i].keys
         cores = {votes.core(keys[c]) for c in bands[i].parts[p]}
-        if any(seen[k] < NEEDED for k in cores):
+        if (i, p) in done or any(seen[k] < NEEDED for k in cores):
             chosen.add((i, p))
             seen.update(cores)
     return chosen
@@ -483,12 +487,16 @@ def read(
         # A few parts read first (in the parts' own order), enough for the
         # font to be found by; then only what its glyphs leave unsure.
         order = _order(bands)
+        # A screen of few cell images (a log repeating its words) has fewer
+        # to find the font by: a share of them is enough.
+        images = len({key for band in bands for key in band.keys.values()})
+        enough = min(SAMPLE_CLAIMS, max(SAMPLE_LEAST, round(SAMPLE_SHARE * images)))
         while len(done) < len(order):
             batch = order[len(done) : len(done) + SAMPLE_PARTS]
             segments = sorted((i, bands[i].parts[p][0], bands[i].parts[p][-1]) for i, p in batch)
             _read_segments(bands, segments, cells, votes, read_rows)
             done.update(batch)
-            if terminal_glyphs.claims(bands, votes) >= SAMPLE_CLAIMS:
+            if terminal_glyphs.claims(bands, votes) >= enough:
                 break
         drawn = terminal_glyphs.decide(bands, cells, votes, fonts)
     if cells.few and not drawn:
@@ -506,7 +514,7 @@ def read(
             if any(not (d := drawn.get((i, c))) or not d.sure for c in part)
         }
     elif agree_cells:
-        todo = _to_read(bands, votes)
+        todo = _to_read(bands, votes, done)
     else:
         todo = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
     _read_parts(bands, todo, cells, votes, settled, read_rows, done=done)

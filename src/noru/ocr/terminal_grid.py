@@ -87,6 +87,7 @@ BAR = 0.9
 # or a frame's edge, is not; its densest line of text still is.
 BACKGROUND_ROW = 0.2
 PAPER = 12
+MIN_RUN = 3
 
 
 @functools.cache
@@ -427,23 +428,32 @@ def row_ink(
 ) -> tuple[Image.Image, tuple[int, int, int]]:
     """A row band as ink on white, and the colour it is measured from: as the
     region's ``inked`` (``ink`` of ``rgb`` from the region's ``paper``)
-    shows it, or from the row's own background where the row is mostly
-    another colour (a status line, a selection)."""
-    from PIL import Image
+    shows it, or from the row's own background where that is another colour
+    (a status line, a selection: its commonest colour; its text may well be
+    the paper's colour)."""
+    from PIL import ImageDraw
 
     x, y, w, h = band
-    dark = inked.crop((x, y, x + w, y + h))
-    plain = dark.point(lighter_than(255 - PAPER))
-    share = plain.resize((1, 1), Image.Resampling.BOX).tobytes()[0]
-    if share >= BACKGROUND_ROW * 255:
-        return dark, paper
     piece = rgb.crop((x, y, x + w, y + h))
     own = background(piece)
-    return ink(piece, own, sub_pixel=sub_pixel), own
+    if max(abs(a - b) for a, b in zip(own, paper, strict=True)) <= PAPER:
+        return inked.crop((x, y, x + w, y + h)), paper
+    dark = ink(piece, own, sub_pixel=sub_pixel)
+    # Where the row's own colour is neither at its top nor at its bottom, the
+    # row has ended (a highlight stops short of the window's edge): no ink.
+    edges = ink(piece.crop((0, 0, w, 1)), own), ink(piece.crop((0, h - 1, w, h)), own)
+    top_row, bottom_row = (edge.tobytes() for edge in edges)
+    drawing = ImageDraw.Draw(dark)
+    for column in range(w):
+        if top_row[column] < 255 - PAPER and bottom_row[column] < 255 - PAPER:
+            drawing.line((column, 0, column, h - 1), fill=255)
+    return dark, own
 
 
 def _runs(dark: Image.Image) -> list[tuple[int, int]]:
-    """The runs of pixel rows showing the background, top to bottom."""
+    """The runs of pixel rows showing the background, top to bottom. A run of
+    a pixel or two is none: the light text of a highlighted row, on a light
+    theme, shows the paper's colour in a good share of its densest rows."""
     from PIL import Image
 
     plain = dark.point(lighter_than(255 - PAPER))
@@ -454,7 +464,8 @@ def _runs(dark: Image.Image) -> list[tuple[int, int]]:
         if value >= BACKGROUND_ROW * 255:
             start = y if start is None else start
         elif start is not None:
-            runs.append((start, y))
+            if y - start >= MIN_RUN or start == 0 or not runs:
+                runs.append((start, y))
             start = None
     return runs
 
@@ -490,9 +501,13 @@ def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
         last += 1
     if (first, last) == (core, core):
         return top, bottom, cells
-    # Above the core, the grid's rows start a whole number of pitches earlier.
+    # The rows of another background are whole cells of the terminal: the
+    # grid's rows start where they do (not in the middle of the gap between
+    # two lines of text, a pixel or two off), a whole number of pitches
+    # above the core.
     new_top = runs[first][0]
-    shift = (top + cells.y - new_top) % cells.height
+    edge = runs[first][1] if first < core else runs[core][1]
+    shift = (edge - new_top) % cells.height
     extended = dark.crop((0, new_top, dark.width, runs[last][1]))
     rows = (extended.height - shift) // cells.height
     grid = Cells(cells.x, shift, cells.width, cells.height, cells.columns, rows)
