@@ -41,6 +41,7 @@ from noru.geometry import Rect, clip
 from noru.ocr import terminal_glyphs
 from noru.ocr.base import OcrLine, is_border, is_rule
 from noru.ocr.glyphs import Decision, Fonts
+from noru.ocr.terminal_chrome import off_paper, own_backgrounds, true_rows, without_chrome
 from noru.ocr.terminal_glyphs import runs_of
 from noru.ocr.terminal_grid import (
     Cells,
@@ -50,7 +51,6 @@ from noru.ocr.terminal_grid import (
     ink_of,
     row_ink,
     span,
-    without_chrome,
 )
 from noru.ocr.terminal_votes import Votes, bar, inked_columns
 
@@ -435,19 +435,22 @@ def read(
     if found is None:
         return None
     top, bottom, cells = found
-    rgb = rgb.crop((0, top, rgb.width, bottom))
-    # The cursor and a scrollbar are no characters: their cells are spaces.
-    inked = without_chrome(whole.crop((0, top, whole.width, bottom)), cells)
     # A row whose cells reach past the region's edge (its first row starting
     # above it, a band of a bigger region cut close to a line) is cut with
     # paper beyond the edge: its ink is all there.
     from PIL import ImageOps
 
     pad = cells.height
-    rgb = ImageOps.expand(rgb, (0, pad, 0, pad), fill=paper)
-    inked = ImageOps.expand(inked, (0, pad, 0, pad), fill=255)
+    rgb = ImageOps.expand(rgb.crop((0, top, rgb.width, bottom)), (0, pad, 0, pad), fill=paper)
+    inked = ImageOps.expand(whole.crop((0, top, whole.width, bottom)), (0, pad, 0, pad), fill=255)
     first = (cells.y + pad) % cells.height
     cells = dataclasses.replace(cells, y=first, rows=(rgb.height - first) // cells.height)
+    # Cells of their own colour (a line number shown in reverse) are ink from
+    # it; the cursor and a scrollbar are no characters: their cells are spaces.
+    off = off_paper(rgb, paper)
+    cells = true_rows(off, cells)
+    inked = own_backgrounds(rgb, inked, off, cells, sub_pixel=sub_pixel)
+    inked = without_chrome(inked, off, cells)
     ox, oy = origin[0], origin[1] + top - pad
     rest = [
         (origin[0], origin[1] + y, whole.width, h)
@@ -474,15 +477,21 @@ def read(
             shapes[key] = bar(key, cells)
         return shapes[key]
 
+    drawn: dict[tuple[int, int], Decision] = {}
+
     def agreed(key: bytes) -> str | None:
-        return (votes.agreed(key) or votes.like(key)) if agree_cells else None
+        if not agree_cells:
+            return None
+        # Where the font is known, a cell it leaves unsure is what its own
+        # copies were read as, never what another image it looks like was:
+        # the glyphs already told every cell that looks like one.
+        return votes.agreed(key) or (None if drawn else votes.like(key))
 
     def known(key: bytes) -> str | None:
         return bars(key) or agreed(key)
 
     read_rows = functools.partial(rows.read, how=how, reader=reader)
     done: set[_Part] = set()
-    drawn: dict[tuple[int, int], Decision] = {}
     if fonts is not None and agree_cells:
         # A few parts read first (in the parts' own order), enough for the
         # font to be found by; then only what its glyphs leave unsure.

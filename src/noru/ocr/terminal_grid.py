@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
 from noru.ocr.monospace import Grid, fold
@@ -39,7 +39,6 @@ __all__ = [
     "is_sub_pixel",
     "row_ink",
     "span",
-    "without_chrome",
 ]
 
 # Darkness (0-255, of the distance from the background) that counts as ink
@@ -70,14 +69,11 @@ REPEATS = 0.7
 # ends (``_by_baselines``).
 MIN_ROWS = 4
 BODY = 0.35
+# A row is at least this share of its lines' height (``_line_height``).
+LINE_SHARE = 0.9
 # A run of inked pixel rows this share of the tallest, this near another, is
 # part of that line (an underscore below it).
 SLIVER = 0.4
-# Ink (0-255) that counts where bars are looked for: a scrollbar's trough is
-# a shade off the paper, and so is a pane's border. A block of ink (a
-# cursor) holds a box of this share of a cell's width and height.
-CHROME_INK = 24
-BLOCK = 0.6
 # A column inked in this share of the region's pixel rows is a bar (a
 # scrollbar, a window edge), not text: it is left out of the grid.
 BAR = 0.9
@@ -188,17 +184,22 @@ def _profile(dark: Image.Image, *, rows: bool) -> bytes:
     return inked.resize(size, Image.Resampling.BOX).tobytes()
 
 
-def _pitch(profile: Sequence[int], low: int, high: int, gap: float) -> tuple[int, int] | None:
+def _pitch(
+    profile: Sequence[int], low: int, high: int, gap: float, *, least: int | None = None
+) -> tuple[int, int] | None:
     """The pitch of ``profile``'s rows (or cells) in ``[low, high]``, and the
     middle of the emptiest phases at it: where the gap between two rows (or
     cells) is.
 
     The pitch is the smallest period at which the profile repeats (a peak of
-    its autocorrelation nearly as high as the highest) and folds with an
-    emptiest phase holding at most ``gap`` of the mean's ink. Folding alone
-    cannot tell a few rows 22 pixels apart from 20 (each row's gap is wider
-    than they drift), and repeating alone prefers three rows' period on a
-    screen of compiler errors (a source line, its caret line, a message)."""
+    its autocorrelation) and folds with an emptiest phase holding at most
+    ``gap`` of the mean's ink: with ``least``, the smallest such period of
+    at least that many pixels (a line of text is no taller than its row),
+    else the smallest whose peak is nearly as high as the highest. Folding
+    alone cannot tell a few rows 22 pixels apart from 20 (each row's gap is
+    wider than they drift), and repeating alone prefers five rows' period on
+    a screen of compiler errors (a message, a blank line, a source line, its
+    carets, a blank line)."""
     import numpy as np
 
     values = np.array(list(profile), dtype=np.float64)
@@ -216,7 +217,10 @@ def _pitch(profile: Sequence[int], low: int, high: int, gap: float) -> tuple[int
             tallest = max(tallest, here)
     if not peaks or tallest <= 0:
         return None
-    period = next(p for p in peaks if lags[p - 1] >= REPEATS * tallest)
+    if least is not None:
+        period = next((p for p in peaks if p >= least), peaks[-1])
+    else:
+        period = next(p for p in peaks if lags[p - 1] >= REPEATS * tallest)
     _, phase = fold(profile, period)
     sums = [0] * period
     for i, value in enumerate(profile):
@@ -277,7 +281,13 @@ def find_cells(dark: Image.Image) -> Cells | None:
     # A few lines of text (a command and its one-line error) repeat too few
     # times for a pitch: their rows are placed by their baselines.
     few = _by_baselines(rows_profile)
-    found = few or _pitch(rows_profile, ROW_PITCH[0], min(ROW_PITCH[1], dark.height // 2), ROW_GAP)
+    found = few or _pitch(
+        rows_profile,
+        ROW_PITCH[0],
+        min(ROW_PITCH[1], dark.height // 2),
+        ROW_GAP,
+        least=_line_height(rows_profile),
+    )
     if found is None:
         return None
     height, y = found
@@ -302,6 +312,23 @@ def find_cells(dark: Image.Image) -> Cells | None:
     if columns < 8 or inked_rows < (1 if few else MIN_ROWS):
         return None
     return Cells(x, y, width, height, columns, rows, few=few is not None)
+
+
+def _line_height(profile: bytes) -> int | None:
+    """How tall a line of text is (runs of inked pixel rows; a low quartile:
+    lines whose ink touches the next line's run together), a little less."""
+    heights = []
+    start = None
+    for y, value in enumerate([*profile, 0]):
+        if value and start is None:
+            start = y
+        elif not value and start is not None:
+            heights.append(y - start)
+            start = None
+    if len(heights) < MIN_ROWS:
+        return None
+    heights.sort()
+    return int(LINE_SHARE * heights[len(heights) // 4])
 
 
 def _by_baselines(profile: bytes) -> tuple[int, int] | None:
@@ -368,54 +395,6 @@ def _by_baselines(profile: bytes) -> tuple[int, int] | None:
 
 
 # A row's glyphs as kept: their characters (joined by a separator no glyph
-
-
-def without_chrome(dark: Image.Image, cells: Cells) -> Image.Image:
-    """``dark`` (``ink``'s image) without what a terminal draws that is not
-    text: solid blocks of ink (a block cursor, which covers most of a cell
-    and, where the grid's cells straddle the terminal's rows, a sliver of the
-    cell above; a scrollbar's thumb), and bars down the whole region (a
-    scrollbar's edge and trough, a pane's border). A block is ink wherever a
-    box of ``BLOCK`` of a cell's width and height fits in it: no glyph's
-    strokes are that thick, even a wide one crowded into a small cell."""
-    import numpy as np
-    from PIL import Image
-
-    pixels = np.asarray(dark, dtype=np.uint8)
-    found = np.zeros(pixels.shape, dtype=bool)
-    high, wide = max(3, round(BLOCK * cells.height)), max(3, round(BLOCK * cells.width))
-    solid = _fits(pixels < 255 - INK, high, wide)
-    if solid.any():
-        found |= _fits(solid, high, wide, grow=True)
-    # Faint ink counts for bars: a scrollbar's trough is a shade off the paper.
-    bars = (pixels < 255 - CHROME_INK).mean(axis=0) >= BAR
-    found[:, bars] = True
-    if not found.any():
-        return dark
-    return Image.fromarray(np.where(found, np.uint8(255), pixels))
-
-
-def _fits(mask: Any, high: int, wide: int, *, grow: bool = False) -> Any:
-    """Where a ``high`` x ``wide`` box fits wholly in ``mask`` (its top left
-    corner); with ``grow``, every pixel of such a box at a corner in
-    ``mask``."""
-    import numpy as np
-
-    sums = np.pad(mask.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
-    rows, columns = mask.shape
-    if grow:
-        # Each pixel is in a box whose corner is set when the boxes' corners
-        # above and left of it, ``high`` x ``wide`` of them, hold one.
-        y0 = np.clip(np.arange(rows) - high + 1, 0, rows)
-        x0 = np.clip(np.arange(columns) - wide + 1, 0, columns)
-        y1, x1 = np.arange(rows) + 1, np.arange(columns) + 1
-        count = sums[y1][:, x1] - sums[y0][:, x1] - sums[y1][:, x0] + sums[y0][:, x0]
-        return count > 0
-    fits = np.zeros(mask.shape, dtype=bool)
-    if rows >= high and columns >= wide:
-        area = sums[high:, wide:] - sums[:-high, wide:] - sums[high:, :-wide] + sums[:-high, :-wide]
-        fits[: rows - high + 1, : columns - wide + 1] = area == high * wide
-    return fits
 
 
 def row_ink(

@@ -1,0 +1,194 @@
+"""What a terminal draws that is not text, found and left out of its grid
+(``noru.ocr.terminal`` reads the rows).
+
+- ``true_rows``: the grid's rows as the terminal's own. Found by the gaps
+  between lines, a grid's rows start a pixel or two off the terminal's,
+  which a glyph never minds and a block's edge does. Blocks of another
+  colour than the paper (a cursor, a line number in reverse video, a
+  highlighted row) end on the terminal's cells: their edges place the rows.
+- ``own_backgrounds``: a cell on a colour of its own (a line number in
+  reverse video, a selected word) is ink measured from that colour.
+- ``without_chrome``: solid blocks of ink (a block cursor, a scrollbar's
+  thumb) and bars down the whole region (a scrollbar's edge and trough, a
+  pane's border) are no ink at all.
+
+Blocks are looked for only in rows of the grid that hold a cell mostly off
+the paper: a screen of text has none, or one (its cursor), and a 2560x1600
+region is not scanned whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from noru.ocr.terminal_grid import BAR, INK, PAPER, Cells, ink
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["off_paper", "own_backgrounds", "true_rows", "without_chrome"]
+
+# Ink (0-255) that counts where bars are looked for: a scrollbar's trough is
+# a shade off the paper, and so is a pane's border.
+CHROME_INK = 24
+# A block of ink (a cursor) holds a box of this share of a cell's width and
+# height: no glyph's strokes are that thick, even a wide one crowded into a
+# small cell.
+BLOCK = 0.6
+# A cell is on a colour of its own when this share of its top and bottom
+# pixel rows is not the paper; a row may hold a block when one of its cells
+# has this share.
+OWN_CELL = 0.8
+MAY_HOLD = 0.4
+
+
+def off_paper(rgb: Image.Image, paper: tuple[int, int, int]) -> Any:
+    """Where ``rgb``'s pixels are not the paper's colour (a bool array), but
+    in bars down the whole region (a scrollbar): those are no cells' colour."""
+    import numpy as np
+
+    pixels = np.asarray(rgb, dtype=np.int16)
+    off = np.abs(pixels - np.array(paper, dtype=np.int16)).max(axis=2) > PAPER
+    off[:, off.mean(axis=0) >= BAR] = False
+    return off
+
+
+def _shares(off: Any, cells: Cells) -> Any:
+    """Each grid cell's share of its top and bottom pixel rows off the paper
+    (rows x columns): a glyph seldom reaches them, another background fills
+    them."""
+    import numpy as np
+
+    rows = (off.shape[0] - cells.y) // cells.height
+    if rows <= 0 or cells.columns <= 0:
+        return np.zeros((0, 0))
+    grid = off[
+        cells.y : cells.y + rows * cells.height,
+        cells.x : cells.x + cells.columns * cells.width,
+    ].reshape(rows, cells.height, cells.columns, cells.width)
+    return (grid[:, 0].mean(axis=2) + grid[:, -1].mean(axis=2)) / 2
+
+
+def _rows_with(shares: Any, least: float, cells: Cells, height: int) -> tuple[int, int] | None:
+    """The pixel rows, a grid row beyond, of the grid rows holding a cell
+    with at least ``least`` of it off the paper; None when there are none."""
+    import numpy as np
+
+    found = np.nonzero((shares >= least).any(axis=1))[0]
+    if not len(found):
+        return None
+    top = max(0, cells.y + (int(found[0]) - 1) * cells.height)
+    bottom = min(height, cells.y + (int(found[-1]) + 2) * cells.height)
+    return top, bottom
+
+
+def true_rows(off: Any, cells: Cells) -> Cells:
+    """``cells`` with its rows starting where the terminal's do, where blocks
+    of another colour show them: each column's runs of block a whole number
+    of rows long (not a scrollbar's thumb) start on the terminal's grid."""
+    import numpy as np
+
+    span = _rows_with(_shares(off, cells), OWN_CELL, cells, off.shape[0])
+    if span is None:
+        return cells
+    top, bottom = span
+    high, wide = _box(cells)
+    corners = _fits(off[top:bottom], high, wide)
+    if not corners.any():
+        return cells
+    blocks = _fits(corners, high, wide, grow=True)
+    phases = np.zeros(cells.height, dtype=np.int64)
+    for column in np.nonzero(blocks.any(axis=0))[0]:
+        edges = np.diff(np.concatenate(([0], blocks[:, column].astype(np.int8), [0])))
+        for start, end in zip(np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0], strict=True):
+            if start == 0 or end == len(blocks):
+                continue  # cut by the rows looked at (a scrollbar): its length is unknown
+            rows = round((end - start) / cells.height)
+            if rows >= 1 and abs(end - start - rows * cells.height) <= 1:
+                phases[(top + start) % cells.height] += 1
+    if not phases.any():
+        return cells
+    phase = int(phases.argmax())
+    return dataclasses.replace(cells, y=phase, rows=(off.shape[0] - phase) // cells.height)
+
+
+def own_backgrounds(
+    rgb: Image.Image, dark: Image.Image, off: Any, cells: Cells, *, sub_pixel: bool
+) -> Image.Image:
+    """``dark`` (``ink`` of ``rgb`` from its paper) with each cell drawn on a
+    colour of its own (its top and bottom pixel rows off the paper: a glyph
+    seldom reaches them) measured from that colour, the commonest there.
+    Whole rows of their own colour are measured so by
+    ``terminal_grid.row_ink``."""
+    import numpy as np
+
+    owned = np.argwhere(_shares(off, cells) >= OWN_CELL)
+    if not len(owned):
+        return dark
+    dark = dark.copy()
+    pixels = np.asarray(rgb, dtype=np.uint32)
+    packed = (pixels[..., 0] << 16) | (pixels[..., 1] << 8) | pixels[..., 2]
+    for row, column in owned:
+        x, y = cells.x + int(column) * cells.width, cells.y + int(row) * cells.height
+        edges = np.concatenate(
+            (packed[y, x : x + cells.width], packed[y + cells.height - 1, x : x + cells.width])
+        )
+        values, counts = np.unique(edges, return_counts=True)
+        colour = int(values[counts.argmax()])
+        own = ((colour >> 16) & 255, (colour >> 8) & 255, colour & 255)
+        cell = rgb.crop((x, y, x + cells.width, y + cells.height))
+        dark.paste(ink(cell, own, sub_pixel=sub_pixel), (x, y))
+    return dark
+
+
+def without_chrome(dark: Image.Image, off: Any, cells: Cells) -> Image.Image:
+    """``dark`` (``ink``'s image) without solid blocks of ink (a block cursor
+    and, where the grid's rows straddle the terminal's, its sliver in the
+    row above; a scrollbar's thumb), and without bars down the whole region
+    (faint ink counts there: a scrollbar's trough is a shade off the paper)."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.asarray(dark, dtype=np.uint8)
+    found = np.zeros(pixels.shape, dtype=bool)
+    span = _rows_with(_shares(off, cells), MAY_HOLD, cells, pixels.shape[0])
+    if span is not None:
+        top, bottom = span
+        high, wide = _box(cells)
+        solid = _fits(pixels[top:bottom] < 255 - INK, high, wide)
+        if solid.any():
+            found[top:bottom] |= _fits(solid, high, wide, grow=True)
+    bars = (pixels < 255 - CHROME_INK).mean(axis=0) >= BAR
+    found[:, bars] = True
+    if not found.any():
+        return dark
+    return Image.fromarray(np.where(found, np.uint8(255), pixels))
+
+
+def _box(cells: Cells) -> tuple[int, int]:
+    """The box a block of ink holds, high and wide."""
+    return max(3, round(BLOCK * cells.height)), max(3, round(BLOCK * cells.width))
+
+
+def _fits(mask: Any, high: int, wide: int, *, grow: bool = False) -> Any:
+    """Where a ``high`` x ``wide`` box fits wholly in ``mask`` (its top left
+    corner); with ``grow``, every pixel of such a box at a corner in
+    ``mask``."""
+    import numpy as np
+
+    sums = np.pad(mask.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    rows, columns = mask.shape
+    if grow:
+        # Each pixel is in a box whose corner is set when the boxes' corners
+        # above and left of it, ``high`` x ``wide`` of them, hold one.
+        y0 = np.clip(np.arange(rows) - high + 1, 0, rows)
+        x0 = np.clip(np.arange(columns) - wide + 1, 0, columns)
+        y1, x1 = np.arange(rows) + 1, np.arange(columns) + 1
+        count = sums[y1][:, x1] - sums[y0][:, x1] - sums[y1][:, x0] + sums[y0][:, x0]
+        return count > 0
+    fits = np.zeros(mask.shape, dtype=bool)
+    if rows >= high and columns >= wide:
+        area = sums[high:, wide:] - sums[:-high, wide:] - sums[high:, :-wide] + sums[:-high, :-wide]
+        fits[: rows - high + 1, : columns - wide + 1] = area == high * wide
+    return fits
