@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from noru.ocr.terminal_grid import BAR, INK, PAPER, Cells, ink
+from noru.ocr.terminal_grid import BAR, INK, PAPER, Cells, fits, ink
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -94,10 +94,10 @@ def true_rows(off: Any, cells: Cells) -> Cells:
         return cells
     top, bottom = span
     high, wide = _box(cells)
-    corners = _fits(off[top:bottom], high, wide)
+    corners = fits(off[top:bottom], high, wide)
     if not corners.any():
         return cells
-    blocks = _fits(corners, high, wide, grow=True)
+    blocks = fits(corners, high, wide, grow=True)
     phases = np.zeros(cells.height, dtype=np.int64)
     for column in np.nonzero(blocks.any(axis=0))[0]:
         edges = np.diff(np.concatenate(([0], blocks[:, column].astype(np.int8), [0])))
@@ -156,9 +156,9 @@ def without_chrome(dark: Image.Image, off: Any, cells: Cells) -> Image.Image:
     if span is not None:
         top, bottom = span
         high, wide = _box(cells)
-        solid = _fits(pixels[top:bottom] < 255 - INK, high, wide)
+        solid = fits(pixels[top:bottom] < 255 - INK, high, wide)
         if solid.any():
-            found[top:bottom] |= _fits(solid, high, wide, grow=True)
+            found[top:bottom] |= fits(solid, high, wide, grow=True)
     bars = (pixels < 255 - CHROME_INK).mean(axis=0) >= BAR
     found[:, bars] = True
     if not found.any():
@@ -169,26 +169,3 @@ def without_chrome(dark: Image.Image, off: Any, cells: Cells) -> Image.Image:
 def _box(cells: Cells) -> tuple[int, int]:
     """The box a block of ink holds, high and wide."""
     return max(3, round(BLOCK * cells.height)), max(3, round(BLOCK * cells.width))
-
-
-def _fits(mask: Any, high: int, wide: int, *, grow: bool = False) -> Any:
-    """Where a ``high`` x ``wide`` box fits wholly in ``mask`` (its top left
-    corner); with ``grow``, every pixel of such a box at a corner in
-    ``mask``."""
-    import numpy as np
-
-    sums = np.pad(mask.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
-    rows, columns = mask.shape
-    if grow:
-        # Each pixel is in a box whose corner is set when the boxes' corners
-        # above and left of it, ``high`` x ``wide`` of them, hold one.
-        y0 = np.clip(np.arange(rows) - high + 1, 0, rows)
-        x0 = np.clip(np.arange(columns) - wide + 1, 0, columns)
-        y1, x1 = np.arange(rows) + 1, np.arange(columns) + 1
-        count = sums[y1][:, x1] - sums[y0][:, x1] - sums[y1][:, x0] + sums[y0][:, x0]
-        return count > 0
-    fits = np.zeros(mask.shape, dtype=bool)
-    if rows >= high and columns >= wide:
-        area = sums[high:, wide:] - sums[:-high, wide:] - sums[high:, :-wide] + sums[:-high, :-wide]
-        fits[: rows - high + 1, : columns - wide + 1] = area == high * wide
-    return fits

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from noru.geometry import Rect
 from noru.ocr.monospace import Grid, fold
@@ -34,6 +34,7 @@ __all__ = [
     "background",
     "darkest",
     "find_cells",
+    "fits",
     "ink",
     "ink_of",
     "is_sub_pixel",
@@ -69,8 +70,13 @@ REPEATS = 0.7
 # ends (``_by_baselines``).
 MIN_ROWS = 4
 BODY = 0.35
+# Up to this many lines of text are placed by their baselines
+# (``_by_baselines``): more repeat enough for a pitch.
+FEW_LINES = MIN_ROWS - 1
 # A row is at least this share of its lines' height (``_line_height``).
 LINE_SHARE = 0.9
+# Ink this many pixels a side, wholly inked, is a block, not a glyph's stroke.
+SOLID = 5
 # A run of inked pixel rows this share of the tallest, this near another, is
 # part of that line (an underscore below it).
 SLIVER = 0.4
@@ -267,12 +273,13 @@ def find_cells(dark: Image.Image) -> Cells | None:
     columns_profile = list(_profile(dark, rows=False))
     # Bars (a scrollbar, an edge) ink every pixel row: they are no cells, and
     # no part of the rows' profile either (a scrollbar beside a few lines of
-    # text would fill every row's gap).
+    # text would fill every row's gap); nor are solid blocks (a highlighted
+    # row, the cursor), which fill a row's gap to the next.
     bars = [value >= BAR * 255 for value in columns_profile]
     text = [0 if bar else value for value, bar in zip(columns_profile, bars, strict=True)]
-    plain = dark
+    plain = _without_blocks(dark)
     if any(bars):
-        plain = dark.copy()
+        plain = plain.copy()
         drawing = ImageDraw.Draw(plain)
         for column, bar in enumerate(bars):
             if bar:
@@ -282,7 +289,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     # times for a pitch: their rows are placed by their baselines.
     few = _by_baselines(rows_profile)
     found = few or _pitch(
-        rows_profile,
+        _crossings(plain),
         ROW_PITCH[0],
         min(ROW_PITCH[1], dark.height // 2),
         ROW_GAP,
@@ -314,6 +321,32 @@ def find_cells(dark: Image.Image) -> Cells | None:
     return Cells(x, y, width, height, columns, rows, few=few is not None)
 
 
+def _crossings(dark: Image.Image) -> bytes:
+    """Each pixel row's count of edges between ink and paper (at most 255): a
+    line of text crosses many, a highlight's or cursor's block only its own
+    two sides where no letter is, so a highlighted row keeps its gap to the
+    next as a row of text does."""
+    import numpy as np
+
+    inked = np.asarray(dark, dtype=np.uint8) < 255 - INK
+    edges = (inked[:, 1:] != inked[:, :-1]).sum(axis=1)
+    return bytes(np.minimum(edges, 255).astype(np.uint8))
+
+
+def _without_blocks(dark: Image.Image) -> Image.Image:
+    """``dark`` without solid blocks of ink (``SOLID`` pixels a side), for
+    the rows' profile: a highlighted row has no gap to the next."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.asarray(dark, dtype=np.uint8)
+    solid = fits(pixels < 255 - INK, SOLID, SOLID)
+    if not solid.any():
+        return dark
+    blocks = fits(solid, SOLID, SOLID, grow=True)
+    return Image.fromarray(np.where(blocks, np.uint8(255), pixels))
+
+
 def _line_height(profile: bytes) -> int | None:
     """How tall a line of text is (runs of inked pixel rows; a low quartile:
     lines whose ink touches the next line's run together), a little less."""
@@ -332,8 +365,8 @@ def _line_height(profile: bytes) -> int | None:
 
 
 def _by_baselines(profile: bytes) -> tuple[int, int] | None:
-    """The row pitch and the grid's first row for text of fewer than
-    ``MIN_ROWS`` lines (runs of inked pixel rows), from where their bodies
+    """The row pitch and the grid's first row for text of at most
+    ``FEW_LINES`` lines (runs of inked pixel rows), from where their bodies
     end: each line's baseline, the last pixel row holding a good share of
     its ink (its descenders hold little). The pitch makes every baseline a
     whole number of rows from the first; one line's pitch is its own height
@@ -365,7 +398,7 @@ def _by_baselines(profile: bytes) -> tuple[int, int] | None:
             runs[j] = (min(top, runs[j][0]), max(bottom, runs[j][1]))
             runs[i] = (-1, -1)
     runs = [run for run in runs if run[0] >= 0]
-    if not runs or len(runs) >= MIN_ROWS:
+    if not runs or len(runs) > FEW_LINES:
         return None
     baselines = []
     for top, bottom in runs:
@@ -491,3 +524,26 @@ def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
     rows = (extended.height - shift) // cells.height
     grid = Cells(cells.x, shift, cells.width, cells.height, cells.columns, rows)
     return new_top, runs[last][1], grid
+
+
+def fits(mask: Any, high: int, wide: int, *, grow: bool = False) -> Any:
+    """Where a ``high`` x ``wide`` box fits wholly in ``mask`` (its top left
+    corner); with ``grow``, every pixel of such a box at a corner in
+    ``mask``."""
+    import numpy as np
+
+    sums = np.pad(mask.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    rows, columns = mask.shape
+    if grow:
+        # Each pixel is in a box whose corner is set when the boxes' corners
+        # above and left of it, ``high`` x ``wide`` of them, hold one.
+        y0 = np.clip(np.arange(rows) - high + 1, 0, rows)
+        x0 = np.clip(np.arange(columns) - wide + 1, 0, columns)
+        y1, x1 = np.arange(rows) + 1, np.arange(columns) + 1
+        count = sums[y1][:, x1] - sums[y0][:, x1] - sums[y1][:, x0] + sums[y0][:, x0]
+        return count > 0
+    fits = np.zeros(mask.shape, dtype=bool)
+    if rows >= high and columns >= wide:
+        area = sums[high:, wide:] - sums[:-high, wide:] - sums[high:, :-wide] + sums[:-high, :-wide]
+        fits[: rows - high + 1, : columns - wide + 1] = area == high * wide
+    return fits
