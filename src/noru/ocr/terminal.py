@@ -440,18 +440,21 @@ def read(
     # paper beyond the edge: its ink is all there.
     from PIL import ImageOps
 
-    pad = cells.height
-    rgb = ImageOps.expand(rgb.crop((0, top, rgb.width, bottom)), (0, pad, 0, pad), fill=paper)
-    inked = ImageOps.expand(whole.crop((0, top, whole.width, bottom)), (0, pad, 0, pad), fill=255)
+    pad, side = cells.height, cells.width
+    border = (side, pad, 0, pad)
+    rgb = ImageOps.expand(rgb.crop((0, top, rgb.width, bottom)), border, fill=paper)
+    inked = ImageOps.expand(whole.crop((0, top, whole.width, bottom)), border, fill=255)
     first = (cells.y + pad) % cells.height
-    cells = dataclasses.replace(cells, y=first, rows=(rgb.height - first) // cells.height)
+    cells = dataclasses.replace(
+        cells, x=cells.x + side, y=first, rows=(rgb.height - first) // cells.height
+    )
     # Cells of their own colour (a line number shown in reverse) are ink from
     # it; the cursor and a scrollbar are no characters: their cells are spaces.
     off = off_paper(rgb, paper)
     cells = true_rows(off, cells)
     inked = own_backgrounds(rgb, inked, off, cells, sub_pixel=sub_pixel)
     inked = without_chrome(inked, off, cells)
-    ox, oy = origin[0], origin[1] + top - pad
+    ox, oy = origin[0] - side, origin[1] + top - pad
     rest = [
         (origin[0], origin[1] + y, whole.width, h)
         for y, h in ((0, top), (bottom, whole.height - bottom))

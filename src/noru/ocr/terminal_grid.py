@@ -172,9 +172,12 @@ def is_sub_pixel(difference: Image.Image) -> bool:
 
 def background(rgb: Image.Image) -> tuple[int, int, int]:
     """The commonest colour of ``rgb``."""
-    # The commonest colour, by its channels' commonest values on a coarse grid
-    # (a terminal's background is most of its pixels).
-    small = rgb.resize((max(1, rgb.width // 4), max(1, rgb.height // 4)))
+    # The commonest colour of every fourth pixel each way (a terminal's
+    # background is most of its pixels), sampled, not blended: blended, a
+    # dense row of text has a mix of ink and paper for its commonest.
+    from PIL import Image
+
+    small = rgb.resize((max(1, rgb.width // 4), max(1, rgb.height // 4)), Image.Resampling.NEAREST)
     colours = small.getcolors(small.width * small.height)
     assert colours is not None
     _, colour = max(colours)
@@ -266,8 +269,8 @@ class Cells:
 
 def find_cells(dark: Image.Image) -> Cells | None:
     """The monospace cell grid of ``dark`` (``ink``'s image), or None. Its
-    first row may start a few pixels above the image (``y`` < 0) when a line
-    of text lies at the image's top edge."""
+    first row (or column) may start a few pixels above (left of) the image,
+    ``y`` (``x``) < 0, when text lies at the image's edge."""
     from PIL import ImageDraw
 
     columns_profile = list(_profile(dark, rows=False))
@@ -308,6 +311,10 @@ def find_cells(dark: Image.Image) -> Cells | None:
     # and spans the columns up to the first bar at its right.
     while x + width <= len(bars) and any(bars[x : x + width]):
         x += width
+    # Ink left of the first whole cell: the first column starts left of the
+    # region (a terminal drawn without padding).
+    if 0 < x < width and any(text[:x]) and not any(bars[:x]):
+        x -= width
     right = next((i for i in range(len(bars) - 1, x, -1) if not bars[i]), dark.width - 1)
     columns = (right + 1 - x) // width
     rows = (dark.height - y) // height

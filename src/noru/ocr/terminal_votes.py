@@ -185,8 +185,9 @@ def bar(key: bytes, cells: Cells) -> str | None:
     bottom ``_``, which the engine leaves out of a word as often as not
     (``job_247`` read ``job 247``); half way up ``-``, which it reads as a
     letter among letters (``-rw-r--r--`` read ``-rwwrr-rr-``). A bar from
-    edge to edge is a line drawn across cells (a box's edge, a rule), and
-    is left to the engine. None for any other cell."""
+    edge to edge is a line drawn across cells, as terminals draw box
+    drawing themselves: ``─`` (``━`` when thick: pip's progress bar), and a
+    bar from top to bottom ``│`` (a pane's border). None for any other cell."""
     from PIL import Image
 
     cell = Image.frombytes("L", (cells.height, cells.width), key).transpose(
@@ -201,6 +202,18 @@ def bar(key: bytes, cells: Cells) -> str | None:
         return None
     left, top, right, bottom = box
     height = cells.height
+    whole = inked.getbbox()
+    if (
+        whole is not None
+        and whole[1] == 0
+        and whole[3] == height
+        and whole[2] - whole[0] <= max(2, cells.width // 4)
+    ):
+        return "│"  # a line from the cell's top to its bottom, thin
+    if whole is not None and whole[0] == 0 and whole[2] == cells.width:
+        thickness = whole[3] - whole[1]
+        if thickness <= max(4, height // 4) and 0.2 * height <= whole[1] < 0.75 * height:
+            return "━" if thickness > max(2, height // 8) else "─"
     if bottom - top > max(2, height // 8):
         return None
     if right - left >= 0.6 * cells.width and top >= 0.65 * height:
