@@ -33,7 +33,7 @@ import hashlib
 import threading
 from array import array
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -70,6 +70,10 @@ SAMPLE_PARTS = 4
 SAMPLE_CLAIMS = 40
 SAMPLE_SHARE = 0.3
 SAMPLE_LEAST = 8
+# A cell no glyph decides in the grid's last this many columns, more than
+# this many cells from the row's other ink, is chrome.
+EDGE_COLUMNS = 2
+LONE = 3
 # The chance that a cell is wrong, by how it was decided: by its glyph in the
 # grid's font, by the engine (its copies agreeing, or as read there), or not
 # at all. Measured on the training part of the terminal corpus
@@ -533,6 +537,15 @@ def read(
     return Read(_lines(bands, cells, votes, bars, agreed, drawn, (ox, oy)), rest)
 
 
+def _chrome_at_edge(column: int, inked: Iterable[int], cells: Cells) -> bool:
+    """Whether an inked cell no glyph of the font is, in the grid's last
+    columns and far from the row's other ink, is a window's chrome (a
+    scrollbar's arrow) rather than a character."""
+    if column < cells.columns - EDGE_COLUMNS:
+        return False
+    return all(abs(other - column) > LONE for other in inked if other != column)
+
+
 def _lines(
     bands: Sequence[_Band],
     cells: Cells,
@@ -569,6 +582,8 @@ def _lines(
             shaped = decided[key]
             there = band.placed.get(column)
             char = shaped or (there.text if there is not None else None)
+            if _chrome_at_edge(column, band.keys, cells):
+                continue  # a scrollbar's arrow beside the text: no character
             if char is not None:
                 chars[column] = char
             how["engine" if char is not None else "lost"] += 1
