@@ -89,7 +89,7 @@ def true_rows(off: Any, cells: Cells) -> Cells:
     of rows long (not a scrollbar's thumb) start on the terminal's grid."""
     import numpy as np
 
-    span = _rows_with(_shares(off, cells), OWN_CELL, cells, off.shape[0])
+    span = _rows_with(_shares(off, cells), MAY_HOLD, cells, off.shape[0])
     if span is None:
         return cells
     top, bottom = span

@@ -279,8 +279,12 @@ def find_cells(dark: Image.Image) -> Cells | None:
     # text would fill every row's gap); nor are solid blocks (a highlighted
     # row, the cursor), which fill a row's gap to the next.
     bars = [value >= BAR * 255 for value in columns_profile]
-    text = [0 if bar else value for value, bar in zip(columns_profile, bars, strict=True)]
     plain = _without_blocks(dark)
+    # Nor is a block any part of the columns' profile (a prompt's coloured
+    # segments fill the gaps between cells).
+    text = [
+        0 if bar else value for value, bar in zip(_profile(plain, rows=False), bars, strict=True)
+    ]
     if any(bars):
         plain = plain.copy()
         drawing = ImageDraw.Draw(plain)
