@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
-from noru.ocr.base import OcrLine, clean_line
+from noru.ocr.base import OcrLine, is_border
 from noru.ocr.monospace import agree_job
 from noru.ocr.regions import Job, Piece, ink_height, plain_piece, text_rows, two_tone
 from noru.ocr.terminal import Read
@@ -44,7 +44,9 @@ FONT_FILES = (
     "9x15", "9x15B", "9x18", "9x18B", "10x20", "5x8", "5x7",
 )  # fmt: skip
 # Code points read from each font: printable ASCII and Latin-1.
-CHARS = [chr(c) for c in range(33, 127)] + [chr(c) for c in range(161, 256)]
+# And what tools print beyond Latin-1 (docker's cut "…", quotes, arrows).
+BEYOND = "…‘’“”–—•→←↑↓✓✗✔✘❯"
+CHARS = [chr(c) for c in range(33, 127)] + [chr(c) for c in range(161, 256)] + list(BEYOND)
 # A grid is accepted when this share of its rows' inked cells are known glyphs.
 MIN_KNOWN = 0.97
 # A font is tried at a grid position where this share of sampled inked cells
@@ -133,6 +135,15 @@ def _pcf_bitmaps(raw: bytes) -> dict[int, Image.Image]:
     # Code point -> glyph number, as Pillow maps them (it indexes the table
     # by the code point itself).
     glyph_of = {c: index[c] for c in range(first_col, wanted) if index[c] != 0xFFFF}
+    # Beyond Latin-1, by the encoding's rows and columns (a Unicode font's).
+    per_row = last_col - first_col + 1
+    for code in (ord(char) for char in BEYOND):
+        row, column = divmod(code, 256)
+        if first_row <= row <= last_row and first_col <= column <= last_col:
+            at_code = at + 10 + 2 * ((row - first_row) * per_row + column - first_col)
+            (glyph,) = struct.unpack_from(f"{order}H", raw, at_code)
+            if glyph != 0xFFFF:
+                glyph_of[code] = glyph
 
     at, form, order = table(_PCF_METRICS)
     compressed = (form & 0xFF00) == 0x100
@@ -205,39 +216,32 @@ def _blank(font: GridFont) -> bytes:
     return Image.new("1", (font.width, font.height), 0).tobytes()
 
 
-def _inked_cells(bits: Image.Image, font: GridFont, ox: int, oy: int) -> list[tuple[int, int]]:
-    """Up to SAMPLE inked cells spread over the grid at offset (ox, oy): the
-    cells are visited in a scattered order, so a title bar above a terminal
-    of a few lines is no more of the sample than of the grid."""
-    import math
-
-    columns, rows = _cells(bits, font, ox, oy)
-    if columns < 1 or rows < 1:
-        return []
-    blank = _blank(font)
-    found: list[tuple[int, int]] = []
-    total = columns * rows
-    stride = next(p for p in range(SCATTER, SCATTER + total + 1) if math.gcd(p, total) == 1)
-    for visit in range(min(total, SAMPLE * 8)):
-        row, column = divmod(visit * stride % total, columns)
-        x, y = ox + column * font.width, oy + row * font.height
-        if _key(bits, font, x, y) != blank:
-            found.append((x, y))
-            if len(found) >= SAMPLE:
-                break
-    return found
-
-
 def _position(bits: Image.Image, font: GridFont) -> tuple[int, int, float] | None:
     """The grid offset where most sampled inked cells are this font's glyphs
-    (a title bar's cells are not: the share counts what the grid holds)."""
+    (a title bar's cells are not: the share counts what the grid holds).
+    Each offset's cells are cut at once (numpy), as ``_key`` cuts one."""
+    import math
+
+    import numpy as np
+
+    pixels = np.asarray(bits.convert("L"), dtype=np.uint8) > 0
+    w, h = font.width, font.height
     best: tuple[int, int, float] | None = None
-    for oy in range(font.height):
-        for ox in range(font.width):
-            cells = _inked_cells(bits, font, ox, oy)
-            if len(cells) < 8:
+    for oy in range(h):
+        for ox in range(w):
+            columns, rows = _cells(bits, font, ox, oy)
+            if columns < 1 or rows < 1:
                 continue
-            known = sum(_key(bits, font, x, y) in font.glyphs for x, y in cells) / len(cells)
+            grid = pixels[oy : oy + rows * h, ox : ox + columns * w]
+            cells = grid.reshape(rows, h, columns, w).transpose(0, 2, 1, 3).reshape(-1, h, w)
+            total = columns * rows
+            stride = next(p for p in range(SCATTER, SCATTER + total + 1) if math.gcd(p, total) == 1)
+            visits = (np.arange(min(total, SAMPLE * 8)) * stride) % total
+            inked = visits[cells[visits].any(axis=(1, 2))][:SAMPLE]
+            if len(inked) < 8:
+                continue
+            keys = np.packbits(cells[inked], axis=2)
+            known = sum(key.tobytes() in font.glyphs for key in keys) / len(inked)
             if best is None or known > best[2]:
                 best = (ox, oy, known)
                 if known >= MIN_KNOWN:
@@ -290,7 +294,8 @@ def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
                 chars.append(" ")
                 continue
             row_inked += 1
-            char = font.glyphs.get(key)
+            # Box drawing the font lacks, xterm draws itself: a line.
+            char = font.glyphs.get(key) or _line_shape(bits, font, ox + column * font.width, y)
             row_known += char is not None
             chars.append(char or "\ufffd")
         if row_inked and row_known < ROW_KNOWN * row_inked:
@@ -310,6 +315,20 @@ def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
     if inked == 0 or inked < outside or known / inked < MIN_KNOWN:
         return None
     return Grid(lines, rest)
+
+
+def _line_shape(bits: Image.Image, font: GridFont, x: int, y: int) -> str | None:
+    """A cell whose ink is a line from edge to edge: ``─`` (``━`` thick)
+    across it, ``│`` down it; None for any other."""
+    box = bits.crop((x, y, x + font.width, y + font.height)).getbbox()
+    if box is None:
+        return None
+    left, top, right, bottom = box
+    if left == 0 and right == font.width and bottom - top <= 3:
+        return "━" if bottom - top > 1 else "─"
+    if top == 0 and bottom == font.height and right - left <= 2:
+        return "│"
+    return None
 
 
 def _line(text: str, font: GridFont, ox: int, y: int) -> OcrLine:
@@ -356,12 +375,13 @@ def read_job(
         return None
     lines = []
     for line in grid.lines:
+        # Each character is the font's own glyph: a row of marks (a
+        # traceback's ``^^^^``) is text, and only box drawing is a border.
+        if is_border(line.text):
+            continue
         x, y, w, h = line.box
-        cleaned = clean_line(
-            line.text, piece.to_original((x, y, x + w, y + h)), line.confidence, spaced=True
-        )
-        if cleaned is not None:
-            lines.append(cleaned)
+        bx, by, bw, bh = piece.to_original((x, y, x + w, y + h))
+        lines.append(OcrLine(line.text, (bx, by, bw, bh), line.confidence))
     rest = []
     for x, y, w, h in grid.rest:
         bx, by, bw, bh = piece.to_original((x, y, x + w, y + h))
