@@ -17,10 +17,10 @@ an engine reading shapes is unsure.
    of the font explains (another font's fallback, an icon, a wide CJK
    character) is left to the engine.
 
-Distances are squared differences of coverage (0-1, ink scaled to the
-deepest of its word), over the two images' own ink: 0 is the same image, 1
-nothing alike. numpy does the arithmetic: a screen has a few thousand cell
-images, each compared with a few hundred glyphs.
+Distances are one less the cosine of the angle between two images of
+coverage (0-1): 0 is the same shape at any depth of ink, 1 nothing alike.
+numpy does the arithmetic: a screen has a few thousand cell images, each
+compared with a few hundred glyphs.
 """
 
 from __future__ import annotations
@@ -152,23 +152,24 @@ def coverage(cell: bytes, width: int, height: int) -> Array:
 
 def _distances(cells: Array, glyphs: Array) -> Array:
     """Each cell's distance to each glyph (rows: cells, columns: glyphs), both
-    as flat coverage."""
+    as flat coverage: one less the cosine of their angle, so that a glyph
+    drawn fainter (a colour whose full ink was not seen, a thin stroke never
+    fully covering a pixel) is the same shape."""
     import numpy as np
 
-    own = np.einsum("ij,ij->i", cells, cells)[:, None]
-    theirs = np.einsum("ij,ij->i", glyphs, glyphs)[None, :]
-    apart = own + theirs - 2.0 * (cells @ glyphs.T)
-    found: Array = np.clip(apart / np.maximum(own + theirs, 1e-6), 0.0, 1.0)
+    own = np.sqrt(np.einsum("ij,ij->i", cells, cells))[:, None]
+    theirs = np.sqrt(np.einsum("ij,ij->i", glyphs, glyphs))[None, :]
+    found: Array = np.clip(1.0 - (cells @ glyphs.T) / np.maximum(own * theirs, 1e-6), 0.0, 1.0)
     return found
 
 
 def _pair_distances(cells: Array, glyphs: Array) -> Array:
-    """Each cell's distance to the glyph in the same row."""
+    """Each cell's distance to the glyph in the same row (as ``_distances``)."""
     import numpy as np
 
-    apart = ((cells - glyphs) ** 2).sum(axis=1)
-    total = (cells**2).sum(axis=1) + (glyphs**2).sum(axis=1)
-    found: Array = np.clip(apart / np.maximum(total, 1e-6), 0.0, 1.0)
+    dot = (cells * glyphs).sum(axis=1)
+    norms = np.sqrt((cells**2).sum(axis=1) * (glyphs**2).sum(axis=1))
+    found: Array = np.clip(1.0 - dot / np.maximum(norms, 1e-6), 0.0, 1.0)
     return found
 
 
@@ -361,27 +362,35 @@ def _fit(
     around: int = 0,
     shift: float = 0.0,
 ) -> tuple[float, int, int] | None:
-    """How well ``face`` at ``size`` fits the samples: (median distance, x,
-    baseline) at the alignment that puts each glyph's ink where its
-    sample's is, or the best within ``around`` pixels of it."""
+    """How well ``face`` at ``size`` (with its bold: a compiler prints its
+    file names bold) fits the samples: (spread score, x, baseline) at the
+    alignment that puts each glyph's ink where its sample's is, or the best
+    within ``around`` pixels of it."""
     import numpy as np
 
-    drawn = draw(face, size, hinting, _sampled(samples), shift)
-    if drawn is None:
+    wanted = _sampled(samples)
+    forms = []
+    for each in (face, bold_of(face)):
+        drawn = None if each is None else draw(each, size, hinting, wanted, shift)
+        if drawn is None:
+            continue
+        canvas = _Canvas(drawn, width, height)
+        try:
+            first = np.array([canvas.index[char] for char in samples.chars])
+            other = np.array(
+                [
+                    canvas.index.get(char.swapcase(), canvas.index[char])
+                    if char in TWINS
+                    else canvas.index[char]
+                    for char in samples.chars
+                ]
+            )
+        except KeyError:
+            continue  # the face has not every character sampled
+        forms.append((canvas, first, other))
+    if not forms:
         return None
-    canvas = _Canvas(drawn, width, height)
-    try:
-        first = np.array([canvas.index[char] for char in samples.chars])
-        other = np.array(
-            [
-                canvas.index.get(char.swapcase(), canvas.index[char])
-                if char in TWINS
-                else canvas.index[char]
-                for char in samples.chars
-            ]
-        )
-    except KeyError:
-        return None  # the face has not every character sampled
+    canvas, first, _ = forms[0]
     shifts = samples.centres - canvas.centres[first]
     shifts = shifts[np.isfinite(shifts).all(axis=1)]
     if not len(shifts):
@@ -396,11 +405,13 @@ def _fit(
                 and -_Canvas.reach <= baseline <= height + _Canvas.reach
             ):
                 continue
-            glyphs = canvas.cells(x, baseline)
-            # The nearer of a twin's two forms: the engine's case is not trusted here.
-            distance = np.minimum(
-                _pair_distances(flat, glyphs[first]), _pair_distances(flat, glyphs[other])
-            )
+            # The nearest of a twin's two forms (the engine's case is not
+            # trusted here), regular or bold.
+            distance = np.ones(len(flat), np.float32)
+            for canvas, first, other in forms:
+                glyphs = canvas.cells(x, baseline)
+                distance = np.minimum(distance, _pair_distances(flat, glyphs[first]))
+                distance = np.minimum(distance, _pair_distances(flat, glyphs[other]))
             score = _spread_score(distance)
             if best is None or score < best[0]:
                 best = (score, x, baseline)

@@ -603,8 +603,14 @@ def _lines(
             cells.height,
         )
         # Indentation is the grid's too: the line starts at the grid's first column.
-        chance = 1.0
-        for way, count in how.items():
-            chance *= (1.0 - MISSES[way]) ** count
-        lines.append(OcrLine(" " * first + text, box, chance))
+        lines.append(OcrLine(" " * first + text, box, chance(how)))
     return lines
+
+
+def chance(how: Counter[str]) -> float:
+    """The chance that a line is exact, from how many of its cells were
+    decided each way (``MISSES``): that all of them are right."""
+    found = 1.0
+    for way, count in how.items():
+        found *= (1.0 - MISSES[way]) ** count
+    return found
