@@ -285,7 +285,7 @@ def text_runs(
     first look's text was stored), default settle; the xterm in its default
     bitmap font, or in the Xft ``font`` (family, points)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests import real_clients
+    from tests import real_terminals
     from tests.xserver import running_xserver
 
     first: list[float] = []
@@ -302,7 +302,7 @@ def text_runs(
             for run in range(runs + 1):
                 lines = terminal_lines(run)
                 xft = {"font": font[0], "size": font[1]} if font else {}
-                with real_clients.open_xterm(
+                with real_terminals.open_xterm(
                     server, lines, columns=200, rows=60, x=40, y=40, **xft
                 ):
                     for times, slot in ((first, 0), (again, 1)):

@@ -3,15 +3,16 @@
 The synthetic corpus (bench/ocr_corpus.py) is drawn by Pillow; this one is
 drawn by the programs people read text in. On a private 2560x1600 Xvfb with
 openbox (tests/xserver.py), each client class opens real programs
-(tests/real_clients.py) showing generated text: terminal output (logs, shell
-listings, tracebacks, JSON, long lines that wrap) in xterm, prose, figures
-and names in Tk, GTK and Firefox. Noru's ``Capturer`` takes the capture the
-app would take: a WINDOW capture of the window under the pointer, or a
-DISPLAY capture of several clients side by side, whose window rectangles
-(``Grab.windows``) go to the engine as the app's OCR does
-(``noru.recognition.recognise_capture``: ``engine.recognise(image,
-regions=windows or None)``). Each engine reads every capture; the programs
-are stopped before it reads, so they do not share the CPU.
+(tests/real_clients.py, tests/real_terminals.py) showing generated text:
+terminal output (logs, shell listings, tracebacks, JSON, long lines that
+wrap) in xterm, prose, figures and names in Tk, GTK and Firefox. Noru's
+``Capturer`` takes the capture the app would take: a WINDOW capture of the
+window under the pointer, or a DISPLAY capture of several clients side by
+side, whose window rectangles (``Grab.windows``) go to the engine as the
+app's OCR does (``noru.recognition.recognise_capture``:
+``engine.recognise(image, regions=windows or None)``). Each engine reads
+every capture; the programs are stopped before it reads, so they do not
+share the CPU.
 
 Scoring is by word tokens (split on white space, stray punctuation at either
 end stripped as bench/ocr_corpus.py strips it), as multisets: recall is the
@@ -53,7 +54,7 @@ SERVED_EDGE = 1568  # the served image's long edge (config max_edge's default)
 sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 
 from PIL import Image, ImageDraw  # noqa: E402
-from tests import real_clients  # noqa: E402
+from tests import real_clients, real_terminals  # noqa: E402
 from tests.real_clients import Client, Kind, Theme  # noqa: E402
 from tests.sway import Foot, Sway  # noqa: E402
 from tests.xserver import XServer, running_xserver  # noqa: E402
@@ -269,7 +270,7 @@ def _xterm(
             else terminal_lines(rng, rows * 2)
         )
         return [
-            real_clients.open_xterm(
+            real_terminals.open_xterm(
                 server,
                 text,
                 columns=columns,
@@ -299,7 +300,7 @@ def _fitting(lines: Sequence[str], columns: int) -> list[str]:
 
 
 def _terminal(
-    kind: real_clients.Terminal,
+    kind: real_terminals.Terminal,
     columns: int,
     rows: int,
     *,
@@ -315,7 +316,7 @@ def _terminal(
             else _fitting(terminal_lines(rng, count), columns)
         )
         return [
-            real_clients.open_terminal(
+            real_terminals.open_terminal(
                 server, kind, text, columns=columns, rows=rows, size=size, theme=theme,
                 x=40, y=40,
             )
@@ -370,8 +371,10 @@ def _firefox(server: XServer, rng: random.Random) -> list[Client]:
 
 def _display_terminals(server: XServer, rng: random.Random) -> list[Client]:
     return [
-        real_clients.open_xterm(server, terminal_lines(rng, 100), columns=100, rows=56, x=20, y=20),
-        real_clients.open_xterm(
+        real_terminals.open_xterm(
+            server, terminal_lines(rng, 100), columns=100, rows=56, x=20, y=20
+        ),
+        real_terminals.open_xterm(
             server,
             terminal_lines(rng, 100),
             columns=100,
@@ -382,7 +385,7 @@ def _display_terminals(server: XServer, rng: random.Random) -> list[Client]:
             x=680,
             y=20,
         ),
-        real_clients.open_xterm(
+        real_terminals.open_xterm(
             server,
             terminal_lines(rng, 100),
             columns=110,
@@ -397,7 +400,9 @@ def _display_terminals(server: XServer, rng: random.Random) -> list[Client]:
 
 def _display_mixed(server: XServer, rng: random.Random) -> list[Client]:
     return [
-        real_clients.open_xterm(server, terminal_lines(rng, 120), columns=150, rows=56, x=20, y=20),
+        real_terminals.open_xterm(
+            server, terminal_lines(rng, 120), columns=150, rows=56, x=20, y=20
+        ),
         real_clients.open_firefox(
             server,
             f"{rng.choice(WORDS).capitalize()} for {rng.choice(NAMES)}",
@@ -410,7 +415,7 @@ def _display_mixed(server: XServer, rng: random.Random) -> list[Client]:
         real_clients.open_tk_text(
             server, prose_lines(rng, 40, width=300), size=10, x=20, y=790, width=900, height=780
         ),
-        real_clients.open_xterm(
+        real_terminals.open_xterm(
             server,
             terminal_lines(rng, 80),
             columns=90,
@@ -674,7 +679,7 @@ class Tally:
     def add(self, truth_lines: Sequence[str], result: OcrResult, *, rows: bool = False) -> None:
         if rows:
             # A window's own widgets (Konsole's toolbar) are text, not rows.
-            grid = [line for line in truth_lines if line not in real_clients.CHROME]
+            grid = [line for line in truth_lines if line not in real_terminals.CHROME]
             self.rows += sum(1 for line in grid if line.strip())
             self.rows_read += rows_as_lines(grid, [line.text for line in result.lines])
         truth = Counter(t for line in truth_lines for t in tokens(line))
@@ -788,13 +793,14 @@ def capture(
             grab = capturer.grab_window("active" if frame % 2 else "pointer")[0]
             if grab.source.window_title != client.title or grab.geometry != client.rect:
                 raise SystemExit(f"captured the wrong window: {grab.source} at {grab.geometry}")
-            return grab, list(client.lines)
+            return grab, [*client.chrome, *client.lines]
         _no_overlap(clients)
         clients[0].bring_under_pointer()
         grab = capturer.grab_display(1)[0]
         truth = []
         for client in clients:
-            truth += [client.title, *client.lines]  # the title in its frame's title bar
+            # The title in its frame's title bar, then the window's text.
+            truth += [client.title, *client.chrome, *client.lines]
         return grab, truth
 
 
@@ -934,8 +940,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         status = describe(name.removesuffix("-layout"))
         if not status.available:
             raise SystemExit(f"engine {name} unavailable: {status.problem}")
-    kinds: tuple[Kind, ...] = ("xterm", "tk", "gtk", "firefox", *real_clients.TERMINALS)
-    problems = [p for k in kinds if (p := real_clients.missing(k))]
+    kinds: tuple[Kind, ...] = ("xterm", "tk", "gtk", "firefox", *real_terminals.TERMINALS)
+    problems = [p for k in kinds if (p := real_terminals.missing_any(k))]
     if problems:
         raise SystemExit("; ".join(problems))
 

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 
 from PIL import Image  # noqa: E402
-from tests import real_clients  # noqa: E402
+from tests import real_terminals  # noqa: E402
 from tests.redaction_cases import planted  # noqa: E402
 from tests.xserver import running_xserver  # noqa: E402
 
@@ -84,7 +84,7 @@ def main() -> None:
     with (
         tempfile.TemporaryDirectory() as tmp,
         running_xserver(Path(tmp), width=2560, height=1600) as server,
-        real_clients.open_xterm(
+        real_terminals.open_xterm(
             server, lines, columns=200, rows=60, x=40, y=40, font="DejaVu Sans Mono", size=9
         ),
         app_running(Path(tmp) / "home", x11_session(server.display), settle=None) as (_, env),

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 
-from tests import real_clients  # noqa: E402
+from tests import real_clients, real_terminals  # noqa: E402
 from tests.redaction_cases import ORDINARY, leaked, planted  # noqa: E402
 from tests.xserver import XServer, running_xserver  # noqa: E402
 
@@ -45,22 +45,22 @@ from ocr_real import CLASSES, capture  # noqa: E402
 Opener = Callable[[XServer, list[str]], AbstractContextManager[real_clients.Client]]
 
 SHOWN: dict[str, Opener] = {
-    "xterm bitmap": lambda s, lines: real_clients.open_xterm(
+    "xterm bitmap": lambda s, lines: real_terminals.open_xterm(
         s, lines, columns=150, rows=len(lines) + 2, x=60, y=60
     ),
-    "xterm Xft 9": lambda s, lines: real_clients.open_xterm(
+    "xterm Xft 9": lambda s, lines: real_terminals.open_xterm(
         s, lines, columns=150, rows=len(lines) + 2, font="DejaVu Sans Mono", size=9, x=60, y=60
     ),
-    "xterm Xft 10 dark": lambda s, lines: real_clients.open_xterm(
+    "xterm Xft 10 dark": lambda s, lines: real_terminals.open_xterm(
         s, lines, columns=150, rows=len(lines) + 2, font="DejaVu Sans Mono", size=10, theme="dark"
     ),
-    "rxvt-unicode 10 dark": lambda s, lines: real_clients.open_terminal(
+    "rxvt-unicode 10 dark": lambda s, lines: real_terminals.open_terminal(
         s, "urxvt", lines, columns=150, rows=len(lines) + 2, x=60, y=60
     ),
-    "st 9 light": lambda s, lines: real_clients.open_terminal(
+    "st 9 light": lambda s, lines: real_terminals.open_terminal(
         s, "st", lines, columns=150, rows=len(lines) + 2, size=9, theme="light", x=60, y=60
     ),
-    "kitty 10 dark": lambda s, lines: real_clients.open_terminal(
+    "kitty 10 dark": lambda s, lines: real_terminals.open_terminal(
         s, "kitty", lines, columns=150, rows=len(lines) + 2, x=60, y=60
     ),
     "Firefox 16 px": lambda s, lines: real_clients.open_firefox(

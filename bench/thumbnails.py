@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 
 from PIL import Image  # noqa: E402
-from tests import real_clients  # noqa: E402
+from tests import real_terminals  # noqa: E402
 from tests.real_clients import Client, Kind  # noqa: E402
 from tests.xserver import XServer, running_xserver  # noqa: E402
 
@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if unknown:
         raise SystemExit(f"unknown classes: {', '.join(unknown)} (see --list)")
     kinds: tuple[Kind, ...] = ("xterm", "tk", "gtk", "firefox")
-    problems = [p for k in kinds if (p := real_clients.missing(k))]
+    problems = [p for k in kinds if (p := real_terminals.missing_any(k))]
     if problems:
         raise SystemExit("; ".join(problems))
 

@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from tests import real_clients  # noqa: E402
+from tests import real_terminals  # noqa: E402
 from tests.xserver import running_xserver  # noqa: E402
 
 from capture_pipeline import host_speed  # noqa: E402
@@ -112,7 +112,7 @@ def main() -> None:
             warm = run % 2 == 1
             lines = [log_line(rng, row) for row in range(59)]
             with (
-                real_clients.open_xterm(
+                real_terminals.open_xterm(
                     server, lines, columns=200, rows=60, x=40, y=40, **xft
                 ) as terminal,
                 app_running(Path(tmp) / f"home-{run}", session, settle=None) as (

@@ -6,10 +6,11 @@ title, class and rectangle, and ``lines``, the exact text the window shows,
 line by line as the program lays it out (clipped to what fits: text that
 wraps or scrolls off is truth only where it is on screen).
 
-- ``open_xterm``: xterm in its default bitmap font ("fixed", 6x13) or an Xft
-  font (``font="DejaVu Sans Mono", size=9``), showing a file with ``cat``:
-  no prompt, no scrollbar, the cursor hidden. Long lines wrap as xterm wraps
-  them (``xterm_screen`` computes that).
+This module holds what every kind of program shares (``Client``, starting a
+program in a temporary folder of its own, finding its window, waiting until
+it is drawn, stopping it) and the applications; the terminals (xterm and the
+others) are in tests/real_terminals.py, built on the same plumbing.
+
 - ``open_tk_text``: a Tk Text widget (this Python's tkinter), word-wrapped;
   Tk itself reports which display lines are fully visible.
 - ``open_gtk``: GTK3 ``Gtk.Label``s above a word-wrapped ``Gtk.TextView``,
@@ -32,7 +33,8 @@ wraps or scrolls off is truth only where it is on screen).
 Every program is stopped by its own pid (Firefox with its process group)
 when the client is closed, also when a start fails; each client's files
 (the text, the profile, Firefox's HOME) live in a temporary folder removed
-then. ``missing(kind)`` says what to install when a program is not here.
+then. ``missing(kind)`` says what to install when an application is not
+here (``real_terminals.missing`` for a terminal).
 """
 
 from __future__ import annotations
@@ -63,49 +65,37 @@ from tests.processes import START_TIMEOUT, read_line
 from tests.xserver import XServer, _title_pattern
 
 __all__ = [
-    "TERMINALS",
     "THEMES",
+    "AppKind",
     "Client",
     "Kind",
+    "Rect",
+    "TerminalKind",
     "Theme",
+    "check_text",
     "chromium_program",
+    "find_window",
+    "find_window_of",
     "firefox_program",
+    "launch",
+    "log_tail",
     "missing",
+    "move_window",
+    "new_title",
     "open_chromium",
     "open_firefox",
     "open_gtk",
     "open_gtk_form",
     "open_qt_form",
-    "open_terminal",
     "open_tk_text",
-    "open_xterm",
-    "xterm_screen",
+    "start_process",
+    "wait_drawn",
 ]
 
-Kind = Literal[
-    "xterm",
-    "tk",
-    "gtk",
-    "firefox",
-    "qt",
-    "chromium",
-    "urxvt",
-    "st",
-    "xfce4-terminal",
-    "konsole",
-    "kitty",
-    "alacritty",
-]
-Terminal = Literal["urxvt", "st", "xfce4-terminal", "konsole", "kitty", "alacritty"]
-# Each terminal's program, and the Debian package that has it.
-TERMINALS: dict[Terminal, tuple[str, str]] = {
-    "urxvt": ("urxvt", "rxvt-unicode"),
-    "st": ("stterm", "stterm"),
-    "xfce4-terminal": ("xfce4-terminal", "xfce4-terminal"),
-    "konsole": ("konsole", "konsole"),
-    "kitty": ("kitty", "kitty"),
-    "alacritty": ("alacritty", "alacritty"),
-}
+# The applications this module opens, and the terminals tests/real_terminals.py opens.
+AppKind = Literal["tk", "gtk", "firefox", "qt", "chromium"]
+TerminalKind = Literal["xterm", "urxvt", "st", "xfce4-terminal", "konsole", "kitty", "alacritty"]
+Kind = Literal[AppKind, TerminalKind]
 Theme = Literal["light", "dark"]
 Rect = tuple[int, int, int, int]
 
@@ -145,20 +135,8 @@ def _system_python_has_gtk() -> bool:
     return result.returncode == 0
 
 
-def missing(kind: Kind) -> str | None:
-    """What to install for ``kind`` to run here, or None when it can."""
-    if kind in TERMINALS:
-        program, package = TERMINALS[kind]  # type: ignore[index]
-        if shutil.which(program) is None:
-            return f"{kind} is not installed (apt: {package})"
-        return None
-    if kind == "xterm":
-        if shutil.which("xterm") is None:
-            return "xterm is not installed (apt: xterm)"
-        # The default "fixed" font lives in xfonts-base; without it xterm exits.
-        if not Path("/usr/share/fonts/X11/misc/6x13-ISO8859-1.pcf.gz").exists():
-            return "xterm's default font is not installed (apt: xfonts-base)"
-        return None
+def missing(kind: AppKind) -> str | None:
+    """What to install for the application ``kind`` to run here, or None when it can."""
     if kind == "tk":
         try:
             import tkinter  # noqa: F401
@@ -194,7 +172,8 @@ class Client:
     root coordinates, what a window capture grabs; ``title`` is the window's
     name, which the frame's title bar shows (Firefox adds its own name to the
     page's); ``app_class`` is the class part of WM_CLASS; ``lines`` is the
-    text in the window, top to bottom.
+    text in the window, top to bottom (a terminal's: its rows, and the text
+    of its menu bar or toolbar in ``chrome``).
     """
 
     kind: Kind
@@ -211,6 +190,9 @@ class Client:
     places: dict[str, Rect] = field(default_factory=dict)
     # A terminal's: the file it prints each line appended to (``print_line``).
     follow: Path | None = field(default=None, repr=False)
+    # Text the window's own widgets show (a menu bar, a toolbar), not in
+    # ``lines``: a terminal's rows are ``lines``, its menu's words are here.
+    chrome: tuple[str, ...] = ()
 
     def print_line(self, text: str) -> None:
         """A terminal's: print one more line (scrolling it once it is full),
@@ -237,7 +219,7 @@ class Client:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{self.kind} did not print {raw!r}")
                 time.sleep(0.02)
-        _wait_drawn(self.server, self.rect, None, f"{self.kind} {self.title!r}")
+        wait_drawn(self.server, self.rect, None, f"{self.kind} {self.title!r}")
 
     @property
     def pid(self) -> int:
@@ -287,27 +269,12 @@ class Client:
 # --- ground truth -----------------------------------------------------------------
 
 
-def _check_text(lines: Sequence[str]) -> None:
+def check_text(lines: Sequence[str]) -> None:
     # A tab or a control character would be drawn in ways the truth cannot
     # say in characters (xterm's tab stops, an escape sequence).
     for line in lines:
         if any(not char.isprintable() for char in line):
             raise ValueError(f"only printable characters, no tabs: {line!r}")
-
-
-def xterm_screen(lines: Sequence[str], *, columns: int, rows: int) -> list[str]:
-    """What a ``columns`` x ``rows`` xterm shows after ``cat`` of ``lines``.
-
-    A line longer than the terminal wraps at the last column (a word may be
-    cut in two); a line of exactly N columns takes one row. ``cat`` ends
-    with a newline, so the cursor waits on an empty row below the text, and
-    once the rows are full the top ones scroll away.
-    """
-    shown: list[str] = []
-    for line in lines:
-        shown += [line[i : i + columns] for i in range(0, len(line), columns)] or [""]
-    shown.append("")  # the cursor's row
-    return shown[-rows:][:-1]
 
 
 # --- starting and stopping ------------------------------------------------------------
@@ -353,14 +320,14 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def _log_tail(path: Path) -> str:
+def log_tail(path: Path) -> str:
     try:
         return path.read_text(errors="replace")[-1500:]
     except OSError:
         return ""
 
 
-def _find_window(
+def find_window(
     server: XServer, process: subprocess.Popen[str], pattern: str, what: str, log: Path
 ) -> str:
     """The id of the one visible window whose name matches ``pattern``, polled:
@@ -368,7 +335,7 @@ def _find_window(
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with status {process.returncode}:\n{_log_tail(log)}")
+            raise RuntimeError(f"{what} exited with status {process.returncode}:\n{log_tail(log)}")
         found = subprocess.run(
             ["xdotool", "search", "--onlyvisible", "--name", pattern],
             env=server.env,
@@ -383,7 +350,23 @@ def _find_window(
     raise RuntimeError(f"{what} did not show its window in {START_TIMEOUT:.0f} s")
 
 
-def _window_facts(server: XServer, window_id: str) -> tuple[Rect, str, str]:
+def find_window_of(server: XServer, process: subprocess.Popen[str], what: str, log: Path) -> str:
+    """The visible window of ``process`` (by _NET_WM_PID), polled."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with status {process.returncode}:\n{log_tail(log)}")
+        found = subprocess.run(
+            ["xdotool", "search", "--onlyvisible", "--pid", str(process.pid)],
+            env=server.env, capture_output=True, text=True, timeout=START_TIMEOUT, check=False,
+        ).stdout.split()  # fmt: skip
+        if found:
+            return found[-1]
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} did not show its window in {START_TIMEOUT:.0f} s")
+
+
+def window_facts(server: XServer, window_id: str) -> tuple[Rect, str, str]:
     """The client window's rectangle in root coordinates, its name, and its class."""
     info = server.run("xwininfo", "-id", window_id)
     numbers = {
@@ -402,7 +385,7 @@ def _window_facts(server: XServer, window_id: str) -> tuple[Rect, str, str]:
     return rect, name, classes[-1] if classes else ""
 
 
-def _move(server: XServer, window_id: str, x: int, y: int) -> None:
+def move_window(server: XServer, window_id: str, x: int, y: int) -> None:
     """Move the window's frame to ``x, y`` and wait until it is there.
 
     Not ``windowmove --sync``: it waits for a move, so it hangs when the
@@ -415,13 +398,13 @@ def _move(server: XServer, window_id: str, x: int, y: int) -> None:
     deadline = time.monotonic() + START_TIMEOUT
     # Most windows' frames land there; a window of static gravity (konsole,
     # kitty) is placed there itself.
-    while _window_facts(server, window_id)[0][:2] not in ((x + left, y + top), (x, y)):
+    while window_facts(server, window_id)[0][:2] not in ((x + left, y + top), (x, y)):
         if time.monotonic() > deadline:
             raise RuntimeError(f"window {window_id} did not move to {x},{y}")
         time.sleep(0.05)
 
 
-def _wait_drawn(
+def wait_drawn(
     server: XServer, rect: Rect, process: subprocess.Popen[str] | None, what: str
 ) -> None:
     """Until the window's pixels hold more than one colour and stay the same
@@ -435,8 +418,9 @@ def _wait_drawn(
             if process is not None and process.poll() is not None:
                 raise RuntimeError(f"{what} exited with status {process.returncode}")
             pixels = screen.grab(area).rgb
+            # An RGB image's extrema: a (low, high) pair per band.
             extrema = Image.frombytes("RGB", (w, h), pixels).getextrema()
-            drawn = any(low != high for low, high in extrema)
+            drawn = any(low != high for low, high in extrema)  # type: ignore[misc]
             same = same + 1 if drawn and pixels == previous else 0
             if same >= 2:
                 return
@@ -445,7 +429,7 @@ def _wait_drawn(
     raise RuntimeError(f"{what} did not finish drawing in {START_TIMEOUT:.0f} s")
 
 
-def _start(
+def start_process(
     args: Sequence[str],
     *,
     env: dict[str, str],
@@ -465,34 +449,45 @@ def _start(
         )
 
 
-def _launch(
+def launch(
     server: XServer,
     kind: Kind,
     title: str,
     start: Callable[[Path], tuple[subprocess.Popen[str], bool]],
     ready: Callable[[subprocess.Popen[str], Path, Path], tuple[str, tuple[str, ...]]],
+    *,
+    problem: str | None,
+    after: Callable[[], None] | None = None,
 ) -> Client:
     """Run ``start(folder)`` (the process, and whether it leads its own group),
     then ``ready(process, folder, log)`` (the window id and the lines shown once
-    it is mapped); wait for the pixels; stop everything if any of that fails."""
-    problem = missing(kind)
+    it is mapped); wait for the pixels; stop everything if any of that fails.
+    ``problem``: what the caller found missing to run ``kind`` (its
+    ``missing``), raised as it is instead of starting anything; ``after``:
+    what to undo once the program is stopped (also when it failed to start)."""
     if problem is not None:
+        if after is not None:
+            after()
         raise RuntimeError(problem)
     folder = Path(tempfile.mkdtemp(prefix=f"noru-{kind}-"))
     process: subprocess.Popen[str] | None = None
     group = False
 
     def stop() -> None:
-        if process is not None:
-            _stop_process(process, group=group)
-        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            if process is not None:
+                _stop_process(process, group=group)
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            if after is not None:
+                after()
 
     try:
         process, group = start(folder)
         log = folder / "log"
         window_id, lines = ready(process, folder, log)
-        rect, name, app_class = _window_facts(server, window_id)
-        _wait_drawn(server, rect, process, f"{kind} {title!r}")
+        rect, name, app_class = window_facts(server, window_id)
+        wait_drawn(server, rect, process, f"{kind} {title!r}")
     except BaseException:
         stop()
         raise
@@ -504,282 +499,8 @@ def _launch(
     return Client(kind, name, app_class, rect, lines, window_id, server, stop, alive)
 
 
-def _title(kind: str) -> str:
+def new_title(kind: str) -> str:
     return f"Noru {kind} {next(_serial)}"
-
-
-# --- xterm ---------------------------------------------------------------------------
-
-
-def open_xterm(
-    server: XServer,
-    lines: Sequence[str],
-    *,
-    columns: int = 80,
-    rows: int = 24,
-    font: str | None = None,
-    size: int = 9,
-    theme: Theme = "light",
-    x: int = 0,
-    y: int = 0,
-    title: str | None = None,
-    subpixel: bool = False,
-    dpi: int | None = None,
-) -> Client:
-    """xterm showing ``lines``: in its default bitmap font, or the Xft ``font``
-    at ``size`` points; with ``subpixel``, Xft draws it anti-aliased by
-    sub-pixel (RGB, the LCD filter on), and at ``dpi`` (192: a HiDPI screen,
-    twice the pixels). ``lines`` of the client are the rows on screen."""
-    _check_text(lines)
-    title = title or _title("xterm")
-    xft = [*(("-xrm", "*Xft.rgba: rgb", "-xrm", "*Xft.lcdfilter: lcddefault") if subpixel else ()),
-           *(("-xrm", f"*Xft.dpi: {dpi}") if dpi else ())]  # fmt: skip
-    background, foreground = THEMES[theme]
-    fonts = ["-fa", font, "-fs", str(size)] if font else []
-
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        text = folder / "text"
-        text.write_text("".join(f"{line}\n" for line in lines))
-        # The cursor hidden (DECTCEM) before the text; the title set only after
-        # it, so a window with this title has read all of it; then what is
-        # appended to a third file (``Client.print_line``).
-        (folder / "more").touch()
-        folders.append(folder)
-        script = (
-            'printf "\\033[?25l"; cat "$1"; printf "\\033]2;%s\\007" "$2"; exec tail -n 0 -f "$3"'
-        )
-        args = [
-            "xterm",
-            *("-geometry", f"{columns}x{rows}+{x}+{y}"),
-            *("-bg", background, "-fg", foreground),
-            *fonts,
-            "+sb",  # no scrollbar
-            *xft,
-            *("-title", f"{title} (loading)"),
-            # Our escape sets the final title, whatever the app-defaults say.
-            *("-xrm", "XTerm*allowTitleOps: true"),
-            "-hold",
-            *("-e", "sh", "-c", script, "sh", str(text), title, str(folder / "more")),
-        ]
-        return _start(args, env=server.env, log=folder / "log"), False
-
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        window = _find_window(server, process, _title_pattern(title), f"xterm {title!r}", log)
-        return window, tuple(xterm_screen(lines, columns=columns, rows=rows))
-
-    folders: list[Path] = []
-    client = _launch(server, "xterm", title, start, ready)
-    client.follow = folders[0] / "more"
-    return client
-
-
-# --- other terminals ---------------------------------------------------------------------
-
-# The words of Konsole's toolbar, above its text (not a row of the terminal).
-KONSOLE_TOOLBAR = "New Tab Split View Copy Paste Find"
-# Lines of a terminal window's truth that are its own widgets, not rows of
-# the terminal: its words are in the text, but it is no row to read as one.
-CHROME = frozenset({KONSOLE_TOOLBAR})
-# The cursor hidden (DECTCEM), the text, then a file saying it is all out;
-# then what is appended to a third file (``Client.print_line``).
-_TERMINAL_SCRIPT = 'printf "\\033[?25l"; cat "$1"; : > "$2"; exec tail -n 0 -f "$3"'
-# SGR colours words are drawn in when a terminal is asked for colour.
-_COLOURS = (31, 32, 33, 34, 35, 36, 91, 94)
-
-
-def _terminal_args(
-    kind: Terminal,
-    folder: Path,
-    *,
-    columns: int,
-    rows: int,
-    font: str,
-    size: int,
-    theme: Theme,
-    x: int,
-    y: int,
-    title: str,
-) -> tuple[list[str], dict[str, str]]:
-    """The command line that opens ``kind`` as asked (the script still to
-    come after it) and the environment it needs (its config in ``folder``)."""
-    background, foreground = THEMES[theme]
-    env = {
-        "HOME": str(folder),
-        "XDG_CONFIG_HOME": str(folder / "config"),
-        "XDG_DATA_HOME": str(folder / "data"),
-        "XDG_RUNTIME_DIR": str(folder),
-        "LIBGL_ALWAYS_SOFTWARE": "1",  # kitty and alacritty draw with Mesa's software GL
-    }
-    if kind == "urxvt":
-        args = [
-            "urxvt", "-fn", f"xft:{font}:size={size}", "-bg", background, "-fg", foreground,
-            "+sb", "-geometry", f"{columns}x{rows}+{x}+{y}", "-title", title, "-e",
-        ]  # fmt: skip
-    elif kind == "st":
-        # Its colours are built in (light grey on black): the theme is set by
-        # escape sequences before the text (OSC 10 and 11).
-        args = ["stterm", "-f", f"{font}:size={size}", "-g", f"{columns}x{rows}+{x}+{y}",
-                "-t", title, "-e"]  # fmt: skip
-    elif kind == "xfce4-terminal":
-        rc = folder / "config" / "xfce4" / "terminal" / "terminalrc"
-        rc.parent.mkdir(parents=True)
-        rc.write_text(
-            "[Configuration]\n"
-            f"ColorForeground={foreground}\nColorBackground={background}\n"
-            f"ColorCursor={foreground}\nColorBoldUseDefault=TRUE\n"
-            f"FontName={font} {size}\nMiscCursorBlinks=FALSE\n"
-            "MiscMenubarDefault=FALSE\nMiscToolbarDefault=FALSE\n"
-            "ScrollingBar=TERMINAL_SCROLLBAR_NONE\nMiscBordersDefault=TRUE\n"
-        )
-        args = [
-            "xfce4-terminal", "--disable-server", f"--geometry={columns}x{rows}+{x}+{y}",
-            "--hide-menubar", "--hide-toolbar", "--hide-scrollbar", f"--title={title}", "-x",
-        ]  # fmt: skip
-    elif kind == "konsole":
-        data = folder / "data" / "konsole"
-        data.mkdir(parents=True)
-        rgb = [",".join(str(int(c[i : i + 2], 16)) for i in (1, 3, 5)) for c in THEMES[theme]]
-        (data / "Noru.colorscheme").write_text(
-            f"[Background]\nColor={rgb[0]}\n[Foreground]\nColor={rgb[1]}\n"
-            "[General]\nDescription=Noru\nOpacity=1\n"
-        )
-        (data / "Noru.profile").write_text(
-            f"[Appearance]\nColorScheme=Noru\nFont={font},{size},-1,5,50,0,0,0,0,0\n"
-            f"[General]\nName=Noru\nTerminalColumns={columns}\nTerminalRows={rows}\n"
-            "ShowTerminalSizeHint=false\n"
-            "[Scrolling]\nScrollBarPosition=2\n[Cursor Options]\nCursorShape=0\n"
-        )
-        # Its menu bar off; its toolbars stay (Konsole 22.12 keeps them
-        # whatever this says), and are in the truth (KONSOLE_TOOLBAR).
-        rc = folder / "config" / "konsolerc"
-        rc.parent.mkdir(parents=True)
-        rc.write_text(
-            "[MainWindow][Toolbar mainToolBar]\nHidden=true\n"
-            "[MainWindow][Toolbar sessionToolbar]\nHidden=true\n"
-            "[KonsoleWindow]\nShowMenuBarByDefault=false\n"
-        )
-        args = ["konsole", "--nofork", "--hide-menubar", "--hide-tabbar", "--profile", "Noru",
-                "-p", f"tabtitle={title}", "-e"]  # fmt: skip
-    elif kind == "kitty":
-        args = [
-            "kitty", "--config", "NONE", "-o", f"font_family={font}", "-o", f"font_size={size}",
-            "-o", f"background={background}", "-o", f"foreground={foreground}",
-            "-o", f"initial_window_width={columns}c", "-o", f"initial_window_height={rows}c",
-            "-o", "remember_window_size=no", "-o", "cursor_blink_interval=0",
-            "-o", "enable_audio_bell=no", "--title", title,
-        ]  # fmt: skip
-    else:
-        config = folder / "alacritty.yml"
-        config.write_text(
-            f"window:\n  dimensions: {{columns: {columns}, lines: {rows}}}\n"
-            f"  position: {{x: {x}, y: {y}}}\n  dynamic_title: false\n"
-            f'font:\n  normal: {{family: "{font}"}}\n  size: {size}\n'
-            f"colors:\n  primary: {{background: '{background}', foreground: '{foreground}'}}\n"
-            "cursor:\n  blinking: Never\n"
-        )
-        args = ["alacritty", "--config-file", str(config), "-t", title, "-e"]
-    return args, env
-
-
-def open_terminal(
-    server: XServer,
-    kind: Terminal,
-    lines: Sequence[str],
-    *,
-    columns: int = 100,
-    rows: int = 30,
-    font: str = "DejaVu Sans Mono",
-    size: int = 10,
-    theme: Theme = "dark",
-    x: int = 0,
-    y: int = 0,
-    coloured: bool = False,
-    highlight: int | None = None,
-    env: Mapping[str, str] | None = None,
-) -> Client:
-    """The terminal ``kind`` showing ``lines`` (each shorter than ``columns``:
-    nothing wraps; more than ``rows`` scroll the first ones away, into its
-    scrollback) in ``font`` at ``size`` points, in ``theme``'s colours;
-    ``coloured``: every other word in one of the terminal's colours (as
-    prompts, `ls --color` and syntax colours draw them); ``highlight``: that
-    line in reverse video across the whole width (a status line, a
-    selection); ``env``: more of its environment (a session bus)."""
-    _check_text(lines)
-    if any(len(line) >= columns for line in lines):
-        raise ValueError(f"the lines must fit in {columns - 1} columns")
-    title = _title(kind)
-
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        text = folder / "text"
-        shown = [_coloured(line) if coloured else line for line in lines]
-        if highlight is not None:
-            shown[highlight] = f"\033[7m{lines[highlight]:<{columns}}\033[0m"
-        text.write_text("".join(f"{line}\n" for line in shown))
-        (folder / "more").touch()
-        args, extra = _terminal_args(
-            kind, folder, columns=columns, rows=rows, font=font, size=size, theme=theme,
-            x=x, y=y, title=title,
-        )  # fmt: skip
-        script = _TERMINAL_SCRIPT
-        if kind == "st":
-            background, foreground = THEMES[theme]
-            script = f'printf "\\033]11;{background}\\007\\033]10;{foreground}\\007"; ' + script
-        command = [
-            *args, "sh", "-c", script, "sh", str(text), str(folder / "shown"), str(folder / "more"),
-        ]  # fmt: skip
-        return _start(
-            command, env={**server.env, **extra, **(env or {})}, log=folder / "log"
-        ), False
-
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        deadline = time.monotonic() + START_TIMEOUT
-        while not (folder / "shown").exists():
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{kind} did not show its text:\n{_log_tail(log)}")
-            time.sleep(0.05)
-        window = _find_window_of(server, process, f"{kind} {title!r}", log)
-        if kind in ("konsole", "kitty"):
-            _move(server, window, x, y)  # they take no place on their command line
-        # What it shows: the last rows (the cursor's row below them), and
-        # Konsole its toolbar above them, as it does by default.
-        screen = tuple(xterm_screen(lines, columns=columns, rows=rows))
-        shown = (KONSOLE_TOOLBAR, *screen) if kind == "konsole" else screen
-        folders.append(folder)
-        return window, shown
-
-    folders: list[Path] = []
-    client = _launch(server, kind, title, start, ready)
-    client.follow = folders[0] / "more"
-    return client
-
-
-def _coloured(line: str) -> str:
-    """``line`` with every other word in an SGR colour (the text stays the same)."""
-    words = line.split(" ")
-    return " ".join(
-        f"\033[{_COLOURS[i // 2 % len(_COLOURS)]}m{word}\033[0m" if i % 2 and word else word
-        for i, word in enumerate(words)
-    )
-
-
-def _find_window_of(server: XServer, process: subprocess.Popen[str], what: str, log: Path) -> str:
-    """The visible window of ``process`` (by _NET_WM_PID), polled."""
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with status {process.returncode}:\n{_log_tail(log)}")
-        found = subprocess.run(
-            ["xdotool", "search", "--onlyvisible", "--pid", str(process.pid)],
-            env=server.env, capture_output=True, text=True, timeout=START_TIMEOUT, check=False,
-        ).stdout.split()  # fmt: skip
-        if found:
-            return found[-1]
-        time.sleep(0.05)
-    raise RuntimeError(f"{what} did not show its window in {START_TIMEOUT:.0f} s")
 
 
 # --- Tk ------------------------------------------------------------------------------
@@ -839,8 +560,8 @@ def open_tk_text(
     title: str | None = None,
 ) -> Client:
     """A Tk Text widget filling a window, word-wrapping ``lines`` at ``size`` points."""
-    _check_text(lines)
-    title = title or _title("tk")
+    check_text(lines)
+    title = title or new_title("tk")
     background, foreground = THEMES[theme]
     params = {
         "title": title,
@@ -855,17 +576,17 @@ def open_tk_text(
 
     def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
         args = [sys.executable, "-c", _TK_TEXT, json.dumps(params)]
-        return _start(args, env=server.env, log=folder / "log", pipe=True), False
+        return start_process(args, env=server.env, log=folder / "log", pipe=True), False
 
     def ready(
         process: subprocess.Popen[str], folder: Path, log: Path
     ) -> tuple[str, tuple[str, ...]]:
         assert process.stdout is not None
         shown = json.loads(read_line(process, process.stdout, f"Tk text {title!r}"))
-        window = _find_window(server, process, _title_pattern(title), f"Tk {title!r}", log)
+        window = find_window(server, process, _title_pattern(title), f"Tk {title!r}", log)
         return window, tuple(shown)
 
-    return _launch(server, "tk", title, start, ready)
+    return launch(server, "tk", title, start, ready, problem=missing("tk"))
 
 
 # --- GTK 3 ----------------------------------------------------------------------------
@@ -964,8 +685,8 @@ def open_gtk(
     title: str | None = None,
 ) -> Client:
     """GTK 3 ``labels`` (one line each) above a word-wrapped TextView of ``lines``."""
-    _check_text([*labels, *lines])
-    title = title or _title("gtk")
+    check_text([*labels, *lines])
+    title = title or new_title("gtk")
     params = {
         "title": title,
         "labels": list(labels),
@@ -986,17 +707,17 @@ def open_gtk(
             "XDG_RUNTIME_DIR": str(folder),
         }
         args = [SYSTEM_PYTHON, "-c", _GTK, json.dumps(params)]
-        return _start(args, env=env, log=folder / "log", pipe=True), False
+        return start_process(args, env=env, log=folder / "log", pipe=True), False
 
     def ready(
         process: subprocess.Popen[str], folder: Path, log: Path
     ) -> tuple[str, tuple[str, ...]]:
         assert process.stdout is not None
         shown = json.loads(read_line(process, process.stdout, f"GTK {title!r}"))
-        window = _find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
+        window = find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
         return window, tuple(shown)
 
-    return _launch(server, "gtk", title, start, ready)
+    return launch(server, "gtk", title, start, ready, problem=missing("gtk"))
 
 
 _GTK_FORM = """
@@ -1091,8 +812,8 @@ def open_gtk_form(
     ``cells`` as labels in a grid of ``columns``. ``places`` holds each
     widget's rectangle as GTK lays it out: ``"label N"``, ``"entry"``,
     ``"password"``, ``"view"``, ``"button"``."""
-    _check_text([*labels, entry, *view, button, *cells])
-    title = title or _title("gtk-form")
+    check_text([*labels, entry, *view, button, *cells])
+    title = title or new_title("gtk-form")
     params = {
         "title": title,
         "labels": list(labels),
@@ -1116,7 +837,7 @@ def open_gtk_form(
         }
         env.pop("NO_AT_BRIDGE", None)
         args = [SYSTEM_PYTHON, "-c", _GTK_FORM, json.dumps(params)]
-        return _start(args, env=env, log=folder / "log", pipe=True), False
+        return start_process(args, env=env, log=folder / "log", pipe=True), False
 
     def ready(
         process: subprocess.Popen[str], folder: Path, log: Path
@@ -1124,10 +845,10 @@ def open_gtk_form(
         assert process.stdout is not None
         reported = json.loads(read_line(process, process.stdout, f"GTK form {title!r}"))
         places.update({name: (x, y, w, h) for name, (x, y, w, h) in reported.items()})
-        window = _find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
+        window = find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
         return window, (*labels, entry, *view, button, *cells)
 
-    client = _launch(server, "gtk", title, start, ready)
+    client = launch(server, "gtk", title, start, ready, problem=missing("gtk"))
     client.places = places
     return client
 
@@ -1195,8 +916,8 @@ def open_qt_form(
     (``QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1``); without, it does not (Qt's
     default while the session's switch is off). ``places`` as for
     ``open_gtk_form``."""
-    _check_text([*labels, entry, button])
-    title = title or _title("qt-form")
+    check_text([*labels, entry, button])
+    title = title or new_title("qt-form")
     params = {
         "title": title,
         "labels": list(labels),
@@ -1220,7 +941,7 @@ def open_qt_form(
         if accessible:
             env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] = "1"
         args = [sys.executable, "-c", _QT_FORM, json.dumps(params)]
-        return _start(args, env=env, log=folder / "log", pipe=True), False
+        return start_process(args, env=env, log=folder / "log", pipe=True), False
 
     def ready(
         process: subprocess.Popen[str], folder: Path, log: Path
@@ -1228,10 +949,10 @@ def open_qt_form(
         assert process.stdout is not None
         reported = json.loads(read_line(process, process.stdout, f"Qt form {title!r}"))
         places.update({name: (x, y, w, h) for name, (x, y, w, h) in reported.items()})
-        window = _find_window(server, process, _title_pattern(title), f"Qt {title!r}", log)
+        window = find_window(server, process, _title_pattern(title), f"Qt {title!r}", log)
         return window, (*labels, entry, button)
 
-    client = _launch(server, "qt", title, start, ready)
+    client = launch(server, "qt", title, start, ready, problem=missing("qt"))
     client.places = places
     return client
 
@@ -1380,8 +1101,8 @@ def open_firefox(
     title, the address, the heading and the lines; ``ValueError`` when they do
     not all fit. With ``bus`` (a session bus's ``DBUS_SESSION_BUS_ADDRESS``),
     Firefox exposes its accessibility tree there (``GNOME_ACCESSIBILITY=1``)."""
-    _check_text([heading, *lines])
-    title = title or _title("page")
+    check_text([heading, *lines])
+    title = title or new_title("page")
     program = firefox_program()
     shown: list[str] = []
 
@@ -1413,20 +1134,20 @@ def open_firefox(
             url,
         ]
         # Its own process group: Firefox is many processes, stopped together.
-        return _start(args, env=env, log=folder / "log", own_group=True), True
+        return start_process(args, env=env, log=folder / "log", own_group=True), True
 
     def ready(
         process: subprocess.Popen[str], folder: Path, log: Path
     ) -> tuple[str, tuple[str, ...]]:
         pattern = _title_pattern(title)[:-1] + "( [(]overflow[)])? .* Mozilla Firefox$"
-        window = _find_window(server, process, pattern, f"Firefox {title!r}", log)
+        window = find_window(server, process, pattern, f"Firefox {title!r}", log)
         name = server.run("xdotool", "getwindowname", window).rstrip("\n")
         if name != title + _FIREFOX_SUFFIX:
             raise ValueError(f"the page does not fit in {width}x{height}: {name!r}")
-        _move(server, window, x, y)  # Firefox has no option for its position
+        move_window(server, window, x, y)  # Firefox has no option for its position
         return window, tuple(shown)
 
-    return _launch(server, "firefox", title, start, ready)
+    return launch(server, "firefox", title, start, ready, problem=missing("firefox"))
 
 
 # --- Chromium ---------------------------------------------------------------------------
@@ -1458,8 +1179,8 @@ def open_chromium(
     nothing. ``accessibility``: its tree on (``ACCESSIBILITY_ENABLED=1``;
     else Chromium registers none while the session's switch is off);
     ``renderer``: its pages' text too (``--force-renderer-accessibility``)."""
-    _check_text([heading, *lines])
-    title = title or _title("chromium")
+    check_text([heading, *lines])
+    title = title or new_title("chromium")
     program = chromium_program()
     shown: list[str] = []
 
@@ -1494,16 +1215,16 @@ def open_chromium(
             url,
         ]
         # Its own process group: Chromium is many processes, stopped together.
-        return _start(args, env=env, log=folder / "log", own_group=True), True
+        return start_process(args, env=env, log=folder / "log", own_group=True), True
 
     def ready(
         process: subprocess.Popen[str], folder: Path, log: Path
     ) -> tuple[str, tuple[str, ...]]:
         pattern = _title_pattern(title)[:-1] + "( [(]overflow[)])? - Chromium$"
-        window = _find_window(server, process, pattern, f"Chromium {title!r}", log)
+        window = find_window(server, process, pattern, f"Chromium {title!r}", log)
         name = server.run("xdotool", "getwindowname", window).rstrip("\n")
         if name != title + _CHROMIUM_SUFFIX:
             raise ValueError(f"the page does not fit in {width}x{height}: {name!r}")
         return window, tuple(shown)
 
-    return _launch(server, "chromium", title, start, ready)
+    return launch(server, "chromium", title, start, ready, problem=missing("chromium"))

@@ -22,7 +22,7 @@ import pytest
 
 from noru.access import set_control
 from noru.store import Filters, Reader
-from tests import real_clients
+from tests import real_clients, real_terminals
 from tests.app_process import running_app
 from tests.history_data import redaction_off
 from tests.parts import require
@@ -175,14 +175,14 @@ def test_an_agent_gets_the_ax_layer_as_measured_screen_content(
 def test_a_capture_of_an_xterm_says_it_exposes_no_tree(
     tmp_path: Path, desktop: XServer, bus: SessionBus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    require(real_clients.missing("xterm") is None, real_clients.missing("xterm") or "")
+    require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
     monkeypatch.setenv("NORU_HOME", str(home))
     _configure(home, ax_budget=2.0)
     env = {**desktop.env, **bus.env}
     with (
-        real_clients.open_xterm(desktop, ["no tree here"], x=900, y=80) as xterm,
+        real_terminals.open_xterm(desktop, ["no tree here"], x=900, y=80) as xterm,
         running_app(home, env, home / "app.log"),
     ):
         capture_id = capture_window(home, env, xterm)

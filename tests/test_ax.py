@@ -23,7 +23,7 @@ import pytest
 import noru.ax as ax
 from noru.ax import AxAbsent, AxText
 from noru.geometry import Rect
-from tests import real_clients
+from tests import real_clients, real_terminals
 from tests.parts import require
 from tests.real_clients import Client
 from tests.session_bus import SessionBus, accessibility_bus, carrying, running_session_bus
@@ -306,9 +306,9 @@ def test_chromium_without_accessibility_names_both_switches(
 def test_an_xterm_exposes_no_tree_and_the_reason_names_it(
     desktop: XServer, reader: SessionBus
 ) -> None:
-    problem = real_clients.missing("xterm")
+    problem = real_terminals.missing("xterm")
     require(problem is None, problem or "")
-    with real_clients.open_xterm(desktop, ["no tree here"], x=900, y=60) as xterm:
+    with real_terminals.open_xterm(desktop, ["no tree here"], x=900, y=60) as xterm:
         pid = xterm.pid
         result = read(xterm)
     assert result.lines == () and result.absent is AxAbsent.NO_TREE
@@ -397,10 +397,10 @@ def test_a_vte_terminal_gives_only_the_rows_on_screen_not_its_scrollback(
     reader: SessionBus, desktop: XServer
 ) -> None:
     """VTE's tree holds the whole buffer; what scrolled off is not on screen."""
-    problem = real_clients.missing("xfce4-terminal")
+    problem = real_terminals.missing("xfce4-terminal")
     require(problem is None, problem or "")
     lines = [f"scroll line {n:03d} with words" for n in range(60)]
-    with real_clients.open_terminal(
+    with real_terminals.open_terminal(
         desktop, "xfce4-terminal", lines, columns=80, rows=20, theme="light",
         env=reader.env, x=40, y=40,
     ) as client:  # fmt: skip

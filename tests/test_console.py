@@ -720,16 +720,16 @@ def test_in_a_browser_a_real_xterm_capture_is_found_and_its_lines_boxed_where_th
     """Real parts end to end: xterm draws known text on Xvfb, `noru app` takes
     the captures `noru capture` asks for and reads them with the real engine;
     the console finds a word and boxes its line where xterm drew it."""
-    from tests import real_clients
+    from tests import real_clients, real_terminals
     from tests.app_process import running_app, wait_until
 
     for kind in ("xterm", "tk"):
-        problem = real_clients.missing(kind)
+        problem = real_terminals.missing_any(kind)
         require(problem is None, problem or "")
     rows = 12
     env = {**desktop.env, "NORU_HOME": str(home)}
     with (
-        real_clients.open_xterm(desktop, XTERM_LINES, columns=80, rows=rows, x=80, y=80) as xterm,
+        real_terminals.open_xterm(desktop, XTERM_LINES, columns=80, rows=rows, x=80, y=80) as xterm,
         real_clients.open_tk_text(
             desktop,
             ["Meridian shipment report", "All crates counted and sealed."],

@@ -14,7 +14,7 @@ import pytest
 
 from noru import access
 from noru.store import Filters, Reader
-from tests import real_clients
+from tests import real_clients, real_terminals
 from tests.app_process import AppProcess, running_app, wait_until
 from tests.panel_host import PanelHost
 from tests.parts import require
@@ -58,7 +58,7 @@ def app(
 
 
 def need(kind: real_clients.Kind) -> None:
-    problem = real_clients.missing(kind)
+    problem = real_terminals.missing_any(kind)
     require(problem is None, problem or "")
 
 
@@ -144,7 +144,7 @@ def test_the_icon_says_an_agent_looked_and_not_when_the_person_captured(
     wait_until(lambda: host.props()["IconName"] == "noru-allowed", "allowed")
     icons = host.signals["NewIcon"]
     need("xterm")
-    with real_clients.open_xterm(desktop, ["the active window"], x=200, y=200) as xterm:
+    with real_terminals.open_xterm(desktop, ["the active window"], x=200, y=200) as xterm:
         xterm.activate()
         host.click("Capture Window Now")  # the person's own capture: no sign
         wait_until(lambda: _count(home) == 1, "the menu's capture")
@@ -235,7 +235,7 @@ def test_a_notification_says_which_client_looked_and_a_burst_is_one_notification
     try:
         access.set_control(home, "allow")
         with (
-            real_clients.open_xterm(desktop, ["looked at"], x=300, y=300) as xterm,
+            real_terminals.open_xterm(desktop, ["looked at"], x=300, y=300) as xterm,
             _app(home, desktop, bus, tmp_path),
         ):
             wait_until(lambda: len(server.items) == 1, "the menu registered")

@@ -24,10 +24,11 @@ from noru.capture import Capturer, Grab
 from noru.geometry import contains
 from noru.ocr import Engine
 from noru.ocr.base import OcrLine
-from tests import real_clients
+from tests import real_clients, real_terminals
 from tests.ocr_suite import made_engine
 from tests.parts import require
-from tests.real_clients import Client, Kind, xterm_screen
+from tests.real_clients import Client, Kind
+from tests.real_terminals import xterm_screen
 
 if TYPE_CHECKING:
     # Types only: pytest imports tests.xserver itself, as a plugin.
@@ -46,7 +47,7 @@ def capturer(desktop: XServer) -> Iterator[Capturer]:
 
 
 def need(kind: Kind) -> None:
-    problem = real_clients.missing(kind)
+    problem = real_terminals.missing_any(kind)
     require(problem is None, problem or "")
 
 
@@ -106,7 +107,7 @@ def test_once_the_rows_are_full_the_first_lines_scroll_away_above_the_cursor_s_r
 
 def test_text_xterm_could_not_show_as_given_is_refused(desktop: XServer) -> None:
     with pytest.raises(ValueError, match="no tabs"):
-        real_clients.open_xterm(desktop, ["a\tb"])
+        real_terminals.open_xterm(desktop, ["a\tb"])
 
 
 # --- the programs ------------------------------------------------------------------------
@@ -117,7 +118,7 @@ def test_xterm_in_its_default_bitmap_font_shows_the_text_and_is_read(
 ) -> None:
     need("xterm")
     lines = ["The quarterly reconciliation of warehouse inventory finished cleanly"] * 3
-    client = real_clients.open_xterm(desktop, lines, columns=100, rows=20, x=60, y=60)
+    client = real_terminals.open_xterm(desktop, lines, columns=100, rows=20, x=60, y=60)
     try:
         assert client.lines == tuple(lines)
         grab = window_capture(client, capturer)
@@ -135,7 +136,7 @@ def test_xterm_in_an_xft_font_shows_only_the_rows_that_did_not_scroll_away(
 ) -> None:
     need("xterm")
     lines = ["Firstline disappearing offscreen", *(["filler words"] * 30), "Lastline Hippopotamus"]
-    client = real_clients.open_xterm(
+    client = real_terminals.open_xterm(
         desktop, lines, columns=90, rows=12, font="DejaVu Sans Mono", size=10, theme="dark"
     )
     try:
@@ -229,7 +230,7 @@ def test_a_display_capture_of_two_clients_reads_each_in_its_own_window(
     need("xterm")
     need("tk")
     with (
-        real_clients.open_xterm(
+        real_terminals.open_xterm(
             desktop, ["Consignment harbourmaster"], columns=60, rows=10, x=40, y=40
         ) as xterm,
         real_clients.open_tk_text(
@@ -291,7 +292,7 @@ def test_an_xterm_in_its_bitmap_font_is_read_as_small_two_tone_text(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:
     need("xterm")
-    with real_clients.open_xterm(desktop, LOG, columns=90, rows=30) as client:
+    with real_terminals.open_xterm(desktop, LOG, columns=90, rows=30) as client:
         grab = window_capture(client, capturer)
     line, sharp, small = prepared(grab)
     assert line is not None and line < 14 and sharp and small
@@ -312,7 +313,7 @@ def test_an_xterm_in_an_antialiased_font_is_not_taken_for_a_bitmap_font(
     desktop: XServer, capturer: Capturer
 ) -> None:
     need("xterm")
-    with real_clients.open_xterm(
+    with real_terminals.open_xterm(
         desktop, LOG, columns=90, rows=30, font="DejaVu Sans Mono", size=8
     ) as client:
         grab = window_capture(client, capturer)
@@ -328,7 +329,7 @@ def test_a_terminal_in_a_bitmap_font_is_read_exactly_by_its_glyphs(
 ) -> None:
     need("xterm")
     shown = [*LOG, "m n w u . , 0 O l 1 I | ~ ` { } [ ] ( ) < > ; : ' \" ! ? @ # $ % ^ & * + = _ -"]
-    with real_clients.open_xterm(desktop, shown, columns=100, rows=32) as client:
+    with real_terminals.open_xterm(desktop, shown, columns=100, rows=32) as client:
         grab = window_capture(client, capturer)
         truth = list(client.lines)
     result = engine.recognise(grab.image)
@@ -344,7 +345,7 @@ def test_in_a_display_capture_the_grid_is_read_by_glyphs_and_its_title_left_to_t
     from noru.ocr.regions import Job
 
     need("xterm")
-    with real_clients.open_xterm(desktop, LOG, columns=90, rows=30, x=40, y=40) as client:
+    with real_terminals.open_xterm(desktop, LOG, columns=90, rows=30, x=40, y=40) as client:
         client.bring_under_pointer()
         (grab,) = capturer.grab_display(1)
         truth = list(client.lines)
@@ -369,7 +370,7 @@ def test_an_antialiased_terminal_is_not_read_as_a_grid(
     from noru.ocr.regions import Job
 
     need("xterm")
-    with real_clients.open_xterm(
+    with real_terminals.open_xterm(
         desktop, LOG, columns=90, rows=30, font="DejaVu Sans Mono", size=9
     ) as client:
         grab = window_capture(client, capturer)
@@ -384,7 +385,7 @@ def test_without_the_bitmap_fonts_on_the_machine_the_engine_reads_the_grid(
     from noru.ocr.regions import Job
 
     need("xterm")
-    with real_clients.open_xterm(desktop, LOG, columns=90, rows=30) as client:
+    with real_terminals.open_xterm(desktop, LOG, columns=90, rows=30) as client:
         grab = window_capture(client, capturer)
     monkeypatch.setattr(cells, "FONT_DIRS", ())
     cells.fonts.cache_clear()
@@ -398,9 +399,12 @@ def test_without_the_bitmap_fonts_on_the_machine_the_engine_reads_the_grid(
 
 def test_the_bitmap_fonts_glyphs_are_what_pillows_own_pcf_reader_reads() -> None:
     """Noru reads only the code points it looks up from the X server's PCF
-    files; every glyph it gets is the one Pillow's full reader gets."""
+    files; every glyph it gets is the one Pillow's full reader gets, and
+    past Latin-1 (which Pillow does not read) the one FreeType draws."""
     import gzip
 
+    import freetype
+    import numpy as np
     from PIL import PcfFontFile
 
     from noru.ocr import cells
@@ -415,10 +419,21 @@ def test_the_bitmap_fonts_glyphs_are_what_pillows_own_pcf_reader_reads() -> None
                 theirs = PcfFontFile.PcfFontFile(f)  # type: ignore[arg-type]
             ours = cells._pcf_bitmaps(gzip.decompress(path.read_bytes()))
             expected = {c: g[3] for c, g in enumerate(theirs.glyph) if g is not None}
-            assert sorted(ours) == sorted(expected), name
+            assert sorted(c for c in ours if c < 256) == sorted(expected), name
             for code, bitmap in expected.items():
                 assert ours[code].size == bitmap.size, (name, code)
                 assert ours[code].tobytes() == bitmap.convert("1").tobytes(), (name, code)
+            face = freetype.Face(str(path))
+            beyond = [c for c in ours if c >= 256]
+            assert beyond == [c for c in map(ord, cells.BEYOND) if face.get_char_index(c)], name
+            for code in beyond:
+                face.load_char(chr(code), freetype.FT_LOAD_RENDER | freetype.FT_LOAD_TARGET_MONO)
+                drawn = face.glyph.bitmap
+                mine = np.asarray(ours[code].convert("L")) > 0
+                theirs_bits = np.unpackbits(
+                    np.array(drawn.buffer, dtype=np.uint8).reshape(drawn.rows, drawn.pitch), axis=1
+                )[:, : drawn.width]
+                assert mine.any() and (mine == theirs_bits.astype(bool)).all(), (name, code)
             checked += 1
     require(checked > 0, "no X bitmap fonts here (apt: xfonts-base)")
     found = cells.fonts()
@@ -502,7 +517,7 @@ def test_in_an_antialiased_terminal_a_minority_misreading_is_outvoted_by_alike_c
     from noru.ocr.monospace import agree_job
 
     need("xterm")
-    with real_clients.open_xterm(
+    with real_terminals.open_xterm(
         desktop, LOG, columns=90, rows=30, font="DejaVu Sans Mono", size=8
     ) as client:
         grab = window_capture(client, capturer)

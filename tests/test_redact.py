@@ -13,7 +13,7 @@ import pytest
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from noru.redact import Finding, find, find_lines
-from tests import real_clients
+from tests import real_terminals
 from tests.parts import require
 from tests.redaction_cases import ORDINARY, planted
 from tests.xserver import XServer
@@ -104,12 +104,12 @@ def engine() -> Iterator[TesseractEngine]:
 def test_secrets_a_real_terminal_shows_are_found_in_what_the_engine_reads(
     desktop: XServer, engine: TesseractEngine
 ) -> None:
-    problem = real_clients.missing("xterm")
+    problem = real_terminals.missing("xterm")
     require(problem is None, problem or "")
     cases = planted(seed=11)
     lines = ["$ cat .env", *[line for line, _, _ in cases], *ORDINARY[:6]]
     with (
-        real_clients.open_xterm(
+        real_terminals.open_xterm(
             desktop, lines, columns=160, rows=len(lines) + 2, font="DejaVu Sans Mono", size=9,
             x=60, y=60,
         ) as client,

@@ -31,7 +31,7 @@ from noru.present.pixels import FILL
 from noru.redact import find_lines, policy
 from noru.redact.apply import for_agent
 from noru.store import Filters, Reader
-from tests import real_clients
+from tests import real_clients, real_terminals
 from tests.app_process import SETTLE_FOR_TESTS, running_app
 from tests.parts import require
 from tests.redaction_cases import ALNUM, ORDINARY, leaked, luhn_card, planted
@@ -174,20 +174,20 @@ def _check(
 
 
 def test_an_xterm_showing_a_dot_env_file(mcp: StdioSession, home: Path, desktop: XServer) -> None:
-    problem = real_clients.missing("xterm")
+    problem = real_terminals.missing("xterm")
     require(problem is None, problem or "")
     lines, secrets = _env_file(random.Random(21))
-    opened = real_clients.open_xterm(desktop, lines, columns=120, rows=len(lines) + 2, x=80, y=80)
+    opened = real_terminals.open_xterm(desktop, lines, columns=120, rows=len(lines) + 2, x=80, y=80)
     _check(mcp, home, opened, secrets, [lines[1], *lines[-3:]])
 
 
 def test_an_xft_terminal_with_a_kubectl_secret_and_a_bearer_token(
     mcp: StdioSession, home: Path, desktop: XServer
 ) -> None:
-    problem = real_clients.missing("xterm")
+    problem = real_terminals.missing("xterm")
     require(problem is None, problem or "")
     lines, secrets = _kubectl(random.Random(22))
-    opened = real_clients.open_xterm(
+    opened = real_terminals.open_xterm(
         desktop, lines, columns=140, rows=len(lines) + 2, font="DejaVu Sans Mono", size=10,
         theme="dark", x=80, y=80,
     )  # fmt: skip
@@ -228,7 +228,7 @@ def test_kept_redacted_at_rest_the_agent_gets_the_filled_original(
     until its text is read, and only its filled form is written."""
     from noru.capture import Capturer
 
-    problem = real_clients.missing("xterm")
+    problem = real_terminals.missing("xterm")
     require(problem is None, problem or "")
     (home / "config.toml").write_text(SETTLE_FOR_TESTS + "redact_at_rest = true\n")
     set_control(home, "allow")
@@ -239,7 +239,7 @@ def test_kept_redacted_at_rest_the_agent_gets_the_filled_original(
     watcher.start()
     with (
         running_app(home, app_env, tmp_path / "app.log"),
-        real_clients.open_xterm(
+        real_terminals.open_xterm(
             desktop, lines, columns=120, rows=len(lines) + 2, x=80, y=80
         ) as client,
         Capturer(display=desktop.display) as capturer,

@@ -21,7 +21,7 @@ from noru.capture import Capturer
 from noru.ocr import OcrLine
 from noru.ocr import terminal as rows_reader
 from noru.ocr.tesseract import TesseractEngine
-from tests import real_clients
+from tests import real_clients, real_terminals
 from tests.parts import require
 from tests.real_clients import Client
 from tests.redaction_cases import planted
@@ -59,7 +59,7 @@ ALIGNED = [
 
 
 def need(kind: real_clients.Kind) -> None:
-    problem = real_clients.missing(kind)
+    problem = real_terminals.missing_any(kind)
     require(problem is None, problem or "")
 
 
@@ -93,7 +93,7 @@ def test_a_terminal_s_aligned_columns_come_back_as_its_rows(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine
 ) -> None:
     need("xterm")
-    with real_clients.open_xterm(
+    with real_terminals.open_xterm(
         desktop, ALIGNED, columns=100, rows=len(ALIGNED) + 2, font=MONO, size=9, x=60, y=60
     ) as client:
         image = window(capturer, client)
@@ -123,9 +123,9 @@ def test_light_on_dark_and_coloured_text_in_other_terminals_is_read_as_ink(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine, kind: str, theme: str
 ) -> None:
     need(kind)  # type: ignore[arg-type]
-    with real_clients.open_terminal(
+    with real_terminals.open_terminal(
         desktop, kind, ALIGNED, columns=100, rows=len(ALIGNED) + 3, theme=theme,  # type: ignore[arg-type]
-        coloured=True, x=80, y=80,
+        coloured=True, own_palette=True, x=80, y=80,
     ) as client:  # fmt: skip
         image = window(capturer, client)
     read = as_drawn(list(engine.recognise(image).lines))
@@ -144,7 +144,7 @@ def test_hidpi_terminals_sub_pixel_or_not_are_read_as_their_rows(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine, drawn: dict[str, Any]
 ) -> None:
     need("xterm")
-    with real_clients.open_xterm(
+    with real_terminals.open_xterm(
         desktop, ALIGNED, columns=100, rows=len(ALIGNED) + 2, font=MONO, size=9, x=60, y=60,
         **drawn,
     ) as client:  # fmt: skip
@@ -163,7 +163,7 @@ def test_sub_pixel_text_at_96_dpi_is_read_as_its_rows(
     read by its largest channel, a glyph is a pixel wider (`9` read `0`)."""
     need("xterm")
     lines = ALIGNED + SHELL
-    with real_clients.open_xterm(
+    with real_terminals.open_xterm(
         desktop, lines, columns=100, rows=len(lines) + 2, font=MONO, size=size,
         theme=theme, subpixel=True, x=60, y=60,  # type: ignore[arg-type]
     ) as client:  # fmt: skip
@@ -176,7 +176,7 @@ def test_a_line_in_reverse_video_is_a_row_of_the_grid_like_the_others(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine
 ) -> None:
     need("urxvt")
-    with real_clients.open_terminal(
+    with real_terminals.open_terminal(
         desktop, "urxvt", ALIGNED, columns=100, rows=len(ALIGNED) + 3, theme="dark",
         highlight=4, x=80, y=80,
     ) as client:  # fmt: skip
@@ -231,7 +231,7 @@ def test_lone_letters_lone_braces_and_hyphens_by_letters_come_back_as_drawn(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine
 ) -> None:
     need("xterm")
-    with real_clients.open_xterm(
+    with real_terminals.open_xterm(
         desktop, SHELL, columns=100, rows=len(SHELL) + 2, font=MONO, size=9, x=60, y=60
     ) as client:
         image = window(capturer, client)
@@ -244,7 +244,7 @@ def test_lone_letters_lone_braces_and_hyphens_by_letters_come_back_as_drawn(
 def full_terminal(desktop: XServer) -> Iterator[Client]:
     need("urxvt")
     lines = [f"{n:03d} worker-7 retry {n % 5}/5: upstream timed out after {n}s" for n in range(24)]
-    with real_clients.open_terminal(
+    with real_terminals.open_terminal(
         desktop, "urxvt", lines, columns=80, rows=25, theme="dark", x=100, y=100
     ) as client:
         yield client
@@ -317,7 +317,7 @@ def test_in_a_display_capture_a_small_terminal_in_a_bitmap_font_is_read_by_its_g
     """Its title bar is no bigger a share of what decides how it is read than
     of the window (a bold title once outweighed six short lines)."""
     need("xterm")
-    with real_clients.open_xterm(desktop, ENV_FILE, columns=90, rows=16, x=200, y=150) as client:
+    with real_terminals.open_xterm(desktop, ENV_FILE, columns=90, rows=16, x=200, y=150) as client:
         client.bring_under_pointer()
         (grab,) = capturer.grab_display(1)
     read = engine.recognise(grab.image, regions=grab.windows or None)
@@ -365,7 +365,7 @@ def test_long_unbroken_tokens_come_back_as_drawn(
     its glyphs are aligned with the cells, never pushed along them."""
     need("xterm")
     lines = [line for line, _, _ in planted(seed=11)]
-    with real_clients.open_xterm(
+    with real_terminals.open_xterm(
         desktop, lines, columns=160, rows=len(lines) + 2, font=MONO, size=9, x=60, y=60
     ) as client:
         image = window(capturer, client)

@@ -218,7 +218,7 @@ class XServer:
 
 
 def _start_xvfb(
-    tmp: Path, *, width: int, height: int, auth_file: Path | None
+    tmp: Path, *, width: int, height: int, auth_file: Path | None, dpi: int | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     read_fd, write_fd = os.pipe()
     log = (tmp / "xvfb.log").open("wb")
@@ -239,6 +239,8 @@ def _start_xvfb(
     ]
     if auth_file is not None:
         args += ["-auth", str(auth_file)]
+    if dpi is not None:
+        args += ["-dpi", str(dpi)]
     try:
         process = subprocess.Popen(args, pass_fds=(write_fd,), stdout=log, stderr=log)
     finally:
@@ -303,8 +305,11 @@ def running_xserver(
     window_manager: bool = True,
     monitors: list[Monitor] | None = None,
     with_auth: bool = False,
+    dpi: int | None = None,
 ) -> Iterator[XServer]:
-    """Start Xvfb (+ openbox) and stop everything by pid on the way out."""
+    """Start Xvfb (+ openbox) and stop everything by pid on the way out.
+    ``dpi``: the resolution the screen reports (Xvfb's own is 100; a
+    desktop's is usually 96), which programs that size text in points read."""
     require(shutil.which("Xvfb") is not None, "Xvfb is not installed (apt: xvfb)")
     require(shutil.which("xdotool") is not None, "xdotool is not installed")
     require(shutil.which("xprop") is not None, "xprop is not installed (apt: x11-utils)")
@@ -329,7 +334,7 @@ def running_xserver(
         )
 
     with ExitStack() as stack:
-        xvfb, display = _start_xvfb(tmp, width=width, height=height, auth_file=auth_file)
+        xvfb, display = _start_xvfb(tmp, width=width, height=height, auth_file=auth_file, dpi=dpi)
         stack.callback(stop, xvfb)
         if with_auth:
             subprocess.run(

@@ -22,7 +22,7 @@ import pytest
 from noru.access import set_control
 from noru.mcp.clients import MEASURED
 from noru.store import Reader
-from tests import real_clients
+from tests import real_terminals
 from tests.app_process import SETTLE_FOR_TESTS, running_app
 from tests.clients.agents import AGENTS
 from tests.clients.harness import Installed, Run, installed, run_client
@@ -76,10 +76,10 @@ def screens(
 
 
 def dense(server: XServer, columns: int, rows: int, x: int, seed: int) -> Client:
-    problem = real_clients.missing("xterm")
+    problem = real_terminals.missing("xterm")
     require(problem is None, problem or "")
     lines = log_lines(rows, columns, seed)
-    return real_clients.open_xterm(server, lines, columns=columns, rows=rows, x=x, y=0)
+    return real_terminals.open_xterm(server, lines, columns=columns, rows=rows, x=x, y=0)
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from noru.mcp.clients import MEASURED
 from noru.mcp.session import instructions
 from noru.mcp.tools.catalog import TOOLS
 from noru.store import Reader
-from tests import real_clients
+from tests import real_terminals
 from tests.app_process import SETTLE_FOR_TESTS, running_app, wait_until
 from tests.clients.agents import AGENTS, Agent, Noru
 from tests.clients.harness import Installed, Run, installed, run_client
@@ -72,9 +72,9 @@ def clients() -> Installed:
 
 @pytest.fixture(scope="module")
 def terminal(desktop: XServer) -> Iterator[Client]:
-    problem = real_clients.missing("xterm")
+    problem = real_terminals.missing("xterm")
     require(problem is None, problem or "")
-    with real_clients.open_xterm(desktop, SCREEN, columns=80, rows=12, x=240, y=180) as client:
+    with real_terminals.open_xterm(desktop, SCREEN, columns=80, rows=12, x=240, y=180) as client:
         yield client
 
 

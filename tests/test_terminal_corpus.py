@@ -1,0 +1,240 @@
+"""The terminal corpus is split honestly, and Noru reads its screens no worse
+than an OCR engine alone.
+
+Without drawing: the plan keeps every held-out family and kind out of the
+training part, gives every class of every axis enough truth in the
+held-out part, names fonts fontconfig really has, and is the same for the
+same seed. With real terminals: a few training screens (every terminal,
+every theme, short and dense) are drawn as bench/ocr_terminals.py draws
+them, and on each Noru's served text may have no more character errors than
+the better of Tesseract alone (PSM 6) and RapidOCR alone on the same PNG.
+A missing part skips on a developer machine and fails under CI=true.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from tests.ocr_readers import Reader, make_reader
+from tests.ocr_scoring import levenshtein, score, tokens
+from tests.parts import require
+from tests.real_terminals import TERMINALS, missing_any
+from tests.terminal_corpus import (
+    AXES,
+    BITMAP,
+    FAMILIES,
+    HELD_OUT_FAMILIES,
+    HELD_OUT_KINDS,
+    LENGTHS,
+    MIN_LINES,
+    MIN_TOKENS,
+    SIZE_BANDS,
+    TERMINAL_NAMES,
+    THEMES,
+    Screen,
+    axis_value,
+    draw,
+    plan,
+)
+from tests.terminal_texts import KINDS
+
+SEED = 1
+
+
+@pytest.fixture(scope="module")
+def planned() -> list[Screen]:
+    return plan(SEED)
+
+
+# --- the plan --------------------------------------------------------------------------
+
+
+def test_no_held_out_family_or_kind_is_in_the_training_part(planned: list[Screen]) -> None:
+    for screen in planned:
+        held_out = screen.family in HELD_OUT_FAMILIES or screen.kind in HELD_OUT_KINDS
+        assert screen.split == ("held-out" if held_out else "train"), screen.id
+    assert {s.split for s in planned} == {"train", "held-out"}
+
+
+def test_about_a_third_of_the_families_and_kinds_are_held_out_and_dejavu_is_not() -> None:
+    assert 0.25 <= len(HELD_OUT_FAMILIES) / len(FAMILIES) <= 0.4
+    assert 0.25 <= len(HELD_OUT_KINDS) / len(KINDS) <= 0.4
+    assert HELD_OUT_FAMILIES.issubset(FAMILIES) and HELD_OUT_KINDS.issubset(KINDS)
+    assert "DejaVu Sans Mono" not in HELD_OUT_FAMILIES
+
+
+def test_every_class_of_every_axis_has_enough_truth_in_the_held_out_part(
+    planned: list[Screen],
+) -> None:
+    every: dict[str, set[str]] = {
+        "family": set(FAMILIES),
+        "size_band": set(SIZE_BANDS),
+        "theme": set(THEMES),
+        "terminal": set(TERMINAL_NAMES),
+        "length": set(LENGTHS),
+        "kind": set(KINDS),
+    }
+    lines: Counter[tuple[str, str]] = Counter()
+    found: Counter[tuple[str, str]] = Counter()
+    for screen in planned:
+        if screen.split != "held-out":
+            continue
+        truth = [row for row in screen.truth() if row]
+        for axis in AXES:
+            key = (axis, axis_value(screen, axis))
+            lines[key] += len(truth)
+            found[key] += sum(len(tokens(row)) for row in truth)
+    short = [
+        (axis, value, lines[(axis, value)], found[(axis, value)])
+        for axis in AXES
+        for value in every[axis]
+        if lines[(axis, value)] < MIN_LINES or found[(axis, value)] < MIN_TOKENS
+    ]
+    assert not short, short
+
+
+def test_the_same_seed_plans_the_same_screens_and_another_seed_others(
+    planned: list[Screen],
+) -> None:
+    again = plan(SEED)
+    assert again == planned
+    assert [s.truth() for s in again[:20]] == [s.truth() for s in planned[:20]]
+    assert plan(SEED + 1)[:20] != planned[:20]
+
+
+def test_screens_never_combine_what_cannot_be_drawn(planned: list[Screen]) -> None:
+    for screen in planned:
+        assert (screen.terminal == "xterm-fixed") == (screen.family == BITMAP), screen.id
+        if screen.family == BITMAP:
+            assert screen.size_band != "hidpi" and screen.kind != "cjk", screen.id
+        if screen.kind == "powerline-prompt":
+            assert screen.terminal not in ("xterm-xft", "xterm-fixed", "urxvt"), screen.id
+
+
+def test_a_screen_s_truth_is_its_rows_and_every_line_fits_without_wrapping(
+    planned: list[Screen],
+) -> None:
+    from tests.terminal_shown import cell_width
+
+    for screen in planned:
+        truth = screen.truth()
+        assert len(truth) == screen.rows
+        assert truth[-1] == ""  # the cursor's row
+        assert all(cell_width(row) < screen.columns for row in truth), screen.id
+        assert all(row == row.rstrip() and "\t" not in row for row in truth), screen.id
+
+
+def test_every_family_is_one_fontconfig_has_by_that_very_name() -> None:
+    require(shutil.which("fc-match") is not None, "fc-match is not installed (apt: fontconfig)")
+    for family in FAMILIES:
+        if family == BITMAP:
+            continue
+        found = subprocess.run(
+            ["fc-match", "-f", "%{family}", family], capture_output=True, text=True, check=True
+        ).stdout
+        require(family in found.split(","), f"font family {family!r} is not installed: {found}")
+
+
+def test_edit_distance_counts_insertions_deletions_and_substitutions() -> None:
+    assert levenshtein("Traceback", "TraCebaCk") == 2
+    assert levenshtein("requests_cache", "requests cache") == 1
+    assert levenshtein("", "abc") == 3 and levenshtein("abc", "") == 3
+    assert levenshtein("~~~~^^", "mmmm") == 6
+    assert levenshtein("kitten", "sitting") == 3
+
+
+def test_a_reading_is_scored_case_sensitively_and_the_chrome_is_not_held_against_it() -> None:
+    truth = ["Traceback (most recent call last):", "    x = f(a)", "        ^^^^", "", ""]
+    reading = ["File", "Edit View", "TraCebaCk (most recent call last):", "x = f(a)", "^^^^"]
+    scored = score(truth, ["File Edit View"], reading)
+    assert scored.truth_tokens == 9 and scored.found_tokens == 8
+    assert scored.exact_lines == 0 and scored.truth_lines == 3
+    assert scored.errors == 2 + 4 + 8
+    assert not scored.passed
+    assert score(truth, [], [t for t in truth if t]).passed
+
+
+# --- Noru against the engines alone, on real terminals --------------------------------
+
+
+def _sample(screens: list[Screen]) -> list[Screen]:
+    """About eight training screens: every terminal, every theme, short and
+    dense, no kind twice, the smallest windows first (a few minutes on two
+    cores at most)."""
+    train = sorted((s for s in screens if s.split == "train"), key=lambda s: s.columns * s.rows)
+    chosen: list[Screen] = []
+
+    def take(options: list[Screen]) -> None:
+        themes, kinds = {s.theme for s in chosen}, {s.kind for s in chosen}
+        fresh = [s for s in options if s.kind not in kinds]
+        newer = [s for s in fresh if s.theme not in themes]
+        chosen.append((newer or fresh or options)[0])
+
+    for terminal in TERMINAL_NAMES:
+        take([s for s in train if s.terminal == terminal and s.length == "short"])
+    for terminal in ("kitty", "xterm-xft"):
+        take([s for s in train if s.terminal == terminal and s.length == "dense"])
+    return chosen
+
+
+SAMPLE = _sample(plan(SEED))
+
+
+def test_the_sample_covers_every_terminal_theme_and_length() -> None:
+    assert {s.terminal for s in SAMPLE} == set(TERMINAL_NAMES)
+    assert {s.theme for s in SAMPLE} == set(THEMES)
+    assert {s.length for s in SAMPLE} == set(LENGTHS)
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict[str, Any]]]:
+    for terminal in {s.terminal.removesuffix("-xft").removesuffix("-fixed") for s in SAMPLE}:
+        assert terminal in ("xterm", *TERMINALS)
+        problem = missing_any(terminal)  # type: ignore[arg-type]
+        require(problem is None, problem or "")
+    folder = tmp_path_factory.mktemp("terminal-corpus")
+    said: list[str] = []
+    records = draw(SAMPLE, folder, say=said.append)
+    assert len(records) == len(SAMPLE), said
+    return folder, {r["id"]: r for r in records}
+
+
+@pytest.fixture(scope="module")
+def readers() -> Iterator[dict[str, Reader]]:
+    from noru.ocr import describe
+
+    for engine in ("tesseract", "rapidocr"):
+        status = describe(engine)
+        require(status.available, f"{engine}: {status.problem}")
+    made = {name: make_reader(name) for name in ("noru", "tesseract-psm6", "rapidocr")}
+    try:
+        yield made
+    finally:
+        for reader in made.values():
+            reader.close()
+
+
+@pytest.mark.parametrize("screen", SAMPLE, ids=[s.id for s in SAMPLE])
+def test_noru_makes_no_more_character_errors_than_the_better_engine_alone(
+    screen: Screen,
+    drawn: tuple[Path, dict[str, dict[str, Any]]],
+    readers: dict[str, Reader],
+) -> None:
+    folder, records = drawn
+    record = records[screen.id]
+    image = Image.open(folder / record["png"]).convert("RGB")
+    regions = [(x, y, w, h) for x, y, w, h in record["regions"]]
+    errors = {
+        name: score(record["truth"], record["optional"], reader.read(image, regions).lines).errors
+        for name, reader in readers.items()
+    }
+    best = min(errors["tesseract-psm6"], errors["rapidocr"])
+    assert errors["noru"] <= best, errors
