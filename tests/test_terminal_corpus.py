@@ -165,11 +165,21 @@ def test_a_reading_is_scored_case_sensitively_and_the_chrome_is_not_held_against
 # --- Noru against the engines alone, on real terminals --------------------------------
 
 
+# Kinds of text in a script the reader's engine (English Tesseract) does not
+# read: CJK needs a second reader (RapidOCR reads it), which Noru does not
+# ask yet; bench/ocr_terminals.py reports those screens, worse than
+# RapidOCR alone, and issue 35 stays open for them.
+NOT_LATIN = frozenset({"cjk"})
+
+
 def _sample(screens: list[Screen]) -> list[Screen]:
-    """About eight training screens: every terminal, every theme, short and
-    dense, no kind twice, the smallest windows first (a few minutes on two
-    cores at most)."""
-    train = sorted((s for s in screens if s.split == "train"), key=lambda s: s.columns * s.rows)
+    """About eight training screens in Latin script: every terminal, every
+    theme, short and dense, no kind twice, the smallest windows first (a few
+    minutes on two cores at most)."""
+    train = sorted(
+        (s for s in screens if s.split == "train" and s.kind not in NOT_LATIN),
+        key=lambda s: s.columns * s.rows,
+    )
     chosen: list[Screen] = []
 
     def take(options: list[Screen]) -> None:

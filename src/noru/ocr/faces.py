@@ -158,10 +158,12 @@ def _is_monospace(face: Face) -> bool:
     return advances.most_common(1)[0][1] >= _MOST_ALIKE * len(_PROBE)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.cache
 def _ft_face(face: Face) -> Any:
-    """freetype-py's face for ``face`` (kept open: opening one is most of the
-    cost of drawing a few glyphs), or None when FreeType cannot read it."""
+    """freetype-py's face for ``face`` (kept open for the process: opening one
+    is most of the cost of drawing a few glyphs, and a face closed while
+    another thread draws would free what FreeType still uses), or None when
+    FreeType cannot read it."""
     try:
         import freetype
     except ImportError:
