@@ -78,7 +78,7 @@ LONE = 3
 # grid's font, by the engine (its copies agreeing, or as read there), or not
 # at all. Measured on the training part of the terminal corpus
 # (bench/ocr_terminals.py calibrate).
-MISSES = {"glyph": 0.0005, "engine": 0.03, "lost": 0.5}
+MISSES = {"glyph": 3e-5, "engine": 0.01, "lost": 0.8}
 # A row is read in parts of at least this many cells, where it has them.
 CONTEXT = 24
 # Rows kept by their pixels: a few screens of terminals.

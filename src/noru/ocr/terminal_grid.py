@@ -75,8 +75,9 @@ BODY = 0.35
 FEW_LINES = MIN_ROWS - 1
 # A row is at least this share of its lines' height (``_line_height``).
 LINE_SHARE = 0.9
-# Ink this many pixels a side, wholly inked, is a block, not a glyph's stroke.
-SOLID = 5
+# Ink this many pixels a side, wholly inked, is a block, not a glyph's stroke
+# (a 40 px font's bold stem is six or seven).
+SOLID = 9
 # A run of inked pixel rows this share of the tallest, this near another, is
 # part of that line (an underscore below it).
 SLIVER = 0.4
