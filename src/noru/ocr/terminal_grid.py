@@ -75,9 +75,11 @@ BODY = 0.35
 FEW_LINES = MIN_ROWS - 1
 # A row is at least this share of its lines' height (``_line_height``).
 LINE_SHARE = 0.9
-# Ink this many pixels a side, wholly inked, is a block, not a glyph's stroke
-# (a 40 px font's bold stem is six or seven).
-SOLID = 9
+# Ink this share of a line's height (and at least this many pixels) high and
+# wide, wholly inked, is a block (a highlighted row, a prompt's coloured
+# segment), not a glyph's stroke: a stem is a sixth of a line at most.
+SOLID = 0.2
+LEAST_SOLID = 5
 # A run of inked pixel rows this share of the tallest, this near another, is
 # part of that line (an underscore below it).
 SLIVER = 0.4
@@ -346,16 +348,31 @@ def _crossings(dark: Image.Image) -> bytes:
 
 
 def _without_blocks(dark: Image.Image) -> Image.Image:
-    """``dark`` without solid blocks of ink (``SOLID`` pixels a side), for
-    the rows' profile: a highlighted row has no gap to the next."""
+    """``dark`` without solid blocks of ink, for the rows' profile: a
+    highlighted row has no gap to the next. A block holds a square of
+    ``SOLID`` of a line's height: a large font's strokes are thick too (a
+    window's one line of 40 px text was cut into 8 px rows)."""
     import numpy as np
     from PIL import Image
 
     pixels = np.asarray(dark, dtype=np.uint8)
-    solid = fits(pixels < 255 - INK, SOLID, SOLID)
+    heights = []
+    start = None
+    inked = [bool(v) for v in np.any(pixels < 255 - INK, axis=1).tolist()]
+    rows = [*inked, False]
+    for y, value in enumerate(rows):
+        if value and start is None:
+            start = y
+        elif not value and start is not None:
+            heights.append(y - start)
+            start = None
+    side = max(LEAST_SOLID, round(SOLID * sorted(heights)[len(heights) // 2])) if heights else 0
+    if not side:
+        return dark
+    solid = fits(pixels < 255 - INK, side, side)
     if not solid.any():
         return dark
-    blocks = fits(solid, SOLID, SOLID, grow=True)
+    blocks = fits(solid, side, side, grow=True)
     return Image.fromarray(np.where(blocks, np.uint8(255), pixels))
 
 
