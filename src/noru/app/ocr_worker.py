@@ -52,7 +52,9 @@ class _Child:
     """One running engine process."""
 
     def __init__(self, engine: str, home: Path) -> None:
-        env = {**os.environ, "OMP_THREAD_LIMIT": "1"}  # leave the other core to captures
+        # Leave the other core to captures; numpy's BLAS (the glyph reader
+        # multiplies small matrices) needs no pool of threads and their buffers.
+        env = {**os.environ, "OMP_THREAD_LIMIT": "1", "OPENBLAS_NUM_THREADS": "1"}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "noru.app.ocr_process", engine, str(home)],
             stdin=subprocess.PIPE,

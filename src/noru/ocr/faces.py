@@ -46,7 +46,10 @@ REGULAR = 80
 FC_LIST_TIMEOUT = 10.0
 # Drawings kept: finding a font draws a few dozen characters of a few
 # hundred faces and sizes once; a grid's font is drawn whole.
-DRAWINGS_KEPT = 256
+DRAWINGS_KEPT = 128
+# FreeType faces kept open: each holds its file's tables (a CJK collection's
+# are tens of MB), and a grid is read with one face and its bold.
+FACES_OPEN = 4
 _DRAWING = threading.RLock()
 
 
@@ -124,7 +127,8 @@ def _look(face: Face) -> bytes:
     if drawn is None:
         return face.path.encode()
     with _DRAWING:
-        strikes = sorted(size.y_ppem for size in _ft_face(face).available_sizes)
+        ft = _ft_face(face)
+        strikes = sorted(size.y_ppem for size in ft.available_sizes) if ft is not None else []
     return repr(strikes).encode() + b"|".join(
         f"{left},{top}".encode() + bitmap.tobytes()
         for left, top, bitmap in zip(drawn.lefts, drawn.tops, drawn.bitmaps, strict=True)
@@ -143,13 +147,13 @@ def bold_of(face: Face) -> Face | None:
 
 
 def _is_monospace(face: Face) -> bool:
-    ft = _ft_face(face)
-    if ft is None:
-        return False
     import freetype
 
     advances: Counter[int] = Counter()
     with _DRAWING:  # a FreeType face is one thread's at a time
+        ft = _ft_face(face)
+        if ft is None:
+            return False
         for char in _PROBE:
             if ft.get_char_index(char) == 0:
                 return False
@@ -158,19 +162,19 @@ def _is_monospace(face: Face) -> bool:
     return advances.most_common(1)[0][1] >= _MOST_ALIKE * len(_PROBE)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=FACES_OPEN)
 def _ft_face(face: Face) -> Any:
-    """freetype-py's face for ``face`` (kept open for the process: opening one
-    is most of the cost of drawing a few glyphs, and a face closed while
-    another thread draws would free what FreeType still uses), or None when
-    FreeType cannot read it."""
+    """freetype-py's face for ``face``, or None when FreeType cannot read it.
+    The last few stay open (opening one is most of the cost of drawing a few
+    glyphs); every face is one thread's at a time, so callers hold
+    ``_DRAWING`` while they open, use and let go of one (a face closed while
+    another thread drew would free what FreeType still uses)."""
     try:
         import freetype
     except ImportError:
         return None
     try:
-        with _DRAWING:  # FreeType's library is one thread's at a time
-            return freetype.Face(face.path, face.index)
+        return freetype.Face(face.path, face.index)
     except (OSError, freetype.FT_Exception):
         return None
 
@@ -202,10 +206,10 @@ def draw(
     the ones the face has (others are left out); None when the face cannot
     be read."""
 
-    ft = _ft_face(face)
-    if ft is None:
-        return None
     with _DRAWING:  # a FreeType face is one thread's at a time
+        ft = _ft_face(face)
+        if ft is None:
+            return None
         return _draw(ft, face, size, hinting, chars, shift)
 
 
