@@ -10,7 +10,7 @@ import pytest
 
 from noru import live
 from noru.access import set_control
-from noru.store import NewImage, OcrLine, Store
+from noru.store import CaptureRecord, NewImage, OcrLine, Store
 from tests.history_data import Seeded, decode, png, redaction_off, seed, source
 from tests.socket_peer import OneShotApp
 from tests.wire import MemoryClient
@@ -39,6 +39,17 @@ def text(answer: dict[str, Any]) -> str:
 
 def lines(answer: dict[str, Any]) -> list[str]:
     return text(answer).splitlines()
+
+
+def capture_with_lines(home: Path, ocr_lines: list[OcrLine]) -> CaptureRecord:
+    """A terminal capture whose text is ``ocr_lines``, as the OCR worker stores it."""
+    with Store.open(home) as store:
+        record = store.add_capture(
+            [NewImage(png(800, 600), 800, 600, source("XTerm", "bash"), "800x600")],
+            origin="user",
+        )
+        store.set_ocr(record.id, engine="tesseract", lines_per_image=[ocr_lines])
+    return record
 
 
 class TestList:
@@ -204,21 +215,13 @@ class TestGetCapture:
         self, session: MemoryClient, home: Path
     ) -> None:
         confidences = [0.999, 0.62, 0.995, 0.4, 0.98, 1.0]
-        with Store.open(home) as store:
-            record = store.add_capture(
-                [NewImage(png(800, 600), 800, 600, source("XTerm", "bash"), "800x600")],
-                origin="user",
-            )
-            store.set_ocr(
-                record.id,
-                engine="tesseract",
-                lines_per_image=[
-                    [
-                        OcrLine(f"line {n}", (0, 20 * n, 200, 18), confidence)
-                        for n, confidence in enumerate(confidences, 1)
-                    ]
-                ],
-            )
+        record = capture_with_lines(
+            home,
+            [
+                OcrLine(f"line {n}", (0, 20 * n, 200, 18), confidence)
+                for n, confidence in enumerate(confidences, 1)
+            ],
+        )
         said = text(session.call("get_capture_text", {"id": record.id})).splitlines()
         at = said.index("line 6")
         assert said[at - 5 : at + 2] == [
@@ -229,16 +232,7 @@ class TestGetCapture:
     def test_text_the_reader_is_sure_of_has_no_line_after_it(
         self, session: MemoryClient, home: Path
     ) -> None:
-        with Store.open(home) as store:
-            record = store.add_capture(
-                [NewImage(png(800, 600), 800, 600, source("XTerm", "bash"), "800x600")],
-                origin="user",
-            )
-            store.set_ocr(
-                record.id,
-                engine="tesseract",
-                lines_per_image=[[OcrLine("all sure", (0, 0, 200, 18), 0.999)]],
-            )
+        record = capture_with_lines(home, [OcrLine("all sure", (0, 0, 200, 18), 0.999)])
         said = text(session.call("get_capture_text", {"id": record.id}))
         assert "all sure" in said and "unsure" not in said
 
