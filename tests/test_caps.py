@@ -72,7 +72,9 @@ def test_a_huge_text_layer_is_cut_and_the_cut_is_announced(
     answer = session.call("get_capture", {"id": record.id, "text_only": True})
     blocks = [b["text"] for b in answer["result"]["content"]]
     ocr = next(b for b in blocks if b.startswith("On-screen text"))
-    assert len(ocr) < MAX_TEXT + 200
+    # The text cut at MAX_TEXT, with the layer's intro and Noru's line naming
+    # the lines it is unsure of.
+    assert len(ocr) < MAX_TEXT + 300
     closing = blocks[-1]
     assert f"The OCR text was cut at {MAX_TEXT:,} of" in closing
     assert f"The note was cut at {MAX_TEXT:,} of {MAX_TEXT + 50:,} characters." in closing

@@ -149,7 +149,8 @@ class TestImport:
         code, out = run("import", str(tmp_path / "shot.png"))
         assert code == 0, out
         record = the_capture(home)
-        assert (record.ocr_state, record.ocr_engine) == ("done", "tesseract")
+        # The reader's name: the engine, telling terminals' cells by their glyphs.
+        assert (record.ocr_state, record.ocr_engine) == ("done", "tesseract+glyphs")
         assert "kettlebell" in record.ocr_text
         assert record.id in run("search", "kettlebell")[1]
 
