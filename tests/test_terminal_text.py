@@ -189,17 +189,23 @@ def test_a_line_in_reverse_video_is_a_row_of_the_grid_like_the_others(
     assert sum(got == want for got, want in zip(read[5:], ALIGNED[5:], strict=True)) >= 8
 
 
+@pytest.mark.parametrize(
+    ("family", "size"), [("DejaVu Sans", 12), ("Liberation Serif", 11), ("Noto Sans", 15)]
+)
 def test_proportional_type_has_no_cell_grid_and_keeps_the_engine_s_layout(
-    desktop: XServer, capturer: Capturer
+    desktop: XServer, capturer: Capturer, family: str, size: int
 ) -> None:
     need("tk")
     prose = [
         "The quarterly ledger was settled on the ninth, after the review.",
         "Every invoice of the Castellan account was matched to its receipt.",
         "Nothing is left pending but the shipment from Holloway Logistics.",
-    ] * 4
+        "Error: cannot open the archive of March; the path was moved.",
+        "A second opinion is asked of the engine only where it is unsure.",
+        "Tomorrow the warehouse in Lisbon ships eleven crates by rail.",
+    ] * 2
     with real_clients.open_tk_text(
-        desktop, prose, family="DejaVu Sans", size=12, x=80, y=80, width=900, height=500
+        desktop, prose, family=family, size=size, x=80, y=80, width=900, height=500
     ) as client:
         image = window(capturer, client)
     assert rows_reader.find_cells(rows_reader.ink(image)) is None

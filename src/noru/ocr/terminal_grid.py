@@ -62,6 +62,18 @@ ADVANCE_SHARE = (0.3, 0.9)
 # the mean phase's ink: the gap between cells.
 COLUMN_GAP = 0.35
 ROW_GAP = 0.25
+# Glyphs as wide as their cells (Hermit, Terminus) leave no empty phase
+# between cells, only a thinner one: a fold's emptiest phase counts as the
+# gap when it holds at most WIDE_GAP of the mean and at most STANDS_OUT of
+# what the folds at the other periods typically do (proportional text folds
+# alike at every period).
+WIDE_GAP = 0.75
+STANDS_OUT = 0.75
+# There, a gap between words this share of a cell wide is one space
+# (``_space_phase``), and so many of them place the cells.
+SPACE = (0.6, 1.4)
+SPACES = 8
+SPACES_AGREE = 0.75  # of the middles, within a pixel of one another
 # A peak of a profile's autocorrelation this share of the tallest is a period
 # it repeats at.
 REPEATS = 0.7
@@ -197,7 +209,13 @@ def _profile(dark: Image.Image, *, rows: bool) -> bytes:
 
 
 def _pitch(
-    profile: Sequence[int], low: int, high: int, gap: float, *, least: int | None = None
+    profile: Sequence[int],
+    low: int,
+    high: int,
+    gap: float,
+    *,
+    least: int | None = None,
+    wide: bool = False,
 ) -> tuple[int, int] | None:
     """The pitch of ``profile``'s rows (or cells) in ``[low, high]``, and the
     middle of the emptiest phases at it: where the gap between two rows (or
@@ -211,20 +229,26 @@ def _pitch(
     alone cannot tell a few rows 22 pixels apart from 20 (each row's gap is
     wider than they drift), and repeating alone prefers five rows' period on
     a screen of compiler errors (a message, a blank line, a source line, its
-    carets, a blank line)."""
+    carets, a blank line). With ``wide``, where no fold has so empty a
+    phase, one that stands out from the rest does (``WIDE_GAP``)."""
+    import statistics
+
     import numpy as np
 
     values = np.array(list(profile), dtype=np.float64)
     high = min(high, len(values) - 1)
     if high < max(2, low):
         return None
+    folds = {period: fold(profile, period)[0] for period in range(max(2, low), high + 1)}
+    if wide and min(folds.values()) > gap:
+        gap = min(WIDE_GAP, STANDS_OUT * statistics.median(folds.values()))
     # The autocorrelation at every lag up to one past ``high``.
     lags = np.array([float(values[:-lag] @ values[lag:]) for lag in range(1, high + 2)])
     tallest = 0.0
     peaks: list[int] = []
     for period in range(max(2, low), high + 1):
         here = lags[period - 1]
-        if here >= lags[period - 2] and here >= lags[period] and fold(profile, period)[0] <= gap:
+        if here >= lags[period - 2] and here >= lags[period] and folds[period] <= gap:
             peaks.append(period)
             tallest = max(tallest, here)
     if not peaks or tallest <= 0:
@@ -310,17 +334,26 @@ def find_cells(dark: Image.Image) -> Cells | None:
     height, y = found
     low = max(ADVANCE[0], int(height * ADVANCE_SHARE[0]))
     high = min(ADVANCE[1], int(height * ADVANCE_SHARE[1]) + 1)
-    found = _pitch(text, low, high, COLUMN_GAP)
+    found = _pitch(text, low, high, COLUMN_GAP, wide=True)
     if found is None:
         return None
     width, x = found
+    if fold(text, width)[0] > COLUMN_GAP:
+        # Glyphs as wide as their cells: the thinnest phase is no sure edge
+        # (a glyph's middle may be thin); the spaces between words are, and
+        # where they do not agree the text is no grid's.
+        spaced = _space_phase(plain, y, height, width, bars)
+        if spaced is None:
+            return None
+        x = spaced
     # The grid starts after the bars at its left (rxvt-unicode's scrollbar)
     # and spans the columns up to the first bar at its right.
     while x + width <= len(bars) and any(bars[x : x + width]):
         x += width
     # Ink left of the first whole cell: the first column starts left of the
-    # region (a terminal drawn without padding).
-    if 0 < x < width and any(text[:x]) and not any(bars[:x]):
+    # region (a terminal drawn without padding). Not ink in the pixel column
+    # just before it: a glyph or a reverse block reaching a pixel out of its cell.
+    if 1 < x < width and any(text[: x - 1]) and not any(bars[:x]):
         x -= width
     right = next((i for i in range(len(bars) - 1, x, -1) if not bars[i]), dark.width - 1)
     columns = (right + 1 - x) // width
@@ -333,6 +366,38 @@ def find_cells(dark: Image.Image) -> Cells | None:
     if columns < 8 or inked_rows < (1 if few else MIN_ROWS):
         return None
     return Cells(x, y, width, height, columns, rows, few=few is not None)
+
+
+def _space_phase(
+    plain: Image.Image, y: int, height: int, width: int, bars: Sequence[bool]
+) -> int | None:
+    """Where cells start (a phase of ``width``), from the gaps between words:
+    a gap one cell wide is a space, its middle a cell's middle whatever the
+    glyphs beside it are like. None when too few rows show such a gap, or
+    their middles do not agree (``SPACES_AGREE``): proportional text."""
+    import numpy as np
+
+    ink = np.asarray(plain) < 255 - INK
+    ink[:, np.asarray(bars, dtype=bool)] = False
+    votes = np.zeros(width)
+    for top in range(y, plain.height - height + 1, height):
+        inked = np.flatnonzero(ink[top : top + height].any(axis=0))
+        if len(inked) < 2:
+            continue
+        gaps = np.diff(inked) - 1  # empty pixel columns between two inked ones
+        for start, gap in zip(inked[:-1], gaps, strict=True):
+            if SPACE[0] * width <= gap <= SPACE[1] * width:
+                middle = start + 1 + gap / 2  # between pixel columns
+                votes[int(middle - width / 2) % width] += 1
+    if votes.sum() < SPACES:
+        return None
+    # Each middle votes for the cell start half a cell left of it; a cell's
+    # start is a pixel column, the middle may fall between two.
+    near = votes + np.roll(votes, 1) + np.roll(votes, -1)
+    best = int(np.argmax(near))
+    if near[best] < SPACES_AGREE * votes.sum():
+        return None
+    return best
 
 
 def _crossings(dark: Image.Image) -> bytes:
