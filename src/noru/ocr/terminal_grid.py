@@ -56,8 +56,9 @@ SUB_PIXEL_ROWS = 4  # one pixel row in this many is looked at
 ROW_PITCH = (8, 72)
 ADVANCE = (4, 40)
 # A monospace advance is this share of the row pitch (DejaVu Sans Mono and
-# its kin: about 0.5; a tight cell 0.8).
-ADVANCE_SHARE = (0.3, 0.9)
+# its kin: about 0.5; Terminus and xterm's 9x15 0.6; the narrowest bitmap
+# cells 0.7). More is two cells: the period of double-width glyphs (CJK).
+ADVANCE_SHARE = (0.3, 0.75)
 # The emptiest phase of the folded column profile holds at most this share of
 # the mean phase's ink: the gap between cells.
 COLUMN_GAP = 0.35
