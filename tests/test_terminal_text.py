@@ -20,7 +20,7 @@ from PIL import Image
 from noru.capture import Capturer
 from noru.ocr import OcrLine
 from noru.ocr import terminal as rows_reader
-from noru.ocr.tesseract import TesseractEngine
+from noru.ocr.tesseract import TesseractEngine, TesseractSettings
 from tests import real_clients, real_terminals
 from tests.parts import require
 from tests.real_clients import Client
@@ -209,6 +209,39 @@ def test_proportional_type_has_no_cell_grid_and_keeps_the_engine_s_layout(
     ) as client:
         image = window(capturer, client)
     assert rows_reader.find_cells(rows_reader.ink(image)) is None
+
+
+# File names in Chinese and Japanese among Latin text: Tesseract's English
+# model has no letters for them, RapidOCR's does (ocr.second).
+WIDE_NAMES = [
+    "$ ls -l reports",
+    "-rw-r--r-- 1 me me  913136 Mar 19 10:18 数据库连接超时_2022.md",
+    "-rw-r--r-- 1 me me  465509 Mar 19 20:45 订单已创建_2019.xlsx",
+    '$ echo "テストを追加" | wc -c',
+    "19",
+]
+
+
+def test_text_in_a_script_the_engine_cannot_read_is_read_by_a_second_opinion(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    need("xterm")
+    with real_terminals.open_xterm(
+        desktop, WIDE_NAMES, columns=80, rows=8, font=MONO, size=11, x=60, y=60
+    ) as client:
+        image = window(capturer, client)
+    readings = {}
+    for second in (True, False):
+        engine = TesseractEngine(settings=TesseractSettings(second_opinion=second))
+        try:
+            readings[second] = "\n".join(as_drawn(list(engine.recognise(image).lines)))
+        finally:
+            engine.close()
+    for name in ("数据库连接超时", "订单已创建", "テストを追加"):
+        assert name in readings[True], readings[True]
+        assert name not in readings[False]
+    # The Latin lines are Tesseract's either way.
+    assert "$ ls -l reports" in readings[True].splitlines()
 
 
 # What a reading of a few parts per cell image can lose: a lone letter between

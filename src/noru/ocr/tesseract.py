@@ -24,6 +24,7 @@ from noru.ocr.cells import read_with_grids
 from noru.ocr.glyphs import Fonts
 from noru.ocr.memo import Memo
 from noru.ocr.regions import Job, plan_jobs, reading_order, split_rows
+from noru.ocr.second import SecondOpinion
 from noru.ocr.terminal import Glyph, Read, Rows
 from noru.ocr.tessdata import LANGUAGE, require_tessdata
 
@@ -79,6 +80,9 @@ class TesseractSettings:
     glyphs: bool = True
     row_height: int = 32
     row_pad: int = 8
+    # Lines read unsure, read again by RapidOCR where it is installed; its
+    # reading is kept where it finds Chinese, Japanese or Korean (ocr.second).
+    second_opinion: bool = True
     per_region: bool = True  # False: read the whole image at once, regions ignored
     bands: bool = True  # cut big regions into bands so the threads share them
     variables: tuple[tuple[str, str], ...] = ()
@@ -115,6 +119,7 @@ class TesseractEngine:
         self.memo = Memo()  # what recent jobs read, so an unchanged window is not read again
         self.rows = Rows()  # what terminal rows read as, so a scrolled one reads its new row only
         self.fonts = Fonts()  # the fonts terminals were found drawn in
+        self.second = SecondOpinion() if self.settings.second_opinion else None
         self._apis: list[Any] = []
         try:
             for _ in range(max(1, self.settings.threads)):
@@ -156,7 +161,9 @@ class TesseractEngine:
                 raise OcrError("the OCR engine is closed")
             jobs = self._plan(image, regions)
             results = self._run(jobs)
-        lines = tuple(reading_order(jobs, results))
+            lines = tuple(reading_order(jobs, results))
+            if self.second is not None:
+                lines = tuple(self.second.revise(image, lines))
         return OcrResult(lines, self.reader, self.version, mean_confidence(lines))
 
     def _plan(self, image: Image.Image, regions: Sequence[Rect] | None) -> list[Job]:
@@ -396,6 +403,8 @@ class TesseractEngine:
             for api in self._apis:
                 api.End()
             self._apis = []
+            if self.second is not None:
+                self.second.close()
 
 
 def _recognised(

@@ -1,0 +1,155 @@
+"""A second opinion on the lines Tesseract cannot read: text in a script its
+English model has no letters for (Chinese, Japanese, Korean).
+
+Tesseract with English data reads a CJK file name as Latin letters
+(``数据库连接超时`` as ``dBi # AY``) with a low confidence. RapidOCR's
+model reads Chinese and Latin text. A line served under ``DOUBT`` is read
+again by RapidOCR in its own box; where RapidOCR finds characters of those
+scripts in it (``WIDE``, at least ``LEAST_WIDE``), its reading is the line's
+text. Its confidence stays the first reader's: the line is still named
+unsure (RapidOCR closes up spaces and reads ASCII punctuation as full-width
+forms), but its words are the screen's.
+
+Nothing else changes: a line Tesseract read with confidence, or one
+RapidOCR reads in Latin letters only, is served as Tesseract read it. The
+RapidOCR engine is loaded on the first line that needs it (its models are
+tens of MB) and only when the package is installed
+(``pip install noru[rapidocr]``); what it read is kept by the line's pixels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from noru.errors import OcrError
+from noru.ocr.base import OcrLine
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["DOUBT", "SecondOpinion"]
+
+# Lines served under this confidence are read again.
+DOUBT = 0.7
+# CJK radicals, kana and ideographs, Hangul syllables: letters of scripts
+# the English model has none of (not CJK punctuation or full-width forms,
+# which RapidOCR also gives for Latin text).
+WIDE = re.compile("[\u2e80-\u2fdf\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+LEAST_WIDE = 2
+# Around a line's box, this share of its height (at least MARGIN_LEAST px):
+# RapidOCR's detector finds text that does not touch its image's edge.
+MARGIN = 0.25
+MARGIN_LEAST = 4
+# At most this many lines are read again in one look, and this many
+# readings are kept by their pixels.
+MOST_LINES = 40
+KEPT = 512
+
+
+class SecondOpinion:
+    """RapidOCR, loaded when first needed, reading again the lines another
+    engine was unsure of. Thread-safe; ``close`` frees its models."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._engine: Any = None
+        self._unavailable = False
+        self._kept: OrderedDict[bytes, str] = OrderedDict()
+
+    def revise(self, image: Image.Image, lines: Sequence[OcrLine]) -> list[OcrLine]:
+        """``lines`` (read in ``image``), each unsure one in a script the
+        first engine cannot read replaced by RapidOCR's reading of it."""
+        doubtful = [i for i, line in enumerate(lines) if line.confidence < DOUBT]
+        if not doubtful:
+            return list(lines)
+        revised = list(lines)
+        with self._lock:
+            for i in doubtful[:MOST_LINES]:
+                text = self._read(image, lines[i])
+                if text is not None and len(WIDE.findall(text)) >= LEAST_WIDE:
+                    text = spaced(lines[i].text, text)
+                    revised[i] = OcrLine(text, lines[i].box, lines[i].confidence)
+        return revised
+
+    def _read(self, image: Image.Image, line: OcrLine) -> str | None:
+        x, y, w, h = line.box
+        margin = max(MARGIN_LEAST, round(h * MARGIN))
+        box = (max(0, x - margin), max(0, y - margin), x + w + margin, y + h + margin)
+        piece = image.crop(box).convert("RGB")
+        key = hashlib.blake2b(piece.tobytes(), digest_size=16, key=repr(piece.size).encode())
+        digest = key.digest()
+        if digest in self._kept:
+            self._kept.move_to_end(digest)
+            return self._kept[digest]
+        engine = self._load()
+        if engine is None:
+            return None
+        read = engine.recognise(piece)
+        text = " ".join(found.text for found in read.lines)
+        self._kept[digest] = text
+        while len(self._kept) > KEPT:
+            self._kept.popitem(last=False)
+        return text
+
+    def _load(self) -> Any:
+        if self._engine is None and not self._unavailable:
+            from noru.ocr.rapid import RapidEngine
+
+            try:
+                self._engine = RapidEngine()
+            except OcrError:
+                self._unavailable = True  # not installed: the first reading stands
+        return self._engine
+
+    def close(self) -> None:
+        with self._lock:
+            if self._engine is not None:
+                self._engine.close()
+                self._engine = None
+            self._kept.clear()
+
+
+def spaced(first: str, second: str) -> str:
+    """``second`` with the spaces ``first`` has between two characters that
+    ``second`` reads side by side: RapidOCR closes up the gaps Tesseract
+    keeps (``406:47:28.120WARN[`` for ``4 06:47:28.120 WARN [``). The two
+    are aligned by their NFKC forms, so a full-width ``（`` lines up with
+    ``(``; ``second``'s characters are kept."""
+    import difflib
+    import unicodedata
+
+    def plain(text: str) -> str:
+        # One character for one: NFKC of a character may be several.
+        return "".join((unicodedata.normalize("NFKC", c) or c)[:1] for c in text)
+
+    matcher = difflib.SequenceMatcher(None, plain(first), plain(second), autojunk=False)
+    out: list[str] = []
+    agreed = False  # whether what came last both read alike
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        gap, piece = first[i1:i2], second[j1:j2]
+        if tag == "equal" or not gap:
+            out.append(piece)
+            agreed = tag == "equal" and not piece.endswith(" ")
+            continue
+        after = second[j2 : j2 + 1]
+        if not gap.strip():
+            # Only spaces where ``second`` reads nothing (or something else):
+            # ``first``'s run of them, a terminal's aligned gap whole.
+            if agreed and after not in ("", " "):
+                piece = gap + piece.strip(" ")
+            out.append(piece)
+            agreed = False
+            continue
+        # A space leading what the two read differently, after a character
+        # both read, is a gap on the screen (``] 新增``). Not one ending it:
+        # where the first reader misread a script, its spaces fall anywhere.
+        if gap[0] == " " and agreed and not piece.startswith(" "):
+            piece = " " + piece
+        out.append(piece)
+        agreed = False
+    return "".join(out)

@@ -1,0 +1,48 @@
+"""The second opinion's merge (noru.ocr.second.spaced): RapidOCR's reading of
+a line, with the gaps Tesseract saw between characters both read alike.
+The second opinion on real screens is in tests/test_terminal_text.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from noru.ocr.second import WIDE, spaced
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "served"),
+    [
+        # Closed-up gaps between characters both read come back.
+        (
+            "4 06:47:28.120 WARN [RBM ARM] MISHRA, user_id=66087",
+            "406:47:28.120WARN[配置文件加载完成]新增导出报表功能，user_id=66087",
+            "4 06:47:28.120 WARN [配置文件加载完成] 新增导出报表功能， user_id=66087",
+        ),
+        # A terminal's aligned gap keeps its width.
+        (
+            "-rw-r--r-- 1 me me  913136 Mar",
+            "-rw-r--r--1meme913136Mar",
+            "-rw-r--r-- 1 me me  913136 Mar",
+        ),
+        # Spaces inside what the first reader misread are not carried over.
+        (
+            "-- 1 me me 913136 Mar 19 10:18 dBi # AY _2022.md",
+            "-- 1 me me 913136 Mar 19 10:18 数据库连接超时_2022.md",
+            "-- 1 me me 913136 Mar 19 10:18 数据库连接超时_2022.md",
+        ),
+        # The second reader's characters are kept, full-width forms too.
+        ("REX Mem (#623)", "配置文件加载完成（#623）", "配置文件加载完成（#623）"),
+        ("", "数据", "数据"),
+        ("a b", "a b", "a b"),
+    ],
+)
+def test_the_second_reading_gets_the_gaps_the_first_saw(
+    first: str, second: str, served: str
+) -> None:
+    assert spaced(first, second) == served
+
+
+def test_only_letters_of_scripts_english_lacks_count_as_wide() -> None:
+    assert len(WIDE.findall("数据库 テスト 한국어")) == 9
+    # Full-width Latin and CJK punctuation are what RapidOCR gives Latin text.
+    assert WIDE.findall("（#623），：ＡＢ。、") == []
