@@ -1,9 +1,12 @@
 """A real `noru mcp --http` process, and a raw HTTP driver for it.
 
 - ``HttpServer``: `noru mcp --http 127.0.0.1:0`, started with its own
-  ``NORU_HOME`` and stopped by its pid.
-- ``Raw``: raw HTTP to it (what no well-behaved client sends); every JSON-RPC
-  body it gets back is validated (``check``) as every response in the suite is.
+  ``NORU_HOME`` and stopped by its pid; ``token()`` is the install's token it
+  made at its start (read from the data dir, as the person's clients get it).
+- ``Raw``: raw HTTP to it (what no well-behaved client sends), with the token
+  given (``Authorization: Bearer``) or without (``token=None``); every
+  JSON-RPC body it gets back is validated (``check``) as every response in the
+  suite is.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class HttpServer:
     """A real `noru mcp --http` process; the test stops it by its pid."""
 
     def __init__(self, home: Path, tmp_path: Path, listen: str = "127.0.0.1:0") -> None:
+        self.home = home
         self.stderr_path = tmp_path / "http.stderr"
         self.stdout_path = tmp_path / "http.stdout"
         with self.stderr_path.open("wb") as err, self.stdout_path.open("wb") as out:
@@ -52,6 +56,11 @@ class HttpServer:
                 break
             time.sleep(0.05)
         raise AssertionError(f"no URL from the server: {self.stderr_path.read_bytes()!r}")
+
+    def token(self) -> str:
+        """The install's token, which the server made before it listened."""
+        self.url()
+        return (self.home / "http-token").read_text().strip()
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         if self.proc.poll() is None:
@@ -95,9 +104,12 @@ CURRENT = "<the current session>"
 class Raw:
     """Raw HTTP to the server: what no well-behaved client sends, checked byte by byte."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, token: str | None) -> None:
         self.url = url
-        self.http = httpx2.Client(timeout=30)
+        self.token = token
+        # Every request of this client carries the token, raw ones included.
+        auth = {"Authorization": f"Bearer {token}"} if token is not None else {}
+        self.http = httpx2.Client(timeout=30, headers=auth)
         self.session_id: str | None = None
         self.revision: str | None = None
         self._next_id = 0
