@@ -170,3 +170,61 @@ class Raw:
         notified = self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         assert notified.status_code == 202
         return response
+
+
+# What another user on this machine runs: the system's Python, stdlib only.
+_STRANGER = r"""
+import json, sys, urllib.error, urllib.request
+url, token_file = sys.argv[1], sys.argv[2]
+found = {}
+try:
+    with open(token_file) as f:
+        found["token_read"] = bool(f.read())
+except OSError as exc:
+    found["token_read"] = False
+    found["token_error"] = type(exc).__name__
+hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "stranger", "version": "0"}}}
+call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "list_captures", "arguments": {}}}
+tries = [
+    (hello, {}),
+    (hello, {"Authorization": "Bearer noru_" + "A" * 43}),
+    (hello, {"Authorization": "Bearer " + sys.argv[3]}),
+    (call, {"Mcp-Session-Id": sys.argv[4]}),
+]
+found["answers"] = []
+for message, headers in tries:
+    request = urllib.request.Request(
+        url, data=json.dumps(message).encode(), method="POST",
+        headers={"Content-Type": "application/json",
+                 "Accept": "application/json, text/event-stream", **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            status, got, body = r.status, r.headers, r.read()
+    except urllib.error.HTTPError as exc:
+        status, got, body = exc.code, exc.headers, exc.read()
+    found["answers"].append({"status": status, "body": body.decode(errors="replace"),
+                             "headers": {k.lower(): v for k, v in got.items()}})
+print(json.dumps(found))
+"""
+
+STRANGER_USER = ("nobody", "nogroup")
+
+
+def as_another_user(url: str, token_file: Path, *, guess: str, session_id: str) -> dict[str, Any]:
+    """What a process of another user (``nobody``: it reads no file of the
+    person's) gets from the server at ``url``: whether it could read the
+    token file, and the answers to an initialize without a token, with a
+    made-up one, with ``guess``, and a tool call naming ``session_id``."""
+    user, group = STRANGER_USER
+    done = subprocess.run(
+        ["setpriv", f"--reuid={user}", f"--regid={group}", "--clear-groups",
+         "/usr/bin/python3", "-c", _STRANGER, url, str(token_file), guess, session_id],
+        capture_output=True, text=True, timeout=120, cwd="/",
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found

@@ -13,7 +13,7 @@ them) can read this token, and only who can read it gets an answer.
   show`, `noru config CLIENT --http`, and by `noru mcp --http` at its start,
   before it listens (``ensure``); `noru token rotate` replaces it (``rotate``).
 - ``Watch`` is what the server holds: it reads the file again only when the
-  file changed (its inode, size or time), so a rotation reaches a running
+  file changed (its inode, size, times: a chmod too), so a rotation reaches a running
   server at its next request, and it compares in constant time. A file that
   is missing, damaged, someone else's or open to others is no token at all:
   every request is refused (fail closed).
@@ -177,7 +177,7 @@ class Watch:
         self.home = home
         self.generation = 0
         self.problem: str | None = None
-        self._seen: tuple[int, int, int, int] | None = None
+        self._seen: tuple[int, ...] | None = None
         self._token: bytes | None = None
 
     def current(self) -> bytes | None:
@@ -186,7 +186,8 @@ class Watch:
         except OSError:
             seen = None
         else:
-            seen = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+            # ctime too: a chmod or chown changes nothing else, and decides.
+            seen = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
         if seen is None or seen != self._seen:
             found = load(self.home)
             token = found.value.encode("ascii") if found.value is not None else None
