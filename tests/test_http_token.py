@@ -485,3 +485,41 @@ def test_the_token_is_never_in_an_answer_a_log_or_stderr(home: Path, server: Htt
     ]
     assert all(token not in text for text in texts)
     assert any("search_captures" in text for text in texts)  # the log was read
+
+
+# --- nor from the screen -----------------------------------------------------------
+
+
+def test_the_token_on_screen_is_redacted_in_what_an_agent_gets(home: Path) -> None:
+    """The person ran `noru token show` in a terminal and took a capture: an
+    agent's answer carries the token's kind, never the token."""
+    from noru.redact import find
+    from noru.store import NewImage, OcrLine, Store
+    from tests.history_data import NOW, png, source
+    from tests.wire import MemoryClient
+
+    token = httptoken.ensure(home)
+    misread = token.replace("noru_", "n0ru_", 1)
+    assert [(f.kind, misread[f.start : f.end]) for f in find(misread)] == [("noru-token", misread)]
+    lines = ["$ noru token show", token, f"$ export NORU_TOKEN={token}"]
+    with Store.open(home) as store:
+        record = store.add_capture(
+            [NewImage(png(800, 100), 800, 100, source("XTerm", "xterm"), "800x100")],
+            origin="user",
+            captured_at=NOW,
+        )
+        store.set_ocr(
+            record.id,
+            engine="tesseract",
+            lines_per_image=[[OcrLine(t, (0, 20 * n, 600, 18), 0.95) for n, t in enumerate(lines)]],
+            version="5",
+        )
+    client = MemoryClient(home)
+    try:
+        client.initialize("2025-06-18")
+        answer = client.call("get_capture", {"id": record.id, "layers": ["ocr"]})
+    finally:
+        client.close()
+    served = json.dumps(answer)
+    assert token not in served and token[5:20] not in served
+    assert "[redacted: noru-token]" in served
