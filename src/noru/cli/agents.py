@@ -44,7 +44,9 @@ _BINDING_MODS = {
 def mcp(listen: str | None) -> None:
     """Serve MCP on stdin/stdout for an agent (what MCP clients start).
 
-    With --http, serve MCP Streamable HTTP on a loopback address until stopped.
+    With --http, serve MCP Streamable HTTP on a loopback address until stopped,
+    answering only requests that carry this install's token (`noru token
+    show`; made now if there is none yet).
     Read-only: it never changes your history or your access controls.
     """
     if listen is None:
