@@ -20,6 +20,7 @@ BENCHMARKS = [
     "console.py",
     "thumbnails.py",
     "redact_detect.py",
+    "http_token.py",
 ]
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 """A real `noru mcp --http` process, and a raw HTTP driver for it.
 
 - ``HttpServer``: `noru mcp --http 127.0.0.1:0`, started with its own
-  ``NORU_HOME`` and stopped by its pid.
-- ``Raw``: raw HTTP to it (what no well-behaved client sends); every JSON-RPC
-  body it gets back is validated (``check``) as every response in the suite is.
+  ``NORU_HOME`` and stopped by its pid; ``token()`` is the install's token it
+  made at its start (read from the data dir, as the person's clients get it).
+- ``Raw``: raw HTTP to it (what no well-behaved client sends), with the token
+  given (``Authorization: Bearer``) or without (``token=None``); every
+  JSON-RPC body it gets back is validated (``check``) as every response in the
+  suite is.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class HttpServer:
     """A real `noru mcp --http` process; the test stops it by its pid."""
 
     def __init__(self, home: Path, tmp_path: Path, listen: str = "127.0.0.1:0") -> None:
+        self.home = home
         self.stderr_path = tmp_path / "http.stderr"
         self.stdout_path = tmp_path / "http.stdout"
         with self.stderr_path.open("wb") as err, self.stdout_path.open("wb") as out:
@@ -52,6 +56,11 @@ class HttpServer:
                 break
             time.sleep(0.05)
         raise AssertionError(f"no URL from the server: {self.stderr_path.read_bytes()!r}")
+
+    def token(self) -> str:
+        """The install's token, which the server made before it listened."""
+        self.url()
+        return (self.home / "http-token").read_text().strip()
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         if self.proc.poll() is None:
@@ -95,9 +104,12 @@ CURRENT = "<the current session>"
 class Raw:
     """Raw HTTP to the server: what no well-behaved client sends, checked byte by byte."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, token: str | None) -> None:
         self.url = url
-        self.http = httpx2.Client(timeout=30)
+        self.token = token
+        # Every request of this client carries the token, raw ones included.
+        auth = {"Authorization": f"Bearer {token}"} if token is not None else {}
+        self.http = httpx2.Client(timeout=30, headers=auth)
         self.session_id: str | None = None
         self.revision: str | None = None
         self._next_id = 0
@@ -158,3 +170,61 @@ class Raw:
         notified = self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         assert notified.status_code == 202
         return response
+
+
+# What another user on this machine runs: the system's Python, stdlib only.
+_STRANGER = r"""
+import json, sys, urllib.error, urllib.request
+url, token_file = sys.argv[1], sys.argv[2]
+found = {}
+try:
+    with open(token_file) as f:
+        found["token_read"] = bool(f.read())
+except OSError as exc:
+    found["token_read"] = False
+    found["token_error"] = type(exc).__name__
+hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "stranger", "version": "0"}}}
+call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "list_captures", "arguments": {}}}
+tries = [
+    (hello, {}),
+    (hello, {"Authorization": "Bearer noru_" + "A" * 43}),
+    (hello, {"Authorization": "Bearer " + sys.argv[3]}),
+    (call, {"Mcp-Session-Id": sys.argv[4]}),
+]
+found["answers"] = []
+for message, headers in tries:
+    request = urllib.request.Request(
+        url, data=json.dumps(message).encode(), method="POST",
+        headers={"Content-Type": "application/json",
+                 "Accept": "application/json, text/event-stream", **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            status, got, body = r.status, r.headers, r.read()
+    except urllib.error.HTTPError as exc:
+        status, got, body = exc.code, exc.headers, exc.read()
+    found["answers"].append({"status": status, "body": body.decode(errors="replace"),
+                             "headers": {k.lower(): v for k, v in got.items()}})
+print(json.dumps(found))
+"""
+
+STRANGER_USER = ("nobody", "nogroup")
+
+
+def as_another_user(url: str, token_file: Path, *, guess: str, session_id: str) -> dict[str, Any]:
+    """What a process of another user (``nobody``: it reads no file of the
+    person's) gets from the server at ``url``: whether it could read the
+    token file, and the answers to an initialize without a token, with a
+    made-up one, with ``guess``, and a tool call naming ``session_id``."""
+    user, group = STRANGER_USER
+    done = subprocess.run(
+        ["setpriv", f"--reuid={user}", f"--regid={group}", "--clear-groups",
+         "/usr/bin/python3", "-c", _STRANGER, url, str(token_file), guess, session_id],
+        capture_output=True, text=True, timeout=120, cwd="/",
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found

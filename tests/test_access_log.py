@@ -115,7 +115,7 @@ def test_several_real_servers_at_once_record_every_read_once(home: Path, tmp_pat
                 "protocolVersion": "2025-06-18", "capabilities": {},
                 "clientInfo": {"name": f"agent-{n}", "version": "1"}}}  # fmt: skip
             proc.exchange(json.dumps(request).encode(), "initialize")
-        raw = Raw(http.url())
+        raw = Raw(http.url(), http.token())
         params = {"protocolVersion": "2025-06-18", "capabilities": {},
                   "clientInfo": {"name": "agent-http", "version": "1"}}  # fmt: skip
         body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}

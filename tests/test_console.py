@@ -496,6 +496,23 @@ def test_the_access_log_page_shows_who_read_a_capture(
     assert "get_capture" in nonsense.decode()  # a moment it cannot read filters nothing
 
 
+def test_the_access_log_page_shows_the_http_requests_refused_for_want_of_the_token(
+    console: Console, home: Path
+) -> None:
+    from noru import accesslog
+
+    refused = accesslog.Refused("2026-12-05T10:00:00Z", "2026-12-05T10:00:41Z", 5, 3, 0)
+    accesslog.record_refused(home, refused)
+    cookie = console.sign_in()
+    _, _, page = console.request("GET", "/log", cookie=cookie)
+    text = page.decode()
+    assert "refused (http)" in text
+    assert (
+        "8 HTTP requests refused (401): 5 without the token, 3 with a wrong token"
+        " until 2026-12-05T10:00:41Z"
+    ) in text
+
+
 def test_exclusions_are_added_tested_and_removed_as_with_the_cli(
     console: Console, home: Path
 ) -> None:

@@ -237,15 +237,18 @@ def test_the_stdio_server_survives_hostile_lines(tmp_path_factory: Any, lines: l
 
 
 @pytest.fixture(scope="module")
-def http_server(tmp_path_factory: Any) -> Iterator[str]:
+def http_server(tmp_path_factory: Any) -> Iterator[HttpServer]:
     home = tmp_path_factory.mktemp("fuzz-http-home")
     small_history(home)
     server = HttpServer(home, tmp_path_factory.mktemp("fuzz-http"))
     try:
-        yield server.url()
+        server.url()
+        yield server
     finally:
         assert server.stop() == 0
-        assert "Traceback" not in server.stderr()
+        err = server.stderr()
+        assert "Traceback" not in err
+        assert server.token() not in err  # never logged, whatever came in
 
 
 HEADER_TRICKS = [
@@ -257,9 +260,14 @@ HEADER_TRICKS = [
     {"Accept": "text/event-stream"},
     {"Mcp-Session-Id": "../../etc/passwd"},
     {"Mcp-Session-Id": "x" * 300},
+    {"Authorization": "Bearer noru_" + "A" * 43},
+    {"Authorization": "Bearer"},
+    {"Authorization": "Basic bm9ydTpub3J1"},
+    {"Authorization": "x" * 5000},
 ]
 
 
+@pytest.mark.parametrize("carries_token", [True, False], ids=["with-token", "without-token"])
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     inputs=st.lists(
@@ -269,22 +277,35 @@ HEADER_TRICKS = [
     )
 )
 def test_the_http_server_answers_every_input_and_never_dies(
-    http_server: str, inputs: list[tuple[bytes, dict[str, str], bool]]
+    http_server: HttpServer, carries_token: bool, inputs: list[tuple[bytes, dict[str, str], bool]]
 ) -> None:
-    raw = Raw(http_server)
+    """With the token, every input gets a transport refusal or the engine's
+    answer; without it (or with a wrong one), only 401 (403 for a foreign
+    Host or Origin, checked first), with no session and nothing else."""
+    url, token = http_server.url(), http_server.token()
+    person = Raw(url, token)
+    sender = person if carries_token else Raw(url, None)
     try:
-        raw.initialize("2025-03-26")
+        person.initialize("2025-03-26")
         for body, headers, with_session in inputs:
             TRIED["http"] += 1
-            response = raw.post(
-                body, headers=headers, session=None if not with_session else raw.session_id
+            response = sender.post(
+                body, headers=headers, session=person.session_id if with_session else None
             )  # validates any JSON-RPC body
-            assert response.status_code in {200, 202, 400, 403, 404, 406, 413, 415}, response
-            assert "Traceback" not in response.text
-        alive = raw.request("ping")
+            assert "Traceback" not in response.text and token not in response.text
+            foreign = "Host" in headers or "Origin" in headers
+            refused = not carries_token or "Authorization" in headers
+            if refused:
+                assert response.status_code == (403 if foreign else 401), response
+                assert "mcp-session-id" not in response.headers
+                assert response.json()["error"]["code"] == -32600
+            else:
+                assert response.status_code in {200, 202, 400, 403, 404, 406, 413, 415}, response
+        alive = person.request("ping")
         assert alive["result"] == {}
     finally:
-        raw.close()
+        person.close()
+        sender.close()
 
 
 def test_zz_report_how_many_inputs_were_fuzzed() -> None:

@@ -89,7 +89,7 @@ def server(home: Path, tmp_path: Path) -> Iterator[HttpServer]:
 
 @pytest.fixture
 def raw(server: HttpServer) -> Iterator[Raw]:
-    client = Raw(server.url())
+    client = Raw(server.url(), server.token())
     try:
         yield client
     finally:
@@ -148,7 +148,7 @@ def test_noru_mcp_refuses_a_non_loopback_host_before_binding(
 def test_sigterm_and_sigint_stop_the_server_cleanly(home: Path, tmp_path: Path) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         proc = HttpServer(home, tmp_path)
-        client = Raw(proc.url())
+        client = Raw(proc.url(), proc.token())
         try:
             client.initialize()
             assert client.request("ping")["result"] == {}
@@ -164,7 +164,7 @@ def test_sigterm_and_sigint_stop_the_server_cleanly(home: Path, tmp_path: Path) 
 
 def test_initialize_issues_a_random_visible_ascii_session_id(raw: Raw) -> None:
     first = raw.initialize()
-    other = Raw(raw.url)
+    other = Raw(raw.url, raw.token)
     try:
         second = other.initialize()
     finally:
@@ -228,7 +228,7 @@ def test_initialize_on_an_open_session_is_refused_by_the_session(raw: Raw) -> No
 
 def test_sessions_are_independent_each_with_its_own_revision(raw: Raw) -> None:
     raw.initialize("2024-11-05")
-    newer = Raw(raw.url)
+    newer = Raw(raw.url, raw.token)
     try:
         newer.initialize("2025-06-18")
         old_tools = raw.request("tools/list")["result"]["tools"]
@@ -240,7 +240,7 @@ def test_sessions_are_independent_each_with_its_own_revision(raw: Raw) -> None:
 
 
 def test_the_least_recently_used_idle_session_is_ended_at_the_cap(raw: Raw) -> None:
-    oldest, kept = Raw(raw.url), Raw(raw.url)
+    oldest, kept = Raw(raw.url, raw.token), Raw(raw.url, raw.token)
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     try:
         oldest.initialize()
@@ -366,7 +366,8 @@ def test_the_loopback_authority_rule() -> None:
 def test_a_body_over_the_cap_is_413_without_reading_the_rest(server: HttpServer) -> None:
     head = (
         b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        b"Content-Length: %d\r\n\r\n" % (MAX_BODY + 1)
+        b"Authorization: Bearer %s\r\nContent-Length: %d\r\n\r\n"
+        % (server.token().encode(), MAX_BODY + 1)
     )
     # Only a first kilobyte is ever sent: the answer cannot wait for the rest.
     status, _, body = raw_exchange(server.url(), head, b'{"x":"' + b"a" * 1024)
@@ -379,7 +380,7 @@ def test_a_body_over_the_cap_is_413_without_reading_the_rest(server: HttpServer)
 def test_a_chunked_body_over_the_cap_is_413(server: HttpServer) -> None:
     head = (
         b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        b"Transfer-Encoding: chunked\r\n\r\n"
+        b"Authorization: Bearer %s\r\nTransfer-Encoding: chunked\r\n\r\n" % server.token().encode()
     )
     piece = b"a" * 65536
     chunks = b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for _ in range(MAX_BODY // 65536))
@@ -557,7 +558,7 @@ def test_a_tool_call_waiting_on_the_app_does_not_hold_up_other_sessions(
 ) -> None:
     set_control(home, "allow")
     app = StalledApp(socket_path(home))
-    waiting, other = Raw(raw.url), Raw(raw.url)
+    waiting, other = Raw(raw.url, raw.token), Raw(raw.url, raw.token)
     result: dict[str, Any] = {}
     try:
         waiting.initialize()
@@ -625,12 +626,14 @@ class WireLog:
         return [status for m, _, status, _, _ in self.exchanges if m == method]
 
 
-def sdk_client(url: str, log: WireLog, mode: str) -> Any:
+def sdk_client(url: str, token: str, log: WireLog, mode: str) -> Any:
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
     http = httpx2.AsyncClient(
-        timeout=httpx2.Timeout(30), event_hooks={"response": [log.on_response]}
+        timeout=httpx2.Timeout(30),
+        headers={"Authorization": f"Bearer {token}"},
+        event_hooks={"response": [log.on_response]},
     )
     return http, Client(
         streamable_http_client(url, http_client=http), mode=mode, read_timeout_seconds=30
@@ -644,7 +647,7 @@ def test_the_sdk_client_connects_lists_and_calls_over_http(server: HttpServer, m
     log = WireLog()
 
     async def body() -> None:
-        http, connecting = sdk_client(server.url(), log, mode)
+        http, connecting = sdk_client(server.url(), server.token(), log, mode)
         async with http, connecting as client:
             # The SDK asks for a newer revision, answered with the newest Noru has.
             assert client.protocol_version == "2025-06-18"
@@ -683,7 +686,7 @@ def test_the_sdk_client_reads_history_and_resources_over_http(
     log = WireLog()
 
     async def body() -> None:
-        http, connecting = sdk_client(server.url(), log, "legacy")
+        http, connecting = sdk_client(server.url(), server.token(), log, "legacy")
         async with http, connecting as client:
             listed = await client.call_tool("list_captures", {"app": "code"})
             assert seeded.editor.id in listed.content[0].text  # type: ignore[union-attr]

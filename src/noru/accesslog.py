@@ -18,6 +18,12 @@ one ``write`` on a file opened with ``O_APPEND``, under an exclusive
 ``access.log.1`` (the one before is dropped), so it stays bounded. A read
 that cannot be recorded is not served (``LogUnwritable``).
 
+``noru mcp --http`` also records the requests it refuses for want of the
+token (``noru.httptoken``), as ``Refused`` entries: counted, one entry per
+burst at most once a minute (``noru.mcp.transports.auth``), so that a flood
+of them cannot push the reads out of the log. `noru log` and `noru doctor`
+show them (``describe_refused``, ``refusals``).
+
 Only the person's ``noru log`` reads it; no tool or resource does.
 """
 
@@ -33,7 +39,20 @@ from typing import Any
 
 from noru.errors import NoruError
 
-__all__ = ["FILE", "MAX_BYTES", "Entry", "LogUnwritable", "Served", "read", "record"]
+__all__ = [
+    "FILE",
+    "MAX_BYTES",
+    "Entry",
+    "LogUnwritable",
+    "Refusals",
+    "Refused",
+    "Served",
+    "describe_refused",
+    "read",
+    "record",
+    "record_refused",
+    "refusals",
+]
 
 FILE = "access.log"
 MAX_BYTES = 8 * 1024 * 1024
@@ -88,6 +107,88 @@ def record(home: Path, entry: Entry) -> None:
     fields = asdict(entry)
     # A capture nothing was redacted from is logged without the field.
     fields["captures"] = [{k: v for k, v in c.items() if v is not None} for c in fields["captures"]]
+    _append(home, fields)
+
+
+@dataclass(frozen=True)
+class Refused:
+    """HTTP requests refused (401) for want of the token, from ``first`` to
+    ``last`` (RFC 3339 UTC): ``missing``, without a bearer token; ``wrong``,
+    with one that is not this install's; ``unavailable``, while the server
+    had no usable token to check against."""
+
+    first: str
+    last: str
+    missing: int = 0
+    wrong: int = 0
+    unavailable: int = 0
+
+    @property
+    def count(self) -> int:
+        return self.missing + self.wrong + self.unavailable
+
+
+def record_refused(home: Path, refused: Refused) -> None:
+    """Append one entry for ``refused``: the fields every entry has (no
+    client, nothing served), and ``refused`` with the counts."""
+    entry = Entry(
+        at=refused.first, client=None, client_version=None, transport="http",
+        method="refused", target=None, outcome="refused 401",
+    )  # fmt: skip
+    fields = asdict(entry)
+    fields["refused"] = {**asdict(refused), "count": refused.count}
+    _append(home, fields)
+
+
+def describe_refused(entry: dict[str, Any]) -> str | None:
+    """A refusals entry in words (None for any other entry)."""
+    refused = entry.get("refused")
+    if entry.get("method") != "refused" or not isinstance(refused, dict):
+        return None
+    count = int(refused.get("count") or 0)
+    why = [
+        f"{refused[key]} {words}"
+        for key, words in (
+            ("missing", "without the token"),
+            ("wrong", "with a wrong token"),
+            ("unavailable", "while the server had no usable token"),
+        )
+        if refused.get(key)
+    ]
+    span = "" if refused.get("last") == refused.get("first") else f" until {refused.get('last')}"
+    plural = "request" if count == 1 else "requests"
+    return f"{count} HTTP {plural} refused (401): {', '.join(why)}{span}"
+
+
+@dataclass(frozen=True)
+class Refusals:
+    """What the log holds of refused HTTP requests: how many, the last one's
+    time, and how many since ``since``."""
+
+    count: int = 0
+    last: str | None = None
+    recent: int = 0
+
+
+def refusals(home: Path, *, since: str | None = None) -> Refusals:
+    """Every refusals entry summed; ``recent`` counts those whose last
+    request was at or after ``since`` (RFC 3339 UTC, compared as text)."""
+    count = recent = 0
+    last: str | None = None
+    for entry in read(home):
+        refused = entry.get("refused")
+        if entry.get("method") != "refused" or not isinstance(refused, dict):
+            continue
+        n = int(refused.get("count") or 0)
+        at = str(refused.get("last") or entry.get("at"))
+        count += n
+        last = at if last is None or at > last else last
+        if since is not None and at >= since:
+            recent += n
+    return Refusals(count, last, recent)
+
+
+def _append(home: Path, fields: dict[str, Any]) -> None:
     line = json.dumps(fields, ensure_ascii=False, separators=(",", ":")) + "\n"
     path = home / FILE
     try:

@@ -7,9 +7,20 @@ Codex. Each snippet names the absolute path of the installed ``noru`` and,
 when the person set one, ``NORU_HOME``. ``command_line`` is the client's own
 ``mcp add`` line, where it has one, which writes the same.
 
+For a `noru mcp --http` the person runs (``snippet(..., url=URL)``), the
+entry names the URL and sends ``Authorization: Bearer`` with the install's
+token (``noru.httptoken``) in the client's own way, from the environment
+variable ``NORU_TOKEN`` where the client can read one (so the token is
+never written into a project's file): Claude Code, Gemini CLI and Copilot
+CLI expand ``${NORU_TOKEN}`` in a header, Cursor ``${env:NORU_TOKEN}``,
+opencode ``{env:NORU_TOKEN}``, Codex reads ``bearer_token_env_var``; VS
+Code asks the person for it once (an ``inputs`` entry with ``password``)
+and keeps it in its secret storage. Claude Desktop's file starts servers
+over stdio only.
+
 Every snippet here is loaded by the client itself in the client harness
 (``tests/clients``): ``claude mcp list``, ``codex mcp list``, ``gemini mcp
-list``... show Noru there.
+list``... show Noru there, and over HTTP each client connects with it.
 """
 
 from __future__ import annotations
@@ -21,7 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CLIENTS", "Snippet", "snippet"]
+__all__ = ["CLIENTS", "HTTP_CLIENTS", "TOKEN_ENV", "Snippet", "snippet"]
+
+TOKEN_ENV = "NORU_TOKEN"
+BEARER = "Bearer ${NORU_TOKEN}"  # expanded by the client from its environment
 
 
 @dataclass(frozen=True)
@@ -152,7 +166,137 @@ CLIENTS: dict[str, Callable[[Path, Path | None], Snippet]] = {
 }
 
 
-def snippet(client: str, *, exe: Path, home: Path | None) -> Snippet:
+# --- Streamable HTTP: a `noru mcp --http` the person runs -------------------------
+
+
+def _show_command(exe: Path, home: Path | None) -> str:
+    """The person's command that prints the token."""
+    show = f"{shlex.quote(str(exe))} token show"
+    return f"NORU_HOME={shlex.quote(str(home))} {show}" if home is not None else show
+
+
+def _step(show: str, client: str = "the client") -> str:
+    """How the person gives a client the token: the variable, set where it starts."""
+    return (
+        f'Then, where {client} starts (e.g. in ~/.profile): export {TOKEN_ENV}="$({show})";'
+        f" after `noru token rotate`, set it again and restart {client}."
+    )
+
+
+def _http_claude_code(url: str, show: str) -> Snippet:
+    server = {"type": "http", "url": url, "headers": {"Authorization": BEARER}}
+    add = (
+        f"claude mcp add --transport http noru {shlex.quote(url)}"
+        f" --header {shlex.quote('Authorization: ' + BEARER)}"
+    )
+    return Snippet(
+        _json({"mcpServers": {"noru": server}}),
+        "Save as .mcp.json in your project (or merge into an existing one). "
+        f"Alternatively: {add}\n{_step(show)}",
+    )
+
+
+def _http_codex(url: str, show: str) -> Snippet:
+    lines = [
+        "[mcp_servers.noru]",
+        f"url = {_toml_string(url)}",
+        f'bearer_token_env_var = "{TOKEN_ENV}"',
+    ]
+    add = f"codex mcp add noru --url {shlex.quote(url)} --bearer-token-env-var {TOKEN_ENV}"
+    return Snippet(
+        "\n".join(lines),
+        "Add to ~/.codex/config.toml ($CODEX_HOME/config.toml if you set CODEX_HOME). "
+        f"Alternatively: {add}\n{_step(show)}",
+    )
+
+
+def _http_gemini(url: str, show: str) -> Snippet:
+    # The shape `gemini mcp add --transport http` writes; trusted as over stdio.
+    server = {"url": url, "type": "http", "headers": {"Authorization": BEARER}, "trust": True}
+    add = (
+        "gemini mcp add --scope user --trust --transport http"
+        f" --header {shlex.quote('Authorization: ' + BEARER)} noru {shlex.quote(url)}"
+    )
+    return Snippet(
+        _json({"mcpServers": {"noru": server}}),
+        "Merge into ~/.gemini/settings.json (all projects) or .gemini/settings.json "
+        f"(one project). Alternatively: {add}\n{_step(show)}",
+    )
+
+
+def _http_opencode(url: str, show: str) -> Snippet:
+    server = {
+        "type": "remote",
+        "url": url,
+        "enabled": True,
+        "headers": {"Authorization": f"Bearer {{env:{TOKEN_ENV}}}"},
+    }
+    return Snippet(
+        _json({"$schema": "https://opencode.ai/config.json", "mcp": {"noru": server}}),
+        "Merge into ~/.config/opencode/opencode.json (all projects) or opencode.json "
+        f"in your project.\n{_step(show)}",
+    )
+
+
+def _http_copilot(url: str, show: str) -> Snippet:
+    server = {"type": "http", "url": url, "headers": {"Authorization": BEARER}, "tools": ["*"]}
+    return Snippet(
+        _json({"mcpServers": {"noru": server}}),
+        "Merge into ~/.copilot/mcp-config.json ($COPILOT_HOME/mcp-config.json if you set "
+        f"COPILOT_HOME).\n{_step(show)}",
+    )
+
+
+def _http_cursor(url: str, show: str) -> Snippet:
+    server = {"url": url, "headers": {"Authorization": f"Bearer ${{env:{TOKEN_ENV}}}"}}
+    return Snippet(
+        _json({"mcpServers": {"noru": server}}),
+        "Merge into ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one project).\n"
+        + _step(show, "Cursor"),
+    )
+
+
+def _http_vscode(url: str, show: str) -> Snippet:
+    token_input = {
+        "type": "promptString",
+        "id": "noru-token",
+        "description": "Noru token (`noru token show`)",
+        "password": True,
+    }
+    server = {
+        "type": "http",
+        "url": url,
+        "headers": {"Authorization": "Bearer ${input:noru-token}"},
+    }
+    return Snippet(
+        _json({"inputs": [token_input], "servers": {"noru": server}}),
+        "Save as .vscode/mcp.json in your workspace (or merge into an existing one). "
+        f"VS Code asks for the token when it first starts the server: paste what `{show}`"
+        " prints; it keeps it in its secret storage, not in the file.",
+    )
+
+
+HTTP_CLIENTS: dict[str, Callable[[str, str], Snippet]] = {
+    "claude-code": _http_claude_code,
+    "cursor": _http_cursor,
+    "vscode": _http_vscode,
+    "codex": _http_codex,
+    "gemini": _http_gemini,
+    "opencode": _http_opencode,
+    "copilot": _http_copilot,
+}
+
+
+def snippet(client: str, *, exe: Path, home: Path | None, url: str | None = None) -> Snippet:
     """``client``'s configuration that starts ``exe mcp`` (with ``NORU_HOME``
-    = ``home`` when the person set one)."""
-    return CLIENTS[client](exe, home)
+    = ``home`` when the person set one); with ``url``, the one that reaches
+    the person's `noru mcp --http` there with the token. ``ValueError`` for a
+    client that cannot reach a URL from its file."""
+    if url is None:
+        return CLIENTS[client](exe, home)
+    if client not in HTTP_CLIENTS:
+        raise ValueError(
+            f"{client}'s configuration file starts servers over stdio only; "
+            f"use `noru config {client}` without --http"
+        )
+    return HTTP_CLIENTS[client](url, _show_command(exe, home))

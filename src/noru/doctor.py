@@ -217,6 +217,59 @@ def _privacy_checks(home: Path, config: Config) -> list[Check]:
     return checks
 
 
+def _http_checks(home: Path) -> list[Check]:
+    """The token `noru mcp --http` asks of every request, and the requests
+    it refused for want of it: any in the last day is something to look at
+    (a client of the person's without the token, or someone else)."""
+    from datetime import UTC, datetime, timedelta
+
+    from noru import accesslog, httptoken
+    from noru.times import format_utc
+
+    found = httptoken.load(home)
+    path = httptoken.token_path(home)
+    if found.problem is not None:
+        checks = [
+            Check(
+                "http token",
+                False,
+                f"{found.problem}: `noru mcp --http` refuses every request",
+                "`noru token rotate` makes a new one; then give your clients the new token",
+            )
+        ]
+    elif found.value is None:
+        checks = [
+            Check(
+                "http token",
+                True,
+                "not made yet (`noru token show`, `noru config CLIENT --http` or"
+                " `noru mcp --http` makes it)",
+            )
+        ]
+    else:
+        checks = [
+            Check("http token", True, f"{path} (0600): `noru mcp --http` answers only with it")
+        ]
+    day_ago = format_utc(datetime.now(UTC) - timedelta(days=1))
+    refused = accesslog.refusals(home, since=day_ago)
+    if not refused.count:
+        checks.append(Check("http refusals", True, "no request refused for want of the token"))
+    else:
+        checks.append(
+            Check(
+                "http refusals",
+                refused.recent == 0,
+                f"{refused.count} requests refused for want of the token, the last at"
+                f" {refused.last} ({refused.recent} in the last 24 hours; `noru log` says when)",
+                None
+                if refused.recent == 0
+                else "if it was a client of yours, give it the token (`noru config CLIENT --http"
+                " URL`); if not, something else on this machine tried to read your history",
+            )
+        )
+    return checks
+
+
 def _data_dir_check(home: Path, config: Config) -> list[Check]:
     if not home.exists():
         return [Check("data dir", True, f"{home} (not created yet; made 0700 on first capture)")]
@@ -248,6 +301,7 @@ def _data_dir_check(home: Path, config: Config) -> list[Check]:
             )
         )
     checks += _privacy_checks(home, config)
+    checks += _http_checks(home)
     state = access.load(home)
     checks.append(
         Check(

@@ -6,8 +6,9 @@ exact ``clientInfo.name`` it sends, how it names Noru's tools to its model,
 and how it is set up in a private HOME:
 
 - with Noru configured the way a person would (from `noru config CLIENT`:
-  the client's own file, or its own ``mcp add`` line), or, for Streamable
-  HTTP, with the client's own entry for a URL;
+  the client's own file, or its own ``mcp add`` line; for Streamable HTTP
+  from `noru config CLIENT --http URL`, with ``NORU_TOKEN`` in the client's
+  environment as that snippet says, or left out to see the client refused);
 - pointed at the stand-in model through the client's own base-URL setting;
 - with nothing reaching beyond loopback (telemetry, update checks and
   feature flags off through the client's own settings).
@@ -43,10 +44,21 @@ RUN_TIMEOUT = 300  # a whole tour of the tools, on a loaded machine (a guard)
 @dataclass(frozen=True)
 class Noru:
     """How a client reaches Noru: ``noru mcp`` over stdio in data dir ``home``,
-    or the Streamable HTTP endpoint ``url``."""
+    or the Streamable HTTP endpoint ``url``, with ``token`` (what `noru token
+    show` printed) in the client's ``NORU_TOKEN``, or None for a client
+    without it."""
 
     home: Path
     url: str | None = None
+    token: str | None = None
+
+    def config(self, client: str) -> tuple[str, str]:
+        """`noru config CLIENT` (with ``--http URL`` for a URL): (stdout, stderr)."""
+        return _noru_config(client, self.home, *(("--http", self.url) if self.url else ()))
+
+    def env(self) -> dict[str, str]:
+        """What the person exported where the client starts."""
+        return {"NORU_TOKEN": self.token} if self.url and self.token else {}
 
 
 @dataclass(frozen=True)
@@ -56,10 +68,10 @@ class Launch:
     cwd: Path
 
 
-def _noru_config(client: str, home: Path) -> tuple[str, str]:
-    """`noru config CLIENT` as the person runs it: (stdout, stderr)."""
+def _noru_config(client: str, home: Path, *options: str) -> tuple[str, str]:
+    """`noru config CLIENT [OPTIONS]` as the person runs it: (stdout, stderr)."""
     done = subprocess.run(
-        [*noru_command(), "config", client],
+        [*noru_command(), "config", client, *options],
         env={**os.environ, "NORU_HOME": str(home)},
         capture_output=True,
         text=True,
@@ -174,27 +186,21 @@ def _claude_prepare(
     }
     if options.get("tool_search") is False:
         env["ENABLE_TOOL_SEARCH"] = "false"
-    if noru.url is None:
-        # The README's line, as `noru config claude-code` prints it.
-        _, where = _noru_config("claude-code", noru.home)
-        line = where.split("Alternatively: ", 1)[1].strip()
-        words = shlex.split(line)
-        assert words[:3] == ["claude", "mcp", "add"], line
-        added = subprocess.run(
-            [str(exe), *words[1:]],
-            env=env,
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert added.returncode == 0, added.stderr
-    else:
-        added = subprocess.run(
-            [str(exe), "mcp", "add", "--transport", "http", "noru", noru.url],
-            env=env, cwd=project, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert added.returncode == 0, added.stderr
+    env.update(noru.env())
+    # The README's line, as `noru config claude-code [--http URL]` prints it.
+    _, where = noru.config("claude-code")
+    line = where.split("Alternatively: ", 1)[1].splitlines()[0].strip()
+    words = shlex.split(line)
+    assert words[:3] == ["claude", "mcp", "add"], line
+    added = subprocess.run(
+        [str(exe), *words[1:]],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert added.returncode == 0, added.stderr
     argv = [
         "-p", "{prompt}",
         # A person allows Noru's tools once; headless, the allowance is given here.
@@ -243,10 +249,7 @@ def _codex_prepare(
     home, codex_home, project = work / "home", work / "codex", work / "project"
     for folder in (home, codex_home, project):
         folder.mkdir(exist_ok=True)
-    if noru.url is None:
-        server, _ = _noru_config("codex", noru.home)  # `noru config codex`, as it is
-    else:
-        server = f'[mcp_servers.noru]\nurl = "{noru.url}"'
+    server, _ = noru.config("codex")  # `noru config codex [--http URL]`, as it is
     config = f"""model = "{options.get("model", CODEX_MODEL)}"
 model_provider = "stand_in"
 check_for_update_on_startup = false
@@ -274,6 +277,7 @@ required = true
         **_base_env(home, node_bin),
         "CODEX_HOME": str(codex_home),
         "STAND_IN_API_KEY": "sk-stand-in",
+        **noru.env(),
     }
     argv = ["exec", "--skip-git-repo-check", "--ephemeral", "--json", "{prompt}"]
     return Launch(argv, env, project)
@@ -319,10 +323,7 @@ def _gemini_prepare(
     home, project = work / "home", work / "project"
     (home / ".gemini").mkdir(parents=True, exist_ok=True)
     project.mkdir(exist_ok=True)
-    if noru.url is None:
-        servers = json.loads(_noru_config("gemini", noru.home)[0])["mcpServers"]
-    else:
-        servers = {"noru": {"httpUrl": noru.url, "trust": True}}
+    servers = json.loads(noru.config("gemini")[0])["mcpServers"]
     settings = {
         "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
         "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
@@ -336,6 +337,7 @@ def _gemini_prepare(
         "GEMINI_API_KEY": "stand-in-key",
         "GOOGLE_GEMINI_BASE_URL": api,
         "GEMINI_CLI_NO_RELAUNCH": "true",
+        **noru.env(),
     }
     return Launch(["-p", "{prompt}", "-o", "json"], env, project)
 
@@ -390,10 +392,7 @@ def _opencode_prepare(
     lock = {"packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}
     (config_dir / "package-lock.json").write_text(json.dumps(lock))
     project.mkdir(exist_ok=True)
-    if noru.url is None:
-        servers = json.loads(_noru_config("opencode", noru.home)[0])["mcp"]
-    else:
-        servers = {"noru": {"type": "remote", "url": noru.url, "enabled": True}}
+    servers = json.loads(noru.config("opencode")[0])["mcp"]
     config = {
         "$schema": "https://opencode.ai/config.json",
         "autoupdate": False,
@@ -422,6 +421,7 @@ def _opencode_prepare(
         "OPENCODE_DISABLE_AUTOUPDATE": "1",
         "OPENCODE_DISABLE_SHARE": "1",
         "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        **noru.env(),
     }
     return Launch(["run", "{prompt}"], env, project)
 
@@ -459,11 +459,7 @@ def _copilot_prepare(
     copilot_home = home / ".copilot"
     copilot_home.mkdir(parents=True, exist_ok=True)
     project.mkdir(exist_ok=True)
-    if noru.url is None:
-        (copilot_home / "mcp-config.json").write_text(_noru_config("copilot", noru.home)[0])
-    else:
-        server = {"type": "http", "url": noru.url, "tools": ["*"]}
-        (copilot_home / "mcp-config.json").write_text(json.dumps({"mcpServers": {"noru": server}}))
+    (copilot_home / "mcp-config.json").write_text(noru.config("copilot")[0])
     # A model of the person's own provider ("bring your own key"): no GitHub
     # account then. Copilot passes an image on only to a model it is told sees.
     providers = {
@@ -481,6 +477,7 @@ def _copilot_prepare(
         "COPILOT_AUTO_UPDATE": "false",
         # The package it unpacks at its first start (235 MB), kept between runs.
         "XDG_CACHE_HOME": str(CACHE / "copilot"),
+        **noru.env(),
     }
     argv = [
         "-p", "{prompt}",

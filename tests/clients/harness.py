@@ -8,12 +8,15 @@
   by its pid. The person's ``config.toml`` for the run is ``settings`` plus
   ``result_shape`` when given, and is ``settings`` again afterwards.
   Everything the model got is kept in the run's folder (``model.jsonl``)
-  beside the client's output (``run.log``).
+  beside the client's output (``run.log``). Over HTTP the client has the
+  install's token as `noru token show` prints it (``NORU_TOKEN``), unless
+  ``token=False``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -27,11 +30,25 @@ from tests.clients.standin import Received, StandIn
 from tests.clients.tour import Step
 from tests.http_process import HttpServer
 from tests.parts import FIGURES, require
+from tests.wire import noru_command
 
-__all__ = ["PROMPT", "Installed", "Run", "installed", "run_client"]
+__all__ = ["PROMPT", "Installed", "Run", "installed", "noru_token", "run_client"]
 
 PROMPT = "What is on my screen right now?"
 Installed = tuple[Path, dict[str, Path]]  # Node's bin directory, each client's prefix
+
+
+def noru_token(home: Path) -> str:
+    """`noru token show`, as the person runs it."""
+    done = subprocess.run(
+        [*noru_command(), "token", "show"],
+        env={**os.environ, "NORU_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
 
 
 def installed() -> Installed:
@@ -82,7 +99,10 @@ def run_client(
     work.mkdir(parents=True, exist_ok=True)
     server = HttpServer(home, work) if http else None
     try:
-        noru = Noru(home, url=server.url() if server else None)
+        noru = Noru(home)
+        if server is not None:
+            token = noru_token(home) if options.pop("token", True) else None
+            noru = Noru(home, url=server.url(), token=token)
         with StandIn(agent.dialect, [step.call for step in steps]) as stand_in:
             launch = agent.launch(
                 prefixes[agent.key], node_bin, work, stand_in.url, noru, **options

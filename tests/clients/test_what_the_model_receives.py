@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from noru import accesslog
 from noru.access import set_control
 from noru.mcp.clients import MEASURED
 from noru.mcp.session import instructions
@@ -36,9 +37,10 @@ from noru.store import Reader
 from tests import real_terminals
 from tests.app_process import SETTLE_FOR_TESTS, running_app, wait_until
 from tests.clients.agents import AGENTS, Agent, Noru
-from tests.clients.harness import Installed, Run, installed, run_client
+from tests.clients.harness import Installed, Run, installed, noru_token, run_client
 from tests.clients.standin import Received
 from tests.clients.tour import Expect, Step, missing
+from tests.http_process import HttpServer
 from tests.parts import require
 from tests.real_clients import Client
 from tests.wire import noru_command
@@ -365,6 +367,41 @@ def test_each_client_loads_noru_from_its_noru_config_snippet(
     run = run_tour(screen, clients, key, "stdio")
     assert {entry["client"] for entry in run.log} == {agent.client_name}
     assert {entry["client_version"] for entry in run.log} == {agent.version}
+
+
+# The clients whose `mcp list` connects to each server it lists (Codex and
+# Copilot CLI only read their files there; their HTTP tours connect).
+LISTING = ("claude-code", "gemini", "opencode")
+
+
+@pytest.mark.parametrize("key", LISTING)
+def test_over_http_a_client_connects_with_its_snippet_and_token_and_is_refused_without(
+    clients: Installed, key: str, tmp_path: Path
+) -> None:
+    agent = AGENTS[key]
+    node_bin, prefixes = clients
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    server = HttpServer(home, tmp_path)
+    try:
+        url = server.url()
+        listed = {}
+        for name, token in (("with", noru_token(home)), ("without", None)):
+            launch = agent.launch(
+                prefixes[key], node_bin, tmp_path / name, "http://127.0.0.1:9",
+                Noru(home, url=url, token=token),
+            )  # fmt: skip
+            listed[name] = agent.list_servers(launch)
+    finally:
+        assert server.stop() == 0
+    status, out = listed["with"]
+    assert status == 0 and agent.connected(out), out[-2000:]
+    assert not agent.connected(listed["without"][1]), listed["without"][1][-2000:]
+    refused = [e["refused"] for e in accesslog.read(home) if e.get("method") == "refused"]
+    # The client without it sent an empty Bearer or none: refused, every time.
+    assert sum(r["count"] for r in refused) >= 1, refused
+    assert sum(r["wrong"] + r["missing"] for r in refused) == sum(r["count"] for r in refused)
+    assert noru_token(home) not in server.stderr()
 
 
 CLIENTS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "clients.md"

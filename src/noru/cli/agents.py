@@ -1,6 +1,7 @@
 """The commands about agents: `noru mcp` (the server clients start), `noru
-config` (a client's configuration, or a compositor's binding) and `noru log`
-(what agents read)."""
+config` (a client's configuration, or a compositor's binding), `noru token`
+(what `noru mcp --http` asks of every request) and `noru log` (what agents
+read)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from noru.cli.base import CaptureId, Moment, main, quote
+from noru.cli.base import CaptureId, Moment, checked_home, main, quote
 from noru.connect import CLIENTS, snippet
 from noru.paths import data_dir, noru_executable
 
@@ -43,7 +44,9 @@ _BINDING_MODS = {
 def mcp(listen: str | None) -> None:
     """Serve MCP on stdin/stdout for an agent (what MCP clients start).
 
-    With --http, serve MCP Streamable HTTP on a loopback address until stopped.
+    With --http, serve MCP Streamable HTTP on a loopback address until stopped,
+    answering only requests that carry this install's token (`noru token
+    show`; made now if there is none yet).
     Read-only: it never changes your history or your access controls.
     """
     if listen is None:
@@ -74,17 +77,63 @@ def compositor_binding(compositor: str, hotkey: str, exe: Path) -> str:
     return f"bind = {' '.join(names)}, {key.upper() if len(key) == 1 else key}, exec, {command}"
 
 
+def http_url(text: str) -> str:
+    """The endpoint of a `noru mcp --http`: its URL as printed
+    (``http://127.0.0.1:8765/mcp``), or ``[HOST:]PORT`` as given to it.
+    ValueError with a message for people."""
+    from urllib.parse import urlsplit
+
+    from noru.loopback import is_loopback_name, split_authority
+
+    text = text.strip()
+    if "://" not in text:  # as given to `noru mcp --http`
+        text = f"http://{'127.0.0.1:' if text.isascii() and text.isdigit() else ''}{text}/mcp"
+    parts = urlsplit(text)
+    authority = split_authority(parts.netloc) if "@" not in parts.netloc else None
+    if parts.scheme != "http" or authority is None or authority[2] is None:
+        raise ValueError(
+            "expected the URL `noru mcp --http` printed (e.g. http://127.0.0.1:8765/mcp)"
+            f" or [HOST:]PORT, got {text!r}"
+        )
+    host, bracketed, port = authority[0], authority[1], authority[2]
+    if not is_loopback_name(host, bracketed=bracketed):
+        raise ValueError(f"{host!r} is not loopback: `noru mcp --http` listens on loopback only")
+    if not 0 < int(port) <= 65535:
+        raise ValueError(f"port {port}: give the port your `noru mcp --http` printed")
+    if parts.path != "/mcp" or parts.query or parts.fragment:
+        raise ValueError("Noru's endpoint is /mcp (e.g. http://127.0.0.1:8765/mcp)")
+    return text
+
+
 @main.command(name="config")
 @click.argument("client", type=click.Choice(sorted(CLIENTS) + sorted(COMPOSITORS)))
-def config_cmd(client: str) -> None:
+@click.option(
+    "--http",
+    "url",
+    metavar="URL",
+    help="Reach the `noru mcp --http` you run at URL (or [HOST:]PORT), with the token, "
+    "instead of starting `noru mcp` over stdio.",
+)
+def config_cmd(client: str, url: str | None) -> None:
     """Print the MCP configuration snippet for CLIENT, or for a Wayland
     compositor (sway, hyprland) the binding that runs `noru capture`.
+
+    With --http, the snippet reaches a `noru mcp --http` you run, sending
+    this install's token from the NORU_TOKEN environment variable (VS Code
+    asks for it instead); the token is made if there is none yet.
 
     The snippet goes to stdout; where to put it goes to stderr.
     """
     exe = noru_executable()
     if exe is None:
         raise click.ClickException("cannot find the installed `noru` command on PATH")
+    if url is not None:
+        if client in COMPOSITORS:
+            raise click.BadParameter("only for an MCP client", param_hint="'--http'")
+        try:
+            url = http_url(url)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--http'") from exc
     if client in COMPOSITORS:
         from noru.config import load_config
 
@@ -97,9 +146,49 @@ def config_cmd(client: str) -> None:
         return
     # NORU_HOME, when set, expanded as every command expands it.
     home = data_dir() if os.environ.get("NORU_HOME") else None
-    shown = snippet(client, exe=exe, home=home)
+    try:
+        shown = snippet(client, exe=exe, home=home, url=url)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--http'") from exc
+    if url is not None:
+        from noru import httptoken
+
+        httptoken.ensure(checked_home())  # the snippet names it: it must exist
     click.echo(shown.text)
     click.echo(shown.where, err=True)
+
+
+@main.group(name="token")
+def token_group() -> None:
+    """The token `noru mcp --http` asks of every request.
+
+    Only requests that carry it (Authorization: Bearer TOKEN) are answered,
+    so another user or a sandboxed app on this machine cannot read your
+    history through the loopback port. It lives in the data dir (0600).
+    """
+
+
+@token_group.command(name="show")
+def token_show() -> None:
+    """Print this install's token (made now if there is none yet)."""
+    from noru import httptoken
+
+    click.echo(httptoken.ensure(checked_home()))
+
+
+@token_group.command(name="rotate")
+def token_rotate() -> None:
+    """Replace the token: every running `noru mcp --http` refuses the old one
+    from its next request and ends the sessions opened with it."""
+    from noru import httptoken
+
+    httptoken.rotate(checked_home())
+    click.echo(
+        "A new token is in place: running `noru mcp --http` servers refuse the old one from"
+        " their next request. Give your clients the new one (`noru token show`; set"
+        " NORU_TOKEN again) and restart them.",
+        err=True,
+    )
 
 
 @main.command(name="log")
@@ -112,7 +201,8 @@ def config_cmd(client: str) -> None:
 def log_command(
     since: datetime | None, client: str | None, capture_id: str | None, as_json: bool
 ) -> None:
-    """What agents read: every tool call and resource read, newest last."""
+    """What agents read: every tool call and resource read, newest last; and
+    the requests `noru mcp --http` refused for want of the token."""
     import json
 
     from noru import accesslog
@@ -132,6 +222,10 @@ def log_command(
             continue
         if as_json:
             click.echo(json.dumps(entry, ensure_ascii=False))
+            continue
+        refused = accesslog.describe_refused(entry)
+        if refused is not None:
+            click.echo(f"{entry.get('at')}  {refused}")
             continue
         who = " ".join(str(p) for p in (entry.get("client"), entry.get("client_version")) if p)
         what = entry.get("target") or entry.get("method")

@@ -14,6 +14,7 @@ from html import escape
 from urllib.parse import urlencode
 
 from noru.access import AccessState, history_decision, live_decision
+from noru.accesslog import describe_refused
 from noru.geometry import Rect
 from noru.redact.apply import AgentsGet
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine, Row, SearchHit, folded_words
@@ -390,6 +391,13 @@ def log_page(entries: Sequence[dict[str, object]], *, filters: dict[str, str]) -
     client, capture, since and before as the person gave them."""
     rows = []
     for entry in entries:
+        refused = describe_refused(dict(entry))
+        if refused is not None:  # requests `noru mcp --http` refused for want of the token
+            rows.append(
+                f"<tr><td>{escape(str(entry.get('at')))}</td><td>refused (http)</td>"
+                f'<td colspan="4">{escape(refused)}</td></tr>'
+            )
+            continue
         served = entry.get("captures")
         caps = ", ".join(
             f'<a href="/capture/{escape(str(c.get("id")))}">{escape(str(c.get("id")))}</a>'

@@ -77,6 +77,9 @@ RULES: tuple[Rule, ...] = (
     _rule("openai-key", rf"(?P<v>\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?{_BODY}{{20,}})"),
     _rule("google-api-key", rf"(?P<v>\b{_A}[I1l|]za[0-9A-Za-z_|-]{{35}})"),
     _rule("npm-token", r"(?P<v>\bnpm_[A-Za-z0-9]{36})"),
+    # This install's own token for `noru mcp --http` (noru.httptoken), as
+    # `noru token show` prints it: an agent's look at the screen never gets it.
+    _rule("noru-token", rf"(?P<v>\bn{_O}ru_{_BODY}{{40,}})"),
     # A JWT: header and payload start with ``eyJ`` (base64 of ``{"``). Read
     # in a proportional font, the engine puts a space inside a long token
     # now and then (measured on Firefox: ``...ODEiLCAib xfD7 boCUP...``): its

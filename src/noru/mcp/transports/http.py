@@ -10,13 +10,15 @@ Every request is checked in this order; a refusal carries a JSON-RPC error
 body with ``id: null``::
 
     403  Host is not loopback, or Origin is present and not loopback (DNS rebinding)
+    401  no Authorization: Bearer with this install's token (``auth``; nothing
+         else of the request is read, and the refusal is counted)
     405  a method other than POST and DELETE (GET: we offer no server stream)
     406  Accept is present and excludes application/json
     415  a POST whose Content-Type is not application/json
     413  a body over MAX_BODY, announced or counted (the rest is never read)
     400  -32700: the body is not UTF-8 JSON
     400  no Mcp-Session-Id on anything but an initialize request
-    404  an unknown or ended session
+    404  an unknown or ended session, or one opened under a token since rotated
     400  MCP-Protocol-Version present and not a supported revision
     503  MAX_SESSIONS sessions are all in the middle of a request
 
@@ -47,7 +49,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from noru.errors import InvalidRequest, ParseError, ProtocolError
+from noru import httptoken
+from noru.errors import DataDirError, InvalidRequest, ParseError, ProtocolError
 from noru.loopback import (
     is_loopback_authority,
     is_loopback_name,
@@ -57,6 +60,7 @@ from noru.loopback import (
     split_authority,
 )
 from noru.mcp.session import SUPPORTED, Session, parse_message, to_wire
+from noru.mcp.transports.auth import GENERATION, RefusalLog, TokenRequired
 
 __all__ = [
     "DEFAULT_HOST",
@@ -116,6 +120,7 @@ class _Entry:
     session: Session
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     busy: int = 0  # requests holding or waiting for the lock
+    generation: int | None = None  # the token it was opened under (auth.GENERATION)
 
 
 class SessionTable:
@@ -216,6 +221,13 @@ async def _read_body(request: Request) -> bytes | None:
     return b"".join(chunks)
 
 
+def _generation(request: Request) -> int | None:
+    """Which token the request passed (``auth.TokenRequired``)."""
+    state = request.scope.get("state") or {}
+    generation = state.get(GENERATION)
+    return generation if isinstance(generation, int) else None
+
+
 def _is_initialize(message: Any) -> bool:
     return isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
 
@@ -268,6 +280,10 @@ class Endpoint:
                 400, "Bad request: Mcp-Session-Id header is required; send initialize first"
             )
         entry = self.sessions.get(session_id)
+        if entry is not None and entry.generation != _generation(request):
+            # Opened under a token the person has since replaced: it ends here.
+            self.sessions.end(session_id)
+            entry = None
         if entry is None:
             return _refusal(404, "Session not found: it ended; send initialize for a new one")
         version = request.headers.get(VERSION_HEADER)
@@ -301,16 +317,16 @@ class Endpoint:
         except ParseError as exc:
             return _error(400, exc)
         if _is_initialize(message) and SESSION_HEADER not in request.headers:
-            return await self._initialize(body)
+            return await self._initialize(body, _generation(request))
         entry = self._session(request)
         if isinstance(entry, Response):
             return entry
         return _answer(await self._handle(entry, body))
 
-    async def _initialize(self, body: bytes) -> Response:
+    async def _initialize(self, body: bytes, generation: int | None) -> Response:
         if not self.sessions.has_room():
             return _refusal(503, "Too many sessions: every one is busy; try again later")
-        entry = _Entry(Session(home=self.home, transport="http"))
+        entry = _Entry(Session(home=self.home, transport="http"), generation=generation)
         answer = await self._handle(entry, body)
         if entry.session.version is None:  # initialize was refused: no session
             return _answer(answer)
@@ -328,11 +344,18 @@ class Endpoint:
             entry.busy -= 1
 
 
-def create_app(home: Path, *, max_sessions: int = MAX_SESSIONS) -> Starlette:
+def create_app(
+    home: Path, *, refusals: RefusalLog | None = None, max_sessions: int = MAX_SESSIONS
+) -> Starlette:
+    """The server: Host/Origin checked first, then the token, then ``/mcp``."""
     endpoint = Endpoint(home, max_sessions=max_sessions)
+    watch = httptoken.Watch(home)
     app = Starlette(
         routes=[Route(ENDPOINT, endpoint)],
-        middleware=[Middleware(LoopbackOnly)],
+        middleware=[
+            Middleware(LoopbackOnly),
+            Middleware(TokenRequired, watch=watch, refusals=refusals or RefusalLog(home)),
+        ],
     )
     app.router.redirect_slashes = False
     app.state.endpoint = endpoint
@@ -352,6 +375,13 @@ def run_http(home: Path, *, host: str, port: int) -> int:
         print(f"noru mcp: refusing to listen on {host!r}: {LOOPBACK_RULE}", file=sys.stderr)
         return 2
     try:
+        # The person starts this server: it makes the token if there is none
+        # yet, before it listens, so no request ever finds it missing.
+        httptoken.ensure(home)
+    except DataDirError as exc:
+        print(f"noru mcp: no token, so no request could be answered: {exc}", file=sys.stderr)
+        return 1
+    try:
         sock = listen(bare, port)
     except OSError as exc:
         print(f"noru mcp: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
@@ -361,10 +391,16 @@ def run_http(home: Path, *, host: str, port: int) -> int:
         bound_host, bound_port = sock.getsockname()[:2]
         shown = f"[{bound_host}]" if ":" in bound_host else bound_host
         print(
-            f"noru mcp: Streamable HTTP on http://{shown}:{bound_port}{ENDPOINT}",
+            f"noru mcp: Streamable HTTP on http://{shown}:{bound_port}{ENDPOINT}\n"
+            "noru mcp: every request must carry this install's token"
+            " (`noru token show`; `noru config CLIENT --http URL` configures a client)",
             file=sys.stderr,
             flush=True,
         )
 
-    serve(create_app(home), sock, started=started)
+    refusals = RefusalLog(home)
+    try:
+        serve(create_app(home, refusals=refusals), sock, started=started)
+    finally:
+        refusals.close()
     return 0
