@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from noru.ocr.second import WIDE, spaced
+from noru.ocr.second import WIDE, spaced, wide_letters
 
 
 @pytest.mark.parametrize(
@@ -46,3 +46,9 @@ def test_only_letters_of_scripts_english_lacks_count_as_wide() -> None:
     assert len(WIDE.findall("数据库 テスト 한국어")) == 9
     # Full-width Latin and CJK punctuation are what RapidOCR gives Latin text.
     assert WIDE.findall("（#623），：ＡＢ。、") == []
+
+
+def test_one_letter_repeated_is_a_row_of_marks_not_a_script() -> None:
+    # A row of carets under a traceback's line, read as katakana he.
+    assert wide_letters("ヘヘヘヘヘヘヘヘA") == 1
+    assert wide_letters("echo 用户登录失败") == 6

@@ -110,7 +110,9 @@ class RapidEngine:
     name = NAME
     version: str  # of the engine's own library or wheel
 
-    def __init__(self, *, settings: RapidSettings | None = None) -> None:
+    def __init__(self, *, settings: RapidSettings | None = None, lines_only: bool = False) -> None:
+        """``lines_only``: an engine for ``read_line`` alone, which loads
+        only the recognition model (the detector is tens of MB more)."""
         problem = missing()
         if problem is not None:
             raise OcrError(problem)
@@ -129,7 +131,11 @@ class RapidEngine:
             # broken install's error here, where the app reports it, rather
             # than on the first capture. The loaders are private (3.10): a
             # RapidOCR without them still loads on first use.
-            tasks = ["det", "rec", *(["cls"] if self.settings.use_cls else [])]
+            tasks = (
+                ["rec"]
+                if lines_only
+                else ["det", "rec", *(["cls"] if self.settings.use_cls else [])]
+            )
             for task in tasks:
                 load = getattr(self._ocr, f"_load_{task}_model", None)
                 if load is not None:
@@ -186,6 +192,23 @@ class RapidEngine:
             results = [self._read(job) for job in jobs]
         lines = tuple(reading_order(jobs, results))
         return OcrResult(lines, NAME, self.version, mean_confidence(lines))
+
+    def read_line(self, image: Image.Image) -> tuple[str, float]:
+        """``image`` read as one line of text (no detection: the caller found
+        the line), and the recogniser's confidence."""
+        import numpy as np
+
+        with self._lock:
+            if self._ocr is None:
+                raise OcrError("the OCR engine is closed")
+            with _rapidocr_errors("read the line"):
+                output = self._ocr(
+                    np.asarray(image.convert("RGB")), use_det=False, use_cls=False, use_rec=True
+                )
+        texts, scores = getattr(output, "txts", None), getattr(output, "scores", None)
+        if not texts or not scores:
+            return "", 0.0
+        return " ".join(str(text) for text in texts), float(min(scores))
 
     def _read(self, job: Job) -> list[OcrLine]:
         key = self.memo.key(job, f"{NAME} {self.version} {self.settings!r}")

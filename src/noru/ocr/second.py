@@ -4,17 +4,18 @@ English model has no letters for (Chinese, Japanese, Korean).
 Tesseract with English data reads a CJK file name as Latin letters
 (``数据库连接超时`` as ``dBi # AY``) with a low confidence. RapidOCR's
 model reads Chinese and Latin text. A line served under ``DOUBT`` is read
-again by RapidOCR in its own box; where RapidOCR finds characters of those
-scripts in it (``WIDE``, at least ``LEAST_WIDE``), its reading is the line's
+again by RapidOCR's recogniser in its own box (no detection: the line is
+found); where RapidOCR finds characters of those
+scripts in it (``WIDE``, at least ``LEAST_WIDE`` different ones), its reading is the line's
 text. Its confidence stays the first reader's: the line is still named
 unsure (RapidOCR closes up spaces and reads ASCII punctuation as full-width
 forms), but its words are the screen's.
 
 Nothing else changes: a line Tesseract read with confidence, or one
 RapidOCR reads in Latin letters only, is served as Tesseract read it. The
-RapidOCR engine is loaded on the first line that needs it (its models are
-tens of MB) and only when the package is installed
-(``pip install noru[rapidocr]``); what it read is kept by the line's pixels.
+recogniser is loaded on the first line that needs it (tens of MB), only
+when the package is installed (``pip install noru[rapidocr]``), and let go
+after ``IDLE`` seconds unused; what it read is kept by the line's pixels.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from noru.errors import OcrError
 from noru.ocr.base import OcrLine
@@ -32,7 +34,9 @@ from noru.ocr.base import OcrLine
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["DOUBT", "SecondOpinion"]
+    from noru.ocr.rapid import RapidEngine
+
+__all__ = ["DOUBT", "SecondOpinion", "spaced", "wide_letters"]
 
 # Lines served under this confidence are read again.
 DOUBT = 0.7
@@ -42,24 +46,36 @@ DOUBT = 0.7
 WIDE = re.compile("[\u2e80-\u2fdf\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 LEAST_WIDE = 2
 # Around a line's box, this share of its height (at least MARGIN_LEAST px):
-# RapidOCR's detector finds text that does not touch its image's edge.
+# the recogniser reads a line best with some of its background around it.
 MARGIN = 0.25
 MARGIN_LEAST = 4
 # At most this many lines are read again in one look, and this many
 # readings are kept by their pixels.
 MOST_LINES = 40
 KEPT = 512
+# RapidOCR's recogniser (tens of MB) is let go after this long unused: the
+# app at rest holds only Tesseract.
+IDLE = 30.0
 
 
 class SecondOpinion:
-    """RapidOCR, loaded when first needed, reading again the lines another
-    engine was unsure of. Thread-safe; ``close`` frees its models."""
+    """RapidOCR's recogniser, loaded when first needed and let go when
+    ``IDLE`` seconds pass unused, reading again the lines another engine
+    was unsure of. Thread-safe; ``close`` frees its model."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, idle: float = IDLE) -> None:
+        self.idle = idle
         self._lock = threading.Lock()
-        self._engine: Any = None
+        self._engine: RapidEngine | None = None
         self._unavailable = False
+        self._used = 0.0  # monotonic time the engine last read
+        self._timer: threading.Timer | None = None
         self._kept: OrderedDict[bytes, str] = OrderedDict()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether RapidOCR's model is in memory now."""
+        return self._engine is not None
 
     def revise(self, image: Image.Image, lines: Sequence[OcrLine]) -> list[OcrLine]:
         """``lines`` (read in ``image``), each unsure one in a script the
@@ -71,7 +87,7 @@ class SecondOpinion:
         with self._lock:
             for i in doubtful[:MOST_LINES]:
                 text = self._read(image, lines[i])
-                if text is not None and len(WIDE.findall(text)) >= LEAST_WIDE:
+                if text is not None and wide_letters(text) >= LEAST_WIDE:
                     text = spaced(lines[i].text, text)
                     revised[i] = OcrLine(text, lines[i].box, lines[i].confidence)
         return revised
@@ -89,29 +105,60 @@ class SecondOpinion:
         engine = self._load()
         if engine is None:
             return None
-        read = engine.recognise(piece)
-        text = " ".join(found.text for found in read.lines)
+        text, _ = engine.read_line(piece)
+        self._used = time.monotonic()
         self._kept[digest] = text
         while len(self._kept) > KEPT:
             self._kept.popitem(last=False)
         return text
 
-    def _load(self) -> Any:
+    def _load(self) -> RapidEngine | None:
         if self._engine is None and not self._unavailable:
             from noru.ocr.rapid import RapidEngine
 
             try:
-                self._engine = RapidEngine()
+                self._engine = RapidEngine(lines_only=True)
             except OcrError:
                 self._unavailable = True  # not installed: the first reading stands
+                return None
+            self._timer_after(self.idle)
         return self._engine
+
+    def _timer_after(self, delay: float) -> None:
+        self._timer = threading.Timer(delay, self._let_go)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _let_go(self) -> None:
+        """Free the model when it sat unused for ``idle`` seconds; else look
+        again when it will have."""
+        with self._lock:
+            self._timer = None
+            if self._engine is None:
+                return
+            left = self._used + self.idle - time.monotonic()
+            if left > 0:
+                self._timer_after(left)
+                return
+            self._engine.close()
+            self._engine = None
 
     def close(self) -> None:
         with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
             if self._engine is not None:
                 self._engine.close()
                 self._engine = None
             self._kept.clear()
+
+
+def wide_letters(text: str) -> int:
+    """How many different CJK letters ``text`` holds: one repeated is no
+    script but a row of marks the recogniser took for one (``^^^^`` read as
+    ``ヘヘヘヘ``)."""
+    return len(set(WIDE.findall(text)))
 
 
 def spaced(first: str, second: str) -> str:
