@@ -38,8 +38,12 @@ if TYPE_CHECKING:
 
 __all__ = ["DOUBT", "SecondOpinion", "spaced", "wide_letters"]
 
-# Lines served under this confidence are read again.
+# Lines served under this confidence are read again, when their box is at
+# least LEAST_ASPECT times as wide as high and the first reading has at
+# least LEAST_CHARACTERS characters (two CJK letters read as Latin ones).
 DOUBT = 0.7
+LEAST_ASPECT = 3
+LEAST_CHARACTERS = 3
 # CJK radicals, kana and ideographs, Hangul syllables: letters of scripts
 # the English model has none of (not CJK punctuation or full-width forms,
 # which RapidOCR also gives for Latin text).
@@ -80,7 +84,7 @@ class SecondOpinion:
     def revise(self, image: Image.Image, lines: Sequence[OcrLine]) -> list[OcrLine]:
         """``lines`` (read in ``image``), each unsure one in a script the
         first engine cannot read replaced by RapidOCR's reading of it."""
-        doubtful = [i for i, line in enumerate(lines) if line.confidence < DOUBT]
+        doubtful = [i for i, line in enumerate(lines) if _doubtful(line)]
         if not doubtful:
             return list(lines)
         revised = list(lines)
@@ -152,6 +156,17 @@ class SecondOpinion:
                 self._engine.close()
                 self._engine = None
             self._kept.clear()
+
+
+def _doubtful(line: OcrLine) -> bool:
+    """Whether ``line`` is read again: unsure, and long enough to hold two
+    CJK letters (a window's title-bar buttons read as ``[x`` are not)."""
+    _, _, w, h = line.box
+    return (
+        line.confidence < DOUBT
+        and w >= LEAST_ASPECT * h
+        and len("".join(line.text.split())) >= LEAST_CHARACTERS
+    )
 
 
 def wide_letters(text: str) -> int:
