@@ -13,13 +13,12 @@ steering text and ``noru status``.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from noru.atomic import replace_text
+from noru.atomic import replace_durably
 from noru.errors import DataDirError, HistoryRevoked, NotAuthorized, Paused, Steering
 from noru.paths import access_path
 from noru.times import format_utc
@@ -109,12 +108,7 @@ def history_decision(state: AccessState) -> Decision:
 
 
 def _write_atomic(path: Path, data: dict[str, Any]) -> None:
-    replace_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n", mode=0o600)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    replace_durably(path, json.dumps(data, indent=2, sort_keys=True) + "\n", mode=0o600)
 
 
 def set_control(home: Path, command: str, *, now: datetime | None = None) -> AccessState:

@@ -3,8 +3,8 @@
 ``replace_text`` writes a temp file beside the target with the mode asked,
 fsyncs it and renames it over the target, so a reader sees the old file or
 the new one, never half of one; on any failure the temp file is removed and
-the target is untouched. Making the rename itself durable (an fsync of the
-folder) is the caller's, where it matters.
+the target is untouched. ``replace_durably`` also fsyncs the folder, so
+that the rename itself survives a crash (the access state, the HTTP token).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["replace_text"]
+__all__ = ["replace_durably", "replace_text"]
 
 
 def replace_text(path: Path, text: str, *, mode: int, newline: str | None = None) -> None:
@@ -29,3 +29,14 @@ def replace_text(path: Path, text: str, *, mode: int, newline: str | None = None
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def replace_durably(path: Path, text: str, *, mode: int) -> None:
+    """``replace_text``, then an fsync of ``path``'s folder: the new file is
+    there after a crash, not only whole."""
+    replace_text(path, text, mode=mode)
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)

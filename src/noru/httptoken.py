@@ -7,7 +7,7 @@ them) can read this token, and only who can read it gets an answer.
 
 - The token is ``noru_`` and 32 bytes from ``secrets`` (256 bits), URL-safe
   base64: 48 visible ASCII characters, in ``http-token`` in the data dir
-  (0600), written atomically (``noru.atomic``) under a lock on the data dir,
+  (0600), written atomically and durably (``noru.atomic``) under a lock on the data dir,
   so two of the person's commands making it at once make one.
 - It is made only on the person's side, never by a request: by `noru token
   show`, `noru config CLIENT --http`, and by `noru mcp --http` at its start,
@@ -33,7 +33,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from noru.atomic import replace_text
+from noru.atomic import replace_durably
 from noru.errors import DataDirError
 
 __all__ = [
@@ -125,12 +125,7 @@ class _Locked:
 def _write(home: Path, token: str) -> None:
     path = token_path(home)
     try:
-        replace_text(path, token + "\n", mode=0o600)
-        dir_fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        replace_durably(path, token + "\n", mode=0o600)
     except OSError as exc:
         raise DataDirError(f"cannot write {path}: {exc.strerror}") from exc
 
