@@ -20,16 +20,15 @@ after ``IDLE`` seconds unused; what it read is kept by the line's pixels.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from noru.errors import OcrError
 from noru.ocr.base import OcrLine
+from noru.ocr.memo import Memo
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -74,7 +73,7 @@ class SecondOpinion:
         self._unavailable = False
         self._used = 0.0  # monotonic time the engine last read
         self._timer: threading.Timer | None = None
-        self._kept: OrderedDict[bytes, str] = OrderedDict()
+        self._kept = Memo(most=KEPT)  # what lines read, by their pixels
 
     @property
     def loaded(self) -> bool:
@@ -101,19 +100,17 @@ class SecondOpinion:
         margin = max(MARGIN_LEAST, round(h * MARGIN))
         box = (max(0, x - margin), max(0, y - margin), x + w + margin, y + h + margin)
         piece = image.crop(box).convert("RGB")
-        key = hashlib.blake2b(piece.tobytes(), digest_size=16, key=repr(piece.size).encode())
-        digest = key.digest()
-        if digest in self._kept:
-            self._kept.move_to_end(digest)
-            return self._kept[digest]
+        key = Memo.pixels_key(piece, "rapidocr line")
+        whole = (0, 0, piece.width, piece.height)
+        kept = self._kept.recall(key, whole)
+        if kept is not None:
+            return kept[0].text
         engine = self._load()
         if engine is None:
             return None
-        text, _ = engine.read_line(piece)
+        text, score = engine.read_line(piece)
         self._used = time.monotonic()
-        self._kept[digest] = text
-        while len(self._kept) > KEPT:
-            self._kept.popitem(last=False)
+        self._kept.keep(key, whole, [OcrLine(text, whole, score)])
         return text
 
     def _load(self) -> RapidEngine | None:
@@ -155,7 +152,7 @@ class SecondOpinion:
             if self._engine is not None:
                 self._engine.close()
                 self._engine = None
-            self._kept.clear()
+            self._kept = Memo(most=KEPT)
 
 
 def _doubtful(line: OcrLine) -> bool:
