@@ -111,11 +111,11 @@ def warm(engine: Engine) -> None:
     the installed monospace faces a terminal's font is found among)."""
     from PIL import Image, ImageDraw
 
-    from noru.ocr import glyphs
+    from noru.ocr import font
     from noru.ocr.cells import fonts
 
     fonts()
-    glyphs.warm()
+    font.warm()
     image = Image.new("RGB", (360, 60), "white")
     ImageDraw.Draw(image).text((12, 20), "warm up the engine 0123", fill="black")
     engine.recognise(image)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from noru.ocr import glyphs
+from noru.ocr import font, glyphs
 from noru.ocr.glyphs import Decision, Fonts
 from noru.ocr.terminal_grid import Cells, darkest
 from noru.ocr.terminal_votes import Votes
@@ -67,9 +67,9 @@ def claimed(votes: Votes, key: bytes) -> str:
 
 def claims(bands: Sequence[Band], votes: Votes) -> int:
     """How many of the grid's cell images the engine read as a character a
-    font is found by (``glyphs.SAMPLED``)."""
+    font is found by (``font.SAMPLED``)."""
     keys = {key for band in bands for key in band.keys.values()}
-    return sum(claimed(votes, key) in glyphs.SAMPLED for key in keys)
+    return sum(claimed(votes, key) in font.SAMPLED for key in keys)
 
 
 def decide(
@@ -85,17 +85,17 @@ def decide(
         np.clip(glyphs.coverage(key, cells.width, cells.height) * (255.0 / depth), 0.0, 1.0)
         for key, depth in unique
     ]
-    font = glyphs.identify(
+    fitting = font.identify(
         arrays,
         [claimed(votes, key) for key, _ in unique],
         width=cells.width,
         height=cells.height,
         known=fonts.recent(),
     )
-    if font is None:
+    if fitting is None:
         return {}
-    fonts.keep(font)
-    shapes = fonts.shapes(font)
+    fonts.keep(fitting)
+    shapes = fonts.shapes(fitting)
     decisions = dict(zip(unique, shapes.decide(arrays), strict=True))
     found = {
         where: decision
