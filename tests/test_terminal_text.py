@@ -255,6 +255,39 @@ def test_text_in_a_script_the_engine_cannot_read_is_read_by_a_second_opinion(
     assert "$ ls -l reports" in readings[True].splitlines()
 
 
+# A prompt's symbols (Powerline's arrows and branch sign) in a face that
+# draws them: told by their glyphs, not read as `>`, `}` or `»`.
+SYMBOLS = [
+    "me@box \ue0b1 ~/src/ledger \ue0b1 \ue0a0 main \ue0b0 git status",
+    "On branch main, your branch is up to date with 'origin/main'.",
+    "ops@db-3 \ue0b1 /var/log \ue0b1 \ue0a0 fix/retry_item \ue0b0 tail -n 2 app.log",
+    "2025-05-12 06:09:52 WARN retry 3/5: upstream timed out after 30s",
+    "2025-05-12 06:09:58 ERROR giving up: ConnectionRefusedError(111)",
+]
+
+
+@pytest.mark.parametrize(
+    ("term", "face", "size"),
+    [("st", "Hack", 10), ("xfce4-terminal", "JetBrains Mono", 12), ("konsole", "Hack", 14)],
+)
+def test_symbols_in_the_terminal_s_face_are_told_by_their_glyphs(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    term: real_terminals.Terminal,
+    face: str,
+    size: int,
+) -> None:
+    need(term)
+    with real_terminals.open_terminal(
+        desktop, term, SYMBOLS, columns=90, rows=8, font=face, size=size, theme="light", x=60, y=60
+    ) as client:
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    missing = [line for line in SYMBOLS if line not in read]
+    assert not missing, read
+
+
 # What a reading of a few parts per cell image can lose: a lone letter between
 # wide gaps (top's state column), a row of one closing brace, a hyphen next
 # to a letter whose anti-aliased edge reaches its cell (the `-` of `rw-`).
