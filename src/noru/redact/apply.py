@@ -22,9 +22,10 @@ average puts it). An accessibility line's box is its widget's, not its
 text's: a span found there fills the whole box. Either way it is the
 line's height.
 
-A capture's window titles are looked at too: a secret in a title (a
-terminal titled with the command it runs) is replaced in the title, and
-its workspace hint, inferred from the title, is dropped.
+A capture's source facts are looked at too (``facts``): a secret in a
+window title (a terminal titled with the command it runs), an app's or a
+display's name is replaced there, and the workspace hint is inferred again
+from the title as agents get it.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from dataclasses import dataclass, replace
 
 from noru.geometry import Rect
 from noru.redact.detect import Finding, find_lines
+from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
-from noru.sources import Source
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
 __all__ = [
@@ -175,18 +176,6 @@ def _lines(
             kinds.append(finding.kind)
         kinds += _AT_REST.findall(line.text)
     return texts, boxes, kinds
-
-
-def source_for_agent(source: Source, policy: Policy) -> tuple[Source, list[str]]:
-    """A capture source with any secret in its window title replaced (and the
-    workspace hint inferred from that title dropped), and the kinds found."""
-    title = source.window_title
-    if not title or not policy.categories:
-        return source, []
-    (seen,), (findings,) = redact_texts([title], policy)
-    if not findings:
-        return source, []
-    return replace(source, window_title=seen, workspace_hint=None), [f.kind for f in findings]
 
 
 def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect], list[str]]:

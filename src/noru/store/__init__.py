@@ -33,6 +33,7 @@ from noru.store.records import (
     Origin,
     Row,
     SearchHit,
+    SourceView,
 )
 from noru.store.writer import Store
 
@@ -48,6 +49,7 @@ __all__ = [
     "Reader",
     "Row",
     "SearchHit",
+    "SourceView",
     "Store",
     "decode_cursor",
     "encode_cursor",

@@ -22,6 +22,8 @@ from noru.store.records import Filters
 __all__ = [
     "RECENCY_HALF_LIFE_DAYS",
     "SEARCH_BOUND",
+    "SEEN_HINT",
+    "SEEN_TEXT",
     "SNIPPET_LAYERS",
     "decode_cursor",
     "dense",
@@ -45,6 +47,11 @@ MAX_DISPLAY = 64
 # The columns of the capture_text FTS table, in order.
 SNIPPET_LAYERS = ("ocr", "ax", "note")
 
+# SQL functions a reader that shows source facts otherwise than stored
+# defines: a name as shown, and a workspace hint given its window title.
+SEEN_TEXT = "noru_seen_text"
+SEEN_HINT = "noru_seen_hint"
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 _HIT_START, _HIT_END = "\x02", "\x03"
 
@@ -67,20 +74,29 @@ def folded_words(text: str) -> set[str]:
     }
 
 
-def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+def filter_sql(filters: Filters, *, seen: bool = False) -> tuple[str, list[Any]]:
     """A WHERE clause over ``captures c`` (``"1"`` when nothing filters) and its parameters.
 
     String filters match case-insensitively as substrings of any image's
-    source values; a display given as digits is an index.
+    source values; a display given as digits is an index. ``seen``: of the
+    values as the reader shows them (the SQL functions ``SEEN_TEXT`` and
+    ``SEEN_HINT``, ``Reading.show_sources_as``), never of those stored.
     """
     clauses: list[str] = []
     params: list[Any] = []
     image_clauses: list[str] = []
+
+    def text(column: str) -> str:
+        return f"{SEEN_TEXT}(i.{column})" if seen else f"i.{column}"
+
     if filters.app is not None:
-        image_clauses.append("(instr(lower(i.app_name), ?) > 0 OR instr(lower(i.app_id), ?) > 0)")
+        image_clauses.append(
+            f"(instr(lower({text('app_name')}), ?) > 0 OR instr(lower({text('app_id')}), ?) > 0)"
+        )
         params += [filters.app.lower()] * 2
     if filters.workspace is not None:
-        image_clauses.append("instr(lower(i.workspace_hint), ?) > 0")
+        hint = f"{SEEN_HINT}(i.window_title, i.workspace_hint)" if seen else "i.workspace_hint"
+        image_clauses.append(f"instr(lower({hint}), ?) > 0")
         params.append(filters.workspace.lower())
     if filters.display is not None:
         display = filters.display
@@ -92,7 +108,7 @@ def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
             image_clauses.append("i.display_index = ?")
             params.append(display)
         else:
-            image_clauses.append("instr(lower(i.display_name), ?) > 0")
+            image_clauses.append(f"instr(lower({text('display_name')}), ?) > 0")
             params.append(display.lower())
     if image_clauses:
         clauses.append(

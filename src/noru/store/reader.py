@@ -23,7 +23,7 @@ from noru.sources import Source
 from noru.store import files, queries, retention, schema
 from noru.store.codec import ax_from_json, lines_from_json, windows_from_json
 from noru.store.connection import map_sqlite_errors, open_empty, open_reader
-from noru.store.records import CaptureRecord, Filters, ImageRecord, Row, SearchHit
+from noru.store.records import CaptureRecord, Filters, ImageRecord, Row, SearchHit, SourceView
 from noru.times import parse_utc
 
 __all__ = ["Reader", "Reading", "Seen"]
@@ -53,6 +53,21 @@ class Reading:
         done = schema.applied(self.db)
         self._captures = schema.select_list(done, "captures", "c")
         self._images_columns = schema.select_list(done, "images", "i")
+        self._view: SourceView | None = None
+
+    def show_sources_as(self, view: SourceView | None) -> None:
+        """Show every source fact as ``view`` gives it (an agent's reader:
+        redacted, ``noru.redact.facts``): in locator rows, in the values
+        present, and in what filters match, so that no filter matches a
+        value the reader does not show. ``get`` and ``nth`` still give the
+        capture as stored: serving it redacts it whole."""
+        self._view = view
+        if view is not None:
+            self.db.create_function(queries.SEEN_TEXT, 1, view.text, deterministic=True)
+            self.db.create_function(queries.SEEN_HINT, 2, view.hint, deterministic=True)
+
+    def _filter_sql(self, filters: Filters) -> tuple[str, list[Any]]:
+        return queries.filter_sql(filters, seen=self._view is not None)
 
     def close(self) -> None:
         self.db.close()
@@ -169,7 +184,7 @@ class Reading:
 
     def nth(self, index: int, filters: Filters) -> CaptureRecord | None:
         """The index-th most recent capture (1 = newest) among those matching."""
-        where, params = queries.filter_sql(filters)
+        where, params = self._filter_sql(filters)
         with map_sqlite_errors("read a capture"):
             found = self.db.execute(
                 f"SELECT c.seq FROM captures c WHERE {where}"
@@ -234,7 +249,7 @@ class Reading:
                 image_count=r["image_count"],
                 note=r["note"],
                 has_text=bool(r["has_text"]),
-                source=_source(r),
+                source=_source(r) if self._view is None else self._view.source(_source(r)),
             )
             for r in rows
         }
@@ -251,7 +266,7 @@ class Reading:
 
         ValueError when ``cursor`` is not one of this listing's.
         """
-        where, params = queries.filter_sql(filters)
+        where, params = self._filter_sql(filters)
         descending = order != "oldest_first"
         if cursor is not None:
             data = queries.decode_cursor(cursor, "list")
@@ -282,7 +297,7 @@ class Reading:
 
     def count_matching(self, filters: Filters) -> int:
         """How many captures the filters match."""
-        where, params = queries.filter_sql(filters)
+        where, params = self._filter_sql(filters)
         with map_sqlite_errors("count captures"):
             return int(
                 self.db.execute(
@@ -346,7 +361,7 @@ class Reading:
             offset = data.get("off", 0)
             if not isinstance(offset, int) or offset < 0 or data.get("q") != query:
                 raise ValueError("the cursor belongs to another search")
-        where, params = queries.filter_sql(filters)
+        where, params = self._filter_sql(filters)
         restrict = (
             "" if where == "1" else f" AND rowid IN (SELECT c.seq FROM captures c WHERE {where})"
         )
@@ -489,29 +504,49 @@ class Reading:
         return kept[:want], memory
 
     def present_values(self, *, most: int = 10) -> dict[str, list[str]]:
-        """The apps, workspaces and displays history holds, for no-match steering."""
+        """The apps, workspaces and displays history holds, for no-match
+        steering; as the reader shows them (``show_sources_as``)."""
+        view = self._view
         out: dict[str, list[str]] = {}
         with map_sqlite_errors("read source values"):
             for key, sql in (
                 (
                     "apps",
-                    "SELECT DISTINCT coalesce(app_name, app_id) AS v FROM images"
+                    "SELECT DISTINCT app_name, app_id FROM images"
                     " WHERE coalesce(app_name, app_id) IS NOT NULL",
                 ),
                 (
                     "workspaces",
-                    "SELECT DISTINCT workspace_hint AS v FROM images"
+                    "SELECT DISTINCT window_title, workspace_hint FROM images"
                     " WHERE workspace_hint IS NOT NULL",
                 ),
                 (
                     "displays",
-                    "SELECT DISTINCT CAST(display_index AS TEXT)"
-                    " || coalesce(' (' || display_name || ')', '') AS v FROM images"
+                    "SELECT DISTINCT display_index, display_name FROM images"
                     " WHERE display_index IS NOT NULL",
                 ),
             ):
-                out[key] = sorted(r["v"] for r in self.db.execute(f"{sql} LIMIT {int(most)}"))
+                found: set[str] = set()
+                for a, b in self.db.execute(sql):
+                    value = _present(key, a, b, view)
+                    if value is not None:
+                        found.add(value)
+                        if len(found) >= most:
+                            break
+                out[key] = sorted(found)
         return out
+
+
+def _present(key: str, a: Any, b: Any, view: SourceView | None) -> str | None:
+    """One value present, as ``view`` shows it: an app's name (else its id),
+    a workspace hint (``a``: its window title), a display's index and name."""
+    if key == "apps":
+        name, app_id = (a, b) if view is None else (view.text(a), view.text(b))
+        return name or app_id
+    if key == "workspaces":
+        return b if view is None else view.hint(a, b)
+    name = b if view is None else view.text(b)
+    return f"{a}" + (f" ({name})" if name else "")
 
 
 class Reader(Reading):
