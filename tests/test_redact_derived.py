@@ -19,6 +19,8 @@ from typing import Any
 import anyio
 import pytest
 
+from noru.redact import index
+from noru.redact import policy as policies
 from noru.sources import Source, infer_workspace
 from noru.store import NewImage, OcrLine, Store
 from tests.history_data import png
@@ -47,7 +49,9 @@ def _pieces(secret: str) -> list[str]:
     return [secret[:6], secret[:10], secret[4:12], secret[-6:]]
 
 
-def _store(home: Path, *, app_name: str = "XTerm") -> dict[str, str]:
+def _store(home: Path, *, app_name: str = "XTerm", indexed: bool = False) -> dict[str, str]:
+    """The captures of ``TITLES`` and ``PLAIN``; ``indexed``: agents' index
+    made too (as the app makes it), so that their facts are read from it."""
     ids = {}
     with Store.open(home) as store:
         for key, title in [*TITLES.items(), ("plain", PLAIN)]:
@@ -66,6 +70,8 @@ def _store(home: Path, *, app_name: str = "XTerm") -> dict[str, str]:
                 record.id, engine="t", lines_per_image=[[OcrLine("select 1;", (0, 0, 90, 20), 1)]]
             )
             ids[key] = record.id
+        if indexed:
+            assert index.refresh(store, ["secrets", "cards"]) == len(ids)
     return ids
 
 
@@ -104,8 +110,11 @@ def _same_but_value(a: str, b: str, value_a: str, value_b: str) -> bool:
     return a.replace(value_a, "VALUE") == b.replace(value_b, "VALUE")
 
 
-def test_no_match_answers_list_only_values_as_agents_get_them(home: Path, tmp_path: Path) -> None:
-    _store(home)
+@pytest.mark.parametrize("indexed", [False, True], ids=["computed", "indexed"])
+def test_no_match_answers_list_only_values_as_agents_get_them(
+    home: Path, tmp_path: Path, indexed: bool
+) -> None:
+    _store(home, indexed=indexed)
     answers: list[str] = []
 
     async def body(client: Any) -> None:
@@ -121,8 +130,11 @@ def test_no_match_answers_list_only_values_as_agents_get_them(home: Path, tmp_pa
         assert "ledger-service" in answer  # the plain title's hint is still named
 
 
-def test_filters_never_match_inside_a_redacted_value(home: Path, tmp_path: Path) -> None:
-    _store(home)
+@pytest.mark.parametrize("indexed", [False, True], ids=["computed", "indexed"])
+def test_filters_never_match_inside_a_redacted_value(
+    home: Path, tmp_path: Path, indexed: bool
+) -> None:
+    _store(home, indexed=indexed)
     random = "qZ7wK3"
     pairs: list[tuple[str, str, str, str]] = []
 
@@ -218,3 +230,72 @@ def test_each_hostile_title_is_redacted_in_its_hint(key: str) -> None:
     assert seen.workspace_hint is None or seen.workspace_hint in re.sub(
         r"\[redacted: [a-z0-9-]+\]", "", seen.window_title or ""
     )
+
+
+def _answers(home: Path, tmp_path: Path, ids: dict[str, str]) -> list[str]:
+    """What an agent gets of every source fact: no-match values, filtered rows."""
+    answers: list[str] = []
+
+    async def body(client: Any) -> None:
+        answers.append(_text(await client.call_tool("list_captures", {"workspace": "nothing"})))
+        answers.append(_text(await client.call_tool("list_captures", {"workspace": "ledger"})))
+        answers.append(_text(await client.call_tool("list_captures", {"app": "code"})))
+        for piece in _pieces(HF) + _pieces(PG):
+            answers.append(_text(await client.call_tool("list_captures", {"workspace": piece})))
+        answers.append(_served(await client.call_tool("get_capture", {"id": ids["plain"]})))
+
+    _run(home, tmp_path, body)
+    return answers
+
+
+def _agent_facts(home: Path) -> list[tuple[Any, ...]]:
+    import sqlite3
+
+    db = sqlite3.connect(home / "noru.sqlite3")
+    try:
+        return db.execute(
+            "SELECT workspace_hint, agent_workspace_hint, agent_app_name FROM images"
+        ).fetchall()
+    finally:
+        db.close()
+
+
+def test_a_store_from_before_the_upgrade_is_served_redacted_then_indexed_again(
+    home: Path, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    ids = _store(home, indexed=True)
+    now = _answers(home, tmp_path, ids)
+    # As a store of the version before: no agent_* facts, its index made.
+    db = sqlite3.connect(home / "noru.sqlite3", isolation_level=None)
+    db.execute("DELETE FROM migrations WHERE name = '0008_agent_sources'")
+    for fact in ("app_name", "app_id", "workspace_hint", "display_name"):
+        db.execute(f"ALTER TABLE images DROP COLUMN agent_{fact}")
+    db.close()
+    # noru mcp reads it before any writer has upgraded it: computed, the same.
+    assert _answers(home, tmp_path, ids) == now
+    assert _leaks(now[0]) == [] and "ledger-service" in now[0]
+    with Store.open(home) as store:  # the upgrade forgets agents' index ...
+        assert store.agents_fingerprint() is None
+        assert index.refresh(store, ["secrets", "cards"]) == len(ids)  # ... made again
+    facts = _agent_facts(home)
+    assert _leaks(json.dumps([row[1:] for row in facts])) == []
+    assert any(_leaks(str(row[0])) for row in facts)  # the person's copy stays as taken
+    assert ("ledger-service", "ledger-service", "Code") in facts
+    assert _answers(home, tmp_path, ids) == now
+
+
+def test_a_rule_change_reaches_the_facts_at_once_and_the_index_after(
+    home: Path, tmp_path: Path
+) -> None:
+    ids = _store(home, indexed=True)
+    policies.add(home, policies.Pattern(r"ledger-\w+", "project"))
+    before = _answers(home, tmp_path, ids)
+    assert before[1].startswith("Noru no match")  # workspace=ledger finds nothing now
+    assert "ledger-service" not in "\n".join(before)
+    assert "[redacted: project]" in before[-1]
+    with Store.open(home) as store:
+        assert index.refresh(store, ["secrets", "cards"]) == len(ids)
+    assert _answers(home, tmp_path, ids) == before
+    assert not any("ledger" in str(row[1]) for row in _agent_facts(home))

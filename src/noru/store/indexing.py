@@ -10,14 +10,18 @@ of agents' index, in the writer's transaction.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
+from noru.sources import Source
 from noru.store.connection import map_sqlite_errors
 from noru.store.reader import Reading, Seen
+from noru.store.schema import AGENT_FACTS
 
 __all__ = ["Indexing", "unindex"]
+
+_AGENT_SET = ", ".join(f"agent_{fact} = ?" for fact in AGENT_FACTS)
 
 
 class Indexing(Reading):
@@ -71,12 +75,16 @@ class Indexing(Reading):
         fingerprint: str,
         seen: Seen,
         *,
+        sources: Callable[[Source], Source] | None = None,
         ids: Sequence[str] | None = None,
         most: int,
     ) -> int:
         """Index, for agents' searches, up to ``most`` captures (of ``ids``,
         or any) whose text as agents get it is not indexed yet: ``seen`` gives
-        it (``noru.redact.index``), under the policy ``fingerprint`` names.
+        it (``noru.redact.index``), under the policy ``fingerprint`` names;
+        ``sources``, each image's source facts as agents get them, kept beside
+        (``agent_*``: what agents' filters match). Without it they are kept
+        as stored.
         Under another policy than the index's, the whole index is dropped first.
         One transaction, so no capture's text can change between being read
         and being indexed. Returns how many were indexed."""
@@ -98,6 +106,12 @@ class Indexing(Reading):
                     db.execute(
                         "INSERT INTO agent_text (rowid, ocr, ax, note) VALUES (?, ?, ?, ?)",
                         (record.seq, *text),
+                    )
+                for image in record.images:
+                    source = image.source if sources is None else sources(image.source)
+                    db.execute(
+                        f"UPDATE images SET {_AGENT_SET} WHERE capture_seq = ? AND position = ?",
+                        (*(getattr(source, f) for f in AGENT_FACTS), record.seq, image.position),
                     )
                 db.execute("UPDATE captures SET agent_indexed = 1 WHERE seq = ?", (record.seq,))
             return len(records)

@@ -50,20 +50,30 @@ class Reading(Searching):
         self._captures = schema.select_list(done, "captures", "c")
         self._images_columns = schema.select_list(done, "images", "i")
         self._view: SourceView | None = None
+        self._seen: str | None = None  # how filters read source facts (queries.fact_sql)
 
-    def show_sources_as(self, view: SourceView | None) -> None:
+    def show_sources_as(self, view: SourceView | None, *, indexed: str | None = None) -> None:
         """Show every source fact as ``view`` gives it (an agent's reader:
         redacted, ``noru.redact.facts``): in locator rows, in the values
         present, and in what filters match, so that no filter matches a
-        value the reader does not show. ``get`` and ``nth`` still give the
-        capture as stored: serving it redacts it whole."""
+        value the reader does not show. ``indexed``: the fingerprint of the
+        policy ``view`` is made by; while agents' index was made under it,
+        the facts it holds (``agent_*``) are read from it, and only those of
+        the captures not in it yet are made by ``view`` one by one. ``get``
+        and ``nth`` still give the capture as stored: serving it redacts it
+        whole."""
         self._view = view
-        if view is not None:
-            self.db.create_function(queries.SEEN_TEXT, 1, view.text, deterministic=True)
-            self.db.create_function(queries.SEEN_HINT, 2, view.hint, deterministic=True)
+        self._seen = None
+        if view is None:
+            return
+        self.db.create_function(queries.SEEN_TEXT, 1, view.text, deterministic=True)
+        self.db.create_function(queries.SEEN_HINT, 2, view.hint, deterministic=True)
+        stored = "0008_agent_sources" in schema.applied(self.db)
+        held = stored and indexed is not None and self.agents_fingerprint() == indexed
+        self._seen = "indexed" if held else "computed"
 
     def _filter_sql(self, filters: Filters) -> tuple[str, list[Any]]:
-        return queries.filter_sql(filters, seen=self._view is not None)
+        return queries.filter_sql(filters, seen=self._seen)
 
     def close(self) -> None:
         self.db.close()
@@ -304,47 +314,25 @@ class Reading(Searching):
     def present_values(self, *, most: int = 10) -> dict[str, list[str]]:
         """The apps, workspaces and displays history holds, for no-match
         steering; as the reader shows them (``show_sources_as``)."""
-        view = self._view
+        fact = queries.fact_sql(self._seen)
         out: dict[str, list[str]] = {}
         with map_sqlite_errors("read source values"):
-            for key, sql in (
-                (
-                    "apps",
-                    "SELECT DISTINCT app_name, app_id FROM images"
-                    " WHERE coalesce(app_name, app_id) IS NOT NULL",
-                ),
-                (
-                    "workspaces",
-                    "SELECT DISTINCT window_title, workspace_hint FROM images"
-                    " WHERE workspace_hint IS NOT NULL",
-                ),
+            for key, value in (
+                ("apps", f"coalesce({fact['app_name']}, {fact['app_id']})"),
+                ("workspaces", fact["workspace_hint"]),
                 (
                     "displays",
-                    "SELECT DISTINCT display_index, display_name FROM images"
-                    " WHERE display_index IS NOT NULL",
+                    "CASE WHEN i.display_index IS NOT NULL THEN CAST(i.display_index AS TEXT)"
+                    f" || coalesce(' (' || {fact['display_name']} || ')', '') END",
                 ),
             ):
-                found: set[str] = set()
-                for a, b in self.db.execute(sql):
-                    value = _present(key, a, b, view)
-                    if value is not None:
-                        found.add(value)
-                        if len(found) >= most:
-                            break
-                out[key] = sorted(found)
+                rows = self.db.execute(
+                    f"SELECT DISTINCT v FROM (SELECT {value} AS v FROM images i"
+                    " JOIN captures c ON c.seq = i.capture_seq) WHERE v IS NOT NULL LIMIT ?",
+                    (most,),
+                )
+                out[key] = sorted(r["v"] for r in rows)
         return out
-
-
-def _present(key: str, a: Any, b: Any, view: SourceView | None) -> str | None:
-    """One value present, as ``view`` shows it: an app's name (else its id),
-    a workspace hint (``a``: its window title), a display's index and name."""
-    if key == "apps":
-        name, app_id = (a, b) if view is None else (view.text(a), view.text(b))
-        return name or app_id
-    if key == "workspaces":
-        return b if view is None else view.hint(a, b)
-    name = b if view is None else view.text(b)
-    return f"{a}" + (f" ({name})" if name else "")
 
 
 class Reader(Reading):

@@ -54,10 +54,12 @@ def check_history_access(context: ToolContext) -> None:
 def open_history(context: ToolContext, policy: Policy) -> Iterator[Reader]:
     """The read-only store, after the revoke check; 'history is empty' without
     one. Its source facts are read as ``policy`` lets an agent see them (in
-    rows, filters and the values a no-match names: ``noru.redact.facts``)."""
+    rows, filters and the values a no-match names: ``noru.redact.facts``),
+    from agents' index where it was made under ``policy``."""
     check_history_access(context)
+    made = index.fingerprint(policy) if policy.on and not policy.problem else None
     with Reader.open(context.home) as reader:
-        reader.show_sources_as(facts.view(policy))
+        reader.show_sources_as(facts.view(policy), indexed=made)
         yield reader
 
 
