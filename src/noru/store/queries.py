@@ -77,12 +77,13 @@ def folded_words(text: str) -> set[str]:
     }
 
 
-def fact_sql(seen: str | None = None) -> dict[str, str]:
+def fact_sql(seen: str | None = None, *, indexed: str = "c.agent_indexed") -> dict[str, str]:
     """The SQL of each source fact a filter matches (``schema.AGENT_FACTS``),
     over ``images i`` (and ``captures c``): as stored (``seen`` None); as a
     reader shows them (``"computed"``: the SQL functions ``SEEN_TEXT`` and
     ``SEEN_HINT``, ``Reading.show_sources_as``); or as agents' index holds
-    them where it holds the capture, else computed (``"indexed"``)."""
+    them where it holds the capture (``indexed``: whether it does), else
+    computed (``"indexed"``)."""
     if seen is None:
         return {fact: f"i.{fact}" for fact in AGENT_FACTS}
     computed = {fact: f"{SEEN_TEXT}(i.{fact})" for fact in AGENT_FACTS if fact != "workspace_hint"}
@@ -90,7 +91,7 @@ def fact_sql(seen: str | None = None) -> dict[str, str]:
     if seen == "computed":
         return computed
     return {
-        fact: f"(CASE WHEN c.agent_indexed = 1 THEN i.agent_{fact} ELSE {sql} END)"
+        fact: f"(CASE WHEN {indexed} = 1 THEN i.agent_{fact} ELSE {sql} END)"
         for fact, sql in computed.items()
     }
 

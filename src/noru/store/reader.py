@@ -24,6 +24,7 @@ from noru.store import files, queries, retention, schema
 from noru.store.codec import ax_from_json, lines_from_json, windows_from_json
 from noru.store.connection import map_sqlite_errors, open_empty, open_reader
 from noru.store.records import CaptureRecord, Filters, ImageRecord, Row, SourceView
+from noru.store.schema import AGENT_FACTS
 from noru.store.search import Searching, Seen
 from noru.times import parse_utc
 
@@ -314,21 +315,30 @@ class Reading(Searching):
     def present_values(self, *, most: int = 10) -> dict[str, list[str]]:
         """The apps, workspaces and displays history holds, for no-match
         steering; as the reader shows them (``show_sources_as``)."""
-        fact = queries.fact_sql(self._seen)
+        # Each distinct stored combination is shown once (a view's functions
+        # are Python calls): the inner DISTINCT runs in SQLite alone.
+        fact = queries.fact_sql(self._seen, indexed="agent_indexed")
+        indexed = "c.agent_indexed" if self._seen == "indexed" else "0"
         out: dict[str, list[str]] = {}
         with map_sqlite_errors("read source values"):
-            for key, value in (
-                ("apps", f"coalesce({fact['app_name']}, {fact['app_id']})"),
-                ("workspaces", fact["workspace_hint"]),
+            for key, value, columns in (
+                ("apps", f"coalesce({fact['app_name']}, {fact['app_id']})", ("app_name", "app_id")),
+                ("workspaces", fact["workspace_hint"], ("window_title", "workspace_hint")),
                 (
                     "displays",
                     "CASE WHEN i.display_index IS NOT NULL THEN CAST(i.display_index AS TEXT)"
                     f" || coalesce(' (' || {fact['display_name']} || ')', '') END",
+                    ("display_index", "display_name"),
                 ),
             ):
+                stored = [f"i.{column}" for column in columns]
+                if self._seen == "indexed":
+                    stored += [f"i.agent_{column}" for column in columns if column in AGENT_FACTS]
                 rows = self.db.execute(
-                    f"SELECT DISTINCT v FROM (SELECT {value} AS v FROM images i"
-                    " JOIN captures c ON c.seq = i.capture_seq) WHERE v IS NOT NULL LIMIT ?",
+                    f"SELECT DISTINCT v FROM (SELECT {value} AS v FROM ("
+                    f"  SELECT DISTINCT {', '.join(stored)}, {indexed} AS agent_indexed"
+                    "   FROM images i JOIN captures c ON c.seq = i.capture_seq) i"
+                    ") WHERE v IS NOT NULL LIMIT ?",
                     (most,),
                 )
                 out[key] = sorted(r["v"] for r in rows)
