@@ -299,3 +299,26 @@ def test_a_rule_change_reaches_the_facts_at_once_and_the_index_after(
         assert index.refresh(store, ["secrets", "cards"]) == len(ids)
     assert _answers(home, tmp_path, ids) == before
     assert not any("ledger" in str(row[1]) for row in _agent_facts(home))
+
+
+@pytest.mark.parametrize(
+    ("title", "hint"),
+    [
+        # the project beside the secret is still named
+        (f"HF_TOKEN={HF} python train.py - ~/src/ml - xterm", "ml"),
+        # a hint that is a secret, or holds part of one, is none
+        (f"me@box: ~/src/{SK}", None),
+        (f"psql postgresql://admin:{PG}@db.internal/prod - xterm", None),
+        # a title no rule matches keeps its hint
+        ("mysql -u root ledger - prod", "mysql -u root ledger"),
+    ],
+)
+def test_the_hint_is_read_again_from_the_title_as_agents_get_it(
+    title: str, hint: str | None
+) -> None:
+    from noru.redact.facts import source_for_agent
+    from noru.redact.policy import Policy
+
+    raw = Source(window_title=title, workspace_hint=infer_workspace(title))
+    seen, _ = source_for_agent(raw, Policy.of(["secrets", "cards"]))
+    assert seen.workspace_hint == hint
