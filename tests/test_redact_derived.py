@@ -322,3 +322,20 @@ def test_the_hint_is_read_again_from_the_title_as_agents_get_it(
     raw = Source(window_title=title, workspace_hint=infer_workspace(title))
     seen, _ = source_for_agent(raw, Policy.of(["secrets", "cards"]))
     assert seen.workspace_hint == hint
+
+
+def test_the_persons_view_shows_the_source_facts_as_agents_get_them(home: Path) -> None:
+    """`noru show` and the console say what agents get: a redacted title too."""
+    from noru.redact.apply import agents_get
+    from noru.redact.policy import Policy
+    from noru.store import Reader
+
+    ids = _store(home)
+    with Reader.open(home) as reader:
+        record = reader.get(ids["pg"])
+        assert record is not None and PG in (record.images[0].source.window_title or "")
+        seen = agents_get(record, Policy.of(["secrets", "cards"]))
+    assert seen is not None and seen.summary == "1: url-password"
+    (line,) = seen.lines
+    assert line.startswith('source: app XTerm, window "psql postgresql://admin:[redacted: ')
+    assert _leaks(line) == []

@@ -246,7 +246,8 @@ class AgentsGet:
     """What redaction changes of a capture for agents, for the person's views
     (``noru show``, the console): ``held``, why they get none of it yet; or
     ``summary`` (``3: aws-key, password``, None: nothing redacted), the lines
-    as they get them, and the boxes filled, per image."""
+    as they get them (and ``source: ...``, an image's source facts, where
+    they differ), and the boxes filled, per image."""
 
     held: str | None = None
     summary: str | None = None
@@ -269,5 +270,7 @@ def agents_get(record: CaptureRecord, policy: Policy) -> AgentsGet | None:
         ocr = zip(before.ocr_lines or (), after.ocr_lines or (), strict=True)
         ax = zip(before.ax_lines, after.ax_lines, strict=True)
         texts = [*((o.text, n.text) for o, n in ocr), *((o.text, n.text) for o, n in ax)]
+        if before.source != after.source:  # its title, hint, app or display name
+            texts.append(("", f"source: {after.source.describe()}"))
         changed += [new for old, new in texts if old != new]
     return AgentsGet(summary=seen.summary(), lines=tuple(changed), boxes=seen.boxes)
