@@ -104,7 +104,7 @@ class Searching:
             "" if where == "1" else f" AND rowid IN (SELECT c.seq FROM captures c WHERE {where})"
         )
         want = offset + limit + 1
-        with map_sqlite_errors("search captures"), self._snapshot():
+        with map_sqlite_errors("search captures"), self.snapshot():
             if seen is None:
                 ranked = self._ranked(match, restrict, params, now)
                 snippets = {seq: (self.db, "capture_text") for _, seq in ranked}
@@ -132,9 +132,10 @@ class Searching:
         return hits, next_cursor
 
     @contextmanager
-    def _snapshot(self) -> Iterator[None]:
-        """One read transaction: a search's statements see the same history
-        (a capture indexed for agents meanwhile is in one of its two parts)."""
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction: the statements inside see the same history
+        (a capture indexed for agents meanwhile is in one of its two parts;
+        agents' index made again meanwhile is read under one policy)."""
         if self.db.in_transaction:
             yield
             return

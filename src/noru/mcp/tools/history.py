@@ -58,7 +58,9 @@ def open_history(context: ToolContext, policy: Policy) -> Iterator[Reader]:
     from agents' index where it was made under ``policy``."""
     check_history_access(context)
     made = index.fingerprint(policy) if policy.on and not policy.problem else None
-    with Reader.open(context.home) as reader:
+    # One snapshot for the call: agents' index, checked to be made under
+    # ``policy``, cannot be made again under another before it is read.
+    with Reader.open(context.home) as reader, reader.snapshot():
         reader.show_sources_as(facts.view(policy), indexed=made)
         yield reader
 
