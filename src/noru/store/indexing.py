@@ -75,7 +75,7 @@ class Indexing(Reading):
         fingerprint: str,
         seen: Seen,
         *,
-        sources: Callable[[Source], Source] | None = None,
+        sources: Callable[[Source], Source],
         ids: Sequence[str] | None = None,
         most: int,
     ) -> int:
@@ -83,8 +83,7 @@ class Indexing(Reading):
         or any) whose text as agents get it is not indexed yet: ``seen`` gives
         it (``noru.redact.index``), under the policy ``fingerprint`` names;
         ``sources``, each image's source facts as agents get them, kept beside
-        (``agent_*``: what agents' filters match). Without it they are kept
-        as stored.
+        (``agent_*``: what agents' filters match).
         Under another policy than the index's, the whole index is dropped first.
         One transaction, so no capture's text can change between being read
         and being indexed. Returns how many were indexed."""
@@ -108,7 +107,7 @@ class Indexing(Reading):
                         (record.seq, *text),
                     )
                 for image in record.images:
-                    source = image.source if sources is None else sources(image.source)
+                    source = sources(image.source)
                     db.execute(
                         f"UPDATE images SET {_AGENT_SET} WHERE capture_seq = ? AND position = ?",
                         (*(getattr(source, f) for f in AGENT_FACTS), record.seq, image.position),
