@@ -49,7 +49,9 @@ def _pieces(secret: str) -> list[str]:
     return [secret[:6], secret[:10], secret[4:12], secret[-6:]]
 
 
-def _store(home: Path, *, app_name: str = "XTerm", indexed: bool = False) -> dict[str, str]:
+def _store(
+    home: Path, *, app_name: str = "XTerm", display: str = "DP-1", indexed: bool = False
+) -> dict[str, str]:
     """The captures of ``TITLES`` and ``PLAIN``; ``indexed``: agents' index
     made too (as the app makes it), so that their facts are read from it."""
     ids = {}
@@ -57,7 +59,7 @@ def _store(home: Path, *, app_name: str = "XTerm", indexed: bool = False) -> dic
         for key, title in [*TITLES.items(), ("plain", PLAIN)]:
             source = Source(
                 display_index=1,
-                display_name="DP-1",
+                display_name=display,
                 app_id=app_name.lower() if key != "plain" else "code",
                 app_name=app_name if key != "plain" else "Code",
                 window_title=title,
@@ -193,26 +195,31 @@ def test_every_row_header_source_and_resource_is_as_agents_get_it(
     assert not any(_has(found[0], ids[key]) for key in TITLES)
 
 
-def test_an_app_name_holding_a_secret_is_redacted_and_never_matched(
-    home: Path, tmp_path: Path
+@pytest.mark.parametrize("indexed", [False, True], ids=["computed", "indexed"])
+def test_app_and_display_names_holding_a_secret_are_redacted_and_never_matched(
+    home: Path, tmp_path: Path, indexed: bool
 ) -> None:
     hostile = f"deploy PGPASSWORD={PG}"
-    ids = _store(home, app_name=hostile)
+    ids = _store(home, app_name=hostile, display=f"HDMI token={SK}", indexed=indexed)
     served: list[str] = []
+    asked = [("app", PG[:8]), ("display", SK[:10]), ("display", SK[-6:])]
 
     async def body(client: Any) -> None:
         served.append(_served(await client.call_tool("list_captures", {"limit": 50})))
         served.append(_served(await client.call_tool("get_capture", {"id": ids["hf"]})))
-        served.append(_served(await client.call_tool("list_captures", {"app": PG[:8]})))
         served.append(_served(await client.call_tool("list_captures", {"app": "nothing"})))
         resources = await client.list_resources()
         served.append(json.dumps([r.model_dump(mode="json") for r in resources.resources]))
+        for name, piece in asked:
+            served.append(_served(await client.call_tool("list_captures", {name: piece})))
 
     _run(home, tmp_path, body)
-    served[2] = served[2].replace(f"app={PG[:8]}", "app=VALUE")  # the agent's own words
+    for n, (name, piece) in enumerate(asked, 4):
+        assert served[n].startswith("Noru no match"), served[n]
+        served[n] = served[n].replace(f"{name}={piece}", "VALUE")  # the agent's own words
     assert _leaks("\n".join(served)) == []
-    assert served[2].startswith("Noru no match")
     assert "deploy PGPASSWORD=[redacted: " in served[0]
+    assert "HDMI token=[redacted: " in served[0]
 
 
 @pytest.mark.parametrize("key", sorted(TITLES))
