@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,8 @@ def sdk_params(home: Path, log: Path) -> Any:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "tests.tee", str(log), "--", *noru_command(), "mcp"],
-        env={"NORU_HOME": str(home), "PYTHONPATH": str(root)},
+        # This checkout's noru first: the venv's may be installed from another.
+        env={"NORU_HOME": str(home), "PYTHONPATH": os.pathsep.join([str(root / "src"), str(root)])},
     )
 
 

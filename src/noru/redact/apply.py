@@ -22,9 +22,10 @@ average puts it). An accessibility line's box is its widget's, not its
 text's: a span found there fills the whole box. Either way it is the
 line's height.
 
-A capture's window titles are looked at too: a secret in a title (a
-terminal titled with the command it runs) is replaced in the title, and
-its workspace hint, inferred from the title, is dropped.
+A capture's source facts are looked at too (``facts``): a secret in a
+window title (a terminal titled with the command it runs), an app's or a
+display's name is replaced there, and the workspace hint is inferred again
+from the title as agents get it.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from dataclasses import dataclass, replace
 
 from noru.geometry import Rect
 from noru.redact.detect import Finding, find_lines
+from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
-from noru.sources import Source
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
 __all__ = [
@@ -177,18 +178,6 @@ def _lines(
     return texts, boxes, kinds
 
 
-def source_for_agent(source: Source, policy: Policy) -> tuple[Source, list[str]]:
-    """A capture source with any secret in its window title replaced (and the
-    workspace hint inferred from that title dropped), and the kinds found."""
-    title = source.window_title
-    if not title or not policy.categories:
-        return source, []
-    (seen,), (findings,) = redact_texts([title], policy)
-    if not findings:
-        return source, []
-    return replace(source, window_title=seen, workspace_hint=None), [f.kind for f in findings]
-
-
 def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect], list[str]]:
     boxes: list[Rect] = []
     kinds: list[str] = []
@@ -257,7 +246,8 @@ class AgentsGet:
     """What redaction changes of a capture for agents, for the person's views
     (``noru show``, the console): ``held``, why they get none of it yet; or
     ``summary`` (``3: aws-key, password``, None: nothing redacted), the lines
-    as they get them, and the boxes filled, per image."""
+    as they get them (and ``source: ...``, an image's source facts, where
+    they differ), and the boxes filled, per image."""
 
     held: str | None = None
     summary: str | None = None
@@ -280,5 +270,7 @@ def agents_get(record: CaptureRecord, policy: Policy) -> AgentsGet | None:
         ocr = zip(before.ocr_lines or (), after.ocr_lines or (), strict=True)
         ax = zip(before.ax_lines, after.ax_lines, strict=True)
         texts = [*((o.text, n.text) for o, n in ocr), *((o.text, n.text) for o, n in ax)]
+        if before.source != after.source:  # its title, hint, app or display name
+            texts.append(("", f"source: {after.source.describe()}"))
         changed += [new for old, new in texts if old != new]
     return AgentsGet(summary=seen.summary(), lines=tuple(changed), boxes=seen.boxes)

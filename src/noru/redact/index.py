@@ -1,4 +1,5 @@
-"""Agents' search index: each capture's text as agents get it, kept in history.
+"""Agents' search index: each capture's text as agents get it, kept in history,
+with its source facts as agents get them (what their filters match).
 
 An agent's search must not tell whether a guessed word is hidden in a
 secret. Matching history's own text and then dropping the captures whose
@@ -33,7 +34,9 @@ from pathlib import Path
 
 from noru.redact import policy as policies
 from noru.redact.apply import search_text
+from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
+from noru.sources import Source
 from noru.store import CaptureRecord, Store
 
 __all__ = ["BATCH", "fingerprint", "refresh", "view"]
@@ -44,12 +47,14 @@ BATCH = 50
 
 @cache
 def _rules_digest() -> str:
-    """This version's rules and how they are applied: another version's
-    redacted text may differ, so its index is made again."""
-    from noru.redact import apply, detect, rules
+    """This version's rules and how they are applied, to text and to source
+    facts (the workspace hint is inferred again): another version's may
+    differ, so its index is made again."""
+    from noru import sources
+    from noru.redact import apply, detect, facts, rules
 
     digest = hashlib.sha256()
-    for module in (rules, detect, apply):
+    for module in (rules, detect, apply, facts, sources):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
 
@@ -87,10 +92,20 @@ def refresh(
     if not policy.on or policy.problem:
         return 0
     seen, named = view(policy)
+
+    def facts(source: Source) -> Source:
+        return source_for_agent(source, policy)[0]
+
     done = 0
     while most is None or done < most:
         batch = BATCH if most is None else min(BATCH, most - done)
-        indexed = store.index_for_agents(named, seen, ids=ids, most=batch)
+        indexed = store.index_for_agents(
+            named,
+            seen,
+            sources=lambda source: source_for_agent(source, policy)[0],
+            ids=ids,
+            most=batch,
+        )
         done += indexed
         if indexed < batch:
             break

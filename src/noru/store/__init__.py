@@ -8,7 +8,10 @@ One writer, many read-only readers (like datasette's database.py). The parts:
   history; SQLite's exceptions become ``StoreError`` here;
 - ``queries``: filter SQL, the literal FTS query, ranking, snippets, cursors;
 - ``reader``: every read (``Reading``) and the read-only ``Reader``;
-- ``writer``: the ``Store``, which migrates and writes;
+- ``search``: ranked search, and search in what a searcher may see (``Searching``);
+- ``writer``: the ``Store``, which migrates and writes; ``indexing``: its
+  upkeep of the search indexes (``Indexing``), agents' index among them;
+  ``removal``: deletes and pruning (``Removing``);
 - ``files``: the image files; ``records``: the typed records; ``codec``: JSON columns.
 
 This module only re-exports.
@@ -33,6 +36,7 @@ from noru.store.records import (
     Origin,
     Row,
     SearchHit,
+    SourceView,
 )
 from noru.store.writer import Store
 
@@ -48,6 +52,7 @@ __all__ = [
     "Reader",
     "Row",
     "SearchHit",
+    "SourceView",
     "Store",
     "decode_cursor",
     "encode_cursor",

@@ -1,6 +1,7 @@
 """The SQL of reading history, built from typed filters: pure, no connection.
 
-- ``filter_sql``: a WHERE clause (on ``captures c``) for source, origin and time filters.
+- ``filter_sql``: a WHERE clause (on ``captures c``) for source, origin and time filters;
+  ``fact_sql``: the source facts it matches, as stored or as a reader shows them.
 - ``fts_query``: the person's words as a literal FTS5 query.
 - ``folded_words``: the words of a text as the index compares them (for marking hits).
 - ``recency_ranked``: FTS matches ranked by relevance, weighed down by age.
@@ -18,14 +19,18 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from noru.store.records import Filters
+from noru.store.schema import AGENT_FACTS
 
 __all__ = [
     "RECENCY_HALF_LIFE_DAYS",
     "SEARCH_BOUND",
+    "SEEN_HINT",
+    "SEEN_TEXT",
     "SNIPPET_LAYERS",
     "decode_cursor",
     "dense",
     "encode_cursor",
+    "fact_sql",
     "filter_sql",
     "folded_words",
     "fts_query",
@@ -44,6 +49,11 @@ RECENCY_HALF_LIFE_DAYS = 30.0
 MAX_DISPLAY = 64
 # The columns of the capture_text FTS table, in order.
 SNIPPET_LAYERS = ("ocr", "ax", "note")
+
+# SQL functions a reader that shows source facts otherwise than stored
+# defines: a name as shown, and a workspace hint given its window title.
+SEEN_TEXT = "noru_seen_text"
+SEEN_HINT = "noru_seen_hint"
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _HIT_START, _HIT_END = "\x02", "\x03"
@@ -67,20 +77,43 @@ def folded_words(text: str) -> set[str]:
     }
 
 
-def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+def fact_sql(seen: str | None = None, *, indexed: str = "c.agent_indexed") -> dict[str, str]:
+    """The SQL of each source fact a filter matches (``schema.AGENT_FACTS``),
+    over ``images i`` (and ``captures c``): as stored (``seen`` None); as a
+    reader shows them (``"computed"``: the SQL functions ``SEEN_TEXT`` and
+    ``SEEN_HINT``, ``Reading.show_sources_as``); or as agents' index holds
+    them where it holds the capture (``indexed``: whether it does), else
+    computed (``"indexed"``)."""
+    if seen is None:
+        return {fact: f"i.{fact}" for fact in AGENT_FACTS}
+    computed = {fact: f"{SEEN_TEXT}(i.{fact})" for fact in AGENT_FACTS if fact != "workspace_hint"}
+    computed["workspace_hint"] = f"{SEEN_HINT}(i.window_title, i.workspace_hint)"
+    if seen == "computed":
+        return computed
+    return {
+        fact: f"(CASE WHEN {indexed} = 1 THEN i.agent_{fact} ELSE {sql} END)"
+        for fact, sql in computed.items()
+    }
+
+
+def filter_sql(filters: Filters, *, seen: str | None = None) -> tuple[str, list[Any]]:
     """A WHERE clause over ``captures c`` (``"1"`` when nothing filters) and its parameters.
 
     String filters match case-insensitively as substrings of any image's
-    source values; a display given as digits is an index.
+    source values; a display given as digits is an index. ``seen``: of the
+    values as the reader shows them, never of those stored (``fact_sql``).
     """
     clauses: list[str] = []
     params: list[Any] = []
     image_clauses: list[str] = []
+    fact = fact_sql(seen)
     if filters.app is not None:
-        image_clauses.append("(instr(lower(i.app_name), ?) > 0 OR instr(lower(i.app_id), ?) > 0)")
+        image_clauses.append(
+            f"(instr(lower({fact['app_name']}), ?) > 0 OR instr(lower({fact['app_id']}), ?) > 0)"
+        )
         params += [filters.app.lower()] * 2
     if filters.workspace is not None:
-        image_clauses.append("instr(lower(i.workspace_hint), ?) > 0")
+        image_clauses.append(f"instr(lower({fact['workspace_hint']}), ?) > 0")
         params.append(filters.workspace.lower())
     if filters.display is not None:
         display = filters.display
@@ -92,7 +125,7 @@ def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
             image_clauses.append("i.display_index = ?")
             params.append(display)
         else:
-            image_clauses.append("instr(lower(i.display_name), ?) > 0")
+            image_clauses.append(f"instr(lower({fact['display_name']}), ?) > 0")
             params.append(display.lower())
     if image_clauses:
         clauses.append(

@@ -1,7 +1,8 @@
-"""Reading history: captures by id or position, locator rows, search.
+"""Reading history: captures by id or position, locator rows, values present.
 
-``Reading`` holds every read, shared by the read-only ``Reader`` (what
-``noru mcp`` and the person's read commands use) and the writer ``Store``.
+``Reading`` holds every read (its searches are ``search.Searching``'s),
+shared by the read-only ``Reader`` (what ``noru mcp`` and the person's read
+commands use) and the writer ``Store``.
 ``Reader.open`` always gives a reader: a data dir with no history yet is read
 as an empty history (a migrated database in memory), so callers never branch
 on "no database".
@@ -10,8 +11,7 @@ on "no database".
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
@@ -23,7 +23,9 @@ from noru.sources import Source
 from noru.store import files, queries, retention, schema
 from noru.store.codec import ax_from_json, lines_from_json, windows_from_json
 from noru.store.connection import map_sqlite_errors, open_empty, open_reader
-from noru.store.records import CaptureRecord, Filters, ImageRecord, Row, SearchHit
+from noru.store.records import CaptureRecord, Filters, ImageRecord, Row, SourceView
+from noru.store.schema import AGENT_FACTS
+from noru.store.search import Searching, Seen
 from noru.times import parse_utc
 
 __all__ = ["Reader", "Reading", "Seen"]
@@ -31,18 +33,13 @@ __all__ = ["Reader", "Reading", "Seen"]
 
 _SOURCE_FIELDS = tuple(f.name for f in fields(Source))
 
-# What a searcher may see of a capture: its (ocr, ax, note) text, or None.
-Seen = Callable[[CaptureRecord], tuple[str, str, str] | None]
-_SEEN_TABLE = "seen_text"
-_SEEN_CHUNK = 50  # captures made "seen" at a time, until a page is full
-
 
 def _source(row: sqlite3.Row) -> Source:
     # The images table names its source columns as Source names its fields.
     return Source(**{name: row[name] for name in _SOURCE_FIELDS})
 
 
-class Reading:
+class Reading(Searching):
     """Every read of the store, over an open connection."""
 
     def __init__(self, home: Path, db: sqlite3.Connection) -> None:
@@ -53,6 +50,31 @@ class Reading:
         done = schema.applied(self.db)
         self._captures = schema.select_list(done, "captures", "c")
         self._images_columns = schema.select_list(done, "images", "i")
+        self._view: SourceView | None = None
+        self._seen: str | None = None  # how filters read source facts (queries.fact_sql)
+
+    def show_sources_as(self, view: SourceView | None, *, indexed: str | None = None) -> None:
+        """Show every source fact as ``view`` gives it (an agent's reader:
+        redacted, ``noru.redact.facts``): in locator rows, in the values
+        present, and in what filters match, so that no filter matches a
+        value the reader does not show. ``indexed``: the fingerprint of the
+        policy ``view`` is made by; while agents' index was made under it,
+        the facts it holds (``agent_*``) are read from it, and only those of
+        the captures not in it yet are made by ``view`` one by one. ``get``
+        and ``nth`` still give the capture as stored: serving it redacts it
+        whole."""
+        self._view = view
+        self._seen = None
+        if view is None:
+            return
+        self.db.create_function(queries.SEEN_TEXT, 1, view.text, deterministic=True)
+        self.db.create_function(queries.SEEN_HINT, 2, view.hint, deterministic=True)
+        stored = "0008_agent_sources" in schema.applied(self.db)
+        held = stored and indexed is not None and self.agents_fingerprint() == indexed
+        self._seen = "indexed" if held else "computed"
+
+    def _filter_sql(self, filters: Filters) -> tuple[str, list[Any]]:
+        return queries.filter_sql(filters, seen=self._seen)
 
     def close(self) -> None:
         self.db.close()
@@ -169,7 +191,7 @@ class Reading:
 
     def nth(self, index: int, filters: Filters) -> CaptureRecord | None:
         """The index-th most recent capture (1 = newest) among those matching."""
-        where, params = queries.filter_sql(filters)
+        where, params = self._filter_sql(filters)
         with map_sqlite_errors("read a capture"):
             found = self.db.execute(
                 f"SELECT c.seq FROM captures c WHERE {where}"
@@ -234,7 +256,7 @@ class Reading:
                 image_count=r["image_count"],
                 note=r["note"],
                 has_text=bool(r["has_text"]),
-                source=_source(r),
+                source=_source(r) if self._view is None else self._view.source(_source(r)),
             )
             for r in rows
         }
@@ -251,7 +273,7 @@ class Reading:
 
         ValueError when ``cursor`` is not one of this listing's.
         """
-        where, params = queries.filter_sql(filters)
+        where, params = self._filter_sql(filters)
         descending = order != "oldest_first"
         if cursor is not None:
             data = queries.decode_cursor(cursor, "list")
@@ -282,7 +304,7 @@ class Reading:
 
     def count_matching(self, filters: Filters) -> int:
         """How many captures the filters match."""
-        where, params = queries.filter_sql(filters)
+        where, params = self._filter_sql(filters)
         with map_sqlite_errors("count captures"):
             return int(
                 self.db.execute(
@@ -290,227 +312,36 @@ class Reading:
                 ).fetchone()[0]
             )
 
-    def agents_fingerprint(self) -> str | None:
-        """The redaction policy agents' search index was made under (its
-        fingerprint, ``noru.redact.index``), or None when there is none."""
-        if "0007_agent_text" not in schema.applied(self.db):
-            return None
-        with map_sqlite_errors("read the agents' search index"):
-            row = self.db.execute("SELECT fingerprint FROM agent_text_policy").fetchone()
-        return None if row is None else str(row[0])
-
-    def agents_waiting(self, fingerprint: str) -> int:
-        """How many captures agents' search index lacks under the policy
-        ``fingerprint`` names (all of them, made under another)."""
-        if self.agents_fingerprint() != fingerprint:
-            return self.count()
-        with map_sqlite_errors("read the agents' search index"):
-            return int(
-                self.db.execute("SELECT count(*) FROM captures WHERE agent_indexed = 0").fetchone()[
-                    0
-                ]
-            )
-
-    def search(
-        self,
-        query: str,
-        filters: Filters,
-        *,
-        now: datetime,
-        limit: int = 20,
-        cursor: str | None = None,
-        seen: Seen | None = None,
-        indexed: str | None = None,
-    ) -> tuple[list[SearchHit], str | None]:
-        """Ranked matches for the person's words (taken literally), newest-biased.
-
-        ``seen``: what of each capture the searcher may see (an agent: its
-        text redacted, ``noru.redact``), as its (ocr, ax, note) text, or None
-        for none of it; a capture matches only where that text matches, and
-        its snippet is cut from it. The order is then newest first (one by
-        relevance would weigh the hidden text in), and the pages are those of
-        the captures that match so, so a page is full whatever was passed over.
-        ``indexed``: the fingerprint of ``seen``'s policy; while the agents'
-        index was made under it, the captures it holds are matched there (a
-        search's time then does not depend on what ``seen`` hides) and only
-        those not indexed yet are made ``seen`` one by one.
-
-        ValueError when ``cursor`` is not one of this search's.
-        """
-        match = queries.fts_query(query)
-        if match is None:
-            return [], None
-        offset = 0
-        if cursor is not None:
-            data = queries.decode_cursor(cursor, "search")
-            offset = data.get("off", 0)
-            if not isinstance(offset, int) or offset < 0 or data.get("q") != query:
-                raise ValueError("the cursor belongs to another search")
-        where, params = queries.filter_sql(filters)
-        restrict = (
-            "" if where == "1" else f" AND rowid IN (SELECT c.seq FROM captures c WHERE {where})"
-        )
-        want = offset + limit + 1
-        with map_sqlite_errors("search captures"), self._snapshot():
-            if seen is None:
-                ranked = self._ranked(match, restrict, params, now)
-                snippets = {seq: (self.db, "capture_text") for _, seq in ranked}
-            elif indexed is not None and self.agents_fingerprint() == indexed:
-                ranked, snippets = self._as_indexed(match, restrict, params, seen, want)
-            else:
-                # Newest first: an order by relevance is one the hidden text
-                # weighs in (a term inside a secret counts), so it would tell.
-                found = sorted(self._ranked(match, restrict, params, now), key=lambda i: -i[1])
-                ranked, memory = self._as_seen(found, match, seen, want)
-                snippets = {seq: (memory, _SEEN_TABLE) for _, seq in ranked}
-            page = ranked[offset : offset + limit]
-            rows = self._rows([seq for _, seq in page])
-            hits = []
-            for score, seq in page:
-                texts, table = snippets[seq]
-                found_snippet = texts.execute(queries.snippet_sql(table), (match, seq)).fetchone()
-                layer, snippet = queries.pick_snippet(
-                    tuple(found_snippet) if found_snippet else None
-                )
-                hits.append(SearchHit(rows[seq], layer, snippet, score))
-        next_cursor = None
-        if len(ranked) > offset + limit:
-            next_cursor = queries.encode_cursor({"k": "search", "q": query, "off": offset + limit})
-        return hits, next_cursor
-
-    @contextmanager
-    def _snapshot(self) -> Iterator[None]:
-        """One read transaction: a search's statements see the same history
-        (a capture indexed for agents meanwhile is in one of its two parts)."""
-        if self.db.in_transaction:
-            yield
-            return
-        self.db.execute("BEGIN")
-        try:
-            yield
-        finally:
-            self.db.execute("COMMIT")
-
-    def _ranked(
-        self, match: str, restrict: str, params: Sequence[Any], now: datetime
-    ) -> list[tuple[float, int]]:
-        """History's matches as ``(score, seq)``, best first (relevance, recency)."""
-        newest = self.db.execute(
-            f"SELECT rowid FROM capture_text WHERE capture_text MATCH ?{restrict}"
-            " ORDER BY rowid DESC LIMIT ?",
-            [match, *params, queries.SEARCH_BOUND],
-        ).fetchall()
-        # bm25 counts every match of each term first (its rarity): a term in
-        # nearly every capture costs a pass over all of them and weighs ~0.
-        weigh = "-1.0" if queries.dense([r[0] for r in newest]) else "bm25(capture_text)"
-        candidates = self.db.execute(
-            "SELECT h.rowid, h.score, c.captured_ts FROM ("
-            f"  SELECT rowid, {weigh} AS score FROM capture_text"
-            f"  WHERE capture_text MATCH ?{restrict} ORDER BY rowid DESC LIMIT ?"
-            ") h JOIN captures c ON c.seq = h.rowid",
-            [match, *params, queries.SEARCH_BOUND],
-        ).fetchall()
-        return queries.recency_ranked(
-            ((r["rowid"], r["score"], r["captured_ts"]) for r in candidates),
-            reference=now.timestamp(),
-        )
-
-    def _as_indexed(
-        self, match: str, restrict: str, params: Sequence[Any], seen: Seen, want: int
-    ) -> tuple[list[tuple[float, int]], dict[int, tuple[sqlite3.Connection, str]]]:
-        """The first ``want`` matches, newest first, of the agents' index and
-        of the captures not in it yet (made ``seen`` one by one), with where
-        each one's snippet is cut from."""
-        indexed = [
-            (0.0, int(r[0]))
-            for r in self.db.execute(
-                f"SELECT rowid FROM agent_text WHERE agent_text MATCH ?{restrict}"
-                " ORDER BY rowid DESC LIMIT ?",
-                [match, *params, want],
-            )
-        ]
-        # History's own text is looked at only while some capture waits to
-        # be indexed: when none does, not even its index is asked.
-        pending = self.db.execute("SELECT 1 FROM captures WHERE agent_indexed = 0 LIMIT 1")
-        waiting = (
-            [
-                (0.0, int(r[0]))
-                for r in self.db.execute(
-                    "SELECT rowid FROM capture_text WHERE capture_text MATCH ?"
-                    f" AND rowid IN (SELECT seq FROM captures WHERE agent_indexed = 0){restrict}"
-                    " ORDER BY rowid DESC LIMIT ?",
-                    [match, *params, queries.SEARCH_BOUND],
-                )
-            ]
-            if pending.fetchone() is not None
-            else []
-        )
-        where = {seq: (self.db, "agent_text") for _, seq in indexed}
-        late: list[tuple[float, int]] = []
-        if waiting:
-            late, memory = self._as_seen(waiting, match, seen, want)
-            where.update({seq: (memory, _SEEN_TABLE) for _, seq in late})
-        ranked = sorted([*indexed, *late], key=lambda item: -item[1])[:want]
-        return ranked, where
-
-    def _as_seen(
-        self, ranked: list[tuple[float, int]], match: str, seen: Seen, want: int
-    ) -> tuple[list[tuple[float, int]], sqlite3.Connection]:
-        """Of ``ranked``, in order, the first ``want`` whose text as ``seen``
-        gives it still matches ``match``; and a database in memory holding
-        that text, indexed as history's is, for their snippets."""
-        memory = sqlite3.connect(":memory:")
-        memory.execute(
-            f"CREATE VIRTUAL TABLE {_SEEN_TABLE} USING fts5(ocr, ax, note, tokenize = "
-            f"'{schema.FTS_TOKENIZE}')"
-        )
-        kept: list[tuple[float, int]] = []
-        for start in range(0, len(ranked), _SEEN_CHUNK):
-            chunk = ranked[start : start + _SEEN_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            for record in self._records(f"c.seq IN ({marks})", [seq for _, seq in chunk]):
-                text = seen(record)
-                if text is not None:
-                    memory.execute(
-                        f"INSERT INTO {_SEEN_TABLE} (rowid, ocr, ax, note) VALUES (?, ?, ?, ?)",
-                        (record.seq, *text),
-                    )
-            matched = {
-                row[0]
-                for row in memory.execute(
-                    f"SELECT rowid FROM {_SEEN_TABLE} WHERE {_SEEN_TABLE} MATCH ?"
-                    f" AND rowid IN ({marks})",
-                    [match, *(seq for _, seq in chunk)],
-                )
-            }
-            kept += [item for item in chunk if item[1] in matched]
-            if len(kept) >= want:
-                break
-        return kept[:want], memory
-
     def present_values(self, *, most: int = 10) -> dict[str, list[str]]:
-        """The apps, workspaces and displays history holds, for no-match steering."""
+        """The apps, workspaces and displays history holds, for no-match
+        steering; as the reader shows them (``show_sources_as``)."""
+        # Each distinct stored combination is shown once (a view's functions
+        # are Python calls): the inner DISTINCT runs in SQLite alone.
+        fact = queries.fact_sql(self._seen, indexed="agent_indexed")
+        indexed = "c.agent_indexed" if self._seen == "indexed" else "0"
         out: dict[str, list[str]] = {}
         with map_sqlite_errors("read source values"):
-            for key, sql in (
-                (
-                    "apps",
-                    "SELECT DISTINCT coalesce(app_name, app_id) AS v FROM images"
-                    " WHERE coalesce(app_name, app_id) IS NOT NULL",
-                ),
-                (
-                    "workspaces",
-                    "SELECT DISTINCT workspace_hint AS v FROM images"
-                    " WHERE workspace_hint IS NOT NULL",
-                ),
+            for key, value, columns in (
+                ("apps", f"coalesce({fact['app_name']}, {fact['app_id']})", ("app_name", "app_id")),
+                ("workspaces", fact["workspace_hint"], ("window_title", "workspace_hint")),
                 (
                     "displays",
-                    "SELECT DISTINCT CAST(display_index AS TEXT)"
-                    " || coalesce(' (' || display_name || ')', '') AS v FROM images"
-                    " WHERE display_index IS NOT NULL",
+                    "CASE WHEN i.display_index IS NOT NULL THEN CAST(i.display_index AS TEXT)"
+                    f" || coalesce(' (' || {fact['display_name']} || ')', '') END",
+                    ("display_index", "display_name"),
                 ),
             ):
-                out[key] = sorted(r["v"] for r in self.db.execute(f"{sql} LIMIT {int(most)}"))
+                stored = [f"i.{column}" for column in columns]
+                if self._seen == "indexed":
+                    stored += [f"i.agent_{column}" for column in columns if column in AGENT_FACTS]
+                rows = self.db.execute(
+                    f"SELECT DISTINCT v FROM (SELECT {value} AS v FROM ("
+                    f"  SELECT DISTINCT {', '.join(stored)}, {indexed} AS agent_indexed"
+                    "   FROM images i JOIN captures c ON c.seq = i.capture_seq) i"
+                    ") WHERE v IS NOT NULL LIMIT ?",
+                    (most,),
+                )
+                out[key] = sorted(r["v"] for r in rows)
         return out
 
 

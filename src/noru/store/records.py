@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -22,6 +23,7 @@ __all__ = [
     "Origin",
     "Row",
     "SearchHit",
+    "SourceView",
 ]
 
 
@@ -159,3 +161,16 @@ class SearchHit:
     layer: str  # ocr | ax | note
     snippet: str
     score: float
+
+
+@dataclass(frozen=True)
+class SourceView:
+    """How a reader shows source facts to whom it serves (an agent's: made
+    by ``noru.redact.facts.view``): ``source``, a whole source; ``hint``, a
+    workspace hint given its window title (``(title, hint) -> hint``);
+    ``text``, an app's or a display's name. Rows, filters and the values
+    present are read through it (``Reading.show_sources_as``)."""
+
+    source: Callable[[Source], Source]
+    hint: Callable[[str | None, str | None], str | None]
+    text: Callable[[str | None], str | None]

@@ -16,7 +16,15 @@ from datetime import UTC, datetime
 from noru.errors import SchemaTooNew, StoreError
 from noru.times import format_utc
 
-__all__ = ["FTS_TOKENIZE", "MIGRATIONS", "applied", "check_readable", "migrate", "select_list"]
+__all__ = [
+    "AGENT_FACTS",
+    "FTS_TOKENIZE",
+    "MIGRATIONS",
+    "applied",
+    "check_readable",
+    "migrate",
+    "select_list",
+]
 
 # How the search index's text is cut into words (as its migration made it;
 # a searcher's own view of the text is indexed alike: Reading._as_seen).
@@ -140,6 +148,21 @@ def _agent_text(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+# The source facts agents' filters match, as agents get them (``agent_`` + the name).
+AGENT_FACTS = ("app_name", "app_id", "workspace_hint", "display_name")
+
+
+def _agent_sources(db: sqlite3.Connection) -> None:
+    # Each image's source facts as agents get them (redacted, inferred again:
+    # noru.redact.facts), written with its capture's row of agents' index and
+    # under the same policy; they stand while captures.agent_indexed is 1.
+    # Agents' filters and no-match answers read them. The index is made again
+    # (its policy forgotten), so every capture gets them.
+    for fact in AGENT_FACTS:
+        db.execute(f"ALTER TABLE images ADD COLUMN agent_{fact} TEXT")
+    db.execute("DELETE FROM agent_text_policy")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_window_rects", _window_rects),
@@ -148,6 +171,7 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0005_excluded", _excluded),
     ("0006_retention", _retention),
     ("0007_agent_text", _agent_text),
+    ("0008_agent_sources", _agent_sources),
 ]
 KNOWN = {name for name, _ in MIGRATIONS}
 

@@ -4,15 +4,14 @@ person's own commands (import, note, delete, reocr), never by ``noru mcp``.
 It migrates on open, writes image files durably before their rows commit,
 and allocates capture ids inside an immediate transaction, so two writers
 (the app and a person's ``noru import``) never take the same id. SQLite
-serialises writers across processes.
+serialises writers across processes. Taking captures out is ``removal``'s
+(``Removing``), keeping the search indexes ``indexing``'s (``Indexing``).
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,26 +21,19 @@ from noru.paths import db_path
 from noru.store import files
 from noru.store.codec import ax_to_json, lines_to_json, windows_to_json
 from noru.store.connection import map_sqlite_errors, open_writer
-from noru.store.reader import Reading, Seen
+from noru.store.indexing import unindex
 from noru.store.records import AxLine, CaptureRecord, NewImage, OcrLine, Origin
-from noru.store.retention import Plan
+from noru.store.removal import TIDY_AFTER, Removing
 from noru.times import format_utc
 
 __all__ = ["TIDY_AFTER", "Store"]
 
-# A prune of at least this many captures is followed by merging the search
-# index (``Store.tidy_search``); smaller ones leave it to SQLite's own merging.
-TIDY_AFTER = 1000
 
-
-class Store(Reading):
+class Store(Removing):
     """The writer: migrations, captures, notes, OCR results, handoff, deletes, pruning."""
 
     # Bytes the disk keeps free: a capture that would leave less is refused.
     min_free = 0
-    # Text rewritten since the search index was last rewritten whole: its old
-    # terms are still in the index's segments (``rewrite``, ``scrub_search``).
-    scrub_due = False
 
     @classmethod
     def open(cls, home: Path, *, min_free: int = 0) -> Store:
@@ -209,7 +201,7 @@ class Store(Reading):
                 return False
             db.execute("UPDATE captures SET note = ? WHERE seq = ?", (note, seq))
             db.execute("UPDATE capture_text SET note = ? WHERE rowid = ?", (note or "", seq))
-            _unindex(db, [seq])
+            unindex(db, [seq])
         return True
 
     def set_ocr(
@@ -235,7 +227,7 @@ class Store(Reading):
                     " ocr_error = ?, ocr_confidence = NULL WHERE seq = ?",
                     (engine, version, error, seq),
                 )
-                _unindex(db, [seq])
+                unindex(db, [seq])
                 return True
             assert lines_per_image is not None
             for position, lines in enumerate(lines_per_image, 1):
@@ -252,7 +244,7 @@ class Store(Reading):
                 " ocr_confidence = ?, ocr_error = NULL WHERE seq = ?",
                 (engine, version, confidence, seq),
             )
-            _unindex(db, [seq])
+            unindex(db, [seq])
         return True
 
     def rewrite(
@@ -298,7 +290,7 @@ class Store(Reading):
             db.execute("UPDATE captures SET bytes = ? WHERE seq = ?", (size, seq))
             ax_all = "\n".join(text for _, text in ax if text)
             db.execute("UPDATE capture_text SET ax = ? WHERE rowid = ?", (ax_all, seq))
-            _unindex(db, [seq])
+            unindex(db, [seq])
         pairs = zip(record.images, ax, strict=True)
         if any(image.ax_text and image.ax_text != (text or "") for image, (_, text) in pairs):
             self.scrub_due = True  # the old text's terms: out at the next scrub_search
@@ -350,279 +342,3 @@ class Store(Reading):
                 "UPDATE captures SET delivered_at = ? WHERE seq = ?", (format_utc(now), row["seq"])
             )
             return str(row["id"])
-
-    def delete(self, capture_id: str) -> bool:
-        """Remove a capture: its rows, its text, then its files."""
-        try:
-            files.check_id(capture_id)
-        except ValueError:
-            return False
-        with map_sqlite_errors("read a capture"):
-            seq = self._seq(self.db, capture_id)
-        return seq is not None and self.delete_captures([(seq, capture_id)], unkept_only=False) == 1
-
-    def delete_captures(self, captures: Sequence[tuple[int, str]], *, unkept_only: bool) -> int:
-        """Remove these captures (``(seq, id)`` pairs: a seq freed by a delete
-        may be a new capture's by now) in one transaction; returns how many went.
-
-        Rows (and so search's text) go first, with their files listed in
-        ``doomed`` in the same transaction; the files are removed after it
-        commits, and then the list. A crash in between leaves files listed
-        for the next writer to remove (``_remove_doomed`` at open), never a
-        row pointing at a missing file. ``unkept_only`` passes by captures
-        the person keeps (pruning), even if kept since the plan was made.
-        """
-        if not captures:
-            return 0
-        wanted = dict(captures)
-        marks = ",".join("?" * len(wanted))
-        where = f"seq IN ({marks})" + (" AND kept = 0" if unkept_only else "")
-        with self._transaction() as db:
-            gone = [
-                r["seq"]
-                for r in db.execute(f"SELECT seq, id FROM captures WHERE {where}", list(wanted))
-                if wanted[r["seq"]] == r["id"]
-            ]
-            if not gone:
-                return 0
-            marks = ",".join("?" * len(gone))
-            db.execute(
-                "INSERT OR IGNORE INTO doomed (path)"
-                f" SELECT path FROM images WHERE capture_seq IN ({marks})",
-                gone,
-            )
-            db.execute(f"DELETE FROM capture_text WHERE rowid IN ({marks})", gone)
-            db.execute(f"DELETE FROM agent_text WHERE rowid IN ({marks})", gone)
-            db.execute(f"DELETE FROM images WHERE capture_seq IN ({marks})", gone)
-            db.execute(f"DELETE FROM captures WHERE seq IN ({marks})", gone)
-        self._remove_doomed()
-        return len(gone)
-
-    def _remove_doomed(self) -> None:
-        """Remove the files whose rows are gone (this writer's, or a killed one's).
-
-        Under the write lock: a capture given the same id meanwhile (taken in
-        the second a deleted one was) takes its path off the list first, so
-        its new file is never removed for the old one.
-        """
-        with self._transaction() as db:
-            self._unlist([r["path"] for r in db.execute("SELECT path FROM doomed")])
-
-    def _unlist(self, listed: list[str]) -> int:
-        """In a write transaction: remove these listed files and take those that
-        went off the list; returns how many did not go. A file that cannot be
-        removed (not ours to remove, a folder in its place) stays listed and
-        is tried again."""
-        if not listed:
-            return 0
-        held = self.held_root()
-        if held is not None:  # a capture deleted before its redaction was done
-            files.remove(held, listed)
-        removed = files.remove(self.images_root, listed)
-        self.db.executemany("DELETE FROM doomed WHERE path = ?", [(p,) for p in removed])
-        return len(listed) - len(removed)
-
-    def _reclaim(self, paths: list[str]) -> None:
-        """In a write transaction: paths a new capture will take that a deleted
-        capture of the same id still has listed; its old files go now."""
-        marks = ",".join("?" * len(paths))
-        stale = [
-            r["path"]
-            for r in self.db.execute(f"SELECT path FROM doomed WHERE path IN ({marks})", paths)
-        ]
-        if self._unlist(stale):
-            raise StoreError("an old image file in this capture's place cannot be removed")
-
-    def _remove_orphans(self) -> None:
-        """Remove image files no row names, in the day folders changed since
-        the last look (a writer killed between a file's rename and its row's
-        commit leaves one; so did temp files of older versions).
-
-        Under the write lock, a folder at a time: a writer stores its files
-        inside its transaction, so while this holds the lock no file is
-        half-way to its row. The folders' times say which to look in (a
-        few, normally); the first look at a history lists them all (6.3 s
-        for a million captures, once).
-        """
-        mark = self.images_root / files.TMP_DIR / ".looked"
-        try:
-            since = mark.stat().st_mtime - 2  # the mark's own clock granularity
-        except OSError:
-            since = float("-inf")
-        started = time.time()
-        for folder in files.day_folders(self.images_root, changed_since=since):
-            # A folder at a time: another writer waits for one folder at most.
-            with self._transaction() as db:
-                day = "-".join(folder.parts[-3:])
-                named = {
-                    r["path"]
-                    for r in db.execute(
-                        "SELECT i.path FROM captures c JOIN images i ON i.capture_seq = c.seq"
-                        " WHERE c.id GLOB ?",
-                        (f"capture_{day}_*",),
-                    )
-                }
-                base = folder.relative_to(self.images_root).as_posix()
-                orphans = [
-                    f"{base}/{p.name}"
-                    for p in folder.iterdir()
-                    if p.is_file() and f"{base}/{p.name}" not in named
-                ]
-                if orphans:
-                    files.remove(self.images_root, orphans)
-        if self.images_root.is_dir():
-            mark.parent.mkdir(mode=0o700, exist_ok=True)
-            mark.touch()
-            os.utime(mark, (started, started))
-
-    def _remove_held_orphans(self) -> None:
-        """Held files no row names (a writer killed before its row committed,
-        a capture deleted by a process that could not see them), and held
-        files already moved into the images folder (a move cut short)."""
-        held = self.held_root()
-        if held is None:
-            return
-        files.clean_temp_files(held)
-        with self._transaction() as db:
-            listed = [
-                p.relative_to(held).as_posix()
-                for p in held.glob("[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/*")
-                if p.is_file()
-            ]
-            if not listed:
-                return
-            marks = ",".join("?" * len(listed))
-            named = {
-                r["path"]
-                for r in db.execute(f"SELECT path FROM images WHERE path IN ({marks})", listed)
-            }
-            files.remove(
-                held,
-                [p for p in listed if p not in named or (self.images_root / p).exists()],
-            )
-
-    def _measure_sizes(self) -> None:
-        """Record the image bytes of captures stored before sizes were kept."""
-        with map_sqlite_errors("measure the history"):
-            rows = self.db.execute(
-                "SELECT c.seq, i.path FROM captures c JOIN images i ON i.capture_seq = c.seq"
-                " WHERE c.bytes IS NULL"
-            ).fetchall()
-        sizes: dict[int, int] = {}
-        for row in rows:
-            sizes[row["seq"]] = sizes.get(row["seq"], 0) + files.size(self.images_root, row["path"])
-        if sizes:
-            with self._transaction() as db:
-                db.executemany(
-                    "UPDATE captures SET bytes = ? WHERE seq = ?",
-                    [(size, seq) for seq, size in sizes.items()],
-                )
-
-    def set_kept(self, capture_id: str, kept: bool) -> bool:
-        """Keep a capture forever (pruning passes it by), or let it go again;
-        False when there is no such capture."""
-        with self._transaction() as db:
-            seq = self._seq(db, capture_id)
-            if seq is None:
-                return False
-            db.execute("UPDATE captures SET kept = ? WHERE seq = ?", (int(kept), seq))
-        return True
-
-    def prune(
-        self, plan: Plan, *, batch: int = 100, progress: Callable[[int], None] | None = None
-    ) -> int:
-        """Delete what ``plan`` names, oldest first, ``batch`` captures per
-        transaction (other writers, such as the app's next capture, wait at
-        most one batch); captures kept since the plan are passed by.
-        ``progress`` is told how many of the plan's captures are done with.
-        Returns how many were deleted."""
-        pairs = [(doomed.seq, doomed.id) for doomed in plan.doomed]
-        done = 0
-        for first in range(0, len(pairs), batch):
-            done += self.delete_captures(pairs[first : first + batch], unkept_only=True)
-            if progress is not None:
-                progress(min(len(pairs), first + batch))
-        if done >= TIDY_AFTER:
-            while self.tidy_search():
-                pass
-        return done
-
-    def tidy_search(self, pages: int = 250) -> bool:
-        """One step of merging the search index (``pages`` pages of it, in its
-        own transaction); True while there is more to merge.
-
-        Deleting rows leaves delete markers in the full-text index beside the
-        text they cancel, and a search then reads both: after a tenth of a
-        million captures went, finding one capture's text took 6 ms instead
-        of 0.2. Merging drops them; ``prune`` does it after a large prune,
-        and the app's pruner step by step.
-        """
-        more = False
-        for table in ("capture_text", "agent_text"):
-            with self._transaction() as db:
-                before = db.total_changes
-                db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('merge', ?)", (-pages,))
-                more |= db.total_changes - before >= 2
-        return more
-
-    def scrub_search(self) -> None:
-        """Rewrite history's search index whole, so that no term of text
-        since rewritten is left in it (``redact_at_rest`` over text stored
-        before it was on: ``noru reocr``). Replacing a row's text leaves the
-        old terms in the index's segments, beside a marker that cancels them,
-        until the segments are merged (SQLite's FTS5 before 3.42 has no
-        secure delete; the app scrubs after ``rewrite`` replaced stored
-        text: ``scrub_due``); merging them all into one drops them, the pages
-        freed are overwritten (``secure_delete``), and the write-ahead log
-        is emptied. It takes as long as the index is large."""
-        self.db.execute("PRAGMA secure_delete = ON")
-        with self._transaction() as db:
-            db.execute("INSERT INTO capture_text (capture_text) VALUES ('optimize')")
-        with map_sqlite_errors("empty the write-ahead log"):
-            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        self.scrub_due = False
-
-    def index_for_agents(
-        self,
-        fingerprint: str,
-        seen: Seen,
-        *,
-        ids: Sequence[str] | None = None,
-        most: int,
-    ) -> int:
-        """Index, for agents' searches, up to ``most`` captures (of ``ids``,
-        or any) whose text as agents get it is not indexed yet: ``seen`` gives
-        it (``noru.redact.index``), under the policy ``fingerprint`` names.
-        Under another policy than the index's, the whole index is dropped first.
-        One transaction, so no capture's text can change between being read
-        and being indexed. Returns how many were indexed."""
-        with self._transaction() as db:
-            row = db.execute("SELECT fingerprint FROM agent_text_policy").fetchone()
-            if row is None or row["fingerprint"] != fingerprint:
-                db.execute("DELETE FROM agent_text_policy")
-                db.execute("INSERT INTO agent_text_policy (fingerprint) VALUES (?)", (fingerprint,))
-                db.execute("DELETE FROM agent_text")
-                db.execute("UPDATE captures SET agent_indexed = 0 WHERE agent_indexed = 1")
-            where, params = "c.agent_indexed = 0", []
-            if ids is not None:
-                where += f" AND c.id IN ({','.join('?' * len(ids))})"
-                params = list(ids)
-            records = self._records(where, params, f" ORDER BY c.seq DESC LIMIT {int(most)}")
-            for record in records:
-                text = seen(record)
-                if text is not None:
-                    db.execute(
-                        "INSERT INTO agent_text (rowid, ocr, ax, note) VALUES (?, ?, ?, ?)",
-                        (record.seq, *text),
-                    )
-                db.execute("UPDATE captures SET agent_indexed = 1 WHERE seq = ?", (record.seq,))
-            return len(records)
-
-
-def _unindex(db: sqlite3.Connection, seqs: Sequence[int]) -> None:
-    """These captures' text changed: their text as agents get it is to be
-    indexed again (``Store.index_for_agents``); until then agents' searches
-    read them the slow way (``Reading.search``)."""
-    marks = ",".join("?" * len(seqs))
-    db.execute(f"DELETE FROM agent_text WHERE rowid IN ({marks})", list(seqs))
-    db.execute(f"UPDATE captures SET agent_indexed = 0 WHERE seq IN ({marks})", list(seqs))

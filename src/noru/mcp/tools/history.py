@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -29,8 +28,7 @@ from noru.present import (
     no_match,
     present_capture,
 )
-from noru.redact import Policy, index
-from noru.redact.apply import source_for_agent
+from noru.redact import Policy, facts, index
 from noru.store import CaptureRecord, Filters, Reader, Row, SearchHit
 from noru.times import parse_moment
 
@@ -53,10 +51,17 @@ def check_history_access(context: ToolContext) -> None:
 
 
 @contextmanager
-def open_history(context: ToolContext) -> Iterator[Reader]:
-    """The read-only store, after the revoke check; 'history is empty' without one."""
+def open_history(context: ToolContext, policy: Policy) -> Iterator[Reader]:
+    """The read-only store, after the revoke check; 'history is empty' without
+    one. Its source facts are read as ``policy`` lets an agent see them (in
+    rows, filters and the values a no-match names: ``noru.redact.facts``),
+    from agents' index where it was made under ``policy``."""
     check_history_access(context)
-    with Reader.open(context.home) as reader:
+    made = index.fingerprint(policy) if policy.on and not policy.problem else None
+    # One snapshot for the call: agents' index, checked to be made under
+    # ``policy``, cannot be made again under another before it is read.
+    with Reader.open(context.home) as reader, reader.snapshot():
+        reader.show_sources_as(facts.view(policy), indexed=made)
         yield reader
 
 
@@ -151,12 +156,11 @@ def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     order = args.get("order", "newest_first")
     limit = args.get("limit", 20)
     policy = context.policy(load_config(context.home))
-    with open_history(context) as reader:
+    with open_history(context, policy) as reader:
         rows, text = _page(
             context,
-            fetch=lambda size: _seen_rows(
-                reader.list_rows(filters, order=order, limit=size, cursor=args.get("cursor")),
-                policy,
+            fetch=lambda size: reader.list_rows(
+                filters, order=order, limit=size, cursor=args.get("cursor")
             ),
             title=lambda rows: (
                 f"Noru history: {len(rows)} capture{'s' if len(rows) != 1 else ''}, "
@@ -184,20 +188,17 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
     # where it is up to date, so that the time a search takes does not tell
     # what redaction hides (noru.redact.index).
     seen, indexed = index.view(policy) if policy.on else (None, None)
-    with open_history(context) as reader:
+    with open_history(context, policy) as reader:
         hits, text = _page(
             context,
-            fetch=lambda size: _seen_hits(
-                reader.search(
-                    query,
-                    filters,
-                    now=now,
-                    limit=size,
-                    cursor=args.get("cursor"),
-                    seen=seen,
-                    indexed=indexed,
-                ),
-                policy,
+            fetch=lambda size: reader.search(
+                query,
+                filters,
+                now=now,
+                limit=size,
+                cursor=args.get("cursor"),
+                seen=seen,
+                indexed=indexed,
             ),
             title=lambda hits: (
                 f"Noru search for {query!r}: {len(hits)} match{'es' if len(hits) != 1 else ''}, "
@@ -218,25 +219,6 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
                 ),
             )
         return text_result(text)
-
-
-def _seen_row(row: Row, policy: Policy) -> Row:
-    if not policy.on:
-        return row
-    return replace(row, source=source_for_agent(row.source, policy)[0])
-
-
-def _seen_rows(found: tuple[list[Row], str | None], policy: Policy) -> tuple[list[Row], str | None]:
-    """List rows as an agent sees them: a secret in a window title taken out."""
-    rows, cursor = found
-    return [_seen_row(row, policy) for row in rows], cursor
-
-
-def _seen_hits(
-    found: tuple[list[SearchHit], str | None], policy: Policy
-) -> tuple[list[SearchHit], str | None]:
-    hits, cursor = found
-    return [replace(hit, row=_seen_row(hit.row, policy)) for hit in hits], cursor
 
 
 def _resolve(reader: Reader, args: dict[str, Any], filters: Filters) -> CaptureRecord:
@@ -273,7 +255,8 @@ def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         text_only=bool(args.get("text_only", False)),
         region=tuple(args["region"]) if "region" in args else None,
     )
-    with open_history(context) as reader:
+    policy = context.policy(config)
+    with open_history(context, policy) as reader:
         record = _resolve(reader, args, filters)
         try:
             view = present_capture(
@@ -283,7 +266,7 @@ def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 max_edge=config.max_edge,
                 wait=text_wait(context, record),
                 budget=context.fit_capture,
-                policy=context.policy(config),
+                policy=policy,
             )
         except BadRegion as exc:
             raise InvalidParams(f"Invalid arguments: {exc}") from None

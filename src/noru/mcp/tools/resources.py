@@ -22,7 +22,7 @@ from noru.errors import HistoryBlocked, InvalidParams
 from noru.mcp.tools import ToolContext
 from noru.mcp.tools.history import text_wait
 from noru.present import Budget, Projection, present_capture
-from noru.redact.apply import source_for_agent
+from noru.redact.facts import source_for_agent
 from noru.store import Reader, decode_cursor, encode_cursor
 from noru.times import format_utc
 
