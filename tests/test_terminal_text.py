@@ -191,6 +191,34 @@ def test_a_line_in_reverse_video_is_a_row_of_the_grid_like_the_others(
 
 
 @pytest.mark.parametrize(
+    ("term", "family", "size"),
+    [("konsole", "Noto Sans Mono", 13), ("xfce4-terminal", "Hack", 12), ("st", "Cousine", 11)],
+)
+def test_a_selection_across_the_rows_keeps_the_rows_above_it_on_the_grid(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    term: real_terminals.Terminal,
+    family: str,
+    size: int,
+) -> None:
+    # A highlighted row splits the terminal's background in two: the rows
+    # above it are the grid's too, though the grid's origin, found from the
+    # gaps between lines of text, is a pixel or two off the cells' edges.
+    need(term)
+    with real_terminals.open_terminal(
+        desktop, term, ALIGNED[:9], columns=100, rows=12, font=family, size=size,
+        theme="dark", highlight=3, x=80, y=80,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    # Konsole's toolbar above its rows is read as text (its own lines).
+    rows = [line for line in read if line[:4].isdigit()]
+    assert rows[:3] == ALIGNED[:3], read
+    assert sum(got == want for got, want in zip(rows[4:], ALIGNED[4:9], strict=False)) >= 4
+
+
+@pytest.mark.parametrize(
     ("family", "size"), [("DejaVu Sans", 12), ("Liberation Serif", 11), ("Noto Sans", 15)]
 )
 def test_proportional_type_has_no_cell_grid_and_keeps_the_engine_s_layout(

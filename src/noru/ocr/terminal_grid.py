@@ -106,6 +106,9 @@ BAR = 0.9
 BACKGROUND_ROW = 0.2
 PAPER = 12
 MIN_RUN = 3
+# A band of another background is whole rows of the grid when its edges lie
+# within this share of a row of the grid's (``_on_grid``).
+PHASE_SLACK = 0.15
 
 
 @functools.cache
@@ -584,7 +587,11 @@ def _on_grid(gap: tuple[int, int], top: int, cells: Cells) -> bool:
     pitch = cells.height
     rows, rest = divmod(end - start, pitch)
     phase = (start - top - cells.y) % pitch
-    return rows >= 1 and min(rest, pitch - rest) <= 1 and min(phase, pitch - phase) <= 1
+    # The grid's origin, found from the gaps between lines of text, may be a
+    # few pixels off the cells' true edges (descenders below, capitals above
+    # are not alike): a band of whole rows is on the grid that near it.
+    off = max(1, round(PHASE_SLACK * pitch))
+    return rows >= 1 and min(rest, pitch - rest) <= 1 and min(phase, pitch - phase) <= off
 
 
 def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
