@@ -202,6 +202,16 @@ def _sample(screens: list[Screen]) -> list[Screen]:
             if (s.family, s.terminal, s.length, s.dpi) == ("Hermit", "xterm-xft", "dense", 96)
         )
     )
+    # A face with a look-alike installed (Liberation Mono and Cousine): the
+    # sampled letters fit both, the screen's `l`s only one of them.
+    chosen.append(
+        next(
+            s
+            for s in train
+            if (s.family, s.terminal, s.dpi, s.size_pt, s.kind)
+            == ("Liberation Mono", "xterm-xft", 96, 9, "env-listing")
+        )
+    )
     return chosen
 
 

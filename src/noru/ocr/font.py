@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from noru.ocr.faces import HINTINGS, Drawn, Face, bold_of, draw, monospace_faces
-from noru.ocr.glyphs import Canvas, Font
+from noru.ocr.glyphs import Canvas, Font, Shapes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,6 +62,9 @@ AGAIN_SLACK = 0.001
 SHIFTS = (0.25, 0.5, 0.75)
 # Faces taken from the first round (one hinting, few sizes) to the second.
 FINALISTS = 3
+# Faces whose fits are this near the best one's are look-alikes, told apart
+# by the glyphs they do not share (``_of_lookalikes``).
+LOOKALIKE = 0.005
 
 
 def _pair_distances(cells: Array, glyphs: Array) -> Array:
@@ -328,16 +331,18 @@ def identify(
         finalists.setdefault(face, size)
         if len(finalists) == FINALISTS:
             break
-    best: tuple[float, Face, float, str, int, int] | None = None
+    fits: dict[Face, tuple[float, Face, float, str, int, int]] = {}
     steps = round(COARSE_STEP / FINE_STEP)
     for face, middle in finalists.items():
         for size in (middle + i * FINE_STEP for i in range(-steps, steps + 1)):
             for hinting in HINTINGS:
                 fitted = _fit(face, size, hinting, samples, width, height, around=1)
-                if fitted is not None and (best is None or fitted[0] < best[0]):
-                    best = (fitted[0], face, size, hinting, fitted[1], fitted[2])
-    if best is None:
+                if fitted is not None and (face not in fits or fitted[0] < fits[face][0]):
+                    fits[face] = (fitted[0], face, size, hinting, fitted[1], fitted[2])
+    if not fits:
         return None
+    ranked = sorted(fits.values(), key=lambda fit: fit[0])
+    best = _of_lookalikes(ranked, cells, width, height)
     # Last, where between pixels the pen is: a terminal centring glyphs in
     # wider cells draws them a fraction of a pixel right.
     score, face, size, hinting, x, baseline = best
@@ -350,3 +355,27 @@ def identify(
     if score > FIT:
         return None
     return Font(face, bold_of(face), size, hinting, shift, x, baseline, width, height, score)
+
+
+def _of_lookalikes(
+    fits: Sequence[tuple[float, Face, float, str, int, int]],
+    cells: Sequence[Array],
+    width: int,
+    height: int,
+) -> tuple[float, Face, float, str, int, int]:
+    """The best of faces that fit the samples alike (``fits``, nearest first):
+    metric-compatible clones (Liberation Mono and Cousine, DejaVu Sans Mono
+    and Hack) draw the sampled letters the same and differ in a few others
+    (Liberation Mono's ``l`` is near Cousine's ``L``). Of those within
+    LOOKALIKE of the nearest, the face whose glyphs are nearest every cell
+    on the screen, not only the sampled ones."""
+    alike = [fit for fit in fits if fit[0] <= fits[0][0] + LOOKALIKE]
+    if len(alike) == 1:
+        return fits[0]
+
+    def unexplained(fit: tuple[float, Face, float, str, int, int]) -> float:
+        score, face, size, hinting, x, baseline = fit
+        shapes = Shapes(Font(face, None, size, hinting, 0.0, x, baseline, width, height, score))
+        return sum(1.0 if found is None else found.distance for found in shapes.decide(cells))
+
+    return min(alike, key=unexplained)
