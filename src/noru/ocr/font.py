@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from noru.ocr.faces import HINTINGS, Drawn, Face, bold_of, draw, monospace_faces
-from noru.ocr.glyphs import Canvas, Font, Shapes
+from noru.ocr.glyphs import Canvas, Font, distances
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,10 +66,11 @@ FINALISTS = 3
 # Faces whose fits are this near the best one's are look-alikes, told apart
 # by the glyphs they do not share (``_of_lookalikes``).
 LOOKALIKE = 0.005
+PRINTABLE = tuple(chr(c) for c in range(33, 127))
 
 
 def _pair_distances(cells: Array, glyphs: Array) -> Array:
-    """Each cell's distance to the glyph in the same row (as ``noru.ocr.glyphs``' distances)."""
+    """Each cell's distance to the glyph in the same row (as ``noru.ocr.glyphs.distances``)."""
     import numpy as np
 
     dot = (cells * glyphs).sum(axis=1)
@@ -367,15 +369,21 @@ def _of_lookalikes(
     metric-compatible clones (Liberation Mono and Cousine, DejaVu Sans Mono
     and Hack) draw the sampled letters the same and differ in a few others
     (Liberation Mono's ``l`` is near Cousine's ``L``). Of those within
-    LOOKALIKE of the nearest, the face whose glyphs are nearest every cell
-    on the screen, not only the sampled ones."""
+    LOOKALIKE of the nearest, the face whose printable ASCII glyphs are
+    nearest every cell on the screen, not only the sampled ones."""
+    import numpy as np
+
     alike = [fit for fit in fits if fit[0] <= fits[0][0] + LOOKALIKE]
     if len(alike) == 1:
         return fits[0]
+    flat = np.stack([cell.ravel() for cell in cells]).astype(np.float32)
 
     def unexplained(fit: tuple[float, Face, float, str, int, int]) -> float:
-        score, face, size, hinting, x, baseline = fit
-        shapes = Shapes(Font(face, None, size, hinting, 0.0, x, baseline, width, height, score))
-        return sum(1.0 if found is None else found.distance for found in shapes.decide(cells))
+        _, face, size, hinting, x, baseline = fit
+        drawn = draw(face, size, hinting, PRINTABLE)
+        if drawn is None:
+            return math.inf
+        glyphs = Canvas(drawn, width, height).cells(x, baseline)
+        return float(distances(flat, glyphs).min(axis=1).sum())
 
     return min(alike, key=unexplained)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     Array = npt.NDArray[np.float32]
 
-__all__ = ["CHARSET", "Canvas", "Decision", "Font", "Fonts", "Shapes", "coverage"]
+__all__ = ["CHARSET", "Canvas", "Decision", "Font", "Fonts", "Shapes", "coverage", "distances"]
 
 # What a terminal's cell may hold, as far as a glyph says it: printable
 # ASCII, Latin-1's letters and signs, the typography, arrows, marks and
@@ -115,7 +115,7 @@ def coverage(cell: bytes, width: int, height: int) -> Array:
     return (255.0 - dark.astype(np.float32)) / 255.0
 
 
-def _distances(cells: Array, glyphs: Array) -> Array:
+def distances(cells: Array, glyphs: Array) -> Array:
     """Each cell's distance to each glyph (rows: cells, columns: glyphs), both
     as flat coverage: one less the cosine of their angle, so that a glyph
     drawn fainter (a colour whose full ink was not seen, a thin stroke never
@@ -268,9 +268,9 @@ class Shapes:
         flat = np.stack([cell.ravel() for cell in cells]).astype(np.float32)
         found: list[Decision | None] = []
         for start in range(0, len(flat), 512):
-            distances = _distances(flat[start : start + 512], self.glyphs) + self.prior
-            order = np.argsort(distances, axis=1)[:, :4]
-            for row, ranked in zip(distances, order, strict=True):
+            apart = distances(flat[start : start + 512], self.glyphs) + self.prior
+            order = np.argsort(apart, axis=1)[:, :4]
+            for row, ranked in zip(apart, order, strict=True):
                 char = self.chars[ranked[0]]
                 # A bold drawing of the same character is no rival.
                 other = next((row[j] for j in ranked[1:] if self.chars[j] != char), 1.0)
