@@ -64,9 +64,9 @@ def test_an_unknown_key_is_a_problem_that_names_it_and_the_key_meant(tmp_path: P
     assert config.problems == (
         "max_egde: unknown setting, ignored (did you mean max_edge?)",
         "zzz: unknown setting, ignored "
-        "(known: handoff_window, ocr_settle, max_edge, hotkey, ocr_engine, ax_budget, ax_switch, "
-        "exclude_apps, exclude_titles, keep_days, max_disk, min_free, notify_observe, "
-        "notify_handoff, result_shape, redact, redact_at_rest)",
+        "(known: handoff_window, ocr_settle, max_edge, hotkey, ocr_engine, ocr_second_opinion, "
+        "ax_budget, ax_switch, exclude_apps, exclude_titles, keep_days, max_disk, min_free, "
+        "notify_observe, notify_handoff, result_shape, redact, redact_at_rest)",
     )
 
 
@@ -79,6 +79,7 @@ def test_an_unknown_key_is_a_problem_that_names_it_and_the_key_meant(tmp_path: P
         ('handoff_window = "soon"', "handoff_window = 'soon' ignored: not a duration"),
         ('hotkey = ""', "hotkey = '' ignored: use a name like ctrl+alt+n"),
         ('notify_observe = "no"', "notify_observe = 'no' ignored: use true or false"),
+        ("ocr_second_opinion = 0", "ocr_second_opinion = 0 ignored: use true or false"),
     ],
 )
 def test_a_bad_value_keeps_the_default_and_names_the_key(

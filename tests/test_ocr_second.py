@@ -4,9 +4,12 @@ The second opinion on real screens is in tests/test_terminal_text.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from noru.ocr.second import WIDE, spaced, wide_letters
+from noru.recognition import open_engine
 
 
 @pytest.mark.parametrize(
@@ -52,3 +55,17 @@ def test_one_letter_repeated_is_a_row_of_marks_not_a_script() -> None:
     # A row of carets under a traceback's line, read as katakana he.
     assert wide_letters("ヘヘヘヘヘヘヘヘA") == 1
     assert wide_letters("echo 用户登录失败") == 6
+
+
+@pytest.mark.parametrize(("setting", "asks"), [("", True), ("ocr_second_opinion = false\n", False)])
+def test_config_toml_says_whether_the_engine_the_app_opens_asks_rapidocr(
+    tmp_path: Path, setting: str, asks: bool
+) -> None:
+    # The app's OCR process and `noru reocr`/`import` open their engine here.
+    (tmp_path / "config.toml").write_text(setting)
+    engine = open_engine(tmp_path)
+    try:
+        assert engine.settings.second_opinion is asks  # type: ignore[attr-defined]
+        assert (engine.second is not None) is asks  # type: ignore[attr-defined]
+    finally:
+        engine.close()

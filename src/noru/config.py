@@ -7,6 +7,7 @@
     max_edge = 1568          # long edge of served images, in pixels
     hotkey = "ctrl+alt+n"    # the global capture shortcut (X11)
     ocr_engine = "tesseract" # the OCR engine (see `noru doctor`)
+    ocr_second_opinion = true  # lines Tesseract is unsure of read again by RapidOCR
     ax_budget = 0.15         # seconds the accessibility text may take at a capture; 0: none
     ax_switch = false        # ask every app of the session to build its accessibility tree
     exclude_apps = []        # apps never captured (also `noru exclude add --app`)
@@ -74,6 +75,7 @@ class Config:
     max_edge: int = 1568
     hotkey: str = "ctrl+alt+n"
     ocr_engine: str = "tesseract"
+    ocr_second_opinion: bool = True
     ax_budget: float = 0.15
     ax_switch: bool = False
     exclude_apps: tuple[str, ...] = ()
@@ -185,6 +187,7 @@ KEYS: dict[str, Callable[[object], object]] = {
     "max_edge": _edge,
     "hotkey": _name("ctrl+alt+n"),
     "ocr_engine": _name("tesseract"),
+    "ocr_second_opinion": _switch,
     "ax_budget": _budget,
     "ax_switch": _switch,
     "exclude_apps": _names,

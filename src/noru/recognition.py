@@ -71,7 +71,8 @@ class CaptureText:
 def open_engine(home: Path, name: str | None = None) -> Engine:
     """The named engine, else the one config.toml names (tesseract by default).
     ``OcrError`` says what to install when it cannot be made."""
-    return get_engine(name or load_config(home).ocr_engine)
+    config = load_config(home)
+    return get_engine(name or config.ocr_engine, second_opinion=config.ocr_second_opinion)
 
 
 def recognise_capture(

@@ -143,6 +143,7 @@ def main() -> int:
         return 0  # the app died before we could ask to die with it
     os.nice(19)  # captures and agents come first
     from noru.app.memory import QUIET, malloc_trim
+    from noru.config import load_config
     from noru.ocr import get_engine, warm
     from noru.store import Reader
 
@@ -152,7 +153,7 @@ def main() -> int:
     name, home = sys.argv[1], Path(sys.argv[2])
     try:
         history = Reader.open(home)
-        engine = get_engine(name)
+        engine = get_engine(name, second_opinion=load_config(home).ocr_second_opinion)
         warm(engine)
         malloc_trim()
     except Exception as exc:

@@ -60,7 +60,7 @@ class EngineStatus:
         return f"{self.name} {self.version}{data}"
 
 
-EngineFactory = Callable[[Path | None], Engine]
+EngineFactory = Callable[[Path | None, bool], Engine]
 EngineProbe = Callable[[Path | None], EngineStatus]
 
 
@@ -74,9 +74,10 @@ _REGISTRY: dict[str, _Registration] = {}
 
 
 def register_engine(name: str, *, factory: EngineFactory, probe: EngineProbe) -> None:
-    """Make ``name`` selectable. ``factory(tessdata)`` builds an engine (raising
-    ``OcrError`` when it cannot); ``probe(tessdata)`` says whether it could,
-    cheaply and without raising."""
+    """Make ``name`` selectable. ``factory(tessdata, second_opinion)`` builds an
+    engine (raising ``OcrError`` when it cannot; ``second_opinion``: whether
+    it may ask another engine about the lines it is unsure of);
+    ``probe(tessdata)`` says whether it could, cheaply and without raising."""
     _REGISTRY[name] = _Registration(factory, probe)
 
 
@@ -97,12 +98,16 @@ def describe(name: str = DEFAULT_ENGINE, *, tessdata: Path | None = None) -> Eng
     return registration.probe(tessdata)
 
 
-def get_engine(name: str = DEFAULT_ENGINE, *, tessdata: Path | None = None) -> Engine:
-    """A ready engine; ``OcrError`` says what to install when it cannot be made."""
+def get_engine(
+    name: str = DEFAULT_ENGINE, *, tessdata: Path | None = None, second_opinion: bool = True
+) -> Engine:
+    """A ready engine; ``OcrError`` says what to install when it cannot be made.
+    ``second_opinion``: lines Tesseract is unsure of may be read again by
+    RapidOCR (``noru.ocr.second``; config.toml's ``ocr_second_opinion``)."""
     registration = _REGISTRY.get(name)
     if registration is None:
         raise OcrError(f"unknown OCR engine {name!r}; known: {_known()}")
-    return registration.factory(tessdata)
+    return registration.factory(tessdata, second_opinion)
 
 
 def warm(engine: Engine) -> None:
@@ -128,10 +133,11 @@ def _known() -> str:
 # --- the default engine ---------------------------------------------------------
 
 
-def _tesseract_factory(tessdata: Path | None) -> Engine:
-    from noru.ocr.tesseract import TesseractEngine
+def _tesseract_factory(tessdata: Path | None, second_opinion: bool) -> Engine:
+    from noru.ocr.tesseract import TesseractEngine, TesseractSettings
 
-    return TesseractEngine(tessdata=tessdata)
+    settings = TesseractSettings(second_opinion=second_opinion)
+    return TesseractEngine(tessdata=tessdata, settings=settings)
 
 
 def _tesseract_probe(tessdata: Path | None) -> EngineStatus:
@@ -158,7 +164,7 @@ register_engine(DEFAULT_ENGINE, factory=_tesseract_factory, probe=_tesseract_pro
 # --- optional engines -------------------------------------------------------------
 
 
-def _rapidocr_factory(tessdata: Path | None) -> Engine:
+def _rapidocr_factory(tessdata: Path | None, second_opinion: bool) -> Engine:
     from noru.ocr.rapid import RapidEngine
 
     return RapidEngine()  # its models come with its wheel: no data path
