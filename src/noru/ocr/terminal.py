@@ -74,11 +74,19 @@ SAMPLE_LEAST = 8
 # this many cells from the row's other ink, is chrome.
 EDGE_COLUMNS = 2
 LONE = 3
-# The chance that a cell is wrong, by how it was decided: by its glyph in the
-# grid's font, by the engine (its copies agreeing, or as read there), or not
-# at all. Measured on the training part of the terminal corpus
-# (bench/ocr_terminals.py calibrate).
-MISSES = {"glyph": 3e-5, "engine": 0.01, "lost": 0.8}
+# The chance that a cell is wrong, by how it was decided (``_way``): by its
+# glyph in the grid's font; by the engine (its copies agreeing, or as read
+# there) where the font is known and its glyphs left the cell unsure, or
+# where no font is known; a character outside ASCII by the engine; or not at
+# all. Fitted on the training part of the terminal corpus
+# (bench/ocr_calibrate.py).
+MISSES = {
+    "glyph": 2.2e-4,
+    "engine": 0.035,
+    "engine-alone": 0.0025,
+    "engine-other": 0.014,
+    "lost": 0.89,
+}
 # A row is read in parts of at least this many cells, where it has them.
 CONTEXT = 24
 # Rows kept by their pixels: a few screens of terminals.
@@ -586,7 +594,7 @@ def _lines(
                 continue  # a scrollbar's arrow beside the text: no character
             if char is not None:
                 chars[column] = char
-            how["engine" if char is not None else "lost"] += 1
+            how[_way(char, font_known=bool(drawn))] += 1
         if not chars:
             continue
         first, last = min(chars), max(chars)
@@ -605,6 +613,17 @@ def _lines(
         # Indentation is the grid's too: the line starts at the grid's first column.
         lines.append(OcrLine(" " * first + text, box, chance(how)))
     return lines
+
+
+def _way(char: str | None, *, font_known: bool) -> str:
+    """How a cell no glyph decided was decided, as ``MISSES`` counts it: by the
+    engine where the grid's font is known (its glyphs left this cell unsure),
+    where no font is, a character outside ASCII by the engine, or lost."""
+    if char is None:
+        return "lost"
+    if not char.isascii():
+        return "engine-other"
+    return "engine" if font_known else "engine-alone"
 
 
 def chance(how: Counter[str]) -> float:
