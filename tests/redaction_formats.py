@@ -8,9 +8,15 @@ Two parts, for evaluating on what was not tuned on:
 - tuned: values of ``TUNED_SEED`` in the ``TUNED`` lines; tests/
   test_redact_formats.py asserts on them, and the rules were written
   looking at them;
-- held out: values of ``HELD_OUT_SEEDS`` in the ``HELD_OUT`` lines (and the
-  misreads of ``misread``), never looked at while the rules were written:
-  bench/redact_formats.py reports recall on them per kind.
+- held out, first round: values of ``HELD_OUT_SEEDS`` in the ``HELD_OUT``
+  lines (and the misreads of ``misread``), not looked at while the rules
+  were written; after its first run, its misses were looked at and some
+  rules changed (AWS key ids', Octopus', New Relic's and 1Password's case
+  flips, Plaid's and kubeadm's misreads), so it is tuned on now;
+- held out, second round: values of ``FRESH_SEEDS`` in the ``FRESH`` lines,
+  written after that and never looked at line by line: the headline.
+
+bench/redact_formats.py reports recall on each part per kind.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
 
 TUNED_SEED = 1
 HELD_OUT_SEEDS = tuple(range(100, 110))
+FRESH_SEEDS = tuple(range(200, 210))
 
 
 def pick(rng: random.Random, alphabet: str, count: int) -> str:
@@ -245,6 +252,16 @@ HELD_OUT = [
     '<input type="text" value="{v}">',
     "# rotate {v} (expired)",
     "  - {v}",
+]
+
+
+FRESH = [
+    "{v} # do not commit",
+    "  '{v}',",
+    "  [{v}]",
+    "=> {v}",
+    "Using {v} for this session.",
+    "\t{v}\t",
 ]
 
 

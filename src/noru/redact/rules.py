@@ -63,6 +63,10 @@ _ALNUM = "[A-Za-z0-9|]"
 _B64 = "[A-Za-z0-9+/=|]"
 # Hexadecimal, and what the engine reads for its 0 and 1 (and a case flip).
 _HEX = "[0-9a-fA-FOolI|]"
+# Capitals and digits (an AWS key id's, New Relic's), and the small letters
+# the engine reads for capitals of one shape; and small letters and digits.
+_UPPER = "[A-Z0-9l|ckopsuvwxz]"
+_LOWER = "[a-z0-9CKOPSUVWXZ]"
 # Letters whose capital is their small letter drawn larger: the engine
 # flips their case now and then.
 _FLIPS = frozenset("ckopsuvwxz")
@@ -159,11 +163,13 @@ RULES: tuple[Rule, ...] = (
     # --- Amazon Web Services ---------------------------------------------
     # Access key ids: AKIA (long-term), ASIA (temporary) and the other
     # unique-id prefixes, then 16 of [A-Z2-7] (read as [A-Z0-9], misreads).
-    _rule(
+    _token(
         "aws-key",
-        rf"(?<![A-Za-z0-9])(?P<v>(?:{_A}[K][I1l|]{_A}|{_A}{_S}[I1l|]{_A}|{_A}GP{_A}|{_A}{_I}D{_A}"
-        rf"|{_A}R{_O}{_A}|{_A}{_I}P{_A}|{_A}NP{_A}|{_A}NV{_A}|{_A}B{_I}{_A}|{_A}CC{_A})"
-        rf"[A-Z0-9Il|]{{16}})(?![A-Za-z0-9])",
+        rf"(?:{_A}[K][I1l|]{_A}|{_A}{_S}[I1l|]{_A}|{_A}GP{_A}|{_A}{_I}D{_A}|{_A}R{_O}{_A}"
+        rf"|{_A}{_I}P{_A}|{_A}NP{_A}|{_A}NV{_A}|{_A}B{_I}{_A}|{_A}CC{_A})",
+        _UPPER,
+        16,
+        needles=(),
     ),
     # A session token (STS): base64 of a binary blob whose first bytes are
     # fixed: ``IQoJb3JpZ2luX2Vj`` today, ``FwoGZXIvYXdzE`` and ``AQoDYXdzE``
@@ -279,11 +285,11 @@ RULES: tuple[Rule, ...] = (
     _t("duffel-token", ("duffel_live_", "duffel_test_"), "[A-Za-z0-9_=|-]", 43),
     _t("lob-key", ("live_", "test_", "live_pub_", "test_pub_"), _HEX, 31, 35),
     _t("easypost-key", ("EZAK", "EZTK"), _ALNUM, 54),
-    _rule(
+    _t(
         "plaid-token",
-        rf"\b(?P<v>{fixed('access-')}(?:sandbox|development|production)-{_HEX}{{8}}-{_HEX}{{4}}"
-        rf"-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}})",
-        needles=("access-",),
+        ("access-sandbox-", "access-development-", "access-production-"),
+        f"{_HEX[:-1]}-]",
+        36,
     ),
     # --- AI providers --------------------------------------------------------
     _t("anthropic-key", "sk-ant-", _BODY, 20, 300),
@@ -350,11 +356,12 @@ RULES: tuple[Rule, ...] = (
     _t("prefect-key", "pnu_", _ALNUM, 36),
     _t("scalingo-token", "tk-us-", _BODY, 48),
     _t("openshift-token", "sha256~", _BODY, 43),
-    _t("octopus-key", "API-", "[A-Z0-9]", 26),
+    _t("octopus-key", "API-", _UPPER, 26),
     _t("databricks-token", "dapi", _HEX, 32, 34),
     _t("dynatrace-token", "dt0c01.", "[A-Za-z0-9.]", 89),
     _t("cloudflare-ca-key", "v1.0-", "[0-9a-f-]", 171),
-    _t("newrelic-key", ("NRAK-", "NRII-", "NRRA-"), "[A-Z0-9|l]", 27, 32),
+    _t("newrelic-key", "NRAK-", _UPPER, 27),
+    _t("newrelic-key", "NRII-", _UPPER, 32),
     _t("dropbox-token", "sl.", "[A-Za-z0-9_.|-]", 130, 1500),
     _t("yandex-key", "AQVN", _BODY, 35, 38),
     _t("infracost-key", "ico-", _ALNUM, 32),
@@ -368,12 +375,7 @@ RULES: tuple[Rule, ...] = (
     _t("sentry-token", "sntrys_eyJ", "[A-Za-z0-9+/=_]", 80, 500),
     _t("adobe-secret", "p8e-", _ALNUM, 32),
     _t("onepassword-token", "ops_eyJ", _B64, 200, 3000),
-    _rule(
-        "onepassword-key",
-        r"\b(?P<v>A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}"
-        r"-[A-Z0-9]{5})\b",
-        needles=("a3-",),
-    ),
+    _t("onepassword-key", "A3-", f"{_UPPER[:-1]}-]", 36),
     _rule(
         "airtable-token",
         rf"\b(?P<v>{fixed('pat')}[A-Za-z0-9|]{{14}}\.{_HEX}{{64}})\b",
@@ -418,7 +420,7 @@ RULES: tuple[Rule, ...] = (
     # which a dotted name of code (``config.getattribute``) has not.
     _rule(
         "kubeadm-token",
-        r"(?<![A-Za-z0-9._/@-])(?P<v>[a-z0-9]{6}\.(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{16})"
+        rf"(?<![A-Za-z0-9._/@-])(?P<v>{_LOWER}{{6}}\.(?=[a-zA-Z]*[0-9])(?=[0-9]*[a-zA-Z]){_LOWER}{{16}})"
         r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
     ),
     # This install's own token for `noru mcp --http` (noru.httptoken), as
