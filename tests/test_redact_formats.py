@@ -204,3 +204,19 @@ def test_an_openpgp_and_a_putty_private_key_are_found_line_by_line() -> None:
     found = find_lines(lines_)
     assert [i for i, f in enumerate(found) if f] == [3, 4, 8, 9]
     assert all(f[0].kind == "private-key" for f in found if f)
+
+
+def test_any_line_of_labels_keys_and_token_characters_is_searched_without_error() -> None:
+    """Lines mixing labels, separators and token characters at random
+    (seeded): detection never fails on what a screen may hold."""
+    rng = random.Random(37)
+    parts = [
+        "key", "keys", "Key", "KEYS", "monkeyKeys", "api key", "secret", "token", "password",
+        "=", ":", " ", '"', "'", ",", ";", "-", "_", ".", "/", "|", "--token", "-p", "AKIA",
+        "ghp_", "sk-", "eyJ", "hf_", "SG.", "machine", "AccountKey=", "client-key-data:",
+        "x7Kq", "AbC123xyz987LMNOPq", "0000", "==", "\t", "é", "✓",
+    ]  # fmt: skip
+    lines_ = ["".join(rng.choice(parts) for _ in range(rng.randrange(1, 30))) for _ in range(3000)]
+    found = find_lines(lines_)
+    for line, spans in zip(lines_, found, strict=True):
+        assert all(0 <= f.start < f.end <= len(line) for f in spans)

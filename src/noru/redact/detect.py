@@ -540,8 +540,11 @@ def _label_end(line: str, end: int) -> int:
 def _a_secrets_key(words: list[str]) -> bool:
     """Whether a label that is a ``key`` names a secret's: not a database's,
     a map's, a keyboard's or a public one, nor its id or name."""
-    at = max(i for i, word in enumerate(words) if word.endswith("key"))
-    before = words[at - 1] if at else words[at][: -len("key")]
+    keys = [i for i, word in enumerate(words) if "key" in word]
+    if not keys:
+        return False
+    at = keys[-1]
+    before = words[at - 1] if at else words[at][: words[at].index("key")]
     after = words[at + 1 :]
     if before in NOT_KEYS or any(w in NOT_KEYS for w in words[:at]):
         return False

@@ -490,7 +490,7 @@ PLACED: tuple[Rule, ...] = (
         needles=("curl",),
     ),
     # .netrc: ``machine host login me password X``, or ``password X`` on a
-    # line of its own (not a word: ``password changed``).
+    # line of its own (not a word of prose: ``password changed.``).
     _rule(
         "password",
         r"\b(?:machine|default)\b.*?\s(?:password|passwd)\s+(?P<quote>)(?P<v>\S{1,256})",
@@ -498,7 +498,7 @@ PLACED: tuple[Rule, ...] = (
     ),
     _rule(
         "password",
-        r"^\s*(?:password|passwd)\s+(?P<quote>)(?P<v>(?![a-z]+\s*$)\S{1,256})\s*$",
+        r"^\s*(?:password|passwd)\s+(?P<quote>)(?P<v>(?![a-z]+[.,;:!?]?\s*$)\S{1,256})\s*$",
         needles=("pass",),
     ),
     # .pgpass: ``host:port:database:user:password``.
