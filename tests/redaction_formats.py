@@ -329,6 +329,7 @@ def placed(seed: int) -> list[tuple[str, str, str]]:
     account_key = pick(rng, B64, 86) + "=="
     key_data = base64.b64encode(b"-----BEGIN RSA PRIVATE KEY-----\n" + rng.randbytes(60)).decode()
     sql_password = pick(rng, ALNUM, 12)
+    session = pick(rng, HEX, 32)
     return [
         (f"$ mysql -u root -p{password} ledger", password, "password"),
         (f"mysqldump -h db -u app -p{password} --all-databases", password, "password"),
@@ -354,4 +355,6 @@ def placed(seed: int) -> list[tuple[str, str, str]]:
             "password",
         ),
         (f"    client-key-data: {key_data}", key_data, "private-key"),
+        (f'<add key="ClearTextPassword" value="{password}" />', password, "password"),
+        (f"Cookie: _gitlab_session={session}", session, "gitlab-session"),
     ]

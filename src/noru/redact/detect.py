@@ -121,7 +121,7 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
     """Every finding in ``line``, most specific first, overlaps and all."""
     folded = canon(line)
     found = _formats(line, folded, categories)
-    joined = _despaced(line) if "secrets" in categories else None
+    joined = _despaced(line) if "secrets" in categories and _MIXED_RUN.search(line) else None
     if joined is not None:
         # Found across a stray space only (else the line's own search found it).
         text, at = joined
@@ -167,6 +167,9 @@ def _formats(line: str, folded: str, categories: Collection[str]) -> list[Findin
     return found
 
 
+# What a piece of a token after a stray space nearly always holds (``_GAP``
+# looks for it): a line with none is not searched for spaces to take out.
+_MIXED_RUN = re.compile(r"[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]", re.ASCII)
 # A space between two runs of a token's characters: the engine may have put
 # it inside one token.
 # (what follows it mixes letters and digits, or cases, as a token's does).
@@ -407,7 +410,7 @@ def _placed(line: str, folded: str) -> list[Finding]:
     string's, a kubeconfig's private key."""
     found = []
     for rule in PLACED:
-        if rule.needles and not any(needle in folded for needle in rule.needles):
+        if rule.needles and not any(map(folded.__contains__, rule.needles)):
             continue
         for m in rule.pattern.finditer(line):
             begin, stop = m.span("v")
@@ -427,7 +430,8 @@ def _placed(line: str, folded: str) -> list[Finding]:
 
 def _held(value: str, kind: str, *, option: bool = False) -> bool:
     """Whether a value in a secret's place is one: not a placeholder, a
-    variable, a path or an option; a token's or a key's at least 8 long."""
+    variable, a path or an option; a password at least 4 long, a token's
+    or a key's 8."""
     if not value or value.lower().strip("*.") in PLACEHOLDERS or _reference(value):
         return False
     if value[0] in "-<[{(/~" or value.startswith(("./", "../", "file:", "@")):
@@ -435,7 +439,7 @@ def _held(value: str, kind: str, *, option: bool = False) -> bool:
     if option and ("=" in value.rstrip("=") or re.fullmatch(r"[A-Z][A-Z0-9_]*", value)):
         return False  # ``--secret id=x,src=f``; ``--token TOKEN`` in a command's help
     if kind == "password":
-        return not (value.isdigit() and len(value) <= 2)
+        return len(value) >= 4  # ``password X`` in a doc: a placeholder
     if value.isdigit() and len(value) <= NUMBER_DIGITS:
         return False
     return len(value) >= MIN_TOKEN
@@ -457,13 +461,25 @@ def _aws_secrets(line: str) -> list[Finding]:
     return found
 
 
+# A label's name, then ``=`` or ``:`` within a few words: a line without
+# one has no labelled value (most lines of a log or of code have none).
+_LABEL_AND_VALUE = re.compile(
+    r"(?:pass|pwd|secret|token|key|credential)[A-Za-z0-9_. -]{0,40}?[\"']?\s*(?::|=)",
+    re.ASCII | re.IGNORECASE,
+)
+
+
 def _labelled(line: str) -> list[Finding]:
+    if _LABEL_AND_VALUE.search(line) is None:
+        return []
     found = []
     after = 0  # where the last label's value ended: a name inside it is no label
     for name in LABEL_NAME.finditer(line):
         if name.start() < after or _inside_a_word(line, name.end()):
             continue
-        end = _label_end(line, LABEL_CHARS.match(line, name.end()).end())  # type: ignore[union-attr]
+        end = LABEL_CHARS.match(line, name.end()).end()  # type: ignore[union-attr]
+        if line[end : end + 1] == " ":
+            end = _label_end(line, end)
         m = LABEL_VALUE.match(line, end)
         if m is None:
             continue

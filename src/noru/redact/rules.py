@@ -93,7 +93,7 @@ def fixed(text: str) -> str:
 # The form a line is searched for a rule's fixed letters in (``canon``):
 # small letters, and one character for those the engine confuses.
 _CANON = str.maketrans(
-    {"0": "o", "1": "l", "i": "l", "|": "l", "5": "s", "2": "z", " ": "_", "8": "b"}
+    {"0": "o", "1": "l", "i": "l", "|": "l", "5": "s", "2": "z", " ": "_", "8": "b", "4": "a"}
 )
 
 
@@ -169,7 +169,7 @@ RULES: tuple[Rule, ...] = (
         rf"|{_A}{_I}P{_A}|{_A}NP{_A}|{_A}NV{_A}|{_A}B{_I}{_A}|{_A}CC{_A})",
         _UPPER,
         16,
-        needles=(),
+        needles=("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ABIA", "ACCA"),
     ),
     # A session token (STS): base64 of a binary blob whose first bytes are
     # fixed: ``IQoJb3JpZ2luX2Vj`` today, ``FwoGZXIvYXdzE`` and ``AQoDYXdzE``
@@ -310,7 +310,7 @@ RULES: tuple[Rule, ...] = (
     _t("pinecone-key", "pcsk_", _BODY, 40, 100),
     _t("langsmith-key", ("lsv2_pt_", "lsv2_sk_"), _BODY, 40, 60),
     # --- Google, Microsoft, cloud and hosting ------------------------------
-    _token("google-api-key", rf"{_A}[I1l|][zZ]a", "[0-9A-Za-z_|-]", 35, needles=("aiza", "4iza")),
+    _token("google-api-key", rf"{_A}[I1l|][zZ]a", "[0-9A-Za-z_|-]", 35, needles=("aiza",)),
     _t("google-oauth-token", "ya29.", _BODY, 20, 2000),
     _t("google-oauth-token", "1//0", _BODY, 30, 500),
     _t("google-client-secret", "GOCSPX-", _BODY, 28),
@@ -469,7 +469,7 @@ PLACED: tuple[Rule, ...] = (
         "password",
         rf"(?:^|\s)--?(?P<name>{_OPTION})(?:=|\s+)(?P<quote>[\"']?)(?P<v>[^\s\"'`]{{4,256}})",
         re.IGNORECASE,
-        needles=("pass", "pwd", "token", "key", "secret"),
+        needles=(" -", "--"),
     ),
     # MySQL's and MariaDB's clients take the password attached: ``-pSECRET``.
     _rule(
@@ -493,12 +493,12 @@ PLACED: tuple[Rule, ...] = (
     # line of its own (not a word of prose: ``password changed.``).
     _rule(
         "password",
-        r"\b(?:machine|default)\b.*?\s(?:password|passwd)\s+(?P<quote>)(?P<v>\S{1,256})",
+        r"\b(?:machine|default)\b.*?\s(?:password|passwd)\s+(?P<quote>)(?P<v>[^\s\"'`]{1,256})",
         needles=("machine", "default"),
     ),
     _rule(
         "password",
-        r"^\s*(?:password|passwd)\s+(?P<quote>)(?P<v>(?![a-z]+[.,;:!?]?\s*$)\S{1,256})\s*$",
+        r"^\s*(?:password|passwd)\s+(?P<quote>)(?P<v>(?![a-z]+[.,;:!?]?\s*$)[^\s\"'`]{1,256})\s*$",
         needles=("pass",),
     ),
     # .pgpass: ``host:port:database:user:password``.
@@ -526,6 +526,19 @@ PLACED: tuple[Rule, ...] = (
         r";\s*(?:Password|Pwd|User Password)\s*=\s*(?P<quote>)(?P<v>[^;\"']{1,128})",
         re.IGNORECASE,
         needles=(";",),
+    ),
+    # NuGet.Config: ``<add key="ClearTextPassword" value="..." />``.
+    _rule(
+        "password",
+        r"<add\s+key=\"(?:ClearText)?Password\"\s+value=\"(?P<quote>)(?P<v>[^\"]{1,256})\"",
+        re.IGNORECASE,
+        needles=("password",),
+    ),
+    # GitLab's session cookie, wherever it is shown.
+    _rule(
+        "gitlab-session",
+        r"\b_gitlab_session=(?P<quote>)(?P<v>[0-9a-f]{32})",
+        needles=("_gitlab_session=",),
     ),
     # kubeconfig: a client's private key, in base64 (its certificate and the
     # cluster's authority, ``-certificate-data``, are public).
