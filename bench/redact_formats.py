@@ -20,11 +20,19 @@ with no format: options, .netrc, connection strings, ...) the same way.
 Printed: recall per kind and per misread, each part; then what was missed
 on the first round.
 
-    .venv/bin/python bench/redact_formats.py
+``--real``: the engine's own misreads instead of made ones. The second
+round's lines that fit a row (150 columns; longer ones would wrap, a case
+of its own) are shown by real clients (bench/redact_real.py's terminals
+and Firefox) on a private Xvfb, grabbed by Noru's capturer and read by its
+Tesseract engine; printed: recall per client and per kind, and what the
+engine's reading left of each value missed.
+
+    .venv/bin/python bench/redact_formats.py [--real [--seeds 2] [--first 0]]
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import re
 import sys
@@ -32,7 +40,7 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "src")]
+sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 
 from tests.redaction_cases import leaked  # noqa: E402
 from tests.redaction_formats import (  # noqa: E402
@@ -88,7 +96,80 @@ def share(counts: list[int]) -> str:
     return f"{counts[0]:5}/{counts[1]:<5} {counts[0] / max(1, counts[1]):7.1%}"
 
 
+def real(first: int, seeds: int) -> None:
+    """Recall per client and per kind on what real clients draw, as read."""
+    import tempfile
+
+    from tests.xserver import running_xserver
+
+    from noru.capture import Capturer
+    from noru.ocr.tesseract import TesseractEngine
+    from noru.redact import find_lines
+    from redact_real import SHOWN
+
+    engine = TesseractEngine()
+    clients: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    missed = []
+    skipped: set[str] = set()
+    with (
+        tempfile.TemporaryDirectory(prefix="noru-redact-formats-") as tmp,
+        running_xserver(Path(tmp), width=2560, height=1600) as server,
+        Capturer(display=server.display) as capturer,
+    ):
+        for seed in FRESH_SEEDS[first : first + seeds]:
+            cases = []
+            for line, value, kind in lines(seed, FRESH):
+                if len(line.expandtabs(8)) > 148:
+                    skipped.add(kind)
+                else:
+                    cases.append((line.expandtabs(8), value, kind))
+            for name, opener in SHOWN.items():
+                size = 20 if name.startswith("Firefox") else 50  # what fits its window
+                for half in (cases[at : at + size] for at in range(0, len(cases), size)):
+                    with opener(server, [shown for shown, _, _ in half]) as client:
+                        client.bring_under_pointer()
+                        (grab,) = capturer.grab_window("pointer")
+                    read = [line.text for line in engine.recognise(grab.image).lines]
+                    found = find_lines(read)
+                    served = "\n".join(
+                        replaced(t, f) if f else t for t, f in zip(read, found, strict=True)
+                    )
+                    served = re.sub(r"\[redacted: [a-z0-9-]+\]", "#", served)
+                    for _, value, kind in half:
+                        ok = leaked(served, value) is None
+                        for table, key in ((clients, name), (kinds, kind)):
+                            table[key][0] += ok
+                            table[key][1] += 1
+                        if not ok:
+                            near = [t for t in read if leaked(t, value)]
+                            missed.append((name, kind, value, near[0] if near else "?"))
+                print(f"  ... seed {seed}: {name} done", file=sys.stderr, flush=True)
+    engine.close()
+    total = [sum(c[0] for c in clients.values()), sum(c[1] for c in clients.values())]
+    print(f"formats on real clients, Tesseract {engine.version}, held-out second round")
+    print(f"all: {share(total)}")
+    for name, counts in clients.items():
+        print(f"  {name:28} {share(counts)}")
+    print("\nper kind")
+    for kind, counts in sorted(kinds.items()):
+        flag = "" if counts[0] >= 0.95 * counts[1] else "   < 95 %"
+        print(f"  {kind:28} {share(counts)}{flag}")
+    print(f"\nnot shown (longer than a row): {', '.join(sorted(skipped)) or 'none'}")
+    print(f"\nmissed ({len(missed)}):")
+    for name, kind, value, near in missed:
+        print(f"  {name}: {kind}: {value[:60]}\n      read: {near[:150]}")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--real", action="store_true", help="shown and read by real clients")
+    parser.add_argument("--seeds", type=int, default=1, help="second-round seeds, with --real")
+    parser.add_argument("--first", type=int, default=0, help="of the second round's seeds")
+    args = parser.parse_args()
+    if args.real:
+        real(args.first, args.seeds)
+        return
     parts = {
         "tuned": measure((TUNED_SEED,), TUNED),
         "held out, first round": measure(HELD_OUT_SEEDS, HELD_OUT),

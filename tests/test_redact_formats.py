@@ -220,3 +220,24 @@ def test_any_line_of_labels_keys_and_token_characters_is_searched_without_error(
     found = find_lines(lines_)
     for line, spans in zip(lines_, found, strict=True):
         assert all(0 <= f.start < f.end <= len(line) for f in spans)
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        (
+            "$ curl -H 'X-Api-Key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0' https://api",
+            "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+        ),
+        ('$ curl -H "X-Auth-Token: Zk29xQ7LmP4rT8wB" https://api', "Zk29xQ7LmP4rT8wB"),
+        ('$ http GET api/v1 "Authorization: token Qm9ye2R3Xk8pL1tZ"', "Qm9ye2R3Xk8pL1tZ"),
+        ("$ export STRIPE_SIGNING_KEY=Qm9ye2R3Xk8pL1tZa7Vw", "Qm9ye2R3Xk8pL1tZa7Vw"),
+        (
+            '  "encryptionKey": "7d1f9a0c3b5e4d2f8a6c1b0e9d3f7a2c",',
+            "7d1f9a0c3b5e4d2f8a6c1b0e9d3f7a2c",
+        ),
+    ],
+)
+def test_a_header_or_a_key_label_holding_a_random_value_is_found(line: str, value: str) -> None:
+    start = line.index(value)
+    assert [(f.start, f.end) for f in find(line)] == [(start, start + len(value))]

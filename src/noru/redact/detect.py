@@ -268,22 +268,28 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     space inside it (``gho_29t3DL70EurYGs rbwc...``). A piece after the
     first is joined when the token is then still within its length and the
     piece looks like a token's (of a format of one length, any piece that
-    makes it up); None when no run of pieces is the format's length."""
+    makes it up); None when no run of pieces is the format's length. A
+    format of one length of 20 or more takes two characters fewer or more:
+    in a proportional font the engine drops or adds one now and then."""
     at, size = m.start("p"), -len(m["p"])
     end = None
     first = m["p"] + m["b"]
     pieces = [first, *m["rest"][1:].split(" ")] if m["rest"] else [first]
+    low, high = rule.low, rule.high
+    one_length = high - low <= 4
+    if one_length and low >= 20:
+        low, high = low - 2, high + 2  # a character the engine dropped or added
     for k, piece in enumerate(pieces):
-        if k and not (rule.low == rule.high or _piece(piece)):
+        if k and not (one_length or _piece(piece)):
             break
         size += len(piece)
-        if size > rule.high:
+        if size > high:
             break
         at += len(piece) + (1 if k else 0)
-        if size >= rule.low:
+        if size >= low:
             end = at
     if end is not None:
-        while line[end - 1] == "." and end > m.end("p") + rule.low:
+        while line[end - 1] in ".)]}" and end > m.end("p") + low:
             end -= 1  # a sentence's full stop after a token whose body takes dots
     return end
 
@@ -292,12 +298,13 @@ def _piece(text: str) -> bool:
     """Whether a piece of text after a space looks like a token's (letters
     and digits mixed, or many changes of case), not a word after it, nor a
     name with a number (``token_41``, ``x86_64``)."""
-    if len(text) < 4 or not _TOKEN_CHARS.fullmatch(text):
+    if len(text) < 4 or not _PIECE_CHARS.fullmatch(text):
         return False
     return len(_MIXED.findall(text)) >= 2 or _case_changes(text) >= 4
 
 
 _MIXED = re.compile(r"[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])", re.ASCII)
+_PIECE_CHARS = re.compile(r"[A-Za-z0-9_+/=.~|)\]}-]+", re.ASCII)
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_+/=.~|-]+", re.ASCII)
 
 

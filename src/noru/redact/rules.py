@@ -109,7 +109,7 @@ def canon(text: str) -> str:
 class Rule:
     """A kind and its pattern (group ``v``: the value). A ``token``'s
     pattern matches its prefix (group ``p``) and looks ahead at its body
-    (``b``) and up to two pieces after single spaces (``rest``), so that a
+    (``b``) and up to three pieces after single spaces (``rest``), so that a
     piece it does not take is searched again; ``low`` and ``high`` are its
     body's length, spaces aside. ``needles``: a line can only match if
     its ``canon`` holds one of them (none: any line can), so most lines
@@ -136,10 +136,13 @@ def _token(
     needles: tuple[str, ...],
 ) -> Rule:
     """A token: ``prefix`` (a pattern; ``fixed`` of a literal), then ``low``
-    to ``high`` characters of ``body``."""
+    to ``high`` characters of ``body``. Inside a body of letters, a ``)``,
+    ``]`` or ``}`` is the engine's reading of a ``J`` (in a proportional
+    font), not the token's end."""
+    unit = f"(?:{body}|[)\\]}}](?={body}))" if "A-Z" in body or "a-z" in body else body
     pattern = (
         rf"(?<![A-Za-z0-9])(?P<p>{prefix})"
-        rf"(?=(?P<b>{body}*)(?!{body})(?P<rest>(?: {body}{{2,}}(?!{body})){{0,2}}))"
+        rf"(?=(?P<b>{unit}*)(?!{body})(?P<rest>(?: {unit}{{2,}}(?!{body})){{0,3}}))"
     )
     return Rule(
         kind,
