@@ -8,6 +8,7 @@ held-out part is measured by bench/redact_formats.py.
 
 from __future__ import annotations
 
+import hashlib
 import random
 
 import pytest
@@ -241,3 +242,20 @@ def test_any_line_of_labels_keys_and_token_characters_is_searched_without_error(
 def test_a_header_or_a_key_label_holding_a_random_value_is_found(line: str, value: str) -> None:
     start = line.index(value)
     assert [(f.start, f.end) for f in find(line)] == [(start, start + len(value))]
+
+
+def test_the_agents_index_is_made_again_when_any_part_of_detection_changes() -> None:
+    """The index knows the rules changed by the bytes of rules.py, detect.py
+    and apply.py; every other module detection is made of is pinned in
+    detect.py, so that changing one changes detect.py too."""
+    from pathlib import Path
+
+    from noru.redact import detect
+
+    folder = Path(detect.__file__).parent
+    digest = hashlib.sha256(b"".join((folder / p).read_bytes() for p in detect.PARTS)).hexdigest()
+    assert digest == detect.PARTS_DIGEST, f"set detect.PARTS_DIGEST = {digest!r}"
+    fingerprinted = {"rules.py", "detect.py", "apply.py"}
+    not_detection = {"__init__.py", "index.py", "policy.py", "at_rest.py"}
+    modules = {p.name for p in folder.glob("*.py")}
+    assert modules - fingerprinted - not_detection == set(detect.PARTS)
