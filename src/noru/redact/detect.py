@@ -54,7 +54,7 @@ __all__ = [
 # digest is pinned here, so that a change to them changes this file too
 # (tests/test_redact_formats.py checks that it is current).
 PARTS = ("shapes.py", "formats.py", "places.py")
-PARTS_DIGEST = "14390367eb82cf755d32bcc8fea586458741807e267fc2bf7f92fd61e0917fba"
+PARTS_DIGEST = "00618160384a9af53a93f8f16e6a5608573ccfa516dd78bef917ab6afe28bc28"
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,8 @@ def _despaced(line: str) -> tuple[str, list[int]] | None:
     when there are none. A space is taken out between two runs that each
     look like a token's (a digit and a letter, or many changes of case),
     or after a run that ends as a token's prefix does (``-``, ``_``, ``.``,
-    ``:``) before one that does."""
+    ``:``) or inside a format's prefix (``dckr_p at_...``) before one that
+    does."""
     gaps = []
     for gap in _GAP.finditer(line):
         at = gap.start()
@@ -191,13 +192,39 @@ def _despaced(line: str) -> tuple[str, list[int]] | None:
         if right is None or not piece_like(right[0]):
             continue
         left = line[_run_start(line, at) : at]
-        if piece_like(left) or (len(left) >= 3 and left[-1] in "-_.:"):
+        if (
+            piece_like(left)
+            or (len(left) >= 3 and left[-1] in "-_.:")
+            or _splits_a_needle(left, right[0])
+        ):
             gaps.append(at)
     if not gaps:
         return None
     text = "".join(line[a + 1 : b] for a, b in itertools.pairwise([-1, *gaps, len(line)]))
     cut = set(gaps)
     return text, [i for i in range(len(line)) if i not in cut]
+
+
+# Rules' needles long enough to tell a prefix cut by a stray space, by their
+# first three characters.
+_NEEDLES: dict[tuple[str, ...], list[str]] = {}
+for _needle in sorted({n for rule in RULES for n in rule.needles if len(n) >= 4}):
+    _NEEDLES.setdefault(tuple(_needle[:3]), []).append(_needle)
+
+
+def _splits_a_needle(left: str, right: str) -> bool:
+    """Whether a stray space between ``left`` and ``right`` cuts a rule's
+    needle (a format's fixed prefix) in two."""
+    head = left[-12:]
+    joined = canon(head + right[:12])
+    grams = _NEEDLES.keys() & set(zip(joined, joined[1:], joined[2:], strict=False))
+    for needle in (n for gram in grams for n in _NEEDLES[gram]):
+        at = joined.find(needle)
+        while -1 < at < len(head):
+            if at + len(needle) > len(head):
+                return True
+            at = joined.find(needle, at + 1)
+    return False
 
 
 def _run_start(line: str, at: int) -> int:

@@ -118,12 +118,9 @@ FORMATS: tuple[Rule, ...] = (
         r"(?<![A-Za-z0-9:])(?P<v>[0-9OlI]{6,12}:A[A-Za-z0-9_|-]{34})(?![A-Za-z0-9_-])",
         needles=(":a",),
     ),
-    rule(
-        "sendgrid-key",
-        rf"(?<![A-Za-z0-9])(?P<v>{S5}G\.[A-Za-z0-9_-]{{16,32}}\.[A-Za-z0-9_-]{{40,50}})"
-        r"(?![A-Za-z0-9_-])",
-        needles=("sg.",),
-    ),
+    # SendGrid: ``SG.``, 22, a dot, 43: a token of one length, so that a
+    # stray space inside it is joined.
+    prefixed("sendgrid-key", "SG.", "[A-Za-z0-9_.|-]", 66),
     rule(
         "brevo-key",
         rf"\b(?P<v>(?:{fixed('xkeysib-')}|{fixed('xsmtpsib-')}){HEX}{{64}}-[A-Za-z0-9|]{{16}})(?![A-Za-z0-9])",
