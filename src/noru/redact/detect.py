@@ -54,7 +54,7 @@ __all__ = [
 # digest is pinned here, so that a change to them changes this file too
 # (tests/test_redact_formats.py checks that it is current).
 PARTS = ("shapes.py", "formats.py", "places.py")
-PARTS_DIGEST = "00618160384a9af53a93f8f16e6a5608573ccfa516dd78bef917ab6afe28bc28"
+PARTS_DIGEST = "56cd2d89a15d89acbeeb4f23a671362df0ec8aad3073e087a27cf2df1587e61b"
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,8 @@ def _formats(line: str, folded: str, categories: Collection[str]) -> list[Findin
                 continue
             if rule.kind == "bearer-token" and not _credential_like(m["v"]):
                 continue
-            found.append(Finding(m.start("p" if rule.high else "v"), end, rule.kind))
+            start = m.start("v") if not rule.high else m.end("p") if rule.outside else m.start("p")
+            found.append(Finding(start, end, rule.kind))
     return found
 
 

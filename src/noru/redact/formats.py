@@ -91,15 +91,25 @@ FORMATS: tuple[Rule, ...] = (
     # --- chat and mail -----------------------------------------------------
     prefixed("slack-token", tuple(f"xox{c}" for c in "abposre"), "[A-Za-z0-9.|-]", 10, 400),
     prefixed("slack-token", "xapp-", "[A-Za-z0-9|-]", 10, 400),
-    rule(
+    # Webhooks: the key after the URL's path, whose pieces a stray space
+    # cuts are joined as a token's.
+    token(
         "slack-webhook",
-        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9/_+-]{20,})",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/",
+        "[A-Za-z0-9/_+|-]",
+        20,
+        80,
         needles=("hooks.slack.com",),
+        outside=True,
     ),
-    rule(
+    token(
         "discord-webhook",
-        r"discord(?:app)?\.com/api/webhooks/[0-9]{5,20}/(?P<v>[A-Za-z0-9_-]{40,})",
+        r"discord(?:app)?\.com/api/webhooks/[0-9]{5,20}/",
+        "[A-Za-z0-9_|-]",
+        40,
+        100,
         needles=("/api/webhooks/",),
+        outside=True,
     ),
     rule(
         "teams-webhook",
@@ -113,11 +123,7 @@ FORMATS: tuple[Rule, ...] = (
         r"(?<![A-Za-z0-9_-])(?P<v>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"
         r"(?![A-Za-z0-9_-])",
     ),
-    rule(
-        "telegram-token",
-        r"(?<![A-Za-z0-9:])(?P<v>[0-9OlI]{6,12}:A[A-Za-z0-9_|-]{34})(?![A-Za-z0-9_-])",
-        needles=(":a",),
-    ),
+    token("telegram-token", r"(?<!:)[0-9OlI]{6,12}:A", "[A-Za-z0-9_|-]", 34, needles=(":a",)),
     # SendGrid: ``SG.``, 22, a dot, 43: a token of one length, so that a
     # stray space inside it is joined.
     prefixed("sendgrid-key", "SG.", "[A-Za-z0-9_.|-]", 66),

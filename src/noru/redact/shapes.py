@@ -99,15 +99,17 @@ class Rule:
     pattern matches its prefix (group ``p``) and looks ahead at its body
     (``b``) and up to three pieces after single spaces (``rest``), so that a
     piece it does not take is searched again; ``low`` and ``high`` are its
-    body's length, spaces aside. ``needles``: a line can only match if
-    its ``canon`` holds one of them (none: any line can), so most lines
-    are passed over by a substring search, not a pattern."""
+    body's length, spaces aside; with ``outside``, its prefix is where the
+    value is (a webhook's URL), not part of it. ``needles``: a line can
+    only match if its ``canon`` holds one of them (none: any line can), so
+    most lines are passed over by a substring search, not a pattern."""
 
     kind: str
     pattern: re.Pattern[str]
     low: int = 0
     high: int = 0
     needles: tuple[str, ...] = ()
+    outside: bool = False
 
 
 def rule(kind: str, pattern: str, flags: int = 0, *, needles: tuple[str, ...] = ()) -> Rule:
@@ -122,6 +124,7 @@ def token(
     high: int | None = None,
     *,
     needles: tuple[str, ...],
+    outside: bool = False,
 ) -> Rule:
     """A token: ``prefix`` (a pattern; ``fixed`` of a literal), then ``low``
     to ``high`` characters of ``body``. Inside a body of letters, a ``)``,
@@ -138,6 +141,7 @@ def token(
         low,
         low if high is None else high,
         tuple(map(canon, needles)),
+        outside,
     )
 
 
