@@ -245,17 +245,22 @@ def test_a_header_or_a_key_label_holding_a_random_value_is_found(line: str, valu
 
 
 def test_the_agents_index_is_made_again_when_any_part_of_detection_changes() -> None:
-    """The index knows the rules changed by the bytes of rules.py, detect.py
-    and apply.py; every other module detection is made of is pinned in
-    detect.py, so that changing one changes detect.py too."""
+    """The index knows the rules changed by the bytes of the modules its
+    ``_rules_digest`` reads; every other module detection is made of is
+    pinned in detect.py, so that changing one changes detect.py too."""
+    import inspect
+    import re
     from pathlib import Path
 
-    from noru.redact import detect
+    from noru.redact import detect, index
 
     folder = Path(detect.__file__).parent
     digest = hashlib.sha256(b"".join((folder / p).read_bytes() for p in detect.PARTS)).hexdigest()
     assert digest == detect.PARTS_DIGEST, f"set detect.PARTS_DIGEST = {digest!r}"
-    fingerprinted = {"rules.py", "detect.py", "apply.py"}
+    read = re.search(r"for module in \(([^)]*)\)", inspect.getsource(index._rules_digest))
+    assert read is not None
+    fingerprinted = {f"{name.strip()}.py" for name in read[1].split(",") if name.strip()}
     not_detection = {"__init__.py", "index.py", "policy.py", "at_rest.py"}
     modules = {p.name for p in folder.glob("*.py")}
+    assert {"rules.py", "detect.py"} <= fingerprinted
     assert modules - fingerprinted - not_detection == set(detect.PARTS)
