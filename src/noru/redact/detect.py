@@ -49,10 +49,11 @@ __all__ = [
 ]
 
 # The agents' search index is made again when this version's rules change,
-# which it tells by the bytes of rules.py, detect.py and apply.py
-# (``index._rules_digest``). Detection is also made of these modules: their
-# digest is pinned here, so that a change to them changes this file too
-# (tests/test_redact_formats.py checks that it is current).
+# which it tells by the bytes of the modules ``index._rules_digest`` reads
+# (rules.py and this one among them, not these). Detection is also made of
+# these modules: their digest is pinned here, so that a change to them
+# changes this file too (tests/test_redact_formats.py checks that it is
+# current, and that no module of the package is left out of both).
 PARTS = ("shapes.py", "formats.py", "places.py")
 PARTS_DIGEST = "56cd2d89a15d89acbeeb4f23a671362df0ec8aad3073e087a27cf2df1587e61b"
 
