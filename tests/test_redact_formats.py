@@ -97,6 +97,8 @@ def test_a_value_with_no_format_is_found_in_the_places_keys_stand(
             "wJa1rXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKE",
         ),
         ("DB PASSWORD=Zx81kQ2hunter", "Zx81kQ2hunter"),
+        ("PA55W0RD=Zx81kQ2hunter", "Zx81kQ2hunter"),
+        ('  "t0ken": "Qm9ye2R3Xk8pL1tZ",', "Qm9ye2R3Xk8pL1tZ"),
         # a stray space inside a long token, after a label and bare
         (
             "access_token=vRZ2FG-rzSMi9Qx bT4kLw7Pz2 &expires_in=3599",

@@ -187,7 +187,7 @@ def aws_secrets(line: str) -> list[Finding]:
 # A label's name, then ``=`` or ``:`` within a few words: a line without
 # one has no labelled value (most lines of a log or of code have none).
 _LABEL_AND_VALUE = re.compile(
-    r"(?:pass|pwd|secret|token|key|credential)[A-Za-z0-9_. -]{0,40}?[\"']?\s*(?::|=)",
+    r"(?:pa[s5]{2}|pwd|[s5]ecret|t[o0]ken|key|credential)[A-Za-z0-9_. -]{0,40}?[\"']?\s*(?::|=)",
     re.ASCII | re.IGNORECASE,
 )
 
@@ -414,7 +414,7 @@ def _reference(value: str) -> bool:
 
 
 def _label_kind(label: str) -> str:
-    name = label.lower()
+    name = label.lower().replace("0", "o").replace("5", "s")
     if "secret" in name and ("aws" in name or ("access" in name and "key" in name)):
         return "aws-secret"
     if "pass" in name or "pwd" in name:

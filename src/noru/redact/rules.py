@@ -159,10 +159,10 @@ AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/=])(?P<v>[A-Za-z0-9+/]{40})(?![A-Za-z0
 # its value what follows ``=``, ``:`` or ``=>`` after that word, quoted or
 # not (``LABEL_VALUE``, matched where the word ends). The engine reads a
 # label's ``_`` as a space now and then (``access token``): the parts of a
-# name take one.
+# name take one; and an ``O`` as ``0``, an ``S`` as ``5`` (``PA55W0RD``).
 LABEL_NAME = re.compile(
-    r"pass(?:word|wd|phrase|code)?|pwd|secret|token|api[_ -]?key|apikey|access[_ -]?key"
-    r"|private[_ -]?key|auth[_ -]?key|credential|(?<![A-Za-z])key(?![A-Za-z])"
+    r"pa[s5]{2}(?:w[o0]rd|wd|phrase|c[o0]de)?|pwd|[s5]ecret|t[o0]ken|api[_ -]?key|apikey"
+    r"|access[_ -]?key|private[_ -]?key|auth[_ -]?key|credential|(?<![A-Za-z])key(?![A-Za-z])"
     r"|(?-i:(?<=[a-z])Key)(?![a-z])",
     re.ASCII | re.IGNORECASE,
 )
