@@ -4,7 +4,7 @@
   history filters and small helpers every command shares.
 - ``agents``: `noru mcp`, `noru config`, `noru log`.
 - ``controls``: `noru allow`, `pause`, `resume`, `revoke`, `status`, `exclude`.
-- ``redaction``: `noru redact add`, `remove`, `list`.
+- ``redaction``: `noru redact add`, `remove`, `allow`, `list`.
 - ``history``: `noru import`, `list`, `search`, `show`, `note`, `delete`,
   `keep`, `unkeep`, `reocr`.
 - ``retention``: `noru retention`, `noru prune`.

@@ -1,4 +1,4 @@
-"""What agents never get of the screen: `noru redact add`, `remove`, `list`."""
+"""What agents never get of the screen: `noru redact add`, `remove`, `allow`, `list`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from noru.cli.base import main
 from noru.paths import data_dir, ensure_data_dir
 
 if TYPE_CHECKING:
-    from noru.redact.policy import Pattern
+    from noru.redact.policy import AllowedValue, Pattern
 
 
 def _patterns_or_fail() -> list[Pattern]:
@@ -19,6 +19,20 @@ def _patterns_or_fail() -> list[Pattern]:
 
     try:
         return policy.load_patterns(data_dir())
+    except DataDirError as exc:
+        raise click.ClickException(
+            f"{exc}: no capture is served to agents until it is fixed or removed "
+            f"({data_dir() / policy.FILE})"
+        ) from None
+
+
+def _allowed_or_fail() -> list[AllowedValue]:
+    from noru.errors import DataDirError
+    from noru.redact import policy
+
+    _patterns_or_fail()
+    try:
+        return policy.load_allowed(data_dir())
     except DataDirError as exc:
         raise click.ClickException(
             f"{exc}: no capture is served to agents until it is fixed or removed "
@@ -61,15 +75,45 @@ def redact_remove(pattern: str) -> None:
     click.echo(f"No longer redacted: {pattern}.")
 
 
+@redact.command(name="allow")
+@click.argument("value", required=False)
+@click.option("--remove", is_flag=True, help="Redact this value again where the rules find it.")
+def redact_allow(value: str | None, remove: bool) -> None:
+    """Never redact VALUE: it is no secret (asked for, unshown, if not given).
+
+    Only a digest of it is kept in redactions.json, and a hint to tell it by
+    (its first characters and length) in `noru redact list`.
+    """
+    from noru.redact import policy
+
+    if value is None:
+        value = click.prompt("Value", hide_input=True)
+    problem = policy.check_value(value)
+    if problem:
+        raise click.BadParameter(problem, param_hint="'VALUE'")
+    _allowed_or_fail()
+    if remove:
+        if not policy.disallow(ensure_data_dir(), value):
+            raise click.ClickException("that value is not allowed (see `noru redact list`)")
+        click.echo("Redacted again where the rules find it.")
+        return
+    allowed = policy.allow(ensure_data_dir(), value)
+    click.echo(f"Never redacted from now on: {allowed.hint}.")
+
+
 @redact.command(name="list")
 def redact_list() -> None:
-    """What is redacted: the kinds on (config.toml's redact) and your patterns."""
+    """What is redacted: the kinds on (config.toml's redact), your patterns
+    and the values you allowed."""
     from noru.config import load_config
     from noru.redact import policy
 
     home = data_dir()
     patterns = _patterns_or_fail()
+    allowed = _allowed_or_fail()
     in_force = policy.load(home, load_config(home).redact)
     click.echo(f"Redacted in what agents get: {in_force.describe()}")
     for mine in patterns:
         click.echo(f"pattern {mine.pattern}  (as [redacted: {mine.kind}])")
+    for value in allowed:
+        click.echo(f"allowed {value.hint}  (never redacted)")

@@ -1,46 +1,61 @@
-"""Finding secrets in lines of text (``noru.redact``'s rules applied)."""
+"""Finding secrets in lines of text (``noru.redact``'s rules applied): the
+formats of ``rules.RULES`` (their stray spaces joined), what ``places``
+finds where secrets stand, cards, the person's own patterns, less what
+they allowed.
+"""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import itertools
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from noru.redact.places import (
+    MIN_TOKEN,
+    NUMBER_DIGITS,
+    aws_secrets,
+    columns,
+    key_bodies,
+    labelled,
+    placed,
+)
 from noru.redact.rules import (
     CARD,
     CARD_DIGITS,
     CATEGORY_OF,
     DEFAULT_CATEGORIES,
-    DESCRIPTORS,
-    LABEL_CHARS,
-    LABEL_NAME,
-    LABEL_VALUE,
     OPTIONAL_RULES,
-    PEM_BEGIN,
-    PEM_BODY,
-    PEM_END,
-    PLACEHOLDERS,
     RULES,
+    Rule,
+    canon,
 )
+from noru.redact.shapes import Finding, piece_like
 
-__all__ = ["NUMBER_DIGITS", "Finding", "Own", "category", "find", "find_lines"]
+__all__ = [
+    "MIN_TOKEN",
+    "NUMBER_DIGITS",
+    "PARTS",
+    "PARTS_DIGEST",
+    "Allowed",
+    "Finding",
+    "Own",
+    "allowed_digest",
+    "category",
+    "find",
+    "find_lines",
+]
 
-# A labelled value of only this many digits or fewer is a number, not a
-# token or a key (``"tokens": 57230``), but after a password's label.
-NUMBER_DIGITS = 10
-# A token's or a key's labelled value is at least this long (a password may
-# be as short as 4).
-MIN_TOKEN = 8
-
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    """A secret value in a line: characters ``start`` to ``end`` (the value
-    only), of ``kind`` (``aws-key``, ``password``, ``card``, ...)."""
-
-    start: int
-    end: int
-    kind: str
+# The agents' search index is made again when this version's rules change,
+# which it tells by the bytes of the modules ``index._rules_digest`` reads
+# (rules.py and this one among them, not these). Detection is also made of
+# these modules: their digest is pinned here, so that a change to them
+# changes this file too (tests/test_redact_formats.py checks that it is
+# current, and that no module of the package is left out of both).
+PARTS = ("shapes.py", "formats.py", "places.py")
+PARTS_DIGEST = "87c8eee370914449501a59a6d6609245481e3739eee5da2b68649680d81a5fcc"
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,31 @@ class Own:
     kind: str
 
 
+@dataclass(frozen=True)
+class Allowed:
+    """The values the person said are no secret (``noru redact allow``),
+    as the digests of their ``allowed_digest``: a finding whose value is
+    one of them is not redacted."""
+
+    digests: frozenset[str]
+
+    def allows(self, value: str) -> bool:
+        return allowed_digest(value) in self.digests
+
+
+# What the engine confuses, brought to one character: an allowed value is
+# still allowed when it is misread.
+_SAME = str.maketrans("oil|szb", "0111528")
+
+
+def allowed_digest(value: str) -> str:
+    """The digest an allowed value is kept as: SHA-256 of it without spaces,
+    in small letters, with the characters the engine confuses made one
+    (``O`` and ``0``; ``I``, ``l``, ``1`` and ``|``; ...)."""
+    canonical = "".join(value.split()).lower().translate(_SAME)
+    return hashlib.sha256(b"noru-allowed\0" + canonical.encode()).hexdigest()
+
+
 def category(kind: str) -> str:
     """The setting a kind is turned on by: "cards", "emails", "phones", or
     "secrets" (every other kind)."""
@@ -62,149 +102,243 @@ def category(kind: str) -> str:
 def find(
     line: str,
     categories: Collection[str] = DEFAULT_CATEGORIES,
-    own: Sequence[Own] = (),
+    own: Sequence[Own | Allowed] = (),
 ) -> list[Finding]:
     """What ``categories`` and the person's ``own`` patterns find in one
-    line, left to right, none overlapping."""
-    found = [
-        Finding(m.start("v"), m.end("v"), rule.kind)
-        for rule in (*RULES, *OPTIONAL_RULES)
-        if category(rule.kind) in categories
-        for m in rule.pattern.finditer(line)
-        if rule.kind != "phone" or 9 <= sum(c.isdigit() for c in m["v"]) <= 15
-        if rule.kind != "bearer-token" or _credential_like(m["v"])
-    ]
+    line, left to right, none overlapping; none whose value the person
+    allowed (``own``'s ``Allowed``)."""
+    return _apart(_allowed(line, _found(line, categories, own), own))
+
+
+def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed]) -> list[Finding]:
+    """Every finding in ``line``, most specific first, overlaps and all."""
+    folded = canon(line)
+    found = _formats(line, folded, categories)
+    joined = _despaced(line) if "secrets" in categories and _MIXED_RUN.search(line) else None
+    if joined is not None:
+        # Found across a stray space only (else the line's own search found it).
+        text, at = joined
+        for f in _formats(text, canon(text), categories):
+            start, end = at[f.start], at[f.end - 1] + 1
+            if end - start > f.end - f.start:
+                found.append(Finding(start, end, f.kind))
     if "secrets" in categories:
-        found += _labelled(line)
+        found += placed(line, folded)
+        if any(f.kind == "aws-key" for f in found):
+            found += aws_secrets(line)
+        found += labelled(line)
     if "cards" in categories:
         found += _cards(line)
     for mine in own:
-        for m in mine.pattern.finditer(line):
-            group = "v" if "v" in mine.pattern.groupindex else 0
-            if m.end(group) > m.start(group):
-                found.append(Finding(m.start(group), m.end(group), mine.kind))
-    # Most specific first: a key's own format names it better than its label.
-    return _apart(found)
+        if isinstance(mine, Own):
+            for m in mine.pattern.finditer(line):
+                group = "v" if "v" in mine.pattern.groupindex else 0
+                if m.end(group) > m.start(group):
+                    found.append(Finding(m.start(group), m.end(group), mine.kind))
+    return found
+
+
+def _formats(line: str, folded: str, categories: Collection[str]) -> list[Finding]:
+    """What the rules of formats (``RULES``, ``OPTIONAL_RULES``) find in
+    ``line``; ``folded``: its ``canon``."""
+    found = []
+    always, short, grams = _plan(frozenset(categories))
+    hit = {i for needle, rules in short if needle in folded for i in rules}
+    for gram in grams.keys() & set(zip(folded, folded[1:], folded[2:], strict=False)):
+        hit.update(i for needle, rules in grams[gram] if needle in folded for i in rules)
+    for i in sorted(hit.union(always)) if hit else always:
+        rule = _RULES[i]
+        for m in rule.pattern.finditer(line):
+            end = _joined(line, m, rule) if rule.high else m.end("v")
+            if end is None:
+                continue
+            if rule.kind == "phone" and not 9 <= sum(c.isdigit() for c in m["v"]) <= 15:
+                continue
+            if rule.kind == "bearer-token" and not _credential_like(m["v"]):
+                continue
+            start = m.start("v") if not rule.high else m.end("p") if rule.outside else m.start("p")
+            found.append(Finding(start, end, rule.kind))
+    return found
+
+
+# What a piece of a token after a stray space nearly always holds (``_GAP``
+# looks for it): a line with none is not searched for spaces to take out.
+_MIXED_RUN = re.compile(r"[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]", re.ASCII)
+
+
+# A space between two runs of a token's characters: the engine may have put
+# it inside one token.
+# (what follows it mixes letters and digits, or cases, as a token's does).
+_GAP = re.compile(
+    r"(?<=[A-Za-z0-9_+/=.:~|-]) (?=[A-Za-z0-9_+/=~|-]*?"
+    r"(?:[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]|[a-z][A-Z]+[a-z]+[A-Z]|[A-Z][a-z]+[A-Z]+[a-z]))",
+    re.ASCII,
+)
+
+
+_RUN = re.compile(r"[A-Za-z0-9_+/=.:~|-]+", re.ASCII)
+
+
+def _despaced(line: str) -> tuple[str, list[int]] | None:
+    """``line`` with the single spaces the engine may have put inside a
+    token taken out, and where each of its characters is in ``line``; None
+    when there are none. A space is taken out between two runs that each
+    look like a token's (a digit and a letter, or many changes of case),
+    or after a run that ends as a token's prefix does (``-``, ``_``, ``.``,
+    ``:``) or inside a format's prefix (``dckr_p at_...``) before one that
+    does."""
+    gaps = []
+    for gap in _GAP.finditer(line):
+        at = gap.start()
+        right = _RUN.match(line, at + 1)
+        if right is None or not piece_like(right[0]):
+            continue
+        left = line[_run_start(line, at) : at]
+        if (
+            piece_like(left)
+            or (len(left) >= 3 and left[-1] in "-_.:")
+            or _splits_a_needle(left, right[0])
+        ):
+            gaps.append(at)
+    if not gaps:
+        return None
+    text = "".join(line[a + 1 : b] for a, b in itertools.pairwise([-1, *gaps, len(line)]))
+    cut = set(gaps)
+    return text, [i for i in range(len(line)) if i not in cut]
+
+
+# Rules' needles long enough to tell a prefix cut by a stray space, by their
+# first three characters.
+_NEEDLES: dict[tuple[str, ...], list[str]] = {}
+for _needle in sorted({n for rule in RULES for n in rule.needles if len(n) >= 4}):
+    _NEEDLES.setdefault(tuple(_needle[:3]), []).append(_needle)
+
+
+def _splits_a_needle(left: str, right: str) -> bool:
+    """Whether a stray space between ``left`` and ``right`` cuts a rule's
+    needle (a format's fixed prefix) in two."""
+    head = left[-12:]
+    joined = canon(head + right[:12])
+    grams = _NEEDLES.keys() & set(zip(joined, joined[1:], joined[2:], strict=False))
+    for needle in (n for gram in grams for n in _NEEDLES[gram]):
+        at = joined.find(needle)
+        while -1 < at < len(head):
+            if at + len(needle) > len(head):
+                return True
+            at = joined.find(needle, at + 1)
+    return False
+
+
+def _run_start(line: str, at: int) -> int:
+    while at and line[at - 1] not in " \t\"'`(<[{,;":
+        at -= 1
+    return at
+
+
+_RULES = (*RULES, *OPTIONAL_RULES)
+
+
+_Needles = list[tuple[str, list[int]]]
+
+
+@functools.cache
+def _plan(
+    categories: frozenset[str],
+) -> tuple[list[int], _Needles, dict[tuple[str, ...], _Needles]]:
+    """Which of ``_RULES`` are on under ``categories``: those searched in
+    every line; and the needles (with the rules a line holding one is
+    searched by), the short ones alone and the others by their first three
+    characters, so that a line is only looked at for the needles whose
+    first three characters it holds: most lines hold few needles and are
+    searched by few rules."""
+    always = []
+    needles: dict[str, list[int]] = {}
+    for i, rule in enumerate(_RULES):
+        if category(rule.kind) not in categories:
+            continue
+        if not rule.needles:
+            always.append(i)
+        for needle in rule.needles:
+            needles.setdefault(needle, []).append(i)
+    short = [(needle, rules) for needle, rules in needles.items() if len(needle) < 3]
+    grams: dict[tuple[str, ...], _Needles] = {}
+    for needle, rules in needles.items():
+        if len(needle) >= 3:
+            grams.setdefault(tuple(needle[:3]), []).append((needle, rules))
+    return always, short, grams
+
+
+def _allowed(line: str, found: list[Finding], own: Iterable[Own | Allowed]) -> list[Finding]:
+    """``found`` without the values the person allowed (a value quoted or
+    bracketed counts as itself)."""
+    allowed = [a for a in own if isinstance(a, Allowed)]
+    if not allowed or not found:
+        return found
+    return [
+        f
+        for f in found
+        if not any(
+            a.allows(value) or a.allows(value.strip(_AROUND))
+            for value in [line[f.start : f.end]]
+            for a in allowed
+        )
+    ]
+
+
+_AROUND = "\"'`<>()[]{},;."
+
+
+def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
+    """Where a token of ``rule`` ends, its pieces joined: the engine put a
+    space inside it (``gho_29t3DL70EurYGs rbwc...``). A piece after the
+    first is joined when the token is then still within its length and the
+    piece looks like a token's (of a format of one length, any piece that
+    makes it up); None when no run of pieces is the format's length. A
+    format of one length of 20 or more takes two characters fewer or more:
+    in a proportional font the engine drops or adds one now and then."""
+    at, size = m.start("p"), -len(m["p"])
+    end = None
+    first = m["p"] + m["b"]
+    pieces = [first, *m["rest"][1:].split(" ")] if m["rest"] else [first]
+    low, high = rule.low, rule.high
+    one_length = high - low <= 4
+    if one_length and low >= 20:
+        low, high = low - 2, high + 2  # a character the engine dropped or added
+    for k, piece in enumerate(pieces):
+        if k and not (one_length or piece_like(piece)):
+            break
+        size += len(piece)
+        if size > high:
+            break
+        at += len(piece) + (1 if k else 0)
+        if size >= low:
+            end = at
+    if end is not None:
+        while line[end - 1] in ".)]}" and end > m.end("p") + low:
+            end -= 1  # a sentence's full stop after a token whose body takes dots
+    return end
 
 
 def find_lines(
     lines: Sequence[str],
     categories: Collection[str] = DEFAULT_CATEGORIES,
-    own: Sequence[Own] = (),
+    own: Sequence[Own | Allowed] = (),
 ) -> list[list[Finding]]:
     """What ``find`` finds in each of ``lines`` (a capture's, top to
-    bottom), and with "secrets", a PEM private key's body lines between
-    its BEGIN and END lines, each whole."""
-    found = [find(line, categories, own) for line in lines]
-    if "secrets" not in categories:
-        return found
-    inside = False
-    for i, line in enumerate(lines):
-        if PEM_BEGIN.search(line):
-            inside = True
-            continue
-        if inside:
-            if PEM_END.search(line):
-                inside = False
-            elif (body := PEM_BODY.match(line)) is not None:
-                found[i] = _apart(
-                    [*found[i], Finding(body.start("v"), body.end("v"), "private-key")]
-                )
-            else:
-                inside = False  # the key ended, or what follows is no key
-    return found
-
-
-def _labelled(line: str) -> list[Finding]:
-    found = []
-    after = 0  # where the last label's value ended: a name inside it is no label
-    for name in LABEL_NAME.finditer(line):
-        if name.start() < after or _inside_a_word(line, name.end()):
-            continue
-        start = name.start()
-        while start and (line[start - 1].isalnum() or line[start - 1] in "_.-"):
-            start -= 1
-        end = LABEL_CHARS.match(line, name.end()).end()  # type: ignore[union-attr]
-        label = line[start:end]
-        last = _parts(label)[-1]  # its last word
-        if last in DESCRIPTORS:
-            continue  # ``password_encryption``, ``token_url``: about a secret, not one
-        m = LABEL_VALUE.match(line, end)
-        if m is None:
-            continue
-        if m["q"] is not None:
-            if _closes_a_string(line, start, end, m["quote"]):
-                continue  # ``prompt='Password: ', stream=None)``: no value opens there
-            begin, stop = m.span("q")
-        else:
-            begin, stop = _trimmed(line, *m.span("v"))
-        value = line[begin:stop]
-        if len(value) < 4 or value.lower().strip("*.") in PLACEHOLDERS or _reference(value):
-            continue
-        if m["q"] is None and (any(c in value for c in "([{") or _code(line, m, label, last, stop)):
-            continue  # a call, a type, an index, a name of the code: not a value
-        kind = _label_kind(label)
-        if kind != "password" and value.isdigit() and len(value) <= NUMBER_DIGITS:
-            continue  # a count or a size (``max_tokens: 4096``); a PIN is a password's
-        if kind in ("token", "api-key") and len(value) < MIN_TOKEN:
-            continue  # ``SESSION_TOKEN = "noru"``: a name; tokens and keys are longer
-        found.append(Finding(begin, stop, kind))
-        after = stop
-    return found
-
-
-def _inside_a_word(line: str, end: int) -> bool:
-    """Whether a label's name ends inside a longer word (``tokenize``,
-    ``passenger``, ``TOKENIZER``), not at a part of it (``tokens``,
-    ``tokenData``, ``DB_PASSWORD``)."""
-    rest = line[end : end + 2]
-    if not rest[:1].isalpha():
-        return False
-    if rest[0] in "sS" and not rest[1:2].isalnum():
-        return False  # a plural: ``tokens``, ``SECRETS``
-    last = line[end - 1]
-    return (last.islower() and rest[0].islower()) or (last.isupper() and rest[0].isupper())
-
-
-def _parts(label: str) -> list[str]:
-    """A label's words, lower case: ``tokenData.packages_and_scopes`` ->
-    ``token data packages and scopes``."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label)
-    return [part.lower() for part in re.split(r"[\s_.\-]+", spaced) if part] or [""]
-
-
-def _closes_a_string(line: str, start: int, end: int, quote: str) -> bool:
-    """Whether the quote a label's value starts with closes a string the
-    label is inside (an odd count of that quote before it, the label's own
-    quotes aside: ``"password": "..."`` opens one)."""
-    before = line[:start].count(quote)
-    if start and line[start - 1] == quote and line[end : end + 1] == quote:
-        before -= 1
-    return before % 2 == 1
-
-
-def _code(line: str, m: re.Match[str], label: str, last: str, stop: int) -> bool:
-    """Whether an unquoted labelled value is a name of the code around it,
-    not a value: the next name of a chained assignment (``a = passwd = b``),
-    the name a field is set from (``tokenData.scopes = scopes``, ``getpass
-    = fallback_getpass``), what ``self.`` or ``this.`` is set to, or prose
-    after a colon (``GetPassWarning: When we were unable to ...``). ``last``:
-    the label's last word."""
-    value = line[m.start("v") : stop]
-    if re.match(r"\s*=(?![=>])", line[stop:]):
-        return True
-    # Code sets a name with spaces around ``=``; a .env line or a shell's
-    # ``export`` has none (``PASSWORD=mypassword`` stays a value).
-    sep = m.start("sep")
-    spaced = m["sep"] == "=" and line[sep - 1 : sep].isspace() and line[sep + 1 : sep + 2].isspace()
-    if spaced and re.fullmatch(r"[A-Za-z_]+", value):  # a name; a secret has digits, nearly
-        bare = value.lower().replace("_", "")
-        if last in bare or label.startswith(("self.", "this.")):
-            return True
-    if m["sep"] == ":" and value.isalpha():
-        words = re.findall(r"[A-Za-z]+[,.;]?(?:\s|$)", line[stop:].lstrip(",;"))
-        return len(words) >= 2
-    return False
+    bottom), and with "secrets", what only lines together show: a private
+    key's body lines (between a PEM key's BEGIN and END lines, after a
+    PuTTY key's ``Private-Lines``), each whole, and a CSV's values in a
+    column whose header names a secret (``Secret access key``)."""
+    found = [_found(line, categories, own) for line in lines]
+    if "secrets" in categories:
+        for i, extra in key_bodies(lines):
+            found[i].append(extra)
+        for i, extra in columns(lines):
+            found[i].append(extra)
+    return [
+        _apart(_allowed(line, spans, own)) if spans else []
+        for line, spans in zip(lines, found, strict=True)
+    ]
 
 
 def _credential_like(value: str) -> bool:
@@ -215,39 +349,6 @@ def _credential_like(value: str) -> bool:
         or (any(c.islower() for c in value) and any(c.isupper() for c in value))
         or any(c in "._~+/=" for c in value)
     )
-
-
-def _trimmed(line: str, begin: int, stop: int) -> tuple[int, int]:
-    """An unquoted value's span without the code's punctuation around it:
-    ``x;`` and ``x,`` and ``x)``, and a value in angle brackets."""
-    while stop > begin and line[stop - 1] in ",;)]}>":
-        stop -= 1
-    while begin < stop and line[begin] in "<":
-        begin += 1
-    return begin, stop
-
-
-def _reference(value: str) -> bool:
-    """Whether a labelled value names where the secret is, not the secret:
-    ``$TOKEN``, ``${{ secrets.X }}``, ``%(password)s``, ``{{ token }}``,
-    ``****``, ``os.environ``, ``config.token``."""
-    if value.startswith(("$", "%(", "{{", "%{")) or set(value) <= set("*•.x"):
-        return True
-    # A dotted name (a field, a module) is code, not a value.
-    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+", value) is not None
-
-
-def _label_kind(label: str) -> str:
-    name = label.lower()
-    if "aws" in name and "secret" in name:
-        return "aws-secret"
-    if "pass" in name or "pwd" in name:
-        return "password"
-    if "token" in name:
-        return "token"
-    if "key" in name:
-        return "api-key"
-    return "secret"
 
 
 def _cards(line: str) -> list[Finding]:

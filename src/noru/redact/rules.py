@@ -4,28 +4,46 @@ Each rule is a kind and a pattern whose group ``v`` is the secret value (the
 span that is redacted); the rest of a match (a label, ``Bearer``, a URL's
 user) stays. Patterns are anchored on what a format fixes (a prefix, a
 label, a URL's shape); where OCR confuses characters, the fixed parts take
-each of them (``_O`` is ``O`` or ``0``, ``_I`` is ``I``, ``l``, ``1`` or
-``|``), so a misread key is still found by its prefix. Formats from the
-vendors' documentation of their tokens.
+each of them (``shapes.O0`` is ``O``, ``0`` or ``o``, ``shapes.IL1`` is
+``I``, ``l``, ``1`` or ``|``; ``fixed`` writes a prefix so, its letters of
+one shape in both cases too), so a misread key is still found by its prefix.
+
+The table is ``RULES``: the formats of keys and tokens by their own shape
+(``formats``, written from each format's published facts), then beside
+them ``PLACED`` (values where only a secret goes), the labels' tables,
+PEM's, cards' and the optional rules. ``shapes`` holds what they are
+written in. A token of a fixed prefix and a body (``shapes.token``)
+records its body's length: the engine puts a stray space inside a long
+token now and then, and ``detect`` joins the pieces after a match when
+together they are the format's length (and each piece after the first
+looks like a token's).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from noru.redact.formats import FORMATS
+from noru.redact.shapes import Rule, canon, fixed, rule
 
 __all__ = [
+    "AWS_SECRET",
     "CATEGORIES",
     "CATEGORY_OF",
     "DEFAULT_CATEGORIES",
     "DESCRIPTORS",
+    "KEY_LABEL",
     "LABEL_CHARS",
     "LABEL_NAME",
     "LABEL_VALUE",
+    "NOT_KEYS",
     "OPTIONAL_RULES",
+    "PLACED",
     "PLACEHOLDERS",
     "RULES",
     "Rule",
+    "canon",
+    "fixed",
 ]
 
 # What the person turns on (``redact = [...]`` in config.toml): each kind
@@ -34,88 +52,133 @@ CATEGORIES = ("secrets", "cards", "emails", "phones")
 DEFAULT_CATEGORIES = ("secrets", "cards")
 CATEGORY_OF = {"card": "cards", "email": "emails", "phone": "phones"}
 
-# The characters the engine confuses, in the fixed parts of a format.
-_O = "[O0o]"
-_I = "[Il1|]"
-_S = "[S5s]"
-_A = "[A4]"
-_B = "[B8]"
-_Z = "[Z2]"
-# A token's body: what a token holds, and what OCR reads it as.
-_BODY = "[A-Za-z0-9_|-]"
+# The one table of formats (``formats``), searched in every line.
+RULES: tuple[Rule, ...] = FORMATS
 
-
-@dataclass(frozen=True)
-class Rule:
-    kind: str
-    pattern: re.Pattern[str]
-
-
-def _rule(kind: str, pattern: str, flags: int = 0) -> Rule:
-    return Rule(kind, re.compile(pattern, re.ASCII | flags))
-
-
-RULES: tuple[Rule, ...] = (
-    # AWS access key ids: AKIA (long-term), ASIA (temporary) and the other
-    # unique-id prefixes, then 16 of [A-Z2-7] (read as [A-Z0-9], misreads).
-    _rule(
-        "aws-key",
-        rf"(?<![A-Za-z0-9])(?P<v>(?:{_A}[K][I1l|]{_A}|{_A}{_S}[I1l|]{_A}|{_A}GP{_A}|{_A}{_I}D{_A}"
-        rf"|{_A}R{_O}{_A}|{_A}{_I}P{_A}|{_A}NP{_A}|{_A}NV{_A})[A-Z0-9Il|]{{16}})(?![A-Za-z0-9])",
-    ),
-    _rule("github-token", rf"(?P<v>\bgh[pousr]_{_BODY}{{30,255}})"),
-    _rule("github-token", rf"(?P<v>\bgithub_pat_{_BODY}{{22,255}})"),
-    _rule("gitlab-token", rf"(?P<v>\bg{_I}pat-{_BODY}{{20,}})"),
-    _rule("slack-token", rf"(?P<v>\bx{_O}x[abposre]-[A-Za-z0-9-]{{10,}})"),
-    _rule(
-        "slack-webhook",
-        r"hooks\.slack\.com/(?:services|workflows)/(?P<v>[A-Za-z0-9/_-]{20,})",
-    ),
-    _rule("stripe-key", rf"(?P<v>\b[sr]k_{_I}ive_[A-Za-z0-9]{{16,}})"),
-    _rule("stripe-key", r"(?P<v>\b[sr]k_test_[A-Za-z0-9]{16,})"),
-    _rule("anthropic-key", rf"(?P<v>\bsk-ant-{_BODY}{{20,}})"),
-    _rule("openai-key", rf"(?P<v>\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?{_BODY}{{20,}})"),
-    _rule("google-api-key", rf"(?P<v>\b{_A}[I1l|]za[0-9A-Za-z_|-]{{35}})"),
-    _rule("npm-token", r"(?P<v>\bnpm_[A-Za-z0-9]{36})"),
-    # This install's own token for `noru mcp --http` (noru.httptoken), as
-    # `noru token show` prints it: an agent's look at the screen never gets it.
-    _rule("noru-token", rf"(?P<v>\bn{_O}ru_{_BODY}{{40,}})"),
-    # A JWT: header and payload start with ``eyJ`` (base64 of ``{"``). Read
-    # in a proportional font, the engine puts a space inside a long token
-    # now and then (measured on Firefox: ``...ODEiLCAib xfD7 boCUP...``): its
-    # parts take single spaces, its signature up to two more pieces.
-    _rule(
-        "jwt",
-        r"(?P<v>\bey[JI](?: ?[A-Za-z0-9_-]){8,} ?\. ?ey[JI](?: ?[A-Za-z0-9_-]){8,} ?\. ?"
-        r"[A-Za-z0-9_-]{2,}(?: [A-Za-z0-9_-]{6,}){0,2})",
-    ),
-    # A URL's password: scheme://user:PASSWORD@host (a space the engine put
-    # before the ``@`` taken).
-    _rule(
-        "url-password",
-        r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@]{1,64}:(?P<v>[^\s@/]{1,128}) ?@[^\s@]",
-    ),
-    # Authorization headers and the like: the credential after its scheme,
-    # quoted or not (``--oauth2-bearer "..."``), not an option (``--proxy-
-    # basic --proxy-user``); it must look like one (``detect``: a digit, both
-    # cases or a token's punctuation), not a word (``Basic authentication``).
-    _rule(
-        "bearer-token",
-        r"\b(?:Bearer|Basic|Token)\s+[\"']?(?P<v>(?!-)[A-Za-z0-9._~+/=|-]{12,})",
+# Values in the places secrets stand, with no format of their own: after a
+# command's option for one, in a client's files, in a connection string.
+# Each is a kind and a pattern (group ``v``); ``detect`` holds the value to
+# what a secret is (not a variable, a placeholder or a path: ``_held``).
+_OPTION = (
+    r"pass(?:word|wd)?|pwd|(?:auth-|access-|api-|bearer-|oauth-|private-|refresh-|session-)?token"
+    r"|api-?key|access-key|secret(?:-key|-access-key)?|client-secret|key-secret|app-password"
+)
+PLACED: tuple[Rule, ...] = (
+    # ``--password X``, ``--token X``, ``--api-key=X`` (``=`` also by the label rule).
+    rule(
+        "password",
+        rf"(?:^|\s)--?(?P<name>{_OPTION})(?:=|\s+)(?P<quote>[\"']?)(?P<v>[^\s\"'`]{{4,256}})",
         re.IGNORECASE,
+        needles=(" -", "--"),
+    ),
+    # MySQL's and MariaDB's clients take the password attached: ``-pSECRET``.
+    rule(
+        "password",
+        r"\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh"
+        r"|mysqlpump|mariadb-dump)\b[^|;&]*?\s-p(?P<quote>[\"']?)(?P<v>[^\s\"'`]{1,128})",
+        needles=("mysql", "mariadb"),
+    ),
+    # ``sshpass -p X``; curl's ``-u user:X`` and ``--user user:X``.
+    rule(
+        "password",
+        r"\bsshpass\s+-p\s*(?P<quote>[\"']?)(?P<v>[^\s\"'`]{1,128})",
+        needles=("sshpass",),
+    ),
+    rule(
+        "password",
+        r"\bcurl\b.*?\s(?:-u|--user)(?:=|\s*)(?P<quote>[\"']?)[^\s:\"']{1,64}:(?P<v>[^\s\"'`]{1,128})",
+        needles=("curl",),
+    ),
+    # .netrc: ``machine host login me password X``, or ``password X`` on a
+    # line of its own (not a word of prose: ``password changed.``).
+    rule(
+        "password",
+        r"\b(?:machine|default)\b.*?\s(?:password|passwd)\s+(?P<quote>)(?P<v>[^\s\"'`]{1,256})",
+        needles=("machine", "default"),
+    ),
+    rule(
+        "password",
+        r"^\s*(?:password|passwd)\s+(?P<quote>)(?P<v>(?![a-z]+[.,;:!?]?\s*$)[^\s\"'`]{1,256})\s*$",
+        needles=("pass",),
+    ),
+    # .pgpass: ``host:port:database:user:password``.
+    rule(
+        "password",
+        r"^\s*[^\s:#]+:(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:(?P<quote>)(?P<v>[^\s:]{1,256})\s*$",
+        needles=(":",),
+    ),
+    # Connection strings: ``AccountKey=...;``, ``SharedAccessKey=...``,
+    # ``Password=...;``, each to its ``;``.
+    rule(
+        "azure-storage-key",
+        r"(?:^|[;\s\"'])AccountKey\s*=\s*(?P<quote>)(?P<v>[^;\s\"']{8,})",
+        re.IGNORECASE,
+        needles=("accountkey",),
+    ),
+    rule(
+        "azure-sas",
+        r"(?:^|[;\s\"'])SharedAccess(?:Key|Signature)\s*=\s*(?P<quote>)(?P<v>[^;\s\"']{8,})",
+        re.IGNORECASE,
+        needles=("sharedaccess",),
+    ),
+    rule(
+        "password",
+        r";\s*(?:Password|Pwd|User Password)\s*=\s*(?P<quote>)(?P<v>[^;\"']{1,128})",
+        re.IGNORECASE,
+        needles=(";",),
+    ),
+    # NuGet.Config: ``<add key="ClearTextPassword" value="..." />``.
+    rule(
+        "password",
+        r"<add\s+key=\"(?:ClearText)?Password\"\s+value=\"(?P<quote>)(?P<v>[^\"]{1,256})\"",
+        re.IGNORECASE,
+        needles=("password",),
+    ),
+    # GitLab's session cookie, wherever it is shown.
+    rule(
+        "gitlab-session",
+        r"\b_gitlab_session=(?P<quote>)(?P<v>[0-9a-f]{32})",
+        needles=("_gitlab_session=",),
+    ),
+    # kubeconfig: a client's private key, in base64 (its certificate and the
+    # cluster's authority, ``-certificate-data``, are public).
+    rule(
+        "private-key",
+        r"\bclient-key-data:\s*(?P<quote>[\"']?)(?P<v>[A-Za-z0-9+/=]{16,})",
+        needles=("client-key-data",),
     ),
 )
+
+# An AWS secret access key on a line that holds an access key id (``echo
+# "$ID $SECRET"``, a row of accessKeys.csv): 40 of base64's characters.
+AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/=])(?P<v>[A-Za-z0-9+/]{40})(?![A-Za-z0-9+/=])", re.ASCII)
 
 # A value after a label that names a secret: ``password = hunter2``,
 # ``"api_key": "…"``, ``AWS_SECRET_ACCESS_KEY=…``, ``token: …``. A name is
 # looked for first (``LABEL_NAME``); its label is the word around it, and
 # its value what follows ``=``, ``:`` or ``=>`` after that word, quoted or
-# not (``LABEL_VALUE``, matched where the word ends).
+# not (``LABEL_VALUE``, matched where the word ends). The engine reads a
+# label's ``_`` as a space now and then (``access token``): the parts of a
+# name take one; and an ``O`` as ``0``, an ``S`` as ``5`` (``PA55W0RD``).
 LABEL_NAME = re.compile(
-    r"pass(?:word|wd|phrase|code)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|auth[_-]?key|credential",
+    r"pa[s5]{2}(?:w[o0]rd|wd|phrase|c[o0]de)?|pwd|[s5]ecret|t[o0]ken|api[_ -]?key|apikey"
+    r"|access[_ -]?key|private[_ -]?key|auth[_ -]?key|credential|(?<![A-Za-z])key(?![A-Za-z])"
+    r"|(?-i:(?<=[a-z])Key)(?![a-z])",
     re.ASCII | re.IGNORECASE,
 )
+# A label that is only a ``key`` (``signing_key``, ``AccountKey``,
+# ``client-key``): its value must look like a key (``detect``), and these
+# keys are none: a database's, a map's, a public one.
+KEY_LABEL = re.compile(r"key$", re.IGNORECASE)
+NOT_KEYS = frozenset(
+    {
+        "public", "pub", "primary", "foreign", "sort", "partition", "cache", "hash", "object",
+        "map", "lookup", "shortcut", "hot", "row", "column", "unique", "composite", "index",
+        "routing", "shard", "order", "group", "dict", "idempotency", "translation", "i18n",
+        "registry", "host", "known", "ssh", "gpg", "pgp", "signing-public", "tab", "react",
+        "item", "list", "data", "field", "attribute", "meta", "config", "setting", "env",
+    }
+)  # fmt: skip
 LABEL_CHARS = re.compile(r"[A-Za-z0-9_.-]*", re.ASCII)
 # A quoted value runs to its closing quote, spaces and all (a passphrase);
 # if the engine lost that quote, to the line's end. An unquoted one is a
@@ -150,10 +213,15 @@ DESCRIPTORS = frozenset(
     }
 )  # fmt: skip
 
-# A PEM private key: its BEGIN and END lines, and the base64 lines between.
-PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.ASCII)
-PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.ASCII)
-PEM_BODY = re.compile(r"^\s*(?P<v>[A-Za-z0-9+/|]{16,}={0,2})\s*$", re.ASCII)
+# A PEM private key: its BEGIN and END lines, and the base64 lines between
+# (an OpenPGP one's too: ``... PRIVATE KEY BLOCK-----``, its armour
+# headers and checksum line).
+PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", re.ASCII)
+PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", re.ASCII)
+PEM_BODY = re.compile(r"^\s*(?P<v>=?[A-Za-z0-9+/|]{4,}={0,2})\s*$", re.ASCII)
+PEM_HEADER = re.compile(r"^\s*(?:[A-Za-z-]+: .*)?$", re.ASCII)
+# A PuTTY key file: ``Private-Lines: N``, then N lines of base64.
+PUTTY_PRIVATE = re.compile(r"^\s*Private-Lines:\s*(?P<n>[0-9]{1,3})\s*$", re.ASCII)
 
 # Card numbers: 13 to 19 digits, read with the confusions of digits (O for
 # 0, l for 1, S for 5, B for 8), written as cards are: all together, in
@@ -174,7 +242,7 @@ CARD_DIGITS = str.maketrans("OlISB", "01158")
 # an address or a number is personal, not a credential, and a screen of
 # code or mail holds many that the agent is shown them to work on.
 OPTIONAL_RULES: tuple[Rule, ...] = (
-    _rule(
+    rule(
         "email",
         r"(?<![A-Za-z0-9._%+-])(?P<v>[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}"
         r"(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24})(?![A-Za-z0-9-])",
@@ -183,7 +251,7 @@ OPTIONAL_RULES: tuple[Rule, ...] = (
     # parted by spaces, dots, dashes or a bracketed area code; 9 to 15 digits
     # (held in ``detect``). A date (2026-12-02) or a time is not: its groups
     # are too short.
-    _rule(
+    rule(
         "phone",
         r"(?<![\w.:/+-])(?P<v>(?:\+[0-9]{1,3}[ .-]?)?(?:\([0-9]{2,5}\)[ .-]?|[0-9]{2,5}[ .-])"
         r"[0-9]{3,4}(?:[ .-][0-9]{2,4}){1,2})(?![\w.:/-])",

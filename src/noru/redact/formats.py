@@ -1,0 +1,332 @@
+"""The formats of keys and tokens, each by its own shape: the larger part
+of ``noru.redact.rules``' one table (``RULES``).
+
+Which formats exist is taken from the broadest maintained rule sets
+(gitleaks' rule list, detect-secrets' plugins) as a checklist; each rule
+here is written from the format's published facts (its prefix, length and
+alphabet, as its vendor documents them). docs/security.md lists what is
+covered and what is not, and why.
+"""
+
+from __future__ import annotations
+
+import re
+
+from noru.redact.shapes import (
+    A4,
+    ALNUM,
+    B64,
+    BODY,
+    HEX,
+    IL1,
+    LOWER,
+    O0,
+    S5,
+    UPPER,
+    Rule,
+    fixed,
+    prefixed,
+    rule,
+    token,
+)
+
+__all__ = ["FORMATS"]
+
+FORMATS: tuple[Rule, ...] = (
+    # --- Amazon Web Services ---------------------------------------------
+    # Access key ids: AKIA (long-term), ASIA (temporary) and the other
+    # unique-id prefixes, then 16 of [A-Z2-7] (read as [A-Z0-9], misreads).
+    token(
+        "aws-key",
+        rf"(?:{A4}[K][I1l|]{A4}|{A4}{S5}[I1l|]{A4}|{A4}GP{A4}|{A4}{IL1}D{A4}|{A4}R{O0}{A4}"
+        rf"|{A4}{IL1}P{A4}|{A4}NP{A4}|{A4}NV{A4}|{A4}B{IL1}{A4}|{A4}CC{A4})",
+        UPPER,
+        16,
+        needles=("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ABIA", "ACCA"),
+    ),
+    # A session token (STS): base64 of a binary blob whose first bytes are
+    # fixed: ``IQoJb3JpZ2luX2Vj`` today, ``FwoGZXIvYXdzE`` and ``AQoDYXdzE``
+    # before; hundreds of characters.
+    prefixed("aws-session-token", "IQoJb3JpZ2luX2Vj", B64, 100, 4000),
+    prefixed("aws-session-token", "FwoGZXIvYXdzE", B64, 100, 4000),
+    prefixed("aws-session-token", "AQoDYXdzE", B64, 100, 4000),
+    prefixed("aws-bedrock-key", "ABSK", B64, 100, 300),
+    # --- code hosts and package registries -------------------------------
+    prefixed("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), BODY, 30, 255),
+    prefixed("github-token", "github_pat_", BODY, 22, 255),
+    prefixed(
+        "gitlab-token",
+        (
+            "glpat-",
+            "gldt-",
+            "glrt-",
+            "glptt-",
+            "glft-",
+            "glimt-",
+            "glagent-",
+            "gloas-",
+            "glsoat-",
+            "glffct-",
+            "glcbt-",
+            "glsat-",
+            "glcp-",
+        ),
+        "[A-Za-z0-9_.|-]",
+        20,
+        300,
+    ),
+    prefixed("gitlab-token", "GR1348941", BODY, 20, 60),
+    prefixed("bitbucket-token", "ATBB", ALNUM, 28, 64),
+    prefixed("atlassian-token", "ATATT", "[A-Za-z0-9_=|-]", 60, 400),
+    prefixed("atlassian-token", "ATCTT", "[A-Za-z0-9_=|-]", 60, 400),
+    prefixed("npm-token", "npm_", ALNUM, 36),
+    prefixed("pypi-token", "pypi-AgE", BODY, 50, 1000),
+    prefixed("rubygems-key", "rubygems_", HEX, 48),
+    prefixed("clojars-token", "CLOJARS_", ALNUM, 60),
+    prefixed("docker-token", ("dckr_pat_", "dckr_oat_"), BODY, 20, 60),
+    prefixed("artifactory-key", "AKCp", ALNUM, 60, 80),
+    prefixed("artifactory-key", "cmVmdGtu", ALNUM, 50, 64),
+    prefixed("sonar-token", ("squ_", "sqp_", "sqa_"), HEX, 40),
+    prefixed("readme-key", "rdme_", ALNUM, 70),
+    # --- chat and mail -----------------------------------------------------
+    prefixed("slack-token", tuple(f"xox{c}" for c in "abposre"), "[A-Za-z0-9.|-]", 10, 400),
+    prefixed("slack-token", "xapp-", "[A-Za-z0-9|-]", 10, 400),
+    # Webhooks: the key after the URL's path, whose pieces a stray space
+    # cuts are joined as a token's.
+    token(
+        "slack-webhook",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/",
+        "[A-Za-z0-9/_+|-]",
+        20,
+        80,
+        needles=("hooks.slack.com",),
+        outside=True,
+    ),
+    token(
+        "discord-webhook",
+        r"discord(?:app)?\.com/api/webhooks/[0-9]{5,20}/",
+        "[A-Za-z0-9_|-]",
+        40,
+        100,
+        needles=("/api/webhooks/",),
+        outside=True,
+    ),
+    rule(
+        "teams-webhook",
+        r"\.webhook\.office\.com/webhookb2/(?P<v>[A-Za-z0-9@/_-]{40,})",
+        needles=("webhook.office.com",),
+    ),
+    # A Discord bot token: a user id in base64 (starts M, N or O), a time,
+    # an HMAC; a Telegram bot's: its id, a colon, ``AA`` and 33 more.
+    rule(
+        "discord-token",
+        r"(?<![A-Za-z0-9_-])(?P<v>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"
+        r"(?![A-Za-z0-9_-])",
+    ),
+    token("telegram-token", r"(?<!:)[0-9OlI]{6,12}:A", "[A-Za-z0-9_|-]", 34, needles=(":a",)),
+    # SendGrid: ``SG.``, 22, a dot, 43: a token of one length, so that a
+    # stray space inside it is joined.
+    prefixed("sendgrid-key", "SG.", "[A-Za-z0-9_.|-]", 66),
+    rule(
+        "brevo-key",
+        rf"\b(?P<v>(?:{fixed('xkeysib-')}|{fixed('xsmtpsib-')}){HEX}{{64}}-[A-Za-z0-9|]{{16}})(?![A-Za-z0-9])",
+        needles=("sib-",),
+    ),
+    prefixed("mailgun-key", "key-", HEX, 32),
+    rule(
+        "mailchimp-key",
+        rf"(?<![A-Za-z0-9])(?P<v>{HEX}{{32}}-{fixed('us')}[0-9]{{1,2}})(?![A-Za-z0-9])",
+        needles=("-us",),
+    ),
+    prefixed("twilio-key", "SK", HEX, 32),
+    prefixed("supabase-token", "sbp_", HEX, 40),
+    # --- payments ----------------------------------------------------------
+    prefixed(
+        "stripe-key",
+        tuple(f"{a}k_{b}_" for a in "sr" for b in ("live", "test", "prod")),
+        ALNUM,
+        10,
+        255,
+    ),
+    prefixed("stripe-key", "whsec_", ALNUM, 24, 64),
+    prefixed("square-token", "EAAA", BODY, 56, 64),
+    prefixed("square-token", ("sq0atp-", "sq0csp-"), BODY, 22, 60),
+    token("facebook-token", "EAA[B-Z]", ALNUM, 90, 400, needles=("eaa",)),
+    prefixed("shopify-token", "shpat_", HEX, 32),
+    prefixed("shopify-token", "shpca_", HEX, 32),
+    prefixed("shopify-token", "shppa_", HEX, 32),
+    prefixed("shopify-token", "shpss_", HEX, 32),
+    prefixed("flutterwave-key", ("FLWSECK_TEST-", "FLWSECK-"), "[A-Za-z0-9-]", 34),
+    prefixed("shippo-token", ("shippo_live_", "shippo_test_"), HEX, 40),
+    prefixed("duffel-token", ("duffel_live_", "duffel_test_"), "[A-Za-z0-9_=|-]", 43),
+    prefixed("lob-key", ("live_", "test_", "live_pub_", "test_pub_"), HEX, 31, 35),
+    prefixed("easypost-key", ("EZAK", "EZTK"), ALNUM, 54),
+    prefixed(
+        "plaid-token",
+        ("access-sandbox-", "access-development-", "access-production-"),
+        f"{HEX[:-1]}-]",
+        36,
+    ),
+    # --- AI providers --------------------------------------------------------
+    prefixed("anthropic-key", "sk-ant-", BODY, 20, 300),
+    token(
+        "openai-key",
+        rf"{S5}[kK]-(?![aA]nt-)(?:{fixed('proj-')}|{fixed('svcacct-')}|{fixed('admin-')})?",
+        BODY,
+        20,
+        300,
+        needles=("sk-",),
+    ),
+    prefixed("huggingface-token", "hf_", ALNUM, 30, 40),
+    prefixed("huggingface-token", "api_org_", ALNUM, 30, 40),
+    prefixed("groq-key", "gsk_", ALNUM, 50, 56),
+    prefixed("xai-key", "xai-", ALNUM, 70, 90),
+    prefixed("replicate-token", "r8_", ALNUM, 37),
+    prefixed("perplexity-key", "pplx-", ALNUM, 48),
+    prefixed("pinecone-key", "pcsk_", BODY, 40, 100),
+    prefixed("langsmith-key", ("lsv2_pt_", "lsv2_sk_"), BODY, 40, 60),
+    # --- Google, Microsoft, cloud and hosting ------------------------------
+    token("google-api-key", rf"{A4}[I1l|][zZ]a", "[0-9A-Za-z_|-]", 35, needles=("aiza",)),
+    prefixed("google-oauth-token", "ya29.", BODY, 20, 2000),
+    prefixed("google-oauth-token", "1//0", BODY, 30, 500),
+    prefixed("google-client-secret", "GOCSPX-", BODY, 28),
+    # An Entra ID (Azure AD) client secret: 3 characters, a digit, ``Q~``.
+    rule(
+        "azure-client-secret",
+        r"(?<![A-Za-z0-9_~.-])(?P<v>[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34})"
+        r"(?![A-Za-z0-9_~.-])",
+        needles=("q~",),
+    ),
+    # A storage account's key: 64 bytes in base64, 86 characters and ``==``.
+    rule(
+        "azure-storage-key",
+        r"(?<![A-Za-z0-9+/-])(?P<v>[A-Za-z0-9+/]{86}==)(?![A-Za-z0-9+/=])",
+        needles=("==",),
+    ),
+    # A shared access signature in a URL: its ``sig``.
+    rule("azure-sas", r"[?&]sig=(?P<v>[A-Za-z0-9%+/=]{30,})", needles=("sig=",)),
+    prefixed("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), HEX, 64),
+    prefixed("heroku-key", "HRKU-", BODY, 30, 80),
+    prefixed("alibaba-key", "LTAI", ALNUM, 12, 30),
+    prefixed("flyio-token", "fo1_", BODY, 43),
+    prefixed("flyio-token", ("fm1a_", "fm1r_", "fm2_"), B64, 100, 4000),
+    prefixed("netlify-token", "nfp_", ALNUM, 36, 40),
+    prefixed("supabase-key", "sb_secret_", BODY, 20, 60),
+    prefixed("tailscale-key", "tskey-", "[A-Za-z0-9-]", 20, 100),
+    prefixed("doppler-token", "dp.pt.", ALNUM, 40, 44),
+    prefixed(
+        "doppler-token",
+        ("dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."),
+        "[A-Za-z0-9.|]",
+        40,
+        80,
+    ),
+    prefixed("pulumi-token", "pul-", HEX, 40),
+    prefixed(
+        "planetscale-token",
+        ("pscale_tkn_", "pscale_oauth_", "pscale_pw_"),
+        "[A-Za-z0-9_.=|-]",
+        32,
+        64,
+    ),
+    prefixed("prefect-key", "pnu_", ALNUM, 36),
+    prefixed("scalingo-token", "tk-us-", BODY, 48),
+    prefixed("openshift-token", "sha256~", BODY, 43),
+    prefixed("octopus-key", "API-", UPPER, 26),
+    prefixed("databricks-token", "dapi", HEX, 32, 34),
+    prefixed("dynatrace-token", "dt0c01.", "[A-Za-z0-9.]", 89),
+    prefixed("cloudflare-ca-key", "v1.0-", "[0-9a-f-]", 171),
+    prefixed("newrelic-key", "NRAK-", UPPER, 27),
+    prefixed("newrelic-key", "NRII-", UPPER, 32),
+    prefixed("dropbox-token", "sl.", "[A-Za-z0-9_.|-]", 130, 1500),
+    prefixed("yandex-key", "AQVN", BODY, 35, 38),
+    prefixed("infracost-key", "ico-", ALNUM, 32),
+    prefixed("intra42-secret", ("s-s4t2ud-", "s-s4t2af-"), HEX, 64),
+    prefixed("frameio-token", "fio-u-", "[A-Za-z0-9_=|-]", 64),
+    prefixed("typeform-token", "tfp_", "[A-Za-z0-9_.=|-]", 59),
+    prefixed("figma-token", "figd_", BODY, 40, 60),
+    prefixed("sourcegraph-token", "sgp_", BODY, 40, 64),
+    prefixed("settlemint-token", ("sm_aat_", "sm_pat_", "sm_sat_"), ALNUM, 16),
+    prefixed("sentry-token", "sntryu_", HEX, 64),
+    prefixed("sentry-token", "sntrys_eyJ", "[A-Za-z0-9+/=_]", 80, 500),
+    prefixed("adobe-secret", "p8e-", ALNUM, 32),
+    prefixed("onepassword-token", "ops_eyJ", B64, 200, 3000),
+    prefixed("onepassword-key", "A3-", f"{UPPER[:-1]}-]", 36),
+    rule(
+        "airtable-token",
+        rf"\b(?P<v>{fixed('pat')}[A-Za-z0-9|]{{14}}\.{HEX}{{64}})\b",
+        needles=("pat",),
+    ),
+    rule("maxmind-key", r"\b(?P<v>[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)\b", needles=("_mmk",)),
+    rule(
+        "harness-token",
+        rf"\b(?P<v>(?:{fixed('pat.')}|{fixed('sat.')})[A-Za-z0-9_|-]{{22}}\.[A-Za-z0-9|]{{24}}\.[A-Za-z0-9|]{{20}})\b",
+        needles=("pat.", "sat."),
+    ),
+    rule(
+        "terraform-token",
+        r"\b(?P<v>[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70})",
+        needles=("atlasv1",),
+    ),
+    rule(
+        "twitter-token",
+        r"(?<![A-Za-z0-9])(?P<v>A{20,22}[A-Za-z0-9%]{80,120})(?![A-Za-z0-9%])",
+        needles=("aaaaaaaaaaaaaaaaaaaa",),
+    ),
+    prefixed("mapbox-token", "sk.eyJ", "[A-Za-z0-9_.|-]", 60, 400),
+    # --- keys and secret stores --------------------------------------------
+    prefixed("vault-token", "hvs.", BODY, 20, 300),
+    prefixed("vault-token", "hvb.", BODY, 20, 400),
+    prefixed("vault-token", "hvr.", BODY, 20, 300),
+    prefixed("age-key", "AGE-SECRET-KEY-1", "[A-Z0-9]", 58),
+    prefixed("grafana-token", "glc_", B64, 32, 400),
+    prefixed("grafana-token", "glsa_", BODY, 38, 45),
+    prefixed("grafana-token", "eyJrIjoi", B64, 50, 400),
+    prefixed("linear-key", "lin_api_", ALNUM, 40),
+    prefixed("linear-key", "lin_oauth_", HEX, 64),
+    prefixed("notion-token", "secret_", ALNUM, 43),
+    prefixed("notion-token", "ntn_", ALNUM, 46),
+    rule(
+        "postman-key",
+        rf"\b(?P<v>{fixed('PMAK-')}{HEX}{{24}}-{HEX}{{34}})(?![A-Za-z0-9])",
+        needles=("pmak-",),
+    ),
+    # A kubeadm bootstrap token (``token: abcdef.0123456789abcdef``): 6 and
+    # 16 of [a-z0-9] about a dot; the second part has a digit and a letter,
+    # which a dotted name of code (``config.getattribute``) has not.
+    rule(
+        "kubeadm-token",
+        rf"(?<![A-Za-z0-9._/@-])(?P<v>{LOWER}{{6}}\.(?=[a-zA-Z]*[0-9])(?=[0-9]*[a-zA-Z]){LOWER}{{16}})"
+        r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
+    ),
+    # This install's own token for `noru mcp --http` (noru.httptoken), as
+    # `noru token show` prints it: an agent's look at the screen never gets it.
+    prefixed("noru-token", "noru_", BODY, 40, 255),
+    # A JWT: header and payload start with ``eyJ`` (base64 of ``{"``). Read
+    # in a proportional font, the engine puts a space inside a long token
+    # now and then (measured on Firefox: ``...ODEiLCAib xfD7 boCUP...``): its
+    # parts take single spaces, its signature up to two more pieces.
+    rule(
+        "jwt",
+        r"(?P<v>\bey[JI](?: ?[A-Za-z0-9_-]){8,} ?\. ?ey[JI](?: ?[A-Za-z0-9_-]){8,} ?\. ?"
+        r"[A-Za-z0-9_-]{2,}(?: [A-Za-z0-9_-]{6,}){0,2})",
+        needles=("eyj", "eyi"),
+    ),
+    # A URL's password: scheme://user:PASSWORD@host (a space the engine put
+    # before the ``@`` taken).
+    rule(
+        "url-password",
+        r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@]{1,64}:(?P<v>[^\s@/]{1,128}) ?@[^\s@]",
+        needles=("://",),
+    ),
+    # Authorization headers and the like: the credential after its scheme,
+    # quoted or not (``--oauth2-bearer "..."``), not an option (``--proxy-
+    # basic --proxy-user``); it must look like one (``detect``: a digit, both
+    # cases or a token's punctuation), not a word (``Basic authentication``).
+    rule(
+        "bearer-token",
+        r"(?<!--)\b(?:Bearer|Basic|Token)\s+[\"']?(?P<v>(?!-)[A-Za-z0-9._~+/=|-]{12,})",
+        re.IGNORECASE,
+        needles=("bearer", "basic", "token"),
+    ),
+)
