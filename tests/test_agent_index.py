@@ -178,6 +178,29 @@ def test_another_policy_is_searched_the_slow_way_until_the_index_is_made_again(
     assert seen.calls == 0
 
 
+def test_a_value_the_person_allows_is_found_by_agents_once_indexed_again(
+    home: Path, history: dict[str, str]
+) -> None:
+    _refresh(home)
+    token = PASSWORD  # an agent searching for it finds nothing: it is redacted
+    assert _search(home, token, Counted()) == []
+    policy.allow(home, token)  # `noru redact allow`: the person says it is no secret
+    allowed = policy.load(home, ON)
+    # Another policy: the index made under the old one is not used, then made again.
+    assert index.fingerprint(allowed) != Counted().fingerprint
+    assert _refresh(home) == 3
+    with Reader.open(home) as reader:
+        assert reader.agents_fingerprint() == index.fingerprint(allowed)
+        hits, _ = reader.search(
+            token,
+            Filters(),
+            now=NOW,
+            seen=lambda record: search_text(record, allowed),
+            indexed=index.fingerprint(allowed),
+        )
+    assert [hit.row.id for hit in hits] == [history["secrets"]]
+
+
 def test_with_redaction_off_or_unreadable_rules_nothing_is_indexed(
     home: Path, history: dict[str, str]
 ) -> None:

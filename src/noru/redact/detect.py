@@ -37,8 +37,6 @@ from noru.redact.shapes import Finding, piece_like
 __all__ = [
     "MIN_TOKEN",
     "NUMBER_DIGITS",
-    "PARTS",
-    "PARTS_DIGEST",
     "Allowed",
     "Finding",
     "Own",
@@ -47,15 +45,6 @@ __all__ = [
     "find",
     "find_lines",
 ]
-
-# The agents' search index is made again when this version's rules change,
-# which it tells by the bytes of the modules ``index._rules_digest`` reads
-# (rules.py and this one among them, not these). Detection is also made of
-# these modules: their digest is pinned here, so that a change to them
-# changes this file too (tests/test_redact_formats.py checks that it is
-# current, and that no module of the package is left out of both).
-PARTS = ("shapes.py", "formats.py", "places.py")
-PARTS_DIGEST = "87c8eee370914449501a59a6d6609245481e3739eee5da2b68649680d81a5fcc"
 
 
 @dataclass(frozen=True)

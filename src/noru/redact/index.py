@@ -17,7 +17,7 @@ whose fingerprint it records, and agents' searches match there
   settled and in the background after it starts, and the person's
   commands after theirs (``noru note``, ``reocr``, ``import``, ``redact``).
 - A policy with another fingerprint (``redact`` in config.toml, the
-  person's patterns, or this version's rules) drops the whole index at the
+  person's patterns or allowed values, or this version's rules) drops the whole index at the
   next refresh, which then indexes history again, newest first.
 - A capture not indexed yet (taken a moment ago, or the index is being
   made again) is still found, the slow way; only such captures can be told
@@ -48,23 +48,25 @@ BATCH = 50
 @cache
 def _rules_digest() -> str:
     """This version's rules and how they are applied, to text and to source
-    facts (the workspace hint is inferred again): another version's may
-    differ, so its index is made again."""
+    facts (the workspace hint is inferred again from a title): every module
+    of this package and ``noru.sources``, by their bytes. Another version's
+    may differ, so its index is made again."""
     from noru import sources
-    from noru.redact import apply, detect, facts, rules
 
     digest = hashlib.sha256()
-    for module in (rules, detect, apply, facts, sources):
-        digest.update(Path(str(module.__file__)).read_bytes())
+    for path in [*sorted(Path(__file__).parent.glob("*.py")), Path(str(sources.__file__))]:
+        digest.update(path.name.encode() + b"\0")
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
 def fingerprint(policy: Policy) -> str:
     """Names what agents' redacted text is made by: the categories on, the
-    person's patterns and this version's rules."""
+    person's patterns and allowed values, and this version's rules."""
     body = {
         "categories": sorted(policy.categories),
         "patterns": [[p.pattern, p.kind] for p in policy.patterns],
+        "allowed": sorted(a.digest for a in policy.allowed),
         "rules": _rules_digest(),
     }
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
