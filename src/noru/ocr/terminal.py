@@ -603,7 +603,7 @@ def _lines(
             cells.height,
         )
         # Indentation is the grid's too: the line starts at the grid's first column.
-        lines.append(OcrLine(" " * first + text, box, chance(how)))
+        lines.append(OcrLine(" " * first + text, box, chance(how), columns=cells.columns))
     return lines
 
 
