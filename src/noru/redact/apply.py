@@ -22,6 +22,10 @@ average puts it). An accessibility line's box is its widget's, not its
 text's: a span found there fills the whole box. Either way it is the
 line's height.
 
+A terminal's rows are searched as the lines they were wrapped from
+(``noru.redact.wrap``): a token cut at the last column is found whole, and
+each row's part is replaced and filled there.
+
 A capture's source facts are looked at too (``facts``): a secret in a
 window title (a terminal titled with the command it runs), an app's or a
 display's name is replaced there, and the workspace hint is inferred again
@@ -40,6 +44,7 @@ from noru.geometry import Rect
 from noru.redact.detect import Finding, find_lines
 from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
+from noru.redact.wrap import GRID_ROWS, find_written, grid_of
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
 __all__ = [
@@ -62,8 +67,6 @@ __all__ = [
 FILL = (0, 0, 0)
 # Characters a proportional line's span starts earlier than its estimate.
 PROPORTIONAL_PAD = 2.0
-# Lines of an image on one grid that make each of them a grid's row.
-GRID_ROWS = 3
 # Typical advance widths (em) of a sans-serif font, for where a span of a
 # proportional line starts; any other character counts as DEFAULT_WIDTH.
 _WIDTHS = {
@@ -119,17 +122,6 @@ def _width(text: str) -> float:
     return sum(_WIDTHS.get(char, DEFAULT_WIDTH) for char in text)
 
 
-def _cells(box: Rect, text: str) -> tuple[int, int] | None:
-    """A line's pitch and first column's x if its box is whole cells, one per
-    character after its indentation; else None."""
-    lead = len(text) - len(text.lstrip(" "))
-    drawn = len(text) - lead
-    if drawn <= 0 or box[2] <= 0 or box[2] % drawn:
-        return None
-    pitch = box[2] // drawn
-    return pitch, box[0] - lead * pitch
-
-
 def span_box(box: Rect, text: str, start: int, end: int, *, grid: bool = False) -> Rect:
     """Where characters ``start`` to ``end`` of a line's ``text`` lie in its
     ``box``: its cells exactly on a ``grid``; else from where they would
@@ -150,31 +142,30 @@ def span_box(box: Rect, text: str, start: int, end: int, *, grid: bool = False) 
     return (left, y, max(1, x + w - left), h)
 
 
-def _grid_lines(lines: Sequence[OcrLine]) -> set[int]:
-    """Which of an image's lines are a grid's rows (``GRID_ROWS`` on one grid)."""
-    found = [_cells(line.box, line.text) for line in lines]
-    shared = Counter(cells for cells in found if cells is not None)
-    return {i for i, cells in enumerate(found) if cells is not None and shared[cells] >= GRID_ROWS}
-
-
-def _lines(
-    lines: Sequence[OcrLine | AxLine], policy: Policy, *, widgets: bool = False
-) -> tuple[list[str], list[Rect], list[str]]:
-    """Each line's text as an agent gets it, the boxes to fill and the kinds
-    found; ``widgets``: the boxes are the widgets' (accessibility), filled whole."""
+def _ax_lines(lines: Sequence[AxLine], policy: Policy) -> tuple[list[str], list[Rect], list[str]]:
+    """Each accessibility line's text as an agent gets it, the boxes to fill
+    (a widget's whole: its box is the widget's, not its text's) and the
+    kinds found."""
     texts, found = redact_texts([line.text for line in lines], policy)
-    grid = set() if widgets else _grid_lines([line for line in lines if isinstance(line, OcrLine)])
     boxes, kinds = [], []
-    for i, (line, findings) in enumerate(zip(lines, found, strict=True)):
-        for finding in findings:
-            if widgets:
-                boxes.append(line.box)
-            else:
-                boxes.append(
-                    span_box(line.box, line.text, finding.start, finding.end, grid=i in grid)
-                )
-            kinds.append(finding.kind)
+    for line, findings in zip(lines, found, strict=True):
+        boxes += [line.box] * len(findings)
+        kinds += [finding.kind for finding in findings]
         kinds += _AT_REST.findall(line.text)
+    return texts, boxes, kinds
+
+
+def _ocr_lines(lines: Sequence[OcrLine], policy: Policy) -> tuple[list[str], list[Rect], list[str]]:
+    """Each OCR line's text as an agent gets it, the boxes to fill and the
+    kinds found: a terminal's rows as written (``wrap``)."""
+    found, _ = find_written(lines, policy.categories, policy.own)
+    grid = {i for i, cells in enumerate(grid_of(lines)) if cells is not None}
+    texts, boxes, kinds = [], [], []
+    for i, (line, findings) in enumerate(zip(lines, found, strict=True)):
+        kinds += [finding.kind for finding in findings]
+        kinds += _AT_REST.findall(line.text)
+        texts.append(replaced(line.text, findings) if findings else line.text)
+        boxes += [span_box(line.box, line.text, f.start, f.end, grid=i in grid) for f in findings]
     return texts, boxes, kinds
 
 
@@ -183,7 +174,7 @@ def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect],
     kinds: list[str] = []
     ocr_lines = image.ocr_lines
     if ocr_lines:
-        texts, found, named = _lines(ocr_lines, policy)
+        texts, found, named = _ocr_lines(ocr_lines, policy)
         if found:
             ocr_lines = tuple(
                 replace(line, text=text) for line, text in zip(ocr_lines, texts, strict=True)
@@ -192,7 +183,7 @@ def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect],
         kinds += named
     ax_lines, ax_text = image.ax_lines, image.ax_text
     if ax_lines:
-        texts, found, named = _lines(ax_lines, policy, widgets=True)
+        texts, found, named = _ax_lines(ax_lines, policy)
         if found:
             ax_lines = tuple(
                 replace(line, text=text) for line, text in zip(ax_lines, texts, strict=True)
