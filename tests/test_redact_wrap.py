@@ -1,6 +1,6 @@
-"""Lines as written, not as wrapped: a terminal's rows as stored
-(noru.redact.wrap), through the real redaction of a stored capture
-(``for_agent``).
+"""Lines as written, not as wrapped, and pixels where text could not be
+read: a terminal's rows as stored (noru.redact.wrap, noru.redact.unsure),
+through the real redaction of a stored capture (``for_agent``).
 
 The rows are what the terminal reader stores: text from the grid's first
 column (indentation as spaces), a box of whole cells from the first inked
@@ -210,3 +210,36 @@ def test_rows_stored_before_the_grid_width_was_kept_take_the_widest_row_as_the_e
 def test_span_boxes_of_a_continued_row_are_its_cells() -> None:
     box = (0, 30, 40 * CELL_W, CELL_H)
     assert span_box(box, "x" * 40, 30, 40, grid=True) == (30 * CELL_W, 30, 10 * CELL_W, CELL_H)
+
+
+def test_an_unsure_row_beside_a_secret_or_its_label_is_filled_whole() -> None:
+    rng = random.Random(9)
+    token = "ghp_" + _pick(rng, 36)
+    rows = [
+        "$ gh auth status",
+        f"  - Token: {token[:10]} {token[10:]}",  # a space read inside it
+        "  - Token scopes: 'gist', 'read:org', 'repo'",
+        "$ cat notes.txt",
+        "ff oA TSE ESR ere",  # a highlighted token, misread
+        "the meeting moved to 3pm",
+    ]
+    stored = _stored(rows, 80)
+    unsure = {1, 4, 5}
+    stored = [
+        OcrLine(line.text, line.box, 0.2 if i in unsure else 0.99, 80)
+        for i, line in enumerate(stored)
+    ]
+    # Row 4 lies beside nothing secret: served as read, unsure or not.
+    stored[3] = OcrLine("password:", stored[3].box, 0.99, 80)
+    text, boxes = _served(stored)
+    served = text.split("\n")
+    assert served[1] == "  [redacted: unsure]"
+    assert served[4] == "[redacted: unsure]"  # under a label
+    assert served[5] == "the meeting moved to 3pm"  # an unsure row beside nothing secret
+    assert stored[1].box in boxes and stored[4].box in boxes
+    assert leaked(text, token) is None
+    seen = for_agent(_record(stored), POLICY)
+    assert "unsure" in seen.kinds
+    # Without the secrets category, nothing is filled for being unsure.
+    cards_only = for_agent(_record(stored), policy.Policy.of(["cards"]))
+    assert "unsure" not in cards_only.kinds

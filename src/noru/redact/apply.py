@@ -24,7 +24,8 @@ line's height.
 
 A terminal's rows are searched as the lines they were wrapped from
 (``noru.redact.wrap``): a token cut at the last column is found whole, and
-each row's part is replaced and filled there.
+each row's part is replaced and filled there. An OCR line too uncertain to
+check that lies beside a secret is filled whole (``noru.redact.unsure``).
 
 A capture's source facts are looked at too (``facts``): a secret in a
 window title (a terminal titled with the command it runs), an app's or a
@@ -44,6 +45,7 @@ from noru.geometry import Rect
 from noru.redact.detect import Finding, find_lines
 from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
+from noru.redact.unsure import UNSURE_KIND, unsure
 from noru.redact.wrap import GRID_ROWS, find_written, grid_of
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
@@ -157,13 +159,21 @@ def _ax_lines(lines: Sequence[AxLine], policy: Policy) -> tuple[list[str], list[
 
 def _ocr_lines(lines: Sequence[OcrLine], policy: Policy) -> tuple[list[str], list[Rect], list[str]]:
     """Each OCR line's text as an agent gets it, the boxes to fill and the
-    kinds found: a terminal's rows as written (``wrap``)."""
-    found, _ = find_written(lines, policy.categories, policy.own)
+    kinds found: a terminal's rows as written (``wrap``), a line too
+    uncertain to check beside a secret whole (``unsure``)."""
+    found, groups = find_written(lines, policy.categories, policy.own)
+    doubtful = unsure(lines, found, groups) if "secrets" in policy.categories else set()
     grid = {i for i, cells in enumerate(grid_of(lines)) if cells is not None}
     texts, boxes, kinds = [], [], []
     for i, (line, findings) in enumerate(zip(lines, found, strict=True)):
         kinds += [finding.kind for finding in findings]
         kinds += _AT_REST.findall(line.text)
+        if i in doubtful:
+            lead = len(line.text) - len(line.text.lstrip(" "))
+            texts.append(" " * lead + f"[redacted: {UNSURE_KIND}]")
+            boxes.append(line.box)
+            kinds.append(UNSURE_KIND)
+            continue
         texts.append(replaced(line.text, findings) if findings else line.text)
         boxes += [span_box(line.box, line.text, f.start, f.end, grid=i in grid) for f in findings]
     return texts, boxes, kinds

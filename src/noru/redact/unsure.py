@@ -1,0 +1,80 @@
+"""Pixels follow what could not be read: lines too uncertain to check,
+beside secrets, are filled whole.
+
+Redaction finds secrets in the text the screen was read as, so where the
+text is misread the secret is not found and its pixels are served: a
+highlighted token read as ``ff oA TSE ESR ere``, an ``_`` read as a space
+in a label, a space read inside a token. The text layer says how sure it is
+of each line (``OcrLine.confidence``: a terminal's row has the calibrated
+chance that it is exact, ``noru.ocr.terminal.chance``); a line below
+``UNSURE`` is more likely misread than not. Such a line is filled whole
+(``unsure``), its text served as ``[redacted: unsure]`` (its indentation
+kept), where it lies beside what a secret is found in or looks like:
+
+- a secret found in it, in the line just before or just after it, or in
+  the rows of the line it was wrapped from (``noru.redact.wrap``);
+- a label of a secret (``token``, ``password``, ``secret``, ``key``, ...)
+  in it or in the line before it (a value under its label);
+- a key-like word in it: ``KEY_LIKE`` characters or more of a token's
+  alphabet, letters and digits both (a key misread stays key-like).
+
+An uncertain line elsewhere is served as read: most misread lines are
+ordinary text, and filling them all would hide what the screen shows. What
+it costs on ordinary screens is measured by bench/redact_unsure.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from noru.redact.detect import Finding
+from noru.store import OcrLine
+
+__all__ = ["KEY_LIKE", "UNSURE", "UNSURE_KIND", "unsure"]
+
+# A line whose confidence is below this is more likely misread than not.
+UNSURE = 0.5
+# What an unsure line's text is served as: ``[redacted: unsure]``.
+UNSURE_KIND = "unsure"
+# A word of at least this many characters of a token's alphabet, with
+# letters and digits both, looks like a key.
+KEY_LIKE = 20
+_LABEL = re.compile(
+    r"pass(?:word|wd|phrase)|pwd|secret|token|credential|bearer|authori[sz]ation"
+    r"|(?<![a-z])(?:auth|key)(?![a-z])|(?:api|access|private|secret)[\s_.-]*key",
+    re.IGNORECASE,
+)
+_WORD = re.compile(rf"[A-Za-z0-9+/=_\-.]{{{KEY_LIKE},}}")
+
+
+def _key_like(text: str) -> bool:
+    return any(
+        any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+        for word in _WORD.findall(text)
+    )
+
+
+def unsure(
+    lines: Sequence[OcrLine],
+    found: Sequence[Sequence[Finding]],
+    groups: Sequence[Sequence[int]],
+) -> set[int]:
+    """Which of an image's ``lines`` (with what was ``found`` in each, and
+    the rows each was wrapped over, ``groups``) are filled whole (the
+    module's doc)."""
+    doubtful = [i for i, line in enumerate(lines) if line.confidence < UNSURE]
+    if not doubtful:
+        return set()
+    group_of = {i: group for group in groups for i in group}
+    return {i for i in doubtful if _beside(lines, found, group_of.get(i, ()), i)}
+
+
+def _beside(
+    lines: Sequence[OcrLine], found: Sequence[Sequence[Finding]], rows: Sequence[int], i: int
+) -> bool:
+    """Whether line ``i`` lies beside a secret (the module's doc)."""
+    if any(0 <= j < len(lines) and found[j] for j in (i - 1, i, i + 1, *rows)):
+        return True
+    label = _LABEL.search(lines[i].text) or (i and _LABEL.search(lines[i - 1].text))
+    return bool(label) or _key_like(lines[i].text)
