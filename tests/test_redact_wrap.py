@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from noru.redact import policy
 from noru.redact.apply import for_agent, span_box
 from noru.redact.wrap import find_written, written
-from noru.store import CaptureRecord, ImageRecord, OcrLine
+from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 from noru.store.records import Source
 from tests.redaction_cases import ALNUM, leaked
 
@@ -51,10 +51,10 @@ def _stored(
     return out
 
 
-def _record(lines: list[OcrLine]) -> CaptureRecord:
+def _record(lines: list[OcrLine], ax: tuple[AxLine, ...] = ()) -> CaptureRecord:
     image = ImageRecord(
         position=0, path="x.png", width=1600, height=1200, source=Source(), display_mode=None,
-        ax_text=None, ocr_lines=tuple(lines),
+        ax_text="\n".join(line.text for line in ax) or None, ocr_lines=tuple(lines), ax_lines=ax,
     )  # fmt: skip
     return CaptureRecord(
         seq=1, id="c", captured_at=datetime(2026, 12, 5, tzinfo=UTC), origin="user", note=None,
@@ -243,3 +243,26 @@ def test_an_unsure_row_beside_a_secret_or_its_label_is_filled_whole() -> None:
     # Without the secrets category, nothing is filled for being unsure.
     cards_only = for_agent(_record(stored), policy.Policy.of(["cards"]))
     assert "unsure" not in cards_only.kinds
+
+
+def test_a_line_an_app_wraps_softly_is_whole_in_its_accessibility_text_and_goes_from_ocr() -> None:
+    rng = random.Random(10)
+    token = "xoxb-" + "".join(rng.choice("0123456789") for _ in range(11)) + "-" + _pick(rng, 24)
+    whole = f"Paste this into the bot settings: SLACK_BOT_TOKEN={token} and restart it"
+    # An editor's text field, proportional type, wrapped softly at a word:
+    # the token's part on the second row is too short for any rule.
+    cut = whole.index(token) + 14
+    rows = [whole[:cut], whole[cut:]]
+    ocr = [
+        OcrLine(text, (40, 100 + 24 * r, 7 * len(text), 22), 0.98) for r, text in enumerate(rows)
+    ]
+    ax = (AxLine(whole, (30, 95, 700, 60), "text"),)
+    plain = for_agent(_record(ocr), POLICY)
+    assert leaked(plain.record.ocr_text, token) is not None  # OCR alone leaves a part
+    seen = for_agent(_record(ocr, ax), POLICY)
+    assert leaked(seen.record.ocr_text, token) is None, seen.record.ocr_text
+    assert leaked(seen.record.ax_text, token) is None
+    assert "and restart it" in seen.record.ocr_text
+    # The second row's part is filled where it was read, and the widget whole.
+    assert any(x == 40 and y == 124 for x, y, _, _ in seen.boxes[0])
+    assert ax[0].box in seen.boxes[0]

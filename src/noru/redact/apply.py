@@ -46,7 +46,7 @@ from noru.redact.detect import Finding, find_lines
 from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
 from noru.redact.unsure import UNSURE_KIND, unsure
-from noru.redact.wrap import GRID_ROWS, find_written, grid_of
+from noru.redact.wrap import GRID_ROWS, find_written, grid_of, merged, parts_of
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
 __all__ = [
@@ -144,24 +144,34 @@ def span_box(box: Rect, text: str, start: int, end: int, *, grid: bool = False) 
     return (left, y, max(1, x + w - left), h)
 
 
-def _ax_lines(lines: Sequence[AxLine], policy: Policy) -> tuple[list[str], list[Rect], list[str]]:
+def _ax_lines(
+    lines: Sequence[AxLine], policy: Policy
+) -> tuple[list[str], list[Rect], list[str], list[tuple[str, str]]]:
     """Each accessibility line's text as an agent gets it, the boxes to fill
-    (a widget's whole: its box is the widget's, not its text's) and the
-    kinds found."""
+    (a widget's whole: its box is the widget's, not its text's), the kinds
+    found and the values found (with their kinds)."""
     texts, found = redact_texts([line.text for line in lines], policy)
-    boxes, kinds = [], []
+    boxes, kinds, values = [], [], []
     for line, findings in zip(lines, found, strict=True):
         boxes += [line.box] * len(findings)
         kinds += [finding.kind for finding in findings]
         kinds += _AT_REST.findall(line.text)
-    return texts, boxes, kinds
+        values += [(line.text[f.start : f.end], f.kind) for f in findings]
+    return texts, boxes, kinds, values
 
 
-def _ocr_lines(lines: Sequence[OcrLine], policy: Policy) -> tuple[list[str], list[Rect], list[str]]:
+def _ocr_lines(
+    lines: Sequence[OcrLine], policy: Policy, values: Sequence[tuple[str, str]] = ()
+) -> tuple[list[str], list[Rect], list[str]]:
     """Each OCR line's text as an agent gets it, the boxes to fill and the
-    kinds found: a terminal's rows as written (``wrap``), a line too
-    uncertain to check beside a secret whole (``unsure``)."""
+    kinds found: a terminal's rows as written (``wrap``), the parts of
+    ``values`` (secrets the image's accessibility text gives whole), a line
+    too uncertain to check beside a secret whole (``unsure``)."""
     found, groups = find_written(lines, policy.categories, policy.own)
+    if values:
+        found = [
+            merged(f, parts_of(line.text, values)) for f, line in zip(found, lines, strict=True)
+        ]
     doubtful = unsure(lines, found, groups) if "secrets" in policy.categories else set()
     grid = {i for i, cells in enumerate(grid_of(lines)) if cells is not None}
     texts, boxes, kinds = [], [], []
@@ -182,30 +192,41 @@ def _ocr_lines(lines: Sequence[OcrLine], policy: Policy) -> tuple[list[str], lis
 def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect], list[str]]:
     boxes: list[Rect] = []
     kinds: list[str] = []
+    # The accessibility text first: a line an app wraps softly is whole
+    # there, and what is found in it is taken out of the OCR lines' parts.
+    ax_lines, ax_text = image.ax_lines, image.ax_text
+    ax_boxes: list[Rect] = []
+    ax_kinds: list[str] = []
+    values: list[tuple[str, str]] = []
+    if ax_lines:
+        texts, ax_boxes, ax_kinds, values = _ax_lines(ax_lines, policy)
+        if ax_boxes:
+            ax_lines = tuple(
+                replace(line, text=text) for line, text in zip(ax_lines, texts, strict=True)
+            )
+            ax_text = "\n".join(texts)
+    elif ax_text:  # text without boxes: its words go, no pixels are known
+        lines = ax_text.split("\n")
+        texts, found_in = redact_texts(lines, policy)
+        if any(found_in):
+            ax_text = "\n".join(texts)
+            ax_kinds = [finding.kind for findings in found_in for finding in findings]
+            values = [
+                (text[f.start : f.end], f.kind)
+                for text, fs in zip(lines, found_in, strict=True)
+                for f in fs
+            ]
     ocr_lines = image.ocr_lines
     if ocr_lines:
-        texts, found, named = _ocr_lines(ocr_lines, policy)
+        texts, found, named = _ocr_lines(ocr_lines, policy, values)
         if found:
             ocr_lines = tuple(
                 replace(line, text=text) for line, text in zip(ocr_lines, texts, strict=True)
             )
         boxes += found
         kinds += named
-    ax_lines, ax_text = image.ax_lines, image.ax_text
-    if ax_lines:
-        texts, found, named = _ax_lines(ax_lines, policy)
-        if found:
-            ax_lines = tuple(
-                replace(line, text=text) for line, text in zip(ax_lines, texts, strict=True)
-            )
-            ax_text = "\n".join(texts)
-        boxes += found
-        kinds += named
-    elif ax_text:  # text without boxes: its words go, no pixels are known
-        texts, found_in = redact_texts(ax_text.split("\n"), policy)
-        if any(found_in):
-            ax_text = "\n".join(texts)
-            kinds += [finding.kind for findings in found_in for finding in findings]
+    boxes += ax_boxes
+    kinds += ax_kinds
     source, named = source_for_agent(image.source, policy)
     kinds += named
     new = replace(image, ocr_lines=ocr_lines, ax_lines=ax_lines, ax_text=ax_text, source=source)

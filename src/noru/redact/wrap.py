@@ -24,6 +24,10 @@ A row is continued by the next one (``written``) when:
   label's ``:``): a row starting with two spaces or more is indented, a
   line of its own, not the rest of one.
 
+An app that wraps a long line softly (an editor, a browser's text field)
+may give it whole in its accessibility text: a secret found there has its
+parts in the OCR lines of the same image taken out too (``parts_of``).
+
 A line exactly as wide as its terminal that is not continued looks the
 same as one that is: its next row is then joined to it too. What is found
 in the joined text is taken with what is found in each row on its own (no
@@ -42,7 +46,17 @@ from noru.geometry import Rect
 from noru.redact.detect import Finding, Own, find, find_lines
 from noru.store import OcrLine
 
-__all__ = ["GRID_ROWS", "SEAM_SPACES", "cells_of", "find_written", "grid_of", "written"]
+__all__ = [
+    "GRID_ROWS",
+    "PART_LEAST",
+    "SEAM_SPACES",
+    "cells_of",
+    "find_written",
+    "grid_of",
+    "merged",
+    "parts_of",
+    "written",
+]
 
 # Lines of an image on one grid that make each of them a grid's row.
 GRID_ROWS = 3
@@ -51,6 +65,9 @@ GRID_ROWS = 3
 # too long for a labelled value, and no PEM lines around it.
 _KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.ASCII)
 _KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.ASCII)
+# A word of an OCR line at least this long that is part of a secret found
+# whole elsewhere in its image (its accessibility text) is that secret's part.
+PART_LEAST = 6
 # Spaces a continued row may start with (its line's own, where it was cut);
 # more is indentation.
 SEAM_SPACES = 1
@@ -136,7 +153,7 @@ def find_written(
     found_joined = find_lines(joined, categories, own)
     if "secrets" in categories:
         found_joined = [
-            _merged(found, _inline_keys(text)) if "-----BEGIN" in text else found
+            merged(found, _inline_keys(text)) if "-----BEGIN" in text else found
             for text, found in zip(joined, found_joined, strict=True)
         ]
     found: list[list[Finding]] = [[] for _ in lines]
@@ -157,7 +174,7 @@ def find_written(
             ]
             # Each row on its own too: joining never takes a finding away.
             alone = find(lines[i].text, categories, own)
-            found[i] = _merged(parts, alone)
+            found[i] = merged(parts, alone)
     return found, groups
 
 
@@ -175,7 +192,31 @@ def _inline_keys(text: str) -> list[Finding]:
     return found
 
 
-def _merged(first: list[Finding], then: list[Finding]) -> list[Finding]:
+def parts_of(text: str, values: Sequence[tuple[str, str]]) -> list[Finding]:
+    """The words of ``text`` (an OCR line) that are parts of ``values``
+    (``(value, kind)``: secrets found whole in the image's accessibility
+    text, where an app gives a soft-wrapped line whole): a word of
+    ``PART_LEAST`` characters or more inside a value; a shorter one only
+    where the line wraps a value, as its first word ending the value, or
+    its last word starting it."""
+    found = []
+    words = list(re.finditer(r"\S+", text))
+    for n, word in enumerate(words):
+        part = word[0]
+        for value, kind in values:
+            if len(part) >= PART_LEAST and part in value:
+                hit = True
+            else:
+                tail = n == 0 and value.endswith(part) and len(part) < len(value)
+                head = n == len(words) - 1 and value.startswith(part)
+                hit = len(part) >= 2 and (tail or head)
+            if hit:
+                found.append(Finding(word.start(), word.end(), kind))
+                break
+    return found
+
+
+def merged(first: Sequence[Finding], then: Sequence[Finding]) -> list[Finding]:
     """Findings left to right, overlapping ones as one: the span of both, the
     kind of the one that starts first (the joined line's, where both do)."""
     out: list[Finding] = []
