@@ -13,10 +13,13 @@ kept), where it lies beside what a secret is found in or looks like:
 
 - a secret found in it, in the line just before or just after it, or in
   the rows of the line it was wrapped from (``noru.redact.wrap``);
-- a label of a secret (``token``, ``password``, ``secret``, ``key``, ...)
-  in it or in the line before it (a value under its label);
+- a label of a secret (``token``, ``password``, ``secret``, ``key``, ...,
+  before a value's ``:`` or ``=``; or ``Bearer``) in it or in the line
+  before it (a value under its label);
 - a key-like word in it: ``KEY_LIKE`` characters or more of a token's
-  alphabet, letters and digits both (a key misread stays key-like).
+  alphabet with upper and lower case letters and digits (a key misread
+  stays key-like; a path, a hash or a name of the code is not: a slash
+  in ten characters at most).
 
 An uncertain line elsewhere is served as read: most misread lines are
 ordinary text, and filling them all would hide what the screen shows. What
@@ -38,19 +41,26 @@ UNSURE = 0.5
 # What an unsure line's text is served as: ``[redacted: unsure]``.
 UNSURE_KIND = "unsure"
 # A word of at least this many characters of a token's alphabet, with
-# letters and digits both, looks like a key.
+# upper and lower case letters and digits, looks like a key (a path, a
+# hash, a name of the code has not all three, or is cut by its dots).
 KEY_LIKE = 20
+# A secret's label as a label: its name (in a longer word: ``DB_PASSWORD``,
+# ``apiKey``) before a value's separator, or a credential's scheme. A name
+# inside a path or a type (``token_user.py``, ``FileToken``) is no label.
 _LABEL = re.compile(
-    r"pass(?:word|wd|phrase)|pwd|secret|token|credential|bearer|authori[sz]ation"
-    r"|(?<![a-z])(?:auth|key)(?![a-z])|(?:api|access|private|secret)[\s_.-]*key",
+    r"(?:pass(?:word|wd|phrase)|pwd|secret|token|credential|(?<![a-z])(?:auth|key)|api[_-]?key)"
+    r"[A-Za-z0-9_-]*[\"']?\s*(?::|=|=>)|\b(?:bearer|basic)\s",
     re.IGNORECASE,
 )
-_WORD = re.compile(rf"[A-Za-z0-9+/=_\-.]{{{KEY_LIKE},}}")
+_WORD = re.compile(rf"[A-Za-z0-9+/=_\-]{{{KEY_LIKE},}}")
 
 
 def _key_like(text: str) -> bool:
     return any(
-        any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+        any(c.isdigit() for c in word)
+        and any(c.islower() for c in word)
+        and any(c.isupper() for c in word)
+        and word.count("/") * 10 <= len(word)
         for word in _WORD.findall(text)
     )
 
