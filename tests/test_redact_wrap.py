@@ -172,14 +172,36 @@ def test_an_indented_next_row_is_no_continuation_and_a_short_row_is_not_continue
     # A row reaching the last column continued by one starting at the first:
     assert written(_stored([head, "ABCDEFGHIJKL"], len(head))) == [[0, 1]]
     # One space where the terminal cut the line (after a label's colon) is
-    # the line's own; two are indentation.
+    # the line's own, at the next row's start or in the row's last cell;
+    # two are indentation.
     assert written(_stored([head, " ABCDEFGH"], len(head))) == [[0, 1]]
+    assert written(_stored([head, "ABCDEFGH"], len(head) + 1)) == [[0, 1]]
+    assert written(_stored([head, " ABCDEFGH"], len(head) + 1)) == [[0], [1]]
     assert written(_stored([head, "  ABCDEFGH"], len(head))) == [[0], [1]]
+    assert written(_stored([head, "ABCDEFGH"], len(head) + 2)) == [[0], [1]]
     # The next row must be the next one down, on the same grid.
     apart = _stored([head, "", "ABCDEFGHIJKL"], len(head))
     assert written(apart) == [[0], [1]]
     other = _stored([head], len(head)) + _stored(["", "ABCDEFGHIJKL"], len(head), at=500)
     assert written(other) == [[0], [1]]
+
+
+def test_a_token_after_a_space_the_terminal_cut_at_is_found_on_the_next_row() -> None:
+    rng = random.Random(11)
+    token = _pick(rng, 40)
+    head = 'curl -s -H "Authorization: Bearer'
+    for columns in (len(head) + 1, len(head)):
+        rows = [head, token + '" https://api.internal/v2/jobs'] if columns > len(head) else [
+            head, " " + token + '" https://api.internal/v2/jobs'
+        ]  # fmt: skip
+        text, boxes = _served(_stored(["$ ls", *rows], columns))
+        assert leaked(text, token) is None, (columns, text)
+        assert "[redacted: bearer-token]" in text
+        assert text.split("\n")[1] == head  # the label's row is served as read
+        first = rows[1].index(token)
+        for column in range(first, first + len(token)):
+            cell = (column * CELL_W, 30 + 2 * CELL_H, CELL_W, CELL_H)
+            assert _covered(boxes, cell), (columns, column)
 
 
 def test_a_false_join_only_widens_what_is_redacted() -> None:

@@ -7,7 +7,7 @@ after ``export GITHUB_TOKEN=`` leaves 20 characters on the next row, too
 few for any rule, and a service account's ``"private_key"`` value takes
 fourteen rows of which only the first has the label. So rows are joined as
 the terminal wrapped them, and each finding in what is joined is given back
-to each row as its part (``Piece``), to be replaced and filled there.
+to each row as its part, to be replaced and filled there.
 
 A row is continued by the next one (``written``) when:
 
@@ -19,10 +19,12 @@ A row is continued by the next one (``written``) when:
   one first column, ``GRID_ROWS`` of them) and its right edge taken as its
   widest row's;
 - the next row lies on the same grid, one row below, and starts at the
-  grid's first column with a character, or with one space and then a
-  character (the line's own space where the terminal cut it, as after a
-  label's ``:``): a row starting with two spaces or more is indented, a
-  line of its own, not the rest of one.
+  grid's first column with a character;
+- one space at the seam is the line's own, where the terminal cut it
+  (after a label's ``:``, after ``Bearer``): the row may end a cell short
+  of the last column (its last cell blank), or the next row start with
+  one space, not both. Two spaces at the seam are indentation: the next
+  row is a line of its own, not the rest of one.
 
 An app that wraps a long line softly (an editor, a browser's text field)
 may give it whole in its accessibility text: a secret found there has its
@@ -68,8 +70,8 @@ _KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.ASCII)
 # A word of an OCR line at least this long that is part of a secret found
 # whole elsewhere in its image (its accessibility text) is that secret's part.
 PART_LEAST = 6
-# Spaces a continued row may start with (its line's own, where it was cut);
-# more is indentation.
+# Spaces at a seam (a row's blank last cells, the next row's first ones)
+# that can be its line's own, where it was cut; more is indentation.
 SEAM_SPACES = 1
 
 
@@ -111,8 +113,11 @@ def _widths(lines: Sequence[OcrLine], grids: Sequence[tuple[int, int] | None]) -
 def written(lines: Sequence[OcrLine]) -> list[list[int]]:
     """The lines (by index, in order) as written: each entry the rows one
     line was wrapped over, most of them one row (see the module's doc)."""
+    return _written(lines, _widths(lines, grid_of(lines)))
+
+
+def _written(lines: Sequence[OcrLine], widths: Sequence[int | None]) -> list[list[int]]:
     grids = grid_of(lines)
-    widths = _widths(lines, grids)
     groups: list[list[int]] = []
     for i in range(len(lines)):
         if groups and _continues(lines, grids, widths, groups[-1][-1], i):
@@ -134,10 +139,12 @@ def _continues(
     if grid is None or width is None or grids[after] != grid or widths[after] != width:
         return False
     row, next_row = lines[before], lines[after]
-    if len(row.text) < width or next_row.box[1] != row.box[1] + row.box[3]:
+    if len(row.text) < width - SEAM_SPACES or next_row.box[1] != row.box[1] + row.box[3]:
         return False
+    # The spaces at the seam: the row's blank last cells and the next row's
+    # first ones (a row's text ends at its last inked cell).
     lead = len(next_row.text) - len(next_row.text.lstrip(" "))
-    return lead <= SEAM_SPACES and lead < len(next_row.text)
+    return width - len(row.text) + lead <= SEAM_SPACES and lead < len(next_row.text)
 
 
 def find_written(
@@ -148,8 +155,14 @@ def find_written(
     """What is found in each line, its rows joined as written (``written``),
     each finding given back to each row it lies in as that row's part; and
     the groups of rows joined."""
-    groups = written(lines)
-    joined = ["".join(lines[i].text for i in group) for group in groups]
+    widths = _widths(lines, grid_of(lines))
+    groups = _written(lines, widths)
+    # A row's blank last cell (cut at a space) is a space of the line.
+    padded = [
+        line.text.ljust(width) if width is not None else line.text
+        for line, width in zip(lines, widths, strict=True)
+    ]
+    joined = ["".join(padded[i] for i in group[:-1]) + lines[group[-1]].text for group in groups]
     found_joined = find_lines(joined, categories, own)
     if "secrets" in categories:
         found_joined = [
@@ -164,7 +177,7 @@ def find_written(
         starts, at = [], 0
         for i in group:
             starts.append(at)
-            at += len(lines[i].text)
+            at += len(padded[i])
         for i, start in zip(group, starts, strict=True):
             end = start + len(lines[i].text)
             parts = [
