@@ -11,8 +11,9 @@ capture is redacted the same way every time it is served.
 Where a span lies in its line's box: a terminal's row (``noru.ocr.terminal``)
 is a grid of equal cells that starts at its first inked column, so a
 character's cell is exact. A line is taken as a grid's row when its box is
-whole cells of one pitch and at least ``GRID_ROWS`` lines of its image lie
-on the same grid (same pitch, same first column): one line can be whole
+whole cells of one pitch and the reader recorded its grid's width with it
+(``OcrLine.columns``), or at least ``GRID_ROWS`` lines of its image lie on
+the same grid (same pitch, same first column): one line can be whole
 cells by chance, a terminal's rows are all on one grid. Text in a
 proportional font is only known to lie along its line: its span starts
 where the characters before it would end at typical widths, less

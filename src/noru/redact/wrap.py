@@ -113,11 +113,15 @@ def _widths(lines: Sequence[OcrLine], grids: Sequence[tuple[int, int] | None]) -
 def written(lines: Sequence[OcrLine]) -> list[list[int]]:
     """The lines (by index, in order) as written: each entry the rows one
     line was wrapped over, most of them one row (see the module's doc)."""
-    return _written(lines, _widths(lines, grid_of(lines)))
-
-
-def _written(lines: Sequence[OcrLine], widths: Sequence[int | None]) -> list[list[int]]:
     grids = grid_of(lines)
+    return _written(lines, grids, _widths(lines, grids))
+
+
+def _written(
+    lines: Sequence[OcrLine],
+    grids: Sequence[tuple[int, int] | None],
+    widths: Sequence[int | None],
+) -> list[list[int]]:
     groups: list[list[int]] = []
     for i in range(len(lines)):
         if groups and _continues(lines, grids, widths, groups[-1][-1], i):
@@ -155,8 +159,9 @@ def find_written(
     """What is found in each line, its rows joined as written (``written``),
     each finding given back to each row it lies in as that row's part; and
     the groups of rows joined."""
-    widths = _widths(lines, grid_of(lines))
-    groups = _written(lines, widths)
+    grids = grid_of(lines)
+    widths = _widths(lines, grids)
+    groups = _written(lines, grids, widths)
     # A row's blank last cell (cut at a space) is a space of the line.
     padded = [
         line.text.ljust(width) if width is not None else line.text
