@@ -5,9 +5,15 @@ Redaction finds secrets in the text the screen was read as, so where the
 text is misread the secret is not found and its pixels are served: a
 highlighted token read as ``ff oA TSE ESR ere``, an ``_`` read as a space
 in a label, a space read inside a token. The text layer says how sure it is
-of each line (``OcrLine.confidence``: a terminal's row has the calibrated
-chance that it is exact, ``noru.ocr.terminal.chance``); a line below
-``UNSURE`` is more likely misread than not. Such a line is filled whole
+of each line (``OcrLine.confidence``): a terminal's row read on its grid
+(its grid's width recorded) has the calibrated chance that it is exact
+(``noru.ocr.terminal.chance``), and a line below ``UNSURE`` is more likely
+misread than not. A row of a terminal's grid that the grid reader left to
+the engine's layout (a highlighted row: it lies on the grid's rows, its
+width not recorded) has the engine's own confidence, which is not that
+chance: a token read with spaces inside (``ghp_6pyuge TySnPhpSw6VV¥vpJ
+Juh66377…``) comes back at 0.6. Such a row is unsure below
+``UNSURE_ENGINE``. An unsure line is filled whole
 (``unsure``), its text served as ``[redacted: unsure]`` (its indentation
 kept), where it lies beside what a secret is found in or looks like:
 
@@ -34,10 +40,13 @@ from collections.abc import Sequence
 from noru.redact.detect import Finding
 from noru.store import OcrLine
 
-__all__ = ["KEY_LIKE", "UNSURE", "UNSURE_KIND", "unsure"]
+__all__ = ["KEY_LIKE", "UNSURE", "UNSURE_ENGINE", "UNSURE_KIND", "unsure"]
 
-# A line whose confidence is below this is more likely misread than not.
+# A grid's row whose (calibrated) confidence is below this is more likely
+# misread than not.
 UNSURE = 0.5
+# A grid's row the engine's layout read (its own confidence) is unsure below this.
+UNSURE_ENGINE = 0.8
 # What an unsure line's text is served as: ``[redacted: unsure]``.
 UNSURE_KIND = "unsure"
 # A word of at least this many characters of a token's alphabet, with
@@ -73,11 +82,44 @@ def unsure(
     """Which of an image's ``lines`` (with what was ``found`` in each, and
     the rows each was wrapped over, ``groups``) are filled whole (the
     module's doc)."""
-    doubtful = [i for i, line in enumerate(lines) if line.confidence < UNSURE]
+    left = _left_to_the_engine(lines)
+    doubtful = [
+        i
+        for i, line in enumerate(lines)
+        if line.confidence < (UNSURE_ENGINE if i in left else UNSURE)
+    ]
     if not doubtful:
         return set()
     group_of = {i: group for group in groups for i in group}
     return {i for i in doubtful if _beside(lines, found, group_of.get(i, ()), i)}
+
+
+def _left_to_the_engine(lines: Sequence[OcrLine]) -> set[int]:
+    """The lines that lie on a terminal's grid, on one of its rows and from
+    within its columns, without being read as its rows (their width not
+    recorded): rows the grid reader left to the engine's layout."""
+    grids = set()
+    for line in lines:
+        if line.columns is None:
+            continue
+        lead = len(line.text) - len(line.text.lstrip(" "))
+        drawn = len(line.text) - lead
+        if drawn <= 0 or line.box[2] % drawn:
+            continue
+        pitch = line.box[2] // drawn
+        x0 = line.box[0] - lead * pitch
+        grids.add((x0, x0 + line.columns * pitch, line.box[1] % line.box[3], line.box[3]))
+    if not grids:
+        return set()
+    return {
+        i
+        for i, line in enumerate(lines)
+        if line.columns is None
+        and any(
+            left <= line.box[0] < right and line.box[1] % height == phase and line.box[3] == height
+            for left, right, phase, height in grids
+        )
+    }
 
 
 def _beside(
