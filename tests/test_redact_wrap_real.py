@@ -39,7 +39,7 @@ from noru.store import CaptureRecord, NewImage, OcrLine, Reader, Store
 from tests import real_terminals
 from tests.parts import require
 from tests.real_clients import Client
-from tests.redaction_cases import ALNUM, leaked
+from tests.redaction_cases import ALNUM, leaked, planted
 from tests.xserver import XServer
 
 COLUMNS, ROWS = 64, 60
@@ -234,3 +234,54 @@ def test_a_highlighted_secret_in_a_real_terminal_is_kept_from_agents(
             x, y = left + column * cell_w, top + highlight * cell_h
             core = served.crop((x + 1, y + 1, x + cell_w - 1, y + cell_h - 1))
             assert core.getextrema() == tuple((c, c) for c in FILL), (kind, highlight, column)
+
+
+def _cut_across(cases: list[tuple[str, str, str]]) -> list[str]:
+    """Each planted line behind a prefix that puts the middle of its value
+    at the last column: every value is cut in two by the terminal."""
+    lines = []
+    for line, value, _ in cases:
+        at = line.index(value)
+        pad = (COLUMNS - len(value) // 2 - at - len("$ env ")) % COLUMNS
+        lines.append("$ env " + ("LANG=C " * 10)[: max(0, pad - 1)].ljust(pad) + line)
+    return lines
+
+
+@pytest.mark.parametrize("kind", TERMINALS)
+def test_every_planted_kind_cut_by_the_last_column_is_redacted_on_both_rows(
+    kind: str, desktop: XServer, home: Path, engine: TesseractEngine
+) -> None:
+    """tests/redaction_cases.py's secrets, every kind, each drawn across a
+    row's end by a real terminal."""
+    problem = real_terminals.missing_any(kind)  # type: ignore[arg-type]
+    require(problem is None, problem or "")
+    cases = planted(seed=sum(map(ord, kind)))
+    lines = _cut_across(cases)
+    with _open(desktop, kind, lines) as client, Capturer(display=desktop.display) as capturer:
+        client.bring_under_pointer()
+        (grab,) = capturer.grab_window("pointer")
+        cell_w, cell_h, left, top = _hints(client)
+        rows = list(client.lines)
+    picture = grab.image.convert("RGB")
+    read = engine.recognise(picture)
+    stored = _stored(home, picture, read.lines, read.engine_version)
+    seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
+    text = seen.record.ocr_text
+    served = fill(picture, seen.boxes[0])
+    screen = "".join(row.ljust(COLUMNS) for row in rows)
+    missed = []
+    for _, value, what in cases:
+        if leaked(text, value) is not None:
+            missed.append((what, "text", leaked(text, value)))
+            continue
+        start = screen.index(value)
+        for at in range(start, start + len(value)):
+            row, column = divmod(at, COLUMNS)
+            if value[at - start] == " ":
+                continue  # a card's gaps: no ink
+            x, y = left + column * cell_w, top + row * cell_h
+            core = served.crop((x + 1, y + 1, x + cell_w - 1, y + cell_h - 1))
+            if core.getextrema() != tuple((c, c) for c in FILL):
+                missed.append((what, "pixels", rows[row]))
+                break
+    assert not missed, (kind, missed)
