@@ -13,7 +13,8 @@ scrolled away gone. Its menu bar or toolbar, when it has one, is in
   (``xterm_screen`` computes that).
 - ``open_terminal``: rxvt-unicode, st, xfce4-terminal, Konsole, kitty or
   Alacritty in a fontconfig family at a point size. Lines must fit: nothing
-  wraps.
+  wraps, unless asked (``wraps``: long lines wrap as xterm wraps them, and
+  the terminal must print at exactly the size asked).
 
 What both take:
 
@@ -496,6 +497,7 @@ def open_terminal(
     dpi: int | None = None,
     own_palette: bool = False,
     env: Mapping[str, str] | None = None,
+    wraps: bool = False,
 ) -> Client:
     """The terminal ``kind`` showing ``lines`` (each narrower than ``columns``:
     nothing wraps; more than ``rows`` scroll the first ones away, into its
@@ -506,9 +508,11 @@ def open_terminal(
     whole width (a status line, a selection); ``chrome`` and ``dpi`` as the
     module says; ``own_palette``: the theme's background and text colour
     only, the terminal's own 16 colours; ``env``: more of its environment
-    (a session bus)."""
+    (a session bus); ``wraps``: lines may be longer than ``columns``, and
+    wrap at its last column, where the terminal must print at exactly the
+    size asked (a column fewer would wrap them elsewhere)."""
     shown = [_shown(line) for line in lines]
-    if any(line.width >= columns for line in shown):
+    if not wraps and any(line.width >= columns for line in shown):
         raise ValueError(f"the lines must fit in {columns - 1} columns")
     title = new_title(kind)
     palette = PALETTES[theme].without_colours() if own_palette else PALETTES[theme]
@@ -538,7 +542,11 @@ def open_terminal(
         widest = max((line.width for line in shown), default=0)
         if highlight is not None:
             widest = columns - 1
-        _wait_printed(process, folder, log, what=what, rows=rows, columns=columns, widest=widest)
+        exact = widest >= columns
+        _wait_printed(
+            process, folder, log, what=what, rows=rows, columns=columns,
+            widest=None if exact else widest,
+        )  # fmt: skip
         window = find_window_of(server, process, what, log)
         if kind in ("konsole", "kitty"):
             move_window(server, window, x, y)  # they take no place on their command line

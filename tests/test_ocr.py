@@ -233,6 +233,16 @@ def test_lines_come_back_from_their_stored_form_as_they_went_in() -> None:
             decode_lines(damaged)
 
 
+def test_a_grid_row_keeps_its_grid_width_and_rows_stored_before_it_still_read() -> None:
+    row = OcrLine("  export TOKEN=ghp_x", (20, 40, 170, 20), 0.99, columns=80)
+    raw = encode_lines([row, OcrLine("Save", (0, 0, 40, 20), 0.9)])
+    assert raw == '[["  export TOKEN=ghp_x",20,40,170,20,0.99,80],["Save",0,0,40,20,0.9]]'
+    assert decode_lines(raw) == (row, OcrLine("Save", (0, 0, 40, 20), 0.9))
+    # A row stored before the grid's width was kept: six values, no width.
+    (old,) = decode_lines('[["$ ls",0,0,40,20,0.98]]')
+    assert old.columns is None
+
+
 def test_with_no_data_anywhere_the_error_says_where_it_looked_and_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -28,6 +28,9 @@ from tests.wire import MemoryClient
 
 WIDTH, HEIGHT = 1200, 700
 CELL_W, CELL_H, TOP = 10, 20, 40  # a grid of 10x20 cells, rows from y = 40
+# The grid's width in cells, as the terminal reader records it: wider than
+# every row here, so none runs on to the next (noru.redact.wrap).
+COLUMNS = 160
 
 CASES = planted()
 ROWS = [line for line, _, _ in CASES] + list(ORDINARY[:6])
@@ -35,10 +38,11 @@ ROWS = [line for line, _, _ in CASES] + list(ORDINARY[:6])
 
 def _grid_line(row: int, text: str) -> OcrLine:
     """A row as the terminal reader gives it: its box whole cells from its
-    first inked column (indentation is leading spaces before the box)."""
+    first inked column (indentation is leading spaces before the box), and
+    its grid's width."""
     lead = len(text) - len(text.lstrip(" "))
     box = (lead * CELL_W, TOP + row * CELL_H, (len(text) - lead) * CELL_W, CELL_H)
-    return OcrLine(text, box, 0.95)
+    return OcrLine(text, box, 0.95, COLUMNS)
 
 
 def _screen(rows: list[str]) -> bytes:

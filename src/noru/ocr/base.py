@@ -6,7 +6,11 @@ pixels on the way (crops, padding, scaling, inversion).
 
 ``OcrLine`` is the one line type: the store keeps it, the app's OCR process
 sends it, and ``encode_lines`` / ``decode_lines`` are its one wire and storage
-form, ``[[text, x, y, w, h, confidence], ...]`` as compact JSON.
+form, ``[[text, x, y, w, h, confidence], ...]`` as compact JSON; a row of a
+character grid (a terminal's) has its grid's width in cells as a seventh
+value, ``columns``: whether the row runs to the grid's last column, where a
+terminal wraps a longer line to the next row, is known from it
+(``noru.redact.wrap``). Rows stored before it was kept have six values.
 """
 
 from __future__ import annotations
@@ -37,6 +41,10 @@ class OcrLine:
     text: str
     box: Rect  # in original image pixels
     confidence: float  # 0..1
+    # A character grid's row (its text from the grid's first column, its
+    # indentation as spaces, one character a cell): the grid's width in
+    # cells. None for any other line, and for rows read before it was kept.
+    columns: int | None = None
 
 
 # What a line drawn across a terminal (a rule, a box's edge, a progress bar)
@@ -83,7 +91,11 @@ def clean_line(text: str, box: Rect, confidence: float, *, spaced: bool = False)
 def encode_lines(lines: Sequence[OcrLine]) -> str:
     """Lines as compact JSON, confidences rounded to 4 places so stored rows stay small."""
     return json.dumps(
-        [[line.text, *line.box, round(line.confidence, 4)] for line in lines],
+        [
+            [line.text, *line.box, round(line.confidence, 4)]
+            + ([line.columns] if line.columns is not None else [])
+            for line in lines
+        ],
         ensure_ascii=False,
         separators=(",", ":"),
     )
@@ -93,8 +105,13 @@ def decode_lines(raw: str) -> tuple[OcrLine, ...]:
     """What ``encode_lines`` wrote; ValueError when it is not that."""
     try:
         return tuple(
-            OcrLine(str(text), (int(x), int(y), int(w), int(h)), float(conf))
-            for text, x, y, w, h, conf in json.loads(raw)
+            OcrLine(
+                str(text),
+                (int(x), int(y), int(w), int(h)),
+                float(conf),
+                int(more[0]) if more else None,
+            )
+            for text, x, y, w, h, conf, *more in json.loads(raw)
         )
     except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
         raise ValueError(f"not OCR lines: {exc}") from None

@@ -339,7 +339,7 @@ def _line(text: str, font: GridFont, ox: int, y: int) -> OcrLine:
     known = sum(c != "\ufffd" for c in cells) / max(1, len(cells))
     # The row as drawn: its empty cells are its spaces (indentation and
     # aligned gaps kept); a cell no glyph matches is a space rather than a guess.
-    return OcrLine(text.replace("\ufffd", " ").rstrip(), box, known)
+    return OcrLine(text.replace("\ufffd", " ").rstrip(), box, known, columns=len(text))
 
 
 def _grow(bands: list[Rect], band: Rect, *, first: bool = False) -> None:
@@ -381,7 +381,7 @@ def read_job(
             continue
         x, y, w, h = line.box
         bx, by, bw, bh = piece.to_original((x, y, x + w, y + h))
-        lines.append(OcrLine(line.text, (bx, by, bw, bh), line.confidence))
+        lines.append(dataclasses.replace(line, box=(bx, by, bw, bh)))
     rest = []
     for x, y, w, h in grid.rest:
         bx, by, bw, bh = piece.to_original((x, y, x + w, y + h))

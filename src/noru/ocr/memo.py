@@ -33,7 +33,7 @@ __all__ = ["MEMO_JOBS", "Memo"]
 # Jobs remembered: a few screens' worth of windows and bands.
 MEMO_JOBS = 256
 
-_Stored = tuple[tuple[str, Rect, float], ...]  # lines, boxes relative to the job's region
+_Stored = tuple[tuple[str, Rect, float, int | None], ...]  # lines, boxes relative to the region
 
 
 class Memo:
@@ -78,7 +78,8 @@ class Memo:
             self.hits += 1
         x, y = region[0], region[1]
         return [
-            OcrLine(text, (bx + x, by + y, bw, bh), conf) for text, (bx, by, bw, bh), conf in stored
+            OcrLine(text, (bx + x, by + y, bw, bh), conf, columns)
+            for text, (bx, by, bw, bh), conf, columns in stored
         ]
 
     def keep(self, key: bytes, region: Rect, lines: Sequence[OcrLine]) -> None:
@@ -88,6 +89,7 @@ class Memo:
                 line.text,
                 (line.box[0] - x, line.box[1] - y, line.box[2], line.box[3]),
                 line.confidence,
+                line.columns,
             )
             for line in lines
         )

@@ -18,6 +18,7 @@ Pure Pillow, engine-agnostic (both engines' lines go through it).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -340,7 +341,7 @@ def _rewrite(
 
     if SequenceMatcher(None, line.text, text, autojunk=False).ratio() < MIN_KEPT:
         return line
-    return OcrLine(text, line.box, line.confidence)
+    return dataclasses.replace(line, text=text)
 
 
 def agree_job(
@@ -356,12 +357,12 @@ def agree_job(
     piece, background = plain
     ox, oy = piece.origin
     local = [
-        OcrLine(line.text, (x - ox, y - oy, w, h), line.confidence)
+        dataclasses.replace(line, box=(x - ox, y - oy, w, h))
         for line in lines
         for x, y, w, h in [line.box]
     ]
     read = agree(piece.image, background, local)
     return [
-        line if new.text == line.text else OcrLine(new.text, line.box, line.confidence)
+        line if new.text == line.text else dataclasses.replace(line, text=new.text)
         for line, new in zip(lines, read, strict=True)
     ]

@@ -20,6 +20,7 @@ after ``IDLE`` seconds unused; what it read is kept by the line's pixels.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 import time
@@ -92,7 +93,7 @@ class SecondOpinion:
                 text = self._read(image, lines[i])
                 if text is not None and wide_letters(text) >= LEAST_WIDE:
                     text = spaced(lines[i].text, text)
-                    revised[i] = OcrLine(text, lines[i].box, lines[i].confidence)
+                    revised[i] = dataclasses.replace(lines[i], text=text)
         return revised
 
     def _read(self, image: Image.Image, line: OcrLine) -> str | None:

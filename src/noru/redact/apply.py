@@ -11,8 +11,9 @@ capture is redacted the same way every time it is served.
 Where a span lies in its line's box: a terminal's row (``noru.ocr.terminal``)
 is a grid of equal cells that starts at its first inked column, so a
 character's cell is exact. A line is taken as a grid's row when its box is
-whole cells of one pitch and at least ``GRID_ROWS`` lines of its image lie
-on the same grid (same pitch, same first column): one line can be whole
+whole cells of one pitch and the reader recorded its grid's width with it
+(``OcrLine.columns``), or at least ``GRID_ROWS`` lines of its image lie on
+the same grid (same pitch, same first column): one line can be whole
 cells by chance, a terminal's rows are all on one grid. Text in a
 proportional font is only known to lie along its line: its span starts
 where the characters before it would end at typical widths, less
@@ -21,6 +22,11 @@ capital-letter key beside lower-case words lies further right than any
 average puts it). An accessibility line's box is its widget's, not its
 text's: a span found there fills the whole box. Either way it is the
 line's height.
+
+A terminal's rows are searched as the lines they were wrapped from
+(``noru.redact.wrap``): a token cut at the last column is found whole, and
+each row's part is replaced and filled there. An OCR line too uncertain to
+check that lies beside a secret is filled whole (``noru.redact.unsure``).
 
 A capture's source facts are looked at too (``facts``): a secret in a
 window title (a terminal titled with the command it runs), an app's or a
@@ -40,6 +46,8 @@ from noru.geometry import Rect
 from noru.redact.detect import Finding, find_lines
 from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
+from noru.redact.unsure import UNSURE_KIND, unsure
+from noru.redact.wrap import GRID_ROWS, find_written, grid_of, merged, parts_of
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
 __all__ = [
@@ -62,8 +70,6 @@ __all__ = [
 FILL = (0, 0, 0)
 # Characters a proportional line's span starts earlier than its estimate.
 PROPORTIONAL_PAD = 2.0
-# Lines of an image on one grid that make each of them a grid's row.
-GRID_ROWS = 3
 # Typical advance widths (em) of a sans-serif font, for where a span of a
 # proportional line starts; any other character counts as DEFAULT_WIDTH.
 _WIDTHS = {
@@ -119,17 +125,6 @@ def _width(text: str) -> float:
     return sum(_WIDTHS.get(char, DEFAULT_WIDTH) for char in text)
 
 
-def _cells(box: Rect, text: str) -> tuple[int, int] | None:
-    """A line's pitch and first column's x if its box is whole cells, one per
-    character after its indentation; else None."""
-    lead = len(text) - len(text.lstrip(" "))
-    drawn = len(text) - lead
-    if drawn <= 0 or box[2] <= 0 or box[2] % drawn:
-        return None
-    pitch = box[2] // drawn
-    return pitch, box[0] - lead * pitch
-
-
 def span_box(box: Rect, text: str, start: int, end: int, *, grid: bool = False) -> Rect:
     """Where characters ``start`` to ``end`` of a line's ``text`` lie in its
     ``box``: its cells exactly on a ``grid``; else from where they would
@@ -150,61 +145,89 @@ def span_box(box: Rect, text: str, start: int, end: int, *, grid: bool = False) 
     return (left, y, max(1, x + w - left), h)
 
 
-def _grid_lines(lines: Sequence[OcrLine]) -> set[int]:
-    """Which of an image's lines are a grid's rows (``GRID_ROWS`` on one grid)."""
-    found = [_cells(line.box, line.text) for line in lines]
-    shared = Counter(cells for cells in found if cells is not None)
-    return {i for i, cells in enumerate(found) if cells is not None and shared[cells] >= GRID_ROWS}
-
-
-def _lines(
-    lines: Sequence[OcrLine | AxLine], policy: Policy, *, widgets: bool = False
-) -> tuple[list[str], list[Rect], list[str]]:
-    """Each line's text as an agent gets it, the boxes to fill and the kinds
-    found; ``widgets``: the boxes are the widgets' (accessibility), filled whole."""
+def _ax_lines(
+    lines: Sequence[AxLine], policy: Policy
+) -> tuple[list[str], list[Rect], list[str], list[tuple[str, str]]]:
+    """Each accessibility line's text as an agent gets it, the boxes to fill
+    (a widget's whole: its box is the widget's, not its text's), the kinds
+    found and the values found (with their kinds)."""
     texts, found = redact_texts([line.text for line in lines], policy)
-    grid = set() if widgets else _grid_lines([line for line in lines if isinstance(line, OcrLine)])
-    boxes, kinds = [], []
-    for i, (line, findings) in enumerate(zip(lines, found, strict=True)):
-        for finding in findings:
-            if widgets:
-                boxes.append(line.box)
-            else:
-                boxes.append(
-                    span_box(line.box, line.text, finding.start, finding.end, grid=i in grid)
-                )
-            kinds.append(finding.kind)
+    boxes, kinds, values = [], [], []
+    for line, findings in zip(lines, found, strict=True):
+        boxes += [line.box] * len(findings)
+        kinds += [finding.kind for finding in findings]
         kinds += _AT_REST.findall(line.text)
+        values += [(line.text[f.start : f.end], f.kind) for f in findings]
+    return texts, boxes, kinds, values
+
+
+def _ocr_lines(
+    lines: Sequence[OcrLine], policy: Policy, values: Sequence[tuple[str, str]] = ()
+) -> tuple[list[str], list[Rect], list[str]]:
+    """Each OCR line's text as an agent gets it, the boxes to fill and the
+    kinds found: a terminal's rows as written (``wrap``), the parts of
+    ``values`` (secrets the image's accessibility text gives whole), a line
+    too uncertain to check beside a secret whole (``unsure``)."""
+    found, groups = find_written(lines, policy.categories, policy.own)
+    if values:
+        found = [
+            merged(f, parts_of(line.text, values)) for f, line in zip(found, lines, strict=True)
+        ]
+    doubtful = unsure(lines, found, groups) if "secrets" in policy.categories else set()
+    grid = {i for i, cells in enumerate(grid_of(lines)) if cells is not None}
+    texts, boxes, kinds = [], [], []
+    for i, (line, findings) in enumerate(zip(lines, found, strict=True)):
+        kinds += [finding.kind for finding in findings]
+        kinds += _AT_REST.findall(line.text)
+        if i in doubtful:
+            lead = len(line.text) - len(line.text.lstrip(" "))
+            texts.append(" " * lead + f"[redacted: {UNSURE_KIND}]")
+            boxes.append(line.box)
+            kinds.append(UNSURE_KIND)
+            continue
+        texts.append(replaced(line.text, findings) if findings else line.text)
+        boxes += [span_box(line.box, line.text, f.start, f.end, grid=i in grid) for f in findings]
     return texts, boxes, kinds
 
 
 def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect], list[str]]:
     boxes: list[Rect] = []
     kinds: list[str] = []
+    # The accessibility text first: a line an app wraps softly is whole
+    # there, and what is found in it is taken out of the OCR lines' parts.
+    ax_lines, ax_text = image.ax_lines, image.ax_text
+    ax_boxes: list[Rect] = []
+    ax_kinds: list[str] = []
+    values: list[tuple[str, str]] = []
+    if ax_lines:
+        texts, ax_boxes, ax_kinds, values = _ax_lines(ax_lines, policy)
+        if ax_boxes:
+            ax_lines = tuple(
+                replace(line, text=text) for line, text in zip(ax_lines, texts, strict=True)
+            )
+            ax_text = "\n".join(texts)
+    elif ax_text:  # text without boxes: its words go, no pixels are known
+        lines = ax_text.split("\n")
+        texts, found_in = redact_texts(lines, policy)
+        if any(found_in):
+            ax_text = "\n".join(texts)
+            ax_kinds = [finding.kind for findings in found_in for finding in findings]
+            values = [
+                (text[f.start : f.end], f.kind)
+                for text, fs in zip(lines, found_in, strict=True)
+                for f in fs
+            ]
     ocr_lines = image.ocr_lines
     if ocr_lines:
-        texts, found, named = _lines(ocr_lines, policy)
+        texts, found, named = _ocr_lines(ocr_lines, policy, values)
         if found:
             ocr_lines = tuple(
                 replace(line, text=text) for line, text in zip(ocr_lines, texts, strict=True)
             )
         boxes += found
         kinds += named
-    ax_lines, ax_text = image.ax_lines, image.ax_text
-    if ax_lines:
-        texts, found, named = _lines(ax_lines, policy, widgets=True)
-        if found:
-            ax_lines = tuple(
-                replace(line, text=text) for line, text in zip(ax_lines, texts, strict=True)
-            )
-            ax_text = "\n".join(texts)
-        boxes += found
-        kinds += named
-    elif ax_text:  # text without boxes: its words go, no pixels are known
-        texts, found_in = redact_texts(ax_text.split("\n"), policy)
-        if any(found_in):
-            ax_text = "\n".join(texts)
-            kinds += [finding.kind for findings in found_in for finding in findings]
+    boxes += ax_boxes
+    kinds += ax_kinds
     source, named = source_for_agent(image.source, policy)
     kinds += named
     new = replace(image, ocr_lines=ocr_lines, ax_lines=ax_lines, ax_text=ax_text, source=source)
