@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 
 from noru.geometry import Rect
-from noru.redact.detect import Finding, Own, find, find_lines
+from noru.redact.detect import Allowed, Finding, Own, find, find_lines
 from noru.store import OcrLine
 
 __all__ = [
@@ -154,7 +154,7 @@ def _continues(
 def find_written(
     lines: Sequence[OcrLine],
     categories: Collection[str],
-    own: Sequence[Own] = (),
+    own: Sequence[Own | Allowed] = (),
 ) -> tuple[list[list[Finding]], list[list[int]]]:
     """What is found in each line, its rows joined as written (``written``),
     each finding given back to each row it lies in as that row's part; and
