@@ -224,6 +224,8 @@ def labelled(line: str) -> list[Finding]:
         value = line[begin:stop]
         if len(value) < 4 or value.lower().strip("*.") in PLACEHOLDERS or _reference(value):
             continue
+        if value.startswith(":") or _a_place(value):
+            continue  # ``test_token.py::test_x``; ``PWD=/home/me``: where, not a secret
         if m["q"] is None and (any(c in value for c in "([{") or _code(line, m, label, last, stop)):
             continue  # a call, a type, an index, a name of the code: not a value
         kind = _label_kind(label)
@@ -398,6 +400,24 @@ def _trimmed(line: str, begin: int, stop: int) -> tuple[int, int]:
     while begin < stop and line[begin] in "<":
         begin += 1
     return begin, stop
+
+
+def _a_place(value: str) -> bool:
+    """Whether a labelled value says where something is, not a secret: a path
+    of words (the shell's ``PWD=/home/me/src``, ``OLDPWD``, a token's
+    ``/run/secrets/db``) or a URL holding no credentials (a service
+    account's ``"token_uri": "https://oauth2.googleapis.com/token"``). A key
+    drawn at random that starts with ``/`` (base64's alphabet) has parts no
+    path has: long, mixed runs."""
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s@]+", value):
+        return True
+    if re.fullmatch(r"~?(?:/[A-Za-z0-9._-]+)+/?", value) is None:
+        return False
+    parts = [p for p in re.split(r"[/_.\-]+", value) if p and p != "~"]
+    return all(
+        (p.isalpha() and case_changes(p) <= 1) or p.isdigit() or (p.isalnum() and len(p) <= 8)
+        for p in parts
+    )
 
 
 def _reference(value: str) -> bool:
