@@ -19,7 +19,7 @@ import pytest
 from PIL import Image
 
 from noru.capture import Capturer
-from noru.ocr import OcrLine
+from noru.ocr import OcrLine, terminal_rows
 from noru.ocr import terminal as rows_reader
 from noru.ocr.tesseract import TesseractEngine, TesseractSettings
 from tests import real_clients, real_terminals
@@ -395,13 +395,13 @@ def test_a_warm_read_of_a_screen_is_what_a_cold_read_of_it_gives(
 
 
 def test_rows_kept_by_their_pixels_stay_within_their_bound() -> None:
-    kept = rows_reader.Rows(most=3)
+    kept = terminal_rows.Rows(most=3)
     bands = [Image.new("L", (40, 12), 255 - n) for n in range(5)]
     calls: list[int] = []
 
-    def reader(batch: list[Image.Image]) -> list[list[rows_reader.Glyph]]:
+    def reader(batch: list[Image.Image]) -> list[list[terminal_rows.Glyph]]:
         calls.append(len(batch))
-        return [[rows_reader.Glyph(str(band.getpixel((0, 0))), 0, 6, 1.0)] for band in batch]
+        return [[terminal_rows.Glyph(str(band.getpixel((0, 0))), 0, 6, 1.0)] for band in batch]
 
     got = kept.read(bands, "how", reader)
     assert [glyphs[0].text for glyphs in got] == ["255", "254", "253", "252", "251"]

@@ -51,13 +51,13 @@ from noru.ocr.terminal_grid import (
     row_ink,
     span,
 )
-from noru.ocr.terminal_rows import ROWS, Glyph, RowReader, Rows, place
+from noru.ocr.terminal_rows import Glyph, RowReader, Rows, place
 from noru.ocr.terminal_votes import Votes, bar, inked_columns
 
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["ROWS", "Glyph", "Read", "Rows", "background", "find_cells", "ink", "read"]
+__all__ = ["Read", "background", "find_cells", "ink", "read"]
 
 # A part of a row is read by the engine while one of its cell images was
 # shown in fewer than this many parts read before it; the rest are known by

@@ -25,7 +25,8 @@ from noru.ocr.glyphs import Fonts
 from noru.ocr.memo import Memo
 from noru.ocr.regions import Job, plan_jobs, reading_order, split_rows
 from noru.ocr.second import SecondOpinion
-from noru.ocr.terminal import Glyph, Read, Rows
+from noru.ocr.terminal import Read
+from noru.ocr.terminal_rows import Glyph, Rows
 from noru.ocr.tessdata import LANGUAGE, require_tessdata
 
 if TYPE_CHECKING:
