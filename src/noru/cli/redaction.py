@@ -13,30 +13,19 @@ if TYPE_CHECKING:
     from noru.redact.policy import AllowedValue, Pattern
 
 
-def _patterns_or_fail() -> list[Pattern]:
+def _redactions_or_fail() -> tuple[list[Pattern], list[AllowedValue]]:
+    """The person's patterns and allowed values (redactions.json), or the
+    error that says the file cannot be read and what that means."""
     from noru.errors import DataDirError
     from noru.redact import policy
 
+    home = data_dir()
     try:
-        return policy.load_patterns(data_dir())
+        return policy.load_patterns(home), policy.load_allowed(home)
     except DataDirError as exc:
         raise click.ClickException(
             f"{exc}: no capture is served to agents until it is fixed or removed "
-            f"({data_dir() / policy.FILE})"
-        ) from None
-
-
-def _allowed_or_fail() -> list[AllowedValue]:
-    from noru.errors import DataDirError
-    from noru.redact import policy
-
-    _patterns_or_fail()
-    try:
-        return policy.load_allowed(data_dir())
-    except DataDirError as exc:
-        raise click.ClickException(
-            f"{exc}: no capture is served to agents until it is fixed or removed "
-            f"({data_dir() / policy.FILE})"
+            f"({home / policy.FILE})"
         ) from None
 
 
@@ -58,7 +47,7 @@ def redact_add(pattern: str, kind: str) -> None:
     problem = policy.check_kind(kind)
     if problem:
         raise click.BadParameter(problem, param_hint="'--kind'")
-    _patterns_or_fail()
+    _redactions_or_fail()
     policy.add(ensure_data_dir(), policy.Pattern(pattern, kind))
     click.echo(f"Redacted for agents from now on: {pattern} (as [redacted: {kind}]).")
 
@@ -69,7 +58,7 @@ def redact_remove(pattern: str) -> None:
     """Stop redacting a pattern of yours."""
     from noru.redact import policy
 
-    _patterns_or_fail()
+    _redactions_or_fail()
     if not policy.remove(ensure_data_dir(), pattern):
         raise click.ClickException(f"no such pattern: {pattern} (see `noru redact list`)")
     click.echo(f"No longer redacted: {pattern}.")
@@ -91,7 +80,7 @@ def redact_allow(value: str | None, remove: bool) -> None:
     problem = policy.check_value(value)
     if problem:
         raise click.BadParameter(problem, param_hint="'VALUE'")
-    _allowed_or_fail()
+    _redactions_or_fail()
     if remove:
         if not policy.disallow(ensure_data_dir(), value):
             raise click.ClickException("that value is not allowed (see `noru redact list`)")
@@ -109,8 +98,7 @@ def redact_list() -> None:
     from noru.redact import policy
 
     home = data_dir()
-    patterns = _patterns_or_fail()
-    allowed = _allowed_or_fail()
+    patterns, allowed = _redactions_or_fail()
     in_force = policy.load(home, load_config(home).redact)
     click.echo(f"Redacted in what agents get: {in_force.describe()}")
     for mine in patterns:
