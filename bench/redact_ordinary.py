@@ -42,7 +42,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -54,7 +54,7 @@ from tests.xserver import running_xserver  # noqa: E402
 
 from noru.capture import Capturer  # noqa: E402
 from noru.ocr.tesseract import TesseractEngine  # noqa: E402
-from noru.redact import find_lines  # noqa: E402
+from noru.redact import Finding, find_lines  # noqa: E402
 from redact_real import SHOWN, _tokens  # noqa: E402
 
 ROWS = 48  # of output on a terminal screen
@@ -243,6 +243,27 @@ def _totals(counts: dict[str, list[int]]) -> dict[str, list[int]]:
     return {name: [sum(c[k] for c in part) for k in range(3)] for name, part in parts.items()}
 
 
+def _is_page(name: str) -> bool:
+    """Whether a screen kind is a page Firefox shows, not a terminal's text."""
+    return name.removesuffix(" *").endswith(".html")
+
+
+def _shown_lines(name: str, text: Callable[[], str], start: int | str) -> list[str] | None:
+    """A screen kind's lines as its client shows them (a page's rows, or a
+    terminal's), or None, said on stderr, when its text cannot be had here."""
+    size = (PAGE_ROWS, PAGE_WIDTH) if _is_page(name) else (ROWS, WIDTH)
+    try:
+        return screen_lines(text(), start, *size)
+    except (OSError, subprocess.SubprocessError, StopIteration) as error:
+        print(f"  ... {name}: skipped ({error!r})", file=sys.stderr, flush=True)
+        return None
+
+
+def _covers(findings: Iterable[Finding], begin: int, end: int) -> bool:
+    """Whether a finding overlaps the token at ``begin:end`` of its line."""
+    return any(f.start < end and begin < f.end for f in findings)
+
+
 def text_only(screens: int) -> None:
     """The share of each screen's tokens that a finding covers, in the text
     as shown (no terminal, no OCR): fast, and what the rules do alone."""
@@ -250,17 +271,12 @@ def text_only(screens: int) -> None:
     counts: dict[str, list[int]] = {}
     found_spans = []
     for name, text, start in SCREENS[:screens]:
-        page = name.removesuffix(" *").endswith(".html")
-        try:
-            lines = screen_lines(
-                text(), start, *((PAGE_ROWS, PAGE_WIDTH) if page else (ROWS, WIDTH))
-            )
-        except (OSError, subprocess.SubprocessError, StopIteration) as error:
-            print(f"  ... {name}: skipped ({error!r})", file=sys.stderr, flush=True)
+        lines = _shown_lines(name, text, start)
+        if lines is None:
             continue
         found = find_lines(lines)
         tokens = list(_tokens(lines))
-        covered = sum(any(f.start < e and s < f.end for f in found[i]) for i, s, e in tokens)
+        covered = sum(_covers(found[i], s, e) for i, s, e in tokens)
         counts[name] = [len(tokens), covered, covered]
         found_spans += [(name, f.kind, lines[i][f.start : f.end], lines[i])
                         for i, spans in enumerate(found) for f in spans]  # fmt: skip
@@ -297,20 +313,16 @@ def main() -> None:
     ):
         ENV["HOME"] = tmp  # no one's configuration (git's, pip's, man's)
         for n, (name, text, start) in enumerate(SCREENS[: args.screens]):
-            page = name.removesuffix(" *").endswith(".html")
-            try:
-                lines = screen_lines(
-                    text(), start, *((PAGE_ROWS, PAGE_WIDTH) if page else (ROWS, WIDTH))
-                )
-            except (OSError, subprocess.SubprocessError, StopIteration) as error:
-                print(f"  ... {name}: skipped ({error!r})", file=sys.stderr, flush=True)
+            lines = _shown_lines(name, text, start)
+            if lines is None:
                 continue
+            page = _is_page(name)
             count = counts.setdefault(name, [0, 0, 0])
             before = 0  # the text's tokens a finding covers
             for i, found in enumerate(find_lines(lines)):
                 for f in found:
                     in_text.append((name, f.kind, lines[i][f.start : f.end], lines[i]))
-                    before += sum(f.start < e and s < f.end for _, s, e in _tokens([lines[i]]))
+                    before += sum(_covers([f], s, e) for _, s, e in _tokens([lines[i]]))
             clients = ["Firefox 16 px"] if page else [
                 TERMINALS[(n * args.shown + k) % len(TERMINALS)] for k in range(args.shown)
             ]  # fmt: skip
@@ -333,7 +345,7 @@ def main() -> None:
                 found = find_lines(read)
                 for i, begin, end in _tokens(read):
                     count[0] += 1
-                    count[1] += any(f.start < end and begin < f.end for f in found[i])
+                    count[1] += _covers(found[i], begin, end)
                 count[2] += before
                 for i, findings in enumerate(found):
                     for f in findings:
