@@ -104,8 +104,7 @@ def real(first: int, seeds: int) -> None:
 
     from noru.capture import Capturer
     from noru.ocr.tesseract import TesseractEngine
-    from noru.redact import find_lines
-    from redact_real import SHOWN
+    from redact_real import SHOWN, shown_and_served
 
     engine = TesseractEngine()
     clients: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -127,14 +126,8 @@ def real(first: int, seeds: int) -> None:
             for name, opener in SHOWN.items():
                 size = 20 if name.startswith("Firefox") else 50  # what fits its window
                 for half in (cases[at : at + size] for at in range(0, len(cases), size)):
-                    with opener(server, [shown for shown, _, _ in half]) as client:
-                        client.bring_under_pointer()
-                        (grab,) = capturer.grab_window("pointer")
-                    read = [line.text for line in engine.recognise(grab.image).lines]
-                    found = find_lines(read)
-                    served = "\n".join(
-                        replaced(t, f) if f else t for t, f in zip(read, found, strict=True)
-                    )
+                    shown = [line for line, _, _ in half]
+                    read, served = shown_and_served(server, capturer, engine, opener, shown)
                     served = re.sub(r"\[redacted: [a-z0-9-]+\]", "#", served)
                     for _, value, kind in half:
                         ok = leaked(served, value) is None

@@ -69,6 +69,25 @@ SHOWN: dict[str, Opener] = {
 }
 
 
+def shown_and_served(
+    server: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    opener: Opener,
+    lines: list[str],
+) -> tuple[list[str], str]:
+    """``lines`` shown by a real client (``opener``), its window grabbed and
+    read by ``engine``: the lines read, and the text as agents get it (each
+    finding replaced), one line a row."""
+    with opener(server, lines) as client:
+        client.bring_under_pointer()
+        (grab,) = capturer.grab_window("pointer")
+    read = [line.text for line in engine.recognise(grab.image).lines]
+    found = find_lines(read)
+    served = "\n".join(replaced(t, f) if f else t for t, f in zip(read, found, strict=True))
+    return read, served
+
+
 def _tokens(lines: list[str]) -> Iterator[tuple[int, int, int]]:
     """Each token of each line: (line, start, end)."""
     for i, line in enumerate(lines):
@@ -110,14 +129,7 @@ def main() -> None:
             for frame in range(args.frames):
                 cases = planted(seed=100 + frame)
                 lines = [line for line, _, _ in cases] + list(ORDINARY)
-                with opener(server, lines) as client:
-                    client.bring_under_pointer()
-                    (grab,) = capturer.grab_window("pointer")
-                read = [line.text for line in engine.recognise(grab.image).lines]
-                found = find_lines(read)
-                served = "\n".join(
-                    replaced(t, f) if f else t for t, f in zip(read, found, strict=True)
-                )
+                read, served = shown_and_served(server, capturer, engine, opener, lines)
                 got = recall.setdefault(name, [0, 0])
                 for _, secret, kind in cases:
                     got[1] += 1
