@@ -30,14 +30,13 @@ terminal prompts (``user@host: ~/src/projN``).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sqlite3
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
@@ -50,11 +49,9 @@ from noru.redact import facts, index
 from noru.redact import policy as policies
 from noru.sources import Source, infer_workspace
 from noru.store import Store
-from noru.store.files import relative_path
 from noru.store.schema import AGENT_FACTS
+from store_100k import add_capture, tiny_png
 
-START = datetime(2026, 1, 1, tzinfo=UTC)
-STEP = 97
 APPS = [("Code", "code"), ("XTerm", "xterm"), ("Firefox", "firefox")]
 ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
@@ -75,58 +72,32 @@ def title(rng: random.Random, n: int, distinct: float) -> tuple[str, str, str]:
 
 
 def build(home: Path, count: int, distinct: float) -> int:
-    import io
-
-    from PIL import Image
-
-    out = io.BytesIO()
-    Image.new("RGB", (64, 40), (200, 200, 200)).save(out, format="PNG")
-    png = out.getvalue()
+    png = tiny_png()
     rng = random.Random(11)
     titles: set[str] = set()
     made: set[Path] = set()
     with Store.open(home) as store:
-        db = store.db
-        db.execute("PRAGMA synchronous = OFF")
+        store.db.execute("PRAGMA synchronous = OFF")
         for first in range(0, count, 2000):
-            db.execute("BEGIN")
+            store.db.execute("BEGIN")
             for n in range(first, min(count, first + 2000)):
-                moment = START + timedelta(seconds=n * STEP)
-                capture_id = moment.astimezone().strftime("capture_%Y-%m-%d_%H%M%S")
                 text, app, app_id = title(rng, n, distinct)
                 titles.add(text)
-                cur = db.execute(
-                    "INSERT INTO captures (id, captured_at, captured_ts, origin, image_count,"
-                    " ocr_state, ocr_engine, ocr_confidence, bytes) VALUES (?, ?, ?, 'user', 1,"
-                    " 'done', 'tesseract', 0.9, ?)",
-                    (capture_id, moment.strftime("%Y-%m-%dT%H:%M:%SZ"), moment.timestamp(), 1),
-                )
-                rel = relative_path(capture_id, 1)
-                path = store.images_root / rel
-                if path.parent not in made:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    made.add(path.parent)
-                path.write_bytes(png)
                 words = f"build step {n} finished ok"
-                db.execute(
-                    "INSERT INTO images (capture_seq, position, path, width, height, display_index,"
-                    " display_name, app_id, app_name, window_title, workspace_hint, ocr_lines)"
-                    " VALUES (?, 1, ?, 64, 40, 1, 'DP-1', ?, ?, ?, ?, ?)",
-                    (
-                        cur.lastrowid,
-                        rel,
-                        app_id,
-                        app,
-                        text,
-                        infer_workspace(text),
-                        json.dumps([[words, 0, 0, 64, 10, 0.9]]),
-                    ),
+                add_capture(
+                    store,
+                    made,
+                    png,
+                    n,
+                    app=app,
+                    app_id=app_id,
+                    title=text,
+                    hint=infer_workspace(text),
+                    lines=[[words, 0, 0, 64, 10, 0.9]],
+                    text=words,
+                    display_name="DP-1",
                 )
-                db.execute(
-                    "INSERT INTO capture_text (rowid, ocr, ax, note) VALUES (?, ?, '', '')",
-                    (cur.lastrowid, words),
-                )
-            db.execute("COMMIT")
+            store.db.execute("COMMIT")
     return len(titles)
 
 

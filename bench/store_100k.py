@@ -113,6 +113,51 @@ def tiny_png() -> bytes:
     return out.getvalue()
 
 
+def add_capture(
+    store: Store,
+    made: set[Path],
+    png: bytes,
+    n: int,
+    *,
+    app: str,
+    app_id: str,
+    title: str,
+    hint: str | None,
+    lines: list[list[Any]],
+    text: str,
+    display_name: str | None = None,
+) -> None:
+    """The ``n``-th capture of a synthetic history (one image, ``STEP``
+    seconds after the one before), written row by row as the store lays it
+    out, in the caller's transaction: its captures, images and capture_text
+    rows and its image file. ``made``: the day folders already created."""
+    db = store.db
+    moment = START + timedelta(seconds=n * STEP)
+    capture_id = moment.astimezone().strftime("capture_%Y-%m-%d_%H%M%S")
+    cur = db.execute(
+        "INSERT INTO captures (id, captured_at, captured_ts, origin, image_count,"
+        " ocr_state, ocr_engine, ocr_confidence, bytes) VALUES (?, ?, ?, 'user', 1,"
+        " 'done', 'tesseract', 0.9, ?)",
+        (capture_id, moment.strftime("%Y-%m-%dT%H:%M:%SZ"), moment.timestamp(), len(png)),
+    )
+    rel = relative_path(capture_id, 1)
+    path = store.images_root / rel
+    if path.parent not in made:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        made.add(path.parent)
+    path.write_bytes(png)
+    db.execute(
+        "INSERT INTO images (capture_seq, position, path, width, height, display_index,"
+        " display_name, app_id, app_name, window_title, workspace_hint, ocr_lines)"
+        " VALUES (?, 1, ?, 64, 40, 1, ?, ?, ?, ?, ?, ?)",
+        (cur.lastrowid, rel, display_name, app_id, app, title, hint, json.dumps(lines)),
+    )
+    db.execute(
+        "INSERT INTO capture_text (rowid, ocr, ax, note) VALUES (?, ?, '', '')",
+        (cur.lastrowid, text),
+    )
+
+
 def build(home: Path, count: int, seed: int = 7) -> None:
     rng = random.Random(seed)
     words = vocabulary(rng)
@@ -127,8 +172,6 @@ def build(home: Path, count: int, seed: int = 7) -> None:
         for first in range(0, count, batch):
             db.execute("BEGIN")
             for n in range(first, min(count, first + batch)):
-                moment = START + timedelta(seconds=n * STEP)
-                capture_id = moment.astimezone().strftime("capture_%Y-%m-%d_%H%M%S")
                 text_words = rng.choices(words, cum_weights=cum_weights, k=rng.randint(150, 250))
                 text_words.append(COMMON)
                 if rng.random() < 0.02:
@@ -138,44 +181,20 @@ def build(home: Path, count: int, seed: int = 7) -> None:
                 rng.shuffle(text_words)
                 text = " ".join(text_words)
                 app, app_id = APPS[n % len(APPS)]
-                cur = db.execute(
-                    "INSERT INTO captures (id, captured_at, captured_ts, origin, image_count,"
-                    " ocr_state, ocr_engine, ocr_confidence, bytes) VALUES (?, ?, ?, 'user', 1,"
-                    " 'done', 'tesseract', 0.9, ?)",
-                    (
-                        capture_id,
-                        moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                        moment.timestamp(),
-                        len(png),
-                    ),
-                )
-                rel = relative_path(capture_id, 1)
-                path = store.images_root / rel
-                if path.parent not in made:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    made.add(path.parent)
-                path.write_bytes(png)
-                db.execute(
-                    "INSERT INTO images (capture_seq, position, path, width, height, display_index,"
-                    " app_id, app_name, window_title, workspace_hint, ocr_lines)"
-                    " VALUES (?, 1, ?, 64, 40, 1, ?, ?, ?, 'repoB', ?)",
-                    (
-                        cur.lastrowid,
-                        rel,
-                        app_id,
-                        app,
-                        f"main.py - repoB - {app}",
-                        json.dumps(
-                            [
-                                [" ".join(text_words[i : i + 12]), 0, row, 64, 1, 0.9]
-                                for row, i in enumerate(range(0, len(text_words), 12))
-                            ]
-                        ),
-                    ),
-                )
-                db.execute(
-                    "INSERT INTO capture_text (rowid, ocr, ax, note) VALUES (?, ?, '', '')",
-                    (cur.lastrowid, text),
+                add_capture(
+                    store,
+                    made,
+                    png,
+                    n,
+                    app=app,
+                    app_id=app_id,
+                    title=f"main.py - repoB - {app}",
+                    hint="repoB",
+                    lines=[
+                        [" ".join(text_words[i : i + 12]), 0, row, 64, 1, 0.9]
+                        for row, i in enumerate(range(0, len(text_words), 12))
+                    ],
+                    text=text,
                 )
             db.execute("COMMIT")
             if first and first % 100_000 == 0:
