@@ -25,6 +25,7 @@ import random
 import re
 import subprocess
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -129,6 +130,44 @@ def _stored(
     return stored
 
 
+@dataclass(frozen=True)
+class _Shown:
+    """A terminal's window as grabbed, its rows as printed, its cells as it
+    tells the window manager (width, height, left and top padding), and the
+    capture stored from it as agents get it: text and filled pixels."""
+
+    picture: Image.Image
+    rows: list[str]
+    cell: tuple[int, int, int, int]
+    stored: CaptureRecord
+    text: str
+    served: Image.Image
+
+
+def _shown(desktop: XServer, opened: Client, home: Path, engine: TesseractEngine) -> _Shown:
+    """``opened``'s window grabbed, read by ``engine``, stored by the real
+    writer and given as agents get it under the default redaction."""
+    with opened as client, Capturer(display=desktop.display) as capturer:
+        client.bring_under_pointer()
+        (grab,) = capturer.grab_window("pointer")
+        cell = _hints(client)
+        rows = list(client.lines)
+    picture = grab.image.convert("RGB")
+    read = engine.recognise(picture)
+    stored = _stored(home, picture, read.lines, read.engine_version)
+    seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
+    return _Shown(picture, rows, cell, stored, seen.record.ocr_text, fill(picture, seen.boxes[0]))
+
+
+def _filled(shown: _Shown, row: int, column: int) -> bool:
+    """Whether the cell at ``row``, ``column`` of the terminal's own grid is
+    solid fill in what agents get (its edges aside: anti-aliasing)."""
+    width, height, left, top = shown.cell
+    x, y = left + column * width, top + row * height
+    core = shown.served.crop((x + 1, y + 1, x + width - 1, y + height - 1))
+    return core.getextrema() == tuple((c, c) for c in FILL)
+
+
 @pytest.fixture(scope="module")
 def engine() -> Iterator[TesseractEngine]:
     found = TesseractEngine()
@@ -145,33 +184,23 @@ def test_a_secret_wrapped_across_a_real_terminal_s_rows_is_redacted_on_every_row
     problem = real_terminals.missing_any(kind)  # type: ignore[arg-type]
     require(problem is None, problem or "")
     lines, secrets = _screen(random.Random(f"wrap-{kind}"))
-    with _open(desktop, kind, lines) as client, Capturer(display=desktop.display) as capturer:
-        client.bring_under_pointer()
-        (grab,) = capturer.grab_window("pointer")
-        cell_w, cell_h, left, top = _hints(client)
-        rows = list(client.lines)
-    picture = grab.image.convert("RGB")
-    assert picture.width >= COLUMNS * cell_w and picture.height >= ROWS * cell_h
+    shown = _shown(desktop, _open(desktop, kind, lines), home, engine)
+    cell_w, cell_h, _, _ = shown.cell
+    assert shown.picture.width >= COLUMNS * cell_w and shown.picture.height >= ROWS * cell_h
     # Its rows as the terminal wrapped them: the secrets cross rows.
-    assert sum(len(row) == COLUMNS for row in rows) >= 25
-    read = engine.recognise(picture)
-    stored = _stored(home, picture, read.lines, read.engine_version)
-    assert any(line.columns == COLUMNS for line in stored.images[0].ocr_lines)
-    seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
-    text = seen.record.ocr_text
+    assert sum(len(row) == COLUMNS for row in shown.rows) >= 25
+    assert any(line.columns == COLUMNS for line in shown.stored.images[0].ocr_lines)
+    text = shown.text
     for secret in secrets:
         assert leaked(text, secret) is None, (kind, secret[:20], leaked(text, secret))
     assert "$ cat sa.json" in text and "[redacted:" in text
-    served = fill(picture, seen.boxes[0])
     # Every cell each secret was drawn in, by the terminal's own grid, is solid.
-    screen = "".join(row.ljust(COLUMNS) for row in rows)
+    screen = "".join(row.ljust(COLUMNS) for row in shown.rows)
     for secret in secrets:
         start = screen.index(secret)
         for at in range(start, start + len(secret)):
             row, column = divmod(at, COLUMNS)
-            x, y = left + column * cell_w, top + row * cell_h
-            core = served.crop((x + 1, y + 1, x + cell_w - 1, y + cell_h - 1))
-            assert core.getextrema() == tuple((c, c) for c in FILL), (kind, row, column, rows[row])
+            assert _filled(shown, row, column), (kind, row, column, shown.rows[row])
 
 
 # xterm's 6x13 bitmap font with a reverse-video row among five lines is not
@@ -217,23 +246,12 @@ def test_a_highlighted_secret_in_a_real_terminal_is_kept_from_agents(
                 highlight=highlight,
             )
         )  # fmt: skip
-        with opener as client, Capturer(display=desktop.display) as capturer:
-            client.bring_under_pointer()
-            (grab,) = capturer.grab_window("pointer")
-            cell_w, cell_h, left, top = _hints(client)
-        picture = grab.image.convert("RGB")
-        read = engine.recognise(picture)
-        stored = _stored(home, picture, read.lines, read.engine_version)
-        seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
-        text = seen.record.ocr_text
+        shown = _shown(desktop, opener, home, engine)
         value = lines[highlight].split("=", 1)[1]
-        assert leaked(text, value) is None, (kind, highlight, text)
-        served = fill(picture, seen.boxes[0])
+        assert leaked(shown.text, value) is None, (kind, highlight, shown.text)
         start = lines[highlight].index("=") + 1
         for column in range(start, start + len(value)):
-            x, y = left + column * cell_w, top + highlight * cell_h
-            core = served.crop((x + 1, y + 1, x + cell_w - 1, y + cell_h - 1))
-            assert core.getextrema() == tuple((c, c) for c in FILL), (kind, highlight, column)
+            assert _filled(shown, highlight, column), (kind, highlight, column)
 
 
 def _cut_across(cases: list[tuple[str, str, str]]) -> list[str]:
@@ -257,31 +275,19 @@ def test_every_planted_kind_cut_by_the_last_column_is_redacted_on_both_rows(
     require(problem is None, problem or "")
     cases = planted(seed=sum(map(ord, kind)))
     lines = _cut_across(cases)
-    with _open(desktop, kind, lines) as client, Capturer(display=desktop.display) as capturer:
-        client.bring_under_pointer()
-        (grab,) = capturer.grab_window("pointer")
-        cell_w, cell_h, left, top = _hints(client)
-        rows = list(client.lines)
-    picture = grab.image.convert("RGB")
-    read = engine.recognise(picture)
-    stored = _stored(home, picture, read.lines, read.engine_version)
-    seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
-    text = seen.record.ocr_text
-    served = fill(picture, seen.boxes[0])
-    screen = "".join(row.ljust(COLUMNS) for row in rows)
+    shown = _shown(desktop, _open(desktop, kind, lines), home, engine)
+    screen = "".join(row.ljust(COLUMNS) for row in shown.rows)
     missed = []
     for _, value, what in cases:
-        if leaked(text, value) is not None:
-            missed.append((what, "text", leaked(text, value)))
+        if leaked(shown.text, value) is not None:
+            missed.append((what, "text", leaked(shown.text, value)))
             continue
         start = screen.index(value)
         for at in range(start, start + len(value)):
             row, column = divmod(at, COLUMNS)
             if value[at - start] == " ":
                 continue  # a card's gaps: no ink
-            x, y = left + column * cell_w, top + row * cell_h
-            core = served.crop((x + 1, y + 1, x + cell_w - 1, y + cell_h - 1))
-            if core.getextrema() != tuple((c, c) for c in FILL):
-                missed.append((what, "pixels", rows[row]))
+            if not _filled(shown, row, column):
+                missed.append((what, "pixels", shown.rows[row]))
                 break
     assert not missed, (kind, missed)
