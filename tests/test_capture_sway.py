@@ -247,8 +247,16 @@ def test_an_xwayland_window_is_named_by_its_class_with_no_app_id_guessed(
         (node,) = [v for v in sway_xwayland.views() if v.get("name") == "An X11 program"]
         assert node.get("app_id") is None and node["window_properties"]["class"] == "XTerm"
         sway_xwayland.command('[title="An X11 program"] focus')
+        # Mapped is not yet drawn: on a loaded host xterm's first frame
+        # comes a moment after its window shows, one colour until then.
+        deadline = time.monotonic() + 30
         with Capturer() as capturer:
-            (grab,) = capturer.grab_window("active")
+            while True:
+                (grab,) = capturer.grab_window("active")
+                drawn = len(grab.image.getcolors(1 << 16) or ()) > 1
+                if drawn or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
         assert grab.source.app_id == "XTerm" == grab.source.app_name
         assert grab.source.window_title == "An X11 program"
         assert len(grab.image.getcolors(1 << 16) or ()) > 1  # XWayland's pixels, composited by sway
