@@ -191,6 +191,39 @@ def test_a_line_in_reverse_video_is_a_row_of_the_grid_like_the_others(
 
 
 @pytest.mark.parametrize(
+    ("term", "family", "size"), [("st", "DejaVu Sans Mono", 12), ("alacritty", "Noto Mono", 11)]
+)
+def test_a_short_screen_with_blank_rows_between_its_lines_is_read_on_its_rows(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    term: real_terminals.Terminal,
+    family: str,
+    size: int,
+) -> None:
+    # A man page's first screen: a title, a blank row, a heading and its
+    # line, a blank row, a heading, the pager's prompt in reverse video. Its
+    # lines repeat best two rows apart, though two of them are one row apart.
+    need(term)
+    page = [
+        f"{'TAR(1)':<32}{'GNU TAR Manual':^24}{'TAR(1)':>32}",
+        "",
+        "NAME",
+        "       tar - an archiving utility",
+        "",
+        "SYNOPSIS",
+        " Manual page tar(1) line 1 (press h for help or q to quit)",
+    ]
+    with real_terminals.open_terminal(
+        desktop, term, page, columns=90, rows=len(page) + 1, font=family, size=size,
+        theme="dark", highlight=len(page) - 1, x=80, y=80,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert read == [line for line in page if line], read
+
+
+@pytest.mark.parametrize(
     ("term", "family", "size"),
     [("konsole", "Noto Sans Mono", 13), ("xfce4-terminal", "Hack", 12), ("st", "Cousine", 11)],
 )

@@ -18,6 +18,7 @@ Pure Pillow.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -86,6 +87,11 @@ BODY = 0.35
 # Up to this many lines of text are placed by their baselines
 # (``_by_baselines``): more repeat enough for a pitch.
 FEW_LINES = MIN_ROWS - 1
+# More lines are placed by their baselines when two of them lie nearer than
+# this share of the pitch found by repeats; a run this many times the usual
+# line's height is a block (a highlighted row), no line (``_by_baselines``).
+NEARER = 0.75
+BLOCK_RUN = 1.2
 # A row is at least this share of its lines' height (``_line_height``).
 LINE_SHARE = 0.9
 # Ink this share of a line's height (and at least this many pixels) high and
@@ -335,6 +341,9 @@ def find_cells(dark: Image.Image) -> Cells | None:
     )
     if found is None:
         return None
+    if few is None:
+        few = _by_baselines(rows_profile, than=found[0])
+        found = few or found
     height, y = found
     low = max(ADVANCE[0], int(height * ADVANCE_SHARE[0]))
     high = min(ADVANCE[1], int(height * ADVANCE_SHARE[1]) + 1)
@@ -361,7 +370,9 @@ def find_cells(dark: Image.Image) -> Cells | None:
         x -= width
     right = next((i for i in range(len(bars) - 1, x, -1) if not bars[i]), dark.width - 1)
     columns = (right + 1 - x) // width
-    rows = (dark.height - y) // height
+    # The last row may end a pixel or two past the region (a highlighted row
+    # below it, drawn from a little above its cells).
+    rows = (dark.height - y + round(PHASE_SLACK * height)) // height
     inked_rows = sum(
         darkest(dark.crop((x, y + r * height, x + columns * width, y + (r + 1) * height)))
         < 255 - INK
@@ -462,15 +473,10 @@ def _line_height(profile: bytes) -> int | None:
     return int(LINE_SHARE * heights[len(heights) // 4])
 
 
-def _by_baselines(profile: bytes) -> tuple[int, int] | None:
-    """The row pitch and the grid's first row for text of at most
-    ``FEW_LINES`` lines (runs of inked pixel rows), from where their bodies
-    end: each line's baseline, the last pixel row holding a good share of
-    its ink (its descenders hold little). The pitch makes every baseline a
-    whole number of rows from the first; one line's pitch is its own height
-    with a margin. Each row is cut so that its baseline lies as far from its
-    top as every other's: the glyphs of one font sit alike in every cell.
-    None for more lines, or lines that do not fit one pitch."""
+def _line_runs(profile: bytes) -> list[tuple[int, int]]:
+    """The lines of ``profile`` (a rows' profile): runs of inked pixel rows,
+    top and bottom, with a sliver of ink apart from a line (an underscore
+    below its baseline, an accent above it) made part of the nearer line."""
     runs: list[tuple[int, int]] = []
     start = None
     for y, value in enumerate([*profile, 0]):
@@ -479,8 +485,6 @@ def _by_baselines(profile: bytes) -> tuple[int, int] | None:
         elif not value and start is not None:
             runs.append((start, y))
             start = None
-    # A sliver of ink apart from a line (an underscore below its baseline, an
-    # accent above it) is part of the nearer line.
     tallest = max((bottom - top for top, bottom in runs), default=0)
     for i in sorted(range(len(runs)), key=lambda i: runs[i][1] - runs[i][0]):
         top, bottom = runs[i]
@@ -495,9 +499,34 @@ def _by_baselines(profile: bytes) -> tuple[int, int] | None:
         if gap <= SLIVER * tallest:
             runs[j] = (min(top, runs[j][0]), max(bottom, runs[j][1]))
             runs[i] = (-1, -1)
-    runs = [run for run in runs if run[0] >= 0]
-    if not runs or len(runs) > FEW_LINES:
+    return [run for run in runs if run[0] >= 0]
+
+
+def _by_baselines(profile: bytes, *, than: int | None = None) -> tuple[int, int] | None:
+    """The row pitch and the grid's first row for text of at most
+    ``FEW_LINES`` lines (``_line_runs``), from where their bodies end: each
+    line's baseline, the last pixel row holding a good share of its ink (its
+    descenders hold little). The pitch makes every baseline a whole number
+    of rows from the first; one line's pitch is its own height with a
+    margin. Each row is cut so that its baseline lies as far from its top as
+    every other's: the glyphs of one font sit alike in every cell. None for
+    more lines, or lines that do not fit one pitch.
+
+    With ``than`` (a pitch found by repeats), any number of lines, and the
+    pitch they give only when it is smaller: two lines nearer than ``than``
+    cannot both lie in its rows. Sparse text repeats best at a multiple of
+    its pitch (a man page's title, a blank row, a heading and its line). A
+    run much taller than the others (a highlighted row, inked from edge to
+    edge of its cells) has no baseline of its own and is left out there."""
+    runs = _line_runs(profile)
+    if not runs or (than is None and len(runs) > FEW_LINES):
         return None
+    if than is not None:
+        heights = sorted(bottom - top for top, bottom in runs)
+        usual = heights[len(heights) // 2]
+        runs = [(top, bottom) for top, bottom in runs if bottom - top <= BLOCK_RUN * usual]
+        if len(runs) < 2:
+            return None
     baselines = []
     for top, bottom in runs:
         peak = max(profile[top:bottom])
@@ -511,9 +540,11 @@ def _by_baselines(profile: bytes) -> tuple[int, int] | None:
         pitch = least
     else:
         gaps = [b - baselines[0] for b in baselines[1:]]
-        nearest = min(gaps)
+        nearest = min(b - a for a, b in itertools.pairwise(baselines))
         if nearest < ascent + descent:
             return None  # lines closer than their own height: not one grid
+        if than is not None and nearest > NEARER * than:
+            return None  # the pitch found by repeats fits these lines
         rows = max(1, nearest // (ascent + descent))
         pitch = round(nearest / rows)
         if any(abs(gap - round(gap / pitch) * pitch) > 1 for gap in gaps):
