@@ -70,6 +70,10 @@ SAMPLE_PARTS = 4
 SAMPLE_CLAIMS = 40
 SAMPLE_SHARE = 0.3
 SAMPLE_LEAST = 8
+# When no font fits what was read, the font is looked for once more after
+# this many times as many claims: the first parts read may be few kinds of
+# character misread alike (a compiler's ``^~~~`` lines read ``Aw``).
+SAMPLE_AGAIN = 2
 # A cell no glyph decides in the grid's last this many columns, more than
 # this many cells from the row's other ink, is chrome.
 EDGE_COLUMNS = 2
@@ -356,14 +360,19 @@ def read(
         # to find the font by: a share of them is enough.
         images = len({key for band in bands for key in band.keys.values()})
         enough = min(SAMPLE_CLAIMS, max(SAMPLE_LEAST, round(SAMPLE_SHARE * images)))
-        while len(done) < len(order):
-            batch = order[len(done) : len(done) + SAMPLE_PARTS]
-            segments = sorted((i, bands[i].parts[p][0], bands[i].parts[p][-1]) for i, p in batch)
-            _read_segments(bands, segments, cells, votes, read_rows)
-            done.update(batch)
-            if terminal_glyphs.claims(bands, votes) >= enough:
+        for more in (1, SAMPLE_AGAIN):
+            while len(done) < len(order):
+                if terminal_glyphs.claims(bands, votes) >= more * enough:
+                    break
+                batch = order[len(done) : len(done) + SAMPLE_PARTS]
+                segments = sorted(
+                    (i, bands[i].parts[p][0], bands[i].parts[p][-1]) for i, p in batch
+                )
+                _read_segments(bands, segments, cells, votes, read_rows)
+                done.update(batch)
+            drawn = terminal_glyphs.decide(bands, cells, votes, fonts)
+            if drawn or len(done) == len(order):
                 break
-        drawn = terminal_glyphs.decide(bands, cells, votes, fonts)
     if cells.few and not drawn:
         return None  # a few lines no installed font draws: the engine's layout reads them
     sure = {bands[i].keys[c] for (i, c), decision in drawn.items() if decision.sure}
