@@ -7,8 +7,9 @@ into columns, and gives them one after another: the rows are gone, and with
 them what the screen says. A terminal draws text on a grid of cells, so here
 the grid comes first:
 
-1. The grid (``noru.ocr.terminal_grid``): the region as ink, light on dark
-   and coloured text alike, and its row pitch, column advance and origin.
+1. The grid: the region as ink, light on dark and coloured text alike
+   (``noru.ocr.terminal_ink``), and its row pitch, column advance and
+   origin (``noru.ocr.terminal_grid``).
 2. ``read``: each row cut into parts of whole words (``_parts``), and the
    parts the engine must read chosen by their cells (``_to_read``): a part
    is read while one of its cell images has been seen in fewer than
@@ -42,15 +43,8 @@ from noru.ocr.base import OcrLine, is_border, is_rule
 from noru.ocr.glyphs import Decision, Fonts
 from noru.ocr.terminal_chrome import off_paper, own_backgrounds, true_rows, without_chrome
 from noru.ocr.terminal_glyphs import runs_of
-from noru.ocr.terminal_grid import (
-    Cells,
-    background,
-    find_cells,
-    ink,
-    ink_of,
-    row_ink,
-    span,
-)
+from noru.ocr.terminal_grid import Cells, find_cells, span
+from noru.ocr.terminal_ink import background, ink, ink_of, row_ink
 from noru.ocr.terminal_rows import Glyph, RowReader, Rows, place
 from noru.ocr.terminal_votes import Votes, bar, inked_columns
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from noru.ocr.terminal_grid import BAR, INK, PAPER, Cells, fits, ink
+from noru.ocr.terminal_grid import BAR, Cells
+from noru.ocr.terminal_ink import INK, PAPER, fits, ink
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -120,7 +121,7 @@ def own_backgrounds(
     colour of its own (its top and bottom pixel rows off the paper: a glyph
     seldom reaches them) measured from that colour, the commonest there.
     Whole rows of their own colour are measured so by
-    ``terminal_grid.row_ink``."""
+    ``terminal_ink.row_ink``."""
     import numpy as np
 
     owned = np.argwhere(_shares(off, cells) >= OWN_CELL)

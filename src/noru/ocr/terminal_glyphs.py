@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from noru.ocr import font, glyphs
 from noru.ocr.glyphs import Decision, Fonts
-from noru.ocr.terminal_grid import Cells, darkest
+from noru.ocr.terminal_grid import Cells
+from noru.ocr.terminal_ink import darkest
 from noru.ocr.terminal_votes import Votes
 
 if TYPE_CHECKING:

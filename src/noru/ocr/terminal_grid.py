@@ -1,11 +1,7 @@
 """A terminal's monospace cell grid, found in its pixels (``noru.ocr.terminal``
 reads its rows).
 
-1. ``ink``: the region as dark ink on white, each pixel as dark as its colour
-   is far from the background's. Light on dark, coloured prompts, ``ls
-   --color``, syntax colours and sub-pixel fringes are all just ink. A row
-   whose own background differs (a status line, a selection) is measured
-   from its own (``row_ink``).
+1. The region as dark ink on white (``noru.ocr.terminal_ink``).
 2. ``find_cells``: the grid's row pitch and column advance, and where they
    start, from the folded profiles of that ink. Proportional type has no
    column advance, and is left to the engine's own layout.
@@ -17,41 +13,20 @@ Pure Pillow.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
 from noru.ocr.monospace import Grid, fold
+from noru.ocr.terminal_ink import INK, PAPER, darker_than, darkest, fits, lighter_than
 
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = [
-    "INK",
-    "Cells",
-    "background",
-    "darkest",
-    "find_cells",
-    "fits",
-    "ink",
-    "ink_of",
-    "is_sub_pixel",
-    "row_ink",
-    "span",
-]
+__all__ = ["BAR", "PHASE_SLACK", "Cells", "find_cells", "span"]
 
-# Darkness (0-255, of the distance from the background) that counts as ink
-# when the grid is looked for.
-INK = 64
-# Sub-pixel text (``is_sub_pixel``): its blue channel matches its red one a
-# pixel over better than this share of how it matches where it is, over a
-# region with at least MIN_SUB_PIXEL pixels' worth of ink.
-SUB_PIXEL_MATCH = 0.8
-MIN_SUB_PIXEL = 200
-SUB_PIXEL_ROWS = 4  # one pixel row in this many is looked at
 # Row pitches and column advances looked for, in pixels (terminal fonts from
 # 6 pt to HiDPI 2x at 16 pt).
 ROW_PITCH = (8, 72)
@@ -105,108 +80,14 @@ SLIVER = 0.4
 # A column inked in this share of the region's pixel rows is a bar (a
 # scrollbar, a window edge), not text: it is left out of the grid.
 BAR = 0.9
-# A cell image is read as one character when this many of its copies were
 # A pixel row is the terminal's when this share of it is its background
 # colour (within PAPER levels, anti-aliasing aside): a title bar above it,
 # or a frame's edge, is not; its densest line of text still is.
 BACKGROUND_ROW = 0.2
-PAPER = 12
 MIN_RUN = 3
 # A band of another background is whole rows of the grid when its edges lie
 # within this share of a row of the grid's (``_on_grid``).
 PHASE_SLACK = 0.15
-
-
-@functools.cache
-def darker_than(level: int) -> list[int]:
-    """The table for ``Image.point`` that makes the pixels below ``level``
-    white and the rest black (a table made once, not a function called for
-    each of 256 values at each call)."""
-    return [255 if v < level else 0 for v in range(256)]
-
-
-@functools.cache
-def lighter_than(level: int) -> list[int]:
-    """The table for ``Image.point``: white above ``level``, black elsewhere."""
-    return [255 if v > level else 0 for v in range(256)]
-
-
-def darkest(dark: Image.Image) -> int:
-    """The darkest value of an "L" image (255: no ink at all)."""
-    extrema: Sequence[float] = dark.getextrema()  # type: ignore[assignment]  # "L": (low, high)
-    return int(extrema[0])
-
-
-def ink(
-    rgb: Image.Image, paper: tuple[int, int, int] | None = None, *, sub_pixel: bool | None = None
-) -> Image.Image:
-    """``rgb`` as "L", dark where it differs from ``paper`` (its commonest
-    colour, by default), inverted: each pixel's largest channel difference,
-    so that coloured text is as dark as white text; or, for text drawn by
-    sub-pixel (``sub_pixel``; None: as ``is_sub_pixel`` finds), the mean of
-    its channels' differences. Sub-pixel text has each channel covered by
-    the glyph a third of a pixel apart: the largest of them is a glyph a
-    pixel wider, with a fringe the engine reads as another letter (``9`` as
-    ``0``); their mean is the glyph as plain anti-aliasing draws it."""
-    return ink_of(rgb, paper, sub_pixel=sub_pixel)[0]
-
-
-def ink_of(
-    rgb: Image.Image, paper: tuple[int, int, int] | None = None, *, sub_pixel: bool | None = None
-) -> tuple[Image.Image, bool]:
-    """``ink``, and whether it was taken as sub-pixel text."""
-    from PIL import Image, ImageChops
-
-    rgb = rgb.convert("RGB")
-    plain = Image.new("RGB", rgb.size, paper if paper is not None else background(rgb))
-    difference = ImageChops.difference(rgb, plain)
-    if sub_pixel is None:
-        sub_pixel = is_sub_pixel(difference)
-    if sub_pixel:
-        mean = difference.convert("L", (1 / 3, 1 / 3, 1 / 3, 0))
-        return ImageChops.invert(mean), True
-    r, g, b = difference.split()
-    return ImageChops.invert(ImageChops.lighter(ImageChops.lighter(r, g), b)), False
-
-
-def is_sub_pixel(difference: Image.Image) -> bool:
-    """Whether text was drawn by sub-pixel anti-aliasing, from each pixel's
-    channel differences from the background (``difference``, "RGB"). Drawn
-    so, each glyph's red and blue channels are one glyph a part of a pixel
-    apart: the blue one matches the red one moved a pixel sideways better
-    than where it is (to one side on an RGB panel, the other on BGR). Drawn
-    plainly, in any colours, a glyph's channels are one shape where it is:
-    measured on real terminals, the moved match was 5 to 12 times worse
-    than the unmoved one plainly drawn, and half as bad by sub-pixel."""
-    from PIL import Image, ImageChops, ImageStat
-
-    # Every fourth pixel row is enough to tell, and a quarter of the work:
-    # the test is along the rows.
-    rows = max(1, difference.height // SUB_PIXEL_ROWS)
-    sample = difference.resize((difference.width, rows), Image.Resampling.NEAREST)
-    r, _, b = sample.split()
-    if SUB_PIXEL_ROWS * (ImageStat.Stat(r).sum[0] + ImageStat.Stat(b).sum[0]) < MIN_SUB_PIXEL * 255:
-        return False  # too little ink to tell
-
-    def apart(shift: int) -> float:
-        moved = ImageChops.offset(b, shift, 0) if shift else b
-        return float(ImageStat.Stat(ImageChops.difference(r, moved)).sum[0])
-
-    return min(apart(1), apart(-1)) < SUB_PIXEL_MATCH * apart(0)
-
-
-def background(rgb: Image.Image) -> tuple[int, int, int]:
-    """The commonest colour of ``rgb``."""
-    # The commonest colour of every fourth pixel each way (a terminal's
-    # background is most of its pixels), sampled, not blended: blended, a
-    # dense row of text has a mix of ink and paper for its commonest.
-    from PIL import Image
-
-    small = rgb.resize((max(1, rgb.width // 4), max(1, rgb.height // 4)), Image.Resampling.NEAREST)
-    colours = small.getcolors(small.width * small.height)
-    assert colours is not None
-    _, colour = max(colours)
-    return colour  # type: ignore[return-value]
 
 
 def _profile(dark: Image.Image, *, rows: bool) -> bytes:
@@ -556,41 +437,6 @@ def _by_baselines(profile: bytes, *, than: int | None = None) -> tuple[int, int]
     return pitch, first - (first // pitch) * pitch if first >= 0 else first
 
 
-# A row's glyphs as kept: their characters (joined by a separator no glyph
-
-
-def row_ink(
-    rgb: Image.Image,
-    band: Rect,
-    inked: Image.Image,
-    *,
-    sub_pixel: bool,
-    paper: tuple[int, int, int],
-) -> tuple[Image.Image, tuple[int, int, int]]:
-    """A row band as ink on white, and the colour it is measured from: as the
-    region's ``inked`` (``ink`` of ``rgb`` from the region's ``paper``)
-    shows it, or from the row's own background where that is another colour
-    (a status line, a selection: its commonest colour; its text may well be
-    the paper's colour)."""
-    from PIL import ImageDraw
-
-    x, y, w, h = band
-    piece = rgb.crop((x, y, x + w, y + h))
-    own = background(piece)
-    if max(abs(a - b) for a, b in zip(own, paper, strict=True)) <= PAPER:
-        return inked.crop((x, y, x + w, y + h)), paper
-    dark = ink(piece, own, sub_pixel=sub_pixel)
-    # Where the row's own colour is neither at its top nor at its bottom, the
-    # row has ended (a highlight stops short of the window's edge): no ink.
-    edges = ink(piece.crop((0, 0, w, 1)), own), ink(piece.crop((0, h - 1, w, h)), own)
-    top_row, bottom_row = (edge.tobytes() for edge in edges)
-    drawing = ImageDraw.Draw(dark)
-    for column in range(w):
-        if top_row[column] < 255 - PAPER and bottom_row[column] < 255 - PAPER:
-            drawing.line((column, 0, column, h - 1), fill=255)
-    return dark, own
-
-
 def _runs(dark: Image.Image) -> list[tuple[int, int]]:
     """The runs of pixel rows showing the background, top to bottom. A run of
     a pixel or two is none: the light text of a highlighted row, on a light
@@ -657,26 +503,3 @@ def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
     rows = (extended.height - shift) // cells.height
     grid = Cells(cells.x, shift, cells.width, cells.height, cells.columns, rows)
     return new_top, runs[last][1], grid
-
-
-def fits(mask: Any, high: int, wide: int, *, grow: bool = False) -> Any:
-    """Where a ``high`` x ``wide`` box fits wholly in ``mask`` (its top left
-    corner); with ``grow``, every pixel of such a box at a corner in
-    ``mask``."""
-    import numpy as np
-
-    sums = np.pad(mask.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
-    rows, columns = mask.shape
-    if grow:
-        # Each pixel is in a box whose corner is set when the boxes' corners
-        # above and left of it, ``high`` x ``wide`` of them, hold one.
-        y0 = np.clip(np.arange(rows) - high + 1, 0, rows)
-        x0 = np.clip(np.arange(columns) - wide + 1, 0, columns)
-        y1, x1 = np.arange(rows) + 1, np.arange(columns) + 1
-        count = sums[y1][:, x1] - sums[y0][:, x1] - sums[y1][:, x0] + sums[y0][:, x0]
-        return count > 0
-    fits = np.zeros(mask.shape, dtype=bool)
-    if rows >= high and columns >= wide:
-        area = sums[high:, wide:] - sums[:-high, wide:] - sums[high:, :-wide] + sums[:-high, :-wide]
-        fits[: rows - high + 1, : columns - wide + 1] = area == high * wide
-    return fits

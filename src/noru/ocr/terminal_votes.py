@@ -9,7 +9,7 @@ where a letter's ink starts, it turned letters the engine had right; the
 glyphs of the font on screen tell it (``noru.ocr.glyphs``).
 
 Pure Pillow, and pure Python over cell images as bytes: a cell image is its
-pixels of ink (``terminal_grid.ink``), one byte a pixel, column by column
+pixels of ink (``terminal_ink.ink``), one byte a pixel, column by column
 (each pixel column top to bottom), so that its core (the cell without its
 side columns) is one slice.
 """
@@ -20,7 +20,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from noru.ocr.terminal_grid import INK, Cells, darker_than, darkest
+from noru.ocr.terminal_grid import Cells
+from noru.ocr.terminal_ink import INK, darker_than, darkest
 
 if TYPE_CHECKING:
     from PIL import Image
