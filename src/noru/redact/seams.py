@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
@@ -253,11 +254,16 @@ def _pairs(images: Sequence[ImageRecord], left: int, right: int) -> list[tuple[_
     starts = [p for p in _placed(right, images[right]) if p.left - seam <= SEAM_REACH * p.height]
     windows_l, windows_r = _windows_at(images[left], "right"), _windows_at(images[right], "left")
     known = windows_l is not None and windows_r is not None
+    starts.sort(key=lambda p: p.top)
+    tops = [p.top for p in starts]
     taken: set[int] = set()
     pairs = []
     for a in ends:
         best: tuple[float, _Placed] | None = None
-        for b in starts:
+        # Only the lines that can share its height (a line is at most twice another's).
+        for b in starts[bisect_left(tops, a.top - 2 * a.height) :]:
+            if b.top > a.bottom:
+                break
             shared = min(a.bottom, b.bottom) - max(a.top, b.top)
             if b.index in taken or shared < LEVEL * max(a.height, b.height):
                 continue
@@ -315,8 +321,8 @@ def _cut_cell(text: str, at: int) -> tuple[str, tuple[str, ...]]:
         main = text[:at] + CUT_AS + text[at + 1 :]
     if _run_across(main, at) < TOKEN_RUN:
         return main, ()
-    others = {read, *CUT_VARIANTS} - {main[at]}
-    return main, tuple(text[:at] + c + text[at + 1 :] for c in sorted(others) if c != " ")
+    others = sorted({read, *CUT_VARIANTS} - {main[at], " "})
+    return main, tuple(text[:at] + c + text[at + 1 :] for c in others)
 
 
 @dataclass(frozen=True)
@@ -463,6 +469,15 @@ def _proportional(
     return joined
 
 
+def _spans_seam(joined: _Joined, findings: Sequence[Finding]) -> bool:
+    """Whether a finding already runs across the seam of ``joined``: its
+    variants could not find more there."""
+    if len(joined.parts) < 2:
+        return False
+    at = joined.parts[1].offset
+    return any(f.start < at and f.end > at for f in findings)
+
+
 def _given_back(
     joined: _Joined, findings: Sequence[Finding], found: list[list[list[Finding]]]
 ) -> None:
@@ -496,6 +511,7 @@ def across(
     grids = {i: grid_of(images[i].ocr_lines or ()) for i in placed}
     found: list[list[list[Finding]]] = [[[] for _ in image.ocr_lines or ()] for image in images]
     columns: dict[tuple[int, int], int] = {}
+    every_pair: list[tuple[_Placed, _Placed]] = []
     for left, right in seams:
         if left not in grids or right not in grids:
             continue
@@ -503,13 +519,14 @@ def across(
         pairs = _pairs(images, left, right)
         if not pairs:
             continue
+        every_pair += pairs
         seam = images[right].screen_rect
         assert seam is not None
         rows, on_grid = _grid_rows(images, grids, pairs, float(seam[0]), columns)
         if rows:
             grid_found, _ = find_written(rows, categories, own)
             for joined, findings in zip(on_grid, grid_found, strict=True):
-                for variant in joined.variants:
+                for variant in () if _spans_seam(joined, findings) else joined.variants:
                     findings = merged(findings, find(variant, categories, own))
                 _given_back(joined, findings, found)
         cut_rows = {(p.image, p.index) for j in on_grid if len(j.parts) == 2 for p in j.parts}
@@ -519,17 +536,19 @@ def across(
             for variant in joined.variants:
                 findings = merged(findings, find(variant, categories, own))
             _given_back(joined, findings, found)
-    strips = _strips(images, found)
+    strips = _strips(images, found, every_pair)
     return Across(tuple(tuple(tuple(f) for f in lines) for lines in found), strips, columns)
 
 
 def _strips(
-    images: Sequence[ImageRecord], found: list[list[list[Finding]]]
+    images: Sequence[ImageRecord],
+    found: list[list[list[Finding]]],
+    pairs: list[tuple[_Placed, _Placed]],
 ) -> tuple[tuple[Rect, ...], ...]:
     """Per image, the strips between a part a secret runs into its seam
     with and the image's edge there."""
-    cut = {pair for left_right in seam_lines(images) for pair in left_right}
-    firsts = {b for _, b in seam_lines(images)}
+    cut = {(p.image, p.index) for pair in pairs for p in pair}
+    firsts = {(b.image, b.index) for _, b in pairs}
     out: list[tuple[Rect, ...]] = []
     for i, image in enumerate(images):
         strips: list[Rect] = []
