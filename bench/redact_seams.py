@@ -2,8 +2,10 @@
 
 The dense 200x60 terminal of bench/time_to_text.py (59 log lines of 199
 characters, cells 8x15) straddling the seam of two displays side by side,
-cut at its 100th column: each display's image holds its half of every row,
-as the terminal reader gives them (the cut cell read as ``\\``). The
+cut at its 100th column, 2 pixels into that cell: each display's image
+holds its half of every row, as the terminal reader gives them (the cut
+cell read as ``\\``, the grid's width on each side recorded), in phase
+across the seam, so the rows are joined as one terminal's. The
 capture is redacted (``for_agent``) ``--runs`` times with its images placed
 on the screen (searched across the seam) and without (image by image, as
 before); median and p95 in ms.
@@ -31,7 +33,7 @@ from noru.sources import Source  # noqa: E402
 from noru.store import CaptureRecord, ImageRecord, OcrLine  # noqa: E402
 from time_to_text import log_line  # noqa: E402
 
-CELL_W, CELL_H, CUT = 8, 15, 100
+CELL_W, CELL_H, CUT, COLUMNS = 8, 15, 100, 200
 SEAM = 2560
 X0 = SEAM - CUT * CELL_W - 2  # the seam 2 pixels into the cut cell
 
@@ -42,7 +44,7 @@ def _record(rows: list[str]) -> CaptureRecord:
         y = 40 + r * CELL_H
         head, tail = text[:CUT].rstrip(), "\\" + text[CUT + 1 :]
         left.append(OcrLine(head, (X0, y, len(head) * CELL_W, CELL_H), 0.99, CUT))
-        right.append(OcrLine(tail, (-6, y, len(tail) * CELL_W, CELL_H), 0.99, len(tail)))
+        right.append(OcrLine(tail, (-2, y, len(tail) * CELL_W, CELL_H), 0.99, COLUMNS - CUT))
     height = 40 + len(rows) * CELL_H + 10
     images = (
         ImageRecord(1, "1.png", 2560, 1600, Source(), None, None, tuple(left),
