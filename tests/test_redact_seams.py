@@ -19,7 +19,7 @@ from noru.redact import policy, seams
 from noru.redact.apply import for_agent
 from noru.sources import Source
 from noru.store import CaptureRecord, ImageRecord, OcrLine
-from tests.redaction_cases import ALNUM, leaked
+from tests.redaction_cases import ALNUM, leaked, planted
 
 POLICY = policy.Policy.of(["secrets", "cards"])
 CELL_W, CELL_H = 8, 15
@@ -179,3 +179,55 @@ def test_a_capture_without_places_is_redacted_image_by_image() -> None:
     assert seams.across(record.images, POLICY.categories) is None
     seen = for_agent(record, POLICY)
     assert seen.record.images[1].ocr_lines == record.images[1].ocr_lines
+
+
+def _wide(rows: list[str], cut: int, columns: int = 120) -> CaptureRecord:
+    """A terminal ``columns`` wide across the seam, which cuts its column
+    ``cut`` 2 pixels in (read as ``\\`` on the right display)."""
+    x0 = SEAM - cut * CELL_W - 2
+    left, right = [], []
+    for r, text in enumerate(rows):
+        y = 40 + r * CELL_H
+        head, tail = text[:cut].rstrip(), text[cut:].rstrip()
+        if head.strip():
+            lead = len(head) - len(head.lstrip(" "))
+            box = (x0 + lead * CELL_W, y, (len(head) - lead) * CELL_W, CELL_H)
+            left.append(OcrLine(head, box, 0.99, cut))
+        if tail.strip():
+            tail = ("\\" if tail[0] != " " else " ") + tail[1:]
+            lead = len(tail) - len(tail.lstrip(" "))
+            box = (-2 + lead * CELL_W, y, (len(tail) - lead) * CELL_W, CELL_H)
+            right.append(OcrLine(tail, box, 0.99, columns - cut))
+    height = 40 + len(rows) * CELL_H + 10
+    return _record(
+        _image(1, (0, 0, 2560, 1440), left, ((x0 - 2, 30, SEAM - x0 + 2, height),)),
+        _image(2, (2560, 0, 1920, 1080), right, ((0, 30, (columns - cut) * CELL_W + 4, height),)),
+    )
+
+
+def test_a_secret_is_found_whole_wherever_the_seam_cuts_its_value() -> None:
+    """The rows put together are searched whole, each part on its own only
+    near the seam, and the cut cell's variants only around it: no kind is
+    lost by it. A card is cut between its groups: a digit cut in two is
+    read as no digit, and no variant of it is one."""
+    for line, value, kind in planted():
+        if len(line) > 110:
+            continue
+        start = line.index(value)
+        cuts = [start + max(1, min(len(value) - 2, int(len(value) * s))) for s in (0.25, 0.5, 0.75)]
+        if kind == "card":
+            cuts = [start + 9]  # the space between its second and third groups
+        for cut in cuts:
+            rows = ["2026-12-02 10:00:54.394 INFO token_41 config_988", line, "$ ls -la"]
+            seen = for_agent(_wide(rows, cut), POLICY)
+            assert leaked(seen.record.ocr_text, value) is None, (kind, cut, seen.record.ocr_text)
+            assert all(seen.boxes), (kind, cut)
+
+
+def test_code_that_hashes_a_password_is_served_as_read_where_the_seam_cuts_the_call() -> None:
+    """The cut cell inside ``hashpw`` tried as ``_`` reads ``bcrypt.has_pw``:
+    searched with the rest of its line (the call's ``(``), it is no value."""
+    line = "password_hash = bcrypt.hashpw(secret_input, salt)"
+    for cut in range(line.index("hashpw") + 1, line.index("(")):
+        seen = for_agent(_wide([line], cut), POLICY)
+        assert seen.count == 0, (cut, seen.record.ocr_text)

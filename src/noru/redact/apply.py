@@ -170,14 +170,19 @@ def _ocr_lines(
     policy: Policy,
     values: Sequence[tuple[str, str]] = (),
     across: Sequence[Sequence[Finding]] = (),
+    near: Sequence[Sequence[int] | None] | None = None,
 ) -> tuple[list[str], list[Rect], list[str]]:
     """Each OCR line's text as an agent gets it, the boxes to fill and the
     kinds found: a terminal's rows as written (``wrap``), the parts of
     ``values`` (secrets the capture's accessibility text gives whole), the
     parts of what was found ``across`` the seams between displays
     (``seams``, per line), a line too uncertain to check beside a secret
-    whole (``unsure``)."""
-    found, groups = find_written(lines, policy.categories, policy.own)
+    whole (``unsure``). ``near``: per line, None, or where its seams are
+    when the seams' search searched it whole (it is searched on its own
+    only there)."""
+    found, groups = find_written(
+        lines, policy.categories, policy.own, near=near, reach=seams.PART_REACH
+    )
     if values:
         found = [
             merged(f, parts_of(line.text, values)) for f, line in zip(found, lines, strict=True)
@@ -257,7 +262,8 @@ def _image(
     if ocr_lines:
         searched = cut.lines(position, ocr_lines) if cut is not None else ocr_lines
         more = cut.found[position] if cut is not None else ()
-        texts, found, named = _ocr_lines(searched, policy, values, more)
+        near = cut.near_of(position, len(ocr_lines)) if cut is not None else None
+        texts, found, named = _ocr_lines(searched, policy, values, more, near)
         if found:
             ocr_lines = tuple(
                 replace(line, text=text) for line, text in zip(ocr_lines, texts, strict=True)

@@ -8,7 +8,8 @@ is found whole too. The seam usually cuts a cell in two: the engine reads
 half a glyph as something else (a ``\\`` for an ``h``), or on neither
 side. That cell is taken as a token's character (``CUT_AS``) between two
 of a token's, and a long run of them across the seam is also tried with it
-as each of ``CUT_VARIANTS`` (a prefix's ``_`` or ``-``).
+as each of ``CUT_VARIANTS`` (a prefix's ``_`` or ``-``), and as read but
+for a ``\\`` (a ``|`` is an ``l`` in a token, a ``:`` ends a label).
 
 The left image's rows of such a grid are not at its last column at the
 left display's edge: their grid's width is counted on across the seam
@@ -70,6 +71,11 @@ class Joined:
     text: str
     parts: tuple[Part, ...]
     variants: tuple[str, ...] = ()
+
+    @property
+    def joins(self) -> list[int]:
+        """Where in the text each part after the first starts."""
+        return [max(part.offset, 0) for part in self.parts[1:]]
 
 
 def beyond(
@@ -152,7 +158,10 @@ def _cut_cell(text: str, at: int) -> tuple[str, tuple[str, ...]]:
         main = text[:at] + CUT_AS + text[at + 1 :]
     if run_across(main, at) < TOKEN_RUN:
         return main, ()
-    others = sorted({read, *CUT_VARIANTS} - {main[at], " "})
+    # As read too (a ``|`` is an ``l`` in a token, a ``:`` ends a label),
+    # but as the half glyph the engine reads most, a ``\\``: in no token.
+    as_read = set() if read == "\\" else {read}
+    others = sorted({*as_read, *CUT_VARIANTS} - {main[at], " "})
     return main, tuple(text[:at] + c + text[at + 1 :] for c in others)
 
 

@@ -16,7 +16,12 @@ What is found in the joined text is given back to each part, to be
 replaced and filled there; a part a secret runs into the seam with also
 has the strip between its box and the seam filled (the half glyph no line
 holds). Each part is also searched on its own (``apply``), so a join made
-in error can only widen what is redacted.
+in error can only widen what is redacted: a terminal's row's part only
+within ``PART_REACH`` of its seam (the row put together whole holds the
+rest of it, as the screen shows it), a proportional line's part whole.
+The joined text's cut cell variants and the proportional joins are
+searched only around the seam (``detect.find_near``): away from it they
+hold what the parts do.
 
 A line cut by a horizontal seam (a window straddling displays one above
 the other) has half of each glyph on each side; neither half is text, and
@@ -29,7 +34,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from noru.geometry import Rect
-from noru.redact.detect import Allowed, Finding, Own, find, find_lines
+from noru.redact.detect import Allowed, Finding, Own, find_near
 from noru.redact.seam_grid import (
     CUT_AS,
     TOKEN_RUN,
@@ -44,21 +49,38 @@ from noru.redact.seam_pairs import Placed, cut_lines, seams_of
 from noru.redact.wrap import find_written, grid_of, merged
 from noru.store import ImageRecord, OcrLine
 
-__all__ = ["WIDE_GAP", "Across", "across", "seam_lines"]
+__all__ = ["PART_REACH", "WIDE_GAP", "Across", "across", "seam_lines"]
 
 # Parts of a proportional line further apart than this (line heights): a space.
 WIDE_GAP = 0.25
+# How far (characters) from its seam a terminal's row's part is searched on
+# its own, then on to whole words: the rest of it is searched in the row
+# put together whole.
+PART_REACH = 16
 
 
 @dataclass(frozen=True)
 class Across:
     """What searching across the seams found: per image, per OCR line, the
     spans to merge with what the line gives alone; per image, the strips
-    between a secret's part and its seam, to fill (image pixels)."""
+    between a secret's part and its seam, to fill (image pixels); the
+    widths of the terminals' grids the seams cut (``columns``); and the
+    rows of those terminals, each with where in its text its seams are
+    (``near``): the row put together whole was searched, so on its own it
+    need only be searched there."""
 
     found: tuple[tuple[tuple[Finding, ...], ...], ...]
     strips: tuple[tuple[Rect, ...], ...]
     columns: dict[tuple[int, int], int]
+    near: dict[tuple[int, int], list[int]]
+
+    def near_of(self, position: int, count: int) -> list[list[int] | None] | None:
+        """For ``find_written``: per line of image ``position`` (``count``
+        of them), where alone it is searched on its own (``PART_REACH``
+        either side), or None to search it whole; None when every line is."""
+        if not any(image == position for image, _ in self.near):
+            return None
+        return [self.near.get((position, i)) for i in range(count)]
 
     def lines(self, position: int, lines: Sequence[OcrLine]) -> list[OcrLine]:
         """Image ``position``'s ``lines`` as its own rows are searched: a
@@ -114,6 +136,23 @@ def _spans_seam(joined: Joined, findings: Sequence[Finding]) -> bool:
     return any(f.start < at and f.end > at for f in findings)
 
 
+def _in_variants(
+    joined: Joined, categories: Collection[str], own: Sequence[Own | Allowed]
+) -> list[Finding]:
+    """What ``joined``'s variants show at the junction that its text does
+    not: a finding that holds the cut cell or starts or ends beside it. A
+    variant differs from the text in that cell only, so it is searched
+    only around it (``PART_REACH``: a card's groups beside it too)."""
+    if not joined.variants:
+        return []
+    at = joined.joins[0]
+    out: list[Finding] = []
+    near = [joined.joins] * len(joined.variants)
+    for findings in find_near(joined.variants, near, categories, own, reach=PART_REACH):
+        out = merged(out, [f for f in findings if f.start <= at + 1 and f.end >= at])
+    return out
+
+
 def _given_back(
     joined: Joined, findings: Sequence[Finding], found: list[list[list[Finding]]]
 ) -> None:
@@ -147,6 +186,7 @@ def across(
     grids = {i: grid_of(images[i].ocr_lines or ()) for i in placed}
     found: list[list[list[Finding]]] = [[[] for _ in image.ocr_lines or ()] for image in images]
     columns: dict[tuple[int, int], int] = {}
+    near: dict[tuple[int, int], list[int]] = {}
     every_pair: list[tuple[Placed, Placed]] = []
     for left, right in seams:
         if left not in grids or right not in grids:
@@ -160,20 +200,33 @@ def across(
         assert seam is not None
         rows, on_grid = grid_rows(images, grids, pairs, float(seam[0]), columns)
         if rows:
-            grid_found, _ = find_written(rows, categories, own)
+            grid_found, _ = find_written(
+                rows, categories, own, reach=PART_REACH, alone_at_joins=True
+            )
             for joined, findings in zip(on_grid, grid_found, strict=True):
-                for variant in () if _spans_seam(joined, findings) else joined.variants:
-                    findings = merged(findings, find(variant, categories, own))
+                if not _spans_seam(joined, findings):
+                    findings = merged(findings, _in_variants(joined, categories, own))
                 _given_back(joined, findings, found)
+                _seams_in_parts(joined, near)
         cut_rows = {(p.image, p.index) for j in on_grid if len(j.parts) == 2 for p in j.parts}
         loose = _proportional(pairs, cut_rows)
-        loose_found = find_lines([j.text for j in loose], categories, own)
+        loose_found = find_near([j.text for j in loose], [j.joins for j in loose], categories, own)
         for joined, findings in zip(loose, loose_found, strict=True):
-            for variant in joined.variants:
-                findings = merged(findings, find(variant, categories, own))
+            findings = merged(findings, _in_variants(joined, categories, own))
             _given_back(joined, findings, found)
     strips = _strips(images, found, every_pair)
-    return Across(tuple(tuple(tuple(f) for f in lines) for lines in found), strips, columns)
+    found_in = tuple(tuple(tuple(f) for f in lines) for lines in found)
+    return Across(found_in, strips, columns, near)
+
+
+def _seams_in_parts(joined: Joined, near: dict[tuple[int, int], list[int]]) -> None:
+    """Where in each part of a terminal's row put together whole its seam
+    is: the left part's end, the right part's start; none in a row on one
+    side only."""
+    for k, part in enumerate(joined.parts):
+        points = near.setdefault((part.image, part.index), [])
+        if len(joined.parts) == 2:
+            points.append(part.length if k == 0 else 0)
 
 
 def _strips(
