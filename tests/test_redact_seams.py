@@ -12,6 +12,7 @@ tests/test_redact_seams_real.py.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -19,9 +20,12 @@ from noru.redact import policy, seams
 from noru.redact.apply import for_agent
 from noru.sources import Source
 from noru.store import CaptureRecord, ImageRecord, OcrLine
-from tests.redaction_cases import ALNUM, leaked, planted
+from tests import redaction_formats
+from tests.redaction_cases import ALNUM, leaked, luhn_card, planted
 
 POLICY = policy.Policy.of(["secrets", "cards"])
+# What the engine reads the half glyph of the cell the seam cuts as.
+MISREADS = ("\\", "_", ":", "|", "l")
 CELL_W, CELL_H = 8, 15
 SEAM = 2560
 # The terminal's first column on the whole screen: the seam cuts its
@@ -181,9 +185,9 @@ def test_a_capture_without_places_is_redacted_image_by_image() -> None:
     assert seen.record.images[1].ocr_lines == record.images[1].ocr_lines
 
 
-def _wide(rows: list[str], cut: int, columns: int = 120) -> CaptureRecord:
+def _wide(rows: list[str], cut: int, columns: int = 120, *, misread: str = "\\") -> CaptureRecord:
     """A terminal ``columns`` wide across the seam, which cuts its column
-    ``cut`` 2 pixels in (read as ``\\`` on the right display)."""
+    ``cut`` 2 pixels in (read as ``misread`` on the right display)."""
     x0 = SEAM - cut * CELL_W - 2
     left, right = [], []
     for r, text in enumerate(rows):
@@ -194,7 +198,7 @@ def _wide(rows: list[str], cut: int, columns: int = 120) -> CaptureRecord:
             box = (x0 + lead * CELL_W, y, (len(head) - lead) * CELL_W, CELL_H)
             left.append(OcrLine(head, box, 0.99, cut))
         if tail.strip():
-            tail = ("\\" if tail[0] != " " else " ") + tail[1:]
+            tail = (misread if tail[0] != " " else " ") + tail[1:]
             lead = len(tail) - len(tail.lstrip(" "))
             box = (-2 + lead * CELL_W, y, (len(tail) - lead) * CELL_W, CELL_H)
             right.append(OcrLine(tail, box, 0.99, columns - cut))
@@ -208,8 +212,8 @@ def _wide(rows: list[str], cut: int, columns: int = 120) -> CaptureRecord:
 def test_a_secret_is_found_whole_wherever_the_seam_cuts_its_value() -> None:
     """The rows put together are searched whole, each part on its own only
     near the seam, and the cut cell's variants only around it: no kind is
-    lost by it. A card is cut between its groups: a digit cut in two is
-    read as no digit, and no variant of it is one."""
+    lost by it. A card is cut between its groups here (inside one in
+    ``test_a_card_is_found_whole_wherever_the_seam_cuts_its_number``)."""
     for line, value, kind in planted():
         if len(line) > 110:
             continue
@@ -231,3 +235,42 @@ def test_code_that_hashes_a_password_is_served_as_read_where_the_seam_cuts_the_c
     for cut in range(line.index("hashpw") + 1, line.index("(")):
         seen = for_agent(_wide([line], cut), POLICY)
         assert seen.count == 0, (cut, seen.record.ocr_text)
+
+
+def test_a_hexadecimal_token_is_found_whole_whatever_the_cut_cell_is_read_as() -> None:
+    """The cut cell is no character the engine could tell: it is tried as a
+    hexadecimal digit too (``x``, a token's letter, is none)."""
+    hexadecimal = {
+        "mailgun-key", "digitalocean-token", "postman-key", "rubygems-key",
+        "shippo-token", "supabase-token", "sonar-token", "twilio-key",
+    }  # fmt: skip
+    seed = redaction_formats.HELD_OUT_SEEDS[0]
+    cases = [
+        (line, value, kind)
+        for line, value, kind in redaction_formats.lines(seed, redaction_formats.HELD_OUT)
+        if kind in hexadecimal
+    ]
+    assert {kind for _, _, kind in cases} == hexadecimal
+    for line, value, kind in cases:
+        start = line.index(value)
+        for cut in (start + len(value) // 4, start + len(value) // 2, start + 3 * len(value) // 4):
+            for misread in MISREADS:
+                seen = for_agent(_wide(["$ cat keys", line], cut, misread=misread), POLICY)
+                # Not the kind's name in its placeholder: ``rubygems_``'s prefix.
+                served = re.sub(r"\[redacted: [^\]]*\]", "", seen.record.ocr_text)
+                assert leaked(served, value) is None, (kind, cut, misread, served)
+
+
+def test_a_card_is_found_whole_wherever_the_seam_cuts_its_number() -> None:
+    """Inside a group too: the cut digit is the one the card's check wants."""
+    rng = random.Random("seam-card")
+    for prefix in ("4", "51", "37"):
+        card = luhn_card(rng, prefix)
+        for value in (card, card.replace(" ", "")):
+            line = f"Card: {value}  exp 12/29"
+            start = line.index(value)
+            for cut in range(start + 1, start + len(value) - 1):
+                for misread in MISREADS:
+                    seen = for_agent(_wide([line], cut, misread=misread), POLICY)
+                    assert leaked(seen.record.ocr_text, value) is None, (cut, misread)
+                    assert all(seen.boxes), (cut, misread)

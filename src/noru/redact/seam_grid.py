@@ -8,8 +8,11 @@ is found whole too. The seam usually cuts a cell in two: the engine reads
 half a glyph as something else (a ``\\`` for an ``h``), or on neither
 side. That cell is taken as a token's character (``CUT_AS``) between two
 of a token's, and a long run of them across the seam is also tried with it
-as each of ``CUT_VARIANTS`` (a prefix's ``_`` or ``-``), and as read but
-for a ``\\`` (a ``|`` is an ``l`` in a token, a ``:`` ends a label).
+as each of ``CUT_VARIANTS`` (a digit, hexadecimal and base32's too, and a
+prefix's ``_`` or ``-``), and as read but for a ``\\`` (a ``|`` is an
+``l`` in a token, a ``:`` ends a label). Between a card number's digits
+it is also tried as the digit its check wants: any one digit of a card
+can be put back from the others.
 
 The left image's rows of such a grid are not at its last column at the
 left display's edge: their grid's width is counted on across the seam
@@ -23,6 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from noru.redact.rules import CARD, CARD_DIGITS
 from noru.redact.seam_pairs import Placed, placed, scale
 from noru.store import ImageRecord, OcrLine
 
@@ -44,7 +48,9 @@ CUT_AS = "x"
 # A run of a token's characters across the seam at least this long is also
 # tried with the cut cell (or the junction) as each of these.
 TOKEN_RUN = 8
-CUT_VARIANTS = ("_", "-", ".")
+# ``2``: a digit, a hexadecimal digit and base32's, so a token of any of
+# their alphabets; ``x`` (``CUT_AS``) is none of them.
+CUT_VARIANTS = ("2", "_", "-", ".")
 _TOKENISH = re.compile(r"[A-Za-z0-9_\-.+/=~]")
 
 # Per image, each OCR line's grid (pitch, first column's x) or None.
@@ -144,9 +150,35 @@ def run_across(text: str, at: int) -> int:
     return end - start
 
 
+def _card_digit(text: str, at: int) -> str | None:
+    """The digit the cell at ``at`` must be for the card number it lies in
+    to pass Luhn; None when it lies in none. Any one digit of a card can be
+    put back from the others, so a card cut inside a group is found."""
+    probe = text[:at] + "0" + text[at + 1 :]
+    for m in CARD.finditer(probe):
+        if not m.start("v") <= at < m.end("v"):
+            continue
+        digits = re.sub(r"[ -]", "", m["v"]).translate(CARD_DIGITS)
+        place = len(re.sub(r"[ -]", "", probe[m.start("v") : at]))
+        return next(
+            (d for d in "0123456789" if _luhn(digits[:place] + d + digits[place + 1 :])), None
+        )
+    return None
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, char in enumerate(reversed(digits)):
+        value = int(char)
+        total += (value * 2 - 9 if value > 4 else value * 2) if i % 2 else value
+    return total % 10 == 0
+
+
 def _cut_cell(text: str, at: int) -> tuple[str, tuple[str, ...]]:
     """``text`` with the cell at ``at`` the seam cut taken as a token's
-    character between two of a token's; and its variants for a long run."""
+    character between two of a token's; and its variants: the digit a
+    card's check wants, and for a long run those of ``CUT_VARIANTS`` and
+    the cell as read (see the module's doc)."""
     if at < 0 or at >= len(text):
         return text, ()
     read = text[at]
@@ -156,12 +188,14 @@ def _cut_cell(text: str, at: int) -> tuple[str, tuple[str, ...]]:
     main = text
     if tokenish and not read.isalnum():
         main = text[:at] + CUT_AS + text[at + 1 :]
-    if run_across(main, at) < TOKEN_RUN:
-        return main, ()
-    # As read too (a ``|`` is an ``l`` in a token, a ``:`` ends a label),
-    # but as the half glyph the engine reads most, a ``\\``: in no token.
-    as_read = set() if read == "\\" else {read}
-    others = sorted({*as_read, *CUT_VARIANTS} - {main[at], " "})
+    # A card's digit: the one its check wants (its groups are short runs).
+    card = _card_digit(main, at) if before.isdigit() or after.isdigit() else None
+    tried = {card} if card is not None else set()
+    if run_across(main, at) >= TOKEN_RUN:
+        # As read too (a ``|`` is an ``l`` in a token, a ``:`` ends a label),
+        # but as the half glyph the engine reads most, a ``\\``: in no token.
+        tried |= {*CUT_VARIANTS, *(() if read == "\\" else (read,))}
+    others = sorted(tried - {main[at], " "})
     return main, tuple(text[:at] + c + text[at + 1 :] for c in others)
 
 
