@@ -274,3 +274,36 @@ def test_a_card_is_found_whole_wherever_the_seam_cuts_its_number() -> None:
                     seen = for_agent(_wide([line], cut, misread=misread), POLICY)
                     assert leaked(seen.record.ocr_text, value) is None, (cut, misread)
                     assert all(seen.boxes), (cut, misread)
+
+
+def test_a_part_at_the_seam_is_not_redacted_alone_where_the_whole_line_holds_no_value() -> None:
+    """The left display's ``password_hash = bcry`` alone looks like a
+    label and its value; the line the screen shows, searched whole, is a
+    call. So is ``password = getpas``, and a masked password whose mask
+    the seam cuts."""
+    cases = [
+        ("password_hash = bcrypt.hashpw(secret_input, salt)", "bcrypt"),
+        ("    password = getpass.getpass()", "getpass"),
+        ("PASSWORD=****************  # set in the vault", "****************"),
+    ]
+    for line, value in cases:
+        start = line.index(value)
+        for cut in range(start + 1, start + len(value)):
+            for misread in MISREADS:
+                seen = for_agent(_wide([line], cut, misread=misread), POLICY)
+                assert seen.count == 0, (cut, misread, seen.record.ocr_text)
+                assert seen.boxes == ((), ()), (cut, misread)
+
+
+def test_a_part_at_the_seam_is_redacted_alone_where_the_whole_line_holds_it_too() -> None:
+    """What the part alone finds at the seam stays where the joined line
+    finds a secret there."""
+    rng = random.Random("seam-label")
+    value = _pick(rng, 6) + "-" + _pick(rng, 6)
+    line = f"DB_PASSWORD={value}  # rotate monthly"
+    start = line.index(value)
+    for cut in range(start + 1, start + len(value) - 1):
+        for misread in MISREADS:
+            seen = for_agent(_wide([line], cut, misread=misread), POLICY)
+            assert leaked(seen.record.ocr_text, value) is None, (cut, misread)
+            assert all(seen.boxes), (cut, misread)

@@ -169,26 +169,31 @@ def _ocr_lines(
     lines: Sequence[OcrLine],
     policy: Policy,
     values: Sequence[tuple[str, str]] = (),
-    across: Sequence[Sequence[Finding]] = (),
-    near: Sequence[Sequence[int] | None] | None = None,
+    cut: seams.Across | None = None,
+    position: int = 0,
 ) -> tuple[list[str], list[Rect], list[str]]:
     """Each OCR line's text as an agent gets it, the boxes to fill and the
     kinds found: a terminal's rows as written (``wrap``), the parts of
-    ``values`` (secrets the capture's accessibility text gives whole), the
-    parts of what was found ``across`` the seams between displays
-    (``seams``, per line), a line too uncertain to check beside a secret
-    whole (``unsure``). ``near``: per line, None, or where its seams are
-    when the seams' search searched it whole (it is searched on its own
-    only there)."""
+    ``values`` (secrets the capture's accessibility text gives whole), a
+    line too uncertain to check beside a secret whole (``unsure``); and,
+    where the image at ``position`` meets others at a seam (``cut``), the
+    parts of what was found across the seams (a line the seams' search
+    searched whole is searched on its own only near its seam, and what
+    its part alone gives up to the seam is kept only where the line
+    across it gives that too)."""
+    near = cut.near_of(position, len(lines)) if cut is not None else None
     found, groups = find_written(
         lines, policy.categories, policy.own, near=near, reach=seams.PART_REACH
     )
+    if cut is not None:
+        found = cut.alone(position, lines, found)
     if values:
         found = [
             merged(f, parts_of(line.text, values)) for f, line in zip(found, lines, strict=True)
         ]
-    if across:
-        found = [merged(f, more) for f, more in zip(found, across, strict=True)]
+    if cut is not None:
+        more = cut.found[position]
+        found = [merged(f, extra) for f, extra in zip(found, more, strict=True)]
     doubtful = unsure(lines, found, groups) if "secrets" in policy.categories else set()
     grid = {i for i, cells in enumerate(grid_of(lines)) if cells is not None}
     texts, boxes, kinds = [], [], []
@@ -261,9 +266,7 @@ def _image(
     ocr_lines = image.ocr_lines
     if ocr_lines:
         searched = cut.lines(position, ocr_lines) if cut is not None else ocr_lines
-        more = cut.found[position] if cut is not None else ()
-        near = cut.near_of(position, len(ocr_lines)) if cut is not None else None
-        texts, found, named = _ocr_lines(searched, policy, values, more, near)
+        texts, found, named = _ocr_lines(searched, policy, values, cut, position)
         if found:
             ocr_lines = tuple(
                 replace(line, text=text) for line, text in zip(ocr_lines, texts, strict=True)

@@ -7,12 +7,15 @@ and its columns in phase): the rows of that grid are put together whole
 is found whole too. The seam usually cuts a cell in two: the engine reads
 half a glyph as something else (a ``\\`` for an ``h``), or on neither
 side. That cell is taken as a token's character (``CUT_AS``) between two
-of a token's, and a long run of them across the seam is also tried with it
-as each of ``CUT_VARIANTS`` (a digit, hexadecimal and base32's too, and a
-prefix's ``_`` or ``-``), and as read but for a ``\\`` (a ``|`` is an
-``l`` in a token, a ``:`` ends a label). Between a card number's digits
-it is also tried as the digit its check wants: any one digit of a card
-can be put back from the others.
+of a token's, and as the mark no token has beside it when no letter or
+digit is on the other side (a masked password's ``*``: a ``\\`` there
+would be a value, and so would an ``l``, a stroke of it). A long run of a token's
+characters across the seam is also tried with it as each of
+``CUT_VARIANTS`` (a digit, hexadecimal and base32's too, and a prefix's
+``_`` or ``-``), and as read but for a ``\\`` (a ``|`` is an ``l`` in a
+token, a ``:`` ends a label). Between a card number's digits it is also
+tried as the digit its check wants: any one digit of a card can be put
+back from the others.
 
 The left image's rows of such a grid are not at its last column at the
 left display's edge: their grid's width is counted on across the seam
@@ -33,6 +36,7 @@ from noru.store import ImageRecord, OcrLine
 __all__ = [
     "CUT_AS",
     "CUT_VARIANTS",
+    "STROKES",
     "TOKEN_RUN",
     "Grids",
     "Joined",
@@ -51,6 +55,8 @@ TOKEN_RUN = 8
 # ``2``: a digit, a hexadecimal digit and base32's, so a token of any of
 # their alphabets; ``x`` (``CUT_AS``) is none of them.
 CUT_VARIANTS = ("2", "_", "-", ".")
+# What the engine reads a half glyph's one stroke as.
+STROKES = "lI|"
 _TOKENISH = re.compile(r"[A-Za-z0-9_\-.+/=~]")
 
 # Per image, each OCR line's grid (pitch, first column's x) or None.
@@ -174,9 +180,20 @@ def _luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
+def _mark_around(before: str, after: str) -> str | None:
+    """The mark no token has (a mask's ``*``) beside a cell, the other
+    side no letter or digit: the same mark, a space, or a label's ``=``
+    or ``:``; the cell is taken as it (a mask cut at its end or start)."""
+    if before.isalnum() or after.isalnum():
+        return None
+    marks = {c for c in (before, after) if not c.isspace() and not _TOKENISH.match(c) and c != ":"}
+    return marks.pop() if len(marks) == 1 else None
+
+
 def _cut_cell(text: str, at: int) -> tuple[str, tuple[str, ...]]:
     """``text`` with the cell at ``at`` the seam cut taken as a token's
-    character between two of a token's; and its variants: the digit a
+    character between two of a token's (as the mark beside it, see
+    ``_mark_around``); and its variants: the digit a
     card's check wants, and for a long run those of ``CUT_VARIANTS`` and
     the cell as read (see the module's doc)."""
     if at < 0 or at >= len(text):
@@ -188,6 +205,9 @@ def _cut_cell(text: str, at: int) -> tuple[str, tuple[str, ...]]:
     main = text
     if tokenish and not read.isalnum():
         main = text[:at] + CUT_AS + text[at + 1 :]
+    elif (not read.isalnum() or read in STROKES) and (mark := _mark_around(before, after)):
+        # A mask's mark, not the first character of a value before it.
+        return text[:at] + mark + text[at + 1 :], ()
     # A card's digit: the one its check wants (its groups are short runs).
     card = _card_digit(main, at) if before.isdigit() or after.isdigit() else None
     tried = {card} if card is not None else set()

@@ -73,6 +73,32 @@ class Across:
     strips: tuple[tuple[Rect, ...], ...]
     columns: dict[tuple[int, int], int]
     near: dict[tuple[int, int], list[int]]
+    ends_at_seam: dict[tuple[int, int], bool]
+
+    def alone(
+        self, position: int, lines: Sequence[OcrLine], found: Sequence[Sequence[Finding]]
+    ) -> list[list[Finding]]:
+        """``found``, what image ``position``'s ``lines`` give on their own,
+        but what a part of a line the seam cuts gives alone up to the seam
+        where the line put together across it gives nothing: a label's
+        value cut short there (``password = getpas`` of ``getpass.getpass()``)."""
+        out = []
+        for i, (line, findings) in enumerate(zip(lines, found, strict=True)):
+            at_end = self.ends_at_seam.get((position, i))
+            if at_end is None or not findings:
+                out.append(list(findings))
+                continue
+            whole = self.found[position][i]
+            text = line.text
+            out.append(
+                [
+                    f
+                    for f in findings
+                    if not (f.end >= len(text.rstrip(" ")) if at_end else f.start <= lead(text))
+                    or any(g.start < f.end and g.end > f.start for g in whole)
+                ]
+            )
+        return out
 
     def near_of(self, position: int, count: int) -> list[list[int] | None] | None:
         """For ``find_written``: per line of image ``position`` (``count``
@@ -187,6 +213,7 @@ def across(
     found: list[list[list[Finding]]] = [[[] for _ in image.ocr_lines or ()] for image in images]
     columns: dict[tuple[int, int], int] = {}
     near: dict[tuple[int, int], list[int]] = {}
+    ends_at_seam: dict[tuple[int, int], bool] = {}
     every_pair: list[tuple[Placed, Placed]] = []
     for left, right in seams:
         if left not in grids or right not in grids:
@@ -196,6 +223,9 @@ def across(
         if not pairs:
             continue
         every_pair += pairs
+        for a, b in pairs:
+            ends_at_seam[(a.image, a.index)] = True
+            ends_at_seam[(b.image, b.index)] = False
         seam = images[right].screen_rect
         assert seam is not None
         rows, on_grid = grid_rows(images, grids, pairs, float(seam[0]), columns)
@@ -216,7 +246,7 @@ def across(
             _given_back(joined, findings, found)
     strips = _strips(images, found, every_pair)
     found_in = tuple(tuple(tuple(f) for f in lines) for lines in found)
-    return Across(found_in, strips, columns, near)
+    return Across(found_in, strips, columns, near, ends_at_seam)
 
 
 def _seams_in_parts(joined: Joined, near: dict[tuple[int, int], list[int]]) -> None:
