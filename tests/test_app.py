@@ -455,6 +455,14 @@ def test_a_multi_display_bundle_has_one_image_and_one_source_per_display(
     assert [i.size for i in served(answer)] == [(1568, 882), (1568, 882)]
     images = answer["result"]["structuredContent"]["images"]
     assert [i["downscaled_from"] for i in images] == [[2560, 1440], [1920, 1080]]
+    # Each image keeps its place on the whole screen (a line a seam cuts is
+    # searched as one across it: noru.redact.seams).
+    reader = Reader.open(home)
+    assert reader is not None
+    with reader:
+        record = reader.get(capture_id)
+    assert record is not None
+    assert [i.screen_rect for i in record.images] == [(0, 0, 2560, 1440), (2560, 0, 1920, 1080)]
 
 
 def test_get_status_reports_the_apps_facts(app: AppProcess, session: MemoryClient) -> None:

@@ -112,7 +112,7 @@ def test_migrations_are_recorded_by_name(home: Path) -> None:
         names = [r[0] for r in store.db.execute("SELECT name FROM migrations")]
     assert names == [
         "0001_initial", "0002_window_rects", "0003_ocr_version", "0004_ax_layer", "0005_excluded",
-        "0006_retention", "0007_agent_text", "0008_agent_sources",
+        "0006_retention", "0007_agent_text", "0008_agent_sources", "0009_screen_rect",
     ]  # fmt: skip
 
 

@@ -242,6 +242,7 @@ class App:
                     ax_lines=ax_lines,
                     ax_note=self._ax_note(grab),
                     excluded=grab.excluded,
+                    screen_rect=grab.geometry,
                 )
                 for grab, original, ax_lines in zip(grabs, originals, kept_ax, strict=True)
             ]

@@ -25,7 +25,10 @@ line's height.
 
 A terminal's rows are searched as the lines they were wrapped from
 (``noru.redact.wrap``): a token cut at the last column is found whole, and
-each row's part is replaced and filled there. An OCR line too uncertain to
+each row's part is replaced and filled there. A capture's images are put
+side by side as they lie on the whole screen, and a line a display's edge
+cuts is searched as one across the seam (``noru.redact.seams``); each
+part is replaced and filled in its own image. An OCR line too uncertain to
 check that lies beside a secret is filled whole (``noru.redact.unsure``).
 
 A capture's source facts are looked at too (``facts``): a secret in a
@@ -43,6 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from noru.geometry import Rect
+from noru.redact import seams
 from noru.redact.detect import Finding, find_lines
 from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
@@ -162,17 +166,34 @@ def _ax_lines(
 
 
 def _ocr_lines(
-    lines: Sequence[OcrLine], policy: Policy, values: Sequence[tuple[str, str]] = ()
+    lines: Sequence[OcrLine],
+    policy: Policy,
+    values: Sequence[tuple[str, str]] = (),
+    cut: seams.Across | None = None,
+    position: int = 0,
 ) -> tuple[list[str], list[Rect], list[str]]:
     """Each OCR line's text as an agent gets it, the boxes to fill and the
     kinds found: a terminal's rows as written (``wrap``), the parts of
-    ``values`` (secrets the image's accessibility text gives whole), a line
-    too uncertain to check beside a secret whole (``unsure``)."""
-    found, groups = find_written(lines, policy.categories, policy.own)
+    ``values`` (secrets the capture's accessibility text gives whole), a
+    line too uncertain to check beside a secret whole (``unsure``); and,
+    where the image at ``position`` meets others at a seam (``cut``), the
+    parts of what was found across the seams (a line the seams' search
+    searched whole is searched on its own only near its seam, and what
+    its part alone gives up to the seam is kept only where the line
+    across it gives that too)."""
+    near = cut.near_of(position, len(lines)) if cut is not None else None
+    found, groups = find_written(
+        lines, policy.categories, policy.own, near=near, reach=seams.PART_REACH
+    )
+    if cut is not None:
+        found = cut.alone(position, lines, found)
     if values:
         found = [
             merged(f, parts_of(line.text, values)) for f, line in zip(found, lines, strict=True)
         ]
+    if cut is not None:
+        more = cut.found[position]
+        found = [merged(f, extra) for f, extra in zip(found, more, strict=True)]
     doubtful = unsure(lines, found, groups) if "secrets" in policy.categories else set()
     grid = {i for i, cells in enumerate(grid_of(lines)) if cells is not None}
     texts, boxes, kinds = [], [], []
@@ -190,47 +211,73 @@ def _ocr_lines(
     return texts, boxes, kinds
 
 
-def _image(image: ImageRecord, policy: Policy) -> tuple[ImageRecord, list[Rect], list[str]]:
-    boxes: list[Rect] = []
-    kinds: list[str] = []
-    # The accessibility text first: a line an app wraps softly is whole
-    # there, and what is found in it is taken out of the OCR lines' parts.
+@dataclass(frozen=True)
+class _Ax:
+    """An image's accessibility text as an agent gets it, the boxes to fill,
+    the kinds found and the values found (with their kinds)."""
+
+    lines: tuple[AxLine, ...]
+    text: str | None
+    boxes: list[Rect]
+    kinds: list[str]
+    values: list[tuple[str, str]]
+
+
+def _ax(image: ImageRecord, policy: Policy) -> _Ax:
     ax_lines, ax_text = image.ax_lines, image.ax_text
-    ax_boxes: list[Rect] = []
-    ax_kinds: list[str] = []
-    values: list[tuple[str, str]] = []
     if ax_lines:
-        texts, ax_boxes, ax_kinds, values = _ax_lines(ax_lines, policy)
-        if ax_boxes:
+        texts, boxes, kinds, values = _ax_lines(ax_lines, policy)
+        if boxes:
             ax_lines = tuple(
                 replace(line, text=text) for line, text in zip(ax_lines, texts, strict=True)
             )
             ax_text = "\n".join(texts)
-    elif ax_text:  # text without boxes: its words go, no pixels are known
+        return _Ax(ax_lines, ax_text, boxes, kinds, values)
+    if ax_text:  # text without boxes: its words go, no pixels are known
         lines = ax_text.split("\n")
         texts, found_in = redact_texts(lines, policy)
         if any(found_in):
-            ax_text = "\n".join(texts)
-            ax_kinds = [finding.kind for findings in found_in for finding in findings]
+            kinds = [finding.kind for findings in found_in for finding in findings]
             values = [
                 (text[f.start : f.end], f.kind)
                 for text, fs in zip(lines, found_in, strict=True)
                 for f in fs
             ]
+            return _Ax(ax_lines, "\n".join(texts), [], kinds, values)
+    return _Ax(ax_lines, ax_text, [], [], [])
+
+
+def _image(
+    image: ImageRecord,
+    policy: Policy,
+    ax: _Ax,
+    values: Sequence[tuple[str, str]],
+    cut: seams.Across | None,
+    position: int,
+) -> tuple[ImageRecord, list[Rect], list[str]]:
+    """``image`` as an agent gets it, its boxes to fill and the kinds found:
+    its accessibility text as ``ax`` gives it, and its OCR lines with the
+    parts of ``values`` (secrets the capture's accessibility text gives
+    whole: a line an app wraps softly, a window's text beyond this display)
+    and of what was found across the seams (``cut``, this image's at
+    ``position``)."""
+    boxes: list[Rect] = []
+    kinds: list[str] = []
     ocr_lines = image.ocr_lines
     if ocr_lines:
-        texts, found, named = _ocr_lines(ocr_lines, policy, values)
+        searched = cut.lines(position, ocr_lines) if cut is not None else ocr_lines
+        texts, found, named = _ocr_lines(searched, policy, values, cut, position)
         if found:
             ocr_lines = tuple(
                 replace(line, text=text) for line, text in zip(ocr_lines, texts, strict=True)
             )
         boxes += found
         kinds += named
-    boxes += ax_boxes
-    kinds += ax_kinds
+    boxes += ax.boxes
+    kinds += ax.kinds
     source, named = source_for_agent(image.source, policy)
     kinds += named
-    new = replace(image, ocr_lines=ocr_lines, ax_lines=ax_lines, ax_text=ax_text, source=source)
+    new = replace(image, ocr_lines=ocr_lines, ax_lines=ax.lines, ax_text=ax.text, source=source)
     return new, boxes, kinds
 
 
@@ -242,9 +289,17 @@ def for_agent(record: CaptureRecord, policy: Policy) -> Redacted:
     """
     if not policy.categories:
         return Redacted(record, tuple(() for _ in record.images), ())
+    # The accessibility text first: a line an app wraps softly is whole
+    # there, and so is a window's text beyond the display this image shows;
+    # what is found in it is taken out of the OCR lines' parts, in every image.
+    axes = [_ax(image, policy) for image in record.images]
+    values = [value for ax in axes for value in ax.values]
+    cut = seams.across(record.images, policy.categories, policy.own)
     images, boxes, kinds = [], [], []
-    for image in record.images:
-        new, found, named = _image(image, policy)
+    for i, (image, ax) in enumerate(zip(record.images, axes, strict=True)):
+        new, found, named = _image(image, policy, ax, values, cut, i)
+        if cut is not None:
+            found += cut.strips[i]
         images.append(new)
         boxes.append(tuple(found))
         kinds += named

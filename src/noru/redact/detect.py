@@ -36,6 +36,7 @@ from noru.redact.shapes import Finding, piece_like
 
 __all__ = [
     "MIN_TOKEN",
+    "NEAR",
     "NUMBER_DIGITS",
     "Allowed",
     "Finding",
@@ -44,6 +45,7 @@ __all__ = [
     "category",
     "find",
     "find_lines",
+    "find_near",
 ]
 
 
@@ -328,6 +330,69 @@ def find_lines(
         _apart(_allowed(line, spans, own)) if spans else []
         for line, spans in zip(lines, found, strict=True)
     ]
+
+
+# How many characters either side of a point a line is searched around it
+# (``find_near``), then on to whole words: a label and its value, a token's
+# pieces after stray spaces, a card's groups.
+NEAR = 48
+
+
+def find_near(
+    lines: Sequence[str],
+    near: Sequence[Sequence[int] | None],
+    categories: Collection[str] = DEFAULT_CATEGORIES,
+    own: Sequence[Own | Allowed] = (),
+    *,
+    reach: int = NEAR,
+) -> list[list[Finding]]:
+    """What ``find_lines`` finds in ``lines`` around the points ``near``
+    each (where a line was joined from parts read apart, the rest of it
+    searched already in its parts): each line only from ``reach`` characters
+    before a point to ``reach`` after it, on to whole words; from its start
+    where a quote opened before (whether a quote closes a string or opens
+    a value depends on the quotes before it). A line whose points are None
+    is searched whole; one with no points is not searched. What only lines
+    together show (a private key's body lines, a
+    CSV's columns) is looked for in the lines whole."""
+    found: list[list[Finding]] = []
+    for line, points in zip(lines, near, strict=True):
+        spans: list[Finding] = []
+        spans_of = [(0, len(line))] if points is None else _around(line, points, reach)
+        for start, end in spans_of:
+            spans += [
+                Finding(f.start + start, f.end + start, f.kind)
+                for f in _found(line[start:end], categories, own)
+            ]
+        found.append(spans)
+    if "secrets" in categories:
+        for i, extra in key_bodies(lines):
+            found[i].append(extra)
+        for i, extra in columns(lines):
+            found[i].append(extra)
+    return [
+        _apart(_allowed(line, spans, own)) if spans else []
+        for line, spans in zip(lines, found, strict=True)
+    ]
+
+
+def _around(line: str, points: Iterable[int], reach: int) -> list[tuple[int, int]]:
+    """The spans of ``line`` ``find_near`` searches around ``points``,
+    overlapping ones as one."""
+    spans: list[tuple[int, int]] = []
+    for at in sorted(points):
+        start, end = max(0, at - reach), min(len(line), at + reach)
+        while start > 0 and not line[start - 1].isspace():
+            start -= 1
+        while end < len(line) and not line[end].isspace():
+            end += 1
+        if any(line.count(quote, 0, start) % 2 for quote in "\"'`"):
+            start = 0
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (min(start, spans[-1][0]), max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return spans
 
 
 def _credential_like(value: str) -> bool:

@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 
 from noru.geometry import Rect
-from noru.redact.detect import Allowed, Finding, Own, find, find_lines
+from noru.redact.detect import NEAR, Allowed, Finding, Own, find, find_lines, find_near
 from noru.store import OcrLine
 
 __all__ = [
@@ -121,10 +121,18 @@ def _written(
     lines: Sequence[OcrLine],
     grids: Sequence[tuple[int, int] | None],
     widths: Sequence[int | None],
+    kept: Collection[int] = (),
 ) -> list[list[int]]:
+    """The groups of rows joined; a row of ``kept`` is joined with none."""
     groups: list[list[int]] = []
     for i in range(len(lines)):
-        if groups and _continues(lines, grids, widths, groups[-1][-1], i):
+        before = groups[-1][-1] if groups else None
+        if (
+            before is not None
+            and before not in kept
+            and i not in kept
+            and _continues(lines, grids, widths, before, i)
+        ):
             groups[-1].append(i)
         else:
             groups.append([i])
@@ -155,20 +163,38 @@ def find_written(
     lines: Sequence[OcrLine],
     categories: Collection[str],
     own: Sequence[Own | Allowed] = (),
+    *,
+    near: Sequence[Sequence[int] | None] | None = None,
+    reach: int = NEAR,
+    alone_at_joins: bool = False,
 ) -> tuple[list[list[Finding]], list[list[int]]]:
     """What is found in each line, its rows joined as written (``written``),
     each finding given back to each row it lies in as that row's part; and
-    the groups of rows joined."""
+    the groups of rows joined. A row joined with others is searched on its
+    own too: joining never takes a finding away.
+
+    ``near``: per line, None to search it whole, or the points around which
+    alone it is searched (``find_near``, ``reach``): it is written whole
+    elsewhere (a line a display's seam cuts: as the whole screen shows it),
+    so it is joined with no row here. ``alone_at_joins``: a row joined with
+    others is searched on its own only where it is joined (``reach``):
+    elsewhere the line joined holds the same text."""
     grids = grid_of(lines)
     widths = _widths(lines, grids)
-    groups = _written(lines, grids, widths)
+    # A row searched only around its points is written whole elsewhere.
+    kept = {i for i, points in enumerate(near or ()) if points is not None}
+    groups = _written(lines, grids, widths, kept)
     # A row's blank last cell (cut at a space) is a space of the line.
     padded = [
         line.text.ljust(width) if width is not None else line.text
         for line, width in zip(lines, widths, strict=True)
     ]
     joined = ["".join(padded[i] for i in group[:-1]) + lines[group[-1]].text for group in groups]
-    found_joined = find_lines(joined, categories, own)
+    if near is None:
+        found_joined = find_lines(joined, categories, own)
+    else:
+        points = _joins(groups, near)
+        found_joined = find_near(joined, points, categories, own, reach=reach)
     if "secrets" in categories:
         found_joined = [
             merged(found, _inline_keys(text)) if "-----BEGIN" in text else found
@@ -183,17 +209,29 @@ def find_written(
         for i in group:
             starts.append(at)
             at += len(padded[i])
-        for i, start in zip(group, starts, strict=True):
-            end = start + len(lines[i].text)
+        for k, (i, start) in enumerate(zip(group, starts, strict=True)):
+            text = lines[i].text
+            end = start + len(text)
             parts = [
                 Finding(max(f.start, start) - start, min(f.end, end) - start, f.kind)
                 for f in findings
                 if f.start < end and f.end > start
             ]
-            # Each row on its own too: joining never takes a finding away.
-            alone = find(lines[i].text, categories, own)
+            if alone_at_joins:
+                ends = [0] * (k > 0) + [len(text)] * (k < len(group) - 1)
+                alone = find_near([text], [ends], categories, own, reach=reach)[0]
+            else:
+                alone = find(text, categories, own)
             found[i] = merged(parts, alone)
     return found, groups
+
+
+def _joins(
+    groups: Sequence[Sequence[int]], near: Sequence[Sequence[int] | None]
+) -> list[Sequence[int] | None]:
+    """Per group of rows joined, where ``find_near`` searches its text:
+    around a row's points, or whole (None) where rows are joined."""
+    return [near[group[0]] if len(group) == 1 else None for group in groups]
 
 
 def _inline_keys(text: str) -> list[Finding]:

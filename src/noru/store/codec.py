@@ -17,6 +17,8 @@ __all__ = [
     "ax_to_json",
     "lines_from_json",
     "lines_to_json",
+    "rect_from_json",
+    "rect_to_json",
     "windows_from_json",
     "windows_to_json",
 ]
@@ -37,6 +39,17 @@ def windows_to_json(windows: Sequence[Rect]) -> str | None:
 
 def windows_from_json(raw: str | None) -> tuple[Rect, ...]:
     return tuple((int(x), int(y), int(w), int(h)) for x, y, w, h in json.loads(raw or "[]"))
+
+
+def rect_to_json(rect: Rect | None) -> str | None:
+    return None if rect is None else json.dumps(list(rect))
+
+
+def rect_from_json(raw: str | None) -> Rect | None:
+    if raw is None:
+        return None
+    x, y, w, h = json.loads(raw)
+    return (int(x), int(y), int(w), int(h))
 
 
 def ax_to_json(lines: Sequence[AxLine]) -> str | None:

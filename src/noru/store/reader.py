@@ -21,7 +21,7 @@ from noru.errors import DataDirError, StoreError
 from noru.paths import check_data_dir, db_path, held_dir, images_dir
 from noru.sources import Source
 from noru.store import files, queries, retention, schema
-from noru.store.codec import ax_from_json, lines_from_json, windows_from_json
+from noru.store.codec import ax_from_json, lines_from_json, rect_from_json, windows_from_json
 from noru.store.connection import map_sqlite_errors, open_empty, open_reader
 from noru.store.records import CaptureRecord, Filters, ImageRecord, Row, SourceView
 from noru.store.schema import AGENT_FACTS
@@ -139,6 +139,7 @@ class Reading(Searching):
                     ax_lines=ax_from_json(r["ax_lines"]),
                     ax_note=r["ax_note"],
                     excluded=r["excluded"] or 0,
+                    screen_rect=rect_from_json(r["screen_rect"]),
                 )
             )
         return out

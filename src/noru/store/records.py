@@ -46,6 +46,9 @@ class NewImage:
     ax_note: str | None = None
     windows: tuple[Rect, ...] = ()
     excluded: int = 0  # excluded windows painted black before it was kept
+    # Its rectangle on the whole screen (root coordinates: its pixels may be
+    # more, on a scaled output); None when not known (an import).
+    screen_rect: Rect | None = None
 
     @property
     def ax_text(self) -> str | None:
@@ -66,6 +69,9 @@ class ImageRecord:
     ax_lines: tuple[AxLine, ...] = ()  # with boxes (image pixels) and roles
     ax_note: str | None = None  # why there are no ax lines, or why they are partial
     excluded: int = 0  # excluded windows painted black before it was kept
+    # Its rectangle on the whole screen (root coordinates: its pixels may be
+    # more, on a scaled output); None for an import and older captures.
+    screen_rect: Rect | None = None
 
 
 @dataclass(frozen=True)

@@ -163,6 +163,14 @@ def _agent_sources(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM agent_text_policy")
 
 
+def _screen_rect(db: sqlite3.Connection) -> None:
+    # Where the image's rectangle sat on the whole screen (root coordinates,
+    # JSON [x, y, w, h]; NULL when not known, as for an import): the images
+    # of one capture are placed side by side by it, so a line a display's
+    # edge cuts is read across the seam (noru.redact.seams).
+    db.execute("ALTER TABLE images ADD COLUMN screen_rect TEXT")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_window_rects", _window_rects),
@@ -172,6 +180,7 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0006_retention", _retention),
     ("0007_agent_text", _agent_text),
     ("0008_agent_sources", _agent_sources),
+    ("0009_screen_rect", _screen_rect),
 ]
 KNOWN = {name for name, _ in MIGRATIONS}
 
@@ -203,6 +212,7 @@ COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("ax_lines", "0004_ax_layer"),
         ("ax_note", "0004_ax_layer"),
         ("excluded", "0005_excluded"),
+        ("screen_rect", "0009_screen_rect"),
     ),
 }  # fmt: skip
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from noru.errors import StoreError
 from noru.paths import db_path
 from noru.store import files
-from noru.store.codec import ax_to_json, lines_to_json, windows_to_json
+from noru.store.codec import ax_to_json, lines_to_json, rect_to_json, windows_to_json
 from noru.store.connection import map_sqlite_errors, open_writer
 from noru.store.indexing import unindex
 from noru.store.records import AxLine, CaptureRecord, NewImage, OcrLine, Origin
@@ -155,7 +155,8 @@ class Store(Removing):
                         "INSERT INTO images (capture_seq, position, path, width, height,"
                         " display_mode, display_index, display_name, app_id, app_name,"
                         " window_title, workspace_hint, ax_text, windows, ax_lines, ax_note,"
-                        " excluded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " excluded, screen_rect)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             seq,
                             position,
@@ -174,6 +175,7 @@ class Store(Removing):
                             ax_to_json(image.ax_lines),
                             image.ax_note,
                             image.excluded,
+                            rect_to_json(image.screen_rect),
                         ),
                     )
                 ax = "\n".join(i.ax_text for i in images if i.ax_text)

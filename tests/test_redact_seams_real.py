@@ -1,0 +1,189 @@
+"""Secrets in a real terminal that straddles two displays never reach an agent.
+
+An xterm on Xvfb with two RandR monitors ("LEFT" 2560x1440, "RIGHT"
+1920x1080 beside it) sits across the seam, and prints planted secrets (made
+up, in real formats) whose values the seam cuts in two, beside ordinary
+lines it cuts too. Noru's capturer grabs ``all_displays`` (one image per
+display, each with its place on the screen), the store's writer keeps it,
+``noru.recognition`` reads it with the real engine as the app's OCR child
+does, and it is served as agents get it (``for_agent``,
+``noru.present.pixels.fill``).
+
+No 8 characters in a row of any secret are in the served text of either
+display; every pixel of every cell a secret was drawn in is solid fill in
+the image of the display it lies on (the cells are the terminal's own:
+its window's place and the cell size and padding it gives the window
+manager, not the boxes the engine found); the ordinary lines are served
+as read.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from noru.capture import Capturer
+from noru.ocr.tesseract import TesseractEngine
+from noru.present.pixels import FILL, fill
+from noru.recognition import recognise_capture
+from noru.redact import policy
+from noru.redact.apply import for_agent
+from noru.store import NewImage, Reader, Store
+from tests import real_terminals
+from tests.parts import require
+from tests.real_clients import Client
+from tests.redaction_cases import ALNUM, leaked
+from tests.xserver import XServer
+
+pytest_plugins = ["tests.xserver"]
+
+SEAM = 2560  # LEFT's right edge, RIGHT's left edge
+COLUMNS, ROWS = 64, 14
+# The seam falls in column 24 of the terminal, 2 of its pixels in (its
+# cells are 8 pixels wide in DejaVu Sans Mono 9, its padding 2).
+X = SEAM - 200
+
+
+def _pick(rng: random.Random, count: int, alphabet: str = ALNUM) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(count))
+
+
+def _screen(rng: random.Random) -> tuple[list[str], list[str], list[str]]:
+    """The lines, the secrets among them, and the ordinary lines the seam cuts."""
+    token = "ghp_" + _pick(rng, 36)
+    aws = "AKIA" + _pick(rng, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+    stripe = "sk_live_" + _pick(rng, 24)
+    password = _pick(rng, 14) + "-" + _pick(rng, 6)
+    ordinary = [
+        "the quick brown fox jumps over the lazy dog again and again",
+        "commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+        "drwxr-xr-x  2 alice staff  4096 Mar  3 12:01 Documents",
+        "tokenizer = AutoTokenizer.from_pretrained(model_name)",
+    ]
+    lines = [
+        "$ cat .env",
+        f"GITHUB_TOKEN={token}",
+        f"AWS_ACCESS_KEY_ID={aws}",
+        f"DB_PASSWORD={password}",
+        f"$ curl -u {stripe}: https://api.stripe.com/v1/charges",
+        *ordinary,
+        "$ ",
+    ]
+    return lines, [token, aws, password, stripe], ordinary
+
+
+def _hints(client: Client) -> tuple[int, int, int, int]:
+    """The cell's width and height and the padding left and above it, as
+    the terminal tells the window manager (WM_NORMAL_HINTS)."""
+    out = subprocess.run(
+        ["xprop", "-id", client.window_id, "WM_NORMAL_HINTS"],
+        env=client.server.env, capture_output=True, text=True, check=True, timeout=10,
+    ).stdout  # fmt: skip
+    inc = re.search(r"resize increment: (\d+) by (\d+)", out)
+    base = re.search(r"base size: (\d+) by (\d+)", out)
+    assert inc is not None and base is not None, out
+    return int(inc[1]), int(inc[2]), int(base[1]) // 2, int(base[2]) // 2
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[TesseractEngine]:
+    found = TesseractEngine()
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def _served(
+    two_monitors: XServer, home: Path, engine: TesseractEngine, lines: list[str]
+) -> tuple[list[str], tuple[int, int, int, int], tuple[int, int], list[str], list[Image.Image]]:
+    """The terminal's rows, its cells (width, height, and where its first
+    cell is on the screen), and what agents get of each display: its text
+    and its pixels."""
+    opened = real_terminals.open_xterm(
+        two_monitors, lines, columns=COLUMNS, rows=ROWS, font="DejaVu Sans Mono", size=9,
+        x=X, y=100,
+    )  # fmt: skip
+    with opened as client, Capturer(display=two_monitors.display) as capturer:
+        grabs = capturer.grab_all_displays()
+        cell = _hints(client)
+        rows = list(client.lines)
+        origin = (client.rect[0] + cell[2], client.rect[1] + cell[3])
+    pictures = [grab.image.convert("RGB") for grab in grabs]
+    images = []
+    for grab, picture in zip(grabs, pictures, strict=True):
+        png = io.BytesIO()
+        picture.save(png, format="PNG")
+        images.append(
+            NewImage(
+                png.getvalue(), *grab.size, source=grab.source, display_mode=grab.display_mode,
+                windows=grab.windows, screen_rect=grab.geometry,
+            )
+        )  # fmt: skip
+    with Store.open(home) as store:
+        capture_id = store.add_capture(images, origin="agent").id
+        recognise_capture(store, capture_id, engine, pictures).save(store)
+    with Reader.open(home) as reader:
+        stored = reader.get(capture_id)
+    assert stored is not None and [i.screen_rect for i in stored.images] == [
+        (0, 0, 2560, 1440),
+        (2560, 0, 1920, 1080),
+    ]
+    seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
+    texts = ["\n".join(line.text for line in image.ocr_lines or ()) for image in seen.record.images]
+    served = [fill(p, boxes) for p, boxes in zip(pictures, seen.boxes, strict=True)]
+    return rows, cell, origin, texts, served
+
+
+def _unfilled(
+    served: list[Image.Image], cell: tuple[int, int, int, int], origin: tuple[int, int], row: int,
+    column: int,
+) -> list[tuple[int, int]]:  # fmt: skip
+    """The pixels of the terminal's cell at ``row``, ``column`` (its edges
+    aside: anti-aliasing) that are not fill, on the whole screen."""
+    width, height, _, _ = cell
+    x, y = origin[0] + column * width, origin[1] + row * height
+    left, right = served
+    out = []
+    for px in range(x + 1, x + width - 1):
+        image, ix = (left, px) if px < SEAM else (right, px - SEAM)
+        for py in range(y + 1, y + height - 1):
+            if image.getpixel((ix, py)) != FILL:
+                out.append((px, py))
+    return out
+
+
+def test_secrets_the_seam_of_two_displays_cuts_are_redacted_on_both(
+    two_monitors: XServer, home: Path, engine: TesseractEngine
+) -> None:
+    require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
+    lines, secrets, ordinary = _screen(random.Random("seams-real"))
+    rows, cell, origin, texts, served = _served(two_monitors, home, engine, lines)
+    width = cell[0]
+    seam_column = (SEAM - origin[0]) / width
+    everything = "\n".join(texts)
+    for secret in secrets:
+        row = next(r for r, text in enumerate(rows) if secret in text)
+        start = rows[row].index(secret)
+        # The seam cuts the value: part of it on each display.
+        assert start + 2 < seam_column < start + len(secret) - 2, (secret, seam_column)
+        assert leaked(everything, secret) is None, (secret[:12], leaked(everything, secret))
+        for column in range(start, start + len(secret)):
+            assert not _unfilled(served, cell, origin, row, column), (secret[:12], column)
+    # The ordinary lines the seam cuts are served as read on both displays.
+    left, right = texts
+    for line in ordinary:
+        assert line[:10] in left and line[-10:] in right, (line, texts)
+    beside = [
+        text
+        for text in everything.splitlines()
+        if any(line[:10] in text or line[-10:] in text for line in ordinary)
+    ]
+    assert len(beside) >= 2 * len(ordinary) and not any("[redacted:" in t for t in beside)
