@@ -33,7 +33,7 @@ from dbus_fast.aio import MessageBus
 from dbus_fast.annotations import DBusSignature
 from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus_signal
 
-from noru import access, live
+from noru import access, appwire
 from noru.access import AccessState
 from noru.config import load_config
 from noru.panel import menu
@@ -282,7 +282,7 @@ class Capturing(Protocol):
 
     home: Path
 
-    def capture(self, request: live.Capture, *, origin: Literal["user", "agent"]) -> str: ...
+    def capture(self, request: appwire.Capture, *, origin: Literal["user", "agent"]) -> str: ...
 
 
 class Panel:
@@ -402,9 +402,9 @@ class Panel:
                 access.set_control(self.home, action)
                 log.info("the person chose %s in the Noru menu", action)
             elif action == "capture-window":
-                self.app.capture(live.Capture("window", "active"), origin="user")
+                self.app.capture(appwire.Capture("window", "active"), origin="user")
             elif action == "capture-display":
-                self.app.capture(live.Capture("display"), origin="user")
+                self.app.capture(appwire.Capture("display"), origin="user")
             elif action == "console":
                 self._open_console()
             elif action == "quit":
