@@ -446,7 +446,7 @@ def _autostart_check() -> Check:
 
 def _panel_check() -> Check:
     """Whether the Noru menu and its notifications can show; neither is a failure."""
-    from noru.panel.item import hosts
+    from noru.panel.hosts import hosts
 
     found = hosts()
     if isinstance(found, str):
