@@ -77,7 +77,8 @@ def _open_backend(display: str | None) -> Backend:
             path = sway_socket()
             if path is not None:
                 return SwayBackend(path)
-            from noru.capture.portal import PortalBackend, portal_missing
+            from noru.capture.portal import PortalBackend
+            from noru.desktop_portal import portal_missing
 
             missing = portal_missing()
             if missing is None:
