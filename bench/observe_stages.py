@@ -19,7 +19,7 @@ in turn (after 3 warm-ups), so that both see the same machine:
    pool        beside serve, on a pool thread: the lossless original's PNG,
                then Store.add_capture (real SQLite, each write fsynced)
    wait        what serve then still waits for the pool
-   reply       live.encode of the app's answer and live.decode_reply of it
+   reply       appwire.encode of the app's answer and appwire.decode_reply of it
    present     `noru mcp`: the capture read back, present_capture with the
                app's served image, capture_result, the JSON-RPC line
 
@@ -45,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from capture_pipeline import MAX_EDGE, host_speed, screen_of_code
-from noru import imaging, live
+from noru import appwire, imaging
 from noru.app.memory import tune_malloc
 from noru.capture import Capturer, Grab
 from noru.contract import capture_result
@@ -96,8 +96,10 @@ def staged(
     ms["wait"] = (time.perf_counter() - t) * 1000
 
     t = time.perf_counter()
-    delivered = live.decode_reply(live.encode(live.Delivered(capture_id, served=(served,))))
-    assert isinstance(delivered, live.Delivered)
+    delivered = appwire.decode_reply(
+        appwire.encode(appwire.Delivered(capture_id, served=(served,)))
+    )
+    assert isinstance(delivered, appwire.Delivered)
     ms["reply"] = (time.perf_counter() - t) * 1000
 
     t = time.perf_counter()

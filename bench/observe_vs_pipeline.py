@@ -59,9 +59,9 @@ from typing import Literal
 sys.path.insert(0, str(Path(__file__).parent))
 from capture_pipeline import MAX_EDGE, _stop, host_speed, screen_of_code
 from noru.app.memory import tune_malloc
+from noru.appwire import LiveClient
 from noru.capture import Capturer
 from noru.imaging import serve
-from noru.live import LiveClient
 
 BIN = Path(sys.executable).parent
 

@@ -93,7 +93,7 @@ Delacroix Nakamura Fitzgerald Oyelaran Kowalczyk Brennan Sorensen
 NAMES = _NAMES.split()
 _MODULES = """
 noru.app.writer noru.capture.x11 noru.store.reader noru.ocr.tesseract noru.mcp.session
-noru.recognition noru.app.hotkey noru.live
+noru.recognition noru.app.hotkey noru.appwire
 """
 MODULES = _MODULES.split()
 LEVELS = ["INFO", "DEBUG", "WARNING", "ERROR"]

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from noru.live import LiveClient
+from noru.appwire import LiveClient
 from noru.store import Filters, Reader
 from tests.wire import StdioSession, noru_command
 

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from noru.access import set_control
+from noru.appwire import Capture, Captured, LiveClient
 from noru.cli import main
 from noru.errors import Busy, NoruError
-from noru.live import Capture, Captured, LiveClient
 from noru.store import Store
 from tests.app_process import AppProcess, running_app, wait_until
 from tests.history_data import seed

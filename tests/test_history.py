@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from noru import live
+from noru import appwire
 from noru.access import set_control
 from noru.store import CaptureRecord, NewImage, OcrLine, Store
 from tests.history_data import Seeded, decode, png, redaction_off, seed, source
@@ -16,13 +16,13 @@ from tests.socket_peer import OneShotApp
 from tests.wire import MemoryClient
 
 
-def app_status(*, ocr: live.OcrState) -> live.AppStatus:
+def app_status(*, ocr: appwire.OcrState) -> appwire.AppStatus:
     """What a running app says of itself, with the OCR state a test needs."""
-    return live.AppStatus(
+    return appwire.AppStatus(
         "0",
-        screen=live.ScreenAccess(live.ScreenState.GRANTED, "display :0 reachable"),
+        screen=appwire.ScreenAccess(appwire.ScreenState.GRANTED, "display :0 reachable"),
         ocr=ocr,
-        hotkey=live.HotkeyState("ctrl+alt+n", grabbed=True),
+        hotkey=appwire.HotkeyState("ctrl+alt+n", grabbed=True),
     )
 
 
@@ -252,7 +252,9 @@ class TestGetCapture:
         self, session: MemoryClient, seeded: Seeded, home: Path
     ) -> None:
         redaction_off(home)  # with it on, a capture not read yet is held back
-        reading = OneShotApp(home, live.encode(app_status(ocr=live.OcrState(True, "tesseract"))))
+        reading = OneShotApp(
+            home, appwire.encode(app_status(ocr=appwire.OcrState(True, "tesseract")))
+        )
         try:
             result = session.call("get_capture", {"id": seeded.terminal.id})["result"]
         finally:
@@ -274,8 +276,8 @@ class TestGetCapture:
     def test_an_app_that_cannot_read_text_is_named_as_the_reason(
         self, session: MemoryClient, seeded: Seeded, home: Path
     ) -> None:
-        broken = live.OcrState(False, "nonsense", problem="unknown OCR engine 'nonsense'")
-        reading = OneShotApp(home, live.encode(app_status(ocr=broken)))
+        broken = appwire.OcrState(False, "nonsense", problem="unknown OCR engine 'nonsense'")
+        reading = OneShotApp(home, appwire.encode(app_status(ocr=broken)))
         try:
             result = session.call("get_capture", {"id": seeded.terminal.id})["result"]
         finally:

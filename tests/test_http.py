@@ -22,7 +22,7 @@ import anyio
 import httpx2
 import pytest
 
-from noru import live
+from noru import appwire
 from noru.access import set_control
 from noru.errors import NothingNew
 from noru.mcp.session import Session
@@ -540,10 +540,10 @@ class StalledApp:
             line = reader.readline()
             if not line:
                 return  # a connection that asks nothing (no op): nothing to answer
-            assert isinstance(live.decode_request(line), live.Latest)
+            assert isinstance(appwire.decode_request(line), appwire.Latest)
             self.arrived.set()
             self.release.wait(timeout=60)
-            conn.sendall(live.encode(live.Refused.of(NothingNew())))
+            conn.sendall(appwire.encode(appwire.Refused.of(NothingNew())))
 
     def close(self) -> None:
         self.release.set()

@@ -1,4 +1,4 @@
-"""The app protocol (noru.live): typed requests and replies, versions, refusals whole."""
+"""The app protocol (noru.appwire): typed requests and replies, versions, refusals whole."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from noru import __version__, live
+from noru import __version__, appwire
 from noru.access import set_control
 from noru.capture import Degraded, DegradedMode
 from noru.errors import (
@@ -30,56 +30,56 @@ from tests.wire import MemoryClient
 if TYPE_CHECKING:
     from tests.xserver import XServer
 
-REQUESTS: list[live.Request] = [
-    live.Ping(),
-    live.GetStatus(),
-    live.Capture(),
-    live.Capture(mode="region", region=(10, 20, 300, 400), note="the error"),
-    live.Capture(mode="display", display=2, which="active"),
-    live.Latest(text_only=True),
-    live.Observe(target="display", display=1),
+REQUESTS: list[appwire.Request] = [
+    appwire.Ping(),
+    appwire.GetStatus(),
+    appwire.Capture(),
+    appwire.Capture(mode="region", region=(10, 20, 300, 400), note="the error"),
+    appwire.Capture(mode="display", display=2, which="active"),
+    appwire.Latest(text_only=True),
+    appwire.Observe(target="display", display=1),
 ]
 
-REPLIES: list[live.Reply] = [
-    live.Pong("1.2.3"),
-    live.AppStatus(
+REPLIES: list[appwire.Reply] = [
+    appwire.Pong("1.2.3"),
+    appwire.AppStatus(
         "1.2.3",
-        screen=live.ScreenAccess(
-            live.ScreenState.GRANTED,
+        screen=appwire.ScreenAccess(
+            appwire.ScreenState.GRANTED,
             "display :0 reachable",
             degraded=(DegradedMode(Degraded.NO_WINDOW_MANAGER, "no WM"),),
         ),
-        ocr=live.OcrState(True, "tesseract", "5.3.0"),
-        hotkey=live.HotkeyState("ctrl+alt+n", False, "taken by another program"),
+        ocr=appwire.OcrState(True, "tesseract", "5.3.0"),
+        hotkey=appwire.HotkeyState("ctrl+alt+n", False, "taken by another program"),
     ),
-    live.Captured("capture_2026-08-12_141502"),
-    live.Delivered(
+    appwire.Captured("capture_2026-08-12_141502"),
+    appwire.Delivered(
         "capture_2026-08-12_141502",
         served=(Served(b"\x89PNG-ish", 1568, 980, (2560, 1600)), Served(b"x", 10, 10, None)),
     ),
-    live.Refused("Noru paused", "paused", ("line one",), "Resume."),
-    live.Failed("the window closed"),
-    live.Mismatch(protocol=live.PROTOCOL, app_version="9.9"),
+    appwire.Refused("Noru paused", "paused", ("line one",), "Resume."),
+    appwire.Failed("the window closed"),
+    appwire.Mismatch(protocol=appwire.PROTOCOL, app_version="9.9"),
 ]
 
 
 @pytest.mark.parametrize("request_", REQUESTS, ids=repr)
-def test_every_request_reads_back_as_it_was_sent(request_: live.Request) -> None:
-    line = live.encode(request_)
+def test_every_request_reads_back_as_it_was_sent(request_: appwire.Request) -> None:
+    line = appwire.encode(request_)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
-    assert live.decode_request(line) == request_
+    assert appwire.decode_request(line) == request_
 
 
 @pytest.mark.parametrize("reply", REPLIES, ids=lambda r: type(r).__name__)
-def test_every_reply_reads_back_as_it_was_sent(reply: live.Reply) -> None:
-    assert live.decode_reply(live.encode(reply)) == reply
+def test_every_reply_reads_back_as_it_was_sent(reply: appwire.Reply) -> None:
+    assert appwire.decode_reply(appwire.encode(reply)) == reply
 
 
 def test_served_images_travel_as_raw_bytes_after_the_reply_line() -> None:
-    reply = live.Delivered("capture_2026-08-12_141502", (Served(b"\x89PNG\n\x00", 4, 3, None),))
-    data = live.encode(reply)
+    reply = appwire.Delivered("capture_2026-08-12_141502", (Served(b"\x89PNG\n\x00", 4, 3, None),))
+    data = appwire.encode(reply)
     line, _, rest = data.partition(b"\n")
-    assert rest == b"\x89PNG\n\x00" and live.blob_length(line + b"\n") == 6
+    assert rest == b"\x89PNG\n\x00" and appwire.blob_length(line + b"\n") == 6
     assert b"PNG" not in line  # no copy of the image in the line itself
 
 
@@ -92,11 +92,13 @@ def test_served_images_travel_as_raw_bytes_after_the_reply_line() -> None:
     ids=["short", "trailing"],
 )
 def test_bytes_that_do_not_match_the_served_images_are_malformed(data: bytes, why: str) -> None:
-    good = live.encode(live.Delivered("capture_2026-08-12_141502", (Served(b"abc", 1, 1, None),)))
+    good = appwire.encode(
+        appwire.Delivered("capture_2026-08-12_141502", (Served(b"abc", 1, 1, None),))
+    )
     line = good.split(b"\n", 1)[0] + b"\n"
     body = b"abc" + data if data else b"ab"
-    with pytest.raises(live.Malformed, match=why):
-        live.decode_reply(line + body)
+    with pytest.raises(appwire.Malformed, match=why):
+        appwire.decode_reply(line + body)
 
 
 @pytest.mark.parametrize("size", ["-1", "true", '"3"'], ids=["negative", "a boolean", "a string"])
@@ -105,9 +107,9 @@ def test_a_served_image_of_no_honest_size_is_malformed(size: str) -> None:
         '{"noru": 3, "reply": "delivered", "id": "capture_2026-08-12_141502", "served": '
         f'[{{"png_bytes": {size}, "width": 1, "height": 1, "downscaled_from": null}}]}}\n'
     ).encode()
-    assert live.blob_length(line) == 0
-    with pytest.raises(live.Malformed):
-        live.decode_reply(line + b"abc")
+    assert appwire.blob_length(line) == 0
+    with pytest.raises(appwire.Malformed):
+        appwire.decode_reply(line + b"abc")
 
 
 @pytest.mark.parametrize(
@@ -125,8 +127,8 @@ def test_a_served_image_of_no_honest_size_is_malformed(size: str) -> None:
     ],
 )
 def test_a_malformed_request_is_refused_with_what_is_wrong(line: bytes, why: str) -> None:
-    with pytest.raises(live.Malformed, match=why):
-        live.decode_request(line)
+    with pytest.raises(appwire.Malformed, match=why):
+        appwire.decode_request(line)
 
 
 @pytest.mark.parametrize(
@@ -139,7 +141,7 @@ def test_a_malformed_request_is_refused_with_what_is_wrong(line: bytes, why: str
     ids=["the first protocol", "version 1", "version 2 (images in base64)"],
 )
 def test_a_request_of_another_version_is_a_mismatch_not_a_guess(line: bytes) -> None:
-    assert isinstance(live.decode_request(line), live.Mismatch)
+    assert isinstance(appwire.decode_request(line), appwire.Mismatch)
 
 
 def test_a_refusal_comes_back_as_the_same_steering_with_its_own_next_action() -> None:
@@ -148,8 +150,8 @@ def test_a_refusal_comes_back_as_the_same_steering_with_its_own_next_action() ->
         details=("Display :9: Invalid MIT-MAGIC-COOKIE-1 key",),
         next_action="Give Noru the X authority of the display, then retry.",
     )
-    back = live.decode_reply(live.encode(live.Refused.of(sent)))
-    assert isinstance(back, live.Refused)
+    back = appwire.decode_reply(appwire.encode(appwire.Refused.of(sent)))
+    assert isinstance(back, appwire.Refused)
     refusal = back.steering()
     assert type(refusal) is PermissionDenied
     assert (refusal.summary, refusal.details, refusal.next_action) == (
@@ -160,13 +162,13 @@ def test_a_refusal_comes_back_as_the_same_steering_with_its_own_next_action() ->
 
 
 def test_a_refusal_without_its_own_next_action_keeps_the_default() -> None:
-    refusal = live.Refused.of(NotAuthorized("never allowed")).steering()
+    refusal = appwire.Refused.of(NotAuthorized("never allowed")).steering()
     assert refusal.next_action == NotAuthorized.next_action
 
 
 def test_an_unknown_refusal_tag_is_malformed() -> None:
-    with pytest.raises(live.Malformed, match="unknown refusal"):
-        live.Refused("Noru exploded").steering()
+    with pytest.raises(appwire.Malformed, match="unknown refusal"):
+        appwire.Refused("Noru exploded").steering()
 
 
 # --- against a listener that speaks another version ------------------------------
@@ -184,19 +186,19 @@ def old_app(home: Path) -> Iterator[OneShotApp]:
 
 def test_a_client_meeting_an_older_app_says_to_restart_it(home: Path, old_app: OneShotApp) -> None:
     with pytest.raises(AppVersionMismatch, match="an older version") as caught:
-        live.LiveClient(home).call(live.Ping())
+        appwire.LiveClient(home).call(appwire.Ping())
     assert isinstance(caught.value, AppNotRunning)  # to an agent: restart the app
     assert "restart the Noru app" in caught.value.next_action
-    assert json.loads(old_app.received[0])["noru"] == live.PROTOCOL
+    assert json.loads(old_app.received[0])["noru"] == appwire.PROTOCOL
 
 
 def test_a_client_meeting_a_newer_app_says_so_with_its_version(home: Path) -> None:
     # What a newer app sends: its own protocol number, and its version.
-    newer = {"noru": live.PROTOCOL + 1, "reply": "mismatch", "app_version": "9.9"}
+    newer = {"noru": appwire.PROTOCOL + 1, "reply": "mismatch", "app_version": "9.9"}
     app = OneShotApp(home, json.dumps(newer).encode() + b"\n")
     try:
         with pytest.raises(AppVersionMismatch, match=r"a newer version \(9\.9; this is "):
-            live.LiveClient(home).call(live.GetStatus())
+            appwire.LiveClient(home).call(appwire.GetStatus())
     finally:
         app.close()
 
@@ -212,33 +214,35 @@ def test_an_agent_meeting_an_app_of_another_version_is_steered_to_restart_it(
 
 
 def test_a_reply_of_the_wrong_kind_is_an_internal_error(home: Path) -> None:
-    app = OneShotApp(home, live.encode(live.Pong(__version__)))
+    app = OneShotApp(home, appwire.encode(appwire.Pong(__version__)))
     try:
         with pytest.raises(InternalError, match="malformed answer"):
-            live.LiveClient(home).expect(live.Capture(), live.Captured)
+            appwire.LiveClient(home).expect(appwire.Capture(), appwire.Captured)
     finally:
         app.close()
 
 
-def _raw(home: Path, line: bytes) -> live.Reply:
+def _raw(home: Path, line: bytes) -> appwire.Reply:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(30)
         sock.connect(str(socket_path(home)))
         sock.sendall(line)
         with sock.makefile("rb") as reader:
             line = reader.readline()
-            return live.decode_reply(line + reader.read(live.blob_length(line)))
+            return appwire.decode_reply(line + reader.read(appwire.blob_length(line)))
 
 
 def test_the_real_app_answers_another_version_and_nonsense_in_words(
     home: Path, desktop: XServer, tmp_path: Path
 ) -> None:
     with running_app(home, desktop.env, tmp_path / "app.log"):
-        assert _raw(home, b'{"op": "observe", "args": {}}\n') == live.Mismatch(
-            protocol=live.PROTOCOL, app_version=__version__
+        assert _raw(home, b'{"op": "observe", "args": {}}\n') == appwire.Mismatch(
+            protocol=appwire.PROTOCOL, app_version=__version__
         )
         failed = _raw(home, b'{"noru": 3, "request": "format_disk"}\n')
-        assert failed == live.Failed("malformed request: unknown format_disk request")
-        assert live.LiveClient(home).expect(live.Ping(), live.Pong) == live.Pong(__version__)
+        assert failed == appwire.Failed("malformed request: unknown format_disk request")
+        assert appwire.LiveClient(home).expect(appwire.Ping(), appwire.Pong) == appwire.Pong(
+            __version__
+        )
     with Reader.open(home) as reader:
         assert reader.count() == 0  # nothing was captured on a request it could not read

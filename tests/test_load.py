@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from noru.access import set_control
-from noru.live import Capture, Captured, LiveClient
+from noru.appwire import Capture, Captured, LiveClient
 from noru.mcp.session import Session
 from tests.app_process import running_app
 from tests.history_data import seed

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from noru.live import LiveClient
+from noru.appwire import LiveClient
 from noru.store import Reader
 from tests.parts import require
 from tests.sway import Sway

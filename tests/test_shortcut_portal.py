@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from noru import live
+from noru import appwire
 from noru.app import portal_shortcut
 from noru.app.hotkey import WAYLAND_REFUSAL, Hotkey
 from noru.app.portal_shortcut import Bound, PortalShortcut
@@ -56,7 +56,7 @@ class StandIn:
 
     def __init__(self, hotkey: str = "ctrl+alt+n") -> None:
         self.config = SimpleNamespace(hotkey=hotkey)
-        self.hotkey = live.HotkeyState(hotkey, False, "not started")
+        self.hotkey = appwire.HotkeyState(hotkey, False, "not started")
         self.captures: queue.Queue[tuple[Any, str]] = queue.Queue()
 
     def capture(self, request: Any, *, origin: str) -> str:
@@ -72,12 +72,12 @@ def test_on_kde_the_desktop_binds_the_shortcut_and_its_keys_take_the_x11_shortcu
     hotkey.start()
     try:
         # The key in the desktop's words: it is the desktop's to choose.
-        assert app.hotkey == live.HotkeyState("Ctrl+Alt+N", grabbed=True), kde.log_text()
+        assert app.hotkey == appwire.HotkeyState("Ctrl+Alt+N", grabbed=True), kde.log_text()
         assert kde.component_active(portal_shortcut.SESSION_TOKEN)
         for _ in range(2):
             kde.press("ctrl+alt+n")
             request, origin = app.captures.get(timeout=PRESS_WAIT)
-            assert request == live.Capture("window", "pointer") and origin == "user"
+            assert request == appwire.Capture("window", "pointer") and origin == "user"
         kde.press("ctrl+alt+m")  # another key is not the shortcut
         kde.press("ctrl+alt+n")
         app.captures.get(timeout=PRESS_WAIT)
@@ -106,7 +106,7 @@ def test_where_the_platform_gives_no_windows_the_shortcut_takes_the_display(kde:
     try:
         kde.press("ctrl+alt+n")
         request, origin = app.captures.get(timeout=PRESS_WAIT)
-        assert request == live.Capture("display") and origin == "user"
+        assert request == appwire.Capture("display") and origin == "user"
     finally:
         hotkey.stop()
 
@@ -118,7 +118,7 @@ def test_a_restarted_app_gets_its_key_back_from_the_desktop(kde: Kde) -> None:
         hotkey = Hotkey(app)
         hotkey.start()
         try:
-            assert app.hotkey == live.HotkeyState("Ctrl+Alt+N", grabbed=True), kde.log_text()
+            assert app.hotkey == appwire.HotkeyState("Ctrl+Alt+N", grabbed=True), kde.log_text()
             kde.press("ctrl+alt+n")
             assert app.captures.get(timeout=PRESS_WAIT)[1] == "user"
         finally:
@@ -155,7 +155,7 @@ def test_a_key_another_program_holds_is_said_and_the_app_runs_without_it(
         # The person gives Noru's shortcut a key of its own: the app takes it.
         kde.choose_key(portal_shortcut.SESSION_TOKEN, portal_shortcut.SHORTCUT_ID, "ctrl+alt+m")
         wait_until(lambda: app.hotkey.grabbed, f"the new key: {app.hotkey}", PRESS_WAIT)
-        assert app.hotkey == live.HotkeyState("Ctrl+Alt+M", grabbed=True)
+        assert app.hotkey == appwire.HotkeyState("Ctrl+Alt+M", grabbed=True)
         kde.press("ctrl+alt+m")
         assert app.captures.get(timeout=PRESS_WAIT)[1] == "user"
     finally:
@@ -169,7 +169,7 @@ def test_a_portal_without_global_shortcuts_keeps_the_wayland_refusal(
     with running_kde(tmp_path, kde=False) as stack:
         _in_session(monkeypatch, stack.env)
         app = _started_and_stopped()
-    assert app.hotkey == live.HotkeyState("ctrl+alt+n", False, WAYLAND_REFUSAL)
+    assert app.hotkey == appwire.HotkeyState("ctrl+alt+n", False, WAYLAND_REFUSAL)
 
 
 def test_a_session_bus_without_a_portal_keeps_the_wayland_refusal(
@@ -181,7 +181,7 @@ def test_a_session_bus_without_a_portal_keeps_the_wayland_refusal(
             monkeypatch, {"DBUS_SESSION_BUS_ADDRESS": bus.address, "WAYLAND_DISPLAY": "wayland-9"}
         )
         app = _started_and_stopped()
-    assert app.hotkey == live.HotkeyState("ctrl+alt+n", False, WAYLAND_REFUSAL)
+    assert app.hotkey == appwire.HotkeyState("ctrl+alt+n", False, WAYLAND_REFUSAL)
 
 
 def test_a_wayland_session_with_no_session_bus_keeps_the_wayland_refusal(
@@ -192,7 +192,7 @@ def test_a_wayland_session_with_no_session_bus_keeps_the_wayland_refusal(
         if address is not None:
             monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
         app = _started_and_stopped()
-        assert app.hotkey == live.HotkeyState("ctrl+alt+n", False, WAYLAND_REFUSAL)
+        assert app.hotkey == appwire.HotkeyState("ctrl+alt+n", False, WAYLAND_REFUSAL)
 
 
 def test_the_app_on_kde_says_the_shortcut_is_bound_and_a_press_reaches_its_capture(
@@ -200,8 +200,8 @@ def test_the_app_on_kde_says_the_shortcut_is_bound_and_a_press_reaches_its_captu
 ) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), **kde.env}
     with running_app(home, env, tmp_path / "app.log") as app:
-        status = live.LiveClient(home, timeout=5).expect(live.GetStatus(), live.AppStatus)
-        assert status.hotkey == live.HotkeyState("Ctrl+Alt+N", grabbed=True), app.output
+        status = appwire.LiveClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
+        assert status.hotkey == appwire.HotkeyState("Ctrl+Alt+N", grabbed=True), app.output
         kde.press("ctrl+alt+n")
         # The portal gives no windows, so the shortcut takes the display, which
         # goes to the portal's Screenshot: on this stack KDE's screenshot

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from noru import access, live
+from noru import access, appwire
 from noru.config import Config, load_config
 from noru.errors import AppNotRunning, AppVersionMismatch, DataDirError, NoruError, StoreError
 from noru.paths import db_path, noru_executable
@@ -357,7 +357,7 @@ def _agents_index_check(home: Path, config: Config, reader: Reader) -> list[Chec
 
 def _app_checks(home: Path) -> list[Check]:
     try:
-        status = live.LiveClient(home, timeout=5).expect(live.GetStatus(), live.AppStatus)
+        status = appwire.LiveClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
     except AppVersionMismatch as exc:
         return [Check("app", False, exc.summary, "restart it: stop `noru app`, start it again")]
     except AppNotRunning:
@@ -365,7 +365,7 @@ def _app_checks(home: Path) -> list[Check]:
     except NoruError as exc:
         return [Check("app", False, f"running but not answering: {exc}", "restart `noru app`")]
     hotkey, ocr, screen = status.hotkey, status.ocr, status.screen
-    granted = screen.state is live.ScreenState.GRANTED
+    granted = screen.state is appwire.ScreenState.GRANTED
     return [
         Check("app", True, f"running (version {status.app_version})"),
         Check(
@@ -446,7 +446,7 @@ def _autostart_check() -> Check:
 
 def _panel_check() -> Check:
     """Whether the Noru menu and its notifications can show; neither is a failure."""
-    from noru.panel.item import hosts
+    from noru.panel.hosts import hosts
 
     found = hosts()
     if isinstance(found, str):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from noru import access, live
+from noru import access, appwire
 from noru.config import Config, load_config
 from noru.errors import AppNotRunning, NoruError, StoreError
 from noru.sizes import format_size
@@ -32,7 +32,7 @@ class Status:
     state: access.AccessState
     live_access: access.Decision  # the access decision alone
     history_access: access.Decision
-    app: live.AppStatus | None  # None: not running (``app_problem`` says why)
+    app: appwire.AppStatus | None  # None: not running (``app_problem`` says why)
     app_problem: str | None
     captures: int | None  # None: unreadable (``captures_problem`` says why)
     captures_problem: str | None
@@ -48,7 +48,7 @@ class Status:
             return False, self.live_access.reason
         if self.app is None:
             return False, f"the Noru app is not running: {self.app_problem}"
-        if self.app.screen.state is not live.ScreenState.GRANTED:
+        if self.app.screen.state is not appwire.ScreenState.GRANTED:
             return False, f"no screen access: {self.app.screen.detail}"
         return True, self.live_access.reason
 
@@ -58,10 +58,10 @@ def gather(home: Path, *, disk: bool = False) -> Status:
     (a pass over every capture: the person's ``noru status``, not an agent's)."""
     state = access.load(home)
     config = load_config(home)
-    app: live.AppStatus | None = None
+    app: appwire.AppStatus | None = None
     problem: str | None = None
     try:
-        app = live.LiveClient(home, timeout=5).expect(live.GetStatus(), live.AppStatus)
+        app = appwire.LiveClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
     except AppNotRunning as exc:
         problem = exc.summary or "no Noru app is listening on this machine"
     except NoruError as exc:
@@ -144,7 +144,7 @@ def text_wait(home: Path) -> tuple[bool, str]:
     text will not come until that changes.
     """
     try:
-        app = live.LiveClient(home, timeout=5).expect(live.GetStatus(), live.AppStatus)
+        app = appwire.LiveClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
     except AppNotRunning:
         return False, "the Noru app is not running"
     except NoruError as exc:

@@ -6,7 +6,7 @@ background, and keeps the history within its retention settings (its
 pruner thread). A capture the disk cannot take is refused whole, as a
 ``CaptureError`` the person and the agent read. ``noru mcp`` asks it for
 live targets; the CLI asks it to capture. The requests and replies are the
-typed values of ``noru.live``:
+typed values of ``noru.appwire``:
 
 - ``Ping`` -> ``Pong``; ``GetStatus`` -> ``AppStatus`` (screen access, OCR
   engine, the shortcut, degraded modes);
@@ -31,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from noru import __version__, access, imaging, live
+from noru import __version__, access, appwire, imaging
 from noru.app.memory import Trimmer, malloc_trim
 from noru.ax.base import AxAbsent
 from noru.config import Config, load_config
@@ -83,7 +83,7 @@ class App:
         self._settled_lock = threading.Lock()
         self.ocr: OcrWorker | None = None
         self.ocr_problem: str | None = None
-        self.hotkey = live.HotkeyState(self.config.hotkey, grabbed=False, problem="not started")
+        self.hotkey = appwire.HotkeyState(self.config.hotkey, grabbed=False, problem="not started")
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="noru-encode")
         # Served PNGs of the newest captures, so a live reply needs no re-encode.
         self._served: dict[str, list[imaging.Served]] = {}
@@ -157,8 +157,8 @@ class App:
 
     # --- capturing ---------------------------------------------------------
 
-    def _grab(self, request: live.Capture | live.Observe) -> list[Grab]:
-        if isinstance(request, live.Observe):
+    def _grab(self, request: appwire.Capture | appwire.Observe) -> list[Grab]:
+        if isinstance(request, appwire.Observe):
             mode: str = request.target
             which = "active"  # an agent looks at what the person is working in
         else:
@@ -169,11 +169,11 @@ class App:
             return self.capturer.grab_display(request.display)
         if mode == "all_displays":
             return self.capturer.grab_all_displays()
-        if isinstance(request, live.Capture) and request.region is not None:
+        if isinstance(request, appwire.Capture) and request.region is not None:
             return self.capturer.grab_region(*request.region)
         raise CaptureError("a region capture needs its rectangle")
 
-    def capture(self, request: live.Capture | live.Observe, *, origin: Origin) -> str:
+    def capture(self, request: appwire.Capture | appwire.Observe, *, origin: Origin) -> str:
         """Grab, store (through the writer), queue OCR; returns the capture id.
 
         The lossless originals are encoded on the pool while this thread makes
@@ -207,7 +207,7 @@ class App:
         )
 
     def _take(
-        self, request: live.Capture | live.Observe, *, origin: Origin
+        self, request: appwire.Capture | appwire.Observe, *, origin: Origin
     ) -> tuple[str, list[imaging.Scanlines]]:
         """The capture taken and stored: its id, and its images' pixels as
         stored, as a PNG's rows (for the OCR child, which need not decode
@@ -226,7 +226,7 @@ class App:
             in_force = policy.load(self.home, self.config.redact)
             kept_ax = [at_rest.ax_at_rest(lines, in_force) for lines in kept_ax]
             held = self.ocr is not None and in_force.on
-        note = request.note if isinstance(request, live.Capture) else None
+        note = request.note if isinstance(request, appwire.Capture) else None
 
         def stored() -> tuple[str, list[NewImage]]:
             """The capture stored once its originals are written (on the pool,
@@ -288,15 +288,15 @@ class App:
     def _check_live_access(self) -> None:
         access.live_decision(access.load(self.home)).enforce()
 
-    def handle(self, request: live.Request) -> live.Reply:
+    def handle(self, request: appwire.Request) -> appwire.Reply:
         """Answer one request; refusals and failures are raised."""
-        if isinstance(request, live.Ping):
-            return live.Pong(__version__)
-        if isinstance(request, live.GetStatus):
+        if isinstance(request, appwire.Ping):
+            return appwire.Pong(__version__)
+        if isinstance(request, appwire.GetStatus):
             return self.status()
-        if isinstance(request, live.Capture):
-            return live.Captured(self.capture(request, origin="user"))
-        if isinstance(request, live.Latest):
+        if isinstance(request, appwire.Capture):
+            return appwire.Captured(self.capture(request, origin="user"))
+        if isinstance(request, appwire.Latest):
             self._check_live_access()
             window = timedelta(seconds=self.config.handoff_window)
             now = datetime.now(UTC)
@@ -327,29 +327,31 @@ class App:
             except Exception:  # the sign never fails the delivery
                 log.exception("showing that an agent looked failed")
 
-    def _delivered(self, capture_id: str, *, text_only: bool) -> live.Delivered:
+    def _delivered(self, capture_id: str, *, text_only: bool) -> appwire.Delivered:
         with self._served_lock:
             served = self._served.get(capture_id)
         images = () if served is None or text_only else tuple(served)
-        return live.Delivered(capture_id, served=images)
+        return appwire.Delivered(capture_id, served=images)
 
-    def status(self) -> live.AppStatus:
+    def status(self) -> appwire.AppStatus:
         try:
             modes = self.capturer.degraded_modes()
             detail = f"display {self.capturer.display_name} reachable"
-            screen = live.ScreenAccess(live.ScreenState.GRANTED, detail, degraded=tuple(modes))
+            screen = appwire.ScreenAccess(
+                appwire.ScreenState.GRANTED, detail, degraded=tuple(modes)
+            )
         except PermissionDenied as exc:  # the app keeps running; live requests say why
-            screen = live.ScreenAccess(
-                live.ScreenState.DENIED, exc.summary or str(exc), tuple(exc.details)
+            screen = appwire.ScreenAccess(
+                appwire.ScreenState.DENIED, exc.summary or str(exc), tuple(exc.details)
             )
         except NoruError as exc:
             reason = getattr(exc, "summary", "") or str(exc)
-            screen = live.ScreenAccess(live.ScreenState.UNAVAILABLE, reason)
+            screen = appwire.ScreenAccess(appwire.ScreenState.UNAVAILABLE, reason)
         if self.ocr is not None:
-            ocr = live.OcrState(True, self.ocr.engine_name, self.ocr.version)
+            ocr = appwire.OcrState(True, self.ocr.engine_name, self.ocr.version)
         else:
-            ocr = live.OcrState(False, self.config.ocr_engine, problem=self.ocr_problem)
-        return live.AppStatus(__version__, screen=screen, ocr=ocr, hotkey=self.hotkey)
+            ocr = appwire.OcrState(False, self.config.ocr_engine, problem=self.ocr_problem)
+        return appwire.AppStatus(__version__, screen=screen, ocr=ocr, hotkey=self.hotkey)
 
     def close(self) -> None:
         if self._ax_switched_on:

@@ -25,7 +25,7 @@ import select
 import threading
 from typing import Any
 
-from noru import live
+from noru import appwire
 
 __all__ = ["WAYLAND_REFUSAL", "Hotkey", "parse_hotkey"]
 
@@ -77,10 +77,10 @@ class Hotkey:
         try:
             self._grab()
         except Exception as exc:  # no X, BadAccess, bad config: run without it
-            self.app.hotkey = live.HotkeyState(self.app.config.hotkey, False, str(exc))
+            self.app.hotkey = appwire.HotkeyState(self.app.config.hotkey, False, str(exc))
             log.warning("shortcut unavailable: %s", exc)
             return
-        self.app.hotkey = live.HotkeyState(self.app.config.hotkey, grabbed=True)
+        self.app.hotkey = appwire.HotkeyState(self.app.config.hotkey, grabbed=True)
         self._thread = threading.Thread(target=self._run, name="noru-hotkey", daemon=True)
         self._thread.start()
 
@@ -94,17 +94,17 @@ class Hotkey:
             )
             bound = shortcut.start()
         except NotOffered as exc:
-            self.app.hotkey = live.HotkeyState(key, False, WAYLAND_REFUSAL)
+            self.app.hotkey = appwire.HotkeyState(key, False, WAYLAND_REFUSAL)
             log.warning("shortcut unavailable: %s (%s)", WAYLAND_REFUSAL, exc)
             return
         except Exception as exc:  # the portal failed, or a bad config
             problem = f"the desktop portal did not bind it: {exc}"
-            self.app.hotkey = live.HotkeyState(key, False, problem)
+            self.app.hotkey = appwire.HotkeyState(key, False, problem)
             log.warning("shortcut unavailable: %s", problem)
             return
         self._portal = shortcut
         if bound is None:
-            self.app.hotkey = live.HotkeyState(
+            self.app.hotkey = appwire.HotkeyState(
                 key, False, "waiting for the desktop to bind it (it may be asking you)"
             )
         else:
@@ -114,7 +114,7 @@ class Hotkey:
         """What the desktop bound (a ``portal_shortcut.Bound``), now or later."""
         key = self.app.config.hotkey
         if bound.trigger is None:
-            self.app.hotkey = live.HotkeyState(
+            self.app.hotkey = appwire.HotkeyState(
                 key,
                 False,
                 f"the desktop bound no key to it ({key} may be another program's): choose one"
@@ -123,11 +123,11 @@ class Hotkey:
             log.warning("shortcut bound without a key: %s", self.app.hotkey.problem)
             return
         # The desktop's words for the key: the person may have chosen another.
-        self.app.hotkey = live.HotkeyState(bound.trigger, grabbed=True)
+        self.app.hotkey = appwire.HotkeyState(bound.trigger, grabbed=True)
         log.info("shortcut bound through the desktop portal: %s", bound.trigger)
 
     def _lost(self, reason: str) -> None:
-        self.app.hotkey = live.HotkeyState(self.app.config.hotkey, False, reason)
+        self.app.hotkey = appwire.HotkeyState(self.app.config.hotkey, False, reason)
         log.warning("shortcut stopped: %s", reason)
 
     def _pressed(self) -> None:
@@ -167,7 +167,7 @@ class Hotkey:
             self._loop()
         except Exception:  # the X server went away (e.g. stopped before us)
             if not self._stop.is_set():
-                self.app.hotkey = live.HotkeyState(
+                self.app.hotkey = appwire.HotkeyState(
                     self.app.config.hotkey, False, "the connection to the X server was lost"
                 )
                 log.warning("shortcut stopped: the X connection was lost")
@@ -197,13 +197,13 @@ class Hotkey:
             return
         log.warning("shortcut captured %s", capture_id)
 
-    def _request(self) -> live.Capture:
+    def _request(self) -> appwire.Capture:
         """The window under the pointer, as on X11; where the platform gives
         no windows (the desktop portal), the display: what it can give."""
         capturer = getattr(self.app, "capturer", None)
         if capturer is not None and not capturer.gives_windows():
-            return live.Capture("display")
-        return live.Capture("window", "pointer")
+            return appwire.Capture("display")
+        return appwire.Capture("window", "pointer")
 
     def stop(self) -> None:
         if self._stop.is_set():

@@ -34,8 +34,8 @@ One session for as long as the app runs:
 
 The callbacks run on the portal connection's thread and must not block.
 Each request's ``Response`` is subscribed before the call, on the path the
-portal will use, as ``noru.capture.portal`` does; its connection helpers
-are shared.
+portal will use, as ``noru.capture.portal`` does: both use
+``noru.desktop_portal``.
 """
 
 from __future__ import annotations
@@ -51,15 +51,15 @@ from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
 from noru.app.hotkey import parse_hotkey
-from noru.capture.portal import (
+from noru.desktop_portal import (
     CALL_TIMEOUT,
     CONNECT_TIMEOUT,
     PORTAL,
-    _call,
-    _disconnect,
-    _error_words,
-    _join,
-    _Loop,
+    PortalLoop,
+    call,
+    disconnect,
+    error_words,
+    join_bus,
     request,
     version_query,
 )
@@ -155,7 +155,7 @@ class PortalShortcut:
         self._pressed = pressed
         self._changed = changed
         self._lost = lost
-        self._loop: _Loop | None = None
+        self._loop: PortalLoop | None = None
         self._bus: MessageBus | None = None
         self._session: str | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -171,7 +171,7 @@ class PortalShortcut:
         address = session_address()
         if address is None:
             raise NotOffered("there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
-        self._loop = _Loop()
+        self._loop = PortalLoop()
         try:
             return self._loop.run(lambda: self._open(address), 2 * CALL_TIMEOUT + CONNECT_TIMEOUT)
         except BaseException:
@@ -202,7 +202,7 @@ class PortalShortcut:
                         ),
                         CONNECT_TIMEOUT,
                     )
-            await _disconnect(bus)
+            await disconnect(bus)
 
         with contextlib.suppress(CaptureError):
             loop.run(close, 3 * CONNECT_TIMEOUT)
@@ -212,13 +212,13 @@ class PortalShortcut:
 
     async def _open(self, address: str) -> Bound | None:
         try:  # a bus that cannot be joined offers nothing either
-            bus = self._bus = await _join(address)
-            offered = await _call(bus, version_query(GLOBAL_SHORTCUTS), CONNECT_TIMEOUT)
+            bus = self._bus = await join_bus(address)
+            offered = await call(bus, version_query(GLOBAL_SHORTCUTS), CONNECT_TIMEOUT)
         except CaptureError as exc:
             raise NotOffered(str(exc)) from exc
         if offered.message_type is not MessageType.METHOD_RETURN:
             raise NotOffered(
-                f"the desktop portal offers no global shortcuts ({_error_words(offered)})"
+                f"the desktop portal offers no global shortcuts ({error_words(offered)})"
             )
         bus.add_message_handler(self._on_message)
         await self._match(f"type='signal',sender='{PORTAL}',interface='{GLOBAL_SHORTCUTS}'")
@@ -256,7 +256,7 @@ class PortalShortcut:
         if bound.trigger is None:
             return bound
         assert self._bus is not None
-        reply = await _call(
+        reply = await call(
             self._bus,
             Message(
                 destination=KGLOBALACCEL,
@@ -298,7 +298,7 @@ class PortalShortcut:
         body: Callable[[str], list[Any]],
         timeout: float,
     ) -> dict[str, Any]:
-        """One GlobalShortcuts request (``noru.capture.portal.request``): its results."""
+        """One GlobalShortcuts request (``noru.desktop_portal.request``): its results."""
         assert self._bus is not None
         response, results = await request(
             self._bus, GLOBAL_SHORTCUTS, member, signature, body, timeout, member
@@ -310,9 +310,9 @@ class PortalShortcut:
 
     async def _match(self, rule: str) -> None:
         assert self._bus is not None
-        reply = await _call(self._bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
+        reply = await call(self._bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
         if reply.message_type is not MessageType.METHOD_RETURN:
-            raise CaptureError(f"the session bus refused a subscription: {_error_words(reply)}")
+            raise CaptureError(f"the session bus refused a subscription: {error_words(reply)}")
 
     def _spawn(self, work: Any) -> None:
         task: asyncio.Task[None] = asyncio.ensure_future(work)

@@ -4,7 +4,7 @@
 is running and exits non-zero), binds the socket with mode 0600 (a stale
 socket file from a killed app is replaced), serves each connection in its own
 thread, and stops cleanly on SIGTERM / SIGINT. What crosses the socket is
-``noru.live``'s: this module only reads a request line and writes the reply.
+``noru.appwire``'s: this module only reads a request line and writes the reply.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from noru import __version__, live
+from noru import __version__, appwire
 from noru.errors import Busy, CaptureError, NoruError, Steering
 from noru.paths import socket_path
 
@@ -44,22 +44,22 @@ class AlreadyRunning(NoruError):
     pass
 
 
-def _reply(line: bytes, app: App) -> live.Reply:
+def _reply(line: bytes, app: App) -> appwire.Reply:
     try:
-        request = live.decode_request(line)
-    except live.Malformed as exc:
-        return live.Failed(f"malformed request: {exc}")
-    if isinstance(request, live.Mismatch):
-        return live.Mismatch(protocol=live.PROTOCOL, app_version=__version__)
+        request = appwire.decode_request(line)
+    except appwire.Malformed as exc:
+        return appwire.Failed(f"malformed request: {exc}")
+    if isinstance(request, appwire.Mismatch):
+        return appwire.Mismatch(protocol=appwire.PROTOCOL, app_version=__version__)
     try:
         return app.handle(request)
     except Steering as exc:
-        return live.Refused.of(exc)
+        return appwire.Refused.of(exc)
     except CaptureError as exc:
-        return live.Failed(str(exc))
+        return appwire.Failed(str(exc))
     except Exception:
         log.exception("live request failed")
-        return live.Failed("internal error in the app")
+        return appwire.Failed("internal error in the app")
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -67,20 +67,20 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def handle(self) -> None:
         if not self.server.slots.acquire(blocking=False):
-            self._send(live.Refused.of(Busy("too many requests")))
+            self._send(appwire.Refused.of(Busy("too many requests")))
             return
         try:
-            line = self.rfile.readline(live.MAX_REQUEST + 1)
+            line = self.rfile.readline(appwire.MAX_REQUEST + 1)
             if not line.endswith(b"\n"):
                 return
             self._send(_reply(line, self.server.app))
         finally:
             self.server.slots.release()
 
-    def _send(self, reply: live.Reply) -> None:
-        data = live.encode(reply)
-        if len(data) > live.MAX_REPLY:
-            data = live.encode(live.Failed("answer too large"))
+    def _send(self, reply: appwire.Reply) -> None:
+        data = appwire.encode(reply)
+        if len(data) > appwire.MAX_REPLY:
+            data = appwire.encode(appwire.Failed("answer too large"))
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.wfile.write(data)  # the asker may have gone away; nothing to tell
 
@@ -186,7 +186,7 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     notes = [mode.reason for mode in status.screen.degraded]
     if panel.problem:
         notes.append(panel.problem)
-    if status.screen.state is not live.ScreenState.GRANTED:
+    if status.screen.state is not appwire.ScreenState.GRANTED:
         notes += [f"cannot capture: {status.screen.detail}", *status.screen.details]
     for line in notes:
         print(f"note: {line}", file=sys.stderr, flush=True)

@@ -26,210 +26,37 @@ thread and is given at most its budget (``ax_budget``) after the grab; a
 grab is never held longer. ``Grab.ax`` holds it, its boxes in the image's
 pixels; ``None`` when it was not asked for (``ax_budget=None``, or no window
 to ask about).
+
+The facade's helpers: ``choice`` (which backend), ``windows`` (the windows
+in a grab, the excluded ones painted black), ``beside`` (the window listing
+beside a grab).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from dataclasses import replace
 from types import TracebackType
-from typing import TYPE_CHECKING, Generic, Literal, Self, TypeVar
+from typing import Literal, Self, TypeVar
 
 from noru.ax.base import AxAbsent, AxLine, AxText
 from noru.capture.base import Backend, Degraded, DegradedMode, Display, Grab, WindowFacts
+from noru.capture.beside import BesideGrab
+from noru.capture.choice import open_backend
+from noru.capture.windows import hide_excluded, in_image, stacked_or_refuse, windows_in
 from noru.errors import CaptureError, WindowExcluded
 from noru.geometry import Rect, centre, clip, shift
 from noru.imaging import Scanlines
 from noru.sources import Source, infer_workspace
 
-if TYPE_CHECKING:
-    from PIL import Image
-
 __all__ = ["Capturer", "Degraded", "DegradedMode", "Display", "Grab"]
 
 T = TypeVar("T")
-
-
-def _open_backend(display: str | None) -> Backend:
-    """The backend for this platform. ``display`` names an X display explicitly."""
-    platform = sys.platform
-    if platform == "darwin":
-        raise CaptureError("screen capture on macOS is not supported yet")
-    if not platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
-        raise CaptureError(f"screen capture on {platform} is not supported yet")
-    if display is None:
-        if os.environ.get("WAYLAND_DISPLAY"):
-            # Never through XWayland: it shows only X11 clients, so an X11 grab
-            # of a Wayland session would be mostly black and silently wrong.
-            from noru.capture.hyprland import HyprlandBackend, hyprland_socket
-            from noru.capture.sway import SwayBackend, sway_socket
-
-            # $SWAYSOCK before Hyprland's signature, a socket found by glob after.
-            path = None if os.environ.get("SWAYSOCK") else hyprland_socket()
-            if path is not None:
-                return HyprlandBackend(path)
-            path = sway_socket()
-            if path is not None:
-                return SwayBackend(path)
-            from noru.capture.portal import PortalBackend, portal_missing
-
-            missing = portal_missing()
-            if missing is None:
-                return PortalBackend()
-            raise CaptureError(
-                "screen capture in this Wayland session is not supported yet: Noru captures"
-                " sway, Hyprland and X11 sessions itself, and other Wayland desktops through"
-                f" the desktop portal, but {missing}"
-            )
-        display = os.environ.get("DISPLAY") or None
-    if display is None:
-        raise CaptureError("no display to capture: $DISPLAY is not set (Noru needs an X11 session)")
-    from noru.capture.x11 import X11Backend
-
-    backend = X11Backend(display)
-    try:
-        xwayland = any((d.name or "").startswith("XWAYLAND") for d in backend.displays())
-    except CaptureError:
-        xwayland = False  # the backend says what is wrong at its first use
-    if xwayland:
-        backend.close()
-        raise CaptureError(
-            f"the X display {display} is XWayland (its outputs are named XWAYLAND...): it shows"
-            " only X11 applications, the rest black, so Noru does not capture through it; run"
-            " Noru with your Wayland session's WAYLAND_DISPLAY"
-        )
-    return backend
-
-
-def _windows_in(windows: list[Rect], area: Rect, size: tuple[int, int]) -> tuple[Rect, ...]:
-    """The windows that show in ``area``, clipped, in the pixels of its image
-    (``size``: more than the area's on a scaled Wayland output), order kept."""
-    ax, ay, _, _ = area
-    inside = (clip(window, area) for window in windows)
-    return tuple(_in_image(shift(r, -ax, -ay), area, size) for r in inside if r is not None)
-
-
-def _in_image(rect: Rect, area: Rect, size: tuple[int, int]) -> Rect:
-    """``rect``, in ``area``'s coordinates, in the pixels of its image of ``size``."""
-    _, _, aw, ah = area
-    if size == (aw, ah):
-        return rect
-    fx, fy = size[0] / aw, size[1] / ah
-    x, y, w, h = rect
-    return (round(x * fx), round(y * fy), round(w * fx), round(h * fy))
-
-
-def _stacked_or_refuse(backend: Backend) -> list[tuple[Rect, WindowFacts]]:
-    """The windows and their facts, or a refusal: with exclusions configured, a
-    window whose facts cannot be read might be one of them (fail closed)."""
-    try:
-        stacked = backend.stacked_windows()
-    except CaptureError as exc:
-        if backend.name == "portal":  # never a list: say how the person may choose
-            raise CaptureError(
-                "the desktop portal shows Noru no windows, so windows the person excluded "
-                "cannot be hidden (theirs, and the built-in ones: password managers, private "
-                "browsing): the capture is refused. To capture the whole screen anyway, "
-                "remove them: `noru exclude list`, then `noru exclude remove --builtin NAME` "
-                "(or --app / --title)"
-            ) from exc
-        raise CaptureError(
-            "the window list cannot be read, so windows the person excluded cannot be "
-            "hidden: the capture is refused"
-        ) from exc
-    known = [(rect, facts) for rect, facts in stacked if facts is not None]
-    if len(known) != len(stacked):
-        raise CaptureError(
-            "a window's facts cannot be read, so it might be one the person excluded: "
-            "the capture is refused"
-        )
-    return known
-
-
-def _hide_excluded(
-    grab: Grab,
-    stacked: list[tuple[Rect, WindowFacts]],
-    excluded: Callable[[WindowFacts], bool],
-    area: Rect,
-) -> tuple[Grab, list[Rect]]:
-    """``grab`` with the excluded windows painted black and counted, and the
-    rectangles of the windows that are not excluded (bottom to top)."""
-    hidden = [excluded(facts) for _, facts in stacked]
-    painted = _black_out(grab, [rect for rect, _ in stacked], hidden, area)
-    shown = [rect for (rect, _), off in zip(stacked, hidden, strict=True) if not off]
-    if painted is None:
-        return grab, shown
-    count, image = painted
-    # The black is in the image only: the rows of the pixels before it go.
-    return replace(grab, excluded=count, given=image, rows=None), shown
-
-
-def _black_out(
-    grab: Grab, rects: list[Rect], hidden: list[bool], area: Rect
-) -> tuple[int, Image.Image] | None:
-    """Paint black, in ``grab.image``, what shows of the hidden windows (their
-    rectangles less what windows above them cover): how many showed, and
-    the image; None when none is hidden (the grab stays as it is)."""
-    from PIL import Image, ImageDraw
-
-    if not any(hidden):
-        return None
-    ax, ay, aw, ah = area
-    mask = Image.new("L", (aw, ah), 0)  # in the area's coordinates; scaled to the image below
-    draw = ImageDraw.Draw(mask)
-    marks = []
-    for (x, y, w, h), off in zip(rects, hidden, strict=True):  # bottom to top
-        box = (x - ax, y - ay, x - ax + w - 1, y - ay + h - 1)
-        draw.rectangle(box, fill=255 if off else 0)
-        marks.append((box, off))
-    # A hidden window shows when some of its pixels are still marked at the end.
-    count = 0
-    for (x0, y0, x1, y1), off in marks:
-        box = (max(0, x0), max(0, y0), min(aw, x1 + 1), min(ah, y1 + 1))
-        if off and box[0] < box[2] and box[1] < box[3]:
-            count += mask.crop(box).getbbox() is not None
-    image = grab.image
-    if image.size != (aw, ah):
-        mask = mask.resize(image.size, Image.Resampling.NEAREST)
-    image.paste((0, 0, 0), (0, 0, *image.size), mask)
-    return count, image
-
-
-class _Beside(Generic[T]):
-    """A window listing beside a grab (``Capturer._beside_grab``): run on
-    ``pool`` from ``start`` on (``now``: at once, here, with no pool)."""
-
-    def __init__(
-        self, pool: ThreadPoolExecutor | None, listing: Callable[[], T], *, now: bool = False
-    ) -> None:
-        self._pool, self._listing = pool, listing
-        self._running: Future[T] | None = None
-        if now:
-            done: Future[T] = Future()
-            try:
-                done.set_result(listing())
-            except Exception as exc:  # raised where its result is asked for, as on a thread
-                done.set_exception(exc)
-            self._running = done
-
-    def start(self) -> None:
-        if self._running is None and self._pool is not None:
-            self._running = self._pool.submit(self._listing)
-
-    def result(self) -> T:
-        self.start()  # a backend that did not say: now
-        assert self._running is not None
-        return self._running.result()
-
-    def wait(self) -> None:
-        if self._running is not None:
-            wait([self._running])
 
 
 def _mode(display: Display | None, screen: Rect) -> str:
@@ -272,7 +99,7 @@ class Capturer:
             backend, self._backend = self._backend, None
             backend.close()
         if self._backend is None:
-            self._backend = _open_backend(self._display_name)
+            self._backend = open_backend(self._display_name)
         return self._backend
 
     def close(self) -> None:
@@ -378,9 +205,9 @@ class Capturer:
             if self.excluded is None:
                 return [self._grab(backend, rect, display, window, mode)]
             # An excluded window lying over this one is hidden here too.
-            with self._beside_grab(backend, lambda: _stacked_or_refuse(backend)) as stacked:
+            with self._beside_grab(backend, lambda: stacked_or_refuse(backend)) as stacked:
                 grab = self._grab(backend, rect, display, window, mode, stacked.start)
-                return [_hide_excluded(grab, stacked.result(), self.excluded, rect)[0]]
+                return [hide_excluded(grab, stacked.result(), self.excluded, rect)[0]]
 
     def grab_display(self, index: int | None = None) -> list[Grab]:
         """One display: ``index`` as in ``displays()``, or None for the one under the pointer."""
@@ -439,31 +266,31 @@ class Capturer:
         if self.excluded is None:
             with self._beside_grab(backend, backend.window_rects) as rects:
                 grab = self._grab(backend, clipped, display, window, mode, rects.start)
-                return replace(grab, windows=_windows_in(rects.result(), clipped, grab.size))
-        with self._beside_grab(backend, lambda: _stacked_or_refuse(backend)) as stacked:
+                return replace(grab, windows=windows_in(rects.result(), clipped, grab.size))
+        with self._beside_grab(backend, lambda: stacked_or_refuse(backend)) as stacked:
             if window is not None and self.excluded(window):
                 window = None  # its title, app and text are not kept
             grab = self._grab(backend, clipped, display, window, mode, stacked.start)
-            grab, shown = _hide_excluded(grab, stacked.result(), self.excluded, clipped)
-        return replace(grab, windows=_windows_in(shown, clipped, grab.size))
+            grab, shown = hide_excluded(grab, stacked.result(), self.excluded, clipped)
+        return replace(grab, windows=windows_in(shown, clipped, grab.size))
 
     @contextmanager
-    def _beside_grab(self, backend: Backend, listing: Callable[[], T]) -> Iterator[_Beside[T]]:
+    def _beside_grab(self, backend: Backend, listing: Callable[[], T]) -> Iterator[BesideGrab[T]]:
         """``listing`` (the windows, their facts) run beside the grab, on a
         thread of its own, when the backend lists on a connection other than
         the one it grabs on (``Backend.lists_beside_grab``); else run now.
         It starts when the backend says the display server has handed the
-        pixels over (``_Beside.start``, given to ``grab_rows``): the X server
+        pixels over (``BesideGrab.start``, given to ``grab_rows``): the X server
         answers nothing while it copies a screen, so a list asked before
         would wait behind the copy; after it, the list overlaps the packing
         of the rows. On the way out it has always ended, whatever happened
         (the next grab's questions use its connection)."""
         if not backend.lists_beside_grab:
-            yield _Beside(None, listing, now=True)
+            yield BesideGrab(None, listing, now=True)
             return
         if self._list_pool is None:
             self._list_pool = ThreadPoolExecutor(1, thread_name_prefix="noru-list")
-        beside = _Beside(self._list_pool, listing)
+        beside = BesideGrab(self._list_pool, listing)
         try:
             yield beside
         finally:
@@ -530,7 +357,7 @@ class Capturer:
             return AxText((), True, AxAbsent.TIMED_OUT, "not read within its budget", 0, budget)
         x, y, _, _ = rect
         lines = tuple(
-            AxLine(ln.text, _in_image(shift(ln.box, -x, -y), rect, size), ln.role)
+            AxLine(ln.text, in_image(shift(ln.box, -x, -y), rect, size), ln.role)
             for ln in text.lines
         )
         return replace(text, lines=lines)

@@ -96,19 +96,19 @@ def _region(value: str | None) -> tuple[int, int, int, int] | None:
 @click.option("--note", help="A note to keep with the capture.")
 def capture(mode: str, display: int | None, region: str | None, note: str | None) -> None:
     """Take a capture now (asks the running app)."""
-    from noru import live
+    from noru import appwire
     from noru.errors import AppNotRunning, AppVersionMismatch
 
     note = (note or "").strip() or None
     if display is not None:
-        request = live.Capture(mode="display", display=display, note=note)
+        request = appwire.Capture(mode="display", display=display, note=note)
     elif region is not None:
-        request = live.Capture(mode="region", region=_region(region), note=note)
+        request = appwire.Capture(mode="region", region=_region(region), note=note)
     else:
         whole = mode == "all_displays"
-        request = live.Capture(mode="all_displays" if whole else "window", note=note)
+        request = appwire.Capture(mode="all_displays" if whole else "window", note=note)
     try:
-        result = live.LiveClient(checked_home(), timeout=60).expect(request, live.Captured)
+        result = appwire.LiveClient(checked_home(), timeout=60).expect(request, appwire.Captured)
     except AppVersionMismatch as exc:
         raise click.ClickException(f"{exc.summary}: restart `noru app`") from None
     except AppNotRunning:

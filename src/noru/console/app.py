@@ -19,7 +19,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from noru import access, accesslog, exclusions, live
+from noru import access, accesslog, appwire, exclusions
 from noru.config import Config, SettingError, load_config, set_values
 from noru.console import pages
 from noru.console.guard import COOKIE, Guard, Keys
@@ -189,7 +189,7 @@ def create_app(home: Path, keys: Keys) -> Starlette:
             pages.timeline_page(
                 rows,
                 state=access.load(home),
-                app_running=live.LiveClient(home, timeout=1).running(),
+                app_running=appwire.LiveClient(home, timeout=1).running(),
                 pending=pending,
                 filters=filters,
                 next_cursor=next_cursor,

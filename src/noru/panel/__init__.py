@@ -7,7 +7,10 @@ and other StatusNotifierItem hosts show it. Where no session bus or no host
 and registers as soon as a host appears.
 
 - ``menu``: the items and the icon for an access state (pure).
-- ``item``: the two D-Bus interfaces, the registration, the loop thread.
+- ``interfaces``: the two D-Bus interfaces a host reads.
+- ``item``: the menu's state, its actions, the registration, the loop thread.
+- ``notify``: the notification that an agent looked.
+- ``hosts``: whether the session has a host and a notification server.
 
 The menu's access items write the access state exactly as ``noru allow /
 pause / resume / revoke`` do (``access.set_control``); the state shown follows

@@ -1,4 +1,6 @@
-"""The StatusNotifierItem and its com.canonical.dbusmenu, on their own loop thread.
+"""The Noru menu of one running app: its state, the person's clicks acted on, and
+the StatusNotifierItem and its com.canonical.dbusmenu (``interfaces``) on their
+own loop thread.
 
 Names and paths are the ones hosts look for: the item is exported at
 ``/StatusNotifierItem`` on the bus name ``org.kde.StatusNotifierItem-PID-1``
@@ -12,8 +14,7 @@ person chose it); Open Console starts ``noru console --open`` (the app
 stops it when it stops); Quit Noru stops the app as SIGTERM would.
 """
 
-# No `from __future__ import annotations`: dbus-fast reads the D-Bus
-# signatures from the annotations themselves, at class definition.
+from __future__ import annotations
 
 import asyncio
 import contextlib
@@ -26,255 +27,35 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
-from dbus_fast import Message, MessageType, PropertyAccess, Variant
+from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
-from dbus_fast.annotations import DBusSignature
-from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus_signal
 
-from noru import access, live
+from noru import access, appwire
 from noru.access import AccessState
 from noru.config import load_config
 from noru.panel import menu
+from noru.panel.interfaces import (
+    ICONS,
+    ITEM_PATH,
+    MENU_PATH,
+    WATCHER,
+    WATCHER_PATH,
+    ItemInterface,
+    MenuInterface,
+    pixmaps_of,
+)
 from noru.panel.notify import Notifier
 from noru.sessionbus import BROKEN, daemon, session_address
 from noru.store import Reader
 
-__all__ = ["FOLLOW", "ICONS", "LOOK_SHOWN", "Panel", "console_command", "hosts"]
+__all__ = ["FOLLOW", "LOOK_SHOWN", "Panel", "console_command"]
 
 log = logging.getLogger("noru.app")
 
-ICONS = Path(__file__).parent / "icons"
 FOLLOW = 0.5  # seconds between looks at the access file
 LOOK_SHOWN = 5.0  # seconds the icon says an agent looked
-ITEM_PATH = "/StatusNotifierItem"
-MENU_PATH = "/MenuBar"
-WATCHER = "org.kde.StatusNotifierWatcher"
-WATCHER_PATH = "/StatusNotifierWatcher"
-
-S = Annotated[str, DBusSignature("s")]
-I = Annotated[int, DBusSignature("i")]  # noqa: E741
-U = Annotated[int, DBusSignature("u")]
-B = Annotated[bool, DBusSignature("b")]
-O = Annotated[str, DBusSignature("o")]  # noqa: E741
-V = Annotated[Variant, DBusSignature("v")]
-AS = Annotated[list[str], DBusSignature("as")]
-AI = Annotated[list[int], DBusSignature("ai")]
-PIXMAPS = Annotated[list[list[Any]], DBusSignature("a(iiay)")]
-TOOLTIP = Annotated[list[Any], DBusSignature("(sa(iiay)ss)")]
-LAYOUT = Annotated[tuple[int, list[Any]], DBusSignature("u(ia{sv}av)")]
-GROUP = Annotated[list[list[Any]], DBusSignature("a(ia{sv})")]
-EVENTS = Annotated[list[list[Any]], DBusSignature("a(isvu)")]
-SHOW_GROUP = Annotated[tuple[list[int], list[int]], DBusSignature("aiai")]
-REMOVED = Annotated[list[list[Any]], DBusSignature("a(ias)")]
-UPDATED = Annotated[tuple[list[list[Any]], list[list[Any]]], DBusSignature("a(ia{sv})a(ias)")]
-LAYOUT_SIGNAL = Annotated[tuple[int, int], DBusSignature("ui")]
-
-
-def _pixmaps(name: str) -> list[list[Any]]:
-    """The icon as ARGB32 pixmaps (network byte order) at 22, 32, 48 and 64 px,
-    for hosts that do not read ``IconThemePath``."""
-    from PIL import Image
-
-    out = []
-    with Image.open(ICONS / f"{name}.png") as file:
-        drawn = file.convert("RGBA")
-        for size in (22, 32, 48, 64):
-            image = drawn.resize((size, size), Image.Resampling.LANCZOS)
-            r, g, b, a = image.split()
-            argb = Image.merge("RGBA", (a, r, g, b)).tobytes()
-            out.append([size, size, argb])
-    return out
-
-
-def _variant(value: object) -> Variant:
-    if isinstance(value, bool):
-        return Variant("b", value)
-    if isinstance(value, int):
-        return Variant("i", value)
-    return Variant("s", str(value))
-
-
-class _Item(ServiceInterface):
-    def __init__(self, panel: "Panel") -> None:
-        super().__init__("org.kde.StatusNotifierItem")
-        self.panel = panel
-
-    @dbus_property(access=PropertyAccess.READ)
-    def Category(self) -> S:
-        return "ApplicationStatus"
-
-    @dbus_property(access=PropertyAccess.READ)
-    def Id(self) -> S:
-        return "noru"
-
-    @dbus_property(access=PropertyAccess.READ)
-    def Title(self) -> S:
-        return "Noru"
-
-    @dbus_property(access=PropertyAccess.READ)
-    def Status(self) -> S:
-        return "NeedsAttention" if self.panel.looking else "Active"
-
-    @dbus_property(access=PropertyAccess.READ)
-    def WindowId(self) -> I:
-        return 0
-
-    @dbus_property(access=PropertyAccess.READ)
-    def IconName(self) -> S:
-        return self.panel.icon
-
-    @dbus_property(access=PropertyAccess.READ)
-    def IconThemePath(self) -> S:
-        return str(ICONS)
-
-    @dbus_property(access=PropertyAccess.READ)
-    def IconPixmap(self) -> PIXMAPS:
-        return self.panel.pixmaps(self.panel.icon)
-
-    @dbus_property(access=PropertyAccess.READ)
-    def OverlayIconName(self) -> S:
-        return ""
-
-    @dbus_property(access=PropertyAccess.READ)
-    def AttentionIconName(self) -> S:
-        return "noru-looking"
-
-    @dbus_property(access=PropertyAccess.READ)
-    def AttentionIconPixmap(self) -> PIXMAPS:
-        return self.panel.pixmaps("noru-looking")
-
-    @dbus_property(access=PropertyAccess.READ)
-    def ToolTip(self) -> TOOLTIP:
-        return ["", [], "Noru", self.panel.tooltip]
-
-    @dbus_property(access=PropertyAccess.READ)
-    def ItemIsMenu(self) -> B:
-        return True
-
-    @dbus_property(access=PropertyAccess.READ)
-    def Menu(self) -> O:
-        return MENU_PATH
-
-    @dbus_method()
-    def ContextMenu(self, x: I, y: I) -> None:
-        return None
-
-    @dbus_method()
-    def Activate(self, x: I, y: I) -> None:
-        return None  # ItemIsMenu: hosts open the menu instead
-
-    @dbus_method()
-    def SecondaryActivate(self, x: I, y: I) -> None:
-        return None
-
-    @dbus_method()
-    def Scroll(self, delta: I, orientation: S) -> None:
-        return None
-
-    @dbus_signal()
-    def NewIcon(self) -> None:
-        return None
-
-    @dbus_signal()
-    def NewAttentionIcon(self) -> None:
-        return None
-
-    @dbus_signal()
-    def NewToolTip(self) -> None:
-        return None
-
-    @dbus_signal()
-    def NewStatus(self) -> S:
-        return "NeedsAttention" if self.panel.looking else "Active"
-
-
-class _Menu(ServiceInterface):
-    def __init__(self, panel: "Panel") -> None:
-        super().__init__("com.canonical.dbusmenu")
-        self.panel = panel
-
-    @dbus_property(access=PropertyAccess.READ)
-    def Version(self) -> U:
-        return 3
-
-    @dbus_property(access=PropertyAccess.READ)
-    def TextDirection(self) -> S:
-        return "ltr"
-
-    @dbus_property(access=PropertyAccess.READ)
-    def Status(self) -> S:
-        return "normal"
-
-    @dbus_property(access=PropertyAccess.READ)
-    def IconThemePath(self) -> AS:
-        return [str(ICONS)]
-
-    def _props(self, item: menu.Item, names: list[str]) -> dict[str, Variant]:
-        return {k: _variant(v) for k, v in item.properties().items() if not names or k in names}
-
-    @dbus_method()
-    def GetLayout(self, parent: I, depth: I, names: AS) -> LAYOUT:
-        items = self.panel.items()
-        children = [
-            Variant("(ia{sv}av)", [item.id, self._props(item, names), []])
-            for item in items
-            if parent == 0 and depth != 0
-        ]
-        if parent == 0:
-            return self.panel.revision, [0, {"children-display": Variant("s", "submenu")},
-                                         children]  # fmt: skip
-        found = next((i for i in items if i.id == parent), None)
-        if found is None:
-            return self.panel.revision, [parent, {}, []]
-        return self.panel.revision, [parent, self._props(found, names), []]
-
-    @dbus_method()
-    def GetGroupProperties(self, ids: AI, names: AS) -> GROUP:
-        items = self.panel.items()
-        found = [[i.id, self._props(i, names)] for i in items if not ids or i.id in ids]
-        if not ids or 0 in ids:
-            # The root is an item too: libdbusmenu-glib asks for its properties
-            # at each LayoutUpdated and warns when they are not in the answer.
-            root = {"children-display": Variant("s", "submenu")}
-            found.insert(0, [0, {k: v for k, v in root.items() if not names or k in names}])
-        return found
-
-    @dbus_method()
-    def GetProperty(self, id: I, name: S) -> V:
-        item = next((i for i in self.panel.items() if i.id == id), None)
-        props = item.properties() if item else {}
-        return _variant(props.get(name, ""))
-
-    @dbus_method()
-    def Event(self, id: I, event: S, data: V, timestamp: U) -> None:
-        if event == "clicked":
-            self.panel.clicked(id)
-
-    @dbus_method()
-    def EventGroup(self, events: EVENTS) -> AI:
-        known = {i.id for i in self.panel.items()}
-        for id, event, _data, _timestamp in events:
-            if id in known and event == "clicked":
-                self.panel.clicked(id)
-        return [id for id, *_ in events if id not in known]
-
-    @dbus_method()
-    def AboutToShow(self, id: I) -> B:
-        return False
-
-    @dbus_method()
-    def AboutToShowGroup(self, ids: AI) -> SHOW_GROUP:
-        return [], []
-
-    @dbus_signal()
-    def LayoutUpdated(self) -> LAYOUT_SIGNAL:
-        return self.panel.revision, 0
-
-    @dbus_signal()
-    def ItemsPropertiesUpdated(self) -> UPDATED:
-        return [], []
 
 
 class Capturing(Protocol):
@@ -282,7 +63,7 @@ class Capturing(Protocol):
 
     home: Path
 
-    def capture(self, request: live.Capture, *, origin: Literal["user", "agent"]) -> str: ...
+    def capture(self, request: appwire.Capture, *, origin: Literal["user", "agent"]) -> str: ...
 
 
 class Panel:
@@ -316,8 +97,8 @@ class Panel:
         self.bus_name: str | None = None
         self.registered = False
         self.problem: str | None = None  # why the menu is not shown, when it is not
-        self._item: _Item | None = None
-        self._menu: _Menu | None = None
+        self._item: ItemInterface | None = None
+        self._menu: MenuInterface | None = None
         self._tasks: set[asyncio.Future[None]] = set()
         self._notifier: Notifier | None = None
         self._tried = threading.Event()  # the first registration was tried
@@ -347,7 +128,7 @@ class Panel:
 
     def pixmaps(self, name: str) -> list[list[Any]]:
         if name not in self._pixmaps:
-            self._pixmaps[name] = _pixmaps(name)
+            self._pixmaps[name] = pixmaps_of(name)
         return self._pixmaps[name]
 
     # --- events -------------------------------------------------------------------
@@ -402,9 +183,9 @@ class Panel:
                 access.set_control(self.home, action)
                 log.info("the person chose %s in the Noru menu", action)
             elif action == "capture-window":
-                self.app.capture(live.Capture("window", "active"), origin="user")
+                self.app.capture(appwire.Capture("window", "active"), origin="user")
             elif action == "capture-display":
-                self.app.capture(live.Capture("display"), origin="user")
+                self.app.capture(appwire.Capture("display"), origin="user")
             elif action == "console":
                 self._open_console()
             elif action == "quit":
@@ -496,7 +277,7 @@ class Panel:
             self._tried.set()
             return
         try:
-            self._item, self._menu = _Item(self), _Menu(self)
+            self._item, self._menu = ItemInterface(self), MenuInterface(self)
             bus.export(ITEM_PATH, self._item)
             bus.export(MENU_PATH, self._menu)
             self.bus_name = f"org.kde.StatusNotifierItem-{os.getpid()}-1"
@@ -564,36 +345,6 @@ class Panel:
             except subprocess.TimeoutExpired:
                 self._console.kill()
                 self._console.wait()
-
-
-def hosts(timeout: float = 2.0) -> dict[str, bool] | str:
-    """Whether the session bus has a StatusNotifierItem host (``menu``) and
-    a notification server (``notifications``); the reason, when there is no
-    session bus to ask (for ``noru doctor``)."""
-    address = session_address()
-    if address is None:
-        return "no session D-Bus (DBUS_SESSION_BUS_ADDRESS)"
-
-    async def ask() -> dict[str, bool]:
-        bus = await MessageBus(bus_address=address).connect()
-        try:
-            found = {}
-            for key, name in (
-                ("menu", WATCHER),
-                ("notifications", "org.freedesktop.Notifications"),
-            ):
-                reply = await bus.call(daemon("NameHasOwner", "s", [name]))
-                found[key] = bool(
-                    reply and reply.message_type != MessageType.ERROR and reply.body[0]
-                )
-            return found
-        finally:
-            bus.disconnect()
-
-    try:
-        return asyncio.run(asyncio.wait_for(ask(), timeout))
-    except BROKEN as exc:
-        return f"cannot reach the session D-Bus ({exc})"
 
 
 def console_command() -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from noru import access, live
+from noru import access, appwire
 from noru.config import Config, load_config
 from noru.contract import capture_result
 from noru.errors import Busy, InternalError, InvalidParams
@@ -64,9 +64,9 @@ class _Reading:
 
 
 def _ask(
-    context: ToolContext, request: live.Latest | live.Observe, reading: _Reading
-) -> live.Delivered:
-    client = live.LiveClient(context.home)
+    context: ToolContext, request: appwire.Latest | appwire.Observe, reading: _Reading
+) -> appwire.Delivered:
+    client = appwire.LiveClient(context.home)
     decision = access.live_decision(access.load(context.home))
     if not decision.allowed:
         client.ensure_running()  # "app not running" comes before any access answer
@@ -74,7 +74,7 @@ def _ask(
     # Allowed: the call itself says "app not running" when there is no app.
     for delay in (*BUSY_RETRIES, None):
         try:
-            return client.expect(request, live.Delivered, meanwhile=reading)
+            return client.expect(request, appwire.Delivered, meanwhile=reading)
         except Busy:
             if delay is None:
                 raise
@@ -83,7 +83,7 @@ def _ask(
 
 
 def _answer(
-    context: ToolContext, request: live.Latest | live.Observe, *, text_only: bool
+    context: ToolContext, request: appwire.Latest | appwire.Observe, *, text_only: bool
 ) -> dict[str, Any]:
     """The capture the app hands over for ``request``, read from the store and presented."""
     reading = _Reading(context)
@@ -112,7 +112,7 @@ def _answer(
 
 def get_latest_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     text_only = bool(args.get("text_only", False))
-    request = live.Latest(text_only=text_only, client=context.client)
+    request = appwire.Latest(text_only=text_only, client=context.client)
     return _answer(context, request, text_only=text_only)
 
 
@@ -121,7 +121,7 @@ def observe_screen(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]
     if "display" in args and target != "display":
         raise InvalidParams('Invalid arguments: `display` goes with target "display" only')
     text_only = bool(args.get("text_only", False))
-    request = live.Observe(
+    request = appwire.Observe(
         target=target, display=args.get("display"), text_only=text_only, client=context.client
     )
     return _answer(context, request, text_only=text_only)

@@ -1,0 +1,206 @@
+"""The app protocol's messages: every request and reply as a frozen dataclass.
+
+Only ``noru.appwire.codec`` turns them into bytes and back; the app and its
+clients build and read these values, never a dict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from noru.capture.base import DegradedMode
+from noru.errors import NoruError, Steering
+from noru.geometry import Rect
+from noru.imaging import Served
+
+__all__ = [
+    "MAX_REPLY",
+    "MAX_REQUEST",
+    "PROTOCOL",
+    "AppStatus",
+    "Capture",
+    "Captured",
+    "Delivered",
+    "Failed",
+    "GetStatus",
+    "HotkeyState",
+    "Latest",
+    "Malformed",
+    "Mismatch",
+    "Observe",
+    "OcrState",
+    "Ping",
+    "Pong",
+    "Refused",
+    "Reply",
+    "Request",
+    "ScreenAccess",
+    "ScreenState",
+]
+
+#: The app protocol's version; bump it whenever a request or reply changes.
+PROTOCOL = 3  # 3: served images as raw bytes after the reply line
+MAX_REQUEST = 1024 * 1024
+MAX_REPLY = 64 * 1024 * 1024  # a 3-display bundle of PNGs fits easily
+
+CaptureMode = Literal["window", "display", "all_displays", "region"]
+Target = Literal["window", "display", "all_displays"]
+
+
+class Malformed(NoruError):
+    """A message that is not one of this protocol's (its words say what is wrong)."""
+
+
+# --- requests ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ping:
+    """Is an app there, and which version."""
+
+
+@dataclass(frozen=True)
+class GetStatus:
+    """Screen access, the OCR engine, the shortcut and degraded modes."""
+
+
+@dataclass(frozen=True)
+class Capture:
+    """A capture for the person (``noru capture``): stored with origin ``user``."""
+
+    mode: CaptureMode = "window"
+    #: For ``mode="window"``: the window under the pointer, or the active one.
+    which: Literal["pointer", "active"] = "pointer"
+    display: int | None = None  # for mode="display"; None: the one under the pointer
+    region: Rect | None = None  # for mode="region", in screen pixels
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Latest:
+    """The live handoff: the person's newest capture, once."""
+
+    text_only: bool = False
+    client: str | None = None  # the MCP client's name, for the sign that it looked
+
+
+@dataclass(frozen=True)
+class Observe:
+    """A fresh capture for an agent: stored with origin ``agent``."""
+
+    target: Target = "window"
+    display: int | None = None
+    text_only: bool = False
+    client: str | None = None  # the MCP client's name, for the sign that it looked
+
+
+Request = Ping | GetStatus | Capture | Latest | Observe
+
+# --- replies -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pong:
+    app_version: str
+
+
+class ScreenState(StrEnum):
+    GRANTED = "granted"
+    DENIED = "denied"  # the platform refused (X authorization, a portal, Screen Recording)
+    UNAVAILABLE = "unavailable"  # no screen to capture (no X server, unsupported session)
+
+
+@dataclass(frozen=True)
+class ScreenAccess:
+    state: ScreenState
+    #: What the backend reported: the display reached, or why not.
+    detail: str
+    #: For a refusal, the platform's own words: which display, how to grant access.
+    details: tuple[str, ...] = ()
+    #: How capture works less well than it should here (empty when all is well).
+    degraded: tuple[DegradedMode, ...] = ()
+
+
+@dataclass(frozen=True)
+class OcrState:
+    available: bool
+    engine: str
+    version: str | None = None
+    problem: str | None = None  # why it is unavailable, with the fix
+
+    def __str__(self) -> str:
+        if not self.available:
+            return f"unavailable: {self.problem}"
+        return f"{self.engine} {self.version}" if self.version else self.engine
+
+
+@dataclass(frozen=True)
+class HotkeyState:
+    key: str
+    grabbed: bool
+    problem: str | None = None  # why it is not (or no longer) grabbed
+
+    def __str__(self) -> str:
+        return (
+            f"{self.key} (grabbed)" if self.grabbed else f"{self.key} not grabbed: {self.problem}"
+        )
+
+
+@dataclass(frozen=True)
+class AppStatus:
+    app_version: str
+    screen: ScreenAccess
+    ocr: OcrState
+    hotkey: HotkeyState
+
+
+@dataclass(frozen=True)
+class Captured:
+    id: str
+
+
+@dataclass(frozen=True)
+class Delivered:
+    """A capture the app just stored for an agent, and its images as the app
+    served them (none for text only), so ``noru mcp`` need not re-encode them
+    when it serves the same size."""
+
+    id: str
+    served: tuple[Served, ...] = ()
+
+
+@dataclass(frozen=True)
+class Refused:
+    tag: str
+    summary: str = ""
+    details: tuple[str, ...] = ()
+    next_action: str = ""
+
+    @classmethod
+    def of(cls, refusal: Steering) -> Refused:
+        return cls(refusal.tag, refusal.summary, tuple(refusal.details), refusal.next_action)
+
+    def steering(self) -> Steering:
+        """The refusal as the contract's steering, exactly as the app raised it."""
+        kind = Steering.by_tag(self.tag)
+        if kind is None:
+            raise Malformed(f"unknown refusal {self.tag[:60]!r}")
+        return kind(self.summary, details=self.details, next_action=self.next_action or None)
+
+
+@dataclass(frozen=True)
+class Failed:
+    message: str
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The app speaks another protocol version."""
+
+    protocol: int | None
+    app_version: str | None = None
+
+
+Reply = Pong | AppStatus | Captured | Delivered | Refused | Failed | Mismatch

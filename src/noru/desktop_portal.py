@@ -1,0 +1,235 @@
+"""The desktop portal's client (``org.freedesktop.portal.Desktop`` on the
+session bus), for every part that asks it: the Screenshot backend
+(``noru.capture.portal``) and the global shortcut (``noru.app.portal_shortcut``).
+
+- ``join_bus`` and ``call``: the session bus joined and one call made, each
+  within its timeout, a broken bus said as a ``CaptureError``;
+- ``request``: one portal request, as the portal's documentation
+  prescribes: the reply is a request object whose ``Response`` signal
+  carries the answer, so the signal is subscribed before the call, on the
+  path the portal will use (``/org/freedesktop/portal/desktop/request/SENDER/TOKEN``:
+  our unique name without its colon, dots made underscores, and a token of
+  our own in ``handle_token``);
+- ``PortalLoop``: the connection's event loop, on a thread of its own
+  (``noru-portal``);
+- ``portal_missing``: why a session has no portal, in words.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from dbus_fast import Message, MessageType
+from dbus_fast.aio import MessageBus
+
+from noru.errors import CaptureError
+from noru.sessionbus import BROKEN, LoopThread, daemon, said, session_address
+
+__all__ = [
+    "CALL_TIMEOUT",
+    "CONNECT_TIMEOUT",
+    "PORTAL",
+    "PORTAL_PATH",
+    "REQUEST",
+    "PortalLoop",
+    "call",
+    "disconnect",
+    "error_words",
+    "join_bus",
+    "portal_missing",
+    "request",
+    "version_query",
+]
+
+T = TypeVar("T")
+
+PORTAL = "org.freedesktop.portal.Desktop"
+PORTAL_PATH = "/org/freedesktop/portal/desktop"
+REQUEST = "org.freedesktop.portal.Request"
+
+CONNECT_TIMEOUT = 5.0
+# The first call may start xdg-desktop-portal and the desktop's backends.
+CALL_TIMEOUT = 25.0
+
+
+def error_words(reply: Message) -> str:
+    detail = reply.body[0] if reply.body and isinstance(reply.body[0], str) else ""
+    return f"{reply.error_name}: {detail}".strip().rstrip(":")
+
+
+class PortalLoop(LoopThread):
+    """The portal's loop thread: a call that overruns it is a capture error."""
+
+    def __init__(self) -> None:
+        super().__init__("noru-portal")
+        self._closed = False
+
+    def run(self, work: Callable[[], Awaitable[T]], timeout: float) -> T:
+        if self._closed:  # one connection, one loop: never started again
+            raise CaptureError("the desktop portal's connection is closed")
+        try:
+            return super().run(work, timeout)
+        except TimeoutError:
+            raise CaptureError("the desktop portal did not answer in time") from None
+
+    def close(self, before: Callable[[], Awaitable[None]] | None = None) -> None:
+        self._closed = True
+        super().close(before)
+
+
+def version_query(interface: str) -> Message:
+    """The portal's ``version`` of ``interface`` (``Properties.Get``): an error
+    reply when the portal does not offer it."""
+    return Message(
+        destination=PORTAL,
+        path=PORTAL_PATH,
+        interface="org.freedesktop.DBus.Properties",
+        member="Get",
+        signature="ss",
+        body=[interface, "version"],
+    )
+
+
+async def join_bus(address: str) -> MessageBus:
+    try:
+        return await asyncio.wait_for(MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT)
+    except BROKEN as exc:
+        raise CaptureError(
+            f"the session bus ({address}) cannot be joined to reach the desktop portal: {said(exc)}"
+        ) from exc
+
+
+async def call(bus: MessageBus, message: Message, timeout: float = CALL_TIMEOUT) -> Message:
+    try:
+        return await asyncio.wait_for(bus.call(message), timeout)
+    except BROKEN as exc:
+        raise CaptureError(f"the desktop portal did not answer: {said(exc)}") from exc
+
+
+async def request(
+    bus: MessageBus,
+    interface: str,
+    member: str,
+    signature: str,
+    body: Callable[[str], list[Any]],
+    timeout: float,
+    what: str,
+) -> tuple[int, dict[str, Any]]:
+    """One portal request, ``interface.member`` with ``body(token)``: the
+    answer's code (0 success, 1 cancelled, 2 other) and its results.
+
+    Its ``Response`` is subscribed before the call (the answer may come
+    before the reply is read), on the path the handle token makes, and on
+    the handle the portal names when it differs (a portal older than
+    ``handle_token``). Left unanswered ``timeout`` seconds, the request is
+    withdrawn (``Request.Close``: the portal drops it and any dialog it
+    showed). That, and a refused call or subscription, is a ``CaptureError``
+    naming ``what``."""
+    token = f"noru_{secrets.token_hex(8)}"
+    sender = (bus.unique_name or "").lstrip(":").replace(".", "_")
+    paths = {f"{PORTAL_PATH}/request/{sender}/{token}"}
+    answered: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+
+    def on_message(message: Message) -> None:
+        if (
+            message.message_type is MessageType.SIGNAL
+            and message.interface == REQUEST
+            and message.member == "Response"
+            and message.path in paths
+            and not answered.done()
+        ):
+            answered.set_result(list(message.body))
+
+    rules: list[str] = []
+
+    async def subscribe(path: str) -> None:
+        rule = (
+            f"type='signal',sender='{PORTAL}',interface='{REQUEST}',member='Response',path='{path}'"
+        )
+        reply = await call(bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
+        if reply.message_type is not MessageType.METHOD_RETURN:
+            raise CaptureError(f"the session bus refused a subscription: {error_words(reply)}")
+        rules.append(rule)
+
+    bus.add_message_handler(on_message)
+    try:
+        await subscribe(next(iter(paths)))
+        reply = await call(
+            bus,
+            Message(
+                destination=PORTAL,
+                path=PORTAL_PATH,
+                interface=interface,
+                member=member,
+                signature=signature,
+                body=body(token),
+            ),
+        )
+        if reply.message_type is not MessageType.METHOD_RETURN:
+            raise CaptureError(f"the desktop portal refused {what}: {error_words(reply)}")
+        handle = str(reply.body[0])
+        if handle not in paths:
+            paths.add(handle)
+            await subscribe(handle)
+        try:
+            response, results = await asyncio.wait_for(answered, timeout)
+        except TimeoutError:
+            # Sent, not awaited: a portal that does not answer may not answer this either.
+            with contextlib.suppress(*BROKEN):
+                await bus.send(
+                    Message(destination=PORTAL, path=handle, interface=REQUEST, member="Close")
+                )
+            raise CaptureError(
+                f"the desktop portal did not answer {what} within {timeout:g} s;"
+                " the request was withdrawn"
+            ) from None
+    finally:
+        bus.remove_message_handler(on_message)
+        for rule in rules:
+            with contextlib.suppress(*BROKEN):
+                bus.send(daemon("RemoveMatch", "s", [rule]))
+    return int(response), dict(results)
+
+
+async def disconnect(bus: MessageBus) -> None:
+    bus.disconnect()
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(bus.wait_for_disconnect(), 1.0)  # type: ignore[no-untyped-call]
+
+
+def portal_missing() -> str | None:
+    """Why this session has no desktop portal, in words; None when its session
+    bus has ``org.freedesktop.portal.Desktop`` (running, or startable on demand)."""
+    address = session_address()
+    if address is None:
+        return "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
+
+    async def ask() -> str | None:
+        bus = await join_bus(address)
+        try:
+            owned = await call(bus, daemon("NameHasOwner", "s", [PORTAL]), CONNECT_TIMEOUT)
+            if owned.message_type is MessageType.METHOD_RETURN and owned.body == [True]:
+                return None
+            names = await call(bus, daemon("ListActivatableNames"), CONNECT_TIMEOUT)
+            if names.message_type is MessageType.METHOD_RETURN and PORTAL in names.body[0]:
+                return None
+            return (
+                f"the session bus offers no desktop portal ({PORTAL}): install "
+                "xdg-desktop-portal and the desktop's backend for it "
+                "(GNOME: xdg-desktop-portal-gnome, KDE: xdg-desktop-portal-kde, "
+                "wlroots compositors: xdg-desktop-portal-wlr)"
+            )
+        finally:
+            await disconnect(bus)
+
+    loop = PortalLoop()
+    try:
+        return loop.run(ask, 3 * CONNECT_TIMEOUT)
+    except CaptureError as exc:
+        return str(exc)
+    finally:
+        loop.close()
