@@ -9,10 +9,12 @@ import os
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
 from noru.cli.base import CaptureId, Moment, checked_home, main, quote
+from noru.cli.output import chosen_format, emit, output_options
 from noru.connect import CLIENTS, snippet
 from noru.paths import data_dir, noru_executable
 
@@ -197,17 +199,20 @@ def token_rotate() -> None:
 @click.option(
     "--capture", "capture_id", type=CaptureId(), help="Only reads that served this capture."
 )
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per line, as recorded.")
+@output_options
 def log_command(
-    since: datetime | None, client: str | None, capture_id: str | None, as_json: bool
+    since: datetime | None, client: str | None, capture_id: str | None, **formats: bool
 ) -> None:
     """What agents read: every tool call and resource read, newest last; and
-    the requests `noru mcp --http` refused for want of the token."""
-    import json
+    the requests `noru mcp --http` refused for want of the token.
 
+    Each entry as recorded with --json (one array) or --nl (one a line).
+    """
     from noru import accesslog
     from noru.times import parse_utc
 
+    fmt = chosen_format(formats)
+    chosen: list[dict[str, Any]] = []
     for entry in accesslog.read(data_dir()):
         try:
             at = parse_utc(str(entry.get("at")))
@@ -220,8 +225,8 @@ def log_command(
         served = [c for c in entry.get("captures") or () if isinstance(c, dict)]
         if capture_id is not None and not any(c.get("id") == capture_id for c in served):
             continue
-        if as_json:
-            click.echo(json.dumps(entry, ensure_ascii=False))
+        if fmt is not None:
+            chosen.append(entry)
             continue
         refused = accesslog.describe_refused(entry)
         if refused is not None:
@@ -243,3 +248,9 @@ def log_command(
             line += " (content shape)"
         line += f": {caps}" if caps else ""
         click.echo(f"{line}  [{entry.get('bytes')} bytes]")
+    if fmt is not None:
+        from dataclasses import fields
+
+        # The entries as recorded: --nl prints what `--json` printed before.
+        columns = [f.name for f in fields(accesslog.Entry)] + ["refused"]
+        emit(chosen, fmt, columns=columns)

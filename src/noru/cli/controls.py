@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from noru.cli.base import checked_home, main
+from noru.cli.output import chosen_format, emit, output_options
 from noru.paths import data_dir, ensure_data_dir
 
 if TYPE_CHECKING:
@@ -136,9 +137,15 @@ def revoke() -> None:
 
 
 @main.command()
-def status() -> None:
+@output_options
+def status(**formats: bool) -> None:
     """Show what agents may do now, and why."""
     from noru import status as noru_status
 
-    for line in noru_status.person_lines(noru_status.gather(checked_home(), disk=True)):
+    fmt = chosen_format(formats)
+    gathered = noru_status.gather(checked_home(), disk=True)
+    if fmt is not None:
+        emit([noru_status.person_fields(gathered)], fmt)
+        return
+    for line in noru_status.person_lines(gathered):
         click.echo(line)

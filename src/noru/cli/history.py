@@ -26,6 +26,7 @@ from noru.cli.base import (
     plural,
     quote,
 )
+from noru.cli.output import chosen_format, emit, output_options
 from noru.paths import ensure_data_dir
 
 if TYPE_CHECKING:
@@ -131,10 +132,25 @@ def _page(
     title: str,
     nothing: str,
     again: list[str],
+    fmt: str | None,
+    searched: bool = False,
 ) -> None:
-    """Print one page of rows for the person, with how to see the next one."""
-    from noru.present.person import rows_text
+    """Print one page of rows for the person (or as data in ``fmt``), with how
+    to see the next one."""
+    from noru.present.person import HIT_FIELDS, ROW_FIELDS, hit_fields, row_fields, rows_text
+    from noru.store import SearchHit
 
+    if fmt is not None:
+        # The data on stdout, whatever it holds; the words about it on stderr.
+        records = [hit_fields(r) if isinstance(r, SearchHit) else row_fields(r) for r in rows]
+        emit(records, fmt, columns=HIT_FIELDS if searched else ROW_FIELDS)
+        if total == 0:
+            click.echo("History is empty: take a capture or `noru import` some.", err=True)
+        elif not rows and cursor is None:
+            click.echo(nothing, err=True)
+        if next_cursor:
+            click.echo(f"More: {' '.join([*again, f'--{fmt}', '--cursor', next_cursor])}", err=True)
+        sys.exit(1 if not rows and cursor is None else 0)
     if total == 0:
         raise click.ClickException("history is empty: take a capture or `noru import` some")
     if not rows:
@@ -159,8 +175,10 @@ def _page(
 )
 @click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
 @click.option("--cursor", help="Continue a list where the previous page ended.")
+@output_options
 def list_cmd(order: str, limit: int, cursor: str | None, **filtered: Any) -> None:
     """List captures in history, newest first, one row each."""
+    fmt = chosen_format(filtered)
     filters = filters_from(filtered)
     with history() as reader:
         try:
@@ -185,6 +203,7 @@ def list_cmd(order: str, limit: int, cursor: str | None, **filtered: Any) -> Non
         title=title + ":",
         nothing=f"No capture matches{where} ({total} in history).",
         again=[*again, *filter_flags(filters)],
+        fmt=fmt,
     )
 
 
@@ -193,6 +212,7 @@ def list_cmd(order: str, limit: int, cursor: str | None, **filtered: Any) -> Non
 @filter_options
 @click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
 @click.option("--cursor", help="Continue a search where the previous page ended.")
+@output_options
 def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
     """Search the on-screen text, accessibility text and notes of your captures.
 
@@ -200,6 +220,7 @@ def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
     """
     from noru.store import fts_query
 
+    fmt = chosen_format(filtered)
     if fts_query(query) is None:
         raise click.BadParameter(
             "give at least one word to search for" if not query.strip() else "has no words in it",
@@ -222,6 +243,8 @@ def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
         title=f"Matches for {query!r}{where}, best first:",
         nothing=f"Nothing found for {query!r}{where}.",
         again=[*again, *filter_flags(filters)],
+        fmt=fmt,
+        searched=True,
     )
 
 
@@ -231,13 +254,15 @@ def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
     "--index", type=click.IntRange(1, 1_000_000), help="1 = the most recent (after filters)."
 )
 @filter_options
+@output_options
 def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
     """Show one capture: its facts, text, note, and where its image files are.
 
     Name it by ID, by --index, or by filters alone (the newest match).
     """
-    from noru.present.person import capture_lines
+    from noru.present.person import CAPTURE_FIELDS, capture_fields, capture_lines
 
+    fmt = chosen_format(filtered)
     filters = filters_from(filtered)
     if capture_id is not None and (index is not None or not filters.empty):
         raise click.UsageError("name a capture by ID, or by --index and filters, not both")
@@ -250,6 +275,9 @@ def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
             missing = f"no capture{_described(filters)}" + (f" at index {index}" if index else "")
         if record is None:
             raise click.ClickException(missing)
+        if fmt is not None:
+            emit([capture_fields(record, files=reader)], fmt, columns=CAPTURE_FIELDS)
+            return
         waiting = None
         if record.ocr_state == "pending":
             from noru.status import text_wait

@@ -1,0 +1,158 @@
+"""The `noru` command for people and scripts: data on stdout in one format
+(--json, --nl, --csv), quiet on a closed pipe, usage errors for flags that
+conflict, duplicates refused, counts in words that agree.
+
+The history is a real SQLite store in the test's NORU_HOME (tests/history_data.py);
+the access log is written by Noru's own ``accesslog.record``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from noru import accesslog
+from noru.cli import main
+from tests.history_data import Seeded, seed
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def seeded(home: Path) -> Seeded:
+    return seed(home)
+
+
+def logged(home: Path) -> list[accesslog.Entry]:
+    entries = [
+        accesslog.Entry(
+            at="2026-08-12T14:15:02Z", client="claude-code", client_version="2.0.1",
+            transport="stdio", method="tools/call", target="search_history",
+            arguments={"query": "build"},
+            captures=(accesslog.Served("capture_2026-08-12_141502", "listed"),),
+            bytes=812, shape="contract",
+        ),
+        accesslog.Entry(
+            at="2026-08-12T14:16:00Z", client="cursor", client_version="1.4",
+            transport="http", method="resources/read", target="noru://capture/x",
+            outcome="not_authorized",
+        ),
+    ]  # fmt: skip
+    for entry in entries:
+        accesslog.record(home, entry)
+    return entries
+
+
+class TestFormatsForScripts:
+    def test_list_json_is_one_array_of_the_rows_the_person_sees(self, seeded: Seeded) -> None:
+        code, out, _ = run("list", "--json")
+        assert code == 0
+        rows = json.loads(out)
+        assert [r["id"] for r in rows] == [seeded.browser.id, seeded.terminal.id, seeded.editor.id]
+        editor = rows[2]
+        assert editor == {
+            "id": seeded.editor.id,
+            "captured_at": seeded.editor.captured_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "origin": "user",
+            "images": 1,
+            "has_text": True,
+            "note": "the failing build",
+            "display_index": 1,
+            "display_name": "DP-1",
+            "app_id": "code",
+            "app_name": "Code",
+            "window_title": "main.py - repoB - Visual Studio Code",
+            "workspace_hint": "repoB",
+        }
+
+    def test_list_nl_is_one_object_a_line_and_csv_one_row_a_capture(self, seeded: Seeded) -> None:
+        _, out, _ = run("list", "--nl", "--app", "xterm")
+        assert [json.loads(line)["id"] for line in out.splitlines()] == [seeded.terminal.id]
+        code, out, _ = run("list", "--csv")
+        assert code == 0
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert [r["id"] for r in rows] == [seeded.browser.id, seeded.terminal.id, seeded.editor.id]
+        assert rows[1]["window_title"] == "user@host: ~/src/noru"
+        assert rows[0]["app_name"] == "" and rows[0]["has_text"] == "false"
+
+    def test_a_page_of_json_says_how_to_get_the_next_on_stderr(self, seeded: Seeded) -> None:
+        code, out, err = run("list", "--json", "--limit", "2")
+        assert code == 0 and len(json.loads(out)) == 2
+        cursor = err.split("--cursor ", 1)[1].split()[0]
+        assert "--json" in err
+        _, out, _ = run("list", "--json", "--limit", "2", "--cursor", cursor)
+        assert [r["id"] for r in json.loads(out)] == [seeded.editor.id]
+
+    def test_nothing_matching_is_an_empty_array_with_status_1(self, seeded: Seeded) -> None:
+        code, out, err = run("list", "--json", "--app", "nothing-like-this")
+        assert (code, json.loads(out)) == (1, [])
+        assert "No capture matches" in err
+
+    def test_search_json_names_the_layer_and_snippet_matched(self, seeded: Seeded) -> None:
+        code, out, _ = run("search", "frobnicate", "--json")
+        assert code == 0
+        (hit,) = json.loads(out)
+        assert hit["id"] == seeded.editor.id
+        assert hit["matched_layer"] == "ocr" and "frobnicate" in hit["snippet"]
+        assert hit["app_name"] == "Code"
+
+    def test_show_json_holds_the_text_and_files_unredacted(
+        self, seeded: Seeded, home: Path
+    ) -> None:
+        code, out, _ = run("show", seeded.editor.id, "--json")
+        assert code == 0
+        (shown,) = json.loads(out)
+        assert shown["id"] == seeded.editor.id
+        assert shown["note"] == "the failing build"
+        assert shown["ocr_state"] == "done"
+        assert "No module named 'frobnicate'" in shown["ocr_text"]
+        (image,) = shown["images"]
+        assert (image["width"], image["height"]) == (2560, 1600)
+        assert Path(image["file"]).is_file() and Path(image["file"]).is_relative_to(home)
+        assert image["window_title"] == "main.py - repoB - Visual Studio Code"
+        _, out, _ = run("show", seeded.terminal.id, "--csv")
+        (row,) = csv.DictReader(io.StringIO(out))
+        assert row["ax_text"] == "pytest -q\n3 passed"
+        assert json.loads(row["images"])[0]["display_name"] == "HDMI-1"
+
+    def test_status_json_is_one_object_with_the_person_s_facts(self, seeded: Seeded) -> None:
+        code, out, _ = run("status", "--json")
+        assert code == 0
+        (state,) = json.loads(out)
+        assert state["captures"] == 3
+        assert state["app_running"] is False
+        assert state["live_requests"] == "refused"
+        assert state["history"] == "readable"
+        assert state["data_dir"]
+
+    def test_log_json_is_one_array_of_the_entries_as_recorded(self, home: Path) -> None:
+        logged(home)
+        recorded = list(accesslog.read(home))
+        code, out, _ = run("log", "--json")
+        assert code == 0
+        assert json.loads(out) == recorded
+
+    def test_log_nl_prints_what_log_json_printed_before(self, home: Path) -> None:
+        """Scripts that read `noru log --json` a line at a time use --nl."""
+        logged(home)
+        before = [json.dumps(e, ensure_ascii=False) for e in accesslog.read(home)]
+        code, out, _ = run("log", "--nl")
+        assert code == 0
+        assert out.splitlines() == before
+        _, out, _ = run("log", "--csv", "--client", "cursor")
+        (row,) = csv.DictReader(io.StringIO(out))
+        assert row["outcome"] == "not_authorized" and row["captures"] == "[]"
+
+    @pytest.mark.parametrize("command", [["list"], ["search", "x"], ["show"], ["log"], ["status"]])
+    def test_two_formats_at_once_are_a_usage_error(self, home: Path, command: list[str]) -> None:
+        code, _, err = run(*command, "--json", "--csv")
+        assert code == 2
+        assert "--json and --csv cannot be used together" in err
