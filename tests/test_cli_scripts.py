@@ -11,6 +11,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,7 @@ from click.testing import CliRunner
 from noru import accesslog
 from noru.cli import main
 from tests.history_data import Seeded, seed
+from tests.wire import noru_command
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
@@ -156,3 +160,41 @@ class TestFormatsForScripts:
         code, _, err = run(*command, "--json", "--csv")
         assert code == 2
         assert "--json and --csv cannot be used together" in err
+
+
+class TestAClosedPipe:
+    """A reader that goes away ends `noru` as it ends `seq` or `cat`: killed by
+    SIGPIPE, silently (status 141 in a shell), never `Error: Broken pipe`."""
+
+    def test_show_into_a_pipe_nobody_reads_ends_quietly(self, seeded: Seeded) -> None:
+        read, write = os.pipe()
+        os.close(read)  # `| true`: the reader is gone before a byte is written
+        try:
+            done = subprocess.run(
+                [*noru_command(), "show", seeded.editor.id],
+                stdout=write,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+            )
+        finally:
+            os.close(write)
+        assert done.stderr == ""
+        assert done.returncode == -signal.SIGPIPE
+
+    @pytest.mark.parametrize("form", ["", "--json", "--nl", "--csv"])
+    def test_log_into_head_ends_quietly(self, home: Path, form: str) -> None:
+        entry = logged(home)[0]
+        for _ in range(3000):  # far more than a pipe holds: head leaves before the end
+            accesslog.record(home, entry)
+        done = subprocess.run(
+            ["bash", "-c", f"{' '.join(noru_command())} log {form} | head -2;"
+             " echo status ${PIPESTATUS[0]}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )  # fmt: skip
+        lines = done.stdout.splitlines()
+        assert "2026-08-12T14:1" in lines[1]  # an entry (after the header, in CSV)
+        assert lines[2] == "status 141"
+        assert done.stderr == ""

@@ -11,15 +11,20 @@ options, the history filters, and small helpers.
   name the option a bad value was given to.
 - Every command that loads the configuration prints its problems on stderr
   (``noted_config``).
+- A reader that goes away (``noru log --json | head -2``) ends the command
+  quietly, as it ends the usual Unix tools: by SIGPIPE (``closed_pipe``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -37,6 +42,7 @@ __all__ = [
     "NonEmpty",
     "NoruGroup",
     "checked_home",
+    "closed_pipe",
     "filter_flags",
     "filter_options",
     "filters_from",
@@ -65,6 +71,19 @@ def _message(exc: NoruError) -> str:
     return str(exc)
 
 
+def closed_pipe() -> NoReturn:
+    """Stdout's reader is gone (``noru show ID | true``): nothing more can be
+    said, so end at once and silently, killed by SIGPIPE as ``seq`` or
+    ``cat`` would be, rather than with an error and status 1."""
+    # What is still buffered has nowhere to go: let the last flush drop it.
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    # Python ignores SIGPIPE (a write then fails instead); this one end takes it back.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
+    sys.exit(128 + signal.SIGPIPE)  # the status a shell gives it, where the signal is held
+
+
 class NoruGroup(click.Group):
     """Runs a command; what it raises on purpose becomes a message and status 1.
 
@@ -74,9 +93,13 @@ class NoruGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            done = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe is found here, not at the interpreter's exit
+            return done
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:
+            closed_pipe()
         except NoruError as exc:
             raise click.ClickException(_message(exc)) from None
         except OSError as exc:  # the system's words: a full disk, a folder not ours

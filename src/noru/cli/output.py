@@ -11,7 +11,6 @@ written as JSON writes them, and null as an empty cell.
 from __future__ import annotations
 
 import csv
-import io
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -65,15 +64,25 @@ def emit(records: Sequence[dict[str, Any]], fmt: str, *, columns: Sequence[str] 
         return
     if fmt == "json":
         # One object a line inside the array: still one JSON document, yet
-        # readable and greppable (as sqlite-utils prints it).
-        lines = [json.dumps(record, ensure_ascii=False) for record in records]
-        click.echo("[" + ",\n ".join(lines) + "]")
+        # readable and greppable (as sqlite-utils prints it). Written a line
+        # at a time, so that a reader gone early is found at the next line.
+        if not records:
+            click.echo("[]")
+        for n, record in enumerate(records):
+            start = "[" if n == 0 else " "
+            end = "]" if n == len(records) - 1 else ","
+            click.echo(start + json.dumps(record, ensure_ascii=False) + end)
         return
     header = list(dict.fromkeys([*columns, *(key for record in records for key in record)]))
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=header, lineterminator="\n")
+    writer = csv.DictWriter(_Echo(), fieldnames=header, lineterminator="\n")
     if header:
         writer.writeheader()
     for record in records:
         writer.writerow({key: _cell(value) for key, value in record.items()})
-    click.echo(buffer.getvalue(), nl=False)
+
+
+class _Echo:
+    """A file for ``csv`` that writes each row as it comes."""
+
+    def write(self, text: str) -> None:
+        click.echo(text, nl=False)
