@@ -198,3 +198,24 @@ class TestAClosedPipe:
         assert "2026-08-12T14:1" in lines[1]  # an entry (after the header, in CSV)
         assert lines[2] == "status 141"
         assert done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["capture", "--window", "--display", "1"],
+        ["capture", "--all-displays", "--region", "0,0,10,10"],
+        ["capture", "--display", "2", "--all-displays"],
+        ["autostart", "on", "--systemd", "--xdg"],
+    ],
+)
+def test_flags_that_conflict_are_a_usage_error(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    # Were autostart to run, it would write under this test's own home.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    code, out, err = run(*args)
+    assert code == 2, out + err
+    assert "choose one" in err
