@@ -219,3 +219,33 @@ def test_flags_that_conflict_are_a_usage_error(
     code, out, err = run(*args)
     assert code == 2, out + err
     assert "choose one" in err
+
+
+class TestDuplicates:
+    def test_an_exclusion_added_twice_is_refused_with_a_sentence(self, home: Path) -> None:
+        assert run("exclude", "add", "--title", "*bank*")[0] == 0
+        code, _, err = run("exclude", "add", "--title", "*BANK*")
+        assert code == 1
+        assert "already excluded: title *BANK* is one of your exclusions" in err
+        _, out, _ = run("exclude", "list")
+        assert out.count("*bank*") == 1 and "*BANK*" not in out
+
+    def test_an_exclusion_a_built_in_rule_makes_is_refused(self, home: Path) -> None:
+        code, _, err = run("exclude", "add", "--app", "keepassxc")
+        assert code == 1
+        assert "excluded by the built-in rule keepassxc" in err
+
+    def test_a_built_in_rule_is_turned_off_by_its_name_in_any_case(self, home: Path) -> None:
+        code, out, err = run("exclude", "remove", "--builtin", "KeePassXC")
+        assert code == 0, err
+        assert out == "Built-in exclusion keepassxc turned off.\n"
+        _, out, _ = run("exclude", "list")
+        assert "(built in: keepassxc, off)" in out
+
+    def test_a_redaction_pattern_added_twice_is_refused_with_a_sentence(self, home: Path) -> None:
+        assert run("redact", "add", "--pattern", r"ACME-\d{6}", "--kind", "ticket")[0] == 0
+        code, _, err = run("redact", "add", "--pattern", r"ACME-\d{6}")
+        assert code == 1
+        assert r"already redacted: ACME-\d{6} (as [redacted: ticket])" in err
+        _, out, _ = run("redact", "list")
+        assert out.count(r"pattern ACME-\d{6}") == 1
