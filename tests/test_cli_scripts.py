@@ -249,3 +249,39 @@ class TestDuplicates:
         assert r"already redacted: ACME-\d{6} (as [redacted: ticket])" in err
         _, out, _ = run("redact", "list")
         assert out.count(r"pattern ACME-\d{6}") == 1
+
+
+class TestCountsInWords:
+    def test_an_empty_log_says_so(self, home: Path) -> None:
+        code, out, _ = run("log")
+        assert (code, out) == (0, "Nothing logged yet: no agent has read anything from Noru.\n")
+        logged(home)
+        code, out, _ = run("log", "--client", "nobody")
+        assert (code, out) == (0, "No read matches (2 in the log).\n")
+
+    def test_unkeep_of_a_capture_never_kept_does_not_claim_it_changed(self, seeded: Seeded) -> None:
+        code, out, _ = run("unkeep", seeded.editor.id)
+        assert code == 0
+        assert "No longer kept" not in out
+        assert out == f"Not kept, so nothing changed: {seeded.editor.id}.\n"
+        assert run("keep", seeded.editor.id)[1] == "Kept forever: 1 capture.\n"
+        assert run("keep", seeded.editor.id)[1] == f"Already kept: {seeded.editor.id}.\n"
+        assert run("unkeep", seeded.editor.id)[1] == "No longer kept: 1 capture.\n"
+
+    def test_doctor_counts_one_capture_as_one_capture(self, home: Path) -> None:
+        from noru.store import NewImage, Store
+        from tests.history_data import png
+
+        with Store.open(home) as store:
+            store.add_capture([NewImage(png(64, 48), 64, 48)], origin="user")
+        _, out, _ = run("doctor")
+        assert "history: 1 capture\n" in out
+
+    def test_the_console_asks_to_delete_one_capture_as_one(self) -> None:
+        from noru.console.pages import delete_range_page
+
+        one = delete_range_page(since="2026-08-12T14:00", before="2026-08-12T15:00", count=1)
+        assert "these 1" not in one and "1 captures" not in one
+        assert "Delete it, its text and its files" in one
+        two = delete_range_page(since="2026-08-12T14:00", before="2026-08-12T15:00", count=2)
+        assert "Delete these 2, their text and their files" in two

@@ -213,7 +213,9 @@ def log_command(
 
     fmt = chosen_format(formats)
     chosen: list[dict[str, Any]] = []
+    shown = total = 0
     for entry in accesslog.read(data_dir()):
+        total += 1
         try:
             at = parse_utc(str(entry.get("at")))
         except ValueError:
@@ -225,6 +227,7 @@ def log_command(
         served = [c for c in entry.get("captures") or () if isinstance(c, dict)]
         if capture_id is not None and not any(c.get("id") == capture_id for c in served):
             continue
+        shown += 1
         if fmt is not None:
             chosen.append(entry)
             continue
@@ -248,6 +251,12 @@ def log_command(
             line += " (content shape)"
         line += f": {caps}" if caps else ""
         click.echo(f"{line}  [{entry.get('bytes')} bytes]")
+    if fmt is None and not shown:
+        filtered = since is not None or client is not None or capture_id is not None
+        if total and filtered:
+            click.echo(f"No read matches ({total} in the log).")
+        else:
+            click.echo("Nothing logged yet: no agent has read anything from Noru.")
     if fmt is not None:
         from dataclasses import fields
 

@@ -327,34 +327,52 @@ def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
         raise click.ClickException(f"not found: {', '.join(missing)}")
 
 
+def _set_kept(capture_ids: Sequence[str], *, kept: bool) -> None:
+    """Keep captures or let them go, saying what changed: a capture already
+    so is named apart, never counted as changed."""
+    from noru.store import Store
+
+    changed, unchanged, missing = [], [], []
+    with Store.open(ensure_data_dir()) as store:
+        for capture_id in dict.fromkeys(capture_ids):
+            record = store.get(capture_id)
+            if record is None:
+                missing.append(capture_id)
+            elif record.kept == kept:
+                unchanged.append(capture_id)
+            elif store.set_kept(capture_id, kept):
+                changed.append(capture_id)
+            else:  # deleted meanwhile
+                missing.append(capture_id)
+    if changed or not (unchanged or missing):
+        done = "Kept forever" if kept else "No longer kept"
+        click.echo(f"{done}: {plural(len(changed), 'capture')}.")
+    if unchanged:
+        already = "Already kept" if kept else "Not kept, so nothing changed"
+        click.echo(f"{already}: {', '.join(unchanged)}.")
+    if missing:
+        raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
 @main.command()
 @click.argument("capture_ids", metavar="[ID]...", nargs=-1, type=CaptureId())
 def keep(capture_ids: tuple[str, ...]) -> None:
     """Keep captures forever: pruning passes them by. Without IDs, list the kept ones."""
     from noru.store import Store
 
-    with Store.open(ensure_data_dir()) as store:
-        if not capture_ids:
+    if not capture_ids:
+        with Store.open(ensure_data_dir()) as store:
             for capture_id in store.kept_ids():
                 click.echo(capture_id)
-            return
-        missing = [c for c in dict.fromkeys(capture_ids) if not store.set_kept(c, True)]
-    click.echo(f"Kept forever: {plural(len(set(capture_ids)) - len(missing), 'capture')}.")
-    if missing:
-        raise click.ClickException(f"not found: {', '.join(missing)}")
+        return
+    _set_kept(capture_ids, kept=True)
 
 
 @main.command()
 @click.argument("capture_ids", metavar="ID...", nargs=-1, required=True, type=CaptureId())
 def unkeep(capture_ids: tuple[str, ...]) -> None:
     """Let kept captures go again: pruning may then delete them by age or budget."""
-    from noru.store import Store
-
-    with Store.open(ensure_data_dir()) as store:
-        missing = [c for c in dict.fromkeys(capture_ids) if not store.set_kept(c, False)]
-    click.echo(f"No longer kept: {plural(len(set(capture_ids)) - len(missing), 'capture')}.")
-    if missing:
-        raise click.ClickException(f"not found: {', '.join(missing)}")
+    _set_kept(capture_ids, kept=False)
 
 
 @main.command()
