@@ -285,3 +285,63 @@ class TestCountsInWords:
         assert "Delete it, its text and its files" in one
         two = delete_range_page(since="2026-08-12T14:00", before="2026-08-12T15:00", count=2)
         assert "Delete these 2, their text and their files" in two
+
+
+@pytest.fixture
+def opener(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """The chosen seam: an `xdg-open` first on PATH that records its argument
+    (a real one would start a viewer or a browser on this machine)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    said = tmp_path / "xdg-open.said"
+    script = folder / "xdg-open"
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> {said}\n')
+    script.chmod(0o755)
+    return {**os.environ, "PATH": f"{folder}:{os.environ['PATH']}"}, said
+
+
+class TestOpen:
+    def test_open_hands_the_capture_s_image_file_to_xdg_open(
+        self, seeded: Seeded, home: Path, opener: tuple[dict[str, str], Path]
+    ) -> None:
+        env, said = opener
+        done = subprocess.run(
+            [*noru_command(), "open", seeded.editor.id],
+            env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        (opened,) = said.read_text().splitlines()
+        assert Path(opened).is_file() and Path(opened).is_relative_to(home / "images")
+        assert done.stdout.strip() == opened
+
+    def test_open_of_a_capture_not_in_history_says_so(self, seeded: Seeded) -> None:
+        code, _, err = run("open", "capture_2020-01-01_000000")
+        assert code == 1 and "no capture capture_2020-01-01_000000" in err
+
+    def test_open_console_leads_to_the_capture_s_page(
+        self, seeded: Seeded, opener: tuple[dict[str, str], Path]
+    ) -> None:
+        import time
+        from http.cookiejar import CookieJar
+        from urllib.parse import urlsplit
+        from urllib.request import HTTPCookieProcessor, build_opener
+
+        from tests.processes import START_TIMEOUT, stop
+
+        env, said = opener
+        console = subprocess.Popen(
+            [*noru_command(), "open", "--console", seeded.editor.id],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + START_TIMEOUT
+            while not said.exists() and console.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            (url,) = said.read_text().splitlines()
+            browser = build_opener(HTTPCookieProcessor(CookieJar()))  # follows the redirect
+            with browser.open(url, timeout=30) as page:
+                assert page.status == 200
+                assert urlsplit(page.url).path == f"/capture/{seeded.editor.id}"
+                assert "the failing build" in page.read().decode()
+        finally:
+            stop(console)

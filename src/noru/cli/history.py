@@ -292,6 +292,57 @@ def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
         click.echo(line)
 
 
+def _xdg_open(target: str) -> None:
+    """Hand ``target`` (a file or a URL) to the desktop's opener, xdg-open."""
+    import shutil
+    import subprocess
+
+    opener = shutil.which("xdg-open")
+    if opener is None:
+        raise click.ClickException(
+            f"cannot open {target}: xdg-open is not installed (Debian: apt install xdg-utils)"
+        )
+    # Detached: the viewer outlives this command, and its words are not ours.
+    done = subprocess.run(
+        [opener, target], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False
+    )
+    if done.returncode != 0:
+        raise click.ClickException(
+            f"xdg-open could not open {target} (status {done.returncode}): no viewer is"
+            " set for it, or no display to show it on"
+        )
+
+
+@main.command(name="open")
+@click.argument("capture_id", metavar="ID", type=CaptureId())
+@click.option("--image", type=click.IntRange(1, 64), default=1, help="Which image (from 1).")
+@click.option(
+    "--console",
+    "in_console",
+    is_flag=True,
+    help="Open its page in the web console instead (serves the console until Ctrl-C).",
+)
+def open_cmd(capture_id: str, image: int, in_console: bool) -> None:
+    """Open a capture's image in your image viewer (xdg-open), or its console page."""
+    with history() as reader:
+        record = reader.get(capture_id)
+        if record is None:
+            raise click.ClickException(f"no capture {capture_id}")
+        if image > len(record.images):
+            raise click.BadParameter(
+                f"{capture_id} has {plural(len(record.images), 'image')}", param_hint="'--image'"
+            )
+        path = reader.image_file(record.images[image - 1])
+    if in_console:
+        if image != 1:
+            raise click.UsageError("--image goes with the image, not with --console")
+        from noru.console import run_console
+
+        sys.exit(run_console(ensure_data_dir(), opener=_xdg_open, capture=capture_id))
+    _xdg_open(str(path))
+    click.echo(path)
+
+
 @main.command()
 @click.argument("capture_id", metavar="ID", type=CaptureId())
 @click.argument("text")

@@ -153,7 +153,14 @@ def create_app(home: Path, keys: Keys) -> Starlette:
                 ),
                 403,
             )
-        response = RedirectResponse("/", status_code=303)
+        # Where the link leads after signing in: one capture's page (`noru open
+        # --console ID`), never another site.
+        wanted = request.query_params.get("capture", "")
+        try:
+            landing = f"/capture/{check_id(wanted)}" if wanted else "/"
+        except ValueError:
+            landing = "/"
+        response = RedirectResponse(landing, status_code=303)
         response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/")
         return response
 
