@@ -345,3 +345,31 @@ class TestOpen:
                 assert "the failing build" in page.read().decode()
         finally:
             stop(console)
+
+
+class TestDeleteARange:
+    def test_a_range_is_counted_confirmed_and_deleted_as_in_the_console(
+        self, seeded: Seeded, home: Path
+    ) -> None:
+        code, out, _ = run("delete", "--since", "1h", input="y\n")
+        assert code == 0, out
+        assert "2 captures taken from " in out and "Delete them, their text" in out
+        assert out.endswith("Deleted 2 captures.\n")
+        _, out, _ = run("list", "--json")
+        assert [r["id"] for r in json.loads(out)] == [seeded.editor.id]
+        assert not any((home / "images").rglob(f"{seeded.terminal.id}*"))
+
+    def test_a_range_declined_deletes_nothing(self, seeded: Seeded) -> None:
+        code, _, _ = run("delete", "--since", "1h", "--before", "10m", input="n\n")
+        assert code == 1
+        assert len(json.loads(run("list", "--json")[1])) == 3
+
+    def test_one_capture_in_a_range_is_asked_about_as_one(self, seeded: Seeded) -> None:
+        code, out, _ = run("delete", "--since", "1h", "--before", "10m", input="y\n")
+        assert code == 0
+        assert "1 capture taken from " in out and "Delete it, its text and its file?" in out
+        assert out.endswith("Deleted 1 capture.\n")
+
+    def test_ids_and_a_range_together_are_a_usage_error(self, seeded: Seeded) -> None:
+        code, _, err = run("delete", seeded.editor.id, "--since", "1h", "--yes")
+        assert code == 2 and "not both" in err

@@ -359,12 +359,26 @@ def note(capture_id: str, text: str) -> None:
 
 
 @main.command()
-@click.argument("capture_ids", metavar="ID...", nargs=-1, required=True, type=CaptureId())
+@click.argument("capture_ids", metavar="[ID]...", nargs=-1, type=CaptureId())
+@click.option(
+    "--since", type=Moment(), help="Every capture at or after WHEN (30m, 2h, 1d, a date-time)."
+)
+@click.option("--before", type=Moment(), help="With --since: before WHEN (default: now).")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
-    """Delete captures: their rows and their image files."""
+def delete(
+    capture_ids: tuple[str, ...], since: datetime | None, before: datetime | None, yes: bool
+) -> None:
+    """Delete captures: their rows and their image files. Name them by ID, or
+    a time range with --since (and --before): its count is shown to confirm."""
     from noru.store import Store
 
+    if capture_ids and (since is not None or before is not None):
+        raise click.UsageError("name captures by ID, or a time range with --since, not both")
+    if not capture_ids:
+        if since is None:
+            raise click.UsageError("name captures by ID, or a time range with --since")
+        _delete_range(since, before, yes=yes)
+        return
     ids = list(dict.fromkeys(capture_ids))
     if not yes:
         click.confirm(f"Delete {plural(len(ids), 'capture')} and their files?", abort=True)
@@ -376,6 +390,37 @@ def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
     click.echo(f"Deleted {plural(len(ids) - len(missing), 'capture')}.")
     if missing:
         raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
+def _delete_range(since: datetime, before: datetime | None, *, yes: bool) -> None:
+    """As the console deletes a range: count, confirm that count, and delete
+    only if it is still the count (kept captures too: the person chose the range)."""
+    from noru.store import Filters, Store
+
+    end = before or now()
+    if since >= end:
+        raise click.BadParameter("must be earlier than --before (or now)", param_hint="'--since'")
+    window = Filters(since=since, before=end)
+    home = ensure_data_dir()
+    with Store.open(home) as store:
+        count = store.count_matching(window)
+    span = f"from {since.astimezone():%Y-%m-%d %H:%M:%S} to {end.astimezone():%Y-%m-%d %H:%M:%S}"
+    if count == 0:
+        click.echo(f"No capture was taken {span} (local time): nothing to delete.")
+        return
+    if not yes:
+        them = "it, its text and its file" if count == 1 else "them, their text and their files"
+        click.confirm(
+            f"{plural(count, 'capture')} taken {span} (local time). Delete {them}?", abort=True
+        )
+    with Store.open(home) as store:
+        gone = store.delete_matching(window, expected=count)
+    if gone is None:
+        raise click.ClickException(
+            "the range changed since it was counted (a capture came or went): nothing deleted;"
+            " run the command again"
+        )
+    click.echo(f"Deleted {plural(len(gone), 'capture')}.")
 
 
 def _set_kept(capture_ids: Sequence[str], *, kept: bool) -> None:
