@@ -373,3 +373,39 @@ class TestDeleteARange:
     def test_ids_and_a_range_together_are_a_usage_error(self, seeded: Seeded) -> None:
         code, _, err = run("delete", seeded.editor.id, "--since", "1h", "--yes")
         assert code == 2 and "not both" in err
+
+
+def test_app_without_a_display_exits_1_with_a_sentence(home: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    done = subprocess.run(
+        [*noru_command(), "app"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert "no display to capture: neither $DISPLAY nor $WAYLAND_DISPLAY is set" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_mcp_on_a_terminal_says_in_one_line_what_it_waits_for(home: Path) -> None:
+    from tests.processes import read_line, stop
+
+    parent, child = os.openpty()  # stdin a terminal, as when a person types `noru mcp`
+    server = subprocess.Popen(
+        [*noru_command(), "mcp"], stdin=child, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    os.close(child)
+    try:
+        assert server.stderr is not None
+        hint = read_line(server, server.stderr, "noru mcp's hint")
+        assert hint.startswith("noru mcp: waiting for an MCP client's JSON-RPC on stdin")
+        assert "noru config CLIENT" in hint and "Ctrl-D" in hint
+    finally:
+        os.close(parent)
+        stop(server)
+
+
+def test_mcp_from_a_client_says_nothing_on_stderr(home: Path) -> None:
+    done = subprocess.run(
+        [*noru_command(), "mcp"], input="", capture_output=True, text=True, timeout=60
+    )
+    assert done.stderr == ""

@@ -54,6 +54,13 @@ def mcp(listen: str | None) -> None:
     if listen is None:
         from noru.mcp.transports.stdio import run_stdio
 
+        if sys.stdin.isatty():  # a person, not a client: say what this waits for
+            click.echo(
+                "noru mcp: waiting for an MCP client's JSON-RPC on stdin (clients start it"
+                " themselves: see `noru config CLIENT`); Ctrl-D ends it.",
+                err=True,
+            )
+
         run_stdio(data_dir())
         return
     from noru.mcp.transports.http import parse_listen, run_http

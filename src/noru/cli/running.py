@@ -18,7 +18,18 @@ if TYPE_CHECKING:
 @main.command()
 def app() -> None:
     """Run the Noru app: captures, the shortcut, OCR, and live requests from agents."""
+    import os
+
     from noru.app.server import run_app
+
+    # Started outside a desktop session (ssh, a bare tty), it could never capture.
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        raise click.ClickException(
+            "no display to capture: neither $DISPLAY nor $WAYLAND_DISPLAY is set. Start"
+            " `noru app` inside your desktop session (`noru autostart on` does it at login)."
+        )
 
     sys.exit(run_app(ensure_data_dir()))
 
