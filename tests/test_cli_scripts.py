@@ -409,3 +409,35 @@ def test_mcp_from_a_client_says_nothing_on_stderr(home: Path) -> None:
         [*noru_command(), "mcp"], input="", capture_output=True, text=True, timeout=60
     )
     assert done.stderr == ""
+
+
+class TestHelp:
+    def test_help_groups_the_commands_by_job_each_with_an_example(self) -> None:
+        code, out, _ = run("--help")
+        assert code == 0
+        for title in ("Your history:", "What agents may do:", "Connect agents:", "Run Noru:"):
+            assert f"\n{title}\n" in out
+        assert "Other commands" not in out  # every command is in a group
+        assert out.count("e.g. noru ") == len(main.commands)  # type: ignore[attr-defined]
+        assert "..." not in out.split("Your history:", 1)[1]  # no summary cut short
+
+    def test_every_example_in_help_is_a_command_line_noru_accepts(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        import shlex
+
+        import click
+
+        from noru.cli.base import GROUPS
+
+        monkeypatch.setenv("HOME", str(tmp_path))  # the shell expands ~: the folder exists
+        (tmp_path / "Pictures" / "Screenshots").mkdir(parents=True)
+        named = [name for names in GROUPS.values() for name in names]
+        assert sorted(named) == sorted(main.commands)  # type: ignore[attr-defined]
+        for examples in GROUPS.values():
+            for example in examples.values():
+                _, name, *args = [os.path.expanduser(a) for a in shlex.split(example)]
+                command = main.commands[name]  # type: ignore[attr-defined]
+                if isinstance(command, click.Group):
+                    command, args = command.commands[args[0]], args[1:]
+                command.make_context(name, args)  # raises on a wrong option or value

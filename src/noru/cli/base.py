@@ -84,12 +84,80 @@ def closed_pipe() -> NoReturn:
     sys.exit(128 + signal.SIGPIPE)  # the status a shell gives it, where the signal is held
 
 
+# `noru --help`: the commands by job, each with an example (a test checks
+# that every command is in one group and that its example parses).
+GROUPS: dict[str, dict[str, str]] = {
+    "Your history": {
+        "list": "noru list --since 2h --app firefox",
+        "search": 'noru search "connection refused" --json',
+        "show": "noru show --index 1",
+        "open": "noru open capture_2026-08-12_141502",
+        "note": 'noru note capture_2026-08-12_141502 "the failing build"',
+        "delete": "noru delete --since 15m",
+        "keep": "noru keep capture_2026-08-12_141502",
+        "unkeep": "noru unkeep capture_2026-08-12_141502",
+        "import": "noru import ~/Pictures/Screenshots --app Figma",
+        "reocr": "noru reocr --all",
+    },
+    "What agents may do": {
+        "status": "noru status",
+        "allow": "noru allow",
+        "pause": "noru pause",
+        "resume": "noru resume",
+        "revoke": "noru revoke",
+        "exclude": "noru exclude add --app KeePassXC",
+        "redact": "noru redact add --pattern 'ACME-\\d{6}' --kind ticket",
+        "log": "noru log --since 1d --client claude-code",
+    },
+    "Connect agents": {
+        "config": "noru config claude-code",
+        "mcp": "noru mcp --http 8765",
+        "token": "noru token show",
+    },
+    "Run Noru": {
+        "app": "noru app",
+        "capture": "noru capture --display 1 --note 'before the upgrade'",
+        "console": "noru console --open",
+        "autostart": "noru autostart on",
+        "doctor": "noru doctor",
+    },
+    "Disk space": {
+        "retention": "noru retention --keep-days 90 --max-disk 20GB",
+        "prune": "noru prune --dry-run",
+    },
+}
+
+
 class NoruGroup(click.Group):
     """Runs a command; what it raises on purpose becomes a message and status 1.
 
     Anything else is a bug: it is named in one line, with how to see its
     traceback (``NORU_DEBUG=1``), never dumped on the person.
     """
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands by job (``GROUPS``), each with its whole summary and an example."""
+        import textwrap
+
+        grouped = {name for names in GROUPS.values() for name in names}
+        others = {"Other commands": {n: "" for n in self.list_commands(ctx) if n not in grouped}}
+        names = self.list_commands(ctx)
+        indent = 2 + max(len(n) for n in names) + 2
+        width = max((formatter.width or 80) - indent, 30)
+        for title, examples in {**GROUPS, **others}.items():
+            lines = []
+            for name, example in examples.items():
+                command = self.get_command(ctx, name)
+                if command is None or command.hidden:
+                    continue
+                summary = textwrap.wrap(command.get_short_help_str(limit=200), width)
+                if example:
+                    summary.append(f"e.g. {example}")
+                lines.append(f"  {name:<{indent - 4}}  {summary[0]}")
+                lines += [" " * indent + line for line in summary[1:]]
+            if lines:
+                formatter.write_paragraph()
+                formatter.write(f"{title}:\n" + "\n".join(lines) + "\n")
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

@@ -1,5 +1,5 @@
-"""The person's history: `noru import`, `list`, `search`, `show`, `note`,
-`delete`, `keep`, `unkeep` and `reocr`."""
+"""The person's history: `noru import`, `list`, `search`, `show`, `open`,
+`note`, `delete`, `keep`, `unkeep` and `reocr`."""
 
 from __future__ import annotations
 
