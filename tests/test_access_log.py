@@ -194,6 +194,6 @@ def test_noru_log_shows_who_read_a_capture_and_agents_cannot_reach_it(home: Path
     assert who.exit_code == 0, who.output
     assert "claude-code 7.1 (memory)  get_capture" in who.output and "cursor" not in who.output
     assert f"{data.editor.id} (pixels)" in who.output
-    as_json = run(main, ["log", "--client", "CURSOR", "--json"]).output.splitlines()
+    as_json = run(main, ["log", "--client", "CURSOR", "--nl"]).output.splitlines()
     assert as_json and all(json.loads(line)["client"] == "cursor" for line in as_json)
     assert run(main, ["log", "--since", "1m"]).output.count("\n") == len(entries(home))

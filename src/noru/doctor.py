@@ -327,7 +327,9 @@ def _data_dir_check(home: Path, config: Config) -> list[Check]:
             )
         else:
             with reader:
-                checks.append(Check("history", True, f"{reader.count()} captures"))
+                count = reader.count()
+                found = f"{count} capture{'' if count == 1 else 's'}"
+                checks.append(Check("history", True, found))
                 checks.append(_disk_check(reader.usage(), config))
                 checks += _agents_index_check(home, config, reader)
     return checks
@@ -349,7 +351,8 @@ def _agents_index_check(home: Path, config: Config, reader: Reader) -> list[Chec
         Check(
             "agents' search index",
             True,
-            f"{waiting} of {reader.count()} captures not indexed yet: the app indexes them"
+            f"{waiting} of {reader.count()} capture{'' if reader.count() == 1 else 's'}"
+            " not indexed yet: the app indexes them"
             " at its start or its next capture (found all the same, more slowly)",
         )
     ]

@@ -29,7 +29,18 @@ from pathlib import Path
 from noru.atomic import replace_text
 from noru.errors import DataDirError
 
-__all__ = ["BUILTIN", "Exclusions", "Rule", "add", "load", "remove", "save", "turn_off"]
+__all__ = [
+    "BUILTIN",
+    "Exclusions",
+    "Rule",
+    "add",
+    "already",
+    "builtin_name",
+    "load",
+    "remove",
+    "save",
+    "turn_off",
+]
 
 FILE = "exclusions.json"
 
@@ -53,6 +64,10 @@ class Rule:
 
     def __str__(self) -> str:
         return f"{self.kind} {self.pattern}"
+
+    def same_as(self, other: Rule) -> bool:
+        """Whether ``other`` excludes the same windows (both match any case)."""
+        return self.kind == other.kind and self.pattern.casefold() == other.pattern.casefold()
 
 
 # Built in and on by default. What they recognise, and what they cannot, is in
@@ -157,10 +172,32 @@ def save(home: Path, rules: Iterable[Rule], builtin_off: Iterable[str]) -> None:
     replace_text(home / FILE, json.dumps(body, indent=1), mode=0o600)
 
 
-def add(home: Path, rule: Rule) -> None:
-    """Add one of the person's rules (the CLI's and the console's one way)."""
+def already(
+    home: Path, rule: Rule, *, apps: Iterable[str] = (), titles: Iterable[str] = ()
+) -> str | None:
+    """The rule in force that excludes what ``rule`` would, in words (whose
+    it is), or None: the person's, the configuration's (``apps``,
+    ``titles``), or a built-in one left on."""
     current = load(home)
+    if any(rule.same_as(r) for r in current.rules):
+        return f"{rule} is one of your exclusions"
+    config = [Rule("app", a) for a in apps] + [Rule("title", t) for t in titles]
+    if any(rule.same_as(r) for r in config):
+        return f"{rule} is excluded by config.toml"
+    for name, builtin in BUILTIN.items():
+        if name not in current.builtin_off and rule.same_as(builtin):
+            return f"{rule} is excluded by the built-in rule {name}"
+    return None
+
+
+def add(home: Path, rule: Rule) -> bool:
+    """Add one of the person's rules (the CLI's and the console's one way);
+    False when they have it already (in any case)."""
+    current = load(home)
+    if any(rule.same_as(r) for r in current.rules):
+        return False
     save(home, [*current.rules, rule], current.builtin_off)
+    return True
 
 
 def remove(home: Path, rule: Rule) -> bool:
@@ -172,10 +209,18 @@ def remove(home: Path, rule: Rule) -> bool:
     return True
 
 
+def builtin_name(name: str) -> str | None:
+    """The built-in rule ``name`` means, in any case (``KeePassXC``), or None."""
+    wanted = name.strip().casefold()
+    return next((known for known in BUILTIN if known.casefold() == wanted), None)
+
+
 def turn_off(home: Path, name: str) -> bool:
-    """Turn a built-in rule off; False when there is no built-in ``name``."""
-    if name not in BUILTIN:
+    """Turn a built-in rule off (named in any case); False when there is no
+    built-in ``name``."""
+    known = builtin_name(name)
+    if known is None:
         return False
     current = load(home)
-    save(home, current.rules, {*current.builtin_off, name})
+    save(home, current.rules, {*current.builtin_off, known})
     return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from noru import access, appwire
 from noru.config import Config, load_config
@@ -23,7 +23,15 @@ from noru.times import format_duration
 if TYPE_CHECKING:
     from noru.store.retention import Usage
 
-__all__ = ["Status", "agent_lines", "describe_disk", "gather", "person_lines", "text_wait"]
+__all__ = [
+    "Status",
+    "agent_lines",
+    "describe_disk",
+    "gather",
+    "person_fields",
+    "person_lines",
+    "text_wait",
+]
 
 
 @dataclass(frozen=True)
@@ -206,3 +214,33 @@ def person_lines(status: Status) -> list[str]:
     lines += [f"Warning: config.toml: {problem}" for problem in status.config_problems]
     lines.append(f"Data dir: {status.home}")
     return lines
+
+
+def person_fields(status: Status) -> dict[str, Any]:
+    """``noru status --json``: what ``person_lines`` says, as data (docs/cli.md).
+    A fact the app alone knows is None while it is not running."""
+    allowed, why = status.live_now
+    app = status.app
+    return {
+        "app_running": app is not None,
+        "app_problem": status.app_problem,
+        "authorized": status.state.authorized and not status.state.revoked,
+        "paused": status.state.paused,
+        "revoked": status.state.revoked,
+        "live_requests": "allowed" if allowed else "refused",
+        "live_reason": why,
+        "history": "readable" if status.history_access.allowed else "blocked",
+        "history_reason": status.history_access.reason,
+        "screen_access": str(app.screen.state) if app else None,
+        "screen_detail": app.screen.detail if app else None,
+        "ocr_engine": str(app.ocr) if app else None,
+        "hotkey": str(app.hotkey) if app else None,
+        "captures": status.captures,
+        "captures_problem": status.captures_problem,
+        "handoff_window_seconds": status.handoff_window,
+        "redaction": status.redaction,
+        "access_damaged": status.state.damaged or None,
+        "disk": list(status.disk),
+        "config_problems": list(status.config_problems),
+        "data_dir": str(status.home),
+    }

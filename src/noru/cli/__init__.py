@@ -1,11 +1,13 @@
 """The `noru` command: a thin click layer over the library, one module per job.
 
-- ``base``: the group (``main``), its one error seam, typed options, the
-  history filters and small helpers every command shares.
+- ``base``: the group (``main``), its one error seam, its help (the commands
+  by job, each with an example), typed options, the history filters and
+  small helpers every command shares.
+- ``output``: ``--json``, ``--nl`` and ``--csv`` for scripts.
 - ``agents``: `noru mcp`, `noru config`, `noru log`.
 - ``controls``: `noru allow`, `pause`, `resume`, `revoke`, `status`, `exclude`.
 - ``redaction``: `noru redact add`, `remove`, `allow`, `list`.
-- ``history``: `noru import`, `list`, `search`, `show`, `note`, `delete`,
+- ``history``: `noru import`, `list`, `search`, `show`, `open`, `note`, `delete`,
   `keep`, `unkeep`, `reocr`.
 - ``retention``: `noru retention`, `noru prune`.
 - ``running``: `noru app`, `capture`, `console`, `autostart`, `doctor`.

@@ -9,10 +9,12 @@ import os
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
 from noru.cli.base import CaptureId, Moment, checked_home, main, quote
+from noru.cli.output import chosen_format, emit, output_options
 from noru.connect import CLIENTS, snippet
 from noru.paths import data_dir, noru_executable
 
@@ -51,6 +53,13 @@ def mcp(listen: str | None) -> None:
     """
     if listen is None:
         from noru.mcp.transports.stdio import run_stdio
+
+        if sys.stdin.isatty():  # a person, not a client: say what this waits for
+            click.echo(
+                "noru mcp: waiting for an MCP client's JSON-RPC on stdin (clients start it"
+                " themselves: see `noru config CLIENT`); Ctrl-D ends it.",
+                err=True,
+            )
 
         run_stdio(data_dir())
         return
@@ -197,18 +206,23 @@ def token_rotate() -> None:
 @click.option(
     "--capture", "capture_id", type=CaptureId(), help="Only reads that served this capture."
 )
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per line, as recorded.")
+@output_options
 def log_command(
-    since: datetime | None, client: str | None, capture_id: str | None, as_json: bool
+    since: datetime | None, client: str | None, capture_id: str | None, **formats: bool
 ) -> None:
     """What agents read: every tool call and resource read, newest last; and
-    the requests `noru mcp --http` refused for want of the token."""
-    import json
+    the requests `noru mcp --http` refused for want of the token.
 
+    Each entry as recorded with --json (one array) or --nl (one a line).
+    """
     from noru import accesslog
     from noru.times import parse_utc
 
+    fmt = chosen_format(formats)
+    chosen: list[dict[str, Any]] = []
+    shown = total = 0
     for entry in accesslog.read(data_dir()):
+        total += 1
         try:
             at = parse_utc(str(entry.get("at")))
         except ValueError:
@@ -220,8 +234,9 @@ def log_command(
         served = [c for c in entry.get("captures") or () if isinstance(c, dict)]
         if capture_id is not None and not any(c.get("id") == capture_id for c in served):
             continue
-        if as_json:
-            click.echo(json.dumps(entry, ensure_ascii=False))
+        shown += 1
+        if fmt is not None:
+            chosen.append(entry)
             continue
         refused = accesslog.describe_refused(entry)
         if refused is not None:
@@ -243,3 +258,15 @@ def log_command(
             line += " (content shape)"
         line += f": {caps}" if caps else ""
         click.echo(f"{line}  [{entry.get('bytes')} bytes]")
+    if fmt is None and not shown:
+        filtered = since is not None or client is not None or capture_id is not None
+        if total and filtered:
+            click.echo(f"No read matches ({total} in the log).")
+        else:
+            click.echo("Nothing logged yet: no agent has read anything from Noru.")
+    if fmt is not None:
+        from dataclasses import fields
+
+        # The entries as recorded: --nl prints what `--json` printed before.
+        columns = [f.name for f in fields(accesslog.Entry)] + ["refused"]
+        emit(chosen, fmt, columns=columns)

@@ -11,15 +11,20 @@ options, the history filters, and small helpers.
   name the option a bad value was given to.
 - Every command that loads the configuration prints its problems on stderr
   (``noted_config``).
+- A reader that goes away (``noru log --json | head -2``) ends the command
+  quietly, as it ends the usual Unix tools: by SIGPIPE (``closed_pipe``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -37,6 +42,7 @@ __all__ = [
     "NonEmpty",
     "NoruGroup",
     "checked_home",
+    "closed_pipe",
     "filter_flags",
     "filter_options",
     "filters_from",
@@ -65,6 +71,63 @@ def _message(exc: NoruError) -> str:
     return str(exc)
 
 
+def closed_pipe() -> NoReturn:
+    """Stdout's reader is gone (``noru show ID | true``): nothing more can be
+    said, so end at once and silently, killed by SIGPIPE as ``seq`` or
+    ``cat`` would be, rather than with an error and status 1."""
+    # What is still buffered has nowhere to go: let the last flush drop it.
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    # Python ignores SIGPIPE (a write then fails instead); this one end takes it back.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
+    sys.exit(128 + signal.SIGPIPE)  # the status a shell gives it, where the signal is held
+
+
+# `noru --help`: the commands by job, each with an example (a test checks
+# that every command is in one group and that its example parses).
+GROUPS: dict[str, dict[str, str]] = {
+    "Your history": {
+        "list": "noru list --since 2h --app firefox",
+        "search": 'noru search "connection refused" --json',
+        "show": "noru show --index 1",
+        "open": "noru open capture_2026-08-12_141502",
+        "note": 'noru note capture_2026-08-12_141502 "the failing build"',
+        "delete": "noru delete --since 15m",
+        "keep": "noru keep capture_2026-08-12_141502",
+        "unkeep": "noru unkeep capture_2026-08-12_141502",
+        "import": "noru import ~/Pictures/Screenshots --app Figma",
+        "reocr": "noru reocr --all",
+    },
+    "What agents may do": {
+        "status": "noru status",
+        "allow": "noru allow",
+        "pause": "noru pause",
+        "resume": "noru resume",
+        "revoke": "noru revoke",
+        "exclude": "noru exclude add --app KeePassXC",
+        "redact": "noru redact add --pattern 'ACME-\\d{6}' --kind ticket",
+        "log": "noru log --since 1d --client claude-code",
+    },
+    "Connect agents": {
+        "config": "noru config claude-code",
+        "mcp": "noru mcp --http 8765",
+        "token": "noru token show",
+    },
+    "Run Noru": {
+        "app": "noru app",
+        "capture": "noru capture --display 1 --note 'before the upgrade'",
+        "console": "noru console --open",
+        "autostart": "noru autostart on",
+        "doctor": "noru doctor",
+    },
+    "Disk space": {
+        "retention": "noru retention --keep-days 90 --max-disk 20GB",
+        "prune": "noru prune --dry-run",
+    },
+}
+
+
 class NoruGroup(click.Group):
     """Runs a command; what it raises on purpose becomes a message and status 1.
 
@@ -72,11 +135,39 @@ class NoruGroup(click.Group):
     traceback (``NORU_DEBUG=1``), never dumped on the person.
     """
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands by job (``GROUPS``), each with its whole summary and an example."""
+        import textwrap
+
+        grouped = {name for names in GROUPS.values() for name in names}
+        others = {"Other commands": {n: "" for n in self.list_commands(ctx) if n not in grouped}}
+        names = self.list_commands(ctx)
+        indent = 2 + max(len(n) for n in names) + 2
+        width = max((formatter.width or 80) - indent, 30)
+        for title, examples in {**GROUPS, **others}.items():
+            lines = []
+            for name, example in examples.items():
+                command = self.get_command(ctx, name)
+                if command is None or command.hidden:
+                    continue
+                summary = textwrap.wrap(command.get_short_help_str(limit=200), width)
+                if example:
+                    summary.append(f"e.g. {example}")
+                lines.append(f"  {name:<{indent - 4}}  {summary[0]}")
+                lines += [" " * indent + line for line in summary[1:]]
+            if lines:
+                formatter.write_paragraph()
+                formatter.write(f"{title}:\n" + "\n".join(lines) + "\n")
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            done = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe is found here, not at the interpreter's exit
+            return done
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:
+            closed_pipe()
         except NoruError as exc:
             raise click.ClickException(_message(exc)) from None
         except OSError as exc:  # the system's words: a full disk, a folder not ours

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from noru.cli.base import checked_home, main
+from noru.cli.output import chosen_format, emit, output_options
 from noru.paths import data_dir, ensure_data_dir
 
 if TYPE_CHECKING:
@@ -62,9 +63,16 @@ def _exclusion_rule(app: str | None, title: str | None) -> Rule:
 def exclude_add(app: str | None, title: str | None) -> None:
     """Never capture these windows (painted black in a display capture)."""
     from noru import exclusions
+    from noru.config import load_config
 
     rule = _exclusion_rule(app, title)
-    exclusions.add(ensure_data_dir(), rule)
+    home = ensure_data_dir()
+    config = load_config(home)
+    found = exclusions.already(home, rule, apps=config.exclude_apps, titles=config.exclude_titles)
+    if found is not None or not exclusions.add(home, rule):
+        raise click.ClickException(
+            f"already excluded: {found or rule} (see `noru exclude list`); nothing changed"
+        )
     click.echo(f"Excluded: {rule}. Captures from now on leave it out.")
 
 
@@ -80,10 +88,11 @@ def exclude_remove(app: str | None, title: str | None, builtin: str | None) -> N
     if builtin is not None:
         if app is not None or title is not None:
             raise click.UsageError("name --builtin alone")
-        if not exclusions.turn_off(home, builtin):
+        name = exclusions.builtin_name(builtin)
+        if name is None or not exclusions.turn_off(home, name):
             known = ", ".join(exclusions.BUILTIN)
             raise click.BadParameter(f"no built-in rule {builtin!r} (known: {known})")
-        click.echo(f"Built-in exclusion {builtin} turned off.")
+        click.echo(f"Built-in exclusion {name} turned off.")
         return
     rule = _exclusion_rule(app, title)
     if not exclusions.remove(home, rule):
@@ -136,9 +145,15 @@ def revoke() -> None:
 
 
 @main.command()
-def status() -> None:
+@output_options
+def status(**formats: bool) -> None:
     """Show what agents may do now, and why."""
     from noru import status as noru_status
 
-    for line in noru_status.person_lines(noru_status.gather(checked_home(), disk=True)):
+    fmt = chosen_format(formats)
+    gathered = noru_status.gather(checked_home(), disk=True)
+    if fmt is not None:
+        emit([noru_status.person_fields(gathered)], fmt)
+        return
+    for line in noru_status.person_lines(gathered):
         click.echo(line)

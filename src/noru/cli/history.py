@@ -1,5 +1,5 @@
-"""The person's history: `noru import`, `list`, `search`, `show`, `note`,
-`delete`, `keep`, `unkeep` and `reocr`."""
+"""The person's history: `noru import`, `list`, `search`, `show`, `open`,
+`note`, `delete`, `keep`, `unkeep` and `reocr`."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from noru.cli.base import (
     plural,
     quote,
 )
+from noru.cli.output import chosen_format, emit, output_options
 from noru.paths import ensure_data_dir
 
 if TYPE_CHECKING:
@@ -131,10 +132,25 @@ def _page(
     title: str,
     nothing: str,
     again: list[str],
+    fmt: str | None,
+    searched: bool = False,
 ) -> None:
-    """Print one page of rows for the person, with how to see the next one."""
-    from noru.present.person import rows_text
+    """Print one page of rows for the person (or as data in ``fmt``), with how
+    to see the next one."""
+    from noru.present.person import HIT_FIELDS, ROW_FIELDS, hit_fields, row_fields, rows_text
+    from noru.store import SearchHit
 
+    if fmt is not None:
+        # The data on stdout, whatever it holds; the words about it on stderr.
+        records = [hit_fields(r) if isinstance(r, SearchHit) else row_fields(r) for r in rows]
+        emit(records, fmt, columns=HIT_FIELDS if searched else ROW_FIELDS)
+        if total == 0:
+            click.echo("History is empty: take a capture or `noru import` some.", err=True)
+        elif not rows and cursor is None:
+            click.echo(nothing, err=True)
+        if next_cursor:
+            click.echo(f"More: {' '.join([*again, f'--{fmt}', '--cursor', next_cursor])}", err=True)
+        sys.exit(1 if not rows and cursor is None else 0)
     if total == 0:
         raise click.ClickException("history is empty: take a capture or `noru import` some")
     if not rows:
@@ -159,8 +175,10 @@ def _page(
 )
 @click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
 @click.option("--cursor", help="Continue a list where the previous page ended.")
+@output_options
 def list_cmd(order: str, limit: int, cursor: str | None, **filtered: Any) -> None:
     """List captures in history, newest first, one row each."""
+    fmt = chosen_format(filtered)
     filters = filters_from(filtered)
     with history() as reader:
         try:
@@ -185,6 +203,7 @@ def list_cmd(order: str, limit: int, cursor: str | None, **filtered: Any) -> Non
         title=title + ":",
         nothing=f"No capture matches{where} ({total} in history).",
         again=[*again, *filter_flags(filters)],
+        fmt=fmt,
     )
 
 
@@ -193,6 +212,7 @@ def list_cmd(order: str, limit: int, cursor: str | None, **filtered: Any) -> Non
 @filter_options
 @click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
 @click.option("--cursor", help="Continue a search where the previous page ended.")
+@output_options
 def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
     """Search the on-screen text, accessibility text and notes of your captures.
 
@@ -200,6 +220,7 @@ def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
     """
     from noru.store import fts_query
 
+    fmt = chosen_format(filtered)
     if fts_query(query) is None:
         raise click.BadParameter(
             "give at least one word to search for" if not query.strip() else "has no words in it",
@@ -222,6 +243,8 @@ def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
         title=f"Matches for {query!r}{where}, best first:",
         nothing=f"Nothing found for {query!r}{where}.",
         again=[*again, *filter_flags(filters)],
+        fmt=fmt,
+        searched=True,
     )
 
 
@@ -231,13 +254,15 @@ def search(query: str, limit: int, cursor: str | None, **filtered: Any) -> None:
     "--index", type=click.IntRange(1, 1_000_000), help="1 = the most recent (after filters)."
 )
 @filter_options
+@output_options
 def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
     """Show one capture: its facts, text, note, and where its image files are.
 
     Name it by ID, by --index, or by filters alone (the newest match).
     """
-    from noru.present.person import capture_lines
+    from noru.present.person import CAPTURE_FIELDS, capture_fields, capture_lines
 
+    fmt = chosen_format(filtered)
     filters = filters_from(filtered)
     if capture_id is not None and (index is not None or not filters.empty):
         raise click.UsageError("name a capture by ID, or by --index and filters, not both")
@@ -250,6 +275,9 @@ def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
             missing = f"no capture{_described(filters)}" + (f" at index {index}" if index else "")
         if record is None:
             raise click.ClickException(missing)
+        if fmt is not None:
+            emit([capture_fields(record, files=reader)], fmt, columns=CAPTURE_FIELDS)
+            return
         waiting = None
         if record.ocr_state == "pending":
             from noru.status import text_wait
@@ -262,6 +290,57 @@ def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
         lines = capture_lines(record, now=now(), files=reader, waiting=waiting, policy=in_force)
     for line in lines:
         click.echo(line)
+
+
+def _xdg_open(target: str) -> None:
+    """Hand ``target`` (a file or a URL) to the desktop's opener, xdg-open."""
+    import shutil
+    import subprocess
+
+    opener = shutil.which("xdg-open")
+    if opener is None:
+        raise click.ClickException(
+            f"cannot open {target}: xdg-open is not installed (Debian: apt install xdg-utils)"
+        )
+    # Detached: the viewer outlives this command, and its words are not ours.
+    done = subprocess.run(
+        [opener, target], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False
+    )
+    if done.returncode != 0:
+        raise click.ClickException(
+            f"xdg-open could not open {target} (status {done.returncode}): no viewer is"
+            " set for it, or no display to show it on"
+        )
+
+
+@main.command(name="open")
+@click.argument("capture_id", metavar="ID", type=CaptureId())
+@click.option("--image", type=click.IntRange(1, 64), default=1, help="Which image (from 1).")
+@click.option(
+    "--console",
+    "in_console",
+    is_flag=True,
+    help="Open its page in the web console instead (serves the console until Ctrl-C).",
+)
+def open_cmd(capture_id: str, image: int, in_console: bool) -> None:
+    """Open a capture's image in your image viewer (xdg-open), or its console page."""
+    with history() as reader:
+        record = reader.get(capture_id)
+        if record is None:
+            raise click.ClickException(f"no capture {capture_id}")
+        if image > len(record.images):
+            raise click.BadParameter(
+                f"{capture_id} has {plural(len(record.images), 'image')}", param_hint="'--image'"
+            )
+        path = reader.image_file(record.images[image - 1])
+    if in_console:
+        if image != 1:
+            raise click.UsageError("--image goes with the image, not with --console")
+        from noru.console import run_console
+
+        sys.exit(run_console(ensure_data_dir(), opener=_xdg_open, capture=capture_id))
+    _xdg_open(str(path))
+    click.echo(path)
 
 
 @main.command()
@@ -280,12 +359,26 @@ def note(capture_id: str, text: str) -> None:
 
 
 @main.command()
-@click.argument("capture_ids", metavar="ID...", nargs=-1, required=True, type=CaptureId())
+@click.argument("capture_ids", metavar="[ID]...", nargs=-1, type=CaptureId())
+@click.option(
+    "--since", type=Moment(), help="Every capture at or after WHEN (30m, 2h, 1d, a date-time)."
+)
+@click.option("--before", type=Moment(), help="With --since: before WHEN (default: now).")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
-    """Delete captures: their rows and their image files."""
+def delete(
+    capture_ids: tuple[str, ...], since: datetime | None, before: datetime | None, yes: bool
+) -> None:
+    """Delete captures: their rows and their image files. Name them by ID, or
+    a time range with --since (and --before): its count is shown to confirm."""
     from noru.store import Store
 
+    if capture_ids and (since is not None or before is not None):
+        raise click.UsageError("name captures by ID, or a time range with --since, not both")
+    if not capture_ids:
+        if since is None:
+            raise click.UsageError("name captures by ID, or a time range with --since")
+        _delete_range(since, before, yes=yes)
+        return
     ids = list(dict.fromkeys(capture_ids))
     if not yes:
         click.confirm(f"Delete {plural(len(ids), 'capture')} and their files?", abort=True)
@@ -299,34 +392,83 @@ def delete(capture_ids: tuple[str, ...], yes: bool) -> None:
         raise click.ClickException(f"not found: {', '.join(missing)}")
 
 
+def _delete_range(since: datetime, before: datetime | None, *, yes: bool) -> None:
+    """As the console deletes a range: count, confirm that count, and delete
+    only if it is still the count (kept captures too: the person chose the range)."""
+    from noru.store import Filters, Store
+
+    end = before or now()
+    if since >= end:
+        raise click.BadParameter("must be earlier than --before (or now)", param_hint="'--since'")
+    window = Filters(since=since, before=end)
+    home = ensure_data_dir()
+    with Store.open(home) as store:
+        count = store.count_matching(window)
+    span = f"from {since.astimezone():%Y-%m-%d %H:%M:%S} to {end.astimezone():%Y-%m-%d %H:%M:%S}"
+    if count == 0:
+        click.echo(f"No capture was taken {span} (local time): nothing to delete.")
+        return
+    if not yes:
+        them = "it, its text and its file" if count == 1 else "them, their text and their files"
+        click.confirm(
+            f"{plural(count, 'capture')} taken {span} (local time). Delete {them}?", abort=True
+        )
+    with Store.open(home) as store:
+        gone = store.delete_matching(window, expected=count)
+    if gone is None:
+        raise click.ClickException(
+            "the range changed since it was counted (a capture came or went): nothing deleted;"
+            " run the command again"
+        )
+    click.echo(f"Deleted {plural(len(gone), 'capture')}.")
+
+
+def _set_kept(capture_ids: Sequence[str], *, kept: bool) -> None:
+    """Keep captures or let them go, saying what changed: a capture already
+    so is named apart, never counted as changed."""
+    from noru.store import Store
+
+    changed, unchanged, missing = [], [], []
+    with Store.open(ensure_data_dir()) as store:
+        for capture_id in dict.fromkeys(capture_ids):
+            record = store.get(capture_id)
+            if record is None:
+                missing.append(capture_id)
+            elif record.kept == kept:
+                unchanged.append(capture_id)
+            elif store.set_kept(capture_id, kept):
+                changed.append(capture_id)
+            else:  # deleted meanwhile
+                missing.append(capture_id)
+    if changed or not (unchanged or missing):
+        done = "Kept forever" if kept else "No longer kept"
+        click.echo(f"{done}: {plural(len(changed), 'capture')}.")
+    if unchanged:
+        already = "Already kept" if kept else "Not kept, so nothing changed"
+        click.echo(f"{already}: {', '.join(unchanged)}.")
+    if missing:
+        raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
 @main.command()
 @click.argument("capture_ids", metavar="[ID]...", nargs=-1, type=CaptureId())
 def keep(capture_ids: tuple[str, ...]) -> None:
     """Keep captures forever: pruning passes them by. Without IDs, list the kept ones."""
     from noru.store import Store
 
-    with Store.open(ensure_data_dir()) as store:
-        if not capture_ids:
+    if not capture_ids:
+        with Store.open(ensure_data_dir()) as store:
             for capture_id in store.kept_ids():
                 click.echo(capture_id)
-            return
-        missing = [c for c in dict.fromkeys(capture_ids) if not store.set_kept(c, True)]
-    click.echo(f"Kept forever: {plural(len(set(capture_ids)) - len(missing), 'capture')}.")
-    if missing:
-        raise click.ClickException(f"not found: {', '.join(missing)}")
+        return
+    _set_kept(capture_ids, kept=True)
 
 
 @main.command()
 @click.argument("capture_ids", metavar="ID...", nargs=-1, required=True, type=CaptureId())
 def unkeep(capture_ids: tuple[str, ...]) -> None:
     """Let kept captures go again: pruning may then delete them by age or budget."""
-    from noru.store import Store
-
-    with Store.open(ensure_data_dir()) as store:
-        missing = [c for c in dict.fromkeys(capture_ids) if not store.set_kept(c, False)]
-    click.echo(f"No longer kept: {plural(len(set(capture_ids)) - len(missing), 'capture')}.")
-    if missing:
-        raise click.ClickException(f"not found: {', '.join(missing)}")
+    _set_kept(capture_ids, kept=False)
 
 
 @main.command()

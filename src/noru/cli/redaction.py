@@ -47,7 +47,13 @@ def redact_add(pattern: str, kind: str) -> None:
     problem = policy.check_kind(kind)
     if problem:
         raise click.BadParameter(problem, param_hint="'--kind'")
-    _redactions_or_fail()
+    mine, _ = _redactions_or_fail()
+    same = next((p for p in mine if p.pattern == pattern), None)
+    if same is not None:
+        raise click.ClickException(
+            f"already redacted: {pattern} (as [redacted: {same.kind}]); nothing changed."
+            + (" To change its kind, `noru redact remove` it first." if same.kind != kind else "")
+        )
     policy.add(ensure_data_dir(), policy.Pattern(pattern, kind))
     click.echo(f"Redacted for agents from now on: {pattern} (as [redacted: {kind}]).")
 

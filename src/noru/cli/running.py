@@ -18,7 +18,18 @@ if TYPE_CHECKING:
 @main.command()
 def app() -> None:
     """Run the Noru app: captures, the shortcut, OCR, and live requests from agents."""
+    import os
+
     from noru.app.server import run_app
+
+    # Started outside a desktop session (ssh, a bare tty), it could never capture.
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        raise click.ClickException(
+            "no display to capture: neither $DISPLAY nor $WAYLAND_DISPLAY is set. Start"
+            " `noru app` inside your desktop session (`noru autostart on` does it at login)."
+        )
 
     sys.exit(run_app(ensure_data_dir()))
 
@@ -27,17 +38,15 @@ def app() -> None:
 @click.argument("action", type=click.Choice(["on", "off", "status"]))
 @click.option(
     "--systemd",
-    "via",
-    flag_value="systemd",
+    is_flag=True,
     help="With on: write the systemd user unit even where the XDG entry would be chosen.",
 )
 @click.option(
     "--xdg",
-    "via",
-    flag_value="xdg",
+    is_flag=True,
     help="With on: write the XDG autostart entry even where systemd runs the session.",
 )
-def autostart(action: str, via: Via | None) -> None:
+def autostart(action: str, systemd: bool, xdg: bool) -> None:
     """Start Noru at login: on, off, or show how it starts (status).
 
     A systemd user unit where the desktop's session runs under systemd, else an
@@ -46,6 +55,9 @@ def autostart(action: str, via: Via | None) -> None:
     """
     from noru import autostart as login
 
+    if systemd and xdg:
+        raise click.UsageError("--systemd and --xdg: choose one")
+    via: Via | None = "systemd" if systemd else "xdg" if xdg else None
     if via is not None and action != "on":
         raise click.UsageError(f"--{via} goes with `noru autostart on` only")
     if action == "status":
@@ -84,29 +96,35 @@ def _region(value: str | None) -> tuple[int, int, int, int] | None:
 
 @main.command()
 @click.option(
-    "--window",
-    "mode",
-    flag_value="window",
-    default=True,
-    help="The window under the pointer (default, like the shortcut).",
+    "--window", is_flag=True, help="The window under the pointer (default, like the shortcut)."
 )
 @click.option("--display", "display", type=click.IntRange(1, 64), help="Display N (from 1).")
-@click.option("--all-displays", "mode", flag_value="all_displays", help="Every display.")
+@click.option("--all-displays", is_flag=True, help="Every display.")
 @click.option("--region", help="A screen rectangle X,Y,W,H.")
 @click.option("--note", help="A note to keep with the capture.")
-def capture(mode: str, display: int | None, region: str | None, note: str | None) -> None:
+def capture(
+    window: bool, display: int | None, all_displays: bool, region: str | None, note: str | None
+) -> None:
     """Take a capture now (asks the running app)."""
     from noru import appwire
     from noru.errors import AppNotRunning, AppVersionMismatch
 
+    given = {
+        "--window": window,
+        "--display": display is not None,
+        "--all-displays": all_displays,
+        "--region": region is not None,
+    }
+    chosen = [flag for flag, on in given.items() if on]
+    if len(chosen) > 1:
+        raise click.UsageError(f"{' and '.join(chosen)}: choose one of {', '.join(given)}")
     note = (note or "").strip() or None
     if display is not None:
         request = appwire.Capture(mode="display", display=display, note=note)
     elif region is not None:
         request = appwire.Capture(mode="region", region=_region(region), note=note)
     else:
-        whole = mode == "all_displays"
-        request = appwire.Capture(mode="all_displays" if whole else "window", note=note)
+        request = appwire.Capture(mode="all_displays" if all_displays else "window", note=note)
     try:
         result = appwire.LiveClient(checked_home(), timeout=60).expect(request, appwire.Captured)
     except AppVersionMismatch as exc:

@@ -10,6 +10,7 @@ speaks MCP, and ``noru mcp`` never serves it.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from noru.loopback import listen, serve
@@ -17,10 +18,19 @@ from noru.loopback import listen, serve
 __all__ = ["run_console"]
 
 
-def run_console(home: Path, *, port: int = 0, open_browser: bool = False) -> int:
+def run_console(
+    home: Path,
+    *,
+    port: int = 0,
+    open_browser: bool = False,
+    opener: Callable[[str], None] | None = None,
+    capture: str | None = None,
+) -> int:
     """Serve the console on 127.0.0.1 until SIGTERM or SIGINT; the exit status.
 
-    Prints the one-time sign-in URL (port 0: a free one)."""
+    Prints the one-time sign-in URL (port 0: a free one), which leads to
+    ``capture``'s page if given; ``opener`` opens it (else the browser, with
+    ``open_browser``)."""
     from noru.console.app import create_app
     from noru.console.guard import Keys
 
@@ -31,11 +41,15 @@ def run_console(home: Path, *, port: int = 0, open_browser: bool = False) -> int
         return 1
     keys = Keys()
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/signin?token={keys.token}"
+    if capture is not None:
+        url += f"&capture={capture}"
 
     def started() -> None:
         print(f"Noru console: open {url}", flush=True)
         print("(the link works once; stop the console with Ctrl-C)", file=sys.stderr, flush=True)
-        if open_browser:
+        if opener is not None:
+            opener(url)
+        elif open_browser:
             import webbrowser
 
             webbrowser.open(url)

@@ -153,7 +153,14 @@ def create_app(home: Path, keys: Keys) -> Starlette:
                 ),
                 403,
             )
-        response = RedirectResponse("/", status_code=303)
+        # Where the link leads after signing in: one capture's page (`noru open
+        # --console ID`), never another site.
+        wanted = request.query_params.get("capture", "")
+        try:
+            landing = f"/capture/{check_id(wanted)}" if wanted else "/"
+        except ValueError:
+            landing = "/"
+        response = RedirectResponse(landing, status_code=303)
         response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/")
         return response
 
@@ -442,15 +449,14 @@ def create_app(home: Path, keys: Keys) -> Starlette:
         window = Filters(since=chosen[0], before=chosen[1])
 
         def remove() -> int | None:
+            if not isinstance(confirm, str) or not confirm.isdigit():
+                return None
             with Store.open(home) as store:
                 # The count the person confirmed must still be the count.
-                if str(store.count_matching(window)) != confirm:
-                    return None
-                rows, _ = store.list_rows(window, limit=1_000_000)
-                for row in rows:
-                    store.delete(row.id)
-                    thumbs.forget(row.id)
-                return len(rows)
+                gone = store.delete_matching(window, expected=int(confirm))
+            for capture_id in gone or ():
+                thumbs.forget(capture_id)
+            return None if gone is None else len(gone)
 
         done = await run_in_threadpool(remove)
         if done is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from noru.contract import prov_line
 from noru.present.agent import provenance
@@ -18,9 +19,32 @@ from noru.present.rows import locator_lines
 from noru.redact import Policy
 from noru.redact.apply import agents_get
 from noru.store import CaptureRecord, Row, SearchHit
-from noru.times import format_age
+from noru.times import format_age, format_utc
 
-__all__ = ["capture_lines", "rows_text"]
+__all__ = [
+    "CAPTURE_FIELDS",
+    "HIT_FIELDS",
+    "ROW_FIELDS",
+    "capture_fields",
+    "capture_lines",
+    "hit_fields",
+    "row_fields",
+    "rows_text",
+]
+
+#: ``noru list --json``: one object per row, in this order (docs/cli.md).
+ROW_FIELDS = (
+    "id", "captured_at", "origin", "images", "has_text", "note",
+    "display_index", "display_name", "app_id", "app_name", "window_title", "workspace_hint",
+)  # fmt: skip
+#: ``noru search --json``: a row's fields, then where the words matched.
+HIT_FIELDS = (*ROW_FIELDS, "matched_layer", "snippet")
+#: ``noru show --json``: everything ``noru show`` says, unredacted.
+CAPTURE_FIELDS = (
+    "id", "captured_at", "origin", "imported", "delivered", "kept", "note",
+    "ocr_state", "ocr_engine", "ocr_version", "ocr_confidence", "ocr_error",
+    "ocr_text", "ax_text", "images",
+)  # fmt: skip
 
 
 def _origin(record: CaptureRecord) -> str:
@@ -101,3 +125,53 @@ def rows_text(
 ) -> str:
     """``noru list`` / ``noru search``: the rows with the person's own footer."""
     return locator_lines(rows, now=now, title=title, footer=footer, provenance=False)
+
+
+def row_fields(row: Row) -> dict[str, Any]:
+    """A locator row as data (``ROW_FIELDS``): what ``noru list`` shows, whole."""
+    return {
+        "id": row.id,
+        "captured_at": format_utc(row.captured_at),
+        "origin": row.origin,
+        "images": row.image_count,
+        "has_text": row.has_text,
+        "note": row.note,
+        **row.source.as_dict(),
+    }
+
+
+def hit_fields(hit: SearchHit) -> dict[str, Any]:
+    """A search match as data (``HIT_FIELDS``): its row, the layer matched and
+    the snippet ``noru search`` shows."""
+    return {**row_fields(hit.row), "matched_layer": hit.layer, "snippet": hit.snippet}
+
+
+def capture_fields(record: CaptureRecord, *, files: ImageFiles) -> dict[str, Any]:
+    """One capture as data (``CAPTURE_FIELDS``): the person's own, unredacted;
+    each image with its size, source and the path of its file."""
+    return {
+        "id": record.id,
+        "captured_at": format_utc(record.captured_at),
+        "origin": record.origin,
+        "imported": record.imported,
+        "delivered": record.delivered,
+        "kept": record.kept,
+        "note": record.note,
+        "ocr_state": record.ocr_state,
+        "ocr_engine": record.ocr_engine,
+        "ocr_version": record.ocr_version,
+        "ocr_confidence": record.ocr_confidence,
+        "ocr_error": record.ocr_error,
+        "ocr_text": record.ocr_text if record.ocr_state == "done" else None,
+        "ax_text": record.ax_text or None,
+        "images": [
+            {
+                "position": image.position,
+                "width": image.width,
+                "height": image.height,
+                "file": str(files.image_file(image)),
+                **image.source.as_dict(),
+            }
+            for image in record.images
+        ],
+    }

@@ -13,12 +13,13 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from noru.errors import StoreError
 from noru.store import files
 from noru.store.connection import map_sqlite_errors
 from noru.store.indexing import Indexing
+from noru.store.records import Filters
 from noru.store.retention import Plan
 
 __all__ = ["TIDY_AFTER", "Removing"]
@@ -34,6 +35,7 @@ class Removing(Indexing):
     if TYPE_CHECKING:
 
         def _seq(self, db: sqlite3.Connection, capture_id: str) -> int | None: ...
+        def _filter_sql(self, filters: Filters) -> tuple[str, list[Any]]: ...
 
     def delete(self, capture_id: str) -> bool:
         """Remove a capture: its rows, its text, then its files."""
@@ -44,6 +46,22 @@ class Removing(Indexing):
         with map_sqlite_errors("read a capture"):
             seq = self._seq(self.db, capture_id)
         return seq is not None and self.delete_captures([(seq, capture_id)], unkept_only=False) == 1
+
+    def delete_matching(self, filters: Filters, *, expected: int) -> list[str] | None:
+        """Delete every capture ``filters`` match (a time range the person
+        counted: the console's and `noru delete --since`'s) if they are still
+        ``expected`` in number; the ids deleted, or None (nothing deleted)
+        when the count changed since it was shown."""
+        where, params = self._filter_sql(filters)
+        with map_sqlite_errors("read captures"):
+            found = [
+                (r["seq"], r["id"])
+                for r in self.db.execute(f"SELECT seq, id FROM captures c WHERE {where}", params)
+            ]
+        if len(found) != expected:
+            return None
+        self.delete_captures(found, unkept_only=False)
+        return [capture_id for _, capture_id in found]
 
     def delete_captures(self, captures: Sequence[tuple[int, str]], *, unkept_only: bool) -> int:
         """Remove these captures (``(seq, id)`` pairs: a seq freed by a delete

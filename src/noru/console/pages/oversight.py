@@ -155,8 +155,12 @@ def delete_range_page(*, since: str, before: str, count: int | None) -> str:
             f'<input type="hidden" name="since" value="{escape(since)}">'
             f'<input type="hidden" name="before" value="{escape(before)}">'
             f'<label><input type="checkbox" name="confirm" value="{count}" required> '
-            f"Delete these {count}, their text and their files</label> "
-            "<button>Delete</button></form>"
+            + (
+                "Delete it, its text and its files</label> "
+                if count == 1
+                else f"Delete these {count}, their text and their files</label> "
+            )
+            + "<button>Delete</button></form>"
             if count
             else ""
         )
