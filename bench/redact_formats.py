@@ -25,9 +25,11 @@ round's lines that fit a row (150 columns; longer ones would wrap, a case
 of its own) are shown by real clients (bench/redact_real.py's terminals
 and Firefox) on a private Xvfb, grabbed by Noru's capturer and read by its
 Tesseract engine; printed: recall per client and per kind, and what the
-engine's reading left of each value missed.
+engine's reading left of each value missed. With ``--training``, the first
+round's seeds and lines instead (tuned on: its misses may be looked at and
+tuned to; the second round's may not).
 
-    .venv/bin/python bench/redact_formats.py [--real [--seeds 2] [--first 0]]
+    .venv/bin/python bench/redact_formats.py [--real [--seeds 2] [--first 0] [--training]]
 """
 
 from __future__ import annotations
@@ -96,8 +98,9 @@ def share(counts: list[int]) -> str:
     return f"{counts[0]:5}/{counts[1]:<5} {counts[0] / max(1, counts[1]):7.1%}"
 
 
-def real(first: int, seeds: int) -> None:
-    """Recall per client and per kind on what real clients draw, as read."""
+def real(first: int, seeds: int, training: bool = False) -> None:
+    """Recall per client and per kind on what real clients draw, as read:
+    the second round's values and lines, or with ``training`` the first's."""
     import tempfile
 
     from tests.xserver import running_xserver
@@ -116,9 +119,10 @@ def real(first: int, seeds: int) -> None:
         running_xserver(Path(tmp), width=2560, height=1600) as server,
         Capturer(display=server.display) as capturer,
     ):
-        for seed in FRESH_SEEDS[first : first + seeds]:
+        chosen, templates = (HELD_OUT_SEEDS, HELD_OUT) if training else (FRESH_SEEDS, FRESH)
+        for seed in chosen[first : first + seeds]:
             cases = []
-            for line, value, kind in lines(seed, FRESH):
+            for line, value, kind in lines(seed, templates):
                 if len(line.expandtabs(8)) > 148:
                     skipped.add(kind)
                 else:
@@ -140,7 +144,8 @@ def real(first: int, seeds: int) -> None:
                 print(f"  ... seed {seed}: {name} done", file=sys.stderr, flush=True)
     engine.close()
     total = [sum(c[0] for c in clients.values()), sum(c[1] for c in clients.values())]
-    print(f"formats on real clients, Tesseract {engine.version}, held-out second round")
+    part = "training (held-out first round)" if training else "held-out second round"
+    print(f"formats on real clients, Tesseract {engine.version}, {part}")
     print(f"all: {share(total)}")
     for name, counts in clients.items():
         print(f"  {name:28} {share(counts)}")
@@ -159,9 +164,12 @@ def main() -> None:
     parser.add_argument("--real", action="store_true", help="shown and read by real clients")
     parser.add_argument("--seeds", type=int, default=1, help="second-round seeds, with --real")
     parser.add_argument("--first", type=int, default=0, help="of the second round's seeds")
+    parser.add_argument(
+        "--training", action="store_true", help="with --real: the first round's seeds and lines"
+    )
     args = parser.parse_args()
     if args.real:
-        real(args.first, args.seeds)
+        real(args.first, args.seeds, args.training)
         return
     parts = {
         "tuned": measure((TUNED_SEED,), TUNED),

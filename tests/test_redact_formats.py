@@ -73,6 +73,89 @@ def test_the_engines_misreads_of_the_formats_are_still_found_whole_nearly_always
     assert len(missed) <= 0.05 * len(MISREAD), missed
 
 
+# Formats of one shape (a fixed part, a length, an alphabet) whose pieces,
+# cut by a stray space, need not look like a token's: the format's shape
+# tells the two runs joined from two words.
+SHAPED = (
+    "azure-client-secret",
+    "azure-storage-key",
+    "brevo-key",
+    "discord-token",
+    "harness-token",
+    "kubeadm-token",
+    "mailchimp-key",
+    "maxmind-key",
+    "plaid-token",
+    "postman-key",
+    "square-token",
+    "telegram-token",
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "value", "kind"),
+    [case for case in lines(TUNED_SEED, ["Copied {v} to the clipboard"]) if case[2] in SHAPED],
+    ids=SHAPED,
+)
+def test_a_stray_space_anywhere_inside_a_format_of_one_shape_is_joined(
+    line: str, value: str, kind: str
+) -> None:
+    """Wherever the engine puts a space inside the value (its first and last
+    4 characters aside), it is found whole: the pieces are joined when
+    together they are the format's, whatever each looks like alone
+    (``NjM5...ND A0.yGqSei...``, ``gi0nba .i7tq...``)."""
+    missed = []
+    for cut in range(4, len(value) - 3):
+        spaced = value[:cut] + " " + value[cut:]
+        if not _whole(line.replace(value, spaced), spaced):
+            missed.append(spaced)
+    assert not missed, missed
+
+
+TERRAFORM = "r8b4BILykfVsGL.a tlasv1.43eq6iNnob3Mla3tKwX_P92ty9cElRBZkTQS756vyxHO_k2kvrwE8ZjcjIdpn"
+TWITTER = (
+    "AAAAAAA AAAAAAAAAAAAAAAB9o1VLwiVQVHtl0Me7XRXGBwelPNQ0dV6lUqnJGnpeNa2AVDqLMbM5tJHqgbvvDC"
+    "rZxsxVb4Ldq9cvB6hqZcs6wjA0"
+)
+DISCORD = "oTg1MjQ5NjYwMzY0MDQ1MDE2.3eTpl6.PsMfH_YsCAy1tofDNRn-XRTpH7UNnQZTzW2Ixr"
+CLOUDFLARE = "v1.0-l4d22d58df99c7b9a7f8eaf7-" + "dabd2d9e2dd0ed3106c3a4f7" * 6 + "a1b"
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        # a stray space inside a format's fixed part, as the engine cuts it
+        (f"  - {TERRAFORM}", TERRAFORM),
+        (f"# rotate {TWITTER} (expired)", TWITTER),
+        (
+            "$ echo access-sandbo x-7426fac7-bdf1-0fc5-3b1a-a68ea82c731a",
+            "access-sandbo x-7426fac7-bdf1-0fc5-3b1a-a68ea82c731a",
+        ),
+        # the second piece a word's shape: no digit, few changes of case
+        (
+            "# rotate hf_BLaFdyiAqFHbzmKYZHptGmyaWLig TFBweN (expired)",
+            "hf_BLaFdyiAqFHbzmKYZHptGmyaWLig TFBweN",
+        ),
+        # the first piece all digits, the second starting at the colon
+        (
+            "$ echo 0522647123 :AA0BPUDIv4MK8vD_N4j33pFZmGo7BOQ_FdZ",
+            "0522647123 :AA0BPUDIv4MK8vD_N4j33pFZmGo7BOQ_FdZ",
+        ),
+        # a case flip or a confused character in a fixed part
+        ("Copied AkIAHAEEDJH4Q4O4U4QS to the clipboard", "AkIAHAEEDJH4Q4O4U4QS"),
+        (f"Copied {DISCORD} to the clipboard", DISCORD),
+        (f"$ echo 0{DISCORD[1:]}", "0" + DISCORD[1:]),
+        (
+            '<input type="text" value="AD0lQ~Idz81wZ3k_yrRydZqLHaw5ey89kRTc13xq">',
+            "AD0lQ~Idz81wZ3k_yrRydZqLHaw5ey89kRTc13xq",
+        ),
+        (f"  - {CLOUDFLARE}", CLOUDFLARE),
+    ],
+)
+def test_the_engines_misreads_of_shaped_formats_are_still_found(line: str, value: str) -> None:
+    assert _whole(line, value), [(line[f.start : f.end], f.kind) for f in find(line)]
+
+
 @pytest.mark.parametrize(
     ("line", "value", "kind"), placed(TUNED_SEED), ids=[c[0][:40] for c in placed(TUNED_SEED)]
 )

@@ -6,6 +6,7 @@ they allowed.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import itertools
@@ -104,8 +105,10 @@ def find(
 def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed]) -> list[Finding]:
     """Every finding in ``line``, most specific first, overlaps and all."""
     folded = canon(line)
-    found = _formats(line, folded, categories)
-    joined = _despaced(line) if "secrets" in categories and _MIXED_RUN.search(line) else None
+    searched = _searched(folded, categories)
+    found = _matched(line, searched)
+    mixed = "secrets" in categories and _MIXED_RUN.search(line) is not None
+    joined = _despaced(line) if mixed else None
     if joined is not None:
         # Found across a stray space only (else the line's own search found it).
         text, at = joined
@@ -114,6 +117,7 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
             if end - start > f.end - f.start:
                 found.append(Finding(start, end, f.kind))
     if "secrets" in categories:
+        found += _one_space(line, folded, searched, found)
         found += placed(line, folded)
         if any(f.kind == "aws-key" for f in found):
             found += aws_secrets(line)
@@ -132,12 +136,25 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
 def _formats(line: str, folded: str, categories: Collection[str]) -> list[Finding]:
     """What the rules of formats (``RULES``, ``OPTIONAL_RULES``) find in
     ``line``; ``folded``: its ``canon``."""
-    found = []
-    always, short, grams = _plan(frozenset(categories))
+    return _matched(line, _searched(folded, categories))
+
+
+def _searched(folded: str, categories: Collection[str]) -> list[int]:
+    """Which of ``_RULES`` a line whose ``canon`` is ``folded`` is searched
+    by: those on under ``categories`` whose needles it holds, and those
+    with none."""
+    on = frozenset(categories)
+    always, short, grams = _plan(on)
     hit = {i for needle, rules in short if needle in folded for i in rules}
-    for gram in grams.keys() & set(zip(folded, folded[1:], folded[2:], strict=False)):
+    for gram in _keys_of(on).intersection(zip(folded, folded[1:], folded[2:], strict=False)):
         hit.update(i for needle, rules in grams[gram] if needle in folded for i in rules)
-    for i in sorted(hit.union(always)) if hit else always:
+    return sorted(hit.union(always)) if hit else always
+
+
+def _matched(line: str, searched: Iterable[int]) -> list[Finding]:
+    """What the rules ``searched`` (indices of ``_RULES``) find in ``line``."""
+    found = []
+    for i in searched:
         rule = _RULES[i]
         for m in rule.pattern.finditer(line):
             end = _joined(line, m, rule) if rule.high else m.end("v")
@@ -198,6 +215,83 @@ def _despaced(line: str) -> tuple[str, list[int]] | None:
     return text, [i for i in range(len(line)) if i not in cut]
 
 
+# A run of a token's characters (``_one_space`` joins two of them).
+_TOKEN_RUN = re.compile(r"[^\s\"'`()<>\[\]{},;]+")
+
+# Rules anchored on a word or a URL before their value, not on a token's
+# own shape: a space after their fixed part is the line's own.
+_NOT_ACROSS = frozenset(
+    i
+    for i, rule in enumerate((*RULES, *OPTIONAL_RULES))
+    if rule.kind in ("bearer-token", "url-password")
+)
+
+# The fewest characters two runs joined across a space must hold to be
+# tried as one token (an AWS key id's 20 the shortest format so cut).
+_JOINED_AT_LEAST = 16
+
+
+def _one_space(
+    line: str, folded: str, searched: Sequence[int], found: Sequence[Finding]
+) -> list[Finding]:
+    """What a format finds across one space between two runs of a token's
+    characters, the two runs alone joined (``NjM5...ND A0.yGqSei...``,
+    ``gi0nba .i7tq...``): the format's own shape (its fixed part, its
+    length, its alphabet) is what tells a token cut by a stray space from
+    two words, whatever its pieces look like. Only the rules ``searched``
+    (the line holds their needles; ``folded``: its ``canon``) whose needles
+    the two runs hold are tried. A space already inside a finding is passed
+    by, and so is one after a run a format found alone (a token of a range
+    of lengths would take the next word)."""
+    held = _needles_at(folded, (i for i in searched if i not in _NOT_ACROSS))
+    if not held:
+        return []
+    backwards = line[::-1]
+    size = len(line)
+
+    def run_start(at: int) -> int:  # of the run that ends at ``at``
+        m = _TOKEN_RUN.match(backwards, size - at)
+        return at if m is None else size - m.end()
+
+    def run_end(at: int) -> int:  # of the run that starts at ``at``
+        m = _TOKEN_RUN.match(line, at)
+        return at if m is None else m.end()
+
+    pairs = set()
+    for pos, _, _ in held:
+        start, end = run_start(pos), run_end(pos)
+        if line.startswith(" ", end):
+            pairs.add((start, end, run_end(end + 1)))
+        if start and line[start - 1] == " ":
+            pairs.add((run_start(start - 1), start - 1, end))
+    out: list[Finding] = []
+    for start, at, end in sorted(pairs):
+        if end - start - 1 < _JOINED_AT_LEAST or at - start < 2 or end - at - 1 < 2:
+            continue
+        if any(f.start <= at and at - 1 < f.end for f in found):
+            continue
+        first, last = bisect.bisect_left(held, (start,)), bisect.bisect_left(held, (end,))
+        tried = {i for _, stop, i in held[first:last] if stop <= end}
+        text = line[start:at] + line[at + 1 : end]
+        for f in _matched(text, sorted(tried)):
+            if f.start < at - start < f.end:
+                out.append(Finding(start + f.start, start + f.end + 1, f.kind))
+    return out
+
+
+def _needles_at(folded: str, searched: Iterable[int]) -> list[tuple[int, int, int]]:
+    """Where ``folded`` holds the needles of the rules ``searched``, whole or
+    cut by a space: (start, end, the rule's index), in order."""
+    held = []
+    for i in searched:
+        for needle in _NEEDLES_CUT[i]:
+            at = folded.find(needle)
+            while at != -1:
+                held.append((at, at + len(needle), i))
+                at = folded.find(needle, at + 1)
+    return sorted(held)
+
+
 # Rules' needles long enough to tell a prefix cut by a stray space, by their
 # first three characters.
 _NEEDLES: dict[tuple[str, ...], list[str]] = {}
@@ -229,6 +323,19 @@ def _run_start(line: str, at: int) -> int:
 _RULES = (*RULES, *OPTIONAL_RULES)
 
 
+def _cuts(needle: str) -> tuple[str, ...]:
+    """``needle`` (4 characters or more) with a space inside it, as
+    ``canon`` folds one (``_``): the engine put a stray space inside a
+    format's fixed part (``...atl asv1...``, ``AAAAAAA AAAAAAAA...``)."""
+    return tuple(
+        needle[:k] + "_" + needle[k:] for k in range(1, len(needle) if len(needle) >= 4 else 1)
+    )
+
+
+# Each rule's needles, whole and cut by a space.
+_NEEDLES_CUT = [(*r.needles, *(c for n in r.needles for c in _cuts(n))) for r in _RULES]
+
+
 _Needles = list[tuple[str, list[int]]]
 
 
@@ -238,10 +345,10 @@ def _plan(
 ) -> tuple[list[int], _Needles, dict[tuple[str, ...], _Needles]]:
     """Which of ``_RULES`` are on under ``categories``: those searched in
     every line; and the needles (with the rules a line holding one is
-    searched by), the short ones alone and the others by their first three
-    characters, so that a line is only looked at for the needles whose
-    first three characters it holds: most lines hold few needles and are
-    searched by few rules."""
+    searched by), the short ones alone and the others by three of their
+    characters (``_gram``), so that a line is only looked at for the
+    needles whose three characters it holds: most lines hold few needles
+    and are searched by few rules."""
     always = []
     needles: dict[str, list[int]] = {}
     for i, rule in enumerate(_RULES):
@@ -249,14 +356,28 @@ def _plan(
             continue
         if not rule.needles:
             always.append(i)
-        for needle in rule.needles:
+        for needle in _NEEDLES_CUT[i]:
             needles.setdefault(needle, []).append(i)
     short = [(needle, rules) for needle, rules in needles.items() if len(needle) < 3]
     grams: dict[tuple[str, ...], _Needles] = {}
     for needle, rules in needles.items():
         if len(needle) >= 3:
-            grams.setdefault(tuple(needle[:3]), []).append((needle, rules))
+            grams.setdefault(_gram(needle), []).append((needle, rules))
     return always, short, grams
+
+
+@functools.cache
+def _keys_of(categories: frozenset[str]) -> frozenset[tuple[str, ...]]:
+    """The three characters ``_plan`` looks needles up by, as a set."""
+    return frozenset(_plan(categories)[2])
+
+
+def _gram(needle: str) -> tuple[str, ...]:
+    """The three characters of ``needle`` a line is looked at for it by:
+    its first three without a space (``_``) if it has any, else its first
+    three (a space is in most lines, a needle's letters are not)."""
+    grams = [needle[k : k + 3] for k in range(len(needle) - 2)]
+    return tuple(next((gram for gram in grams if "_" not in gram), grams[0]))
 
 
 def _allowed(line: str, found: list[Finding], own: Iterable[Own | Allowed]) -> list[Finding]:

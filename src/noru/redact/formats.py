@@ -38,7 +38,7 @@ FORMATS: tuple[Rule, ...] = (
     # unique-id prefixes, then 16 of [A-Z2-7] (read as [A-Z0-9], misreads).
     token(
         "aws-key",
-        rf"(?:{A4}[K][I1l|]{A4}|{A4}{S5}[I1l|]{A4}|{A4}GP{A4}|{A4}{IL1}D{A4}|{A4}R{O0}{A4}"
+        rf"(?:{A4}[Kk][I1l|]{A4}|{A4}{S5}[I1l|]{A4}|{A4}GP{A4}|{A4}{IL1}D{A4}|{A4}R{O0}{A4}"
         rf"|{A4}{IL1}P{A4}|{A4}NP{A4}|{A4}NV{A4}|{A4}B{IL1}{A4}|{A4}CC{A4})",
         UPPER,
         16,
@@ -116,12 +116,14 @@ FORMATS: tuple[Rule, ...] = (
         r"\.webhook\.office\.com/webhookb2/(?P<v>[A-Za-z0-9@/_-]{40,})",
         needles=("webhook.office.com",),
     ),
-    # A Discord bot token: a user id in base64 (starts M, N or O), a time,
-    # an HMAC; a Telegram bot's: its id, a colon, ``AA`` and 33 more.
+    # A Discord bot token: a user id in base64 (starts M, N or O, the O
+    # read as o or 0 now and then), a time, an HMAC; a Telegram bot's: its
+    # id, a colon, ``AA`` and 33 more.
     rule(
         "discord-token",
-        r"(?<![A-Za-z0-9_-])(?P<v>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"
+        r"(?<![A-Za-z0-9_-])(?P<v>[MNOo0][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"
         r"(?![A-Za-z0-9_-])",
+        needles=(".",),
     ),
     token("telegram-token", r"(?<!:)[0-9OlI]{6,12}:A", "[A-Za-z0-9_|-]", 34, needles=(":a",)),
     # SendGrid: ``SG.``, 22, a dot, 43: a token of one length, so that a
@@ -190,10 +192,11 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("google-oauth-token", "ya29.", BODY, 20, 2000),
     prefixed("google-oauth-token", "1//0", BODY, 30, 500),
     prefixed("google-client-secret", "GOCSPX-", BODY, 28),
-    # An Entra ID (Azure AD) client secret: 3 characters, a digit, ``Q~``.
+    # An Entra ID (Azure AD) client secret: 3 characters, a digit (or a
+    # letter the engine reads for one), ``Q~``.
     rule(
         "azure-client-secret",
-        r"(?<![A-Za-z0-9_~.-])(?P<v>[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34})"
+        r"(?<![A-Za-z0-9_~.-])(?P<v>[A-Za-z0-9_~.]{3}[0-9OoIl|SsZB]Q~[A-Za-z0-9_~.-]{31,34})"
         r"(?![A-Za-z0-9_~.-])",
         needles=("q~",),
     ),
@@ -235,7 +238,7 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("octopus-key", "API-", UPPER, 26),
     prefixed("databricks-token", "dapi", HEX, 32, 34),
     prefixed("dynatrace-token", "dt0c01.", "[A-Za-z0-9.]", 89),
-    prefixed("cloudflare-ca-key", "v1.0-", "[0-9a-f-]", 171),
+    prefixed("cloudflare-ca-key", "v1.0-", "[0-9a-fA-FOolI|-]", 171),
     prefixed("newrelic-key", "NRAK-", UPPER, 27),
     prefixed("newrelic-key", "NRII-", UPPER, 32),
     prefixed("dropbox-token", "sl.", "[A-Za-z0-9_.|-]", 130, 1500),
@@ -298,6 +301,7 @@ FORMATS: tuple[Rule, ...] = (
         "kubeadm-token",
         rf"(?<![A-Za-z0-9._/@-])(?P<v>{LOWER}{{6}}\.(?=[a-zA-Z]*[0-9])(?=[0-9]*[a-zA-Z]){LOWER}{{16}})"
         r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
+        needles=(".",),
     ),
     # This install's own token for `noru mcp --http` (noru.httptoken), as
     # `noru token show` prints it: an agent's look at the screen never gets it.
