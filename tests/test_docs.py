@@ -30,6 +30,20 @@ def test_the_readme_shows_the_two_commands() -> None:
     assert "make run" in README and "make test" in README
 
 
+def test_the_readme_is_read_in_five_minutes() -> None:
+    """At most 10 kB: what Noru is, the two commands, a client, the tools, the
+    controls, where data lives; the rest is in docs/. (Its commands beside
+    `make run` are run by tests/test_run.py, on a private display.)"""
+    assert len(README.encode()) <= 10_000
+
+
+@pytest.mark.parametrize(
+    "doc", sorted(p.name for p in (Path(__file__).resolve().parents[1] / "docs").glob("*.md"))
+)
+def test_the_readme_links_every_page_of_docs(doc: str) -> None:
+    assert f"](docs/{doc})" in README
+
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 

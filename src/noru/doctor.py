@@ -2,12 +2,20 @@
 
 Each check is data (``Check``): a name, whether it passed, what was found,
 and the fix. The CLI prints them; tests read them.
+
+While the app runs, the screen and the session bus are checked where the
+app runs (``AppSession``: the app says which display and bus it uses), not
+in the terminal doctor runs in: beside `make run`'s private display, or from
+an ssh shell, that terminal has no ``$DISPLAY`` and no bus of its own, and
+what matters is what the app can capture and read.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,8 +86,43 @@ def _session_words(backend: str) -> str:
     return "X11; the app grabs the shortcut itself"
 
 
-def _display_checks() -> list[Check]:
+@contextmanager
+def _in_session(session: appwire.AppSession | None) -> Iterator[None]:
+    """The session variables as the running app has them, for the checks run
+    inside; this process's own again after. None (no app): left as they are."""
+    if session is None:
+        yield
+        return
+    saved = {name: os.environ.get(name) for name in appwire.SESSION_VARIABLES}
+    for name in appwire.SESSION_VARIABLES:
+        value = session.get(name)
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _display_checks(*, apps: bool = False, terminal: str | None = None) -> list[Check]:
+    """The screen as the capture backend finds it. ``apps``: checked in the
+    running app's session; ``terminal``: this terminal's own screen then."""
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        if apps:
+            return [
+                Check(
+                    "display",
+                    False,
+                    "the running app has no $DISPLAY nor $WAYLAND_DISPLAY: no screen to capture",
+                    "stop it, and start `noru app` inside your desktop session, or `make run`",
+                )
+            ]
         return [
             Check(
                 "display",
@@ -111,9 +154,15 @@ def _display_checks() -> list[Check]:
     if backend == "portal":
         withheld |= {Degraded.NO_ACTIVE_WINDOW, Degraded.ONE_DISPLAY}
     fixable = [mode for mode in modes if mode.kind not in withheld]
+    whose = ""
+    if apps:
+        whose = " (the running app's"
+        if terminal != capturer.display_name:
+            whose += f"; this terminal's is {terminal}" if terminal else "; this terminal has none"
+        whose += ")"
     checks = [
         Check("session", True, _session_words(backend)),
-        Check("display", True, f"{capturer.display_name} reachable; displays {listed}"),
+        Check("display", True, f"{capturer.display_name}{whose} reachable; displays {listed}"),
         Check(
             "capture backend",
             not fixable,
@@ -358,15 +407,18 @@ def _agents_index_check(home: Path, config: Config, reader: Reader) -> list[Chec
     ]
 
 
-def _app_checks(home: Path) -> list[Check]:
+def _app_checks(home: Path) -> tuple[list[Check], appwire.AppStatus | None]:
+    """The running app's own report, and its status (None: none answers)."""
     try:
         status = appwire.LiveClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
     except AppVersionMismatch as exc:
-        return [Check("app", False, exc.summary, "restart it: stop `noru app`, start it again")]
+        fix = "restart it: stop `noru app`, start it again"
+        return [Check("app", False, exc.summary, fix)], None
     except AppNotRunning:
-        return [Check("app", False, "not running", "start it with `noru app`")]
+        return [Check("app", False, "not running", "start it with `noru app`")], None
     except NoruError as exc:
-        return [Check("app", False, f"running but not answering: {exc}", "restart `noru app`")]
+        fix = "restart `noru app`"
+        return [Check("app", False, f"running but not answering: {exc}", fix)], None
     hotkey, ocr, screen = status.hotkey, status.ocr, status.screen
     granted = screen.state is appwire.ScreenState.GRANTED
     return [
@@ -384,7 +436,7 @@ def _app_checks(home: Path) -> list[Check]:
             None if hotkey.grabbed else "choose another `hotkey` in config.toml, or free it",
         ),
         Check("app ocr", ocr.available, str(ocr), ocr.problem),
-    ]
+    ], status
 
 
 def _ax_checks(budget: float, switch: bool) -> list[Check]:
@@ -475,10 +527,14 @@ def run_checks(home: Path) -> list[Check]:
         )
     ]
     checks += _data_dir_check(home, config)
-    checks += _app_checks(home)
-    checks += _display_checks()
+    app, status = _app_checks(home)
+    checks += app
+    session = status.session if status is not None else None
+    terminal = os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY") or None
+    with _in_session(session):
+        checks += _display_checks(apps=session is not None, terminal=terminal)
+        checks += _ax_checks(config.ax_budget, config.ax_switch)
+        checks.append(_panel_check())
     checks += _ocr_checks(home)
-    checks += _ax_checks(config.ax_budget, config.ax_switch)
     checks.append(_autostart_check())
-    checks.append(_panel_check())
     return checks

@@ -23,6 +23,7 @@ refusal is raised as its ``Steering`` and crosses the socket whole.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -351,7 +352,13 @@ class App:
             ocr = appwire.OcrState(True, self.ocr.engine_name, self.ocr.version)
         else:
             ocr = appwire.OcrState(False, self.config.ocr_engine, problem=self.ocr_problem)
-        return appwire.AppStatus(__version__, screen=screen, ocr=ocr, hotkey=self.hotkey)
+        return appwire.AppStatus(
+            __version__,
+            screen=screen,
+            ocr=ocr,
+            hotkey=self.hotkey,
+            session=appwire.AppSession.current(os.environ),
+        )
 
     def close(self) -> None:
         if self._ax_switched_on:

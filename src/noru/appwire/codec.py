@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from noru.appwire.messages import (
     PROTOCOL,
+    SESSION_VARIABLES,
+    AppSession,
     AppStatus,
     Capture,
     Captured,
@@ -150,6 +152,20 @@ def _served(value: Any, blobs: _Blobs) -> Served:
     )
 
 
+def _session(data: dict[str, Any]) -> AppSession:
+    pairs = _get(data, "variables", list)
+    if not all(
+        isinstance(pair, list)
+        and len(pair) == 2
+        and pair[0] in SESSION_VARIABLES
+        and isinstance(pair[1], str)
+        and 0 < len(pair[1]) <= 4096
+        for pair in pairs
+    ):
+        raise Malformed("`session` must hold [name, value] pairs of the session's variables")
+    return AppSession(tuple((name, value) for name, value in pairs))
+
+
 def _strings(value: Any, name: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise Malformed(f"`{name}` must be a list of strings")
@@ -249,6 +265,7 @@ def _build(name: str, data: dict[str, Any], blobs: _Blobs | None = None) -> Requ
                 grabbed=_get(hotkey, "grabbed", bool),
                 problem=_text(hotkey, "problem", 2000),
             ),
+            session=_session(_get(data, "session", dict)),
         )
     if name == "captured:reply":
         return Captured(id=_get(data, "id", str))

@@ -6,6 +6,7 @@ clients build and read these values, never a dict.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
@@ -19,6 +20,8 @@ __all__ = [
     "MAX_REPLY",
     "MAX_REQUEST",
     "PROTOCOL",
+    "SESSION_VARIABLES",
+    "AppSession",
     "AppStatus",
     "Capture",
     "Captured",
@@ -41,7 +44,7 @@ __all__ = [
 ]
 
 #: The app protocol's version; bump it whenever a request or reply changes.
-PROTOCOL = 3  # 3: served images as raw bytes after the reply line
+PROTOCOL = 4  # 3: served images as raw bytes after the reply line; 4: the app's session
 MAX_REQUEST = 1024 * 1024
 MAX_REPLY = 64 * 1024 * 1024  # a 3-display bundle of PNGs fits easily
 
@@ -148,12 +151,46 @@ class HotkeyState:
         )
 
 
+#: The environment variables that choose the screen the app captures (X11,
+#: Wayland and the compositor's socket) and the session bus it speaks
+#: (accessibility text, the Noru menu).
+SESSION_VARIABLES = (
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XAUTHORITY",
+    "XDG_RUNTIME_DIR",
+    "XDG_CURRENT_DESKTOP",
+    "SWAYSOCK",
+    "HYPRLAND_INSTANCE_SIGNATURE",
+    "DBUS_SESSION_BUS_ADDRESS",
+)
+
+
+@dataclass(frozen=True)
+class AppSession:
+    """The session the app runs in, as its environment names it: so that
+    ``noru doctor`` in another terminal (an ssh shell, a terminal without
+    ``$DISPLAY`` beside ``make run``'s private display) checks the screen and
+    the bus the app uses, not its own."""
+
+    #: ``(name, value)`` of each of ``SESSION_VARIABLES`` that is set.
+    variables: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def current(cls, environ: Mapping[str, str]) -> AppSession:
+        return cls(tuple((name, environ[name]) for name in SESSION_VARIABLES if environ.get(name)))
+
+    def get(self, name: str) -> str | None:
+        return dict(self.variables).get(name)
+
+
 @dataclass(frozen=True)
 class AppStatus:
     app_version: str
     screen: ScreenAccess
     ocr: OcrState
     hotkey: HotkeyState
+    session: AppSession = AppSession()
 
 
 @dataclass(frozen=True)

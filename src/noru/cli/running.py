@@ -143,7 +143,25 @@ def console(port: int, open_browser: bool) -> None:
     """Serve the web console on 127.0.0.1: timeline, search, viewer and controls."""
     from noru.console import run_console
 
-    sys.exit(run_console(ensure_data_dir(), port=port, open_browser=open_browser))
+    opener = _browser if open_browser else None
+    sys.exit(run_console(ensure_data_dir(), port=port, opener=opener))
+
+
+def _browser(url: str) -> None:
+    """Open ``url`` in the person's browser, or say that it could not: the
+    link printed above still works, opened by hand."""
+    import os
+    import webbrowser
+
+    if webbrowser.open(url):
+        return
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        why = "this terminal has no $DISPLAY nor $WAYLAND_DISPLAY to show one on"
+    else:
+        why = "no browser found (set $BROWSER to one)"
+    click.echo(f"Could not open a browser: {why}. Open the link above in yours.", err=True)
 
 
 @main.command()
