@@ -79,10 +79,10 @@ LONE = 3
 # all. Fitted on the training part of the terminal corpus
 # (bench/ocr_calibrate.py).
 MISSES = {
-    "glyph": 2.2e-4,
-    "engine": 0.035,
-    "engine-alone": 0.0025,
-    "engine-other": 0.014,
+    "glyph": 2.8e-4,
+    "engine": 0.014,
+    "engine-alone": 0.004,
+    "engine-other": 0.016,
     "lost": 0.89,
 }
 # A row is read in parts of at least this many cells, where it has them.
