@@ -325,7 +325,7 @@ FORMATS: tuple[Rule, ...] = (
     ),
     # Authorization headers and the like: the credential after its scheme,
     # quoted or not (``--oauth2-bearer "..."``), not an option (``--proxy-
-    # basic --proxy-user``); it must look like one (``detect``: a digit, both
+    # basic --proxy-user``); it must look like one (``search``: a digit, both
     # cases or a token's punctuation), not a word (``Basic authentication``).
     rule(
         "bearer-token",

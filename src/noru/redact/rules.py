@@ -14,7 +14,7 @@ them ``PLACED`` (values where only a secret goes), the labels' tables,
 PEM's, cards' and the optional rules. ``shapes`` holds what they are
 written in. A token of a fixed prefix and a body (``shapes.token``)
 records its body's length: the engine puts a stray space inside a long
-token now and then, and ``detect`` joins the pieces after a match when
+token now and then, and ``search`` joins the pieces after a match when
 together they are the format's length (and each piece after the first
 looks like a token's).
 """
@@ -249,7 +249,7 @@ OPTIONAL_RULES: tuple[Rule, ...] = (
     ),
     # A telephone number written as one: an optional +country, then groups
     # parted by spaces, dots, dashes or a bracketed area code; 9 to 15 digits
-    # (held in ``detect``). A date (2026-12-02) or a time is not: its groups
+    # (held in ``search``). A date (2026-12-02) or a time is not: its groups
     # are too short.
     rule(
         "phone",

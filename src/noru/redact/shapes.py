@@ -3,7 +3,7 @@ made of them): the characters the engine confuses, a format's fixed part
 written to take them (``fixed``), the folded form a line is searched for
 a rule's needles in (``canon``), the kinds of rule: a pattern
 (``rule``) and a token of a prefix and a body whose stray spaces
-``detect`` joins (``token``, ``prefixed``); what a piece of a token looks
+``search`` joins (``token``, ``prefixed``); what a piece of a token looks
 like (``piece_like``), and what is found (``Finding``).
 """
 

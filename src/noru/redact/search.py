@@ -1,0 +1,161 @@
+"""The rules of formats (``rules.RULES``, ``rules.OPTIONAL_RULES``)
+compiled for searching lines: each rule's needles, whole and cut by a
+stray space, looked up by three of their characters, so that a line is
+searched only by the rules whose needles it holds (``searched``); what
+those rules find in it (``matched``), a token's pieces after a stray space
+joined when together they are the format's length.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Collection, Iterable
+
+from noru.redact.rules import CATEGORY_OF, OPTIONAL_RULES, RULES, Rule
+from noru.redact.shapes import Finding, piece_like
+
+__all__ = ["NEEDLES_CUT", "category", "formats", "matched", "searched"]
+
+
+def category(kind: str) -> str:
+    """The setting a kind is turned on by: "cards", "emails", "phones", or
+    "secrets" (every other kind)."""
+    return CATEGORY_OF.get(kind, "secrets")
+
+
+def formats(line: str, folded: str, categories: Collection[str]) -> list[Finding]:
+    """What the rules of formats (``RULES``, ``OPTIONAL_RULES``) find in
+    ``line``; ``folded``: its ``canon``."""
+    return matched(line, searched(folded, categories))
+
+
+def searched(folded: str, categories: Collection[str]) -> list[int]:
+    """Which of ``_RULES`` a line whose ``canon`` is ``folded`` is searched
+    by: those on under ``categories`` whose needles it holds, and those
+    with none."""
+    on = frozenset(categories)
+    always, short, grams = _plan(on)
+    hit = {i for needle, rules in short if needle in folded for i in rules}
+    for gram in _keys_of(on).intersection(zip(folded, folded[1:], folded[2:], strict=False)):
+        hit.update(i for needle, rules in grams[gram] if needle in folded for i in rules)
+    return sorted(hit.union(always)) if hit else always
+
+
+def matched(line: str, searched: Iterable[int]) -> list[Finding]:
+    """What the rules ``searched`` (indices of ``_RULES``) find in ``line``."""
+    found = []
+    for i in searched:
+        rule = _RULES[i]
+        for m in rule.pattern.finditer(line):
+            end = _joined(line, m, rule) if rule.high else m.end("v")
+            if end is None:
+                continue
+            if rule.kind == "phone" and not 9 <= sum(c.isdigit() for c in m["v"]) <= 15:
+                continue
+            if rule.kind == "bearer-token" and not _credential_like(m["v"]):
+                continue
+            start = m.start("v") if not rule.high else m.end("p") if rule.outside else m.start("p")
+            found.append(Finding(start, end, rule.kind))
+    return found
+
+
+_RULES = (*RULES, *OPTIONAL_RULES)
+
+
+def _cuts(needle: str) -> tuple[str, ...]:
+    """``needle`` (4 characters or more) with a space inside it, as
+    ``canon`` folds one (``_``): the engine put a stray space inside a
+    format's fixed part (``...atl asv1...``, ``AAAAAAA AAAAAAAA...``)."""
+    return tuple(
+        needle[:k] + "_" + needle[k:] for k in range(1, len(needle) if len(needle) >= 4 else 1)
+    )
+
+
+# Each rule's needles (by its index in ``_RULES``), whole and cut by a space.
+NEEDLES_CUT = [(*r.needles, *(c for n in r.needles for c in _cuts(n))) for r in _RULES]
+
+
+_Needles = list[tuple[str, list[int]]]
+
+
+@functools.cache
+def _plan(
+    categories: frozenset[str],
+) -> tuple[list[int], _Needles, dict[tuple[str, ...], _Needles]]:
+    """Which of ``_RULES`` are on under ``categories``: those searched in
+    every line; and the needles (with the rules a line holding one is
+    searched by), the short ones alone and the others by three of their
+    characters (``_gram``), so that a line is only looked at for the
+    needles whose three characters it holds: most lines hold few needles
+    and are searched by few rules."""
+    always = []
+    needles: dict[str, list[int]] = {}
+    for i, rule in enumerate(_RULES):
+        if category(rule.kind) not in categories:
+            continue
+        if not rule.needles:
+            always.append(i)
+        for needle in NEEDLES_CUT[i]:
+            needles.setdefault(needle, []).append(i)
+    short = [(needle, rules) for needle, rules in needles.items() if len(needle) < 3]
+    grams: dict[tuple[str, ...], _Needles] = {}
+    for needle, rules in needles.items():
+        if len(needle) >= 3:
+            grams.setdefault(_gram(needle), []).append((needle, rules))
+    return always, short, grams
+
+
+@functools.cache
+def _keys_of(categories: frozenset[str]) -> frozenset[tuple[str, ...]]:
+    """The three characters ``_plan`` looks needles up by, as a set."""
+    return frozenset(_plan(categories)[2])
+
+
+def _gram(needle: str) -> tuple[str, ...]:
+    """The three characters of ``needle`` a line is looked at for it by:
+    its first three without a space (``_``) if it has any, else its first
+    three (a space is in most lines, a needle's letters are not)."""
+    grams = [needle[k : k + 3] for k in range(len(needle) - 2)]
+    return tuple(next((gram for gram in grams if "_" not in gram), grams[0]))
+
+
+def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
+    """Where a token of ``rule`` ends, its pieces joined: the engine put a
+    space inside it (``gho_29t3DL70EurYGs rbwc...``). A piece after the
+    first is joined when the token is then still within its length and the
+    piece looks like a token's (of a format of one length, any piece that
+    makes it up); None when no run of pieces is the format's length. A
+    format of one length of 20 or more takes two characters fewer or more:
+    in a proportional font the engine drops or adds one now and then."""
+    at, size = m.start("p"), -len(m["p"])
+    end = None
+    first = m["p"] + m["b"]
+    pieces = [first, *m["rest"][1:].split(" ")] if m["rest"] else [first]
+    low, high = rule.low, rule.high
+    one_length = high - low <= 4
+    if one_length and low >= 20:
+        low, high = low - 2, high + 2  # a character the engine dropped or added
+    for k, piece in enumerate(pieces):
+        if k and not (one_length or piece_like(piece)):
+            break
+        size += len(piece)
+        if size > high:
+            break
+        at += len(piece) + (1 if k else 0)
+        if size >= low:
+            end = at
+    if end is not None:
+        while line[end - 1] in ".)]}" and end > m.end("p") + low:
+            end -= 1  # a sentence's full stop after a token whose body takes dots
+    return end
+
+
+def _credential_like(value: str) -> bool:
+    """A credential after ``Bearer`` or ``Basic``: a digit, both cases, or a
+    token's punctuation in it; a word of prose has none of them."""
+    return (
+        any(c.isdigit() for c in value)
+        or (any(c.islower() for c in value) and any(c.isupper() for c in value))
+        or any(c in "._~+/=" for c in value)
+    )

@@ -1,0 +1,169 @@
+"""Tokens the OCR engine cut with a stray space (``gho_29t3 DL70...``,
+``dckr_p at_...``): which spaces in a line may be inside a token and the
+line with them taken out (``despaced``), and what a format finds across
+one space between two runs of a token's characters (``one_space``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+
+from noru.redact.rules import OPTIONAL_RULES, RULES, canon
+from noru.redact.search import NEEDLES_CUT, matched
+from noru.redact.shapes import Finding, piece_like
+
+__all__ = ["MIXED_RUN", "despaced", "one_space"]
+
+
+# What a piece of a token after a stray space nearly always holds (``_GAP``
+# looks for it): a line with none is not searched for spaces to take out.
+MIXED_RUN = re.compile(r"[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]", re.ASCII)
+
+
+# A space between two runs of a token's characters: the engine may have put
+# it inside one token.
+# (what follows it mixes letters and digits, or cases, as a token's does).
+_GAP = re.compile(
+    r"(?<=[A-Za-z0-9_+/=.:~|-]) (?=[A-Za-z0-9_+/=~|-]*?"
+    r"(?:[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]|[a-z][A-Z]+[a-z]+[A-Z]|[A-Z][a-z]+[A-Z]+[a-z]))",
+    re.ASCII,
+)
+
+
+_RUN = re.compile(r"[A-Za-z0-9_+/=.:~|-]+", re.ASCII)
+
+
+def despaced(line: str) -> tuple[str, list[int]] | None:
+    """``line`` with the single spaces the engine may have put inside a
+    token taken out, and where each of its characters is in ``line``; None
+    when there are none. A space is taken out between two runs that each
+    look like a token's (a digit and a letter, or many changes of case),
+    or after a run that ends as a token's prefix does (``-``, ``_``, ``.``,
+    ``:``) or inside a format's prefix (``dckr_p at_...``) before one that
+    does."""
+    gaps = []
+    for gap in _GAP.finditer(line):
+        at = gap.start()
+        right = _RUN.match(line, at + 1)
+        if right is None or not piece_like(right[0]):
+            continue
+        left = line[_run_start(line, at) : at]
+        if (
+            piece_like(left)
+            or (len(left) >= 3 and left[-1] in "-_.:")
+            or _splits_a_needle(left, right[0])
+        ):
+            gaps.append(at)
+    if not gaps:
+        return None
+    text = "".join(line[a + 1 : b] for a, b in itertools.pairwise([-1, *gaps, len(line)]))
+    cut = set(gaps)
+    return text, [i for i in range(len(line)) if i not in cut]
+
+
+# A run of a token's characters (``one_space`` joins two of them).
+_TOKEN_RUN = re.compile(r"[^\s\"'`()<>\[\]{},;]+")
+
+# Rules anchored on a word or a URL before their value, not on a token's
+# own shape: a space after their fixed part is the line's own.
+_NOT_ACROSS = frozenset(
+    i
+    for i, rule in enumerate((*RULES, *OPTIONAL_RULES))
+    if rule.kind in ("bearer-token", "url-password")
+)
+
+# The fewest characters two runs joined across a space must hold to be
+# tried as one token (an AWS key id's 20 the shortest format so cut).
+_JOINED_AT_LEAST = 16
+
+
+def one_space(
+    line: str, folded: str, searched: Sequence[int], found: Sequence[Finding]
+) -> list[Finding]:
+    """What a format finds across one space between two runs of a token's
+    characters, the two runs alone joined (``NjM5...ND A0.yGqSei...``,
+    ``gi0nba .i7tq...``): the format's own shape (its fixed part, its
+    length, its alphabet) is what tells a token cut by a stray space from
+    two words, whatever its pieces look like. Only the rules ``searched``
+    (the line holds their needles; ``folded``: its ``canon``) whose needles
+    the two runs hold are tried. A space already inside a finding is passed
+    by, and so is one after a run a format found alone (a token of a range
+    of lengths would take the next word)."""
+    held = _needles_at(folded, (i for i in searched if i not in _NOT_ACROSS))
+    if not held:
+        return []
+    backwards = line[::-1]
+    size = len(line)
+
+    def run_start(at: int) -> int:  # of the run that ends at ``at``
+        m = _TOKEN_RUN.match(backwards, size - at)
+        return at if m is None else size - m.end()
+
+    def run_end(at: int) -> int:  # of the run that starts at ``at``
+        m = _TOKEN_RUN.match(line, at)
+        return at if m is None else m.end()
+
+    pairs = set()
+    for pos, _, _ in held:
+        start, end = run_start(pos), run_end(pos)
+        if line.startswith(" ", end):
+            pairs.add((start, end, run_end(end + 1)))
+        if start and line[start - 1] == " ":
+            pairs.add((run_start(start - 1), start - 1, end))
+    out: list[Finding] = []
+    for start, at, end in sorted(pairs):
+        if end - start - 1 < _JOINED_AT_LEAST or at - start < 2 or end - at - 1 < 2:
+            continue
+        if any(f.start <= at and at - 1 < f.end for f in found):
+            continue
+        first, last = bisect.bisect_left(held, (start,)), bisect.bisect_left(held, (end,))
+        tried = {i for _, stop, i in held[first:last] if stop <= end}
+        text = line[start:at] + line[at + 1 : end]
+        for f in matched(text, sorted(tried)):
+            if f.start < at - start < f.end:
+                out.append(Finding(start + f.start, start + f.end + 1, f.kind))
+    return out
+
+
+def _needles_at(folded: str, searched: Iterable[int]) -> list[tuple[int, int, int]]:
+    """Where ``folded`` holds the needles of the rules ``searched``, whole or
+    cut by a space: (start, end, the rule's index), in order."""
+    held = []
+    for i in searched:
+        for needle in NEEDLES_CUT[i]:
+            at = folded.find(needle)
+            while at != -1:
+                held.append((at, at + len(needle), i))
+                at = folded.find(needle, at + 1)
+    return sorted(held)
+
+
+# Rules' needles long enough to tell a prefix cut by a stray space, by their
+# first three characters.
+_NEEDLES: dict[tuple[str, ...], list[str]] = {}
+for _needle in sorted({n for rule in RULES for n in rule.needles if len(n) >= 4}):
+    _NEEDLES.setdefault(tuple(_needle[:3]), []).append(_needle)
+
+
+def _splits_a_needle(left: str, right: str) -> bool:
+    """Whether a stray space between ``left`` and ``right`` cuts a rule's
+    needle (a format's fixed prefix) in two."""
+    head = left[-12:]
+    joined = canon(head + right[:12])
+    grams = _NEEDLES.keys() & set(zip(joined, joined[1:], joined[2:], strict=False))
+    for needle in (n for gram in grams for n in _NEEDLES[gram]):
+        at = joined.find(needle)
+        while -1 < at < len(head):
+            if at + len(needle) > len(head):
+                return True
+            at = joined.find(needle, at + 1)
+    return False
+
+
+def _run_start(line: str, at: int) -> int:
+    while at and line[at - 1] not in " \t\"'`(<[{,;":
+        at -= 1
+    return at
