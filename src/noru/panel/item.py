@@ -166,6 +166,8 @@ class Panel:
         if len(record.images) > 1:
             return f"all {len(record.images)} displays"
         source = record.images[0].source
+        if source.whole:  # a display (or region): named as one, not as its active window
+            return source.subject or "the screen"
         if source.window_title or source.app_name:
             title = f"“{source.window_title}”" if source.window_title else ""
             app = f" ({source.app_name})" if source.app_name and title else source.app_name or ""
