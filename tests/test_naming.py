@@ -1,11 +1,14 @@
-"""What a capture is called.
+"""What a capture is called, and where the person's controls are said to be.
 
 A display capture is named as a display wherever it is described (the
 agent's header and image label, locator rows and resources, `noru list` and
 `noru show`, the console's cards, captions and alternative text), a window
 as its window; the contract's ``structuredContent`` sources stay its six
-facts. Real parts throughout: a real app on Xvfb, the official MCP SDK
-client over a real `noru mcp`'s pipes, the CLI and the console as processes.
+facts. A refusal the person lifts in the Noru menu adds, where no panel
+shows that menu, that the same control is in the Noru console. Real parts
+throughout: a real app on Xvfb, the official MCP SDK client over a real
+`noru mcp`'s pipes, the CLI and the console as processes, a real session
+bus with this test as the panel host.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from noru.access import set_control
-from tests.app_process import running_app
+from tests.app_process import running_app, wait_until
+from tests.history_data import seed
+from tests.panel_host import PanelHost
 from tests.sdk import sdk_params, validate_log
+from tests.session_bus import running_session_bus
 from tests.test_app import configure, window_under_pointer
 from tests.test_console import running_console
 from tests.wire import noru_command
@@ -33,6 +39,7 @@ if TYPE_CHECKING:
     OpenWindow = Callable[..., TkWindow]
 
 TITLE = "bash - secrets demo"
+CONSOLE_TOO = "the same control is in the Noru console"
 # "display 1", with the output's name when the platform gives one.
 DISPLAY = r"display 1(?: \([^)]*\))?"
 
@@ -149,3 +156,50 @@ def test_a_display_capture_is_named_as_a_display_and_a_window_as_its_window(
     assert "<dt>Active window</dt>" in viewer
     assert re.search(rf"<figcaption>\d+x\d+ px · window: {TITLE} · ", window_viewer)
     assert "<dt>Shows</dt><dd>one window, on display 1" in window_viewer
+
+
+def test_without_a_running_app_a_revoke_points_at_the_console_too(
+    home: Path, tmp_path: Path
+) -> None:
+    """No app, no Noru menu: the steering keeps the menu's words and adds the
+    console, and never a command an agent could run to let itself in."""
+    seed(home)
+    set_control(home, "revoke")
+    (listed,) = sdk_calls(home, tmp_path / "wire.log", [("list_captures", {})])
+    text = texts(listed)[0]
+    assert text.startswith("Noru history revoked")
+    next_line = text.splitlines()[-1]
+    assert "open the Noru menu and explicitly restore agent observations" in next_line
+    assert CONSOLE_TOO in next_line
+    assert "noru allow" not in text and "noru console" not in text
+
+
+def test_the_console_is_named_only_while_no_panel_shows_the_menu(
+    home: Path, desktop: XServer, tmp_path: Path
+) -> None:
+    """While a panel host shows the running app's menu, a pause is answered
+    with the menu's words alone; once the host leaves, the same answer adds
+    the console, and `noru status` says where the controls are."""
+    configure(home)
+    with (
+        running_session_bus(tmp_path / "bus") as bus,
+        running_app(home, {**desktop.env, **bus.env}, tmp_path / "app.log"),
+    ):
+        host = PanelHost(bus.address)
+        try:
+            wait_until(lambda: len(host.items) == 1, "the menu registered with the host")
+            set_control(home, "allow")
+            set_control(home, "pause")
+            assert "Noru menu: shown in the panel" in noru(home, "status")
+            (shown,) = sdk_calls(home, tmp_path / "wire.log", [("observe_screen", {})])
+        finally:
+            host.close()
+        wait_until(
+            lambda: "Noru menu: not shown" in noru(home, "status"), "the app noticing the host left"
+        )
+        (hidden,) = sdk_calls(home, tmp_path / "wire2.log", [("observe_screen", {})])
+    for result in (shown, hidden):
+        assert texts(result)[0].startswith("Noru paused")
+        assert "Resume Agent Perception in the Noru menu" in texts(result)[0]
+    assert "Noru console" not in texts(shown)[0]
+    assert CONSOLE_TOO in texts(hidden)[0].splitlines()[-1]

@@ -84,6 +84,10 @@ class App:
         self.ocr: OcrWorker | None = None
         self.ocr_problem: str | None = None
         self.hotkey = appwire.HotkeyState(self.config.hotkey, grabbed=False, problem="not started")
+        # Whether a panel shows the Noru menu (run_app gives the panel's own word).
+        self.menu: Callable[[], appwire.MenuState] = lambda: appwire.MenuState(
+            False, "this app shows no menu"
+        )
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="noru-encode")
         # Served PNGs of the newest captures, so a live reply needs no re-encode.
         self._served: dict[str, list[imaging.Served]] = {}
@@ -351,7 +355,9 @@ class App:
             ocr = appwire.OcrState(True, self.ocr.engine_name, self.ocr.version)
         else:
             ocr = appwire.OcrState(False, self.config.ocr_engine, problem=self.ocr_problem)
-        return appwire.AppStatus(__version__, screen=screen, ocr=ocr, hotkey=self.hotkey)
+        return appwire.AppStatus(
+            __version__, screen=screen, ocr=ocr, hotkey=self.hotkey, menu=self.menu()
+        )
 
     def close(self) -> None:
         if self._ax_switched_on:

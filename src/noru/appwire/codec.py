@@ -18,6 +18,7 @@ from noru.appwire.messages import (
     HotkeyState,
     Latest,
     Malformed,
+    MenuState,
     Mismatch,
     Observe,
     OcrState,
@@ -220,6 +221,7 @@ def _build(name: str, data: dict[str, Any], blobs: _Blobs | None = None) -> Requ
         screen = _get(data, "screen", dict)
         ocr = _get(data, "ocr", dict)
         hotkey = _get(data, "hotkey", dict)
+        menu = _get(data, "menu", dict)
         modes = []
         try:
             state = ScreenState(_get(screen, "state", str))
@@ -249,6 +251,7 @@ def _build(name: str, data: dict[str, Any], blobs: _Blobs | None = None) -> Requ
                 grabbed=_get(hotkey, "grabbed", bool),
                 problem=_text(hotkey, "problem", 2000),
             ),
+            menu=MenuState(shown=_get(menu, "shown", bool), problem=_text(menu, "problem", 2000)),
         )
     if name == "captured:reply":
         return Captured(id=_get(data, "id", str))

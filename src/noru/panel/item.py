@@ -123,6 +123,11 @@ class Panel:
         }[menu.mode(self.state)]
         return ("An agent looked just now. " if self.looking else "") + words.capitalize()
 
+    def menu_state(self) -> appwire.MenuState:
+        """Whether a panel host shows the menu now, and if not, why (the app's
+        status: ``noru mcp`` then points the person at the console)."""
+        return appwire.MenuState(self.registered, None if self.registered else self.problem)
+
     def items(self) -> list[menu.Item]:
         return menu.layout(self.state, console=self._console_command is not None)
 
@@ -286,14 +291,19 @@ class Panel:
             await bus.request_name(self.bus_name)
 
             def watcher_started(message: Message) -> None:
-                if (
-                    message.member == "NameOwnerChanged"
-                    and message.body[0] == WATCHER
-                    and message.body[2]
-                ):
-                    task = asyncio.ensure_future(self._register(bus))
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
+                if message.member != "NameOwnerChanged" or message.body[0] != WATCHER:
+                    return
+                if not message.body[2]:  # the host went away, and the menu with it
+                    self.registered = False
+                    self.problem = (
+                        "the StatusNotifierItem host left the session bus: the Noru menu is"
+                        " not shown until a host starts"
+                    )
+                    log.info(self.problem)
+                    return
+                task = asyncio.ensure_future(self._register(bus))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
 
             bus.add_message_handler(watcher_started)
             self._notifier = Notifier(
