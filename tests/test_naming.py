@@ -126,8 +126,9 @@ def test_a_display_capture_is_named_as_a_display_and_a_window_as_its_window(
     assert re.search(rf"1 image\(s\), {DISPLAY} · active: {TITLE}", described[display_id])
     assert f", Noru-test · {TITLE}" in described[window_id]
     for rows in (texts(listed)[0], noru(home, "list")):
-        display_row = next(line for line in rows.splitlines() if display_id in line)
-        window_row = next(line for line in rows.splitlines() if window_id in line)
+        # Both may be taken in one second: the second's id is the first's and "-2".
+        display_row = next(line for line in rows.splitlines() if f" {display_id} · " in line)
+        window_row = next(line for line in rows.splitlines() if f" {window_id} · " in line)
         assert re.search(rf" · {DISPLAY} · active window \"{TITLE}\"", display_row), display_row
         assert f'window "{TITLE}"' in window_row and "active window" not in window_row
     rows = {row["id"]: row for row in json.loads(noru(home, "list", "--json"))}
