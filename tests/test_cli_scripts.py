@@ -69,6 +69,7 @@ class TestFormatsForScripts:
             "images": 1,
             "has_text": True,
             "note": "the failing build",
+            "shows": None,  # not recorded: put in the history as a test's data
             "display_index": 1,
             "display_name": "DP-1",
             "app_id": "code",

@@ -95,6 +95,18 @@ class TestSteering:
             text = steering_result(cls("because"))["content"][0]["text"]
             assert "noru allow" not in text and "noru resume" not in text, cls
 
+    @pytest.mark.parametrize("cls", [errors.NotAuthorized, errors.Paused, errors.HistoryRevoked])
+    def test_where_no_menu_shows_the_gesture_keeps_its_words_and_names_the_console(
+        self, cls: type[errors.Steering]
+    ) -> None:
+        refusal = cls("because")
+        refusal.in_console_too()
+        refusal.in_console_too()  # said once, however often asked
+        next_line = steering_result(refusal)["content"][0]["text"].splitlines()[-1]
+        assert cls.gesture is not None
+        assert next_line.startswith(f"Next: {cls.gesture} {errors.CONSOLE_TOO} ")
+        assert next_line.count("Noru console") == 1 and "`" not in next_line
+
     def test_the_nine_tags_are_distinct(self) -> None:
         assert len({cls.tag for cls, _, _ in STEERING}) == 9
 

@@ -23,6 +23,7 @@ def app_status(*, ocr: appwire.OcrState) -> appwire.AppStatus:
         screen=appwire.ScreenAccess(appwire.ScreenState.GRANTED, "display :0 reachable"),
         ocr=ocr,
         hotkey=appwire.HotkeyState("ctrl+alt+n", grabbed=True),
+        menu=appwire.MenuState(shown=True),
     )
 
 

@@ -51,6 +51,7 @@ REPLIES: list[appwire.Reply] = [
         ),
         ocr=appwire.OcrState(True, "tesseract", "5.3.0"),
         hotkey=appwire.HotkeyState("ctrl+alt+n", False, "taken by another program"),
+        menu=appwire.MenuState(False, "no StatusNotifierItem host on the session bus"),
     ),
     appwire.Captured("capture_2026-08-12_141502"),
     appwire.Delivered(
@@ -137,8 +138,14 @@ def test_a_malformed_request_is_refused_with_what_is_wrong(line: bytes, why: str
         b'{"op": "ping", "args": {}}\n',
         b'{"noru": 1, "request": "ping"}\n',
         b'{"noru": 2, "request": "ping"}\n',
+        b'{"noru": 3, "request": "ping"}\n',
     ],
-    ids=["the first protocol", "version 1", "version 2 (images in base64)"],
+    ids=[
+        "the first protocol",
+        "version 1",
+        "version 2 (images in base64)",
+        "version 3 (no menu in the status)",
+    ],
 )
 def test_a_request_of_another_version_is_a_mismatch_not_a_guess(line: bytes) -> None:
     assert isinstance(appwire.decode_request(line), appwire.Mismatch)

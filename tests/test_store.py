@@ -113,6 +113,7 @@ def test_migrations_are_recorded_by_name(home: Path) -> None:
     assert names == [
         "0001_initial", "0002_window_rects", "0003_ocr_version", "0004_ax_layer", "0005_excluded",
         "0006_retention", "0007_agent_text", "0008_agent_sources", "0009_screen_rect",
+        "0010_image_shows",
     ]  # fmt: skip
 
 
@@ -135,13 +136,16 @@ def test_a_reader_reads_a_history_no_writer_has_upgraded_yet(home: Path) -> None
     db.execute("DELETE FROM migrations WHERE name != '0001_initial'")
     db.execute("ALTER TABLE images DROP COLUMN windows")  # ... as if it never had
     db.execute("ALTER TABLE captures DROP COLUMN ocr_version")
+    db.execute("ALTER TABLE images DROP COLUMN shows")
     db.close()
     reader = Reader.open(home)
     assert reader is not None
     with reader:
         found = reader.get(record.id)
+        rows, _ = reader.list_rows(Filters())
     assert found is not None and found.images[0].windows == ()
     assert found.ocr_version is None
+    assert found.images[0].source.shows is None and rows[0].source.shows is None
 
 
 def test_a_reader_refuses_a_schema_newer_than_it_knows(home: Path) -> None:

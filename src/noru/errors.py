@@ -145,6 +145,9 @@ class Steering(NoruError):
 
     tag: ClassVar[str] = ""
     next_action: ClassVar[str] = ""
+    #: The person's gesture in the Noru menu that lifts this refusal, for those
+    #: a gesture lifts (``in_console_too``).
+    gesture: ClassVar[str | None] = None
 
     def __init__(
         self, summary: str = "", *, details: tuple[str, ...] = (), next_action: str | None = None
@@ -154,6 +157,18 @@ class Steering(NoruError):
         self.details = details
         if next_action is not None:
             self.next_action = next_action  # type: ignore[misc]
+
+    def in_console_too(self) -> None:
+        """Say that the gesture's control is also in the Noru console: for a
+        machine where no panel shows the Noru menu (``noru mcp`` asks the app:
+        ``appwire.MenuState``). The sentence follows the gesture's."""
+        if self.gesture is None or CONSOLE_TOO in self.next_action:
+            return
+        if self.gesture in self.next_action:
+            told = self.next_action.replace(self.gesture, f"{self.gesture} {CONSOLE_TOO}", 1)
+        else:  # words of the app's own (another version's): the sentence goes last
+            told = f"{self.next_action} {CONSOLE_TOO}"
+        self.next_action = told  # type: ignore[misc]
 
     @staticmethod
     def by_tag(tag: str) -> type[Steering] | None:
@@ -180,20 +195,28 @@ class AppVersionMismatch(AppNotRunning):
 
 # The remedies below name the person's gesture in the Noru menu, as the
 # published contract does, never the command that grants access: an agent
-# with a shell must not read its own way in from the answer.
+# with a shell must not read its own way in from the answer. Where no panel
+# shows the menu, the answer adds that the same control is in the console
+# (``Steering.in_console_too``), again without a command.
+CONSOLE_TOO = (
+    "No panel on this machine shows the Noru menu now; the same control is in the Noru console."
+)
+
+
 class NotAuthorized(Steering):
     tag = "Noru not authorized"
-    next_action = (
-        "Ask the person to open the Noru menu and explicitly choose Allow Agent "
-        "Observations. An agent cannot grant this itself."
-    )
+    gesture = "Ask the person to open the Noru menu and explicitly choose Allow Agent Observations."
+    next_action = f"{gesture} An agent cannot grant this itself."
 
 
 class Paused(Steering):
     tag = "Noru paused"
-    next_action = (
+    gesture = (
         "Ask the person to choose Resume Agent Perception in the Noru menu when live "
-        "context is wanted. History remains available unless access was revoked: "
+        "context is wanted."
+    )
+    next_action = (
+        f"{gesture} History remains available unless access was revoked: "
         "list_captures, search_captures, get_capture."
     )
 
@@ -219,10 +242,11 @@ class Busy(Steering):
 
 class HistoryRevoked(Steering):
     tag = "Noru history revoked"
-    next_action = (
+    gesture = (
         "Ask the person to open the Noru menu and explicitly restore agent observations "
-        "(Allow Agent Observations). History is never served around a revoke."
+        "(Allow Agent Observations)."
     )
+    next_action = f"{gesture} History is never served around a revoke."
 
 
 class NoMatch(Steering):

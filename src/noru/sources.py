@@ -9,20 +9,34 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
-__all__ = ["Source", "infer_workspace", "shorten"]
+__all__ = ["SHOWS", "Shows", "Source", "infer_workspace", "shorten"]
+
+#: What one image is: one window, a whole display, or a region of the screen.
+Shows = Literal["window", "display", "region"]
+SHOWS: tuple[Shows, ...] = ("window", "display", "region")
 
 
 @dataclass(frozen=True)
 class Source:
+    """Where one image came from. The window facts (app, title, workspace)
+    are of the window the image is (``shows == "window"``), or, for a display
+    or a region, of the active window inside it. ``shows`` is None where it
+    was not recorded (an import; a capture stored before Noru recorded it):
+    then the words fall back on the facts alone."""
+
     display_index: int | None = None
     display_name: str | None = None
     app_id: str | None = None
     app_name: str | None = None
     window_title: str | None = None
     workspace_hint: str | None = None
+    shows: Shows | None = None
 
     def as_dict(self) -> dict[str, int | str | None]:
+        """The contract's six source fields (``structuredContent.sources``);
+        what the image is (``shows``) is said in the text instead."""
         return {
             "display_index": self.display_index,
             "display_name": self.display_name,
@@ -40,25 +54,52 @@ class Source:
         index = self.display_index if self.display_index is not None else "?"
         return f"display {index}" + (f" ({self.display_name})" if self.display_name else "")
 
+    @property
+    def whole(self) -> bool:
+        """True for an image of more than one window: a display or a region."""
+        return self.shows in ("display", "region")
+
+    @property
+    def subject(self) -> str | None:
+        """What the image is, in words: ``window "main.py - Editor"``,
+        ``display 2 (HDMI-1)``, ``region of display 2 (HDMI-1)``; None when
+        not recorded (``shows``)."""
+        if self.shows == "window":
+            return f'window "{self.window_title}"' if self.window_title else "untitled window"
+        if self.shows == "display":
+            return self.display_label or "display (which one unknown)"
+        if self.shows == "region":
+            return f"region of {self.display_label}" if self.display_label else "screen region"
+        return None
+
     def parts(self, *, title_most: int | None = None, marked: bool = True) -> list[str]:
-        """This source in words, one known fact each, in the order every
-        description uses: app, window, workspace, display. ``title_most``
-        shortens a long window title to that many characters; ``marked`` says
-        "(inferred)" after the workspace (a locator row leaves that to its
-        provenance line)."""
-        parts: list[str] = []
-        if self.app_name or self.app_id:
-            parts.append(f"app {self.app_name or self.app_id}")
+        """This source in words, one known fact each. A window: app, window,
+        workspace, display. A display or region: what it is first, then the
+        active window inside it (its title, app, workspace), so that no
+        reader takes a display for the window that was active on it.
+        ``title_most`` shortens a long window title to that many characters;
+        ``marked`` says "(inferred)" after the workspace (a locator row leaves
+        that to its provenance line)."""
+        title = None
         if self.window_title:
             title = (
                 self.window_title if title_most is None else shorten(self.window_title, title_most)
             )
-            parts.append(f'window "{title}"')
-        if self.workspace_hint:
-            parts.append(f"workspace {self.workspace_hint}" + (" (inferred)" if marked else ""))
-        if self.display_label:
-            parts.append(self.display_label)
-        return parts
+        app = f"app {self.app_name or self.app_id}" if self.app_name or self.app_id else None
+        workspace = (
+            f"workspace {self.workspace_hint}" + (" (inferred)" if marked else "")
+            if self.workspace_hint
+            else None
+        )
+        if self.whole:
+            active = f'active window "{title}"' if title else None
+            parts = [self.subject, active, app, workspace]
+        else:
+            window = f'window "{title}"' if title else None
+            if self.shows == "window" and window is None:
+                window = "untitled window"
+            parts = [app, window, workspace, self.display_label]
+        return [part for part in parts if part]
 
     def describe(self) -> str:
         """The source in one phrase: "app Editor, window "main.py - Editor", ..."."""
@@ -66,6 +107,8 @@ class Source:
 
     def image_label(self, position: int) -> str:
         """What an image of this source shows, for the line before it."""
+        if self.subject:
+            return self.subject
         if self.window_title:
             return f'window "{self.window_title}"'
         return self.display_label or f"image {position}"

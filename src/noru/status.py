@@ -166,6 +166,16 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
+def _menu(app: appwire.AppStatus | None) -> str:
+    """Where the person finds the access controls: the Noru menu, when a panel
+    shows it; the console has them in any case."""
+    if app is None:
+        return "not shown (the app is not running); the controls are in the Noru console"
+    if app.menu.shown:
+        return "shown in the panel"
+    return f"{app.menu}; the controls are in the Noru console"
+
+
 def _lines(status: Status, *, count: bool) -> list[str]:
     state = status.state
     allowed, why = status.live_now
@@ -183,6 +193,7 @@ def _lines(status: Status, *, count: bool) -> list[str]:
         f"Screen access: {f'{app.screen.state} ({app.screen.detail})' if app else unknown}",
         f"OCR engine: {app.ocr if app else unknown}",
         f"Hotkey: {app.hotkey if app else unknown}",
+        f"Noru menu: {_menu(app)}",
     ]
     if app:
         lines += [f"  {detail}" for detail in app.screen.details]
@@ -235,6 +246,7 @@ def person_fields(status: Status) -> dict[str, Any]:
         "screen_detail": app.screen.detail if app else None,
         "ocr_engine": str(app.ocr) if app else None,
         "hotkey": str(app.hotkey) if app else None,
+        "menu_shown": app.menu.shown if app else False,
         "captures": status.captures,
         "captures_problem": status.captures_problem,
         "handoff_window_seconds": status.handoff_window,

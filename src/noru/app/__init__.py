@@ -85,6 +85,10 @@ class App:
         self.ocr: OcrWorker | None = None
         self.ocr_problem: str | None = None
         self.hotkey = appwire.HotkeyState(self.config.hotkey, grabbed=False, problem="not started")
+        # Whether a panel shows the Noru menu (run_app gives the panel's own word).
+        self.menu: Callable[[], appwire.MenuState] = lambda: appwire.MenuState(
+            False, "this app shows no menu"
+        )
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="noru-encode")
         # Served PNGs of the newest captures, so a live reply needs no re-encode.
         self._served: dict[str, list[imaging.Served]] = {}
@@ -358,6 +362,7 @@ class App:
             ocr=ocr,
             hotkey=self.hotkey,
             session=appwire.AppSession.current(os.environ),
+            menu=self.menu(),
         )
 
     def close(self) -> None:

@@ -180,6 +180,7 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     hotkey.start()
     panel = Panel(app, quit=lambda: stop(signal.SIGTERM, None), console=console_command())
     app.on_look = panel.looked
+    app.menu = panel.menu_state
     panel.start()
     print(f"Noru app running; data in {home}. Stop with Ctrl-C.", file=sys.stderr, flush=True)
     status = app.status()

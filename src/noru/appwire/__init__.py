@@ -22,7 +22,8 @@ request        asked by                             answered by
 =============  ===================================  ==========================
 ``Ping``       tests, a client checking versions    ``Pong``
 ``GetStatus``  ``get_status``, ``noru status``,     ``AppStatus``
-               ``noru doctor``
+               ``noru doctor``, a refusal whose
+               remedy is the Noru menu
 ``Capture``    ``noru capture``                     ``Captured``
 ``Latest``     ``get_latest_capture``               ``Delivered``
 ``Observe``    ``observe_screen``                   ``Delivered``
@@ -59,6 +60,7 @@ from noru.appwire.messages import (
     HotkeyState,
     Latest,
     Malformed,
+    MenuState,
     Mismatch,
     Observe,
     OcrState,
@@ -87,6 +89,7 @@ __all__ = [
     "Latest",
     "LiveClient",
     "Malformed",
+    "MenuState",
     "Mismatch",
     "Observe",
     "OcrState",

@@ -20,6 +20,7 @@ from noru.appwire.messages import (
     HotkeyState,
     Latest,
     Malformed,
+    MenuState,
     Mismatch,
     Observe,
     OcrState,
@@ -236,6 +237,7 @@ def _build(name: str, data: dict[str, Any], blobs: _Blobs | None = None) -> Requ
         screen = _get(data, "screen", dict)
         ocr = _get(data, "ocr", dict)
         hotkey = _get(data, "hotkey", dict)
+        menu = _get(data, "menu", dict)
         modes = []
         try:
             state = ScreenState(_get(screen, "state", str))
@@ -266,6 +268,7 @@ def _build(name: str, data: dict[str, Any], blobs: _Blobs | None = None) -> Requ
                 problem=_text(hotkey, "problem", 2000),
             ),
             session=_session(_get(data, "session", dict)),
+            menu=MenuState(shown=_get(menu, "shown", bool), problem=_text(menu, "problem", 2000)),
         )
     if name == "captured:reply":
         return Captured(id=_get(data, "id", str))

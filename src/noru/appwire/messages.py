@@ -31,6 +31,7 @@ __all__ = [
     "HotkeyState",
     "Latest",
     "Malformed",
+    "MenuState",
     "Mismatch",
     "Observe",
     "OcrState",
@@ -45,6 +46,7 @@ __all__ = [
 
 #: The app protocol's version; bump it whenever a request or reply changes.
 PROTOCOL = 4  # 3: served images as raw bytes after the reply line; 4: the app's session
+# and its menu in the status
 MAX_REQUEST = 1024 * 1024
 MAX_REPLY = 64 * 1024 * 1024  # a 3-display bundle of PNGs fits easily
 
@@ -185,11 +187,25 @@ class AppSession:
 
 
 @dataclass(frozen=True)
+class MenuState:
+    """Whether a panel host shows this app's Noru menu now, and if not, why.
+    ``noru mcp`` reads it to say where the person finds the access controls
+    (docs/panel.md, "Where the person finds the controls")."""
+
+    shown: bool
+    problem: str | None = None  # why it is not shown
+
+    def __str__(self) -> str:
+        return "shown in the panel" if self.shown else f"not shown: {self.problem or 'no panel'}"
+
+
+@dataclass(frozen=True)
 class AppStatus:
     app_version: str
     screen: ScreenAccess
     ocr: OcrState
     hotkey: HotkeyState
+    menu: MenuState
     session: AppSession = AppSession()
 
 

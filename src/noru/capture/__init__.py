@@ -52,7 +52,7 @@ from noru.capture.windows import hide_excluded, in_image, stacked_or_refuse, win
 from noru.errors import CaptureError, WindowExcluded
 from noru.geometry import Rect, centre, clip, shift
 from noru.imaging import Scanlines
-from noru.sources import Source, infer_workspace
+from noru.sources import Shows, Source, infer_workspace
 
 __all__ = ["Capturer", "Degraded", "DegradedMode", "Display", "Grab"]
 
@@ -203,10 +203,12 @@ class Capturer:
             display = _display_at(displays, centre(rect))
             mode = _mode(display, screen)
             if self.excluded is None:
-                return [self._grab(backend, rect, display, window, mode)]
+                return [self._grab(backend, rect, display, window, mode, shows="window")]
             # An excluded window lying over this one is hidden here too.
             with self._beside_grab(backend, lambda: stacked_or_refuse(backend)) as stacked:
-                grab = self._grab(backend, rect, display, window, mode, stacked.start)
+                grab = self._grab(
+                    backend, rect, display, window, mode, stacked.start, shows="window"
+                )
                 return [hide_excluded(grab, stacked.result(), self.excluded, rect)[0]]
 
     def grab_display(self, index: int | None = None) -> list[Grab]:
@@ -228,13 +230,13 @@ class Capturer:
                     f"there is no display {index}: this screen has {count} "
                     f"display{'s' if count != 1 else ''} (1 to {count})"
                 )
-            return [self._grab_area(backend, display.rect, display)]
+            return [self._grab_area(backend, display.rect, display, "display")]
 
     def grab_all_displays(self) -> list[Grab]:
         """One grab per display, in display order."""
         with self._lock:
             backend = self._open()
-            return [self._grab_area(backend, d.rect, d) for d in backend.displays()]
+            return [self._grab_area(backend, d.rect, d, "display") for d in backend.displays()]
 
     def grab_region(self, x: int, y: int, w: int, h: int) -> list[Grab]:
         """A rectangle in root coordinates; the part outside the screen is cut off."""
@@ -246,12 +248,15 @@ class Capturer:
             if rect is None:
                 raise CaptureError(f"the region {x},{y},{w},{h} lies outside the screen")
             display = _display_at(backend.displays(), centre(rect))
-            return [self._grab_area(backend, rect, display)]
+            return [self._grab_area(backend, rect, display, "region")]
 
     # -- normalisation -------------------------------------------------------
 
-    def _grab_area(self, backend: Backend, rect: Rect, display: Display | None) -> Grab:
-        """A display or region: carries the active window's facts when that window is in it."""
+    def _grab_area(
+        self, backend: Backend, rect: Rect, display: Display | None, shows: Shows
+    ) -> Grab:
+        """A display or region (``shows``): carries the active window's facts
+        when that window is in it."""
         screen = backend.screen_rect()
         clipped = clip(rect, screen)
         if clipped is None:
@@ -265,12 +270,12 @@ class Capturer:
         mode = _mode(display, screen)
         if self.excluded is None:
             with self._beside_grab(backend, backend.window_rects) as rects:
-                grab = self._grab(backend, clipped, display, window, mode, rects.start)
+                grab = self._grab(backend, clipped, display, window, mode, rects.start, shows=shows)
                 return replace(grab, windows=windows_in(rects.result(), clipped, grab.size))
         with self._beside_grab(backend, lambda: stacked_or_refuse(backend)) as stacked:
             if window is not None and self.excluded(window):
                 window = None  # its title, app and text are not kept
-            grab = self._grab(backend, clipped, display, window, mode, stacked.start)
+            grab = self._grab(backend, clipped, display, window, mode, stacked.start, shows=shows)
             grab, shown = hide_excluded(grab, stacked.result(), self.excluded, clipped)
         return replace(grab, windows=windows_in(shown, clipped, grab.size))
 
@@ -304,10 +309,13 @@ class Capturer:
         window: WindowFacts | None,
         mode: str,
         given: Callable[[], None] | None = None,
+        *,
+        shows: Shows,
     ) -> Grab:
-        """The grab of ``rect``; ``mode``: its display's (``_mode``, known
-        before: a listing may be using the backend's connection meanwhile);
-        ``given``: called when the display server has handed the pixels over."""
+        """The grab of ``rect``, which is what ``shows`` says; ``mode``: its
+        display's (``_mode``, known before: a listing may be using the
+        backend's connection meanwhile); ``given``: called when the display
+        server has handed the pixels over."""
         reading = self._ax_start(window, rect)
         pixels = backend.grab_rows(rect, given)
         text = self._ax_finish(reading, rect, pixels.size)
@@ -323,6 +331,7 @@ class Capturer:
             app_name=window.app_name if window else None,
             window_title=title,
             workspace_hint=infer_workspace(title),
+            shows=shows,
         )
         return Grab(
             source=source, geometry=rect, display_mode=mode, ax=text, rows=rows, given=image

@@ -123,6 +123,11 @@ class Panel:
         }[menu.mode(self.state)]
         return ("An agent looked just now. " if self.looking else "") + words.capitalize()
 
+    def menu_state(self) -> appwire.MenuState:
+        """Whether a panel host shows the menu now, and if not, why (the app's
+        status: ``noru mcp`` then points the person at the console)."""
+        return appwire.MenuState(self.registered, None if self.registered else self.problem)
+
     def items(self) -> list[menu.Item]:
         return menu.layout(self.state, console=self._console_command is not None)
 
@@ -166,6 +171,8 @@ class Panel:
         if len(record.images) > 1:
             return f"all {len(record.images)} displays"
         source = record.images[0].source
+        if source.whole:  # a display (or region): named as one, not as its active window
+            return source.subject or "the screen"
         if source.window_title or source.app_name:
             title = f"“{source.window_title}”" if source.window_title else ""
             app = f" ({source.app_name})" if source.app_name and title else source.app_name or ""
@@ -284,14 +291,19 @@ class Panel:
             await bus.request_name(self.bus_name)
 
             def watcher_started(message: Message) -> None:
-                if (
-                    message.member == "NameOwnerChanged"
-                    and message.body[0] == WATCHER
-                    and message.body[2]
-                ):
-                    task = asyncio.ensure_future(self._register(bus))
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
+                if message.member != "NameOwnerChanged" or message.body[0] != WATCHER:
+                    return
+                if not message.body[2]:  # the host went away, and the menu with it
+                    self.registered = False
+                    self.problem = (
+                        "the StatusNotifierItem host left the session bus: the Noru menu is"
+                        " not shown until a host starts"
+                    )
+                    log.info(self.problem)
+                    return
+                task = asyncio.ensure_future(self._register(bus))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
 
             bus.add_message_handler(watcher_started)
             self._notifier = Notifier(

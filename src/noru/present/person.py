@@ -34,7 +34,7 @@ __all__ = [
 
 #: ``noru list --json``: one object per row, in this order (docs/cli.md).
 ROW_FIELDS = (
-    "id", "captured_at", "origin", "images", "has_text", "note",
+    "id", "captured_at", "origin", "images", "has_text", "note", "shows",
     "display_index", "display_name", "app_id", "app_name", "window_title", "workspace_hint",
 )  # fmt: skip
 #: ``noru search --json``: a row's fields, then where the words matched.
@@ -136,6 +136,7 @@ def row_fields(row: Row) -> dict[str, Any]:
         "images": row.image_count,
         "has_text": row.has_text,
         "note": row.note,
+        "shows": row.source.shows,
         **row.source.as_dict(),
     }
 
@@ -170,6 +171,7 @@ def capture_fields(record: CaptureRecord, *, files: ImageFiles) -> dict[str, Any
                 "width": image.width,
                 "height": image.height,
                 "file": str(files.image_file(image)),
+                "shows": image.source.shows,
                 **image.source.as_dict(),
             }
             for image in record.images

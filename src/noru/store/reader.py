@@ -19,7 +19,7 @@ from typing import Any, Self
 
 from noru.errors import DataDirError, StoreError
 from noru.paths import check_data_dir, db_path, held_dir, images_dir
-from noru.sources import Source
+from noru.sources import SHOWS, Source
 from noru.store import files, queries, retention, schema
 from noru.store.codec import ax_from_json, lines_from_json, rect_from_json, windows_from_json
 from noru.store.connection import map_sqlite_errors, open_empty, open_reader
@@ -36,7 +36,10 @@ _SOURCE_FIELDS = tuple(f.name for f in fields(Source))
 
 def _source(row: sqlite3.Row) -> Source:
     # The images table names its source columns as Source names its fields.
-    return Source(**{name: row[name] for name in _SOURCE_FIELDS})
+    facts = {name: row[name] for name in _SOURCE_FIELDS}
+    if facts["shows"] not in SHOWS:  # a word this version does not know: not recorded
+        facts["shows"] = None
+    return Source(**facts)
 
 
 class Reading(Searching):
@@ -50,6 +53,7 @@ class Reading(Searching):
         done = schema.applied(self.db)
         self._captures = schema.select_list(done, "captures", "c")
         self._images_columns = schema.select_list(done, "images", "i")
+        self._shows_column = schema.select_list(done, "images", "i", ("shows",))
         self._view: SourceView | None = None
         self._seen: str | None = None  # how filters read source facts (queries.fact_sql)
 
@@ -244,7 +248,7 @@ class Reading(Searching):
             "  OR EXISTS (SELECT 1 FROM images t WHERE t.capture_seq = c.seq"
             "   AND t.ax_text IS NOT NULL AND t.ax_text != '') AS has_text,"
             " i.display_index, i.display_name, i.app_id, i.app_name, i.window_title,"
-            " i.workspace_hint"
+            f" i.workspace_hint, {self._shows_column}"
             " FROM captures c JOIN images i ON i.capture_seq = c.seq AND i.position = 1"
             f" WHERE c.seq IN ({marks})",
             list(seqs),

@@ -171,6 +171,13 @@ def _screen_rect(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE images ADD COLUMN screen_rect TEXT")
 
 
+def _image_shows(db: sqlite3.Connection) -> None:
+    # What the image is: 'window', 'display' or 'region' (NULL: not recorded,
+    # as for an import or a capture stored before this), so that a display
+    # capture is named as a display, not as the window active on it.
+    db.execute("ALTER TABLE images ADD COLUMN shows TEXT")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_window_rects", _window_rects),
@@ -181,6 +188,7 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0007_agent_text", _agent_text),
     ("0008_agent_sources", _agent_sources),
     ("0009_screen_rect", _screen_rect),
+    ("0010_image_shows", _image_shows),
 ]
 KNOWN = {name for name, _ in MIGRATIONS}
 
@@ -213,16 +221,21 @@ COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("ax_note", "0004_ax_layer"),
         ("excluded", "0005_excluded"),
         ("screen_rect", "0009_screen_rect"),
+        ("shows", "0010_image_shows"),
     ),
 }  # fmt: skip
 
 
-def select_list(done: set[str], table: str, alias: str) -> str:
-    """``alias.col, ...`` for every column of ``table``; ``NULL AS col`` for those
-    whose migration is not in ``done`` (a database no writer has upgraded yet)."""
+def select_list(
+    done: set[str], table: str, alias: str, columns: tuple[str, ...] | None = None
+) -> str:
+    """``alias.col, ...`` for every column of ``table`` (or those of ``columns``);
+    ``NULL AS col`` for those whose migration is not in ``done`` (a database no
+    writer has upgraded yet)."""
     return ", ".join(
         f"{alias}.{column}" if migration in done else f"NULL AS {column}"
         for column, migration in COLUMNS[table]
+        if columns is None or column in columns
     )
 
 

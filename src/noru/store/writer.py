@@ -155,8 +155,8 @@ class Store(Removing):
                         "INSERT INTO images (capture_seq, position, path, width, height,"
                         " display_mode, display_index, display_name, app_id, app_name,"
                         " window_title, workspace_hint, ax_text, windows, ax_lines, ax_note,"
-                        " excluded, screen_rect)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " excluded, screen_rect, shows)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             seq,
                             position,
@@ -176,6 +176,7 @@ class Store(Removing):
                             image.ax_note,
                             image.excluded,
                             rect_to_json(image.screen_rect),
+                            s.shows,
                         ),
                     )
                 ax = "\n".join(i.ax_text for i in images if i.ax_text)

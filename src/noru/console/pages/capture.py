@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from noru.console.pages.frame import local, page, source_words
+from noru.console.pages.frame import capture_of, local, page, source_words
 from noru.geometry import Rect
 from noru.redact.apply import AgentsGet
+from noru.sources import Source
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine, folded_words
 
 __all__ = ["capture_page"]
@@ -129,10 +130,14 @@ def _provenance(record: CaptureRecord) -> str:
     ]  # fmt: skip
     for image in record.images:
         source, at = image.source, f" (image {image.position})" if len(record.images) > 1 else ""
+        if source.shows:
+            facts.append((f"Shows{at}", _shows(source)))
+        window = "Active window" if source.whole else "Window"
         if source.app_name or source.app_id:
-            facts.append((f"App{at}", f"{source.app_name or source.app_id}, as the window says"))
+            whose = "the active window" if source.whole else "the window"
+            facts.append((f"App{at}", f"{source.app_name or source.app_id}, as {whose} says"))
         if source.window_title:
-            facts.append((f"Window{at}", f"“{source.window_title}”, its title at the capture"))
+            facts.append((f"{window}{at}", f"“{source.window_title}”, its title at the capture"))
         if source.display_label:
             mode = f", {image.display_mode}" if image.display_mode else ""
             facts.append((f"Display{at}", f"{source.display_label}{mode}"))
@@ -159,19 +164,33 @@ def _provenance(record: CaptureRecord) -> str:
     return f'<section><h2>Where it came from</h2><dl class="facts">{rows}</dl></section>'
 
 
+def _shows(source: Source) -> str:
+    """What the image is, in the person's words."""
+    where = source.display_label
+    if source.shows == "window":
+        return "one window" + (f", on {where}" if where else "")
+    if source.shows == "region":
+        return f"a region of {where}" if where else "a region of the screen"
+    return f"the whole of {where}" if where else "a whole display"
+
+
 def _alt_record(record: CaptureRecord, position: int) -> str:
     source = record.images[position - 1].source
-    what = source.window_title or source.app_name or "the screen"
-    return f"Capture of {what}, {local(record.captured_at):%Y-%m-%d %H:%M}"
+    return f"Capture of {capture_of(source)}, {local(record.captured_at):%Y-%m-%d %H:%M}"
 
 
 def _facts(image: ImageRecord) -> str:
+    """An image's caption: what it is first (``Source.subject``), then the
+    window and app."""
     source = image.source
-    facts = [
-        source.window_title,
-        source.app_name,
-        f"display {source.display_index}" if source.display_index else None,
-    ]
+    display = f"display {source.display_index}" if source.display_index else None
+    if source.whole:
+        title = f"active: {source.window_title}" if source.window_title else None
+        facts = [source.subject, title, source.app_name]
+    elif source.shows == "window":
+        facts = [f"window: {source.window_title or 'untitled'}", source.app_name, display]
+    else:
+        facts = [source.window_title, source.app_name, display]
     return " · ".join(f for f in facts if f) or "no source facts"
 
 

@@ -7,27 +7,57 @@ from __future__ import annotations
 from datetime import datetime
 from html import escape
 
+from noru.sources import Source
 from noru.store import CaptureRecord, Row
 
-__all__ = ["alt", "local", "message_page", "page", "source_words"]
+__all__ = ["alt", "capture_of", "local", "message_page", "page", "source_words"]
 
 
 def local(moment: datetime) -> datetime:
     return moment.astimezone()
 
 
+def _display(source: Source) -> str | None:
+    return f"display {source.display_index}" if source.display_index is not None else None
+
+
 def source_words(row: Row | CaptureRecord) -> str:
+    """A card's caption: what the capture is first (a window of an app, a
+    display, a region), then the app and workspace, and where."""
     source = row.source if isinstance(row, Row) else row.images[0].source
-    parts = [source.app_name or source.app_id, source.workspace_hint]
-    if source.display_index is not None:
-        parts.append(f"display {source.display_index}")
+    app = source.app_name or source.app_id
+    parts: list[str | None]
+    if source.shows == "window":
+        parts = [f"{app} window" if app else "window", source.workspace_hint, _display(source)]
+    elif source.whole:
+        what = _display(source) or "display"
+        if source.shows == "region":
+            what = f"region of {what}"
+        elif isinstance(row, Row) and row.image_count > 1:
+            what = f"{row.image_count} displays"
+        elif isinstance(row, CaptureRecord) and len(row.images) > 1:
+            what = f"{len(row.images)} displays"
+        parts = [what, f"active: {app}" if app else None, source.workspace_hint]
+    else:  # not recorded (an import, an older capture): the facts alone
+        parts = [app, source.workspace_hint, _display(source)]
     return " · ".join(p for p in parts if p) or "unknown source"
 
 
+def capture_of(source: Source) -> str:
+    """What one image is, for its alternative text: the window by its title,
+    or the display (with the window active on it)."""
+    title = f"“{source.window_title}”" if source.window_title else None
+    if source.shows == "window":
+        app = source.app_name or source.app_id
+        return f"the window {title}" if title else f"a window of {app}" if app else "a window"
+    if source.whole:
+        what = source.subject or "the screen"
+        return f"{what}, {title} active" if title else what
+    return source.window_title or source.app_name or "the screen"
+
+
 def alt(row: Row) -> str:
-    source = row.source
-    what = source.window_title or source.app_name or "the screen"
-    return f"Capture of {what}, {local(row.captured_at):%Y-%m-%d %H:%M}"
+    return f"Capture of {capture_of(row.source)}, {local(row.captured_at):%Y-%m-%d %H:%M}"
 
 
 def page(title: str, body: str, *, top: str = "") -> str:

@@ -3,7 +3,10 @@
 ``call_tool`` resolves the name (retired names mapped), checks the arguments
 against the tool's schema, and runs the handler. Handlers return a contract-4
 result or raise ``Steering`` / ``ProtocolError``; the session turns those into
-the wire shape.
+the wire shape. A refusal that the person lifts in the Noru menu (not
+authorized, paused, history revoked) says, where no panel shows that menu,
+that the same control is in the Noru console: the running app says whether
+its menu is shown (``appwire.MenuState`` in its status); no app, no menu.
 """
 
 from __future__ import annotations
@@ -78,7 +81,33 @@ def _handlers() -> dict[str, Handler]:
     }
 
 
+# How long a refusal waits for the app to say whether its menu is shown.
+MENU_ASK = 2.0
+
+
+def menu_shown(home: Path) -> bool:
+    """Whether a panel shows the Noru menu of the app running for ``home``
+    (false with no app, or one that does not answer)."""
+    from noru import appwire
+    from noru.errors import NoruError
+
+    try:
+        status = appwire.LiveClient(home, timeout=MENU_ASK).expect(
+            appwire.GetStatus(), appwire.AppStatus
+        )
+    except NoruError:
+        return False
+    return status.menu.shown
+
+
 def call_tool(context: ToolContext, name: Any, arguments: Any) -> dict[str, Any]:
+    from noru.errors import Steering
+
     spec, arguments = resolve(name, arguments)
     checked = check_arguments(arguments, spec.input_schema)
-    return _handlers()[spec.name](context, checked)
+    try:
+        return _handlers()[spec.name](context, checked)
+    except Steering as refusal:
+        if refusal.gesture is not None and not menu_shown(context.home):
+            refusal.in_console_too()
+        raise

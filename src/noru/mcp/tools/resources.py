@@ -69,11 +69,13 @@ def list_resources(context: ToolContext, cursor: Any, *, titles: bool) -> dict[s
         first = record.images[0].source
         if policy.on:  # a secret in a window title is taken out here too
             first = source_for_agent(first, policy)[0]
-        where = " · ".join(
-            fact
-            for fact in (first.app_name or first.app_id, first.window_title, first.workspace_hint)
-            if fact
-        )
+        app = first.app_name or first.app_id
+        if first.whole:  # a display or region first, then the window active on it
+            active = f"active: {first.window_title}" if first.window_title else None
+            facts = [first.subject, active, app, first.workspace_hint]
+        else:
+            facts = [app, first.window_title, first.workspace_hint]
+        where = " · ".join(fact for fact in facts if fact)
         entry: dict[str, Any] = {
             "uri": capture_uri(record.id),
             "name": record.id,
