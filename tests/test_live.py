@@ -197,6 +197,9 @@ def test_a_client_meeting_an_older_app_says_to_restart_it(home: Path, old_app: O
     assert isinstance(caught.value, AppNotRunning)  # to an agent: restart the app
     assert "restart the Noru app" in caught.value.next_action
     assert json.loads(old_app.received[0])["noru"] == appwire.PROTOCOL
+    # The same version number on both sides (a checkout between releases)
+    # is told apart by the protocols.
+    assert f"(unknown, app protocol 1; this is {__version__}, app protocol " in str(caught.value)
 
 
 def test_a_client_meeting_a_newer_app_says_so_with_its_version(home: Path) -> None:
@@ -204,8 +207,11 @@ def test_a_client_meeting_a_newer_app_says_so_with_its_version(home: Path) -> No
     newer = {"noru": appwire.PROTOCOL + 1, "reply": "mismatch", "app_version": "9.9"}
     app = OneShotApp(home, json.dumps(newer).encode() + b"\n")
     try:
-        with pytest.raises(AppVersionMismatch, match=r"a newer version \(9\.9; this is "):
+        with pytest.raises(
+            AppVersionMismatch, match=r"a newer version \(9\.9, app protocol "
+        ) as caught:
             appwire.LiveClient(home).call(appwire.GetStatus())
+        assert f"this is {__version__}, app protocol {appwire.PROTOCOL})" in str(caught.value)
     finally:
         app.close()
 

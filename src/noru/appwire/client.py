@@ -117,9 +117,12 @@ class LiveClient:
             theirs = (
                 "an older" if reply.protocol is None or reply.protocol < PROTOCOL else "a newer"
             )
+            # A release and a checkout between releases share a version
+            # number: the protocol numbers tell them apart.
             raise AppVersionMismatch(
                 f"the running Noru app is {theirs} version "
-                f"({reply.app_version or 'unknown'}; this is {__version__})"
+                f"({reply.app_version or 'unknown'}, app protocol {reply.protocol or 1}; "
+                f"this is {__version__}, app protocol {PROTOCOL})"
             )
         return reply
 
