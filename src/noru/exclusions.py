@@ -71,7 +71,7 @@ class Rule:
 
 
 # Built in and on by default. What they recognise, and what they cannot, is in
-# the README ("Exclusions"): X11 gives Noru a window's class and title only.
+# docs/cli.md ("noru exclude"): X11 gives Noru a window's class and title only.
 BUILTIN: dict[str, Rule] = {
     # Firefox names a private window "... — Mozilla Firefox Private Browsing".
     "firefox-private": Rule("title", "*Private Browsing*"),
