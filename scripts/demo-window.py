@@ -12,6 +12,12 @@ text = (
     "Try: noru capture --note 'first capture'\n"
     "then ask your agent: what is on my screen?"
 )
-tk.Label(root, text=text, font=("DejaVu Sans", 18), justify="left",
-         background="#ffffff", foreground="#202020").pack(padx=30, pady=30, anchor="w")
+tk.Label(
+    root,
+    text=text,
+    font=("DejaVu Sans", 18),
+    justify="left",
+    background="#ffffff",
+    foreground="#202020",
+).pack(padx=30, pady=30, anchor="w")
 root.mainloop()
