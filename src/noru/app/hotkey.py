@@ -26,8 +26,9 @@ import threading
 from typing import Any
 
 from noru import appwire
+from noru.app.key_combination import parse_hotkey
 
-__all__ = ["WAYLAND_REFUSAL", "Hotkey", "parse_hotkey"]
+__all__ = ["WAYLAND_REFUSAL", "Hotkey"]
 
 log = logging.getLogger("noru.app")
 
@@ -35,27 +36,6 @@ WAYLAND_REFUSAL = (
     "Wayland lets no program grab a key for the whole desktop: bind it in the"
     " compositor (`noru config sway` or `noru config hyprland` prints the line)"
 )
-
-_MODIFIERS = {
-    "ctrl": "ControlMask",
-    "control": "ControlMask",
-    "alt": "Mod1Mask",
-    "shift": "ShiftMask",
-    "super": "Mod4Mask",
-    "win": "Mod4Mask",
-}
-
-
-def parse_hotkey(text: str) -> tuple[list[str], str]:
-    """``ctrl+alt+n`` -> (["ControlMask", "Mod1Mask"], "n"); ValueError if unknown."""
-    parts = [p.strip().lower() for p in text.split("+") if p.strip()]
-    if not parts:
-        raise ValueError("empty hotkey")
-    *mods, key = parts
-    unknown = [m for m in mods if m not in _MODIFIERS]
-    if unknown:
-        raise ValueError(f"unknown modifier {unknown[0]!r} (use ctrl, alt, shift, super)")
-    return [_MODIFIERS[m] for m in mods], key
 
 
 class Hotkey:

@@ -50,7 +50,7 @@ from typing import Any
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from noru.app.hotkey import parse_hotkey
+from noru.app.key_combination import parse_hotkey
 from noru.desktop_portal import (
     CALL_TIMEOUT,
     CONNECT_TIMEOUT,

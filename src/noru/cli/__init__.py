@@ -7,8 +7,9 @@
 - ``agents``: `noru mcp`, `noru config`, `noru log`.
 - ``controls``: `noru allow`, `pause`, `resume`, `revoke`, `status`, `exclude`.
 - ``redaction``: `noru redact add`, `remove`, `allow`, `list`.
-- ``history``: `noru import`, `list`, `search`, `show`, `open`, `note`, `delete`,
-  `keep`, `unkeep`, `reocr`.
+- ``browsing``: `noru list`, `search`, `show`, `open`: the history read.
+- ``editing``: `noru note`, `delete`, `keep`, `unkeep`: the person's edits.
+- ``intake``: `noru import`, `reocr`: screenshots and their text brought in.
 - ``retention``: `noru retention`, `noru prune`.
 - ``running``: `noru app`, `capture`, `console`, `autostart`, `doctor`.
 
@@ -19,7 +20,16 @@ Heavy modules are imported inside the commands that need them, so that
 from __future__ import annotations
 
 # Each job's module adds its commands to ``main`` when imported.
-from noru.cli import agents, controls, history, redaction, retention, running  # noqa: F401
+from noru.cli import (  # noqa: F401
+    agents,
+    browsing,
+    controls,
+    editing,
+    intake,
+    redaction,
+    retention,
+    running,
+)
 from noru.cli.base import main
 
 __all__ = ["main"]

@@ -74,7 +74,7 @@ def mcp(listen: str | None) -> None:
 
 def compositor_binding(compositor: str, hotkey: str, exe: Path) -> str:
     """The line that makes ``compositor`` run `noru capture` on ``hotkey``."""
-    from noru.app.hotkey import parse_hotkey
+    from noru.app.key_combination import parse_hotkey
 
     mods, key = parse_hotkey(hotkey)
     names = [_BINDING_MODS[compositor][m] for m in mods]

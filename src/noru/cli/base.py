@@ -21,7 +21,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -34,7 +34,7 @@ from noru.paths import check_data_dir, data_dir
 
 if TYPE_CHECKING:
     from noru.config import Config
-    from noru.store import Filters, Reader
+    from noru.store import Filters, Reader, Store
 
 __all__ = [
     "CaptureId",
@@ -47,6 +47,7 @@ __all__ = [
     "filter_options",
     "filters_from",
     "history",
+    "index_for_agents",
     "main",
     "noted_config",
     "now",
@@ -309,6 +310,15 @@ def noted_config(home: Path) -> Config:
             said.add(problem)
             click.echo(f"warning: config.toml: {problem}", err=True)
     return config
+
+
+def index_for_agents(store: Store, categories: Sequence[str], ids: Sequence[str]) -> None:
+    """Agents' search index given these captures' new text (``noru.redact.index``;
+    the app keeps the rest of it)."""
+    from noru.redact import index
+
+    for first in range(0, len(ids), index.BATCH):
+        index.refresh(store, categories, ids=ids[first : first + index.BATCH])
 
 
 def history() -> Reader:
