@@ -43,9 +43,10 @@ from noru.ocr.base import OcrLine, is_border, is_rule
 from noru.ocr.glyphs import Decision, Fonts
 from noru.ocr.terminal_chrome import off_paper, own_backgrounds, true_rows, without_chrome
 from noru.ocr.terminal_glyphs import runs_of
-from noru.ocr.terminal_grid import Cells, find_cells, span
+from noru.ocr.terminal_grid import Cells, find_cells
 from noru.ocr.terminal_ink import background, ink, ink_of, row_ink
 from noru.ocr.terminal_rows import Glyph, RowReader, Rows, place
+from noru.ocr.terminal_span import span
 from noru.ocr.terminal_votes import Votes, bar, inked_columns
 
 if TYPE_CHECKING:

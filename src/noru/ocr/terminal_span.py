@@ -1,0 +1,92 @@
+"""The pixel rows of a region that are a terminal's, and its cell grid there
+(``noru.ocr.terminal_grid``): not its title bar or toolbar, with the rows of
+another background (a status line, a selection) that lie on its grid.
+
+Pure Pillow.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from noru.ocr.terminal_grid import PHASE_SLACK, Cells, find_cells
+from noru.ocr.terminal_ink import PAPER, lighter_than
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["span"]
+
+# A pixel row is the terminal's when this share of it is its background
+# colour (within PAPER levels, anti-aliasing aside): a title bar above it,
+# or a frame's edge, is not; its densest line of text still is.
+BACKGROUND_ROW = 0.2
+MIN_RUN = 3
+
+
+def _runs(dark: Image.Image) -> list[tuple[int, int]]:
+    """The runs of pixel rows showing the background, top to bottom. A run of
+    a pixel or two is none: the light text of a highlighted row, on a light
+    theme, shows the paper's colour in a good share of its densest rows."""
+    from PIL import Image
+
+    plain = dark.point(lighter_than(255 - PAPER))
+    share = plain.resize((1, dark.height), Image.Resampling.BOX).tobytes()
+    runs: list[tuple[int, int]] = []
+    start = None
+    for y, value in enumerate([*share, 0]):
+        if value >= BACKGROUND_ROW * 255:
+            start = y if start is None else start
+        elif start is not None:
+            if y - start >= MIN_RUN or start == 0 or not runs:
+                runs.append((start, y))
+            start = None
+    return runs
+
+
+def _on_grid(gap: tuple[int, int], top: int, cells: Cells) -> bool:
+    """Whether rows ``gap`` (not the background) are whole rows of the grid
+    that starts at pixel row ``top``: a status line, a selection."""
+    start, end = gap
+    pitch = cells.height
+    rows, rest = divmod(end - start, pitch)
+    phase = (start - top - cells.y) % pitch
+    # The grid's origin, found from the gaps between lines of text, may be a
+    # few pixels off the cells' true edges (descenders below, capitals above
+    # are not alike): a band of whole rows is on the grid that near it.
+    off = max(1, round(PHASE_SLACK * pitch))
+    return rows >= 1 and min(rest, pitch - rest) <= 1 and min(phase, pitch - phase) <= off
+
+
+def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
+    """The pixel rows that are the terminal's, top to bottom, and its grid:
+    the longest run of rows showing its background (a title bar, a toolbar
+    above it, a frame's edge below it do not), with the runs beside it that
+    lie on its grid across rows of another background (a status line, a
+    selection)."""
+    runs = _runs(dark)
+    if not runs:
+        return None
+    core = max(range(len(runs)), key=lambda i: runs[i][1] - runs[i][0])
+    top, bottom = runs[core]
+    cells = find_cells(dark.crop((0, top, dark.width, bottom)))
+    if cells is None:
+        return None
+    first, last = core, core
+    while first > 0 and _on_grid((runs[first - 1][1], runs[first][0]), top, cells):
+        first -= 1
+    while last < len(runs) - 1 and _on_grid((runs[last][1], runs[last + 1][0]), top, cells):
+        last += 1
+    if (first, last) == (core, core):
+        return top, bottom, cells
+    # The rows of another background are whole cells of the terminal: the
+    # grid's rows start where they do (not in the middle of the gap between
+    # two lines of text, a pixel or two off), a whole number of pitches
+    # above the core.
+    new_top = runs[first][0]
+    edge = runs[first][1] if first < core else runs[core][1]
+    shift = (edge - new_top) % cells.height
+    extended = dark.crop((0, new_top, dark.width, runs[last][1]))
+    rows = (extended.height - shift) // cells.height
+    grid = Cells(cells.x, shift, cells.width, cells.height, cells.columns, rows)
+    return new_top, runs[last][1], grid
