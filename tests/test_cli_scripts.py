@@ -347,6 +347,45 @@ class TestOpen:
         finally:
             stop(console)
 
+    def test_open_console_where_xdg_open_fails_says_so_and_keeps_serving(
+        self, seeded: Seeded, tmp_path: Path
+    ) -> None:
+        import time
+        from http.cookiejar import CookieJar
+        from urllib.request import HTTPCookieProcessor, build_opener
+
+        from tests.processes import START_TIMEOUT, stop
+
+        # The seam again: an xdg-open that finds nothing to open with.
+        folder = tmp_path / "failing-bin"
+        folder.mkdir()
+        script = folder / "xdg-open"
+        script.write_text("#!/bin/sh\nexit 3\n")
+        script.chmod(0o755)
+        env = {**os.environ, "PATH": f"{folder}:{os.environ['PATH']}"}
+        out, err = tmp_path / "console.out", tmp_path / "console.err"
+        with out.open("w") as stdout, err.open("w") as stderr:
+            console = subprocess.Popen(
+                [*noru_command(), "open", "--console", seeded.editor.id],
+                env=env, stdout=stdout, stderr=stderr,
+            )  # fmt: skip
+        try:
+            deadline = time.monotonic() + START_TIMEOUT
+            while "could not open" not in err.read_text() and time.monotonic() < deadline:
+                assert console.poll() is None, err.read_text()
+                time.sleep(0.05)
+            said = err.read_text()
+            assert "xdg-open could not open" in said and "Traceback" not in said, said
+            assert "open the link above in your browser" in said, said
+            url = out.read_text().split("open ", 1)[1].split()[0]
+            # Still serving: the sign-in link leads to the capture's page.
+            browser = build_opener(HTTPCookieProcessor(CookieJar()))
+            with browser.open(url, timeout=30) as page:
+                assert page.status == 200
+                assert "the failing build" in page.read().decode()
+        finally:
+            stop(console)
+
 
 class TestDeleteARange:
     def test_a_range_is_counted_confirmed_and_deleted_as_in_the_console(

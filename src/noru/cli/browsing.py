@@ -204,6 +204,15 @@ def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
         click.echo(line)
 
 
+def _open_or_say(url: str) -> None:
+    """The console's link handed to xdg-open; where it cannot be opened, the
+    console goes on serving and says so (the link printed above still works)."""
+    try:
+        _xdg_open(url)
+    except click.ClickException as exc:
+        click.echo(f"noru: {exc.message}; open the link above in your browser.", err=True)
+
+
 def _xdg_open(target: str) -> None:
     """Hand ``target`` (a file or a URL) to the desktop's opener, xdg-open."""
     import shutil
@@ -250,6 +259,6 @@ def open_cmd(capture_id: str, image: int, in_console: bool) -> None:
             raise click.UsageError("--image goes with the image, not with --console")
         from noru.console import run_console
 
-        sys.exit(run_console(ensure_data_dir(), opener=_xdg_open, capture=capture_id))
+        sys.exit(run_console(ensure_data_dir(), opener=_open_or_say, capture=capture_id))
     _xdg_open(str(path))
     click.echo(path)
