@@ -148,6 +148,18 @@ def find_lines(
     PuTTY key's ``Private-Lines``), each whole, and a CSV's values in a
     column whose header names a secret (``Secret access key``)."""
     found = [_found(line, categories, own) for line in lines]
+    return _with_lines_together(lines, found, categories, own)
+
+
+def _with_lines_together(
+    lines: Sequence[str],
+    found: list[list[Finding]],
+    categories: Collection[str],
+    own: Sequence[Own | Allowed],
+) -> list[list[Finding]]:
+    """``found`` (each line's findings alone) with what only lines together
+    show, when "secrets" is on (a private key's body lines, a CSV's columns
+    under a secret's header), less the allowed values, overlaps resolved."""
     if "secrets" in categories:
         for i, extra in key_bodies(lines):
             found[i].append(extra)
@@ -192,15 +204,7 @@ def find_near(
                 for f in _found(line[start:end], categories, own)
             ]
         found.append(spans)
-    if "secrets" in categories:
-        for i, extra in key_bodies(lines):
-            found[i].append(extra)
-        for i, extra in columns(lines):
-            found[i].append(extra)
-    return [
-        _apart(_allowed(line, spans, own)) if spans else []
-        for line, spans in zip(lines, found, strict=True)
-    ]
+    return _with_lines_together(lines, found, categories, own)
 
 
 def _around(line: str, points: Iterable[int], reach: int) -> list[tuple[int, int]]:
