@@ -42,6 +42,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 
 from tests import redaction_formats  # noqa: E402
 from tests.redaction_cases import ORDINARY, leaked, luhn_card, planted  # noqa: E402
+from tests.seam_records import cut_terminal  # noqa: E402
 
 from noru.redact import policy  # noqa: E402
 from noru.redact.apply import for_agent  # noqa: E402
@@ -91,31 +92,9 @@ LOOK_ALIKE = [
 def _cut_record(rows: list[str], cut: int, misread: str, columns: int = 120) -> CaptureRecord:
     """A terminal ``columns`` wide across the seam, which cuts its column
     ``cut`` 2 pixels in, read as ``misread`` on the right display."""
-    x0 = SEAM - cut * CELL_W - 2
-    left, right = [], []
-    for r, text in enumerate(rows):
-        y = 40 + r * CELL_H
-        head, tail = text[:cut].rstrip(), text[cut:].rstrip()
-        if head.strip():
-            lead = len(head) - len(head.lstrip(" "))
-            box = (x0 + lead * CELL_W, y, (len(head) - lead) * CELL_W, CELL_H)
-            left.append(OcrLine(head, box, 0.99, cut))
-        if tail.strip():
-            tail = (misread if tail[0] != " " else " ") + tail[1:]
-            lead = len(tail) - len(tail.lstrip(" "))
-            box = (-2 + lead * CELL_W, y, (len(tail) - lead) * CELL_W, CELL_H)
-            right.append(OcrLine(tail, box, 0.99, columns - cut))
-    height = 40 + len(rows) * CELL_H + 10
-    images = (
-        ImageRecord(1, "1.png", 2560, 1600, Source(), None, None, tuple(left),
-                    windows=((x0 - 2, 30, SEAM - x0 + 2, height),), screen_rect=(0, 0, 2560, 1600)),
-        ImageRecord(2, "2.png", 2560, 1600, Source(), None, None, tuple(right),
-                    windows=((0, 30, (columns - cut) * CELL_W + 4, height),),
-                    screen_rect=(SEAM, 0, 2560, 1600)),
-    )  # fmt: skip
-    return CaptureRecord(
-        1, "c", datetime(2026, 12, 5, tzinfo=UTC), "agent", None, "done", "t", "1", None, None,
-        False, False, images,
+    return cut_terminal(
+        rows, cut, columns, misread=misread,
+        left_display=(0, 0, 2560, 1600), right_display=(SEAM, 0, 2560, 1600),
     )  # fmt: skip
 
 

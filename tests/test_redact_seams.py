@@ -14,20 +14,20 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import replace
-from datetime import UTC, datetime
 
 from noru.redact import policy, seams
 from noru.redact.apply import for_agent
-from noru.sources import Source
-from noru.store import CaptureRecord, ImageRecord, OcrLine
+from noru.store import CaptureRecord, OcrLine
 from tests import redaction_formats
 from tests.redaction_cases import ALNUM, leaked, luhn_card, planted
+from tests.seam_records import CELL_H, CELL_W, SEAM
+from tests.seam_records import cut_terminal as _wide
+from tests.seam_records import image as _image
+from tests.seam_records import record as _record
 
 POLICY = policy.Policy.of(["secrets", "cards"])
 # What the engine reads the half glyph of the cell the seam cuts as.
 MISREADS = ("\\", "_", ":", "|", "l")
-CELL_W, CELL_H = 8, 15
-SEAM = 2560
 # The terminal's first column on the whole screen: the seam cuts its
 # column 24 two pixels in (the left display holds 6 of its 8 pixels).
 X0 = 2362
@@ -58,27 +58,6 @@ def _cut_rows(rows: list[str], *, misread: str = "\\") -> tuple[list[OcrLine], l
             x = X0 + cut * CELL_W - SEAM + lead * CELL_W
             right.append(OcrLine(tail, (x, y, (len(tail) - lead) * CELL_W, CELL_H), 0.96, 36))
     return left, right
-
-
-def _image(
-    position: int,
-    rect: tuple[int, int, int, int],
-    lines: list[OcrLine],
-    windows: tuple[tuple[int, int, int, int], ...],
-) -> ImageRecord:
-    return ImageRecord(
-        position=position, path=f"{position}.png", width=rect[2], height=rect[3],
-        source=Source(display_index=position), display_mode=None, ax_text=None,
-        ocr_lines=tuple(lines), windows=windows, screen_rect=rect,
-    )  # fmt: skip
-
-
-def _record(*images: ImageRecord) -> CaptureRecord:
-    return CaptureRecord(
-        seq=1, id="c", captured_at=datetime(2026, 12, 5, tzinfo=UTC), origin="agent", note=None,
-        ocr_state="done", ocr_engine="t", ocr_version="1", ocr_confidence=None, ocr_error=None,
-        imported=False, delivered=False, images=images,
-    )  # fmt: skip
 
 
 def _both(
@@ -183,30 +162,6 @@ def test_a_capture_without_places_is_redacted_image_by_image() -> None:
     assert seams.across(record.images, POLICY.categories) is None
     seen = for_agent(record, POLICY)
     assert seen.record.images[1].ocr_lines == record.images[1].ocr_lines
-
-
-def _wide(rows: list[str], cut: int, columns: int = 120, *, misread: str = "\\") -> CaptureRecord:
-    """A terminal ``columns`` wide across the seam, which cuts its column
-    ``cut`` 2 pixels in (read as ``misread`` on the right display)."""
-    x0 = SEAM - cut * CELL_W - 2
-    left, right = [], []
-    for r, text in enumerate(rows):
-        y = 40 + r * CELL_H
-        head, tail = text[:cut].rstrip(), text[cut:].rstrip()
-        if head.strip():
-            lead = len(head) - len(head.lstrip(" "))
-            box = (x0 + lead * CELL_W, y, (len(head) - lead) * CELL_W, CELL_H)
-            left.append(OcrLine(head, box, 0.99, cut))
-        if tail.strip():
-            tail = (misread if tail[0] != " " else " ") + tail[1:]
-            lead = len(tail) - len(tail.lstrip(" "))
-            box = (-2 + lead * CELL_W, y, (len(tail) - lead) * CELL_W, CELL_H)
-            right.append(OcrLine(tail, box, 0.99, columns - cut))
-    height = 40 + len(rows) * CELL_H + 10
-    return _record(
-        _image(1, (0, 0, 2560, 1440), left, ((x0 - 2, 30, SEAM - x0 + 2, height),)),
-        _image(2, (2560, 0, 1920, 1080), right, ((0, 30, (columns - cut) * CELL_W + 4, height),)),
-    )
 
 
 def test_a_secret_is_found_whole_wherever_the_seam_cuts_its_value() -> None:
