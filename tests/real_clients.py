@@ -232,6 +232,19 @@ class Client:
         return int(found.group(1))
 
     @property
+    def cell(self) -> tuple[int, int, int, int]:
+        """A terminal's cell width and height and the padding left of and
+        above its cells, as it tells the window manager (WM_NORMAL_HINTS:
+        its resize increment is a cell, its base size the padding on both
+        sides)."""
+        out = self.server.run("xprop", "-id", self.window_id, "WM_NORMAL_HINTS")
+        inc = re.search(r"resize increment: (\d+) by (\d+)", out)
+        base = re.search(r"base size: (\d+) by (\d+)", out)
+        if inc is None or base is None:
+            raise RuntimeError(f"window {self.window_id} gives no cell size: {out!r}")
+        return int(inc[1]), int(inc[2]), int(base[1]) // 2, int(base[2]) // 2
+
+    @property
     def centre(self) -> tuple[int, int]:
         x, y, w, h = self.rect
         return (x + w // 2, y + h // 2)

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import io
 import random
-import re
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,7 +36,6 @@ from noru.redact.apply import for_agent
 from noru.store import NewImage, Reader, Store
 from tests import real_terminals
 from tests.parts import require
-from tests.real_clients import Client
 from tests.redaction_cases import ALNUM, leaked
 from tests.xserver import XServer
 
@@ -79,19 +76,6 @@ def _screen(rng: random.Random) -> tuple[list[str], list[str], list[str]]:
     return lines, [token, aws, password, stripe], ordinary
 
 
-def _hints(client: Client) -> tuple[int, int, int, int]:
-    """The cell's width and height and the padding left and above it, as
-    the terminal tells the window manager (WM_NORMAL_HINTS)."""
-    out = subprocess.run(
-        ["xprop", "-id", client.window_id, "WM_NORMAL_HINTS"],
-        env=client.server.env, capture_output=True, text=True, check=True, timeout=10,
-    ).stdout  # fmt: skip
-    inc = re.search(r"resize increment: (\d+) by (\d+)", out)
-    base = re.search(r"base size: (\d+) by (\d+)", out)
-    assert inc is not None and base is not None, out
-    return int(inc[1]), int(inc[2]), int(base[1]) // 2, int(base[2]) // 2
-
-
 @pytest.fixture(scope="module")
 def engine() -> Iterator[TesseractEngine]:
     found = TesseractEngine()
@@ -113,7 +97,7 @@ def _served(
     )  # fmt: skip
     with opened as client, Capturer(display=two_monitors.display) as capturer:
         grabs = capturer.grab_all_displays()
-        cell = _hints(client)
+        cell = client.cell
         rows = list(client.lines)
         origin = (client.rect[0] + cell[2], client.rect[1] + cell[3])
     pictures = [grab.image.convert("RGB") for grab in grabs]

@@ -22,8 +22,6 @@ import base64
 import io
 import json
 import random
-import re
-import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,21 +96,6 @@ def _open(desktop: XServer, kind: str, lines: list[str]) -> Client:
     )  # fmt: skip
 
 
-def _hints(client: Client) -> tuple[int, int, int, int]:
-    """The cell's width and height and the padding left and above it, as
-    the terminal tells the window manager (WM_NORMAL_HINTS: its resize
-    increment is a cell, its base size the padding on both sides)."""
-    out = subprocess.run(
-        ["xprop", "-id", client.window_id, "WM_NORMAL_HINTS"],
-        env=client.server.env, capture_output=True, text=True, check=True, timeout=10,
-    ).stdout  # fmt: skip
-    inc = re.search(r"resize increment: (\d+) by (\d+)", out)
-    base = re.search(r"base size: (\d+) by (\d+)", out)
-    assert inc is not None and base is not None, out
-    width, height = int(inc[1]), int(inc[2])
-    return width, height, int(base[1]) // 2, int(base[2]) // 2
-
-
 def _stored(
     home: Path, picture: Image.Image, lines: Sequence[OcrLine], version: str
 ) -> CaptureRecord:
@@ -150,7 +133,7 @@ def _shown(desktop: XServer, opened: Client, home: Path, engine: TesseractEngine
     with opened as client, Capturer(display=desktop.display) as capturer:
         client.bring_under_pointer()
         (grab,) = capturer.grab_window("pointer")
-        cell = _hints(client)
+        cell = client.cell
         rows = list(client.lines)
     picture = grab.image.convert("RGB")
     read = engine.recognise(picture)
