@@ -44,20 +44,21 @@ def in_session(session: appwire.AppSession | None) -> Iterator[None]:
         yield
         return
     saved = {name: os.environ.get(name) for name in appwire.SESSION_VARIABLES}
-    for name in appwire.SESSION_VARIABLES:
-        value = session.get(name)
+    _put({name: session.get(name) for name in appwire.SESSION_VARIABLES})
+    try:
+        yield
+    finally:
+        _put(saved)
+
+
+def _put(values: dict[str, str | None]) -> None:
+    """Each variable set to its value in this process's environment, or
+    unset where its value is None."""
+    for name, value in values.items():
         if value is None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def display_checks(*, apps: bool = False, terminal: str | None = None) -> list[Check]:
