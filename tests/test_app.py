@@ -491,6 +491,13 @@ def test_an_idle_app_hardly_wakes(app: AppProcess, session: MemoryClient) -> Non
     assert _wake_ups(app.proc.pid) - before < 12  # 2 here; 32 while they polled
 
 
+def test_doctor_without_the_app_warns_that_it_is_not_running(home: Path, desktop: XServer) -> None:
+    done = noru(home, desktop.env, "doctor")
+    # Not started is no broken install: the live tools wait for it.
+    assert "WARN app: not running\n     -> start it with `noru app`\n" in done.stdout, done.stdout
+    assert "FAIL app" not in done.stdout
+
+
 def test_doctor_reports_each_part(app: AppProcess, home: Path, desktop: XServer) -> None:
     home.chmod(0o700)
     done = noru(home, desktop.env, "doctor")
@@ -500,11 +507,13 @@ def test_doctor_reports_each_part(app: AppProcess, home: Path, desktop: XServer)
     assert "ok   exclusions: 0 of yours, 5 built in" in out, out
     assert f"ok   access log: {home / 'access.log'} writable" in out, out
     # This session has no D-Bus: the one thing missing is the accessibility text
-    # (tests/test_app_ax.py runs doctor where there is a bus).
-    failed = [line for line in out.splitlines() if line.startswith("FAIL")]
-    assert failed == [
-        "FAIL accessibility bus: no accessibility bus in this session: there is no D-Bus "
+    # (tests/test_app_ax.py runs doctor where there is a bus). Captures and their
+    # OCR text work without it: a warning, and doctor passes.
+    assert not [line for line in out.splitlines() if line.startswith("FAIL")], out
+    warned = [line for line in out.splitlines() if line.startswith("WARN")]
+    assert warned == [
+        "WARN accessibility bus: no accessibility bus in this session: there is no D-Bus "
         "session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
     ], out
-    assert done.returncode == 1, out
+    assert done.returncode == 0, out
     assert "(configured)" in out and "ocr engine rapidocr (optional):" in out

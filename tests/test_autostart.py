@@ -358,12 +358,12 @@ def test_status_says_when_the_entry_starts_another_noru_or_one_that_is_gone(
     autostart.turn_on(exe=other, via="xdg")
     assert f"starts another noru ({other})" in noru("autostart", "status").stdout
     check = next(c for c in run_checks(home) if c.name == "start at login")
-    assert check.ok and check.fix and "noru autostart on" in check.fix
+    assert check.level == "warn" and check.fix and "noru autostart on" in check.fix
 
     other.unlink()
     assert f"starts {other}, which is not there" in noru("autostart", "status").stdout
     check = next(c for c in run_checks(home) if c.name == "start at login")
-    assert not check.ok
+    assert check.level == "fail"
 
 
 def test_status_says_when_the_entry_starts_noru_with_another_data_dir(
@@ -397,10 +397,11 @@ def test_status_says_an_entry_switched_off_in_the_desktop_settings_starts_nothin
 
 def test_doctor_says_how_noru_starts_and_not_being_set_up_is_no_failure(home: Path) -> None:
     check = next(c for c in run_checks(home) if c.name == "start at login")
-    assert check.ok and check.found.startswith("not at login")
+    assert check.level == "ok" and check.found.startswith("not at login")
     autostart.turn_on(exe=this_noru(), via="xdg")
     check = next(c for c in run_checks(home) if c.name == "start at login")
-    assert check.ok and check.found.startswith("XDG autostart entry") and check.fix is None
+    assert check.level == "ok" and check.found.startswith("XDG autostart entry")
+    assert check.fix is None
     assert "start at login: XDG autostart entry" in noru("doctor").stdout
 
 

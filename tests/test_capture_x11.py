@@ -418,6 +418,22 @@ def test_without_a_window_manager_status_says_the_active_window_is_unknown(
     assert modes[0].reason.startswith("no window manager: active window unknown")
 
 
+def test_without_a_window_manager_doctor_warns_and_still_passes(
+    desktop_without_wm: XServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from noru.doctor.screen import display_checks
+
+    monkeypatch.setenv("DISPLAY", desktop_without_wm.display)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    checks = {check.name: check for check in display_checks()}
+    # Captures work without one, with fewer window facts: warnings, not failures.
+    assert checks["display"].level == "ok"
+    assert checks["window manager"].level == "warn"
+    assert checks["window manager"].fix == "start a window manager (e.g. openbox)"
+    backend = checks["capture backend"]
+    assert backend.level == "warn" and backend.fix and "no window manager" in backend.fix
+
+
 def test_without_a_window_manager_a_display_capture_has_no_window_facts(
     desktop_without_wm: XServer, open_window: OpenWindow, capturer: Capturer
 ) -> None:

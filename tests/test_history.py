@@ -109,6 +109,22 @@ class TestList:
         assert seeded.editor.id in second and seeded.browser.id not in second
         assert "cursor" not in second
 
+    def test_the_header_counts_every_match_and_a_page_says_how_many_it_shows(
+        self, session: MemoryClient, seeded: Seeded
+    ) -> None:
+        # Like `noru list`: the total the filters match, not the page size.
+        assert lines(session.call("list_captures", {"limit": 1}))[0] == (
+            "Noru history: 3 captures, newest first; filters: none. This page shows 1."
+        )
+        first = text(session.call("list_captures", {"display": 2, "limit": 1}))
+        assert first.splitlines()[0].startswith("Noru history: 2 captures, newest first;")
+        cursor = first.split('cursor "')[1].split('"')[0]
+        second = lines(session.call("list_captures", {"display": 2, "limit": 1, "cursor": cursor}))
+        assert second[0].startswith("Noru history: 2 captures,")
+        assert second[0].endswith("This page shows 1.")
+        whole = lines(session.call("list_captures", {"display": 2}))[0]
+        assert whole.startswith("Noru history: 2 captures,") and "This page" not in whole
+
     @pytest.mark.parametrize("cursor", ["garbage", "eyJrIjoic2VhcmNoIn0=", "%%%"])
     def test_a_foreign_cursor_is_invalid_params(
         self, session: MemoryClient, seeded: Seeded, cursor: str

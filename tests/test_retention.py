@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -433,6 +434,12 @@ def test_status_and_doctor_show_disk_use_and_warn_before_anything_stops(home: Pa
     assert "alone exceed the budget, so pruning deletes nothing for it" in status
     doctor = noru(home, "doctor").stdout
     assert "ok   history disk:" in doctor and "nearly at its budget" in doctor
+    # A disk nearly full (free below twice min_free): captures still work, a warning.
+    free = shutil.disk_usage(home).free
+    (home / "config.toml").write_text(f"min_free = {free * 3 // 4}\n")
+    doctor = noru(home, "doctor").stdout
+    (line,) = [li for li in doctor.splitlines() if "history disk:" in li]
+    assert line.startswith("WARN history disk:") and "the disk is nearly full" in line, doctor
     # Below min_free: doctor fails, naming what to do.
     (home / "config.toml").write_text('min_free = "1000TB"\n')
     status = noru(home, "status").stdout

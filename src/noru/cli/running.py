@@ -166,13 +166,17 @@ def _browser(url: str) -> None:
 
 @main.command()
 def doctor() -> None:
-    """Check what works on this machine, and say what to do where it does not."""
+    """Check what works on this machine, and say what to do where it does not.
+
+    Each line is ok, WARN (Noru works, with less here, or something deserves
+    a look) or FAIL (something it needs is broken); exits 1 only on a FAIL.
+    """
     from noru.doctor import run_checks
 
     checks = run_checks(data_dir())
+    marks = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
     for check in checks:
-        mark = "ok  " if check.ok else "FAIL"
-        click.echo(f"{mark} {check.name}: {check.found}")
+        click.echo(f"{marks[check.level]} {check.name}: {check.found}")
         if check.fix:
             click.echo(f"     -> {check.fix}")
     if not all(check.ok for check in checks):

@@ -20,7 +20,8 @@ def app_checks(home: Path) -> tuple[list[Check], appwire.AppStatus | None]:
         fix = "restart it: stop `noru app`, start it again"
         return [Check("app", False, exc.summary, fix)], None
     except AppNotRunning:
-        return [Check("app", False, "not running", "start it with `noru app`")], None
+        # Not started is no broken install: the live tools wait for it.
+        return [Check("app", True, "not running", "start it with `noru app`", warn=True)], None
     except NoruError as exc:
         fix = "restart `noru app`"
         return [Check("app", False, f"running but not answering: {exc}", fix)], None

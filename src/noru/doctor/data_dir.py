@@ -114,7 +114,8 @@ def agents_index_check(home: Path, config: Config, reader: Reader) -> list[Check
 
 def disk_check(usage: Usage, config: Config) -> Check:
     """The history's disk use against its budget, and the disk's free space:
-    nearing either is said while captures still work; a FAIL means they stop."""
+    nearing either is said while captures still work (a nearly full disk
+    warns); a FAIL means they stop."""
     budget = config.max_disk
     found = f"{format_size(usage.total)} of " + (
         f"{format_size(budget)} (max_disk)" if budget else "no budget (max_disk = 0)"
@@ -134,4 +135,11 @@ def disk_check(usage: Usage, config: Config) -> Check:
         notes.append("nearly at its budget: the oldest captures are pruned as new ones come")
     if state == "nearly full":
         notes.append("the disk is nearly full")
-    return Check("history disk", True, found + "".join(f"; {n}" for n in notes))
+    # Near the budget is pruning at work; a nearly full disk is a warning.
+    return Check(
+        "history disk",
+        True,
+        found + "".join(f"; {n}" for n in notes),
+        "free space on that disk before captures are refused" if state == "nearly full" else None,
+        warn=state == "nearly full",
+    )

@@ -21,13 +21,15 @@ def ax_checks(budget: float, switch: bool) -> list[Check]:
 
     apps = ax.exposing_apps()
     if apps.absent is not None:
+        # Captures and their OCR text work without it: a warning.
         return [
             Check(
                 "accessibility bus",
-                False,
+                True,
                 apps.reason or str(apps.absent),
                 "run Noru inside the desktop session (its D-Bus), with Debian's at-spi2-core "
                 "installed; or set ax_budget = 0 in config.toml to read no accessibility text",
+                warn=True,
             )
         ]
     named = ", ".join(
@@ -57,7 +59,8 @@ def ax_checks(budget: float, switch: bool) -> list[Check]:
 
 
 def autostart_check() -> Check:
-    """How Noru starts at login; not being set up is no failure, a dead path is."""
+    """How Noru starts at login; not being set up is no failure, a dead path is,
+    and one that starts another `noru` or data dir is a warning."""
     from noru import autostart
 
     found = autostart.report(exe=noru_executable())
@@ -70,6 +73,7 @@ def autostart_check() -> Check:
         broken is None,
         found.summary(),
         None if here else "`noru autostart on` points it at this noru and this data dir",
+        warn=broken is None and not here,
     )
 
 

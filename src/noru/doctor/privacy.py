@@ -116,15 +116,17 @@ def http_checks(home: Path) -> list[Check]:
         checks.append(Check("http refusals", True, "no request refused for want of the token"))
     else:
         checks.append(
+            # The guard worked; who asked deserves a look: a warning.
             Check(
                 "http refusals",
-                refused.recent == 0,
+                True,
                 f"{refused.count} requests refused for want of the token, the last at"
                 f" {refused.last} ({refused.recent} in the last 24 hours; `noru log` says when)",
                 None
                 if refused.recent == 0
                 else "if it was a client of yours, give it the token (`noru config CLIENT --http"
                 " URL`); if not, something else on this machine tried to read your history",
+                warn=refused.recent > 0,
             )
         )
     return checks

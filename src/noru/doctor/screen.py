@@ -114,20 +114,23 @@ def display_checks(*, apps: bool = False, terminal: str | None = None) -> list[C
     checks = [
         Check("session", True, session_words(backend)),
         Check("display", True, f"{capturer.display_name}{whose} reachable; displays {listed}"),
+        # A degraded backend still captures: a warning, with what it lacks.
         Check(
             "capture backend",
-            not fixable,
+            True,
             backend + ("" if not modes else " (degraded)"),
             None if not modes else "; ".join(mode.reason for mode in modes),
+            warn=bool(fixable),
         ),
     ]
     wm_missing = any(mode.kind is Degraded.NO_WINDOW_MANAGER for mode in modes)
     checks.append(
         Check(
             "window manager",
-            not wm_missing,
+            True,
             "absent: window facts unknown" if wm_missing else "present",
             "start a window manager (e.g. openbox)" if wm_missing else None,
+            warn=wm_missing,
         )
     )
     return checks

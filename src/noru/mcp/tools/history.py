@@ -157,14 +157,18 @@ def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     limit = args.get("limit", 20)
     policy = context.policy(load_config(context.home))
     with open_history(context, policy) as reader:
+        # The header counts what the filters match, as `noru list` does; a
+        # page holding fewer says how many it holds.
+        matching = reader.count_matching(filters)
         rows, text = _page(
             context,
             fetch=lambda size: reader.list_rows(
                 filters, order=order, limit=size, cursor=args.get("cursor")
             ),
             title=lambda rows: (
-                f"Noru history: {len(rows)} capture{'s' if len(rows) != 1 else ''}, "
+                f"Noru history: {matching} capture{'s' if matching != 1 else ''}, "
                 f"{order.replace('_', ' ')}; filters: {filters.describe()}."
+                + (f" This page shows {len(rows)}." if len(rows) < matching else "")
             ),
             limit=limit,
             now=now,
