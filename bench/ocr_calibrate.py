@@ -1,5 +1,5 @@
 """Fit the terminal reader's line confidence on the training part of the
-terminal corpus (never the held-out part): ``noru.ocr.terminal.MISSES``.
+terminal corpus (never the held-out part): ``noru.ocr.terminal_lines.MISSES``.
 
 A terminal line's confidence is the chance that every one of its cells is
 right, each cell's chance of being wrong by how it was decided (by its glyph
@@ -7,7 +7,8 @@ in the grid's font, by the engine where the font is known, by the engine
 where no font is, a character outside ASCII by the engine, or lost). This
 reads the training screens of a drawn corpus (``bench/ocr_terminals.py
 draw``) with Noru's engine as the app calls it, notes for each grid line
-how its cells were decided (by wrapping ``noru.ocr.terminal``'s ``_lines`` and ``chance``), and
+how its cells were decided (by wrapping ``noru.ocr.terminal``'s ``lines_of``
+and ``noru.ocr.terminal_lines.chance``), and
 finds the chances that make the lines' exactness most likely (a search over
 a grid of powers of ten, each way in turn). It prints them with the
 expected calibration error before and after, over 10 equal-width bins, on
@@ -48,14 +49,14 @@ def read_training(folder: Path, limit: int = 0) -> tuple[list[Line], list[tuple[
     """Every training screen's lines as Noru reads them (the first ``limit``
     screens, when given): the grid lines with how their cells were decided,
     and every line's (confidence, exact)."""
-    from noru.ocr import get_engine, terminal, warm
+    from noru.ocr import get_engine, terminal, terminal_lines, warm
 
     records = [r for r in read_corpus(folder) if r["split"] == "train"]
     records = records[:limit] if limit else records
     engine = get_engine("tesseract")
     warm(engine)
     hows: dict[tuple[str, tuple[int, int, int, int]], dict[str, int]] = {}
-    lines_of, chance = terminal._lines, terminal.chance
+    lines_of, chance = terminal.lines_of, terminal_lines.chance
 
     def noting_lines(*args: Any) -> list[Any]:
         noted: list[dict[str, int]] = []
@@ -64,16 +65,16 @@ def read_training(folder: Path, limit: int = 0) -> tuple[list[Line], list[tuple[
             noted.append(dict(how))
             return chance(how)
 
-        terminal.chance = noting
+        terminal_lines.chance = noting
         try:
             found = lines_of(*args)
         finally:
-            terminal.chance = chance
+            terminal_lines.chance = chance
         for line, how in zip(found, noted, strict=True):
             hows[line.text, line.box] = how
         return found
 
-    terminal._lines = noting_lines
+    terminal.lines_of = noting_lines
     grid: list[Line] = []
     pairs: list[tuple[float, bool]] = []
     try:
@@ -94,7 +95,7 @@ def read_training(folder: Path, limit: int = 0) -> tuple[list[Line], list[tuple[
             if number % 20 == 0:
                 print(f"  ... {number}/{len(records)} training screens read", flush=True)
     finally:
-        terminal._lines = lines_of
+        terminal.lines_of = lines_of
         engine.close()
     return grid, pairs
 
@@ -127,7 +128,7 @@ def fit(lines: Sequence[Line], start: dict[str, float]) -> dict[str, float]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from noru.ocr import terminal
+    from noru.ocr import terminal_lines
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -141,8 +142,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for how, _ in grid:
         cells.update(how)
     print("grid cells by way: " + ", ".join(f"{w} {n}" for w, n in sorted(cells.items())))
-    fitted = fit(grid, terminal.MISSES)
-    print("MISSES now:    " + ", ".join(f"{w} {v:.2g}" for w, v in terminal.MISSES.items()))
+    fitted = fit(grid, terminal_lines.MISSES)
+    print("MISSES now:    " + ", ".join(f"{w} {v:.2g}" for w, v in terminal_lines.MISSES.items()))
     print("MISSES fitted: " + ", ".join(f"{w} {v:.2g}" for w, v in fitted.items()))
     before = calibration(pairs)
 
@@ -153,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             p *= (1.0 - fitted[way]) ** count
         return p, exact
 
-    on_grid_before = calibration([(terminal.chance(Counter(h)), e) for h, e in grid])
+    on_grid_before = calibration([(terminal_lines.chance(Counter(h)), e) for h, e in grid])
     on_grid_after = calibration([refit(line) for line in grid])
     print(f"all training lines, now: ECE {before.ece:.3f}, {before.confident} at >= 0.99, "
           f"{100 * before.confident_exact:.1f} % of them exact")  # fmt: skip

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from noru.ocr.second import WIDE, spaced, wide_letters
+from noru.ocr.second import WIDE, cells, fitting, spaced, wide_letters
 from noru.recognition import open_engine
 
 
@@ -49,6 +49,33 @@ def test_only_letters_of_scripts_english_lacks_count_as_wide() -> None:
     assert len(WIDE.findall("数据库 テスト 한국어")) == 9
     # Full-width Latin and CJK punctuation are what RapidOCR gives Latin text.
     assert WIDE.findall("（#623），：ＡＢ。、") == []
+
+
+@pytest.mark.parametrize(
+    ("read", "run", "served"),
+    [
+        ("数据库连接超时", 14, "数据库连接超时"),
+        # Full-width punctuation where the run's cells hold ASCII.
+        ("エラー：", 7, "エラー:"),
+        ("（#623）", 6, "(#623)"),
+        # Where the screen's cells hold the full-width form, it stays.
+        ("エラー：", 8, "エラー："),
+        # A reading that does not fill the run is not the run's text.
+        ("数据库", 5, None),
+        ("", 4, None),
+    ],
+)
+def test_a_run_s_reading_is_kept_only_where_it_fills_the_run_s_cells(
+    read: str, run: int, served: str | None
+) -> None:
+    assert fitting(read, run) == served
+
+
+def test_wide_letters_take_two_cells_and_combining_marks_none() -> None:
+    assert cells("ab") == 2
+    assert cells("数据") == 4
+    assert cells("ｅ") == 2  # a full-width Latin letter
+    assert cells("e\u0301") == 1
 
 
 def test_one_letter_repeated_is_a_row_of_marks_not_a_script() -> None:

@@ -33,7 +33,8 @@ __all__ = ["MEMO_JOBS", "Memo"]
 # Jobs remembered: a few screens' worth of windows and bands.
 MEMO_JOBS = 256
 
-_Stored = tuple[tuple[str, Rect, float, int | None], ...]  # lines, boxes relative to the region
+# Lines, boxes relative to the region: text, box, confidence, columns, unexplained.
+_Stored = tuple[tuple[str, Rect, float, int | None, tuple[tuple[int, int], ...]], ...]
 
 
 class Memo:
@@ -78,8 +79,8 @@ class Memo:
             self.hits += 1
         x, y = region[0], region[1]
         return [
-            OcrLine(text, (bx + x, by + y, bw, bh), conf, columns)
-            for text, (bx, by, bw, bh), conf, columns in stored
+            OcrLine(text, (bx + x, by + y, bw, bh), conf, columns, unexplained)
+            for text, (bx, by, bw, bh), conf, columns, unexplained in stored
         ]
 
     def keep(self, key: bytes, region: Rect, lines: Sequence[OcrLine]) -> None:
@@ -90,6 +91,7 @@ class Memo:
                 (line.box[0] - x, line.box[1] - y, line.box[2], line.box[3]),
                 line.confidence,
                 line.columns,
+                line.unexplained,
             )
             for line in lines
         )

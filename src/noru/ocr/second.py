@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from noru.errors import OcrError
+from noru.geometry import Rect
 from noru.ocr.base import OcrLine
 from noru.ocr.memo import Memo
 
@@ -90,17 +91,67 @@ class SecondOpinion:
         revised = list(lines)
         with self._lock:
             for i in doubtful[:MOST_LINES]:
-                text = self._read(image, lines[i])
+                line = lines[i]
+                if line.unexplained:
+                    text = self._read_runs(image, line)
+                    if text is not None:
+                        revised[i] = dataclasses.replace(line, text=text)
+                    continue
+                text = self._read(image, line.box)
                 if text is not None and wide_letters(text) >= LEAST_WIDE:
-                    text = spaced(lines[i].text, text)
-                    revised[i] = dataclasses.replace(lines[i], text=text)
+                    text = spaced(line.text, text)
+                    revised[i] = dataclasses.replace(line, text=text)
         return revised
 
-    def _read(self, image: Image.Image, line: OcrLine) -> str | None:
+    def _read_runs(self, image: Image.Image, line: OcrLine) -> str | None:
+        """A grid row's text with each run of cells its font did not explain
+        read again on its own, where RapidOCR reads letters of a wide script
+        there that fill the run's cells; the cells the font explained stay as
+        they are. None when no run is so read."""
+        text = line.text
+        first = len(text) - len(text.lstrip(" "))
         x, y, w, h = line.box
+        width = w / max(1, len(text) - first)
+        pieces: dict[int, tuple[int, str]] = {}
+        for a, b in line.unexplained:
+            left = x + round((a - first) * width)
+            right = x + round((b + 1 - first) * width)
+            read = self._read(image, (left, y, right - left, h), alone=True)
+            if read is None:
+                continue
+            fitted = fitting(read.strip(), b + 1 - a)
+            if fitted is not None and WIDE.search(fitted):
+                pieces[a] = (b, fitted)
+        if not pieces:
+            return None
+        out: list[str] = []
+        column = 0
+        while column < len(text):
+            if column in pieces:
+                last, piece = pieces[column]
+                out.append(piece)
+                column = last + 1
+            else:
+                out.append(text[column])
+                column += 1
+        return "".join(out)
+
+    def _read(self, image: Image.Image, where: Rect, *, alone: bool = False) -> str | None:
+        """The text RapidOCR reads at ``where`` with a margin around it: the
+        image's own pixels, or (``alone``) its paper, so that no neighbour's
+        ink is read with it."""
+        x, y, w, h = where
         margin = max(MARGIN_LEAST, round(h * MARGIN))
-        box = (max(0, x - margin), max(0, y - margin), x + w + margin, y + h + margin)
-        piece = image.crop(box).convert("RGB")
+        if alone:
+            from PIL import ImageOps
+
+            piece = image.crop((x, y, x + w, y + h)).convert("RGB")
+            counted = piece.getcolors(max(1, w * h)) or []
+            paper = max(counted, key=lambda pair: pair[0])[1] if counted else (255, 255, 255)
+            piece = ImageOps.expand(piece, margin, fill=paper)  # type: ignore[arg-type]
+        else:
+            box = (max(0, x - margin), max(0, y - margin), x + w + margin, y + h + margin)
+            piece = image.crop(box).convert("RGB")
         key = Memo.pixels_key(piece, "rapidocr line")
         whole = (0, 0, piece.width, piece.height)
         kept = self._kept.recall(key, whole)
@@ -172,6 +223,27 @@ def wide_letters(text: str) -> int:
     script but a row of marks the recogniser took for one (``^^^^`` read as
     ``ヘヘヘヘ``)."""
     return len(set(WIDE.findall(text)))
+
+
+def cells(text: str) -> int:
+    """How many terminal cells ``text`` takes: two for a wide or full-width
+    character, none for a combining mark, one for any other."""
+    import unicodedata
+
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        for c in text
+    )
+
+
+def fitting(text: str, run: int) -> str | None:
+    """``text`` as it fills ``run`` cells: as read, or with its full-width
+    forms of ASCII as ASCII (RapidOCR reads ``:`` beside CJK letters as
+    ``：``); None when neither fills them."""
+    if cells(text) == run:
+        return text
+    narrow = "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else c for c in text)
+    return narrow if cells(narrow) == run else None
 
 
 def spaced(first: str, second: str) -> str:

@@ -33,18 +33,19 @@ import dataclasses
 import functools
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect, clip
 from noru.ocr import terminal_glyphs
-from noru.ocr.base import OcrLine, is_border, is_rule
+from noru.ocr.base import OcrLine
 from noru.ocr.glyphs import Decision, Fonts
 from noru.ocr.terminal_chrome import off_paper, own_backgrounds, true_rows, without_chrome
 from noru.ocr.terminal_glyphs import runs_of
 from noru.ocr.terminal_grid import Cells, find_cells
 from noru.ocr.terminal_ink import background, ink, ink_of, row_ink
+from noru.ocr.terminal_lines import lines_of
 from noru.ocr.terminal_rows import Glyph, RowReader, Rows, place
 from noru.ocr.terminal_span import span
 from noru.ocr.terminal_votes import Votes, bar, inked_columns
@@ -69,23 +70,12 @@ SAMPLE_LEAST = 8
 # this many times as many claims: the first parts read may be few kinds of
 # character misread alike (a compiler's ``^~~~`` lines read ``Aw``).
 SAMPLE_AGAIN = 2
-# A cell no glyph decides in the grid's last this many columns, more than
-# this many cells from the row's other ink, is chrome.
-EDGE_COLUMNS = 2
-LONE = 3
-# The chance that a cell is wrong, by how it was decided (``_way``): by its
-# glyph in the grid's font; by the engine (its copies agreeing, or as read
-# there) where the font is known and its glyphs left the cell unsure, or
-# where no font is known; a character outside ASCII by the engine; or not at
-# all. Fitted on the training part of the terminal corpus
-# (bench/ocr_calibrate.py).
-MISSES = {
-    "glyph": 2.8e-4,
-    "engine": 0.014,
-    "engine-alone": 0.004,
-    "engine-other": 0.016,
-    "lost": 0.89,
-}
+# A glyph the engine read this many cells wide or wider is no character of
+# one cell (a CJK letter, drawn over two, read as a Latin one); where a word
+# has this many, the font is not looked for by the claims of its cells (one
+# is an ``@`` spilling over its cell's edge).
+WIDE_GLYPH = 1.25
+WIDE_GLYPHS = 2
 # A row is read in parts of at least this many cells, where it has them.
 CONTEXT = 24
 
@@ -204,13 +194,22 @@ def _read_segments(
         band = bands[i]
         shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in read]
         words = runs_of([c for c in sorted(band.keys) if first <= c <= last])
-        for column, glyph in place(shifted, cells.width, words).items():
+        placed = place(shifted, cells.width, words)
+        broad = WIDE_GLYPH * cells.width
+        doubted = {
+            column
+            for word in words
+            if sum((g := placed.get(c)) is not None and g.right - g.left > broad for c in word)
+            >= WIDE_GLYPHS
+            for column in word
+        }
+        for column, glyph in placed.items():
             if not first <= column <= last or column not in band.keys:
                 continue
             if into_empty and column in band.placed:
                 continue
             band.placed[column] = glyph
-            votes.add(band.keys[column], glyph.text)
+            votes.add(band.keys[column], glyph.text, trusted=column not in doubted)
 
 
 def _read_parts(
@@ -302,10 +301,10 @@ def read(
     )
     # Cells of their own colour (a line number shown in reverse) are ink from
     # it; the cursor and a scrollbar are no characters: their cells are spaces.
-    off = off_paper(rgb, paper)
+    off = off_paper(rgb, paper, margin=pad)
     cells = true_rows(off, cells)
     inked = own_backgrounds(rgb, inked, off, cells, sub_pixel=sub_pixel)
-    inked = without_chrome(inked, off, cells)
+    inked = without_chrome(inked, off, cells, margin=pad)
     ox, oy = origin[0] - side, origin[1] + top - pad
     rest = [
         (origin[0], origin[1] + y, whole.width, h)
@@ -387,94 +386,4 @@ def read(
     else:
         todo = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
     _read_parts(bands, todo, cells, votes, settled, read_rows, done=done)
-    return Read(_lines(bands, cells, votes, bars, agreed, drawn, (ox, oy)), rest)
-
-
-def _chrome_at_edge(column: int, inked: Iterable[int], cells: Cells) -> bool:
-    """Whether an inked cell no glyph of the font is, in the grid's last
-    columns and far from the row's other ink, is a window's chrome (a
-    scrollbar's arrow) rather than a character."""
-    if column < cells.columns - EDGE_COLUMNS:
-        return False
-    return all(abs(other - column) > LONE for other in inked if other != column)
-
-
-def _lines(
-    bands: Sequence[_Band],
-    cells: Cells,
-    votes: Votes,
-    bars: Callable[[bytes], str | None],
-    agreed: Callable[[bytes], str | None],
-    drawn: dict[tuple[int, int], Decision],
-    origin: tuple[int, int],
-) -> list[OcrLine]:
-    """Each band as its line: each inked cell's character by its glyph in the
-    grid's font where that is clear (``drawn``), else by its shape
-    (``bars``), else as its copies agreed, else as read there; cells
-    between as spaces.
-
-    A line's confidence is the chance that all its cells are right, each
-    cell's chance by how it was decided (``MISSES``, measured on the
-    training part of the terminal corpus): by its glyph, by the engine, or
-    not at all (an inked cell nothing was read in is a character lost)."""
-    # Per cell image (a screen shows each many times): its character where
-    # its shape or its copies decide it.
-    decided: dict[bytes, str | None] = {}
-    lines: list[OcrLine] = []
-    for index, band in enumerate(bands):
-        chars: dict[int, str] = {}
-        how: Counter[str] = Counter()
-        for column, key in band.keys.items():
-            glyph = drawn.get((index, column))
-            if glyph is not None and glyph.sure:
-                chars[column] = glyph.char
-                how["glyph"] += 1
-                continue
-            if key not in decided:
-                decided[key] = bars(key) or agreed(key)
-            shaped = decided[key]
-            there = band.placed.get(column)
-            char = shaped or (there.text if there is not None else None)
-            if _chrome_at_edge(column, band.keys, cells):
-                continue  # a scrollbar's arrow beside the text: no character
-            if char is not None:
-                chars[column] = char
-            how[_way(char, font_known=bool(drawn))] += 1
-        if not chars:
-            continue
-        first, last = min(chars), max(chars)
-        text = "".join(chars.get(c, " ") for c in range(first, last + 1))
-        # A border (box drawing) is no text; nor is a rule an engine read in
-        # lines drawn across cells. But a row of marks each drawn as its glyph
-        # is text: a compiler's ``^~~~~`` under the code it points at.
-        if is_border(text) or (is_rule(text) and how["glyph"] < len(band.keys)):
-            continue
-        box = (
-            origin[0] + cells.x + first * cells.width,
-            origin[1] + cells.y + band.row * cells.height,
-            (last + 1 - first) * cells.width,
-            cells.height,
-        )
-        # Indentation is the grid's too: the line starts at the grid's first column.
-        lines.append(OcrLine(" " * first + text, box, chance(how), columns=cells.columns))
-    return lines
-
-
-def _way(char: str | None, *, font_known: bool) -> str:
-    """How a cell no glyph decided was decided, as ``MISSES`` counts it: by the
-    engine where the grid's font is known (its glyphs left this cell unsure),
-    where no font is, a character outside ASCII by the engine, or lost."""
-    if char is None:
-        return "lost"
-    if not char.isascii():
-        return "engine-other"
-    return "engine" if font_known else "engine-alone"
-
-
-def chance(how: Counter[str]) -> float:
-    """The chance that a line is exact, from how many of its cells were
-    decided each way (``MISSES``): that all of them are right."""
-    found = 1.0
-    for way, count in how.items():
-        found *= (1.0 - MISSES[way]) ** count
-    return found
+    return Read(lines_of(bands, cells, votes, bars, agreed, drawn, (ox, oy)), rest)

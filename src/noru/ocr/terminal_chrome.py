@@ -33,6 +33,8 @@ __all__ = ["off_paper", "own_backgrounds", "true_rows", "without_chrome"]
 # Ink (0-255) that counts where bars are looked for: a scrollbar's trough is
 # a shade off the paper, and so is a pane's border.
 CHROME_INK = 24
+# Bars down the region are looked for in regions of at least this many rows.
+BAR_ROWS = 3
 # A block of ink (a cursor) holds a box of this share of a cell's width and
 # height: no glyph's strokes are that thick, even a wide one crowded into a
 # small cell.
@@ -44,15 +46,31 @@ OWN_CELL = 0.8
 MAY_HOLD = 0.4
 
 
-def off_paper(rgb: Image.Image, paper: tuple[int, int, int]) -> Any:
+def off_paper(rgb: Image.Image, paper: tuple[int, int, int], *, margin: int = 0) -> Any:
     """Where ``rgb``'s pixels are not the paper's colour (a bool array), but
-    in bars down the whole region (a scrollbar): those are no cells' colour."""
+    in bars down the whole region (a scrollbar): those are no cells' colour.
+    ``margin``: rows of paper added above and below the region, which no bar
+    crosses."""
     import numpy as np
 
     pixels = np.asarray(rgb, dtype=np.int16)
     off = np.abs(pixels - np.array(paper, dtype=np.int16)).max(axis=2) > PAPER
-    off[:, off.mean(axis=0) >= BAR] = False
+    off[:, _bars(off, margin)] = False
     return off
+
+
+def _bars(inked: Any, margin: int) -> Any:
+    """The pixel columns inked down the region (``BAR`` of its rows, the
+    ``margin`` rows at its top and bottom left out): a scrollbar, a pane's
+    border. A region of fewer than ``BAR_ROWS`` rows of ``margin`` pixels
+    has none: a line on a colour of its own (a prompt's segment) is inked
+    from its top to its bottom."""
+    import numpy as np
+
+    inside = inked[margin : inked.shape[0] - margin] if margin else inked
+    if margin and inside.shape[0] < BAR_ROWS * margin:
+        return np.zeros(inked.shape[1], dtype=bool)
+    return inside.mean(axis=0) >= BAR
 
 
 def _shares(off: Any, cells: Cells) -> Any:
@@ -143,11 +161,12 @@ def own_backgrounds(
     return dark
 
 
-def without_chrome(dark: Image.Image, off: Any, cells: Cells) -> Image.Image:
+def without_chrome(dark: Image.Image, off: Any, cells: Cells, *, margin: int = 0) -> Image.Image:
     """``dark`` (``ink``'s image) without solid blocks of ink (a block cursor
     and, where the grid's rows straddle the terminal's, its sliver in the
     row above; a scrollbar's thumb), and without bars down the whole region
-    (faint ink counts there: a scrollbar's trough is a shade off the paper)."""
+    (faint ink counts there: a scrollbar's trough is a shade off the paper;
+    ``margin`` as ``off_paper``'s)."""
     import numpy as np
     from PIL import Image
 
@@ -160,7 +179,7 @@ def without_chrome(dark: Image.Image, off: Any, cells: Cells) -> Image.Image:
         solid = fits(pixels[top:bottom] < 255 - INK, high, wide)
         if solid.any():
             found[top:bottom] |= fits(solid, high, wide, grow=True)
-    bars = (pixels < 255 - CHROME_INK).mean(axis=0) >= BAR
+    bars = _bars(pixels < 255 - CHROME_INK, margin)
     found[:, bars] = True
     if not found.any():
         return dark

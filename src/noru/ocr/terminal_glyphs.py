@@ -60,10 +60,14 @@ def runs_of(columns: Sequence[int]) -> list[list[int]]:
 
 
 def claimed(votes: Votes, key: bytes) -> str:
-    """What the engine read a cell image as: what its copies agree on, else
-    what it was read as most often ("" when never read)."""
-    read = votes.exact.get(key)
-    return votes.agreed(key) or (read.most_common(1)[0][0] if read else "")
+    """What the engine read a cell image as, in words it read one cell a
+    glyph: what its copies agree on, else what it was read as most often
+    ("" when never so read)."""
+    read = votes.trusted.get(key)
+    if not read:
+        return ""
+    agreed = votes.agreed(key)
+    return agreed if agreed is not None and agreed in read else read.most_common(1)[0][0]
 
 
 def claims(bands: Sequence[Band], votes: Votes) -> int:

@@ -66,6 +66,9 @@ class Votes:
     def __init__(self, width: int) -> None:
         self.width = width
         self.exact: dict[bytes, Counter[str]] = {}
+        # The copies read in a word where the engine saw no one-cell glyphs
+        # (``add``'s ``trusted``): what the font is found by leaves them out.
+        self.trusted: dict[bytes, Counter[str]] = {}
         self.cores: dict[bytes, Counter[str]] = {}
         self._core: dict[bytes, bytes] = {}
         self._shape: dict[bytes, _Shape | None] = {}
@@ -82,9 +85,13 @@ class Votes:
             self._core[key] = found
         return found
 
-    def add(self, key: bytes, char: str) -> None:
-        """One copy of ``key`` read as ``char``."""
+    def add(self, key: bytes, char: str, *, trusted: bool = True) -> None:
+        """One copy of ``key`` read as ``char``; not ``trusted`` when the
+        engine read its word in glyphs wider than a cell (a CJK letter, drawn
+        over two cells, read as Latin ones)."""
         self.exact.setdefault(key, Counter())[char] += 1
+        if trusted:
+            self.trusted.setdefault(key, Counter())[char] += 1
         core = self.core(key)
         self.cores.setdefault(core, Counter())[char] += 1
         self._agreed_shapes = None

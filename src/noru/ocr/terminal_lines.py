@@ -1,0 +1,164 @@
+"""A terminal grid's inked rows as lines (``noru.ocr.terminal`` reads them):
+each cell's character by how it was decided, the cells between as spaces,
+the line's confidence from how its cells were decided (``MISSES``), and the
+runs of cells the grid's font did not explain, for a second reader.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
+
+from noru.ocr.base import OcrLine, is_border, is_rule
+from noru.ocr.glyphs import Decision
+from noru.ocr.terminal_grid import Cells
+from noru.ocr.terminal_rows import Glyph
+from noru.ocr.terminal_votes import Votes
+
+__all__ = ["MISSES", "Band", "chance", "lines_of"]
+
+# A cell no glyph decides in the grid's last this many columns, more than
+# this many cells from the row's other ink, is chrome.
+EDGE_COLUMNS = 2
+LONE = 3
+# The chance that a cell is wrong, by how it was decided (``_way``): by its
+# glyph in the grid's font; by the engine (its copies agreeing, or as read
+# there) where the font is known and its glyphs left the cell unsure, or
+# where no font is known; a character outside ASCII by the engine; or not at
+# all. Fitted on the training part of the terminal corpus
+# (bench/ocr_calibrate.py).
+MISSES = {
+    "glyph": 2.8e-4,
+    "engine": 0.014,
+    "engine-alone": 0.004,
+    "engine-other": 0.016,
+    "lost": 0.89,
+}
+# A run of cells no glyph explains goes on across this many cells without ink.
+RUN_GAP = 1
+
+
+class Band(Protocol):
+    """What a line is made of: one inked row of the grid, its inked cells'
+    images by column and the glyph the engine read in each it read."""
+
+    row: int
+    keys: dict[int, bytes]
+    placed: dict[int, Glyph]
+
+
+def _chrome_at_edge(column: int, inked: Iterable[int], cells: Cells) -> bool:
+    """Whether an inked cell no glyph of the font is, in the grid's last
+    columns and far from the row's other ink, is a window's chrome (a
+    scrollbar's arrow) rather than a character."""
+    if column < cells.columns - EDGE_COLUMNS:
+        return False
+    return all(abs(other - column) > LONE for other in inked if other != column)
+
+
+def lines_of(
+    bands: Sequence[Band],
+    cells: Cells,
+    votes: Votes,
+    bars: Callable[[bytes], str | None],
+    agreed: Callable[[bytes], str | None],
+    drawn: dict[tuple[int, int], Decision],
+    origin: tuple[int, int],
+) -> list[OcrLine]:
+    """Each band as its line: each inked cell's character by its glyph in the
+    grid's font where that is clear (``drawn``), else by its shape
+    (``bars``), else as its copies agreed, else as read there; cells
+    between as spaces.
+
+    A line's confidence is the chance that all its cells are right, each
+    cell's chance by how it was decided (``MISSES``, measured on the
+    training part of the terminal corpus): by its glyph, by the engine, or
+    not at all (an inked cell nothing was read in is a character lost)."""
+    # Per cell image (a screen shows each many times): its character where
+    # its shape or its copies decide it.
+    decided: dict[bytes, str | None] = {}
+    lines: list[OcrLine] = []
+    for index, band in enumerate(bands):
+        chars: dict[int, str] = {}
+        how: Counter[str] = Counter()
+        loose: list[int] = []  # inked cells neither a glyph nor a shape decided
+        for column, key in band.keys.items():
+            glyph = drawn.get((index, column))
+            if glyph is not None and glyph.sure:
+                chars[column] = glyph.char
+                how["glyph"] += 1
+                continue
+            if key not in decided:
+                decided[key] = bars(key) or agreed(key)
+            shaped = decided[key]
+            there = band.placed.get(column)
+            char = shaped or (there.text if there is not None else None)
+            if _chrome_at_edge(column, band.keys, cells):
+                continue  # a scrollbar's arrow beside the text: no character
+            if char is not None:
+                chars[column] = char
+            if bars(key) is None:
+                loose.append(column)
+            how[_way(char, font_known=bool(drawn))] += 1
+        if not chars:
+            continue
+        first, last = min(chars), max(chars)
+        text = "".join(chars.get(c, " ") for c in range(first, last + 1))
+        # A border (box drawing) is no text; nor is a rule an engine read in
+        # lines drawn across cells. But a row of marks each drawn as its glyph
+        # is text: a compiler's ``^~~~~`` under the code it points at.
+        if is_border(text) or (is_rule(text) and how["glyph"] < len(band.keys)):
+            continue
+        box = (
+            origin[0] + cells.x + first * cells.width,
+            origin[1] + cells.y + band.row * cells.height,
+            (last + 1 - first) * cells.width,
+            cells.height,
+        )
+        # Indentation is the grid's too: the line starts at the grid's first column.
+        lines.append(
+            OcrLine(
+                " " * first + text,
+                box,
+                chance(how),
+                columns=cells.columns,
+                unexplained=_runs(loose, band.keys) if drawn else (),
+            )
+        )
+    return lines
+
+
+def _runs(loose: Sequence[int], inked: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    """The columns of ``loose`` as runs ``(first, last)``, a run going on
+    across at most ``RUN_GAP`` cells without ink: a wide letter's half, or a
+    mark such as ``、`` that inks one of its two cells."""
+    ink = set(inked)
+    runs: list[list[int]] = []
+    for column in sorted(loose):
+        between = range(runs[-1][1] + 1, column) if runs else range(0)
+        if runs and len(between) <= RUN_GAP and not any(c in ink for c in between):
+            runs[-1][1] = column
+        else:
+            runs.append([column, column])
+    return tuple((a, b) for a, b in runs)
+
+
+def _way(char: str | None, *, font_known: bool) -> str:
+    """How a cell no glyph decided was decided, as ``MISSES`` counts it: by the
+    engine where the grid's font is known (its glyphs left this cell unsure),
+    where no font is, a character outside ASCII by the engine, or lost."""
+    if char is None:
+        return "lost"
+    if not char.isascii():
+        return "engine-other"
+    return "engine" if font_known else "engine-alone"
+
+
+def chance(how: Counter[str]) -> float:
+    """The chance that a line is exact, from how many of its cells were
+    decided each way (``MISSES``): that all of them are right."""
+    found = 1.0
+    for way, count in how.items():
+        found *= (1.0 - MISSES[way]) ** count
+    return found
