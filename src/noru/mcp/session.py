@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 
 from noru import __version__, accesslog
 from noru.accesslog import LogUnwritable
-from noru.config import load_config
 from noru.contract import (
     CAPTURE_ID_PATTERN,
     CONTRACT_VERSION,
@@ -45,6 +44,7 @@ from noru.errors import (
 from noru.mcp.clients import Profile, profile
 from noru.mcp.streams import MessageStream
 from noru.mcp.tools import ToolContext, call_tool, list_tools
+from noru.settings import snapshot
 from noru.times import format_utc
 
 _METHOD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_./-]{0,99}")
@@ -337,7 +337,7 @@ class Session:
                 name[:100] if isinstance(name, str) else None,
                 version[:50] if isinstance(version, str) else None,
             )
-        self.profile = profile(self.client[0], load_config(self.home).result_shape)
+        self.profile = profile(self.client[0], snapshot(self.home).config.result_shape)
         self.context = replace(
             self.context,
             client=self.client[0],

@@ -12,7 +12,7 @@ its menu is shown (``appwire.MenuState`` in its status); no app, no menu.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 from noru.mcp.tools.catalog import TOOLS, resolve
 from noru.mcp.tools.schema import check_arguments
 from noru.present.fit import Budget
+from noru.settings import Settings, snapshot
 
 if TYPE_CHECKING:
+    from noru.access import AccessState
     from noru.config import Config
     from noru.redact import Policy
 
@@ -38,6 +40,27 @@ class ToolContext:
     budget: int | None = None
     captures_whole: bool = False  # the client cuts only one-block answers
     product: str | None = None
+    # The person's settings for the request being answered (``for_request``).
+    settings: Settings | None = None
+
+    def for_request(self) -> ToolContext:
+        """This context with the settings of a new request: the person's
+        configuration, redaction policy and access state, read at most once
+        for the whole request (``noru.settings``)."""
+        return replace(self, settings=snapshot(self.home))
+
+    @property
+    def _settings(self) -> Settings:
+        # Outside a request (``for_request`` not called): read now, kept by no one.
+        return self.settings if self.settings is not None else snapshot(self.home)
+
+    @property
+    def config(self) -> Config:
+        return self._settings.config
+
+    @property
+    def access(self) -> AccessState:
+        return self._settings.access
 
     @property
     def fit(self) -> Budget | None:
@@ -52,12 +75,11 @@ class ToolContext:
         """What a capture's answer (several text blocks) may weigh."""
         return None if self.captures_whole else self.fit
 
-    def policy(self, config: Config) -> Policy:
+    @property
+    def policy(self) -> Policy:
         """What is redacted for this agent now: the person's setting and
-        patterns, read at each call (they may change while it runs)."""
-        from noru.redact import policy
-
-        return policy.load(self.home, config.redact)
+        patterns as this request reads them (they may change between calls)."""
+        return self._settings.policy
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
@@ -105,6 +127,7 @@ def call_tool(context: ToolContext, name: Any, arguments: Any) -> dict[str, Any]
 
     spec, arguments = resolve(name, arguments)
     checked = check_arguments(arguments, spec.input_schema)
+    context = context.for_request()
     try:
         return _handlers()[spec.name](context, checked)
     except Steering as refusal:

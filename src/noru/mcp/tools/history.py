@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from noru import access, status
-from noru.config import load_config
 from noru.contract import capture_result, text_result
 from noru.errors import DataDirError, InvalidParams, NoMatch
 from noru.mcp.tools import ToolContext
@@ -47,7 +46,7 @@ SOURCE_FILTERS = ("app", "workspace", "display", "since", "before", "origin")
 
 
 def check_history_access(context: ToolContext) -> None:
-    access.history_decision(access.load(context.home)).enforce()
+    access.history_decision(context.access).enforce()
 
 
 @contextmanager
@@ -155,7 +154,7 @@ def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     filters = filters_from(args, now)
     order = args.get("order", "newest_first")
     limit = args.get("limit", 20)
-    policy = context.policy(load_config(context.home))
+    policy = context.policy
     with open_history(context, policy) as reader:
         rows, text = _page(
             context,
@@ -181,7 +180,7 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
     filters = filters_from(args, now)
     query: str = args["query"]
     limit = args.get("limit", 20)
-    policy = context.policy(load_config(context.home))
+    policy = context.policy
     if policy.problem:
         raise DataDirError(policy.problem)  # fail closed: nothing unredacted is searched
     # With redaction on, the text agents get is searched: in agents' index
@@ -248,14 +247,14 @@ def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     addressing(args)
     now = context.now()
     filters = filters_from(args, now)
-    config = load_config(context.home)
+    config = context.config
     projection = Projection(
         layers=tuple(args["layers"]) if "layers" in args else None,
         fields=tuple(args["fields"]) if "fields" in args else None,
         text_only=bool(args.get("text_only", False)),
         region=tuple(args["region"]) if "region" in args else None,
     )
-    policy = context.policy(config)
+    policy = context.policy
     with open_history(context, policy) as reader:
         record = _resolve(reader, args, filters)
         try:

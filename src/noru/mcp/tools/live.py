@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from noru import access, appwire
-from noru.config import Config, load_config
+from noru.config import Config
 from noru.contract import capture_result
 from noru.errors import Busy, InternalError, InvalidParams
 from noru.mcp.tools import ToolContext
@@ -28,7 +28,8 @@ BUSY_RETRIES = (0.1, 0.15, 0.25)
 
 class _Reading:
     """What presenting a live answer reads from disk (the config, the history,
-    the redaction patterns), read while the app works on the request: this
+    the redaction patterns: those of the request's settings), read while the
+    app works on the request: this
     process would only wait for it. Read once, however often the request is
     sent; an error is kept and raised after the app's answer, so that the
     app's refusals keep their order."""
@@ -44,8 +45,8 @@ class _Reading:
         if self.config is not None or self.error is not None:
             return
         try:
-            config = load_config(self.context.home)
-            self.policy = self.context.policy(config)
+            config = self.context.config
+            self.policy = self.context.policy
             self.reader = Reader.open(self.context.home)
             self.config = config
         except Exception as exc:  # raised in its turn (``ready``)
@@ -67,7 +68,7 @@ def _ask(
     context: ToolContext, request: appwire.Latest | appwire.Observe, reading: _Reading
 ) -> appwire.Delivered:
     client = appwire.LiveClient(context.home)
-    decision = access.live_decision(access.load(context.home))
+    decision = access.live_decision(context.access)
     if not decision.allowed:
         client.ensure_running()  # "app not running" comes before any access answer
         decision.enforce()

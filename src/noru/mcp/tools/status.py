@@ -12,4 +12,5 @@ __all__ = ["get_status"]
 
 
 def get_status(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return text_result("\n".join(status.agent_lines(status.gather(context.home))))
+    gathered = status.gather(context.home, settings=context.settings)
+    return text_result("\n".join(status.agent_lines(gathered)))
