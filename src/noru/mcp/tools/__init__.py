@@ -1,9 +1,11 @@
 """The tools and resources agents call, dispatched by name.
 
 ``call_tool`` resolves the name (retired names mapped), checks the arguments
-against the tool's schema, and runs the handler. Handlers return a contract-4
-result or raise ``Steering`` / ``ProtocolError``; the session turns those into
-the wire shape. A refusal that the person lifts in the Noru menu (not
+against the tool's schema, and runs the handler with the settings of the
+request (``ToolContext.for_request``). Handlers return a ``contract.Answer``
+(the contract-4 result and the facts of the captures it carries, which the
+session logs) or raise ``Steering`` / ``ProtocolError``; the session turns
+those into the wire shape. A refusal that the person lifts in the Noru menu (not
 authorized, paused, history revoked) says, where no panel shows that menu,
 that the same control is in the Noru console: the running app says whether
 its menu is shown (``appwire.MenuState`` in its status); no app, no menu.
@@ -17,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from noru.contract import Answer
 from noru.mcp.tools.catalog import TOOLS, resolve
 from noru.mcp.tools.schema import check_arguments
 from noru.present.fit import Budget
@@ -82,7 +85,7 @@ class ToolContext:
         return self._settings.policy
 
 
-Handler = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
+Handler = Callable[[ToolContext, dict[str, Any]], Answer]
 
 
 def list_tools(*, annotations: bool, title: bool) -> list[dict[str, Any]]:
@@ -122,7 +125,7 @@ def menu_shown(home: Path) -> bool:
     return status.menu.shown
 
 
-def call_tool(context: ToolContext, name: Any, arguments: Any) -> dict[str, Any]:
+def call_tool(context: ToolContext, name: Any, arguments: Any) -> Answer:
     from noru.errors import Steering
 
     spec, arguments = resolve(name, arguments)

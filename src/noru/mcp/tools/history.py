@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from noru import access, status
-from noru.contract import capture_result, text_result
+from noru.contract import Answer, capture_answer, text_answer
 from noru.errors import DataDirError, InvalidParams, NoMatch
 from noru.mcp.tools import ToolContext
 from noru.present import (
@@ -149,7 +149,7 @@ def _page(
     return list(found), text
 
 
-def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def list_captures(context: ToolContext, args: dict[str, Any]) -> Answer:
     now = context.now()
     filters = filters_from(args, now)
     order = args.get("order", "newest_first")
@@ -170,12 +170,12 @@ def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         )
         if not rows:
             if "cursor" in args:
-                return text_result("Noru history: no more captures.")
+                return text_answer("Noru history: no more captures.")
             raise no_match(reader, filters, what="no capture matches the filters")
-        return text_result(text)
+        return text_answer(text, listed=(row.id for row in rows))
 
 
-def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def search_captures(context: ToolContext, args: dict[str, Any]) -> Answer:
     now = context.now()
     filters = filters_from(args, now)
     query: str = args["query"]
@@ -208,7 +208,7 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
         )
         if not hits:
             if "cursor" in args:
-                return text_result("Noru search: no more matches.")
+                return text_answer("Noru search: no more matches.")
             refusal = no_match(reader, filters, what=f"no capture contains {query!r}")
             raise NoMatch(
                 refusal.summary,
@@ -217,7 +217,7 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
                     "Try fewer or different words, relax the filters, or browse with list_captures."
                 ),
             )
-        return text_result(text)
+        return text_answer(text, listed=(hit.row.id for hit in hits))
 
 
 def _resolve(reader: Reader, args: dict[str, Any], filters: Filters) -> CaptureRecord:
@@ -243,7 +243,7 @@ def _resolve(reader: Reader, args: dict[str, Any], filters: Filters) -> CaptureR
     return record
 
 
-def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def get_capture(context: ToolContext, args: dict[str, Any]) -> Answer:
     addressing(args)
     now = context.now()
     filters = filters_from(args, now)
@@ -269,4 +269,4 @@ def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             )
         except BadRegion as exc:
             raise InvalidParams(f"Invalid arguments: {exc}") from None
-    return capture_result(view, now=now, with_sources=True, fields=projection.fields)
+    return capture_answer(view, now=now, with_sources=True, fields=projection.fields)

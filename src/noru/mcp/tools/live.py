@@ -13,7 +13,7 @@ from typing import Any
 
 from noru import access, appwire
 from noru.config import Config
-from noru.contract import capture_result
+from noru.contract import Answer, capture_answer
 from noru.errors import Busy, InternalError, InvalidParams
 from noru.mcp.tools import ToolContext
 from noru.present import Projection, present_capture
@@ -85,7 +85,7 @@ def _ask(
 
 def _answer(
     context: ToolContext, request: appwire.Latest | appwire.Observe, *, text_only: bool
-) -> dict[str, Any]:
+) -> Answer:
     """The capture the app hands over for ``request``, read from the store and presented."""
     reading = _Reading(context)
     try:
@@ -108,16 +108,16 @@ def _answer(
         )
     finally:
         reading.close()
-    return capture_result(view, now=context.now(), with_sources=False)
+    return capture_answer(view, now=context.now(), with_sources=False)
 
 
-def get_latest_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def get_latest_capture(context: ToolContext, args: dict[str, Any]) -> Answer:
     text_only = bool(args.get("text_only", False))
     request = appwire.Latest(text_only=text_only, client=context.client)
     return _answer(context, request, text_only=text_only)
 
 
-def observe_screen(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def observe_screen(context: ToolContext, args: dict[str, Any]) -> Answer:
     target = args.get("target", "window")
     if "display" in args and target != "display":
         raise InvalidParams('Invalid arguments: `display` goes with target "display" only')

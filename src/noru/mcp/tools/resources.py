@@ -13,9 +13,11 @@ from noru import access
 from noru.contract import (
     CAPTURE_ID_PATTERN,
     URI_SCHEME,
+    Answer,
     Base64,
     capture_blocks,
     capture_uri,
+    shown_capture,
 )
 from noru.errors import HistoryBlocked, InvalidParams
 from noru.mcp.tools import ToolContext
@@ -107,7 +109,7 @@ def list_templates(*, titles: bool) -> dict[str, Any]:
     return {"resourceTemplates": [template]}
 
 
-def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
+def read_resource(context: ToolContext, uri: Any) -> Answer:
     capture_id = parse_uri(uri)
     context = context.for_request()
     if _revoked(context):
@@ -134,7 +136,7 @@ def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
     contents += [
         {"uri": uri, "mimeType": "image/png", "blob": Base64.of(image.png)} for image in view.images
     ]
-    return {"contents": contents}
+    return Answer({"contents": contents}, (shown_capture(view),))
 
 
 def _resource_budget(context: ToolContext) -> Budget | None:
