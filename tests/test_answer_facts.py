@@ -33,4 +33,3 @@ def test_a_search_logs_the_captures_it_found_not_ids_in_their_text(home: Path) -
     bulk(home, [f"deploy failed, as in {OTHER}", "lunch menu"])
     entry = _logged(home, "search_captures", {"query": "deploy"})
     assert entry["captures"] == [{"id": "capture_2026-01-01_000000", "how": "listed"}]
-

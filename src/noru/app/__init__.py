@@ -36,6 +36,7 @@ from noru import __version__, access, appwire, imaging
 from noru.app.memory import Trimmer, malloc_trim
 from noru.ax.base import AxAbsent
 from noru.config import Config
+from noru.edits import note_text
 from noru.errors import Busy, CaptureError, NoruError, NothingNew, PermissionDenied, StoreError
 from noru.settings import policy as redaction_policy
 from noru.settings import snapshot
@@ -186,13 +187,15 @@ class App:
         The lossless originals are encoded on the pool while this thread makes
         the served images (libvips scales them on its own threads), which are
         kept for the live reply (and, for the person's captures, for the
-        handoff). OCR is held still meanwhile.
+        handoff). OCR is held still meanwhile. A note the person's edits
+        refuse (``noru.edits``: too long) refuses the capture before any grab.
         """
+        note = note_text(request.note) if isinstance(request, appwire.Capture) else None
         if not self._capture_lock.acquire(timeout=CAPTURE_WAIT):
             raise Busy("another capture is in progress")
         try:
             with self.ocr.paused() if self.ocr is not None else nullcontext():
-                capture_id, pixels = self._take(request, origin=origin)
+                capture_id, pixels = self._take(request, origin=origin, note=note)
         finally:
             self._capture_lock.release()
             self._trimmer.busy()
@@ -214,7 +217,7 @@ class App:
         )
 
     def _take(
-        self, request: appwire.Capture | appwire.Observe, *, origin: Origin
+        self, request: appwire.Capture | appwire.Observe, *, origin: Origin, note: str | None
     ) -> tuple[str, list[imaging.Scanlines]]:
         """The capture taken and stored: its id, and its images' pixels as
         stored, as a PNG's rows (for the OCR child, which need not decode
@@ -233,7 +236,6 @@ class App:
             in_force = redaction_policy(self.home, self.config.redact)
             kept_ax = [at_rest.ax_at_rest(lines, in_force) for lines in kept_ax]
             held = self.ocr is not None and in_force.on
-        note = request.note if isinstance(request, appwire.Capture) else None
 
         def stored() -> tuple[str, list[NewImage]]:
             """The capture stored once its originals are written (on the pool,
