@@ -33,12 +33,15 @@ from noru.errors import EditRefused
 from noru.settings import snapshot
 
 if TYPE_CHECKING:
+    from noru.redact.policy import AllowedValue, Pattern
     from noru.store import Store
 
 __all__ = [
     "NOTE_MAX",
     "Kept",
     "add_exclusion",
+    "add_redaction",
+    "allow_value",
     "delete",
     "note_text",
     "set_kept",
@@ -57,7 +60,8 @@ def note_text(text: str | None) -> str | None:
     if len(kept) > NOTE_MAX:
         raise EditRefused(
             f"a note is at most {NOTE_MAX:,} characters; this one has {len(kept):,},"
-            " so it was not saved"
+            " so it was not saved",
+            what="note",
         )
     return kept or None
 
@@ -112,10 +116,41 @@ def add_exclusion(home: Path, kind: str, pattern: str) -> str | None:
     when the pattern cannot be used."""
     problem = exclusions.check_pattern(kind, pattern)
     if problem:
-        raise EditRefused(problem)
+        raise EditRefused(problem, what="kind" if kind not in ("app", "title") else "pattern")
     rule = exclusions.Rule(kind, pattern.strip())
     config = snapshot(home).config
     found = exclusions.already(home, rule, apps=config.exclude_apps, titles=config.exclude_titles)
     if found is not None:
         return found
     return None if exclusions.add(home, rule) else str(rule)
+
+
+def add_redaction(home: Path, pattern: str, kind: str = "pattern") -> Pattern | None:
+    """Redact what ``pattern`` matches too, as ``[redacted: KIND]``, in what
+    agents get. None when added; else the person's pattern written the same,
+    and nothing changed. ``EditRefused`` when the pattern or the kind cannot
+    be used; ``DataDirError`` when their file cannot be read."""
+    from noru.redact import policy
+
+    for what, problem in (
+        ("pattern", policy.check_pattern(pattern)),
+        ("kind", policy.check_kind(kind)),
+    ):
+        if problem:
+            raise EditRefused(problem, what=what)
+    same = next((p for p in policy.load_patterns(home) if p.pattern == pattern), None)
+    if same is not None:
+        return same
+    policy.add(home, policy.Pattern(pattern, kind))
+    return None
+
+
+def allow_value(home: Path, value: str) -> AllowedValue:
+    """Never redact ``value`` (only its digest is kept, and a hint).
+    ``EditRefused`` when it is too short to allow."""
+    from noru.redact import policy
+
+    problem = policy.check_value(value)
+    if problem:
+        raise EditRefused(problem, what="value")
+    return policy.allow(home, value)

@@ -140,7 +140,12 @@ class AutostartError(NoruError):
 
 class EditRefused(NoruError):
     """One of the person's edits breaks a limit of ``noru.edits``; the message
-    names the limit. Nothing was changed."""
+    names the limit, ``what`` the part of the edit refused (``note``,
+    ``pattern``, ``kind``, ``value``). Nothing was changed."""
+
+    def __init__(self, message: str, *, what: str | None = None) -> None:
+        super().__init__(message)
+        self.what = what
 
 
 class Steering(NoruError):
