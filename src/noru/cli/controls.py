@@ -101,10 +101,10 @@ def exclude_remove(app: str | None, title: str | None, builtin: str | None) -> N
 def exclude_list() -> None:
     """The exclusions in force: yours, config.toml's, and the built-in ones."""
     from noru import exclusions
-    from noru.config import load_config
+    from noru.settings import snapshot
 
     home = data_dir()
-    config = load_config(home)
+    config = snapshot(home).config
     current = exclusions.load(home)
     for rule in current.rules:
         click.echo(f"{rule}")

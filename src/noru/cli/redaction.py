@@ -113,12 +113,11 @@ def redact_allow(value: str | None, remove: bool) -> None:
 def redact_list() -> None:
     """What is redacted: the kinds on (config.toml's redact), your patterns
     and the values you allowed."""
-    from noru.config import load_config
-    from noru.redact import policy
+    from noru.settings import snapshot
 
     home = data_dir()
     patterns, allowed = _redactions_or_fail()
-    in_force = policy.load(home, load_config(home).redact)
+    in_force = snapshot(home).policy
     click.echo(f"Redacted in what agents get: {in_force.describe()}")
     for mine in patterns:
         click.echo(f"pattern {mine.pattern}  (as [redacted: {mine.kind}])")
