@@ -9,6 +9,10 @@
 - ``steering_result`` turns a ``Steering`` refusal into a normal result whose
   first line starts with its tag and which names the next action.
 - ``text_result`` is for locator rows and status: text only.
+- ``Answer`` is a result with the facts of what it carries (``Shown``: which
+  captures, with pixels or as text or only listed, what redaction took out),
+  made from the same view as its text (``capture_answer``, ``text_answer``):
+  the access log is written from those facts, never read back out of the text.
 - ``as_content`` is the content shape of a result, for a session whose client
   passes its model nothing of the text beside ``structuredContent``
   (``mcp/clients.py`` says which): the same blocks, no ``structuredContent``;
@@ -41,13 +45,16 @@ __all__ = [
     "META_KEY",
     "STRUCTURED_FIELDS",
     "URI_SCHEME",
+    "Answer",
     "Base64",
     "CaptureView",
     "ServedImage",
+    "Shown",
     "TextLayer",
     "Token",
     "absent",
     "as_content",
+    "capture_answer",
     "capture_blocks",
     "capture_result",
     "capture_structured",
@@ -56,7 +63,9 @@ __all__ = [
     "line_ended",
     "measured",
     "prov_line",
+    "shown_capture",
     "steering_result",
+    "text_answer",
     "text_result",
 ]
 
@@ -102,9 +111,13 @@ class Token:
     def __str__(self) -> str:
         if self.detail is None:
             return f"{self.sigil}{self.name}"
-        # The detail sits inside one pair of parentheses on one line.
-        detail = " ".join(self.detail.split()).replace("(", "[").replace(")", "]")
-        return f"{self.sigil}{self.name}({detail})"
+        return f"{self.sigil}{self.name}({_one_line(self.detail)})"
+
+
+def _one_line(detail: str) -> str:
+    """A token's detail as the provenance line says it: on one line, inside
+    one pair of parentheses."""
+    return " ".join(detail.split()).replace("(", "[").replace(")", "]")
 
 
 def measured(name: str, detail: str | None = None) -> Token:
@@ -209,6 +222,8 @@ class CaptureView:
     prov: Sequence[Token] = ()
     remarks: Sequence[str] = ()
     extra_header: Sequence[str] = field(default_factory=tuple)
+    # What redaction took out (``3: aws-key, password``), also a ``redact`` token of ``prov``.
+    redacted: str | None = None
 
 
 def capture_blocks(view: CaptureView, *, now: datetime) -> list[str | ServedImage]:
@@ -300,6 +315,50 @@ def capture_result(
         for block in capture_blocks(view, now=now)
     ]
     return _result(content, capture_structured(view, with_sources=with_sources, fields=fields))
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One capture an answer carries: ``how`` it left (with its pixels, as
+    text only, or only ``listed`` as a locator row) and what redaction took
+    out of it, as its provenance line says it (never a value)."""
+
+    id: str
+    how: Literal["pixels", "text", "listed"]
+    redacted: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A tool's or a resource's answer: the contract-4 ``result`` sent on
+    the wire and the facts of what it carries (``shown``), made together."""
+
+    result: dict[str, Any]
+    shown: tuple[Shown, ...] = ()
+
+
+def shown_capture(view: CaptureView) -> Shown:
+    """What an answer made from ``view`` carries of its capture."""
+    redacted = _one_line(view.redacted) if view.redacted else None
+    return Shown(view.id, "pixels" if view.images else "text", redacted)
+
+
+def capture_answer(
+    view: CaptureView,
+    *,
+    now: datetime,
+    with_sources: bool,
+    fields: Iterable[str] | None = None,
+) -> Answer:
+    """``capture_result`` of ``view``, with the facts of the capture it carries."""
+    result = capture_result(view, now=now, with_sources=with_sources, fields=fields)
+    return Answer(result, (shown_capture(view),))
+
+
+def text_answer(text: str, *, listed: Iterable[str] = ()) -> Answer:
+    """``text_result`` of ``text``; ``listed``: the ids of the captures its
+    locator rows name, in their order."""
+    return Answer(text_result(text), tuple(Shown(i, "listed") for i in dict.fromkeys(listed)))
 
 
 def as_content(result: dict[str, Any], *, facts: bool = False) -> dict[str, Any]:

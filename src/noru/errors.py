@@ -24,6 +24,7 @@ into -32603 asking for `noru doctor`, and anything outside this tree into
      │    └── SchemaTooNew          the database was written by a newer Noru
      ├── OcrError               the OCR engine is missing or failed on an image
      ├── AutostartError         start at login cannot be written or changed as asked
+     ├── EditRefused            the person's edit breaks a limit (``noru.edits``): nothing changed
      └── Steering               a normal tool result (isError false); ``tag`` on the class
           ├── AppNotRunning         "Noru app not running"
           │    └── AppVersionMismatch   the running app speaks another app protocol
@@ -48,6 +49,7 @@ __all__ = [
     "Busy",
     "CaptureError",
     "DataDirError",
+    "EditRefused",
     "HistoryBlocked",
     "HistoryRevoked",
     "InternalError",
@@ -134,6 +136,16 @@ class OcrError(NoruError):
 
 class AutostartError(NoruError):
     """Start at login cannot be set up as asked; the message says why and what to do."""
+
+
+class EditRefused(NoruError):
+    """One of the person's edits breaks a limit of ``noru.edits``; the message
+    names the limit, ``what`` the part of the edit refused (``note``,
+    ``pattern``, ``kind``, ``value``). Nothing was changed."""
+
+    def __init__(self, message: str, *, what: str | None = None) -> None:
+        super().__init__(message)
+        self.what = what
 
 
 class Steering(NoruError):

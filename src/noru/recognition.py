@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from noru.config import load_config
 from noru.errors import OcrError, StoreError
 from noru.ocr import Engine, OcrLine, get_engine
+from noru.settings import snapshot
 from noru.store import CaptureRecord, ImageRecord, Store
 
 if TYPE_CHECKING:
@@ -55,11 +55,11 @@ class CaptureText:
         ``redact_at_rest``, the capture is redacted first and only its
         redacted text is stored (``noru.redact.at_rest``)."""
         lines: Sequence[Sequence[OcrLine]] = self.lines_per_image
-        config = load_config(store.home)
-        if config.redact_at_rest:
-            from noru.redact import at_rest, policy
+        settings = snapshot(store.home)
+        if settings.config.redact_at_rest:
+            from noru.redact import at_rest
 
-            in_force = policy.load(store.home, config.redact)
+            in_force = settings.policy
             lines = at_rest.redacted_lines(store, self.capture_id, lines, in_force)
         else:  # held while it was on (``redact_at_rest``), and turned off since
             store.keep_held(self.capture_id)
@@ -71,7 +71,7 @@ class CaptureText:
 def open_engine(home: Path, name: str | None = None) -> Engine:
     """The named engine, else the one config.toml names (tesseract by default).
     ``OcrError`` says what to install when it cannot be made."""
-    config = load_config(home)
+    config = snapshot(home).config
     return get_engine(name or config.ocr_engine, second_opinion=config.ocr_second_opinion)
 
 

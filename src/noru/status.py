@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from noru import access, appwire
-from noru.config import Config, load_config
+from noru.config import Config
 from noru.errors import AppNotRunning, NoruError, StoreError
+from noru.settings import Settings, snapshot
 from noru.sizes import format_size
 from noru.times import format_duration
 
@@ -61,11 +62,13 @@ class Status:
         return True, self.live_access.reason
 
 
-def gather(home: Path, *, disk: bool = False) -> Status:
+def gather(home: Path, *, disk: bool = False, settings: Settings | None = None) -> Status:
     """Everything status says; ``disk``: also measure the history's disk use
-    (a pass over every capture: the person's ``noru status``, not an agent's)."""
-    state = access.load(home)
-    config = load_config(home)
+    (a pass over every capture: the person's ``noru status``, not an agent's);
+    ``settings``: the request's, where it has them (else read now)."""
+    settings = settings if settings is not None else snapshot(home)
+    state = settings.access
+    config = settings.config
     app: appwire.AppStatus | None = None
     problem: str | None = None
     try:
@@ -77,7 +80,6 @@ def gather(home: Path, *, disk: bool = False) -> Status:
     captures: int | None = None
     captures_problem: str | None = None
     disk_lines: list[str] = []
-    from noru.redact import policy as redaction
     from noru.store import Reader  # only now: `noru mcp` starts without the store
 
     try:
@@ -98,7 +100,7 @@ def gather(home: Path, *, disk: bool = False) -> Status:
         captures_problem=captures_problem,
         handoff_window=config.handoff_window,
         config_problems=config.problems,
-        redaction=redaction.load(home, config.redact).describe(),
+        redaction=settings.policy.describe(),
         disk=tuple(disk_lines),
     )
 

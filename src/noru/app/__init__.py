@@ -35,8 +35,11 @@ from typing import TYPE_CHECKING
 from noru import __version__, access, appwire, imaging
 from noru.app.memory import Trimmer, malloc_trim
 from noru.ax.base import AxAbsent
-from noru.config import Config, load_config
+from noru.config import Config
+from noru.edits import note_text
 from noru.errors import Busy, CaptureError, NoruError, NothingNew, PermissionDenied, StoreError
+from noru.settings import policy as redaction_policy
+from noru.settings import snapshot
 from noru.store import NewImage, Origin, Store
 from noru.times import format_duration
 
@@ -61,14 +64,14 @@ class App:
         from noru.capture import Capturer
 
         self.home = home
-        self.config = config or load_config(home)
+        self.config = config or snapshot(home).config
         self.writer = Writer(home, min_free=self.config.min_free)
         # Keeps the history within keep_days and max_disk (started by run_app),
         # reading them again at each run: a change applies without a restart.
         given = config
 
         def settings() -> Config:
-            return given if given is not None else load_config(home)
+            return given if given is not None else snapshot(home).config
 
         self.pruner = Pruner(home, settings, self.writer)
         # Keeps agents' search index of the redacted text up to date (started
@@ -184,13 +187,15 @@ class App:
         The lossless originals are encoded on the pool while this thread makes
         the served images (libvips scales them on its own threads), which are
         kept for the live reply (and, for the person's captures, for the
-        handoff). OCR is held still meanwhile.
+        handoff). OCR is held still meanwhile. A note the person's edits
+        refuse (``noru.edits``: too long) refuses the capture before any grab.
         """
+        note = note_text(request.note) if isinstance(request, appwire.Capture) else None
         if not self._capture_lock.acquire(timeout=CAPTURE_WAIT):
             raise Busy("another capture is in progress")
         try:
             with self.ocr.paused() if self.ocr is not None else nullcontext():
-                capture_id, pixels = self._take(request, origin=origin)
+                capture_id, pixels = self._take(request, origin=origin, note=note)
         finally:
             self._capture_lock.release()
             self._trimmer.busy()
@@ -212,7 +217,7 @@ class App:
         )
 
     def _take(
-        self, request: appwire.Capture | appwire.Observe, *, origin: Origin
+        self, request: appwire.Capture | appwire.Observe, *, origin: Origin, note: str | None
     ) -> tuple[str, list[imaging.Scanlines]]:
         """The capture taken and stored: its id, and its images' pixels as
         stored, as a PNG's rows (for the OCR child, which need not decode
@@ -226,12 +231,11 @@ class App:
         kept_ax = [grab.ax.lines if grab.ax else () for grab in grabs]
         held = False  # its images held in memory until their redaction is done
         if self.config.redact_at_rest:  # the person keeps only redacted forms: from the start
-            from noru.redact import at_rest, policy
+            from noru.redact import at_rest
 
-            in_force = policy.load(self.home, self.config.redact)
+            in_force = redaction_policy(self.home, self.config.redact)
             kept_ax = [at_rest.ax_at_rest(lines, in_force) for lines in kept_ax]
             held = self.ocr is not None and in_force.on
-        note = request.note if isinstance(request, appwire.Capture) else None
 
         def stored() -> tuple[str, list[NewImage]]:
             """The capture stored once its originals are written (on the pool,

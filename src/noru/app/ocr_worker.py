@@ -32,7 +32,7 @@ from noru.app.writer import Writer
 from noru.errors import OcrError
 from noru.ocr.base import decode_lines
 from noru.recognition import CaptureText
-from noru.store import CaptureRecord, Store
+from noru.store import Store
 
 __all__ = ["OcrWorker"]
 
@@ -201,13 +201,13 @@ class OcrWorker:
         return self._child
 
     def _recognise(self, capture_id: str) -> None:
-        def read(store: Store) -> CaptureRecord | None:
-            return store.get(capture_id)
+        # Its state alone: the OCR child reads the record (once, for this job).
+        def state(store: Store) -> str | None:
+            return store.ocr_state(capture_id)
 
         with self._pixels_lock:
             pixels = self._pixels.pop(capture_id, [])
-        record = self.writer.call(read)
-        if record is None or record.ocr_state != "pending":
+        if self.writer.call(state) != "pending":
             return
         text: CaptureText | None = None
         try:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noru import __version__, appwire
-from noru.errors import Busy, CaptureError, NoruError, Steering
+from noru.errors import Busy, CaptureError, EditRefused, NoruError, Steering
 from noru.paths import socket_path
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _reply(line: bytes, app: App) -> appwire.Reply:
         return app.handle(request)
     except Steering as exc:
         return appwire.Refused.of(exc)
-    except CaptureError as exc:
+    except (CaptureError, EditRefused) as exc:
         return appwire.Failed(str(exc))
     except Exception:
         log.exception("live request failed")

@@ -144,9 +144,9 @@ def config_cmd(client: str, url: str | None) -> None:
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--http'") from exc
     if client in COMPOSITORS:
-        from noru.config import load_config
+        from noru.settings import snapshot
 
-        hotkey = load_config(data_dir()).hotkey
+        hotkey = snapshot(data_dir()).config.hotkey
         try:
             click.echo(compositor_binding(client, hotkey, exe))
         except ValueError as exc:

@@ -300,11 +300,11 @@ def checked_home() -> Path:
 
 def noted_config(home: Path) -> Config:
     """The configuration, its problems said on stderr (naming the key) once per run."""
-    from noru.config import load_config
+    from noru.settings import snapshot
 
     context = click.get_current_context()
     said = context.find_root().meta.setdefault("noru.config_said", set())
-    config = load_config(home)
+    config = snapshot(home).config
     for problem in config.problems:
         if problem not in said:
             said.add(problem)

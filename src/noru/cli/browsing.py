@@ -195,10 +195,9 @@ def show(capture_id: str | None, index: int | None, **filtered: Any) -> None:
             from noru.status import text_wait
 
             waiting = text_wait(reader.home)
-        from noru.config import load_config
-        from noru.redact import policy
+        from noru.settings import snapshot
 
-        in_force = policy.load(reader.home, load_config(reader.home).redact)
+        in_force = snapshot(reader.home).policy
         lines = capture_lines(record, now=now(), files=reader, waiting=waiting, policy=in_force)
     for line in lines:
         click.echo(line)

@@ -62,16 +62,13 @@ def _exclusion_rule(app: str | None, title: str | None) -> Rule:
 @click.option("--title", help='A window title: a glob ("*bank*"), or "re:" and a regex.')
 def exclude_add(app: str | None, title: str | None) -> None:
     """Never capture these windows (painted black in a display capture)."""
-    from noru import exclusions
-    from noru.config import load_config
+    from noru.edits import add_exclusion
 
     rule = _exclusion_rule(app, title)
-    home = ensure_data_dir()
-    config = load_config(home)
-    found = exclusions.already(home, rule, apps=config.exclude_apps, titles=config.exclude_titles)
-    if found is not None or not exclusions.add(home, rule):
+    found = add_exclusion(ensure_data_dir(), rule.kind, rule.pattern)
+    if found is not None:
         raise click.ClickException(
-            f"already excluded: {found or rule} (see `noru exclude list`); nothing changed"
+            f"already excluded: {found} (see `noru exclude list`); nothing changed"
         )
     click.echo(f"Excluded: {rule}. Captures from now on leave it out.")
 
@@ -104,10 +101,10 @@ def exclude_remove(app: str | None, title: str | None, builtin: str | None) -> N
 def exclude_list() -> None:
     """The exclusions in force: yours, config.toml's, and the built-in ones."""
     from noru import exclusions
-    from noru.config import load_config
+    from noru.settings import snapshot
 
     home = data_dir()
-    config = load_config(home)
+    config = snapshot(home).config
     current = exclusions.load(home)
     for rule in current.rules:
         click.echo(f"{rule}")

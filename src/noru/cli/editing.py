@@ -1,5 +1,6 @@
 """The person's edits of their history: `noru note`, `delete`, `keep` and
-`unkeep`. Each writes through its own ``Store``, whether or not the app runs."""
+`unkeep`, over ``noru.edits`` (its limits are the console's and the app's).
+Each writes through its own ``Store``, whether or not the app runs."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from datetime import datetime
 
 import click
 
+from noru import edits
 from noru.cli.base import (
     CaptureId,
     Moment,
-    index_for_agents,
     main,
     noted_config,
     now,
@@ -27,11 +28,12 @@ def note(capture_id: str, text: str) -> None:
     """Attach a note to a capture (an empty TEXT removes it)."""
     from noru.store import Store
 
+    edits.note_text(text)  # refused before the store is opened
     home = ensure_data_dir()
+    noted_config(home)  # its problems said
     with Store.open(home) as store:
-        if not store.set_note(capture_id, text.strip() or None):
+        if not edits.set_note(store, capture_id, text):
             raise click.ClickException(f"no capture {capture_id}")
-        index_for_agents(store, noted_config(home).redact, [capture_id])
     click.echo("Note saved." if text.strip() else "Note removed.")
 
 
@@ -59,11 +61,8 @@ def delete(
     ids = list(dict.fromkeys(capture_ids))
     if not yes:
         click.confirm(f"Delete {plural(len(ids), 'capture')} and their files?", abort=True)
-    missing = []
     with Store.open(ensure_data_dir()) as store:
-        for capture_id in ids:
-            if not store.delete(capture_id):
-                missing.append(capture_id)
+        missing = edits.delete(store, ids)
     click.echo(f"Deleted {plural(len(ids) - len(missing), 'capture')}.")
     if missing:
         raise click.ClickException(f"not found: {', '.join(missing)}")
@@ -105,18 +104,9 @@ def _set_kept(capture_ids: Sequence[str], *, kept: bool) -> None:
     so is named apart, never counted as changed."""
     from noru.store import Store
 
-    changed, unchanged, missing = [], [], []
     with Store.open(ensure_data_dir()) as store:
-        for capture_id in dict.fromkeys(capture_ids):
-            record = store.get(capture_id)
-            if record is None:
-                missing.append(capture_id)
-            elif record.kept == kept:
-                unchanged.append(capture_id)
-            elif store.set_kept(capture_id, kept):
-                changed.append(capture_id)
-            else:  # deleted meanwhile
-                missing.append(capture_id)
+        outcome = edits.set_kept(store, capture_ids, kept=kept)
+    changed, unchanged, missing = outcome.changed, outcome.unchanged, outcome.missing
     if changed or not (unchanged or missing):
         done = "Kept forever" if kept else "No longer kept"
         click.echo(f"{done}: {plural(len(changed), 'capture')}.")

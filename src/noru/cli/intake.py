@@ -47,14 +47,16 @@ def import_cmd(
     from rich.console import Console
     from rich.progress import Progress
 
+    from noru.edits import note_text
     from noru.errors import OcrError
     from noru.importer import ImportOptions, find_images, import_file
     from noru.recognition import open_engine
     from noru.store import Store
 
+    kept_note = note_text(note)  # refused before anything is imported
     home = ensure_data_dir()
     config = noted_config(home)
-    options = ImportOptions(app=app, window_title=window_title, note=note or None, at=at)
+    options = ImportOptions(app=app, window_title=window_title, note=kept_note, at=at)
     found = list(find_images(paths))
     ocr = None
     if no_ocr:

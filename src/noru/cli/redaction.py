@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
@@ -29,6 +31,21 @@ def _redactions_or_fail() -> tuple[list[Pattern], list[AllowedValue]]:
         ) from None
 
 
+@contextmanager
+def _refused_as_bad_parameter(**hints: str) -> Iterator[None]:
+    """An edit ``noru.edits`` refuses, said as click says a bad option (its
+    hint by the part refused)."""
+    from noru.errors import EditRefused
+
+    try:
+        yield
+    except EditRefused as exc:
+        hint = hints.get(exc.what or "")
+        if hint is None:
+            raise
+        raise click.BadParameter(str(exc), param_hint=hint) from None
+
+
 @main.group()
 def redact() -> None:
     """Secrets Noru takes out of what agents get: text and pixels."""
@@ -39,22 +56,16 @@ def redact() -> None:
 @click.option("--kind", default="pattern", show_default=True, help="What agents are told it was.")
 def redact_add(pattern: str, kind: str) -> None:
     """Redact what this pattern matches too, in every capture agents get."""
-    from noru.redact import policy
+    from noru.edits import add_redaction
 
-    problem = policy.check_pattern(pattern)
-    if problem:
-        raise click.BadParameter(problem, param_hint="'--pattern'")
-    problem = policy.check_kind(kind)
-    if problem:
-        raise click.BadParameter(problem, param_hint="'--kind'")
-    mine, _ = _redactions_or_fail()
-    same = next((p for p in mine if p.pattern == pattern), None)
+    _redactions_or_fail()
+    with _refused_as_bad_parameter(pattern="'--pattern'", kind="'--kind'"):
+        same = add_redaction(ensure_data_dir(), pattern, kind)
     if same is not None:
         raise click.ClickException(
             f"already redacted: {pattern} (as [redacted: {same.kind}]); nothing changed."
             + (" To change its kind, `noru redact remove` it first." if same.kind != kind else "")
         )
-    policy.add(ensure_data_dir(), policy.Pattern(pattern, kind))
     click.echo(f"Redacted for agents from now on: {pattern} (as [redacted: {kind}]).")
 
 
@@ -79,6 +90,7 @@ def redact_allow(value: str | None, remove: bool) -> None:
     Only a digest of it is kept in redactions.json, and a hint to tell it by
     (its first characters and length) in `noru redact list`.
     """
+    from noru.edits import allow_value
     from noru.redact import policy
 
     if value is None:
@@ -92,7 +104,8 @@ def redact_allow(value: str | None, remove: bool) -> None:
             raise click.ClickException("that value is not allowed (see `noru redact list`)")
         click.echo("Redacted again where the rules find it.")
         return
-    allowed = policy.allow(ensure_data_dir(), value)
+    with _refused_as_bad_parameter(value="'VALUE'"):
+        allowed = allow_value(ensure_data_dir(), value)
     click.echo(f"Never redacted from now on: {allowed.hint}.")
 
 
@@ -100,12 +113,11 @@ def redact_allow(value: str | None, remove: bool) -> None:
 def redact_list() -> None:
     """What is redacted: the kinds on (config.toml's redact), your patterns
     and the values you allowed."""
-    from noru.config import load_config
-    from noru.redact import policy
+    from noru.settings import snapshot
 
     home = data_dir()
     patterns, allowed = _redactions_or_fail()
-    in_force = policy.load(home, load_config(home).redact)
+    in_force = snapshot(home).policy
     click.echo(f"Redacted in what agents get: {in_force.describe()}")
     for mine in patterns:
         click.echo(f"pattern {mine.pattern}  (as [redacted: {mine.kind}])")

@@ -107,6 +107,7 @@ def capture(
 ) -> None:
     """Take a capture now (asks the running app)."""
     from noru import appwire
+    from noru.edits import note_text
     from noru.errors import AppNotRunning, AppVersionMismatch
 
     given = {
@@ -118,7 +119,7 @@ def capture(
     chosen = [flag for flag, on in given.items() if on]
     if len(chosen) > 1:
         raise click.UsageError(f"{' and '.join(chosen)}: choose one of {', '.join(given)}")
-    note = (note or "").strip() or None
+    note = note_text(note)  # the app applies the same limit
     if display is not None:
         request = appwire.Capture(mode="display", display=display, note=note)
     elif region is not None:

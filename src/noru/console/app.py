@@ -19,12 +19,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from noru import access, accesslog, appwire, exclusions
+from noru import access, accesslog, appwire, edits, exclusions
 from noru.config import Config, SettingError, load_config, set_values
 from noru.console import pages
 from noru.console.guard import COOKIE, Guard, Keys
-from noru.errors import DataDirError, NoruError, StoreError
-from noru.redact import index, policy
+from noru.errors import DataDirError, EditRefused, NoruError, StoreError
+from noru.redact import policy
 from noru.redact.apply import agents_get
 from noru.sizes import format_size
 from noru.status import describe_disk
@@ -267,13 +267,13 @@ def create_app(home: Path, keys: Keys) -> Starlette:
 
         def save() -> bool:
             with Store.open(home) as store:
-                if not store.set_note(capture_id, text.strip()[:10_000] or None):
-                    return False
-                # Agents' search index given the note (noru.redact.index).
-                index.refresh(store, load_config(home).redact, ids=[capture_id])
-                return True
+                return edits.set_note(store, capture_id, text)
 
-        if not await run_in_threadpool(save):
+        try:
+            saved = await run_in_threadpool(save)
+        except EditRefused as exc:
+            return _html(pages.message_page("Note not saved", str(exc)), 400)
+        if not saved:
             return _not_found()
         return RedirectResponse(f"/capture/{capture_id}", status_code=303)
 
@@ -376,11 +376,12 @@ def create_app(home: Path, keys: Keys) -> Starlette:
         kind, pattern = form.get("kind"), form.get("pattern")
         if not isinstance(kind, str) or not isinstance(pattern, str):
             return _privacy(problem="name a kind and a pattern", status=400)
-        problem = exclusions.check_pattern(kind, pattern)
-        if problem:
-            return _privacy(problem=problem, status=400)
-
-        await run_in_threadpool(exclusions.add, home, exclusions.Rule(kind, pattern.strip()))
+        try:
+            found = await run_in_threadpool(edits.add_exclusion, home, kind, pattern)
+        except EditRefused as exc:
+            return _privacy(problem=str(exc), status=400)
+        if found is not None:
+            return _privacy(problem=f"already excluded: {found}; nothing changed", status=400)
         return RedirectResponse("/privacy", status_code=303)
 
     async def exclude_remove(request: Request) -> Response:

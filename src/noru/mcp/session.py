@@ -21,11 +21,10 @@ from typing import Any, ClassVar
 
 from noru import __version__, accesslog
 from noru.accesslog import LogUnwritable
-from noru.config import load_config
 from noru.contract import (
-    CAPTURE_ID_PATTERN,
     CONTRACT_VERSION,
     META_KEY,
+    Answer,
     Base64,
     as_content,
     line_ended,
@@ -45,6 +44,7 @@ from noru.errors import (
 from noru.mcp.clients import Profile, profile
 from noru.mcp.streams import MessageStream
 from noru.mcp.tools import ToolContext, call_tool, list_tools
+from noru.settings import snapshot
 from noru.times import format_utc
 
 _METHOD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_./-]{0,99}")
@@ -199,7 +199,7 @@ class Session:
         self._refused: str | None = None  # the steering tag of the call just answered
         # The read just answered, to log once its answer is encoded: (method, params).
         self._read: tuple[str, dict[str, Any]] | None = None
-        # The captures it served, as its contract-4 result carried them (before shaping).
+        # The captures it served, as the answer's facts say (``contract.Shown``).
         self._served: tuple[accesslog.Served, ...] = ()
 
     # --- framing ---------------------------------------------------------
@@ -337,7 +337,7 @@ class Session:
                 name[:100] if isinstance(name, str) else None,
                 version[:50] if isinstance(version, str) else None,
             )
-        self.profile = profile(self.client[0], load_config(self.home).result_shape)
+        self.profile = profile(self.client[0], snapshot(self.home).config.result_shape)
         self.context = replace(
             self.context,
             client=self.client[0],
@@ -380,12 +380,13 @@ class Session:
         if isinstance(arguments, dict) and self.profile.ignored:
             arguments = {k: v for k, v in arguments.items() if k not in self.profile.ignored}
         try:
-            result = call_tool(self.context, params.get("name"), arguments)
+            answer = call_tool(self.context, params.get("name"), arguments)
         except Steering as refusal:
             self._refused = refusal.tag
             result = steering_result(refusal)
         else:
-            self._served = _served_captures(result)
+            result = answer.result
+            self._served = _served(answer)
             if self.profile.shape == "content":
                 asked = isinstance(arguments, dict) and "fields" in arguments
                 result = as_content(result, facts=asked)
@@ -406,9 +407,9 @@ class Session:
     def _resources_read(self, params: dict[str, Any]) -> dict[str, Any]:
         from noru.mcp.tools import resources
 
-        result = resources.read_resource(self.context, params.get("uri"))
-        self._served = _served_captures(result)
-        return result
+        answer = resources.read_resource(self.context, params.get("uri"))
+        self._served = _served(answer)
+        return answer.result
 
     _methods: ClassVar[dict[str, Callable[[Session, dict[str, Any]], dict[str, Any]]]] = {
         "tools/list": _tools_list,
@@ -420,44 +421,12 @@ class Session:
 
 
 LOGGED = ("tools/call", "resources/read")
-_ID = re.compile(CAPTURE_ID_PATTERN.strip("^$"))
-# The provenance token of what redaction took out: ``!redact(3: aws-key, password)``.
-_REDACTED = re.compile(r"^prov: .*?!redact\(([^)]*)\)")
 
 
-def _redacted(text: str) -> str | None:
-    """What an answer's provenance line says redaction took out, if anything:
-    its last line only (screen text above it may hold anything)."""
-    lines = text.rstrip().splitlines()
-    found = _REDACTED.match(lines[-1]) if lines else None
-    return found.group(1) if found else None
-
-
-def _served_captures(result: dict[str, Any]) -> tuple[accesslog.Served, ...]:
-    """The captures an answer carries: with their pixels or as text only, or
-    (list and search rows) only named."""
-    if "contents" in result:  # resources/read: a capture once, with pixels if any blob
-        found: dict[str, str] = {}
-        said = ""
-        for item in result.get("contents") or ():
-            uri = str(item.get("uri", "")) if isinstance(item, dict) else ""
-            match = _ID.search(uri)
-            if match and found.get(match.group(0)) != "pixels":
-                found[match.group(0)] = "pixels" if "blob" in item else "text"
-            if isinstance(item, dict) and isinstance(item.get("text"), str):
-                said += item["text"] + "\n"
-        return tuple(
-            accesslog.Served(capture_id, how, _redacted(said)) for capture_id, how in found.items()
-        )
-    content = result.get("content") or ()
-    text = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    structured = result.get("structuredContent")
-    if isinstance(structured, dict) and isinstance(structured.get("id"), str):
-        pixels = any(isinstance(b, dict) and b.get("type") == "image" for b in content)
-        how = "pixels" if pixels else "text"
-        return (accesslog.Served(structured["id"], how, _redacted(text)),)
-    listed = dict.fromkeys(m.group(0) for m in _ID.finditer(text))
-    return tuple(accesslog.Served(capture_id, "listed") for capture_id in listed)
+def _served(answer: Answer) -> tuple[accesslog.Served, ...]:
+    """The access log's record of the captures an answer carries: from the
+    facts it was made with (``contract.Shown``), never read out of its text."""
+    return tuple(accesslog.Served(shown.id, shown.how, shown.redacted) for shown in answer.shown)
 
 
 def serve(session: Session, stream: MessageStream) -> None:

@@ -34,7 +34,6 @@ from dbus_fast.aio import MessageBus
 
 from noru import access, appwire
 from noru.access import AccessState
-from noru.config import load_config
 from noru.panel import menu
 from noru.panel.interfaces import (
     ICONS,
@@ -48,6 +47,7 @@ from noru.panel.interfaces import (
 )
 from noru.panel.notify import Notifier
 from noru.sessionbus import BROKEN, daemon, session_address
+from noru.settings import snapshot
 from noru.store import Reader
 
 __all__ = ["FOLLOW", "LOOK_SHOWN", "Panel", "console_command"]
@@ -147,7 +147,7 @@ class Panel:
         self._work.submit(self._tell, how, client, capture_id)
 
     def _tell(self, how: str, client: str | None, capture_id: str) -> None:
-        config = load_config(self.home)
+        config = snapshot(self.home).config
         if self._notifier is None or not (
             config.notify_observe if how == "observe" else config.notify_handoff
         ):

@@ -299,6 +299,7 @@ def capture_view(
         prov=prov,
         remarks=notes,
         extra_header=extra,
+        redacted=redacted or None,
     )
 
 

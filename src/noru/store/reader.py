@@ -183,6 +183,15 @@ class Reading(Searching):
             found = self._records("c.id = ?", (capture_id,))
         return found[0] if found else None
 
+    def ocr_state(self, capture_id: str) -> str | None:
+        """A capture's OCR state (``pending``, ``done``, ``failed``) alone,
+        without reading its record; None when there is no such capture."""
+        with map_sqlite_errors("read a capture"):
+            row = self.db.execute(
+                "SELECT ocr_state FROM captures WHERE id = ?", (capture_id,)
+            ).fetchone()
+        return None if row is None else str(row["ocr_state"])
+
     def image_file(self, image: ImageRecord) -> Path:
         """Where an image's file is: in the images folder, or held in memory
         until its redaction is done (``redact_at_rest``; ``files.locate``)."""

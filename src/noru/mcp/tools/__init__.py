@@ -1,9 +1,11 @@
 """The tools and resources agents call, dispatched by name.
 
 ``call_tool`` resolves the name (retired names mapped), checks the arguments
-against the tool's schema, and runs the handler. Handlers return a contract-4
-result or raise ``Steering`` / ``ProtocolError``; the session turns those into
-the wire shape. A refusal that the person lifts in the Noru menu (not
+against the tool's schema, and runs the handler with the settings of the
+request (``ToolContext.for_request``). Handlers return a ``contract.Answer``
+(the contract-4 result and the facts of the captures it carries, which the
+session logs) or raise ``Steering`` / ``ProtocolError``; the session turns
+those into the wire shape. A refusal that the person lifts in the Noru menu (not
 authorized, paused, history revoked) says, where no panel shows that menu,
 that the same control is in the Noru console: the running app says whether
 its menu is shown (``appwire.MenuState`` in its status); no app, no menu.
@@ -12,16 +14,19 @@ its menu is shown (``appwire.MenuState`` in its status); no app, no menu.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from noru.contract import Answer
 from noru.mcp.tools.catalog import TOOLS, resolve
 from noru.mcp.tools.schema import check_arguments
 from noru.present.fit import Budget
+from noru.settings import Settings, snapshot
 
 if TYPE_CHECKING:
+    from noru.access import AccessState
     from noru.config import Config
     from noru.redact import Policy
 
@@ -38,6 +43,27 @@ class ToolContext:
     budget: int | None = None
     captures_whole: bool = False  # the client cuts only one-block answers
     product: str | None = None
+    # The person's settings for the request being answered (``for_request``).
+    settings: Settings | None = None
+
+    def for_request(self) -> ToolContext:
+        """This context with the settings of a new request: the person's
+        configuration, redaction policy and access state, read at most once
+        for the whole request (``noru.settings``)."""
+        return replace(self, settings=snapshot(self.home))
+
+    @property
+    def _settings(self) -> Settings:
+        # Outside a request (``for_request`` not called): read now, kept by no one.
+        return self.settings if self.settings is not None else snapshot(self.home)
+
+    @property
+    def config(self) -> Config:
+        return self._settings.config
+
+    @property
+    def access(self) -> AccessState:
+        return self._settings.access
 
     @property
     def fit(self) -> Budget | None:
@@ -52,15 +78,14 @@ class ToolContext:
         """What a capture's answer (several text blocks) may weigh."""
         return None if self.captures_whole else self.fit
 
-    def policy(self, config: Config) -> Policy:
+    @property
+    def policy(self) -> Policy:
         """What is redacted for this agent now: the person's setting and
-        patterns, read at each call (they may change while it runs)."""
-        from noru.redact import policy
-
-        return policy.load(self.home, config.redact)
+        patterns as this request reads them (they may change between calls)."""
+        return self._settings.policy
 
 
-Handler = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
+Handler = Callable[[ToolContext, dict[str, Any]], Answer]
 
 
 def list_tools(*, annotations: bool, title: bool) -> list[dict[str, Any]]:
@@ -100,11 +125,12 @@ def menu_shown(home: Path) -> bool:
     return status.menu.shown
 
 
-def call_tool(context: ToolContext, name: Any, arguments: Any) -> dict[str, Any]:
+def call_tool(context: ToolContext, name: Any, arguments: Any) -> Answer:
     from noru.errors import Steering
 
     spec, arguments = resolve(name, arguments)
     checked = check_arguments(arguments, spec.input_schema)
+    context = context.for_request()
     try:
         return _handlers()[spec.name](context, checked)
     except Steering as refusal:

@@ -13,8 +13,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from noru import access, status
-from noru.config import load_config
-from noru.contract import capture_result, text_result
+from noru.contract import Answer, capture_answer, text_answer
 from noru.errors import DataDirError, InvalidParams, NoMatch
 from noru.mcp.tools import ToolContext
 from noru.present import (
@@ -47,7 +46,7 @@ SOURCE_FILTERS = ("app", "workspace", "display", "since", "before", "origin")
 
 
 def check_history_access(context: ToolContext) -> None:
-    access.history_decision(access.load(context.home)).enforce()
+    access.history_decision(context.access).enforce()
 
 
 @contextmanager
@@ -150,12 +149,12 @@ def _page(
     return list(found), text
 
 
-def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def list_captures(context: ToolContext, args: dict[str, Any]) -> Answer:
     now = context.now()
     filters = filters_from(args, now)
     order = args.get("order", "newest_first")
     limit = args.get("limit", 20)
-    policy = context.policy(load_config(context.home))
+    policy = context.policy
     with open_history(context, policy) as reader:
         # The header counts what the filters match, as `noru list` does; a
         # page holding fewer says how many it holds.
@@ -175,17 +174,17 @@ def list_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         )
         if not rows:
             if "cursor" in args:
-                return text_result("Noru history: no more captures.")
+                return text_answer("Noru history: no more captures.")
             raise no_match(reader, filters, what="no capture matches the filters")
-        return text_result(text)
+        return text_answer(text, listed=(row.id for row in rows))
 
 
-def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def search_captures(context: ToolContext, args: dict[str, Any]) -> Answer:
     now = context.now()
     filters = filters_from(args, now)
     query: str = args["query"]
     limit = args.get("limit", 20)
-    policy = context.policy(load_config(context.home))
+    policy = context.policy
     if policy.problem:
         raise DataDirError(policy.problem)  # fail closed: nothing unredacted is searched
     # With redaction on, the text agents get is searched: in agents' index
@@ -213,7 +212,7 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
         )
         if not hits:
             if "cursor" in args:
-                return text_result("Noru search: no more matches.")
+                return text_answer("Noru search: no more matches.")
             refusal = no_match(reader, filters, what=f"no capture contains {query!r}")
             raise NoMatch(
                 refusal.summary,
@@ -222,7 +221,7 @@ def search_captures(context: ToolContext, args: dict[str, Any]) -> dict[str, Any
                     "Try fewer or different words, relax the filters, or browse with list_captures."
                 ),
             )
-        return text_result(text)
+        return text_answer(text, listed=(hit.row.id for hit in hits))
 
 
 def _resolve(reader: Reader, args: dict[str, Any], filters: Filters) -> CaptureRecord:
@@ -248,18 +247,18 @@ def _resolve(reader: Reader, args: dict[str, Any], filters: Filters) -> CaptureR
     return record
 
 
-def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def get_capture(context: ToolContext, args: dict[str, Any]) -> Answer:
     addressing(args)
     now = context.now()
     filters = filters_from(args, now)
-    config = load_config(context.home)
+    config = context.config
     projection = Projection(
         layers=tuple(args["layers"]) if "layers" in args else None,
         fields=tuple(args["fields"]) if "fields" in args else None,
         text_only=bool(args.get("text_only", False)),
         region=tuple(args["region"]) if "region" in args else None,
     )
-    policy = context.policy(config)
+    policy = context.policy
     with open_history(context, policy) as reader:
         record = _resolve(reader, args, filters)
         try:
@@ -274,4 +273,4 @@ def get_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             )
         except BadRegion as exc:
             raise InvalidParams(f"Invalid arguments: {exc}") from None
-    return capture_result(view, now=now, with_sources=True, fields=projection.fields)
+    return capture_answer(view, now=now, with_sources=True, fields=projection.fields)

@@ -12,8 +12,8 @@ import time
 from typing import Any
 
 from noru import access, appwire
-from noru.config import Config, load_config
-from noru.contract import capture_result
+from noru.config import Config
+from noru.contract import Answer, capture_answer
 from noru.errors import Busy, InternalError, InvalidParams
 from noru.mcp.tools import ToolContext
 from noru.present import Projection, present_capture
@@ -28,7 +28,8 @@ BUSY_RETRIES = (0.1, 0.15, 0.25)
 
 class _Reading:
     """What presenting a live answer reads from disk (the config, the history,
-    the redaction patterns), read while the app works on the request: this
+    the redaction patterns: those of the request's settings), read while the
+    app works on the request: this
     process would only wait for it. Read once, however often the request is
     sent; an error is kept and raised after the app's answer, so that the
     app's refusals keep their order."""
@@ -44,8 +45,8 @@ class _Reading:
         if self.config is not None or self.error is not None:
             return
         try:
-            config = load_config(self.context.home)
-            self.policy = self.context.policy(config)
+            config = self.context.config
+            self.policy = self.context.policy
             self.reader = Reader.open(self.context.home)
             self.config = config
         except Exception as exc:  # raised in its turn (``ready``)
@@ -67,7 +68,7 @@ def _ask(
     context: ToolContext, request: appwire.Latest | appwire.Observe, reading: _Reading
 ) -> appwire.Delivered:
     client = appwire.LiveClient(context.home)
-    decision = access.live_decision(access.load(context.home))
+    decision = access.live_decision(context.access)
     if not decision.allowed:
         client.ensure_running()  # "app not running" comes before any access answer
         decision.enforce()
@@ -84,7 +85,7 @@ def _ask(
 
 def _answer(
     context: ToolContext, request: appwire.Latest | appwire.Observe, *, text_only: bool
-) -> dict[str, Any]:
+) -> Answer:
     """The capture the app hands over for ``request``, read from the store and presented."""
     reading = _Reading(context)
     try:
@@ -107,16 +108,16 @@ def _answer(
         )
     finally:
         reading.close()
-    return capture_result(view, now=context.now(), with_sources=False)
+    return capture_answer(view, now=context.now(), with_sources=False)
 
 
-def get_latest_capture(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def get_latest_capture(context: ToolContext, args: dict[str, Any]) -> Answer:
     text_only = bool(args.get("text_only", False))
     request = appwire.Latest(text_only=text_only, client=context.client)
     return _answer(context, request, text_only=text_only)
 
 
-def observe_screen(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def observe_screen(context: ToolContext, args: dict[str, Any]) -> Answer:
     target = args.get("target", "window")
     if "display" in args and target != "display":
         raise InvalidParams('Invalid arguments: `display` goes with target "display" only')

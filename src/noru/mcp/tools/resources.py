@@ -10,13 +10,14 @@ import re
 from typing import Any
 
 from noru import access
-from noru.config import load_config
 from noru.contract import (
     CAPTURE_ID_PATTERN,
     URI_SCHEME,
+    Answer,
     Base64,
     capture_blocks,
     capture_uri,
+    shown_capture,
 )
 from noru.errors import HistoryBlocked, InvalidParams
 from noru.mcp.tools import ToolContext
@@ -45,10 +46,11 @@ def parse_uri(uri: Any) -> str:
 
 
 def _revoked(context: ToolContext) -> bool:
-    return not access.history_decision(access.load(context.home)).allowed
+    return not access.history_decision(context.access).allowed
 
 
 def list_resources(context: ToolContext, cursor: Any, *, titles: bool) -> dict[str, Any]:
+    context = context.for_request()
     if _revoked(context):
         return {"resources": []}
     after = None
@@ -63,7 +65,7 @@ def list_resources(context: ToolContext, cursor: Any, *, titles: bool) -> dict[s
             raise InvalidParams(f"Invalid params: `cursor` {exc}") from None
     with Reader.open(context.home) as reader:
         page = reader.ids_page(after=after, limit=PAGE + 1)
-    policy = context.policy(load_config(context.home))
+    policy = context.policy
     resources = []
     for record in page[:PAGE]:
         first = record.images[0].source
@@ -107,15 +109,16 @@ def list_templates(*, titles: bool) -> dict[str, Any]:
     return {"resourceTemplates": [template]}
 
 
-def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
+def read_resource(context: ToolContext, uri: Any) -> Answer:
     capture_id = parse_uri(uri)
+    context = context.for_request()
     if _revoked(context):
         raise HistoryBlocked("History access is revoked by the person")
     with Reader.open(context.home) as reader:
         record = reader.get(capture_id)
         if record is None:
             raise InvalidParams(f"Invalid params: no capture {capture_id}")
-        config = load_config(context.home)
+        config = context.config
         view = present_capture(
             reader,
             record,
@@ -123,7 +126,7 @@ def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
             max_edge=config.max_edge,
             wait=text_wait(context, record),
             budget=_resource_budget(context),
-            policy=context.policy(config),
+            policy=context.policy,
         )
     # The text first: a client that passes a resource on as one text (its
     # blobs as base64 in it) and cuts it keeps the head.
@@ -133,7 +136,7 @@ def read_resource(context: ToolContext, uri: Any) -> dict[str, Any]:
     contents += [
         {"uri": uri, "mimeType": "image/png", "blob": Base64.of(image.png)} for image in view.images
     ]
-    return {"contents": contents}
+    return Answer({"contents": contents}, (shown_capture(view),))
 
 
 def _resource_budget(context: ToolContext) -> Budget | None:

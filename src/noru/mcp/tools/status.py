@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from noru import status
-from noru.contract import text_result
+from noru.contract import Answer, text_answer
 from noru.mcp.tools import ToolContext
 
 __all__ = ["get_status"]
 
 
-def get_status(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return text_result("\n".join(status.agent_lines(status.gather(context.home))))
+def get_status(context: ToolContext, args: dict[str, Any]) -> Answer:
+    gathered = status.gather(context.home, settings=context.settings)
+    return text_answer("\n".join(status.agent_lines(gathered)))
