@@ -338,6 +338,35 @@ def test_text_in_a_script_the_engine_cannot_read_is_read_by_a_second_opinion(
     assert readings[True].splitlines() == WIDE_NAMES
 
 
+# A short screen mostly of wide letters: the gaps between two of them lie on
+# a cell's edge, between its spaces' middles; the grid is the spaces' still.
+WIDE_MOSTLY = [
+    "エラー: 設定ファイルの読み込みに失敗しました (IO0x1f, code=191)",
+    "-rw-r--r-- 1 me me  445371 Mar 11 23:40 数据库连接超时_2025.csv",
+    "2025-08-15 12:52:01.395 ERROR [报告书] 処理が完了しました, user_id=50273",
+    "エラー: 修正: ログイン時のセッション切れを直す (l1_cache, code=61)",
+    "-rw-r--r-- 1 me me  461339 Mar 21 20:38 新增导出报表功能_2020.docx",
+]
+
+
+@pytest.mark.parametrize(("family", "size"), [("Anonymous Pro", 9), ("DejaVu Sans Mono", 9)])
+def test_a_short_screen_mostly_of_wide_letters_is_read_on_its_grid(
+    desktop: XServer, capturer: Capturer, family: str, size: int
+) -> None:
+    need("xfce4-terminal")
+    with real_terminals.open_terminal(
+        desktop, "xfce4-terminal", WIDE_MOSTLY, columns=80, rows=7, font=family, size=size,
+        theme="light", dpi=192, x=40, y=40,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    engine = TesseractEngine()
+    try:
+        read = as_drawn(list(engine.recognise(image).lines))
+    finally:
+        engine.close()
+    assert read == WIDE_MOSTLY, "\n".join(read)
+
+
 # A prompt's symbols (Powerline's arrows and branch sign) in a face that
 # draws them: told by their glyphs, not read as `>`, `}` or `»`.
 SYMBOLS = [

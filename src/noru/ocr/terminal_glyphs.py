@@ -24,11 +24,18 @@ from noru.ocr.terminal_votes import Votes
 if TYPE_CHECKING:
     from PIL import Image
 
+    from noru.ocr.glyphs import Array
+
 __all__ = ["Band", "claimed", "decide", "runs_of"]
 
 # Steps a colour's direction is told in, per channel: words of colours this
 # far apart have each their own full ink.
 COLOUR_STEPS = 8
+# A stroke crosses from a cell into the next where both edge pixel columns
+# hold this much ink in one pixel row; a glyph's drawing reaches its cell's
+# edge where it holds this much there.
+STROKE = 0.5
+EDGE_INK = 0.25
 # The cells around a cell, as (rows below, columns right).
 _AROUND = [(r, c) for r in (-1, 0, 1) for c in (-1, 0, 1) if (r, c) != (0, 0)]
 
@@ -123,7 +130,44 @@ def decide(
         (again,) = shapes.decide([np.clip(cell, 0.0, 1.0)])
         if again is not None and again.sure:
             found[i, column] = again
-    return found
+    return _without_crossings(found, scaled, array_of, shapes, cells)
+
+
+def _without_crossings(
+    found: dict[tuple[int, int], Decision],
+    scaled: dict[tuple[int, int], _Scaled],
+    array_of: dict[_Scaled, Array],
+    shapes: glyphs.Shapes,
+    cells: Cells,
+) -> dict[tuple[int, int], Decision]:
+    """``found`` without the glyphs that a stroke crosses out of their cell
+    where the glyph's drawing has no ink at that edge: half of a wide letter
+    (``ー``, ``一``) is nearest a ``-``, but its stroke runs on into the
+    next cell, as no ``-`` of the font does."""
+    import numpy as np
+
+    def crossing(left: Array, right: Array) -> bool:
+        return bool(((left[:, -1] >= STROKE) & (right[:, 0] >= STROKE)).any())
+
+    def edge_ink(decision: Decision, side: int) -> bool:
+        drawing = shapes.glyphs[decision.glyph].reshape(cells.height, cells.width)
+        return bool(np.asarray(drawing)[:, side].max() >= EDGE_INK)
+
+    kept = dict(found)
+    for (i, column), decision in found.items():
+        if not decision.sure:
+            continue
+        here = array_of[scaled[i, column]].reshape(cells.height, cells.width)
+        for step, side in ((1, -1), (-1, 0)):
+            beside = scaled.get((i, column + step))
+            if beside is None:
+                continue
+            there = array_of[beside].reshape(cells.height, cells.width)
+            pair = (here, there) if step == 1 else (there, here)
+            if crossing(*pair) and not edge_ink(decision, side):
+                del kept[i, column]
+                break
+    return kept
 
 
 def _scaled(bands: Sequence[Band], cells: Cells) -> dict[tuple[int, int], _Scaled]:

@@ -51,6 +51,10 @@ STANDS_OUT = 0.75
 SPACE = (0.6, 1.4)
 SPACES = 8
 SPACES_AGREE = 0.75  # of the middles, within a pixel of one another
+# With wide letters, this share of the middles is the spaces' and the wide
+# letters' gaps, half a cell apart (a gap between a wide letter and a
+# narrow one is neither).
+SPACES_WITH_WIDE = 0.6
 # A peak of a profile's autocorrelation this share of the tallest is a period
 # it repeats at.
 REPEATS = 0.7
@@ -231,7 +235,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
         # Glyphs as wide as their cells: the thinnest phase is no sure edge
         # (a glyph's middle may be thin); the spaces between words are, and
         # where they do not agree the text is no grid's.
-        spaced = _space_phase(plain, y, height, width, bars)
+        spaced = _space_phase(plain, y, height, width, bars, thinnest=x)
         if spaced is None:
             return None
         x = spaced
@@ -260,12 +264,15 @@ def find_cells(dark: Image.Image) -> Cells | None:
 
 
 def _space_phase(
-    plain: Image.Image, y: int, height: int, width: int, bars: Sequence[bool]
+    plain: Image.Image, y: int, height: int, width: int, bars: Sequence[bool], *, thinnest: int
 ) -> int | None:
     """Where cells start (a phase of ``width``), from the gaps between words:
     a gap one cell wide is a space, its middle a cell's middle whatever the
     glyphs beside it are like. None when too few rows show such a gap, or
-    their middles do not agree (``SPACES_AGREE``): proportional text."""
+    their middles do not agree (``SPACES_AGREE``): proportional text. The
+    gap between two wide (CJK) letters has its middle on a cell's edge,
+    half a cell off: with twice ``SPACES`` gaps, the two kinds together
+    agree on the phase the fold's ``thinnest`` column gives."""
     import numpy as np
 
     ink = np.asarray(plain) < 255 - INK
@@ -286,9 +293,20 @@ def _space_phase(
     # start is a pixel column, the middle may fall between two.
     near = votes + np.roll(votes, 1) + np.roll(votes, -1)
     best = int(np.argmax(near))
-    if near[best] < SPACES_AGREE * votes.sum():
+    total = votes.sum()
+    if near[best] >= SPACES_AGREE * total:
+        return best
+    if total < 2 * SPACES:
         return None
-    return best
+    # Spaces and the gaps between wide letters, half a cell apart, agree
+    # on the phase the fold's thinnest column gives.
+    half = round(width / 2)
+    both = {
+        phase: near[phase] + near[(phase + half) % width]
+        for phase in ((thinnest + d) % width for d in (-1, 0, 1))
+    }
+    phase = max(both, key=lambda p: both[p])
+    return phase if both[phase] >= SPACES_WITH_WIDE * total else None
 
 
 def _crossings(dark: Image.Image) -> bytes:

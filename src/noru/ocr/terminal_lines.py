@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from noru.ocr.base import OcrLine, is_border, is_rule
 from noru.ocr.glyphs import Decision
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_rows import Glyph
 from noru.ocr.terminal_votes import Votes
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 __all__ = ["MISSES", "Band", "chance", "lines_of"]
 
@@ -35,15 +38,19 @@ MISSES = {
     "engine-other": 0.016,
     "lost": 0.89,
 }
+# A pixel this dark (0-255, dark on white) is a stroke's, where one is
+# looked for crossing a cell's edge.
+STROKE_DARK = 128
 # A run of cells no glyph explains goes on across this many cells without ink.
 RUN_GAP = 1
 
 
 class Band(Protocol):
-    """What a line is made of: one inked row of the grid, its inked cells'
-    images by column and the glyph the engine read in each it read."""
+    """What a line is made of: one inked row of the grid, its ink, its inked
+    cells' images by column and the glyph the engine read in each it read."""
 
     row: int
+    dark: Image.Image  # its ink, dark on white
     keys: dict[int, bytes]
     placed: dict[int, Glyph]
 
@@ -92,13 +99,17 @@ def lines_of(
             if key not in decided:
                 decided[key] = bars(key) or agreed(key)
             shaped = decided[key]
+            barred = bars(key) is not None
+            if shaped == "-" and _one_stroke(band, column, bars, cells):
+                # Half of a wide letter (``ー``, ``一``), not two hyphens.
+                shaped, barred = agreed(key), False
             there = band.placed.get(column)
             char = shaped or (there.text if there is not None else None)
             if _chrome_at_edge(column, band.keys, cells):
                 continue  # a scrollbar's arrow beside the text: no character
             if char is not None:
                 chars[column] = char
-            if bars(key) is None:
+            if not barred:
                 loose.append(column)
             how[_way(char, font_known=bool(drawn))] += 1
         if not chars:
@@ -127,6 +138,23 @@ def lines_of(
             )
         )
     return lines
+
+
+def _one_stroke(band: Band, column: int, bars: Callable[[bytes], str | None], cells: Cells) -> bool:
+    """Whether the ``-`` in ``column`` runs on, unbroken, into a ``-`` beside
+    it: a font's hyphen that reached its cell's edges would be a line across
+    (``─``), so two that meet are one stroke drawn over two cells."""
+    for beside, edge in ((column + 1, column + 1), (column - 1, column)):
+        key = band.keys.get(beside)
+        if key is None or bars(key) != "-":
+            continue
+        x = edge * cells.width
+        if 0 < x < band.dark.width:
+            left = band.dark.crop((x - 1, 0, x, band.dark.height)).tobytes()
+            right = band.dark.crop((x, 0, x + 1, band.dark.height)).tobytes()
+            if any(a < STROKE_DARK and b < STROKE_DARK for a, b in zip(left, right, strict=True)):
+                return True
+    return False
 
 
 def _runs(loose: Sequence[int], inked: Iterable[int]) -> tuple[tuple[int, int], ...]:
