@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from noru import accesslog
 from noru.cli import main
 from tests.history_data import Seeded, seed
-from tests.wire import noru_command
+from tests.noru_cli import noru_command
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str, str]:

@@ -16,10 +16,11 @@ from noru import access
 from noru.store import Filters, Reader
 from tests import real_clients, real_terminals
 from tests.app_process import AppProcess, running_app, wait_until
+from tests.noru_cli import noru_command
 from tests.panel_host import PanelHost
 from tests.parts import require
 from tests.session_bus import SessionBus, running_session_bus
-from tests.wire import StdioSession, agent_looks, noru_command
+from tests.wire import StdioSession, agent_looks
 
 ACCESS_ITEMS = {
     "allow": "Allow Agent Observations",
