@@ -4,6 +4,7 @@ and no module of src/noru reaches itself again through what it imports."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -102,6 +103,7 @@ def module_imports(path: Path, known: set[str]) -> set[str]:
     return (found & known) - {name}
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
     paths = {module_name(path): path for path in modules()}
     known = set(paths)
