@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.history_data import Seeded, seed
 from tests.parts import FIGURES, require
 from tests.wire import OFFICIAL, MemoryClient, StdioProcess
 
@@ -91,6 +92,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.mkdir(mode=0o700)
     monkeypatch.setenv("NORU_HOME", str(path))
     return path
+
+
+@pytest.fixture
+def seeded(home: Path) -> Seeded:
+    """``home`` holding tests/history_data.py's three captures."""
+    return seed(home)
 
 
 @pytest.fixture
