@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check bench conformance debs clean
+.PHONY: run test check check-fast bench conformance debs clean
 
 run: debs $(STAMP)
 	@scripts/run
@@ -17,6 +17,10 @@ test: debs $(STAMP)
 
 check: $(STAMP)
 	@scripts/check
+
+# Lint, types and the fast tests: under two minutes, for before each commit.
+check-fast: $(STAMP)
+	@scripts/check -m fast -q
 
 bench: $(STAMP)
 	@$(BIN)/python bench/run_all.py

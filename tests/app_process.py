@@ -13,7 +13,8 @@ from typing import Any
 
 from noru.appwire import LiveClient
 from noru.store import Filters, Reader
-from tests.wire import StdioSession, noru_command
+from tests.noru_cli import noru_command
+from tests.wire import StdioSession
 
 READY_TIMEOUT = 30.0
 # config.toml for an app whose live requests must carry their text: a settle

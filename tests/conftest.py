@@ -9,12 +9,64 @@ from pathlib import Path
 
 import pytest
 
+from tests.history_data import Seeded, seed
 from tests.parts import FIGURES, require
 from tests.wire import OFFICIAL, MemoryClient, StdioProcess
 
 # Real X servers (Xvfb + openbox) and Tk windows, shared by the capture and app tests;
 # a real Wayland compositor (headless sway) and foot terminals.
 pytest_plugins = ["tests.xserver", "tests.sway"]
+
+
+# The modules of `make check-fast` (`pytest -m fast`): the protocol, the contract,
+# the store, configuration, redaction's rules, the architecture and the docs,
+# and the few real-process modules that stay quick. Chosen by their time in a
+# run of the suite (docs/development.md); a module not named here is not fast.
+FAST = frozenset(
+    {
+        "test_access_log",
+        "test_agent_index",
+        "test_architecture",
+        "test_autostart",
+        "test_caps",
+        "test_cli_history",
+        "test_config",
+        "test_contract",
+        "test_docs",
+        "test_fit",
+        "test_geometry",
+        "test_history_both",
+        "test_jsonrpc",
+        "test_live",
+        "test_memory",
+        "test_negotiation",
+        "test_ocr",
+        "test_ocr_second",
+        "test_redact",
+        "test_redact_allow",
+        "test_redact_at_rest",
+        "test_redact_derived",
+        "test_redact_formats",
+        "test_redact_seams",
+        "test_redact_wrap",
+        "test_sessionbus",
+        "test_shapes",
+        "test_sources",
+        "test_stdio",
+        "test_store",
+        "test_tools",
+        "test_wire",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    modules = {path.stem for path in Path(__file__).parent.glob("test_*.py")}
+    if FAST - modules:
+        raise pytest.UsageError(f"tests/conftest.py FAST names no module: {sorted(FAST - modules)}")
+    for item in items:
+        if item.path.stem in FAST:
+            item.add_marker(pytest.mark.fast)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -40,6 +92,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.mkdir(mode=0o700)
     monkeypatch.setenv("NORU_HOME", str(path))
     return path
+
+
+@pytest.fixture
+def seeded(home: Path) -> Seeded:
+    """``home`` holding tests/history_data.py's three captures."""
+    return seed(home)
 
 
 @pytest.fixture

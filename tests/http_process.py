@@ -22,7 +22,8 @@ from typing import Any
 
 import httpx2
 
-from tests.wire import REVISIONS, noru_command, validate_response
+from tests.noru_cli import noru_command
+from tests.wire import REVISIONS, validate_response
 
 __all__ = ["CURRENT", "HttpServer", "Raw", "answers", "check"]
 

@@ -28,10 +28,10 @@ from dbus_fast.annotations import DBusSignature
 from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus_signal
 
 T = TypeVar("T")
-S = Annotated[str, DBusSignature("s")]
-B = Annotated[bool, DBusSignature("b")]
-I = Annotated[int, DBusSignature("i")]  # noqa: E741
-AS = Annotated[list[str], DBusSignature("as")]
+Str = Annotated[str, DBusSignature("s")]
+Bool = Annotated[bool, DBusSignature("b")]
+Int32 = Annotated[int, DBusSignature("i")]
+StrList = Annotated[list[str], DBusSignature("as")]
 
 WATCHER = "org.kde.StatusNotifierWatcher"
 ITEM = "org.kde.StatusNotifierItem"
@@ -44,36 +44,36 @@ class Watcher(ServiceInterface):
         self.items: list[str] = []
 
     @dbus_method()
-    def RegisterStatusNotifierItem(self, service: S) -> None:
+    def RegisterStatusNotifierItem(self, service: Str) -> None:
         self.items.append(service)
         self.StatusNotifierItemRegistered(service)
 
     @dbus_method()
-    def RegisterStatusNotifierHost(self, service: S) -> None:
+    def RegisterStatusNotifierHost(self, service: Str) -> None:
         return None
 
     @dbus_property(access=PropertyAccess.READ)
-    def RegisteredStatusNotifierItems(self) -> AS:
+    def RegisteredStatusNotifierItems(self) -> StrList:
         return self.items
 
     @dbus_property(access=PropertyAccess.READ)
-    def IsStatusNotifierHostRegistered(self) -> B:
+    def IsStatusNotifierHostRegistered(self) -> Bool:
         return True
 
     @dbus_property(access=PropertyAccess.READ)
-    def ProtocolVersion(self) -> I:
+    def ProtocolVersion(self) -> Int32:
         return 0
 
     @dbus_signal()
-    def StatusNotifierItemRegistered(self, service: S) -> S:
+    def StatusNotifierItemRegistered(self, service: Str) -> Str:
         return service
 
 
-U = Annotated[int, DBusSignature("u")]
-HINTS = Annotated[dict[str, Variant], DBusSignature("a{sv}")]
-INFO = Annotated[tuple[str, str, str, str], DBusSignature("ssss")]
-INVOKED = Annotated[tuple[int, str], DBusSignature("us")]
-CLOSED = Annotated[tuple[int, int], DBusSignature("uu")]
+UInt32 = Annotated[int, DBusSignature("u")]
+NotificationHints = Annotated[dict[str, Variant], DBusSignature("a{sv}")]
+ServerInformation = Annotated[tuple[str, str, str, str], DBusSignature("ssss")]
+ActionInvokedArgs = Annotated[tuple[int, str], DBusSignature("us")]
+ClosedArgs = Annotated[tuple[int, int], DBusSignature("uu")]
 
 
 class Notifications(ServiceInterface):
@@ -87,18 +87,18 @@ class Notifications(ServiceInterface):
         self._next = 1
 
     @dbus_method()
-    def GetCapabilities(self) -> AS:
+    def GetCapabilities(self) -> StrList:
         return ["actions", "body", "icon-static"]
 
     @dbus_method()
-    def GetServerInformation(self) -> INFO:
+    def GetServerInformation(self) -> ServerInformation:
         return "noru-tests", "noru", "1", "1.2"
 
     @dbus_method()
     def Notify(
-        self, app: S, replaces: U, icon: S, summary: S, body: S, actions: AS, hints: HINTS,
-        timeout: I,
-    ) -> U:  # fmt: skip
+        self, app: Str, replaces: UInt32, icon: Str, summary: Str, body: Str, actions: StrList,
+        hints: NotificationHints, timeout: Int32,
+    ) -> UInt32:  # fmt: skip
         known = {n["id"] for n in self.shown}
         if replaces and replaces in known:
             id = replaces
@@ -111,15 +111,15 @@ class Notifications(ServiceInterface):
         return id
 
     @dbus_method()
-    def CloseNotification(self, id: U) -> None:
+    def CloseNotification(self, id: UInt32) -> None:
         self.NotificationClosed(id, 3)
 
     @dbus_signal()
-    def ActionInvoked(self, id: U, action: S) -> INVOKED:
+    def ActionInvoked(self, id: UInt32, action: Str) -> ActionInvokedArgs:
         return id, action
 
     @dbus_signal()
-    def NotificationClosed(self, id: U, reason: U) -> CLOSED:
+    def NotificationClosed(self, id: UInt32, reason: UInt32) -> ClosedArgs:
         return id, reason
 
 

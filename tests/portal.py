@@ -68,13 +68,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import pytest
 from dbus_fast import Message
 from dbus_fast.aio import MessageBus
 
 from tests import processes
 from tests.parts import require
 from tests.processes import START_TIMEOUT, read_line, stop, stop_detached
-from tests.sway import Sway
+from tests.sway import Sway, enter_session
 
 __all__ = [
     "LOCK",
@@ -156,6 +157,11 @@ def _namespace_problem() -> str | None:
 # What the process under test drops to be in a portal stack's session (with
 # tests/sway.enter_session): no X, no sway socket, no other session bus.
 PORTAL_SESSION_DROPS = ("DISPLAY", "SWAYSOCK", "I3SOCK", "DBUS_SESSION_BUS_ADDRESS")
+
+
+def enter_portal_session(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    """This process in a portal stack's session: Wayland, its bus, no X, no sway."""
+    enter_session(monkeypatch, env, drop=PORTAL_SESSION_DROPS)
 
 
 def _unshare() -> list[str]:

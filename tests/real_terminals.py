@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from tests import real_clients
+from tests.parts import require
 from tests.processes import START_TIMEOUT
 from tests.real_clients import (
     Client,
@@ -568,3 +569,9 @@ def missing_any(kind: Kind) -> str | None:
     if kind in get_args(TerminalKind):
         return missing(kind)  # type: ignore[arg-type]
     return real_clients.missing(kind)  # type: ignore[arg-type]
+
+
+def need(kind: Kind) -> None:
+    """Skip (fail under CI) unless ``kind``'s program is installed here."""
+    problem = missing_any(kind)
+    require(problem is None, problem or "")

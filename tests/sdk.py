@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.wire import REVISIONS, noru_command, validate_response
+from tests.noru_cli import noru_command
+from tests.wire import REVISIONS, validate_response
 
 __all__ = ["initialize_at", "sdk_params", "validate_log"]
 

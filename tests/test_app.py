@@ -20,7 +20,8 @@ from noru.app.memory import QUIET
 from noru.capture.x11 import PERMISSION_HOW, PERMISSION_NEXT_ACTION
 from noru.store import Filters, Reader
 from tests.app_process import SETTLE_FOR_TESTS, AppProcess, running_app, wait_until
-from tests.wire import MemoryClient, StdioProcess, noru_command
+from tests.noru_cli import noru, noru_command
+from tests.wire import MemoryClient, StdioProcess, first_line
 
 if TYPE_CHECKING:
     from tests.xserver import TkWindow, XServer
@@ -42,21 +43,6 @@ def app(home: Path, desktop: XServer, tmp_path: Path) -> Iterator[AppProcess]:
     configure(home)
     with running_app(home, desktop.env, tmp_path / "app.log") as process:
         yield process
-
-
-def noru(home: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*noru_command(), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**env, "NORU_HOME": str(home)},
-    )
-
-
-def first_line(answer: dict[str, Any]) -> str:
-    text: str = answer["result"]["content"][0]["text"]
-    return text.splitlines()[0]
 
 
 def served(answer: dict[str, Any]) -> list[Image.Image]:
@@ -85,7 +71,7 @@ class TestTheApp:
     def test_a_second_app_says_one_is_running_and_exits_non_zero(
         self, app: AppProcess, home: Path, desktop: XServer
     ) -> None:
-        second = noru(home, desktop.env, "app")
+        second = noru("app", home=home, env=desktop.env)
         assert second.returncode != 0
         assert "already running" in second.stderr
 
@@ -105,7 +91,7 @@ class TestTheApp:
     ) -> None:
         """A process's signal may land on any of its threads; the main thread
         sleeps in the server's wait for a connection and runs no Python then.
-        Sent to each other thread in turn (tgkill), the app still stops."""
+        Sent to a thread other than the main one (tgkill), it still stops the app."""
         import ctypes
         import os
         import signal
@@ -119,8 +105,9 @@ class TestTheApp:
         others = [int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid]
         assert others, "the app runs threads beside its main one"
         libc = ctypes.CDLL(None, use_errno=True)
-        tgkill = 234  # x86-64's syscall number (tgkill(tgid, tid, sig))
-        assert libc.syscall(tgkill, pid, others[-1], signal.SIGTERM) == 0, ctypes.get_errno()
+        # glibc's tgkill(tgid, tid, sig) (since 2.30): the same call on every
+        # architecture, where a raw syscall number is x86-64's alone.
+        assert libc.tgkill(pid, others[-1], signal.SIGTERM) == 0, ctypes.get_errno()
         try:
             code = process.proc.wait(timeout=30)  # no second signal, to the main thread
         finally:
@@ -145,7 +132,7 @@ class TestTheApp:
             assert first_line(answer).startswith("Noru capture")
 
     def test_capture_without_an_app_says_so_and_fails(self, home: Path, desktop: XServer) -> None:
-        done = noru(home, desktop.env, "capture")
+        done = noru("capture", home=home, env=desktop.env)
         assert done.returncode != 0 and "noru app" in done.stderr
 
 
@@ -154,12 +141,10 @@ class TestCapture:
         self, app: AppProcess, home: Path, desktop: XServer, open_window: OpenWindow
     ) -> None:
         window = window_under_pointer(desktop, open_window)
-        done = noru(home, desktop.env, "capture", "--note", "look here")
+        done = noru("capture", "--note", "look here", home=home, env=desktop.env)
         assert done.returncode == 0, done.stderr
         capture_id = done.stdout.strip()
-        reader = Reader.open(home)
-        assert reader is not None
-        with reader:
+        with Reader.open(home) as reader:
             record = reader.get(capture_id)
             assert record is not None
             image = record.images[0]
@@ -183,16 +168,11 @@ class TestCapture:
         desktop.run("xdotool", "key", "ctrl+alt+n")
 
         def captured() -> bool:
-            reader = Reader.open(home)
-            if reader is None:
-                return False
-            with reader:
+            with Reader.open(home) as reader:
                 return reader.count() > 0
 
         wait_until(captured, f"a capture from the shortcut; app log: {app.output}", 30)
-        reader = Reader.open(home)
-        assert reader is not None
-        with reader:
+        with Reader.open(home) as reader:
             record = reader.nth(1, Filters())
         assert record is not None, app.output
         assert record.origin == "user"
@@ -209,7 +189,7 @@ class TestLiveTargets:
         session: MemoryClient,
     ) -> None:
         window_under_pointer(desktop, open_window)
-        capture_id = noru(home, desktop.env, "capture").stdout.strip()
+        capture_id = noru("capture", home=home, env=desktop.env).stdout.strip()
         assert first_line(session.call("get_latest_capture")).startswith("Noru not authorized")
         set_control(home, "allow")
         set_control(home, "pause")
@@ -238,7 +218,7 @@ class TestLiveTargets:
         with running_app(home, desktop.env, tmp_path / "app.log"):
             session.call("observe_screen", {"text_only": True})  # an agent's own capture
             assert first_line(session.call("get_latest_capture")).startswith("Noru nothing new")
-            noru(home, desktop.env, "capture")
+            noru("capture", home=home, env=desktop.env)
             time.sleep(1.5)  # let the capture age past the one-second window
             text = session.call("get_latest_capture")["result"]["content"][0]["text"]
         assert text.startswith("Noru nothing new") and "handoff window (1 second)" in text
@@ -255,7 +235,7 @@ class TestLiveTargets:
         window_under_pointer(desktop, open_window)
         set_control(home, "allow")
         with running_app(home, desktop.env, tmp_path / "one.log"):
-            noru(home, desktop.env, "capture")
+            noru("capture", home=home, env=desktop.env)
             assert first_line(session.call("get_latest_capture")).startswith("Noru capture")
         with running_app(home, desktop.env, tmp_path / "two.log"):
             assert first_line(session.call("get_latest_capture")).startswith("Noru nothing new")
@@ -270,7 +250,7 @@ class TestLiveTargets:
     ) -> None:
         window_under_pointer(desktop, open_window)
         set_control(home, "allow")
-        noru(home, desktop.env, "capture")
+        noru("capture", home=home, env=desktop.env)
         agents = [StdioProcess(home, stderr_path=tmp_path / f"agent{i}.err") for i in range(8)]
         try:
             for agent in agents:
@@ -346,9 +326,7 @@ class TestLiveTargets:
             assert structured["images"][0]["downscaled_from"] == [2560, 1600]
             label = answer["result"]["content"][1]["text"]
             assert "served at 1568x980 px (downscaled from 2560x1600 px)" in label
-        reader = Reader.open(home)
-        assert reader is not None
-        with reader:
+        with Reader.open(home) as reader:
             record = reader.get(structured["id"])
         assert record is not None and record.origin == "agent"
         if arguments.get("target") in ("display", "all_displays"):
@@ -387,7 +365,7 @@ class TestLiveTargets:
         progress waits while holding the app's capture lock."""
         window_under_pointer(desktop, open_window)
         set_control(home, "allow")
-        noru(home, desktop.env, "capture")  # the store exists
+        noru("capture", home=home, env=desktop.env)  # the store exists
         blocker = sqlite3.connect(home / "noru.sqlite3", isolation_level=None, timeout=30)
         blocker.execute("BEGIN IMMEDIATE")
         answers: list[tuple[str, str]] = []
@@ -398,7 +376,7 @@ class TestLiveTargets:
             first_done.set()
 
         cli = threading.Thread(
-            target=ask, args=("cli", lambda: noru(home, desktop.env, "capture").stderr)
+            target=ask, args=("cli", lambda: noru("capture", home=home, env=desktop.env).stderr)
         )
         agent = threading.Thread(
             target=ask, args=("agent", lambda: first_line(session.call("observe_screen")))
@@ -457,9 +435,7 @@ def test_a_multi_display_bundle_has_one_image_and_one_source_per_display(
     assert [i["downscaled_from"] for i in images] == [[2560, 1440], [1920, 1080]]
     # Each image keeps its place on the whole screen (a line a seam cuts is
     # searched as one across it: noru.redact.seams).
-    reader = Reader.open(home)
-    assert reader is not None
-    with reader:
+    with Reader.open(home) as reader:
         record = reader.get(capture_id)
     assert record is not None
     assert [i.screen_rect for i in record.images] == [(0, 0, 2560, 1440), (2560, 0, 1920, 1080)]
@@ -500,7 +476,7 @@ def test_doctor_without_the_app_warns_that_it_is_not_running(home: Path, desktop
 
 def test_doctor_reports_each_part(app: AppProcess, home: Path, desktop: XServer) -> None:
     home.chmod(0o700)
-    done = noru(home, desktop.env, "doctor")
+    done = noru("doctor", home=home, env=desktop.env)
     out = done.stdout
     for name in ("display", "capture backend", "window manager", "hotkey", "ocr engine", "app"):
         assert f"ok   {name}:" in out, out

@@ -25,10 +25,11 @@ from noru.store import Filters, Reader
 from tests import real_clients, real_terminals
 from tests.app_process import running_app
 from tests.history_data import redaction_off
+from tests.noru_cli import noru_command
 from tests.parts import require
 from tests.real_clients import Client
 from tests.session_bus import SessionBus, running_session_bus
-from tests.wire import MemoryClient, noru_command
+from tests.wire import MemoryClient, answer_text
 
 if TYPE_CHECKING:
     from tests.xserver import XServer
@@ -92,10 +93,6 @@ def stored(home: Path, capture_id: str) -> Any:
         return reader.get(capture_id)
 
 
-def texts(answer: dict[str, Any]) -> str:
-    return "\n".join(b["text"] for b in answer["result"]["content"] if b["type"] == "text")
-
-
 @pytest.fixture(scope="module")
 def gtk_capture(
     tmp_path_factory: pytest.TempPathFactory, desktop: XServer, bus: SessionBus, form: Client
@@ -157,16 +154,16 @@ def test_an_agent_gets_the_ax_layer_as_measured_screen_content(
     try:
         client.initialize("2025-06-18")
         answer = client.call("get_capture", {"id": capture_id, "layers": ["ax"]})
-        body = texts(answer)
+        body = answer_text(answer)
         assert "Accessibility text reported by the app (measured)" in body
         assert ENTRY in body and BUTTON in body and SECRET not in body
         assert " !ax" in answer["result"]["content"][-1]["text"]
         assert not any(b["type"] == "image" for b in answer["result"]["content"])
         # Search finds words only the ax layer holds (OCR is off here) and names it.
-        found = texts(client.call("search_captures", {"query": "marmalade"}))
+        found = answer_text(client.call("search_captures", {"query": "marmalade"}))
         assert capture_id in found and "matched ax:" in found
         # Regions carry the app's boxes, with their roles.
-        regions = texts(client.call("get_capture", {"id": capture_id, "layers": ["regions"]}))
+        regions = answer_text(client.call("get_capture", {"id": capture_id, "layers": ["regions"]}))
         assert "Accessibility boxes" in regions and f"(push button) {BUTTON}" in regions
     finally:
         client.close()
@@ -197,7 +194,7 @@ def test_a_capture_of_an_xterm_says_it_exposes_no_tree(
         answer = client.call("get_capture", {"id": capture_id, "text_only": True})
         prov = answer["result"]["content"][-1]["text"]
         assert "-ax(the app exposes no accessibility tree for this window)" in prov
-        assert str(pid) not in texts(answer)  # no process id reaches an agent
+        assert str(pid) not in answer_text(answer)  # no process id reaches an agent
     finally:
         client.close()
 

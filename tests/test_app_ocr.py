@@ -17,7 +17,7 @@ from noru.cli import main
 from noru.store import Filters, Reader
 from tests.app_process import AppProcess, running_app, wait_until
 from tests.history_data import redaction_off
-from tests.wire import MemoryClient
+from tests.wire import MemoryClient, answer_text
 
 if TYPE_CHECKING:
     from tests.xserver import TkWindow, XServer
@@ -43,10 +43,7 @@ def import_pending(home: Path, *args: str) -> None:
 
 
 def records(home: Path) -> list[Any]:
-    reader = Reader.open(home)
-    if reader is None:
-        return []
-    with reader:
+    with Reader.open(home) as reader:
         return [reader.get(row.id) for row in reader.list_rows(Filters(), limit=200)[0]]
 
 
@@ -163,9 +160,7 @@ def test_a_failing_image_records_the_failure_and_the_queue_goes_on(
     import_pending(home, str(bad), "--at", "2h")
     import_pending(home, str(good), "--at", "1h")
     damaged = next(r for r in records(home) if r.captured_at < records(home)[0].captured_at)
-    reader = Reader.open(home)
-    assert reader is not None
-    with reader:
+    with Reader.open(home) as reader:
         path = reader.image_file(damaged.images[0])
     path.write_bytes(path.read_bytes()[:100])  # the disk damaged this file
     with running_app(home, desktop.env, tmp_path / "app.log"):
@@ -246,9 +241,7 @@ def test_reocr_keeps_the_old_text_of_an_unreadable_capture_and_says_why(
     assert runner.invoke(main, ["import", str(shot)]).exit_code == 0
     (before,) = records(home)
     assert "kettlebell" in before.ocr_text.lower()
-    reader = Reader.open(home)
-    assert reader is not None
-    with reader:
+    with Reader.open(home) as reader:
         path = reader.image_file(before.images[0])
     path.write_bytes(path.read_bytes()[:100])  # the disk damaged this file
     result = runner.invoke(main, ["reocr", before.id])
@@ -273,10 +266,6 @@ def test_an_unknown_engine_leaves_captures_pending_and_says_why(
 # --- the text's state is true: "pending" only while something is reading it -----------
 
 
-def text_of(answer: dict[str, Any]) -> str:
-    return "\n".join(b["text"] for b in answer["result"]["content"] if b["type"] == "text")
-
-
 def test_without_an_app_an_unread_import_is_not_called_pending_and_asks_no_retry(
     home: Path, tmp_path: Path, session: MemoryClient
 ) -> None:
@@ -285,7 +274,7 @@ def test_without_an_app_an_unread_import_is_not_called_pending_and_asks_no_retry
     (record,) = records(home)
     answer = session.call("get_capture", {"id": record.id})
     assert answer["result"]["structuredContent"]["ocr_pending"] is False
-    text = text_of(answer)
+    text = answer_text(answer)
     assert "a moment later" not in text and "still running" not in text
     assert "has not been recognised yet: the Noru app is not running" in text
     assert "asking again before then gives this same answer" in text
@@ -303,7 +292,9 @@ def test_an_app_without_an_engine_does_not_leave_imports_called_pending(
         (record,) = records(home)
         answer = session.call("get_capture", {"id": record.id, "text_only": True})
     assert answer["result"]["structuredContent"]["ocr_pending"] is False
-    assert "the Noru app cannot recognise text (unknown OCR engine 'nonsense'" in text_of(answer)
+    assert "the Noru app cannot recognise text (unknown OCR engine 'nonsense'" in answer_text(
+        answer
+    )
 
 
 def test_an_import_made_while_the_app_runs_is_read_by_the_app(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,8 +24,8 @@ from noru.doctor import run_checks
 from noru.errors import AutostartError
 from noru.paths import noru_executable
 from tests.desktop_login import Manager, launch_entry, validate_entry, verify_unit
+from tests.noru_cli import noru
 from tests.parts import require
-from tests.wire import noru_command
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "autostart.md"
 
@@ -55,12 +54,6 @@ def desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> Desk
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={runtime}/no-bus")
     return Desktop(config, data, Targets.here())
-
-
-def noru(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*noru_command(), *args], capture_output=True, text=True, timeout=120, env=os.environ
-    )
 
 
 def this_noru() -> Path:

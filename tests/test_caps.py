@@ -5,18 +5,13 @@ from __future__ import annotations
 import base64
 import io
 from pathlib import Path
-from typing import Any
 
 from PIL import Image
 
 from noru.present import MAX_IMAGES, MAX_TEXT
 from noru.store import NewImage, OcrLine, Store
 from tests.history_data import png, redaction_off, seed
-from tests.wire import MemoryClient
-
-
-def texts(answer: dict[str, Any]) -> str:
-    return "\n".join(b["text"] for b in answer["result"]["content"] if b["type"] == "text")
+from tests.wire import MemoryClient, answer_text
 
 
 def test_list_and_search_never_return_more_than_200_rows(session: MemoryClient, home: Path) -> None:
@@ -24,7 +19,7 @@ def test_list_and_search_never_return_more_than_200_rows(session: MemoryClient, 
         for _ in range(205):
             store.add_capture([NewImage(png(16, 16), 16, 16)], origin="user", note="same words")
     for name, extra in (("list_captures", {}), ("search_captures", {"query": "same words"})):
-        body = texts(session.call(name, {**extra, "limit": 200}))
+        body = answer_text(session.call(name, {**extra, "limit": 200}))
         rows = [line for line in body.splitlines() if line.split(".")[0].isdigit()]
         assert len(rows) == 200 and "cursor" in body
         assert session.call(name, {**extra, "limit": 201})["error"]["code"] == -32602
@@ -43,7 +38,7 @@ def test_a_capture_with_more_displays_than_the_cap_sends_the_first_ones_and_says
     blocks = answer["result"]["content"]
     assert [b["type"] for b in blocks].count("image") == MAX_IMAGES
     assert len(answer["result"]["structuredContent"]["images"]) == MAX_IMAGES
-    assert f"holds {count} images; the first {MAX_IMAGES} are sent" in texts(answer)
+    assert f"holds {count} images; the first {MAX_IMAGES} are sent" in answer_text(answer)
 
 
 def test_a_region_as_large_as_the_image_is_still_served_within_the_long_edge(

@@ -26,8 +26,8 @@ from noru.errors import CaptureError
 from noru.store import Filters, Reader
 from tests.app_process import SETTLE_FOR_TESTS, capture_then_ask, running_app
 from tests.hyprland import HyprlandSocket, hyprland_socket_for
+from tests.noru_cli import noru_command
 from tests.sway import Sway, enter_session, running_sway, same
-from tests.wire import noru_command
 
 
 def _session(sway: Sway, monkeypatch: pytest.MonkeyPatch) -> Iterator[HyprlandSocket]:

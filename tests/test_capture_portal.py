@@ -18,19 +18,20 @@ from PIL import Image
 
 from noru.capture import Capturer, Degraded, portal
 from noru.errors import CaptureError, PermissionDenied
-from tests.portal import OUT, PORTAL_SESSION_DROPS, Portal, private_bus, running_portal
-from tests.sway import Sway, enter_session, same
-
-
-def _in_session(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
-    """This process in the portal's session: Wayland, no sway socket, no X."""
-    enter_session(monkeypatch, env, drop=PORTAL_SESSION_DROPS)
+from tests.portal import (
+    OUT,
+    Portal,
+    enter_portal_session,
+    private_bus,
+    running_portal,
+)
+from tests.sway import Sway, same
 
 
 @pytest.fixture
 def session(sway: Sway, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Portal]:
     with running_portal(tmp_path, sway) as stack:
-        _in_session(monkeypatch, stack.env)
+        enter_portal_session(monkeypatch, stack.env)
         yield stack
 
 
@@ -101,7 +102,7 @@ def test_a_portal_whose_backend_cannot_write_the_image_is_a_permission_refusal_t
     sway: Sway, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with running_portal(tmp_path, sway, read_only_tmp=True) as stack:
-        _in_session(monkeypatch, stack.env)
+        enter_portal_session(monkeypatch, stack.env)
         with Capturer() as capturer, pytest.raises(PermissionDenied) as refused:
             capturer.grab_display(1)
         log = stack.log_text()
@@ -121,7 +122,7 @@ def test_a_portal_that_never_answers_is_given_up_after_a_bounded_wait(
 ) -> None:
     monkeypatch.setattr(portal, "RESPONSE_TIMEOUT", 1.0)
     with running_portal(tmp_path, sway) as stack:
-        _in_session(monkeypatch, stack.env)
+        enter_portal_session(monkeypatch, stack.env)
         backend = stack.children["xdg-desktop-portal-wlr"]
         with Capturer() as capturer:
             capturer.displays()  # the size, known before the backend stops answering
@@ -139,7 +140,7 @@ def test_a_portal_without_an_access_backend_offers_no_screenshot_and_says_what_i
     sway: Sway, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with running_portal(tmp_path, sway, access=False) as stack:
-        _in_session(monkeypatch, stack.env)
+        enter_portal_session(monkeypatch, stack.env)
         with Capturer() as capturer, pytest.raises(CaptureError, match="no Screenshot portal"):
             capturer.displays()
 
@@ -151,7 +152,7 @@ def test_a_wayland_session_whose_bus_has_no_portal_is_refused_with_the_reason(
     runtime.mkdir(mode=0o700)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
     with private_bus(tmp_path, env, tmp_path / "bus.log") as bus:
-        _in_session(
+        enter_portal_session(
             monkeypatch,
             {
                 "DBUS_SESSION_BUS_ADDRESS": bus.address,
@@ -170,7 +171,9 @@ def test_a_wayland_session_whose_bus_has_no_portal_is_refused_with_the_reason(
 def test_a_wayland_session_with_no_session_bus_is_refused_with_the_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _in_session(monkeypatch, {"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": str(tmp_path)})
+    enter_portal_session(
+        monkeypatch, {"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": str(tmp_path)}
+    )
     with Capturer() as capturer, pytest.raises(CaptureError, match="no D-Bus session bus"):
         capturer.grab_display(1)
 

@@ -18,9 +18,9 @@ from noru.capture import Capturer, Degraded
 from noru.capture.base import WindowFacts
 from noru.store import Filters, Reader
 from tests.app_process import SETTLE_FOR_TESTS, capture_then_ask, running_app
+from tests.noru_cli import noru_command
 from tests.parts import require
 from tests.sway import Sway, enter_session, running_sway, same
-from tests.wire import noru_command
 
 
 @pytest.fixture

@@ -16,17 +16,7 @@ from click.testing import CliRunner
 from noru import __version__
 from noru.cli import main
 from noru.connect import CLIENTS
-from tests.wire import noru_command
-
-
-def noru(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*noru_command(), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, **(env or {})},
-    )
+from tests.noru_cli import noru, noru_command
 
 
 def test_version_prints_the_package_version() -> None:
@@ -174,7 +164,7 @@ def test_retention_refuses_a_bad_value_in_the_parsers_words_and_writes_nothing(
 def test_retention_refuses_to_touch_a_config_that_does_not_parse(home: Path) -> None:
     original = b'hotkey = "f9"\nmax_disk = [\n'
     (home / "config.toml").write_bytes(original)
-    done = noru("retention", "--max-disk", "5GB", env={"NORU_HOME": str(home)})
+    done = noru("retention", "--max-disk", "5GB", home=home)
     assert done.returncode == 1
     assert f"Error: {home / 'config.toml'} does not parse (" in done.stderr
     assert "Traceback" not in done.stderr

@@ -10,8 +10,7 @@ import io
 import json
 import os
 import shutil
-import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,25 +19,9 @@ from PIL import Image
 from noru.access import set_control
 from noru.store import NewImage, Store
 from tests.history_data import png, redaction_off, seed, source
+from tests.noru_cli import noru
 from tests.parts import require
-from tests.wire import MemoryClient, noru_command
-
-
-def noru(
-    *args: str,
-    home: Path | str,
-    env: dict[str, str] | None = None,
-    prefix: Sequence[str] = (),
-) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [*prefix, *noru_command(), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "NORU_HOME": str(home), **(env or {})},
-    )
-    assert "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
-    return done
+from tests.wire import MemoryClient
 
 
 def a_png(path: Path) -> Path:
@@ -158,13 +141,15 @@ def test_the_claude_code_line_carries_noru_home(tmp_path: Path) -> None:
 def test_a_tilde_in_noru_home_means_the_home_folder_everywhere(tmp_path: Path) -> None:
     fake_home = tmp_path / "person"
     fake_home.mkdir()
-    env = {"HOME": str(fake_home)}
+    env = {**os.environ, "HOME": str(fake_home)}
     config = noru("config", "cursor", home="~/t", env=env)
+    claude = noru("config", "claude-code", home="~/t", env=env)
     status = noru("status", home="~/t", env=env)
     expected = str(fake_home / "t")
     assert json.loads(config.stdout)["mcpServers"]["noru"]["env"] == {"NORU_HOME": expected}
+    assert json.loads(claude.stdout)["mcpServers"]["noru"]["env"] == {"NORU_HOME": expected}
+    assert f"claude mcp add noru -e NORU_HOME={expected} -- " in claude.stderr
     assert f"Data dir: {expected}" in status.stdout.splitlines()
-    assert f"NORU_HOME={expected}" in config.stderr or "-e" not in config.stderr
 
 
 # --- 6. empty facts ------------------------------------------------------------------

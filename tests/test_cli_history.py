@@ -33,9 +33,7 @@ def image_file(path: Path, kind: str, size: tuple[int, int] = (300, 200)) -> Pat
 
 
 def the_capture(home: Path) -> CaptureRecord:
-    reader = Reader.open(home)
-    assert reader is not None
-    with reader:
+    with Reader.open(home) as reader:
         (row,), _ = reader.list_rows(Filters(), limit=2)
         record = reader.get(row.id)
     assert record is not None
@@ -43,9 +41,7 @@ def the_capture(home: Path) -> CaptureRecord:
 
 
 def stored(home: Path) -> list[bytes]:
-    reader = Reader.open(home)
-    assert reader is not None
-    with reader:
+    with Reader.open(home) as reader:
         rows, _ = reader.list_rows(Filters(), limit=200)
         records = [reader.get(row.id) for row in rows]
         return [reader.image_file(r.images[0]).read_bytes() for r in records if r]
@@ -72,9 +68,7 @@ class TestImport:
         )
         assert code == 0, out
         capture_id = out.splitlines()[0]
-        reader = Reader.open(home)
-        assert reader is not None
-        with reader:
+        with Reader.open(home) as reader:
             record = reader.get(capture_id)
             assert record is not None
             assert reader.image_file(record.images[0]).read_bytes() == data
@@ -109,9 +103,7 @@ class TestImport:
         (folder / "notes.txt").write_text("not an image")
         code, out = run("import", str(folder))
         assert code == 0 and "Imported 4 of 4" in out
-        reader = Reader.open(home)
-        assert reader is not None
-        with reader:
+        with Reader.open(home) as reader:
             assert reader.count() == 4
             oldest = reader.nth(4, Filters())
             assert oldest is not None and oldest.captured_at.timestamp() == 1_700_000_000

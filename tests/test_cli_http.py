@@ -5,10 +5,8 @@ holding it. (The real clients load these in tests/clients.)"""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import stat
-import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,7 @@ import pytest
 
 from noru import httptoken
 from noru.connect import CLIENTS, HTTP_CLIENTS
-from tests.wire import noru_command
+from tests.noru_cli import noru
 
 URL = "http://127.0.0.1:8765/mcp"
 
@@ -30,12 +28,6 @@ HEADER = {
     "opencode": "Bearer {env:NORU_TOKEN}",
     "vscode": "Bearer ${input:noru-token}",
 }
-
-
-def noru(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*noru_command(), *args], capture_output=True, text=True, timeout=60, env=os.environ.copy()
-    )
 
 
 def server_entry(client: str, text: str) -> dict[str, Any]:

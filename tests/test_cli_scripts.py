@@ -21,18 +21,13 @@ from click.testing import CliRunner
 
 from noru import accesslog
 from noru.cli import main
-from tests.history_data import Seeded, seed
-from tests.wire import noru_command
+from tests.history_data import Seeded
+from tests.noru_cli import noru_command
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, list(args), input=input)
     return result.exit_code, result.stdout, result.stderr
-
-
-@pytest.fixture
-def seeded(home: Path) -> Seeded:
-    return seed(home)
 
 
 def logged(home: Path) -> list[accesslog.Entry]:

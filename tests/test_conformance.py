@@ -10,8 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests.noru_cli import noru_command
 from tests.parts import require
-from tests.wire import noru_command
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = (

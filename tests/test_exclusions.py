@@ -21,7 +21,8 @@ from noru.errors import CaptureError, DataDirError, WindowExcluded
 from noru.exclusions import Rule
 from noru.store import Filters, Reader
 from tests.app_process import running_app, wait_until
-from tests.wire import MemoryClient, noru_command
+from tests.noru_cli import noru_command
+from tests.wire import MemoryClient, answer_text
 
 if TYPE_CHECKING:
     from tests.xserver import TkWindow, XServer
@@ -214,12 +215,6 @@ def _read(home: Path, capture_id: str) -> str | None:
     return None if record is None else record.ocr_state
 
 
-def texts(answer: dict[str, object]) -> str:
-    result = answer["result"]
-    assert isinstance(result, dict)
-    return "\n".join(b["text"] for b in result["content"] if b["type"] == "text")
-
-
 def test_the_app_keeps_no_trace_of_an_excluded_window_and_says_one_was_hidden(
     home: Path, desktop: XServer, two_windows: tuple[TkWindow, TkWindow], tmp_path: Path
 ) -> None:
@@ -238,10 +233,10 @@ def test_the_app_keeps_no_trace_of_an_excluded_window_and_says_one_was_hidden(
             capture_id = done.stdout.strip().split()[-1]
             wait_until(lambda: _read(home, capture_id) == "done", "the capture's text")
             answer = client.call("get_capture", {"id": capture_id})
-            assert "!px(1 window excluded)" in texts(answer).splitlines()[-1]
+            assert "!px(1 window excluded)" in answer_text(answer).splitlines()[-1]
             # observe_screen of the excluded window (made active) is a refusal.
             two_windows[0].activate()
-            refused = texts(client.call("observe_screen", {"target": "window"}))
+            refused = answer_text(client.call("observe_screen", {"target": "window"}))
             assert refused.startswith("Noru permission denied: the window is excluded")
             assert "Next: The person has excluded this window" in refused
             assert "7781" not in refused and "Ledger" not in refused

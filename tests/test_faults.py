@@ -21,9 +21,10 @@ from noru.errors import Busy, NoruError
 from noru.store import Store
 from tests.app_process import AppProcess, running_app, wait_until
 from tests.history_data import seed
+from tests.noru_cli import noru_command
 from tests.parts import FIGURES
 from tests.store_checks import check_store
-from tests.wire import MemoryClient, noru_command
+from tests.wire import MemoryClient
 
 if TYPE_CHECKING:
     from tests.xserver import TkWindow, XServer

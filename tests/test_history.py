@@ -11,7 +11,7 @@ import pytest
 from noru import appwire
 from noru.access import set_control
 from noru.store import CaptureRecord, NewImage, OcrLine, Store
-from tests.history_data import Seeded, decode, png, redaction_off, seed, source
+from tests.history_data import Seeded, decode, png, redaction_off, source
 from tests.socket_peer import OneShotApp
 from tests.wire import MemoryClient
 
@@ -25,11 +25,6 @@ def app_status(*, ocr: appwire.OcrState) -> appwire.AppStatus:
         hotkey=appwire.HotkeyState("ctrl+alt+n", grabbed=True),
         menu=appwire.MenuState(shown=True),
     )
-
-
-@pytest.fixture
-def seeded(home: Path) -> Seeded:
-    return seed(home)
 
 
 def text(answer: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from noru.access import set_control
-from tests.history_data import Seeded, seed
+from tests.history_data import Seeded
 from tests.sdk import sdk_params, validate_log
 from tests.wire import MemoryClient
 
@@ -92,11 +92,6 @@ def check(
             structured is not None
             and structured.get("id") == getattr(seeded, case.structured_id).id
         ), (case, structured)
-
-
-@pytest.fixture
-def seeded(home: Path) -> Seeded:
-    return seed(home)
 
 
 def test_every_case_through_the_in_memory_stream(session: MemoryClient, seeded: Seeded) -> None:

@@ -37,7 +37,7 @@ from noru.mcp.transports.http import (
 from noru.paths import socket_path
 from tests.history_data import decode, seed
 from tests.http_process import HttpServer, Raw, answers, check
-from tests.wire import REVISIONS, validate_response
+from tests.wire import REVISIONS, first_text, validate_response
 
 TOOLS = [
     "get_latest_capture",
@@ -47,11 +47,6 @@ TOOLS = [
     "get_capture",
     "get_status",
 ]
-
-
-def first_text(answer: dict[str, Any]) -> str:
-    text: str = answer["result"]["content"][0]["text"]
-    return text
 
 
 def raw_exchange(url: str, head: bytes, body: bytes = b"") -> tuple[int, dict[str, str], bytes]:

@@ -15,7 +15,6 @@ import re
 import shutil
 import socket
 import stat
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,8 +28,8 @@ from noru.access import set_control
 from noru.mcp.transports.auth import RefusalLog
 from tests.history_data import seed
 from tests.http_process import HttpServer, Raw, answers, as_another_user
+from tests.noru_cli import noru
 from tests.parts import require
-from tests.wire import noru_command
 
 HELLO = {
     "jsonrpc": "2.0",
@@ -38,16 +37,6 @@ HELLO = {
     "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}},
 }
-
-
-def noru(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*noru_command(), *args],
-        env={**os.environ, "NORU_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 @pytest.fixture
@@ -82,24 +71,24 @@ def assert_refused(response: Any, *, challenge: str = "Bearer") -> None:
 
 
 def test_noru_token_show_makes_a_256_bit_token_in_a_0600_file_once(home: Path) -> None:
-    first = noru(home, "token", "show")
+    first = noru("token", "show", home=home)
     assert first.returncode == 0, first.stderr
     token = first.stdout.strip()
     assert re.fullmatch(r"noru_[A-Za-z0-9_-]{43}", token)  # 32 bytes of secrets
     path = home / "http-token"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert path.read_text() == token + "\n"
-    assert noru(home, "token", "show").stdout.strip() == token  # made once
+    assert noru("token", "show", home=home).stdout.strip() == token  # made once
     assert token not in first.stderr
 
 
 def test_noru_token_rotate_replaces_it_atomically(home: Path) -> None:
-    old = noru(home, "token", "show").stdout.strip()
+    old = noru("token", "show", home=home).stdout.strip()
     before = (home / "http-token").stat().st_ino
-    rotated = noru(home, "token", "rotate")
+    rotated = noru("token", "rotate", home=home)
     assert rotated.returncode == 0, rotated.stderr
     assert "refuse the old one" in rotated.stderr and rotated.stdout == ""
-    new = noru(home, "token", "show").stdout.strip()
+    new = noru("token", "show", home=home).stdout.strip()
     assert new != old and httptoken.PATTERN.fullmatch(new)
     path = home / "http-token"
     assert path.stat().st_ino != before  # a new file renamed over, never rewritten in place
@@ -153,13 +142,13 @@ def test_an_unusable_token_file_is_never_used_and_never_silently_replaced(
     else:
         path.mkdir()
     assert httptoken.load(home).value is None
-    shown = noru(home, "token", "show")
+    shown = noru("token", "show", home=home)
     assert shown.returncode == 1 and "noru token rotate" in shown.stderr
     assert "Traceback" not in shown.stderr
     if damage != "a folder":
-        assert noru(home, "token", "rotate").returncode == 0
+        assert noru("token", "rotate", home=home).returncode == 0
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
-        assert httptoken.load(home).value == noru(home, "token", "show").stdout.strip()
+        assert httptoken.load(home).value == noru("token", "show", home=home).stdout.strip()
 
 
 # --- every request carries it --------------------------------------------------------
@@ -291,7 +280,7 @@ def test_a_rotated_token_is_refused_at_the_next_request_and_its_sessions_end(
     try:
         client.initialize()
         assert seeded.editor.id in client.call("list_captures", {})["result"]["content"][0]["text"]
-        assert noru(home, "token", "rotate").returncode == 0
+        assert noru("token", "rotate", home=home).returncode == 0
         new = httptoken.load(home).value
         assert new is not None and new != old
         # The old token: refused, mid-session.
@@ -320,7 +309,7 @@ def test_a_token_file_gone_bad_under_a_running_server_refuses_everything(
         (home / "http-token").chmod(0o640)  # someone else may have read it
         assert_refused(client.send({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
         assert_refused(client.send(HELLO, session=None))
-        assert noru(home, "token", "rotate").returncode == 0
+        assert noru("token", "rotate", home=home).returncode == 0
         fresh = Raw(server.url(), httptoken.load(home).value)
         fresh.initialize()
         assert fresh.request("ping")["result"] == {}
@@ -394,7 +383,7 @@ def test_refusals_are_in_noru_log_and_noru_doctor_with_how_many_and_when(
     assert sum(e["refused"]["missing"] for e in entries) == 5
     assert sum(e["refused"]["wrong"] for e in entries) == 3
     assert all(e["transport"] == "http" and e["client"] is None for e in entries)
-    shown = noru(home, "log")
+    shown = noru("log", home=home)
     assert shown.returncode == 0, shown.stderr
     lines = [line for line in shown.stdout.splitlines() if "refused (401)" in line]
     assert len(lines) == len(entries)
@@ -402,7 +391,7 @@ def test_refusals_are_in_noru_log_and_noru_doctor_with_how_many_and_when(
     assert sum(int(m[1]) for m in counts if m) == 8
     assert any("without the token" in line for line in lines)
     assert any("with a wrong token" in line for line in lines)
-    doctor = noru(home, "doctor")
+    doctor = noru("doctor", home=home)
     (line,) = [li for li in doctor.stdout.splitlines() if "http refusals" in li]
     # The guard worked; who asked deserves a look: a warning, not a failure.
     assert line.startswith("WARN") and "8 requests refused for want of the token" in line
@@ -435,14 +424,14 @@ def test_a_burst_of_refusals_is_one_entry_with_its_count(home: Path) -> None:
 def test_doctor_says_when_no_request_was_refused_and_where_the_token_is(
     home: Path,
 ) -> None:
-    before = noru(home, "doctor")
+    before = noru("doctor", home=home)
     assert "ok   http token: not made yet" in before.stdout
     httptoken.ensure(home)
-    after = noru(home, "doctor")
+    after = noru("doctor", home=home)
     assert f"ok   http token: {home / 'http-token'} (0600)" in after.stdout
     assert "ok   http refusals: no request refused for want of the token" in after.stdout
     (home / "http-token").chmod(0o644)
-    exposed = noru(home, "doctor")
+    exposed = noru("doctor", home=home)
     assert "FAIL http token: http-token is open to others" in exposed.stdout
     assert "noru token rotate" in exposed.stdout
 
@@ -472,10 +461,10 @@ def test_the_token_is_never_in_an_answer_a_log_or_stderr(home: Path, server: Htt
         client.close()
     assert server.stop() == 0
     shown = [
-        noru(home, "log"),
-        noru(home, "log", "--json"),
-        noru(home, "doctor"),
-        noru(home, "config", "claude-code", "--http", "8765"),
+        noru("log", home=home),
+        noru("log", "--json", home=home),
+        noru("doctor", home=home),
+        noru("config", "claude-code", "--http", "8765", home=home),
     ]
     texts = [
         *bodies,

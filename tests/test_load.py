@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from noru.access import set_control
 from noru.appwire import Capture, Captured, LiveClient
@@ -16,7 +16,7 @@ from tests.app_process import running_app
 from tests.history_data import seed
 from tests.parts import FIGURES
 from tests.store_checks import check_store
-from tests.wire import StdioProcess
+from tests.wire import StdioProcess, first_line
 
 if TYPE_CHECKING:
     from tests.xserver import TkWindow, XServer
@@ -34,11 +34,6 @@ def agents(home: Path, tmp_path: Path, count: int) -> list[StdioProcess]:
         agent.revision = "2025-06-18"
         started.append(agent)
     return started
-
-
-def first_line(answer: dict[str, Any]) -> str:
-    text: str = answer["result"]["content"][0]["text"]
-    return text.splitlines()[0]
 
 
 def test_sixteen_agents_pulling_after_one_capture_get_exactly_one_delivery(

@@ -14,9 +14,7 @@ bus with this test as the panel host.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,12 +24,12 @@ import anyio
 from noru.access import set_control
 from tests.app_process import running_app, wait_until
 from tests.history_data import seed
+from tests.noru_cli import noru
 from tests.panel_host import PanelHost
 from tests.sdk import sdk_params, validate_log
 from tests.session_bus import running_session_bus
 from tests.test_app import configure, window_under_pointer
 from tests.test_console import running_console
-from tests.wire import noru_command
 
 if TYPE_CHECKING:
     from tests.xserver import TkWindow, XServer
@@ -46,18 +44,6 @@ DISPLAY = r"display 1(?: \([^)]*\))?"
 
 def texts(result: Any) -> list[str]:
     return [block.text for block in result.content if block.type == "text"]
-
-
-def noru(home: Path, *args: str) -> str:
-    done = subprocess.run(
-        [*noru_command(), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "NORU_HOME": str(home)},
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def sdk_calls(home: Path, log: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
@@ -125,16 +111,16 @@ def test_a_display_capture_is_named_as_a_display_and_a_window_as_its_window(
     described = {r.name: r.description for r in resources.resources}
     assert re.search(rf"1 image\(s\), {DISPLAY} · active: {TITLE}", described[display_id])
     assert f", Noru-test · {TITLE}" in described[window_id]
-    for rows in (texts(listed)[0], noru(home, "list")):
+    for rows in (texts(listed)[0], noru("list", home=home, ok=True).stdout):
         # Both may be taken in one second: the second's id is the first's and "-2".
         display_row = next(line for line in rows.splitlines() if f" {display_id} · " in line)
         window_row = next(line for line in rows.splitlines() if f" {window_id} · " in line)
         assert re.search(rf" · {DISPLAY} · active window \"{TITLE}\"", display_row), display_row
         assert f'window "{TITLE}"' in window_row and "active window" not in window_row
-    rows = {row["id"]: row for row in json.loads(noru(home, "list", "--json"))}
+    rows = {row["id"]: row for row in json.loads(noru("list", "--json", home=home, ok=True).stdout)}
     assert rows[display_id]["shows"] == "display" and rows[window_id]["shows"] == "window"
     assert rows[display_id]["window_title"] == TITLE  # the active window, as sources say
-    shown = noru(home, "show", display_id)
+    shown = noru("show", display_id, home=home, ok=True).stdout
     assert re.search(rf"image 1 +\d+x\d+ px; {DISPLAY}, active window \"{TITLE}\"", shown)
 
     # The console's cards, captions and alternative text.
@@ -191,12 +177,13 @@ def test_the_console_is_named_only_while_no_panel_shows_the_menu(
             wait_until(lambda: len(host.items) == 1, "the menu registered with the host")
             set_control(home, "allow")
             set_control(home, "pause")
-            assert "Noru menu: shown in the panel" in noru(home, "status")
+            assert "Noru menu: shown in the panel" in noru("status", home=home, ok=True).stdout
             (shown,) = sdk_calls(home, tmp_path / "wire.log", [("observe_screen", {})])
         finally:
             host.close()
         wait_until(
-            lambda: "Noru menu: not shown" in noru(home, "status"), "the app noticing the host left"
+            lambda: "Noru menu: not shown" in noru("status", home=home, ok=True).stdout,
+            "the app noticing the host left",
         )
         (hidden,) = sdk_calls(home, tmp_path / "wire2.log", [("observe_screen", {})])
     for result in (shown, hidden):

@@ -32,9 +32,7 @@ def stored(home: Path, tmp_path: Path) -> tuple[str, Image.Image]:
     image.save(tmp_path / "shot.png")
     result = CliRunner().invoke(main, ["import", "--no-ocr", str(tmp_path / "shot.png")])
     assert result.exit_code == 0, result.output
-    reader = Reader.open(home)
-    assert reader is not None
-    with reader:
+    with Reader.open(home) as reader:
         (row,) = reader.list_rows(Filters(), limit=1)[0]
     return row.id, image
 

@@ -14,12 +14,12 @@ import pytest
 
 from noru import access
 from noru.store import Filters, Reader
-from tests import real_clients, real_terminals
+from tests import real_terminals
 from tests.app_process import AppProcess, running_app, wait_until
+from tests.noru_cli import noru_command
 from tests.panel_host import PanelHost
-from tests.parts import require
 from tests.session_bus import SessionBus, running_session_bus
-from tests.wire import StdioSession, agent_looks, noru_command
+from tests.wire import StdioSession, agent_looks
 
 ACCESS_ITEMS = {
     "allow": "Allow Agent Observations",
@@ -55,11 +55,6 @@ def app(
     with _app(home, desktop, bus, tmp_path) as running:
         wait_until(lambda: len(host.items) == 1, "the menu registered with the host")
         yield running
-
-
-def need(kind: real_clients.Kind) -> None:
-    problem = real_terminals.missing_any(kind)
-    require(problem is None, problem or "")
 
 
 def mode(home: Path) -> tuple[bool, bool, bool]:
@@ -143,7 +138,7 @@ def test_the_icon_says_an_agent_looked_and_not_when_the_person_captured(
     access.set_control(home, "allow")
     wait_until(lambda: host.props()["IconName"] == "noru-allowed", "allowed")
     icons = host.signals["NewIcon"]
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(desktop, ["the active window"], x=200, y=200) as xterm:
         xterm.activate()
         host.click("Capture Window Now")  # the person's own capture: no sign
@@ -229,7 +224,7 @@ def test_without_a_host_the_app_runs_on_and_registers_when_one_appears(
 def test_a_notification_says_which_client_looked_and_a_burst_is_one_notification(
     home: Path, desktop: Any, bus: SessionBus, tmp_path: Path
 ) -> None:
-    need("xterm")
+    real_terminals.need("xterm")
     server = PanelHost(bus.address, notifications=True)
     assert server.notifications is not None
     try:

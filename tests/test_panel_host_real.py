@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import glob
-import os
 import shutil
 import subprocess
 from collections import Counter
@@ -45,11 +44,12 @@ from noru.geometry import Rect
 from noru.ocr import Engine
 from noru.panel import menu
 from tests.app_process import AppProcess, running_app, wait_until
+from tests.noru_cli import noru
 from tests.ocr_suite import made_engine
 from tests.parts import require
 from tests.processes import alive, stop, stop_detached
 from tests.session_bus import SessionBus, running_session_bus
-from tests.wire import agent_looks, noru_command
+from tests.wire import agent_looks
 from tests.xserver import XServer, running_xserver
 
 WATCHER = "org.kde.StatusNotifierWatcher"
@@ -251,13 +251,6 @@ def capturer(screen: XServer) -> Iterator[Capturer]:
         yield c
 
 
-def noru(home: Path, *args: str) -> None:
-    subprocess.run(
-        [*noru_command(), *args], env={**os.environ, "NORU_HOME": str(home)},
-        check=True, capture_output=True, timeout=60,
-    )  # fmt: skip
-
-
 def strip(capturer: Capturer, screen: XServer) -> Image.Image:
     return capturer.grab_region(0, 0, screen.width, STRIP)[0].image.convert("RGB")
 
@@ -394,7 +387,7 @@ def test_the_xfce_panel_lists_the_item_and_draws_its_icon_for_each_state(
         ("revoke", "noru-revoked"),
         ("allow", "noru-allowed"),
     ):
-        noru(home, command)
+        noru(command, home=home, ok=True)
         wait_for_icon(capturer, screen, icon)
     agent_looks(home)
     wait_for_icon(capturer, screen, "noru-looking")
@@ -404,7 +397,7 @@ def test_the_xfce_panel_lists_the_item_and_draws_its_icon_for_each_state(
 def test_a_click_on_the_icon_opens_our_menu_and_a_click_in_it_acts(
     app: AppProcess, panel: Panel, home: Path, screen: XServer, capturer: Capturer, ocr: Engine
 ) -> None:
-    noru(home, "allow")
+    noru("allow", home=home, ok=True)
     icon = wait_for_icon(capturer, screen, "noru-allowed")
     where, image = open_menu(capturer, screen, icon)
     shown = read_menu(ocr, image)

@@ -27,7 +27,7 @@ from noru.ocr.base import OcrLine
 from tests import real_clients, real_terminals
 from tests.ocr_suite import made_engine
 from tests.parts import require
-from tests.real_clients import Client, Kind
+from tests.real_clients import Client
 from tests.real_terminals import xterm_screen
 
 if TYPE_CHECKING:
@@ -44,11 +44,6 @@ def engine() -> Iterator[Engine]:
 def capturer(desktop: XServer) -> Iterator[Capturer]:
     with Capturer(display=desktop.display) as c:
         yield c
-
-
-def need(kind: Kind) -> None:
-    problem = real_terminals.missing_any(kind)
-    require(problem is None, problem or "")
 
 
 def read_words(engine: Engine, grab: Grab) -> set[str]:
@@ -116,7 +111,7 @@ def test_text_xterm_could_not_show_as_given_is_refused(desktop: XServer) -> None
 def test_xterm_in_its_default_bitmap_font_shows_the_text_and_is_read(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:
-    need("xterm")
+    real_terminals.need("xterm")
     lines = ["The quarterly reconciliation of warehouse inventory finished cleanly"] * 3
     client = real_terminals.open_xterm(desktop, lines, columns=100, rows=20, x=60, y=60)
     try:
@@ -134,7 +129,7 @@ def test_xterm_in_its_default_bitmap_font_shows_the_text_and_is_read(
 def test_xterm_in_an_xft_font_shows_only_the_rows_that_did_not_scroll_away(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:
-    need("xterm")
+    real_terminals.need("xterm")
     lines = ["Firstline disappearing offscreen", *(["filler words"] * 30), "Lastline Hippopotamus"]
     client = real_terminals.open_xterm(
         desktop, lines, columns=90, rows=12, font="DejaVu Sans Mono", size=10, theme="dark"
@@ -153,7 +148,7 @@ def test_xterm_in_an_xft_font_shows_only_the_rows_that_did_not_scroll_away(
 def test_a_tk_text_widget_shows_the_lines_that_fit_and_nothing_cut_in_half(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:
-    need("tk")
+    real_terminals.need("tk")
     lines = ["Meridian shipment reconciliation report", *(["more text"] * 80), "Overflowing"]
     client = real_clients.open_tk_text(desktop, lines, size=11, x=80, y=80, width=700, height=400)
     try:
@@ -173,7 +168,7 @@ def test_a_tk_text_widget_shows_the_lines_that_fit_and_nothing_cut_in_half(
 def test_gtk_labels_and_a_text_view_show_their_text_and_are_read(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:
-    need("gtk")
+    real_terminals.need("gtk")
     client = real_clients.open_gtk(
         desktop,
         ["Account: Castellan Logistics"],
@@ -200,7 +195,7 @@ def test_gtk_labels_and_a_text_view_show_their_text_and_are_read(
 def test_a_page_in_firefox_shows_its_text_and_firefox_is_stopped_with_all_its_processes(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:
-    need("firefox")
+    real_terminals.need("firefox")
     client = real_clients.open_firefox(
         desktop,
         "Quarterly reconciliation",
@@ -227,8 +222,8 @@ def test_a_page_in_firefox_shows_its_text_and_firefox_is_stopped_with_all_its_pr
 def test_a_display_capture_of_two_clients_reads_each_in_its_own_window(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:
-    need("xterm")
-    need("tk")
+    real_terminals.need("xterm")
+    real_terminals.need("tk")
     with (
         real_terminals.open_xterm(
             desktop, ["Consignment harbourmaster"], columns=60, rows=10, x=40, y=40
@@ -291,7 +286,7 @@ LOG = [
 def test_an_xterm_in_its_bitmap_font_is_read_as_small_two_tone_text(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(desktop, LOG, columns=90, rows=30) as client:
         grab = window_capture(client, capturer)
     line, sharp, small = prepared(grab)
@@ -312,7 +307,7 @@ def test_an_xterm_in_its_bitmap_font_is_read_as_small_two_tone_text(
 def test_an_xterm_in_an_antialiased_font_is_not_taken_for_a_bitmap_font(
     desktop: XServer, capturer: Capturer
 ) -> None:
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(
         desktop, LOG, columns=90, rows=30, font="DejaVu Sans Mono", size=8
     ) as client:
@@ -327,7 +322,7 @@ def test_an_xterm_in_an_antialiased_font_is_not_taken_for_a_bitmap_font(
 def test_a_terminal_in_a_bitmap_font_is_read_exactly_by_its_glyphs(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:
-    need("xterm")
+    real_terminals.need("xterm")
     shown = [*LOG, "m n w u . , 0 O l 1 I | ~ ` { } [ ] ( ) < > ; : ' \" ! ? @ # $ % ^ & * + = _ -"]
     with real_terminals.open_xterm(desktop, shown, columns=100, rows=32) as client:
         grab = window_capture(client, capturer)
@@ -344,7 +339,7 @@ def test_in_a_display_capture_the_grid_is_read_by_glyphs_and_its_title_left_to_t
     from noru.ocr.cells import read_job
     from noru.ocr.regions import Job
 
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(desktop, LOG, columns=90, rows=30, x=40, y=40) as client:
         client.bring_under_pointer()
         (grab,) = capturer.grab_display(1)
@@ -369,7 +364,7 @@ def test_an_antialiased_terminal_is_not_read_as_a_grid(
     from noru.ocr.cells import read_job
     from noru.ocr.regions import Job
 
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(
         desktop, LOG, columns=90, rows=30, font="DejaVu Sans Mono", size=9
     ) as client:
@@ -384,7 +379,7 @@ def test_without_the_bitmap_fonts_on_the_machine_the_engine_reads_the_grid(
     from noru.ocr import cells
     from noru.ocr.regions import Job
 
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(desktop, LOG, columns=90, rows=30) as client:
         grab = window_capture(client, capturer)
     monkeypatch.setattr(cells, "FONT_DIRS", ())
@@ -516,7 +511,7 @@ def test_in_an_antialiased_terminal_a_minority_misreading_is_outvoted_by_alike_c
 ) -> None:
     from noru.ocr.monospace import agree_job
 
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(
         desktop, LOG, columns=90, rows=30, font="DejaVu Sans Mono", size=8
     ) as client:
@@ -549,7 +544,7 @@ def test_proportional_type_is_no_grid_and_its_lines_are_left_as_the_engine_read_
 ) -> None:
     from noru.ocr.monospace import agree_job
 
-    need("tk")
+    real_terminals.need("tk")
     prose = [
         f"Invoice {n} for the consignment of {n * 7} crates was settled on 2026-10-{n:02d}."
         for n in range(1, 25)

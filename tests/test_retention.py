@@ -29,23 +29,14 @@ from noru.store.files import relative_path
 from noru.store.writer import TIDY_AFTER
 from tests.app_process import running_app, wait_until
 from tests.history_data import bulk, png
-from tests.wire import MemoryClient, noru_command
+from tests.noru_cli import noru, noru_command
+from tests.wire import MemoryClient
 
 if TYPE_CHECKING:
     from tests.xserver import XServer
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 PNG = png(120, 80)
-
-
-def noru(
-    home: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*noru_command(), *args],
-        capture_output=True, text=True, timeout=120,
-        env={**(env or os.environ), "NORU_HOME": str(home)},
-    )  # fmt: skip
 
 
 def fill(
@@ -271,11 +262,11 @@ def test_noru_prune_dry_run_changes_nothing_then_prune_deletes_what_it_said(home
         ids = fill(store, [100, 90, 2])
     (home / "config.toml").write_text("keep_days = 30\n")
     before = on_disk(home)
-    dry = noru(home, "prune", "--dry-run")
+    dry = noru("prune", "--dry-run", home=home)
     assert dry.returncode == 0, dry.stderr
     assert "Would delete 2 captures (2 older than 30 days)" in dry.stdout
     assert on_disk(home) == before
-    done = noru(home, "prune")
+    done = noru("prune", home=home)
     assert done.returncode == 0, done.stderr
     assert "Deleted 2 captures (2 older than 30 days)" in done.stdout
     with Reader.open(home) as reader:
@@ -287,16 +278,16 @@ def test_noru_keep_lists_keeps_and_unkeep_lets_go(home: Path) -> None:
     with Store.open(home) as store:
         ids = fill(store, [100, 90])
     (home / "config.toml").write_text("keep_days = 30\n")
-    assert noru(home, "keep", ids[0]).returncode == 0
-    assert noru(home, "keep").stdout.split() == [ids[0]]
-    missing = noru(home, "keep", "capture_2020-01-01_000000")
+    assert noru("keep", ids[0], home=home).returncode == 0
+    assert noru("keep", home=home).stdout.split() == [ids[0]]
+    missing = noru("keep", "capture_2020-01-01_000000", home=home)
     assert missing.returncode == 1 and "not found: capture_2020-01-01_000000" in missing.stderr
-    noru(home, "prune")
+    noru("prune", home=home)
     with Reader.open(home) as reader:
         assert reader.all_ids() == [ids[0]]
-    assert noru(home, "unkeep", ids[0]).returncode == 0
-    assert noru(home, "keep").stdout == ""
-    noru(home, "prune")
+    assert noru("unkeep", ids[0], home=home).returncode == 0
+    assert noru("keep", home=home).stdout == ""
+    noru("prune", home=home)
     with Reader.open(home) as reader:
         assert reader.all_ids() == []
     assert on_disk(home) == set()
@@ -305,7 +296,7 @@ def test_noru_keep_lists_keeps_and_unkeep_lets_go(home: Path) -> None:
 def test_noru_delete_removes_the_files_and_leaves_no_list_behind(home: Path) -> None:
     with Store.open(home) as store:
         ids = fill(store, [1, 0], images=2)
-    done = noru(home, "delete", "--yes", ids[0])
+    done = noru("delete", "--yes", ids[0], home=home)
     assert done.returncode == 0, done.stderr
     assert_whole(home)
     assert len(on_disk(home)) == 2
@@ -359,7 +350,7 @@ def test_kill_9_during_a_prune_leaves_no_orphan_and_loses_nothing_else(home: Pat
         with Store.open(home):  # the next writer finishes what the killed one listed
             pass
         assert_whole(home)
-    done = noru(home, "prune")
+    done = noru("prune", home=home)
     assert done.returncode == 0, done.stderr
     assert_whole(home)
     with Reader.open(home) as reader:
@@ -424,15 +415,15 @@ def test_status_and_doctor_show_disk_use_and_warn_before_anything_stops(home: Pa
     total = settled_total(home)
     # At 95 % of the budget: said, and pruning (not refusal) is what happens.
     (home / "config.toml").write_text(f"max_disk = {int(total / 0.95)}\nkeep_days = 90\n")
-    status = noru(home, "status").stdout
+    status = noru("status", home=home).stdout
     assert "History on disk:" in status and "(max_disk), 95 %" in status
     assert "Kept: 90 days (keep_days); 0 kept forever" in status
     assert "Warning: the history is at 95 % of its budget" in status
     # Kept captures alone over the budget: said, and that nothing goes for it.
     (home / "config.toml").write_text("max_disk = 1000\n")
-    status = noru(home, "status").stdout
+    status = noru("status", home=home).stdout
     assert "alone exceed the budget, so pruning deletes nothing for it" in status
-    doctor = noru(home, "doctor").stdout
+    doctor = noru("doctor", home=home).stdout
     assert "ok   history disk:" in doctor and "nearly at its budget" in doctor
     # A disk nearly full (free below twice min_free): captures still work, a warning.
     free = shutil.disk_usage(home).free
@@ -442,13 +433,13 @@ def test_status_and_doctor_show_disk_use_and_warn_before_anything_stops(home: Pa
     assert line.startswith("WARN history disk:") and "the disk is nearly full" in line, doctor
     # Below min_free: doctor fails, naming what to do.
     (home / "config.toml").write_text('min_free = "1000TB"\n')
-    status = noru(home, "status").stdout
+    status = noru("status", home=home).stdout
     assert "Warning: the disk is full" in status
-    doctor = noru(home, "doctor")
+    doctor = noru("doctor", home=home)
     assert "FAIL history disk:" in doctor.stdout and "captures are refused" in doctor.stdout
     # A damaged exclusions file refuses every capture: doctor says so.
     (home / "exclusions.json").write_text("{not json")
-    doctor = noru(home, "doctor")
+    doctor = noru("doctor", home=home)
     assert "FAIL exclusions: exclusions.json is damaged" in doctor.stdout, doctor.stdout
     assert doctor.returncode == 1
 
@@ -580,7 +571,7 @@ def test_the_app_refuses_a_capture_it_cannot_keep_and_goes_on(
     (home / "config.toml").write_text('min_free = "1000TB"\n')
     set_control(home, "allow")
     with running_app(home, desktop.env, tmp_path / "app.log") as app:
-        done = noru(home, "capture", "--display", "1", env=desktop.env)
+        done = noru("capture", "--display", "1", home=home, env=desktop.env)
         assert done.returncode == 1
         assert "the capture was not kept: the disk holding the history has" in done.stderr
         assert str(home) not in done.stderr

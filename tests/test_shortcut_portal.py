@@ -23,15 +23,9 @@ from noru.app.hotkey import WAYLAND_REFUSAL, Hotkey
 from noru.app.portal_shortcut import Bound, PortalShortcut
 from tests.app_process import running_app, wait_until
 from tests.kde import Kde, running_kde
-from tests.portal import PORTAL_SESSION_DROPS, private_bus
-from tests.sway import enter_session
+from tests.portal import enter_portal_session, private_bus
 
 PRESS_WAIT = 10.0  # a guard, not a measure
-
-
-def _in_session(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
-    """This process in the stack's session: Wayland, its bus, no X, no sway."""
-    enter_session(monkeypatch, env, drop=PORTAL_SESSION_DROPS)
 
 
 def _started_and_stopped() -> StandIn:
@@ -47,7 +41,7 @@ def _started_and_stopped() -> StandIn:
 @pytest.fixture
 def kde(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Kde]:
     with running_kde(tmp_path) as stack:
-        _in_session(monkeypatch, stack.env)
+        enter_portal_session(monkeypatch, stack.env)
         yield stack
 
 
@@ -167,7 +161,7 @@ def test_a_portal_without_global_shortcuts_keeps_the_wayland_refusal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with running_kde(tmp_path, kde=False) as stack:
-        _in_session(monkeypatch, stack.env)
+        enter_portal_session(monkeypatch, stack.env)
         app = _started_and_stopped()
     assert app.hotkey == appwire.HotkeyState("ctrl+alt+n", False, WAYLAND_REFUSAL)
 
@@ -177,7 +171,7 @@ def test_a_session_bus_without_a_portal_keeps_the_wayland_refusal(
 ) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
     with private_bus(tmp_path, env, tmp_path / "bus.log") as bus:
-        _in_session(
+        enter_portal_session(
             monkeypatch, {"DBUS_SESSION_BUS_ADDRESS": bus.address, "WAYLAND_DISPLAY": "wayland-9"}
         )
         app = _started_and_stopped()
@@ -188,7 +182,9 @@ def test_a_wayland_session_with_no_session_bus_keeps_the_wayland_refusal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for address in (None, f"unix:path={tmp_path / 'gone'}"):  # none, and one not there
-        _in_session(monkeypatch, {"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": str(tmp_path)})
+        enter_portal_session(
+            monkeypatch, {"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": str(tmp_path)}
+        )
         if address is not None:
             monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
         app = _started_and_stopped()

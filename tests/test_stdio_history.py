@@ -14,7 +14,7 @@ from noru.access import set_control
 from tests.history_data import decode, seed
 from tests.parts import require
 from tests.sdk import initialize_at, sdk_params, validate_log
-from tests.wire import StdioProcess
+from tests.wire import StdioProcess, first_text
 
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
 
@@ -28,13 +28,6 @@ def call(proc: StdioProcess, n: int, name: str, arguments: dict[str, object]) ->
     }
     answer: dict[str, object] = proc.exchange(json.dumps(message).encode(), "tools/call")
     return answer
-
-
-def first_text(answer: dict[str, object]) -> str:
-    result = answer["result"]
-    assert isinstance(result, dict)
-    text: str = result["content"][0]["text"]
-    return text
 
 
 def test_the_sdk_client_reads_history_and_resources(home: Path, tmp_path: Path) -> None:

@@ -89,10 +89,13 @@ def test_delete_removes_rows_and_files(home: Path) -> None:
 
 def test_the_reader_cannot_write(home: Path) -> None:
     seed(home)
-    reader = Reader.open(home)
-    assert reader is not None
-    with reader, pytest.raises(sqlite3.OperationalError, match=r"readonly|read-only|query_only"):
-        reader.db.execute("DELETE FROM captures")
+    with Reader.open(home) as reader:
+        before = reader.count()
+        with pytest.raises(sqlite3.OperationalError, match=r"readonly|read-only|query_only"):
+            reader.db.execute("DELETE FROM captures")
+        assert before > 0
+    with Reader.open(home) as reader:
+        assert reader.count() == before
 
 
 def test_no_database_reads_as_an_empty_history_and_nothing_is_created(home: Path) -> None:
@@ -138,9 +141,7 @@ def test_a_reader_reads_a_history_no_writer_has_upgraded_yet(home: Path) -> None
     db.execute("ALTER TABLE captures DROP COLUMN ocr_version")
     db.execute("ALTER TABLE images DROP COLUMN shows")
     db.close()
-    reader = Reader.open(home)
-    assert reader is not None
-    with reader:
+    with Reader.open(home) as reader:
         found = reader.get(record.id)
         rows, _ = reader.list_rows(Filters())
     assert found is not None and found.images[0].windows == ()
@@ -159,9 +160,7 @@ def test_a_reader_refuses_a_schema_newer_than_it_knows(home: Path) -> None:
 
 def test_path_tricks_never_resolve(home: Path) -> None:
     seed(home)
-    reader = Reader.open(home)
-    assert reader is not None
-    with reader:
+    with Reader.open(home) as reader:
         for trick in [
             "capture_../../etc/passwd",
             "../noru.sqlite3",
@@ -226,16 +225,12 @@ class TestSearch:
     )
     def test_the_persons_text_is_taken_literally(self, home: Path, query: str) -> None:
         seed(home)
-        reader = Reader.open(home)
-        assert reader is not None
-        with reader:
+        with Reader.open(home) as reader:
             reader.search(query, Filters(), now=NOW)  # never an SQL error
 
     def test_all_words_must_appear_in_any_order(self, home: Path) -> None:
         seeded = seed(home)
-        reader = Reader.open(home)
-        assert reader is not None
-        with reader:
+        with Reader.open(home) as reader:
             hits, _ = reader.search("frobnicate module", Filters(), now=NOW)
             assert [h.row.id for h in hits] == [seeded.editor.id]
             assert hits[0].layer == "ocr" and "«" in hits[0].snippet
@@ -244,9 +239,7 @@ class TestSearch:
 
     def test_notes_and_accessibility_text_are_searched_and_named(self, home: Path) -> None:
         seeded = seed(home)
-        reader = Reader.open(home)
-        assert reader is not None
-        with reader:
+        with Reader.open(home) as reader:
             (hit,) = reader.search("failing build", Filters(), now=NOW)[0]
             assert (hit.row.id, hit.layer) == (seeded.editor.id, "note")
             (hit,) = reader.search("passed", Filters(), now=NOW)[0]
@@ -260,9 +253,7 @@ class TestSearch:
             new = store.add_capture(
                 one(), origin="user", captured_at=NOW - timedelta(days=1), note="invoice total"
             )
-        reader = Reader.open(home)
-        assert reader is not None
-        with reader:
+        with Reader.open(home) as reader:
             hits, _ = reader.search("invoice", Filters(), now=NOW)
         assert [h.row.id for h in hits] == [new.id, old.id]
 
@@ -278,7 +269,6 @@ def test_list_pages_with_a_cursor_never_repeat_or_skip(home: Path) -> None:
             for i in range(7)
         ]
     reader = Reader.open(home)
-    assert reader is not None
     seen: list[str] = []
     cursor = None
     with reader:

@@ -23,7 +23,6 @@ from noru.ocr import OcrLine, terminal_rows
 from noru.ocr import terminal as rows_reader
 from noru.ocr.tesseract import TesseractEngine, TesseractSettings
 from tests import real_clients, real_terminals
-from tests.parts import require
 from tests.real_clients import Client
 from tests.redaction_cases import planted
 from tests.sway import Sway, enter_session
@@ -59,11 +58,6 @@ ALIGNED = [
 ]
 
 
-def need(kind: real_clients.Kind) -> None:
-    problem = real_terminals.missing_any(kind)
-    require(problem is None, problem or "")
-
-
 @pytest.fixture(scope="module")
 def capturer(desktop: XServer) -> Iterator[Capturer]:
     with Capturer(display=desktop.display) as found:
@@ -93,7 +87,7 @@ def as_drawn(lines: list[OcrLine]) -> list[str]:
 def test_a_terminal_s_aligned_columns_come_back_as_its_rows(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine
 ) -> None:
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(
         desktop, ALIGNED, columns=100, rows=len(ALIGNED) + 2, font=MONO, size=9, x=60, y=60
     ) as client:
@@ -123,7 +117,7 @@ def test_a_terminal_s_aligned_columns_come_back_as_its_rows(
 def test_light_on_dark_and_coloured_text_in_other_terminals_is_read_as_ink(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine, kind: str, theme: str
 ) -> None:
-    need(kind)  # type: ignore[arg-type]
+    real_terminals.need(kind)  # type: ignore[arg-type]
     with real_terminals.open_terminal(
         desktop, kind, ALIGNED, columns=100, rows=len(ALIGNED) + 3, theme=theme,  # type: ignore[arg-type]
         coloured=True, own_palette=True, x=80, y=80,
@@ -144,7 +138,7 @@ def test_light_on_dark_and_coloured_text_in_other_terminals_is_read_as_ink(
 def test_hidpi_terminals_sub_pixel_or_not_are_read_as_their_rows(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine, drawn: dict[str, Any]
 ) -> None:
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(
         desktop, ALIGNED, columns=100, rows=len(ALIGNED) + 2, font=MONO, size=9, x=60, y=60,
         **drawn,
@@ -162,7 +156,7 @@ def test_sub_pixel_text_at_96_dpi_is_read_as_its_rows(
 ) -> None:
     """Each channel of a sub-pixel glyph is covered a third of a pixel apart:
     read by its largest channel, a glyph is a pixel wider (`9` read `0`)."""
-    need("xterm")
+    real_terminals.need("xterm")
     lines = ALIGNED + SHELL
     with real_terminals.open_xterm(
         desktop, lines, columns=100, rows=len(lines) + 2, font=MONO, size=size,
@@ -176,7 +170,7 @@ def test_sub_pixel_text_at_96_dpi_is_read_as_its_rows(
 def test_a_line_in_reverse_video_is_a_row_of_the_grid_like_the_others(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine
 ) -> None:
-    need("urxvt")
+    real_terminals.need("urxvt")
     with real_terminals.open_terminal(
         desktop, "urxvt", ALIGNED, columns=100, rows=len(ALIGNED) + 3, theme="dark",
         highlight=4, x=80, y=80,
@@ -204,7 +198,7 @@ def test_a_short_screen_with_blank_rows_between_its_lines_is_read_on_its_rows(
     # A man page's first screen: a title, a blank row, a heading and its
     # line, a blank row, a heading, the pager's prompt in reverse video. Its
     # lines repeat best two rows apart, though two of them are one row apart.
-    need(term)
+    real_terminals.need(term)
     page = [
         f"{'TAR(1)':<32}{'GNU TAR Manual':^24}{'TAR(1)':>32}",
         "",
@@ -238,7 +232,7 @@ def test_a_selection_across_the_rows_keeps_the_rows_above_it_on_the_grid(
     # A highlighted row splits the terminal's background in two: the rows
     # above it are the grid's too, though the grid's origin, found from the
     # gaps between lines of text, is a pixel or two off the cells' edges.
-    need(term)
+    real_terminals.need(term)
     with real_terminals.open_terminal(
         desktop, term, ALIGNED[:9], columns=100, rows=12, font=family, size=size,
         theme="dark", highlight=3, x=80, y=80,
@@ -257,7 +251,7 @@ def test_a_selection_across_the_rows_keeps_the_rows_above_it_on_the_grid(
 def test_proportional_type_has_no_cell_grid_and_keeps_the_engine_s_layout(
     desktop: XServer, capturer: Capturer, family: str, size: int
 ) -> None:
-    need("tk")
+    real_terminals.need("tk")
     prose = [
         "The quarterly ledger was settled on the ninth, after the review.",
         "Every invoice of the Castellan account was matched to its receipt.",
@@ -307,7 +301,7 @@ WIDE_NAMES = [
 def test_text_in_a_script_the_engine_cannot_read_is_read_by_a_second_opinion(
     desktop: XServer, capturer: Capturer
 ) -> None:
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(
         desktop, WIDE_NAMES, columns=80, rows=8, font=MONO, size=11, x=60, y=60
     ) as client:
@@ -390,7 +384,7 @@ def test_symbols_in_the_terminal_s_face_are_told_by_their_glyphs(
     face: str,
     size: int,
 ) -> None:
-    need(term)
+    real_terminals.need(term)
     with real_terminals.open_terminal(
         desktop, term, SYMBOLS, columns=90, rows=8, font=face, size=size, theme="light", x=60, y=60
     ) as client:
@@ -425,7 +419,7 @@ SHELL = [
 def test_lone_letters_lone_braces_and_hyphens_by_letters_come_back_as_drawn(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine
 ) -> None:
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(
         desktop, SHELL, columns=100, rows=len(SHELL) + 2, font=MONO, size=9, x=60, y=60
     ) as client:
@@ -437,7 +431,7 @@ def test_lone_letters_lone_braces_and_hyphens_by_letters_come_back_as_drawn(
 
 @pytest.fixture
 def full_terminal(desktop: XServer) -> Iterator[Client]:
-    need("urxvt")
+    real_terminals.need("urxvt")
     lines = [f"{n:03d} worker-7 retry {n % 5}/5: upstream timed out after {n}s" for n in range(24)]
     with real_terminals.open_terminal(
         desktop, "urxvt", lines, columns=80, rows=25, theme="dark", x=100, y=100
@@ -511,7 +505,7 @@ def test_in_a_display_capture_a_small_terminal_in_a_bitmap_font_is_read_by_its_g
 ) -> None:
     """Its title bar is no bigger a share of what decides how it is read than
     of the window (a bold title once outweighed six short lines)."""
-    need("xterm")
+    real_terminals.need("xterm")
     with real_terminals.open_xterm(desktop, ENV_FILE, columns=90, rows=16, x=200, y=150) as client:
         client.bring_under_pointer()
         (grab,) = capturer.grab_display(1)
@@ -558,7 +552,7 @@ def test_long_unbroken_tokens_come_back_as_drawn(
     """Keys, hashes and tokens have no spaces and no words for the engine to
     lean on: where it reads a glyph more or fewer than the token's cells,
     its glyphs are aligned with the cells, never pushed along them."""
-    need("xterm")
+    real_terminals.need("xterm")
     lines = [line for line, _, _ in planted(seed=11)]
     with real_terminals.open_xterm(
         desktop, lines, columns=160, rows=len(lines) + 2, font=MONO, size=9, x=60, y=60

@@ -16,6 +16,7 @@
      strictly.
 
   1 and 2 always run; a clone with nothing beside it validates with them.
+- ``answer_text``, ``first_text``, ``first_line`` read a tool call's answer.
 - ``MemoryClient`` drives a session over the in-memory stream.
 - ``StdioProcess`` drives a real `noru mcp` over pipes, raw bytes in and out.
 """
@@ -26,7 +27,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,6 +39,7 @@ from noru.mcp.session import Session, serve
 from noru.mcp.streams import MemoryStream
 from tests import mcp_rules, official_schemas
 from tests.mcp_rules import RESULT_KINDS, REVISIONS
+from tests.noru_cli import noru_command
 
 __all__ = [
     "LEAK",
@@ -123,6 +124,22 @@ def validate_response(
             official_schemas.validate(directory, result, revision, RESULT_TYPES[method])
 
 
+def answer_text(answer: dict[str, Any]) -> str:
+    """Every text block of a tool call's answer, one after another."""
+    return "\n".join(b["text"] for b in answer["result"]["content"] if b["type"] == "text")
+
+
+def first_text(answer: dict[str, Any]) -> str:
+    """The text of a tool call's answer's first block (its header)."""
+    text: str = answer["result"]["content"][0]["text"]
+    return text
+
+
+def first_line(answer: dict[str, Any]) -> str:
+    """The first line of a tool call's answer."""
+    return first_text(answer).splitlines()[0]
+
+
 class MemoryClient:
     """A session served over the in-memory stream, as a transport would."""
 
@@ -205,11 +222,6 @@ def agent_looks(home: Path) -> dict[str, Any]:
         client.close()
     assert "error" not in answer and not answer["result"].get("isError"), answer
     return answer
-
-
-def noru_command() -> list[str]:
-    exe = Path(sys.executable).parent / "noru"
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "noru"]
 
 
 class StdioProcess:

@@ -1,22 +1,20 @@
 """The app's memory: reuse it while capturing, give it back when quiet.
 
-One capture of a 2560x1600 display passes some 60 MB of pixel buffers
-through the allocator (the grab, the RGB image, the scaled image, the rows
-deflated into PNGs). Left to its defaults, glibc hands most of that to the
-kernel and takes it back for the next capture, page by page: 7,700 page
-faults and about 50 ms per capture in this VM. It also keeps the top of each
-thread's heap, so an idle app stayed at 120-170 MB. Two measures, from the
-app's start (figures in docs/performance.md):
+One capture of a 2560x1600 display passes tens of MB of pixel buffers
+through the allocator (the grab, the scaled image, the rows deflated into
+PNGs). Left to its defaults, glibc hands most of that to the kernel and
+takes it back for the next capture, page by page, faulting every page in
+again; and it keeps the top of each thread's heap, so an idle app holds
+what its busiest moment took. Two measures, from the app's start:
 
 - ``tune_malloc()``: every thread allocates from glibc's main arena, never
   through a fresh mmap, and free() never shrinks the heap by itself. Back-to-
   back captures then reuse the same pages (no page faults at all).
 - ``Trimmer``: once the app has been quiet for ``QUIET`` seconds after a
   capture (or captures have gone on for ``LONGEST`` seconds), ``malloc_trim(0)``
-  returns every free page to the system (the idle app is back to about 55 MB).
-  Ten seconds, not two: an agent reads what it got and looks again a few
-  seconds later, and with two each such look faulted its pages in again
-  (the grab of a 2560x1600 display took 26-29 ms instead of 10-14).
+  returns every free page to the system. Ten seconds, not two: an agent
+  reads what it got and looks again a few seconds later, and that look
+  should find its pages still mapped.
 
 Where there is no glibc (macOS, musl) both do nothing.
 """

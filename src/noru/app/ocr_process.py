@@ -15,7 +15,7 @@ REASON}``. A capture the app has just grabbed comes with its pixels, the
 same as its lossless files: ``{"capture": ID, "pixels": [[W, H, S], ...]}``
 and then each image's RGB rows, H of S bytes (W x 3, then padding: the app
 sends a PNG's rows, ``imaging.Scanlines``), so its PNGs are not
-decoded again (about 50 ms at 2560x1600 on the agent's path). A line that
+decoded again on the agent's path. A line that
 is no such request ends the process (what follows it can no longer be
 read), and the app starts a fresh one for its next job. It exits on end
 of input (the app stopped) or after ``IDLE_EXIT`` seconds without work.
@@ -25,11 +25,11 @@ is ready (the models, the bitmap fonts, one small reading), so the first look
 an agent takes does not wait for any of that. It stays while looks come, and
 for ``IDLE_EXIT`` after the last. What reading took is handed back once no
 job came for ``QUIET`` seconds (``noru.app.memory``), not after each: an
-agent looking every few seconds finds its pages still mapped (trimming
-after each job made every look fault in some 20 MB again). Its memory
-(about 85 MB with both of Tesseract's readers, what it remembers of recent
-screens and rows) goes back when the person is away (docs/performance.md,
-"Time to text, and no cold start").
+agent looking every few seconds finds its pages still mapped rather than
+faulting them in again at every look. Its memory (the engine with both of
+Tesseract's readers, what it remembers of recent screens and rows) goes
+back when the person is away (docs/performance.md, "Time to text and the
+app at rest").
 """
 
 from __future__ import annotations

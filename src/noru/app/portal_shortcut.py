@@ -13,14 +13,14 @@ One session for as long as the app runs:
    KDE's backend names the shortcut's component after that token and keeps
    each component's keys in ``kglobalshortcutsrc``. A fresh token each run
    would leave a component behind still holding the key, and the next run's
-   would find it taken (measured on Plasma 5.27: "skipping because key
+   would find it taken (Plasma 5.27 logs "skipping because key
    Ctrl+Alt+N is already taken"). With one name, each run gets the keys of
    the last back, a key the person chose in System Settings included.
    Plasma 5.27 binds the shortcuts given here; the portal's answer lists
    them, with the key in the desktop's words (``trigger_description``).
    That answer names the key asked for even when another program holds it
-   and the desktop bound none (measured: its ``kglobalaccel`` component has
-   no key, and the press goes to the other program). So where KDE's
+   and the desktop bound none (its ``kglobalaccel`` component then has no
+   key, and the press goes to the other program). So where KDE's
    shortcut daemon is on the bus, its own record of the component is
    asked, and a shortcut it gave no key is reported as bound to none.
 2. ``BindShortcuts`` only when that answer does not list the shortcut

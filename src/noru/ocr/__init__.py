@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noru.errors import OcrError
-from noru.ocr.base import Engine, OcrLine, OcrResult, mean_confidence
+from noru.ocr.base import Engine, EngineStatus, OcrLine, OcrResult, mean_confidence
 from noru.ocr.tessdata import INSTALL_ADVICE, locate_tessdata, require_tessdata
 
 __all__ = [
@@ -41,23 +41,6 @@ __all__ = [
 ]
 
 DEFAULT_ENGINE = "tesseract"
-
-
-@dataclass(frozen=True)
-class EngineStatus:
-    """What ``noru doctor`` prints for one engine: facts, or what to install."""
-
-    name: str
-    available: bool
-    version: str | None = None
-    data_path: Path | None = None
-    problem: str | None = None  # why it cannot run here, with the fix
-
-    def __str__(self) -> str:
-        if not self.available:
-            return f"{self.name}: unavailable: {self.problem}"
-        data = f", data {self.data_path}" if self.data_path else ""
-        return f"{self.name} {self.version}{data}"
 
 
 EngineFactory = Callable[[Path | None, bool], Engine]

@@ -1,4 +1,5 @@
-"""What every OCR engine returns, and the interface an engine implements.
+"""What every OCR engine returns, the interface an engine implements, and what
+an engine's probe says of it (``EngineStatus``).
 
 Boxes are ``(x, y, w, h)`` in pixels of the image the caller passed in, so a
 stored box lines up with the stored original whatever an engine did to the
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from noru.geometry import Rect
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Engine",
+    "EngineStatus",
     "OcrLine",
     "OcrResult",
     "clean_line",
@@ -120,6 +123,25 @@ def decode_lines(raw: str) -> tuple[OcrLine, ...]:
         )
     except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
         raise ValueError(f"not OCR lines: {exc}") from None
+
+
+@dataclass(frozen=True)
+class EngineStatus:
+    """What ``noru doctor`` prints for one engine: facts, or what to install.
+    Here, beside the interface, so that an engine's probe needs only this
+    module, not the registry that imports the engines."""
+
+    name: str
+    available: bool
+    version: str | None = None
+    data_path: Path | None = None
+    problem: str | None = None  # why it cannot run here, with the fix
+
+    def __str__(self) -> str:
+        if not self.available:
+            return f"{self.name}: unavailable: {self.problem}"
+        data = f", data {self.data_path}" if self.data_path else ""
+        return f"{self.name} {self.version}{data}"
 
 
 @dataclass(frozen=True)

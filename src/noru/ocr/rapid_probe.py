@@ -10,10 +10,8 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from noru.ocr import EngineStatus
+from noru.ocr.base import EngineStatus
 
 __all__ = [
     "INSTALL_ADVICE",
@@ -77,8 +75,6 @@ def missing() -> str | None:
 
 def probe() -> EngineStatus:
     """For ``noru doctor``: version and model folder, or what to install."""
-    from noru.ocr import EngineStatus
-
     problem = missing()
     if problem is not None:
         return EngineStatus(NAME, False, problem=problem)

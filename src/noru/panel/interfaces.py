@@ -34,24 +34,26 @@ MENU_PATH = "/MenuBar"
 WATCHER = "org.kde.StatusNotifierWatcher"
 WATCHER_PATH = "/StatusNotifierWatcher"
 
-# The D-Bus signatures of the interfaces' arguments and results.
-S = Annotated[str, DBusSignature("s")]
-I = Annotated[int, DBusSignature("i")]  # noqa: E741
-U = Annotated[int, DBusSignature("u")]
-B = Annotated[bool, DBusSignature("b")]
-O = Annotated[str, DBusSignature("o")]  # noqa: E741
-V = Annotated[Variant, DBusSignature("v")]
-AS = Annotated[list[str], DBusSignature("as")]
-AI = Annotated[list[int], DBusSignature("ai")]
-PIXMAPS = Annotated[list[list[Any]], DBusSignature("a(iiay)")]
-TOOLTIP = Annotated[list[Any], DBusSignature("(sa(iiay)ss)")]
-LAYOUT = Annotated[tuple[int, list[Any]], DBusSignature("u(ia{sv}av)")]
-GROUP = Annotated[list[list[Any]], DBusSignature("a(ia{sv})")]
-EVENTS = Annotated[list[list[Any]], DBusSignature("a(isvu)")]
-SHOW_GROUP = Annotated[tuple[list[int], list[int]], DBusSignature("aiai")]
-REMOVED = Annotated[list[list[Any]], DBusSignature("a(ias)")]
-UPDATED = Annotated[tuple[list[list[Any]], list[list[Any]]], DBusSignature("a(ia{sv})a(ias)")]
-LAYOUT_SIGNAL = Annotated[tuple[int, int], DBusSignature("ui")]
+# The D-Bus signatures of the interfaces' arguments and results, each named for
+# what it carries (dbus-fast reads the signature; the name is for the reader).
+Str = Annotated[str, DBusSignature("s")]
+Int32 = Annotated[int, DBusSignature("i")]
+UInt32 = Annotated[int, DBusSignature("u")]
+Bool = Annotated[bool, DBusSignature("b")]
+ObjectPath = Annotated[str, DBusSignature("o")]
+AnyValue = Annotated[Variant, DBusSignature("v")]
+StrList = Annotated[list[str], DBusSignature("as")]
+Int32List = Annotated[list[int], DBusSignature("ai")]
+IconPixmaps = Annotated[list[list[Any]], DBusSignature("a(iiay)")]
+ToolTipStruct = Annotated[list[Any], DBusSignature("(sa(iiay)ss)")]
+MenuLayout = Annotated[tuple[int, list[Any]], DBusSignature("u(ia{sv}av)")]
+ItemsProperties = Annotated[list[list[Any]], DBusSignature("a(ia{sv})")]
+MenuEvents = Annotated[list[list[Any]], DBusSignature("a(isvu)")]
+AboutToShowReply = Annotated[tuple[list[int], list[int]], DBusSignature("aiai")]
+PropertiesUpdate = Annotated[
+    tuple[list[list[Any]], list[list[Any]]], DBusSignature("a(ia{sv})a(ias)")
+]
+LayoutRevision = Annotated[tuple[int, int], DBusSignature("ui")]
 
 
 class Shown(Protocol):
@@ -105,75 +107,75 @@ class ItemInterface(ServiceInterface):
         self.panel = panel
 
     @dbus_property(access=PropertyAccess.READ)
-    def Category(self) -> S:
+    def Category(self) -> Str:
         return "ApplicationStatus"
 
     @dbus_property(access=PropertyAccess.READ)
-    def Id(self) -> S:
+    def Id(self) -> Str:
         return "noru"
 
     @dbus_property(access=PropertyAccess.READ)
-    def Title(self) -> S:
+    def Title(self) -> Str:
         return "Noru"
 
     @dbus_property(access=PropertyAccess.READ)
-    def Status(self) -> S:
+    def Status(self) -> Str:
         return "NeedsAttention" if self.panel.looking else "Active"
 
     @dbus_property(access=PropertyAccess.READ)
-    def WindowId(self) -> I:
+    def WindowId(self) -> Int32:
         return 0
 
     @dbus_property(access=PropertyAccess.READ)
-    def IconName(self) -> S:
+    def IconName(self) -> Str:
         return self.panel.icon
 
     @dbus_property(access=PropertyAccess.READ)
-    def IconThemePath(self) -> S:
+    def IconThemePath(self) -> Str:
         return str(ICONS)
 
     @dbus_property(access=PropertyAccess.READ)
-    def IconPixmap(self) -> PIXMAPS:
+    def IconPixmap(self) -> IconPixmaps:
         return self.panel.pixmaps(self.panel.icon)
 
     @dbus_property(access=PropertyAccess.READ)
-    def OverlayIconName(self) -> S:
+    def OverlayIconName(self) -> Str:
         return ""
 
     @dbus_property(access=PropertyAccess.READ)
-    def AttentionIconName(self) -> S:
+    def AttentionIconName(self) -> Str:
         return "noru-looking"
 
     @dbus_property(access=PropertyAccess.READ)
-    def AttentionIconPixmap(self) -> PIXMAPS:
+    def AttentionIconPixmap(self) -> IconPixmaps:
         return self.panel.pixmaps("noru-looking")
 
     @dbus_property(access=PropertyAccess.READ)
-    def ToolTip(self) -> TOOLTIP:
+    def ToolTip(self) -> ToolTipStruct:
         return ["", [], "Noru", self.panel.tooltip]
 
     @dbus_property(access=PropertyAccess.READ)
-    def ItemIsMenu(self) -> B:
+    def ItemIsMenu(self) -> Bool:
         return True
 
     @dbus_property(access=PropertyAccess.READ)
-    def Menu(self) -> O:
+    def Menu(self) -> ObjectPath:
         return MENU_PATH
 
     @dbus_method()
-    def ContextMenu(self, x: I, y: I) -> None:
+    def ContextMenu(self, x: Int32, y: Int32) -> None:
         return None
 
     @dbus_method()
-    def Activate(self, x: I, y: I) -> None:
+    def Activate(self, x: Int32, y: Int32) -> None:
         return None  # ItemIsMenu: hosts open the menu instead
 
     @dbus_method()
-    def SecondaryActivate(self, x: I, y: I) -> None:
+    def SecondaryActivate(self, x: Int32, y: Int32) -> None:
         return None
 
     @dbus_method()
-    def Scroll(self, delta: I, orientation: S) -> None:
+    def Scroll(self, delta: Int32, orientation: Str) -> None:
         return None
 
     @dbus_signal()
@@ -189,7 +191,7 @@ class ItemInterface(ServiceInterface):
         return None
 
     @dbus_signal()
-    def NewStatus(self) -> S:
+    def NewStatus(self) -> Str:
         return "NeedsAttention" if self.panel.looking else "Active"
 
 
@@ -199,44 +201,52 @@ class MenuInterface(ServiceInterface):
         self.panel = panel
 
     @dbus_property(access=PropertyAccess.READ)
-    def Version(self) -> U:
+    def Version(self) -> UInt32:
         return 3
 
     @dbus_property(access=PropertyAccess.READ)
-    def TextDirection(self) -> S:
+    def TextDirection(self) -> Str:
         return "ltr"
 
     @dbus_property(access=PropertyAccess.READ)
-    def Status(self) -> S:
+    def Status(self) -> Str:
         return "normal"
 
     @dbus_property(access=PropertyAccess.READ)
-    def IconThemePath(self) -> AS:
+    def IconThemePath(self) -> StrList:
         return [str(ICONS)]
 
-    def _props(self, item: menu.Item, names: list[str]) -> dict[str, Variant]:
-        return {k: _variant(v) for k, v in item.properties().items() if not names or k in names}
+    def _item_properties(self, item: menu.Item, names: list[str]) -> dict[str, Variant]:
+        return {
+            name: _variant(value)
+            for name, value in item.properties().items()
+            if not names or name in names
+        }
 
     @dbus_method()
-    def GetLayout(self, parent: I, depth: I, names: AS) -> LAYOUT:
+    def GetLayout(self, parent: Int32, depth: Int32, names: StrList) -> MenuLayout:
         items = self.panel.items()
         children = [
-            Variant("(ia{sv}av)", [item.id, self._props(item, names), []])
+            Variant("(ia{sv}av)", [item.id, self._item_properties(item, names), []])
             for item in items
             if parent == 0 and depth != 0
         ]
         if parent == 0:
             return self.panel.revision, [0, {"children-display": Variant("s", "submenu")},
                                          children]  # fmt: skip
-        found = next((i for i in items if i.id == parent), None)
+        found = next((item for item in items if item.id == parent), None)
         if found is None:
             return self.panel.revision, [parent, {}, []]
-        return self.panel.revision, [parent, self._props(found, names), []]
+        return self.panel.revision, [parent, self._item_properties(found, names), []]
 
     @dbus_method()
-    def GetGroupProperties(self, ids: AI, names: AS) -> GROUP:
+    def GetGroupProperties(self, ids: Int32List, names: StrList) -> ItemsProperties:
         items = self.panel.items()
-        found = [[i.id, self._props(i, names)] for i in items if not ids or i.id in ids]
+        found = [
+            [item.id, self._item_properties(item, names)]
+            for item in items
+            if not ids or item.id in ids
+        ]
         if not ids or 0 in ids:
             # The root is an item too: libdbusmenu-glib asks for its properties
             # at each LayoutUpdated and warns when they are not in the answer.
@@ -245,36 +255,36 @@ class MenuInterface(ServiceInterface):
         return found
 
     @dbus_method()
-    def GetProperty(self, id: I, name: S) -> V:
-        item = next((i for i in self.panel.items() if i.id == id), None)
+    def GetProperty(self, id: Int32, name: Str) -> AnyValue:
+        item = next((item for item in self.panel.items() if item.id == id), None)
         props = item.properties() if item else {}
         return _variant(props.get(name, ""))
 
     @dbus_method()
-    def Event(self, id: I, event: S, data: V, timestamp: U) -> None:
+    def Event(self, id: Int32, event: Str, data: AnyValue, timestamp: UInt32) -> None:
         if event == "clicked":
             self.panel.clicked(id)
 
     @dbus_method()
-    def EventGroup(self, events: EVENTS) -> AI:
-        known = {i.id for i in self.panel.items()}
+    def EventGroup(self, events: MenuEvents) -> Int32List:
+        known = {item.id for item in self.panel.items()}
         for id, event, _data, _timestamp in events:
             if id in known and event == "clicked":
                 self.panel.clicked(id)
         return [id for id, *_ in events if id not in known]
 
     @dbus_method()
-    def AboutToShow(self, id: I) -> B:
+    def AboutToShow(self, id: Int32) -> Bool:
         return False
 
     @dbus_method()
-    def AboutToShowGroup(self, ids: AI) -> SHOW_GROUP:
+    def AboutToShowGroup(self, ids: Int32List) -> AboutToShowReply:
         return [], []
 
     @dbus_signal()
-    def LayoutUpdated(self) -> LAYOUT_SIGNAL:
+    def LayoutUpdated(self) -> LayoutRevision:
         return self.panel.revision, 0
 
     @dbus_signal()
-    def ItemsPropertiesUpdated(self) -> UPDATED:
+    def ItemsPropertiesUpdated(self) -> PropertiesUpdate:
         return [], []

@@ -88,9 +88,10 @@ class Panel:
         self.state: AccessState = access.load(self.home)
         self.revision = 1
         self._looked_at = -LOOK_SHOWN
-        self._shown: tuple[str, bool] = (menu.mode(self.state), False)
+        # (mode, looking) as the host was last told; a change sends the signals.
+        self._told: tuple[str, bool] = (menu.mode(self.state), False)
         self._pixmaps: dict[str, list[list[Any]]] = {}
-        self._work = ThreadPoolExecutor(max_workers=1, thread_name_prefix="noru-menu")
+        self._actions = ThreadPoolExecutor(max_workers=1, thread_name_prefix="noru-menu")
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name="noru-panel", daemon=True)
         self._stopped = asyncio.Event()
@@ -101,7 +102,7 @@ class Panel:
         self._menu: MenuInterface | None = None
         self._tasks: set[asyncio.Future[None]] = set()
         self._notifier: Notifier | None = None
-        self._tried = threading.Event()  # the first registration was tried
+        self._first_registration_tried = threading.Event()
 
     # --- what the interfaces read -------------------------------------------------
 
@@ -144,9 +145,9 @@ class Panel:
         self._looked_at = time.monotonic()
         with contextlib.suppress(RuntimeError):  # the loop has stopped
             self._loop.call_soon_threadsafe(self._refresh)  # the poll clears it after
-        self._work.submit(self._tell, how, client, capture_id)
+        self._actions.submit(self._notify_look, how, client, capture_id)
 
-    def _tell(self, how: str, client: str | None, capture_id: str) -> None:
+    def _notify_look(self, how: str, client: str | None, capture_id: str) -> None:
         config = snapshot(self.home).config
         if self._notifier is None or not (
             config.notify_observe if how == "observe" else config.notify_handoff
@@ -182,9 +183,9 @@ class Panel:
     def clicked(self, id: int) -> None:
         action = menu.ACTIONS.get(id)
         if action is not None:
-            self._work.submit(self._act, action)
+            self._actions.submit(self._run_action, action)
 
-    def _act(self, action: str) -> None:
+    def _run_action(self, action: str) -> None:
         try:
             if action in ("allow", "pause", "resume", "revoke"):
                 access.set_control(self.home, action)
@@ -230,11 +231,11 @@ class Panel:
     def _refresh(self) -> None:
         """Tell the host what changed, if anything did."""
         self.state = access.load(self.home)
-        shown = (menu.mode(self.state), self.looking)
-        if shown == self._shown or self._item is None or self._menu is None:
+        now_shown = (menu.mode(self.state), self.looking)
+        if now_shown == self._told or self._item is None or self._menu is None:
             return
-        mode_changed = shown[0] != self._shown[0]
-        self._shown = shown
+        mode_changed = now_shown[0] != self._told[0]
+        self._told = now_shown
         self._item.NewIcon()
         self._item.NewStatus()
         self._item.NewToolTip()
@@ -242,7 +243,7 @@ class Panel:
             self.revision += 1
             self._menu.LayoutUpdated()
 
-    async def _follow(self) -> None:
+    async def _follow_access(self) -> None:
         while not self._stopped.is_set():
             self._refresh()
             with contextlib.suppress(asyncio.TimeoutError):
@@ -275,13 +276,13 @@ class Panel:
         address = session_address()
         if address is None:
             self.problem = "no session D-Bus (DBUS_SESSION_BUS_ADDRESS): the Noru menu is not shown"
-            self._tried.set()
+            self._first_registration_tried.set()
             return
         try:
             bus = await MessageBus(bus_address=address).connect()
         except BROKEN as exc:
             self.problem = f"cannot reach the session D-Bus ({exc}): the Noru menu is not shown"
-            self._tried.set()
+            self._first_registration_tried.set()
             return
         try:
             self._item, self._menu = ItemInterface(self), MenuInterface(self)
@@ -290,7 +291,7 @@ class Panel:
             self.bus_name = f"org.kde.StatusNotifierItem-{os.getpid()}-1"
             await bus.request_name(self.bus_name)
 
-            def watcher_started(message: Message) -> None:
+            def watcher_changed(message: Message) -> None:
                 if message.member != "NameOwnerChanged" or message.body[0] != WATCHER:
                     return
                 if not message.body[2]:  # the host went away, and the menu with it
@@ -305,9 +306,11 @@ class Panel:
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
 
-            bus.add_message_handler(watcher_started)
+            bus.add_message_handler(watcher_changed)
             self._notifier = Notifier(
-                bus, str(ICONS / "noru-looking.png"), lambda: self._work.submit(self._act, "pause")
+                bus,
+                str(ICONS / "noru-looking.png"),
+                lambda: self._actions.submit(self._run_action, "pause"),
             )
             await self._notifier.watch()
             await bus.call(
@@ -321,13 +324,13 @@ class Panel:
                 )
             )
             await self._register(bus)
-            self._tried.set()
-            await self._follow()
+            self._first_registration_tried.set()
+            await self._follow_access()
         except BROKEN as exc:
             self.problem = f"the session D-Bus failed ({exc}): the Noru menu is gone"
             log.warning(self.problem)
         finally:
-            self._tried.set()
+            self._first_registration_tried.set()
             bus.disconnect()
 
     def _run(self) -> None:
@@ -343,13 +346,13 @@ class Panel:
         """Start, and wait up to ``wait`` seconds for the first registration, so
         the app can say at its start whether the menu is shown (``problem``)."""
         self._thread.start()
-        self._tried.wait(wait)
+        self._first_registration_tried.wait(wait)
 
     def close(self) -> None:
         with contextlib.suppress(RuntimeError):
             self._loop.call_soon_threadsafe(self._stopped.set)
         self._thread.join(timeout=10)
-        self._work.shutdown(wait=True)
+        self._actions.shutdown(wait=True)
         if self._console is not None and self._console.poll() is None:
             self._console.terminate()
             try:

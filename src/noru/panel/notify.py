@@ -23,7 +23,7 @@ from noru.sessionbus import daemon
 __all__ = ["BURST", "Burst", "Notifier", "summary"]
 
 NOTIFICATIONS = "org.freedesktop.Notifications"
-PATH = "/org/freedesktop/Notifications"
+NOTIFICATIONS_PATH = "/org/freedesktop/Notifications"
 BURST = 10.0  # seconds: a look sooner than this after the last joins its notification
 SHOWN_FOR = 8000  # ms the notification stays up (the server may differ)
 
@@ -58,7 +58,7 @@ def _notify(
     """A ``Notify`` call from Noru, normal urgency, shown ``SHOWN_FOR`` ms."""
     return Message(
         destination=NOTIFICATIONS,
-        path=PATH,
+        path=NOTIFICATIONS_PATH,
         interface=NOTIFICATIONS,
         member="Notify",
         signature="susssasa{sv}i",
@@ -80,7 +80,7 @@ class Notifier:
     async def watch(self) -> None:
         """Hear the person's click on Pause, and a notification closing."""
 
-        def heard(message: Message) -> None:
+        def on_signal(message: Message) -> None:
             if message.message_type != MessageType.SIGNAL or message.interface != NOTIFICATIONS:
                 return
             if not message.body or message.body[0] != self.burst.id:
@@ -90,7 +90,7 @@ class Notifier:
             elif message.member == "NotificationClosed":
                 self.burst = Burst()  # the next look starts a new one
 
-        self.bus.add_message_handler(heard)
+        self.bus.add_message_handler(on_signal)
         await self.bus.call(daemon("AddMatch", "s", [f"type='signal',interface='{NOTIFICATIONS}'"]))
 
     async def failed(self, what: str, why: str) -> None:
