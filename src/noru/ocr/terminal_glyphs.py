@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from noru.ocr.glyphs import Array
 
-__all__ = ["Band", "claimed", "decide", "runs_of"]
+__all__ = ["BLANK", "Band", "claimed", "decide", "runs_of"]
 
 # Steps a colour's direction is told in, per channel: words of colours this
 # far apart have each their own full ink.
@@ -36,6 +36,10 @@ COLOUR_STEPS = 8
 # edge where it holds this much there.
 STROKE = 0.5
 EDGE_INK = 0.25
+# A cell whose ink is all the glyphs beside it left there, but for this much
+# coverage, holds no glyph: a space (``BLANK``), not a phantom character.
+BLANK_INK = 0.25
+BLANK = Decision(" ", 0.0, 1.0, -1)
 # The cells around a cell, as (rows below, columns right).
 _AROUND = [(r, c) for r in (-1, 0, 1) for c in (-1, 0, 1) if (r, c) != (0, 0)]
 
@@ -116,17 +120,25 @@ def decide(
     }
     array_of = dict(zip(unique, arrays, strict=True))
     band_of = {band.row: i for i, band in enumerate(bands)}
-    for (i, column), decision in list(found.items()):
-        if decision.sure:
+    for (i, column), item in scaled.items():
+        decision = found.get((i, column))
+        if decision is not None and decision.sure:
             continue
-        cell = array_of[scaled[i, column]].copy()
+        cell = array_of[item].copy()
+        bled = False
         for rows, columns in _AROUND:
             j = band_of.get(bands[i].row + rows)
             beside = found.get((j, column + columns)) if j is not None else None
-            if beside is not None and beside.sure:
+            if beside is not None and beside.sure and beside is not BLANK:
                 ink = shapes.bleed(beside.glyph, rows, columns)
                 if ink is not None:
                     cell -= ink
+                    bled = True
+        if bled and float(np.clip(cell, 0.0, 1.0).max()) < BLANK_INK:
+            found[i, column] = BLANK  # only what the glyphs beside it left there
+            continue
+        if decision is None:
+            continue
         (again,) = shapes.decide([np.clip(cell, 0.0, 1.0)])
         if again is not None and again.sure:
             found[i, column] = again
@@ -155,7 +167,7 @@ def _without_crossings(
 
     kept = dict(found)
     for (i, column), decision in found.items():
-        if not decision.sure:
+        if not decision.sure or decision is BLANK:
             continue
         here = array_of[scaled[i, column]].reshape(cells.height, cells.width)
         for step, side in ((1, -1), (-1, 0)):

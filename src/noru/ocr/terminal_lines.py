@@ -93,6 +93,8 @@ def lines_of(
         for column, key in band.keys.items():
             glyph = drawn.get((index, column))
             if glyph is not None and glyph.sure:
+                if not glyph.char.strip():
+                    continue  # ink the glyphs beside it left: a space
                 chars[column] = glyph.char
                 how["glyph"] += 1
                 continue
