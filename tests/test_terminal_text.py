@@ -26,6 +26,7 @@ from tests import real_clients, real_terminals
 from tests.real_clients import Client
 from tests.redaction_cases import planted
 from tests.sway import Sway, enter_session
+from tests.terminal_shown import Shown
 from tests.xserver import XServer
 
 MONO = "DejaVu Sans Mono"
@@ -365,6 +366,40 @@ def test_ink_a_glyph_leaves_in_the_space_beside_it_is_no_character(
         image = window(capturer, client)
     read = as_drawn(list(engine.recognise(image).lines))
     assert read == SPILLED, "\n".join(read)
+
+
+# A label on a colour of its own (npm's WARN on yellow, ERR! on black):
+# its first cell's pixels may begin a column before the block, on the page.
+LABELLED = [
+    Shown("$ npm install", "$ npm install"),
+    Shown(
+        "npm WARN deprecated vite@0.20.19: no longer supported",
+        "npm \033[30;43mWARN\033[0m \033[35mdeprecated\033[0m vite@0.20.19: no longer supported",
+    ),
+    Shown(
+        "npm WARN deprecated glob@7.2.3: Glob prior to v9",
+        "npm \033[30;43mWARN\033[0m \033[35mdeprecated\033[0m glob@7.2.3: Glob prior to v9",
+    ),
+    Shown("npm ERR! code ERESOLVE", "npm \033[31;40mERR!\033[0m \033[35mcode\033[0m ERESOLVE"),
+    Shown(
+        "npm ERR! Exit handler never called!",
+        "npm \033[31;40mERR!\033[0m Exit handler never called!",
+    ),
+]
+
+
+@pytest.mark.parametrize(("family", "size"), [("Liberation Mono", 8), ("DejaVu Sans Mono", 10)])
+def test_a_label_on_a_colour_of_its_own_is_read_to_its_first_letter(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, family: str, size: int
+) -> None:
+    real_terminals.need("urxvt")
+    with real_terminals.open_terminal(
+        desktop, "urxvt", LABELLED, columns=80, rows=7, font=family, size=size,
+        theme="solarized-light", x=40, y=40,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert read == [shown.plain for shown in LABELLED], "\n".join(read)
 
 
 # A short screen mostly of wide letters: the gaps between two of them lie on

@@ -157,7 +157,14 @@ def own_backgrounds(
         colour = int(values[counts.argmax()])
         own = ((colour >> 16) & 255, (colour >> 8) & 255, colour & 255)
         cell = rgb.crop((x, y, x + cells.width, y + cells.height))
-        dark.paste(ink(cell, own, sub_pixel=sub_pixel), (x, y))
+        measured = ink(cell, own, sub_pixel=sub_pixel)
+        # A pixel column of the paper down the whole cell at its side is
+        # the page beside the block (the grid a pixel off the block's edge),
+        # not a stroke: no glyph's ink is so tall.
+        for side in (0, 1, cells.width - 2, cells.width - 1):
+            if 0 <= side < cells.width and not off[y : y + cells.height, x + side].any():
+                measured.paste(255, (side, 0, side + 1, cells.height))
+        dark.paste(measured, (x, y))
     return dark
 
 
