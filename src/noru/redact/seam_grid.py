@@ -219,22 +219,28 @@ def _cut_cell(text: str, at: int) -> tuple[str, tuple[str, ...]]:
         # As read too (a ``|`` is an ``l`` in a token, a ``:`` ends a label),
         # but as the half glyph the engine reads most, a ``\\``: in no token.
         tried |= {*CUT_VARIANTS, *(() if read == "\\" else (read,))}
-    if run_across(main[:at] + CUT_AS + main[at + 1 :], at) >= TOKEN_RUN:
+    extra = completing(main, at)
+    if extra and run_across(main[:at] + CUT_AS + main[at + 1 :], at) >= TOKEN_RUN:
         # Beside a label's ``:`` or a space too: a token's fixed part may end
         # or start there (a Telegram bot token's ``:``).
-        tried |= set(completing(main, at))
+        tried |= set(extra)
     others = sorted(tried - {main[at], " "})
     return main, tuple(text[:at] + c + text[at + 1 :] for c in others)
 
 
-# Each rule's needle (its fixed part, as ``canon`` folds it; two
-# characters or more) with one of its characters left out, looked up by
-# what is before the gap: (what is after it, the character left out).
-_GAPPED: dict[str, list[tuple[str, str]]] = {}
+# Each rule's needle (its fixed part, as ``canon`` folds it) with one of
+# its characters left out, looked up by what is before the gap and the
+# first character after it: (what is after it, the character left out).
+# Two of its characters must be read, one where the needle holds a mark (a
+# Telegram bot token's ``:A``, an Entra ID secret's ``Q~``): a letter
+# beside any one letter would be tried on most rows.
+_GAPPED: dict[tuple[str, str], list[tuple[str, str]]] = {}
 for _needle in sorted({n for r in (*RULES, *OPTIONAL_RULES) for n in r.needles if len(n) >= 2}):
     for _k in range(len(_needle)):
-        _GAPPED.setdefault(_needle[:_k], []).append((_needle[_k + 1 :], _needle[_k]))
-_LONGEST = max(len(before) for before in _GAPPED) + 1
+        if len(_needle) >= 3 or not _needle.isalnum():
+            _after = _needle[_k + 1 :]
+            _GAPPED.setdefault((_needle[:_k], _after[:1]), []).append((_after, _needle[_k]))
+_LONGEST = max(len(before) for before, _ in _GAPPED) + 1
 # The characters ``canon`` folds into one, as the rules' fixed parts may
 # hold them.
 _UNFOLDED = {"l": "l1iIL", "o": "o0O", "s": "s5S", "z": "z2Z", "a": "a4A", "b": "b8B", "_": "_"}
@@ -244,12 +250,16 @@ def completing(text: str, at: int) -> list[str]:
     """The characters that, at ``at`` in ``text``, make a format's fixed
     part whole around it (``h`` in ``g?p_``, ``:`` in ``7312457780?AA``):
     the cell the seam cut was one of them, whatever it was read as."""
-    folded = canon(text)
+    start = max(0, at - _LONGEST)
+    folded, at = canon(text[start : at + _LONGEST]), at - start
     found: set[str] = set()
+    next_one = folded[at + 1 : at + 2]
     for k in range(min(at, _LONGEST - 1) + 1):
-        for after, char in _GAPPED.get(folded[at - k : at], ()):
-            if folded.startswith(after, at + 1):
-                found.add(char)
+        before = folded[at - k : at]
+        for key in ((before, next_one), (before, "")):
+            for after, char in _GAPPED.get(key, ()):
+                if folded.startswith(after, at + 1):
+                    found.add(char)
     out: list[str] = []
     for char in sorted(found):
         out += _UNFOLDED.get(char, char if not char.isalpha() else char + char.upper())
