@@ -29,7 +29,8 @@ engine's reading left of each value missed. With ``--training``, the first
 round's seeds and lines instead (tuned on: its misses may be looked at and
 tuned to; the second round's may not).
 
-    .venv/bin/python bench/redact_formats.py [--real [--seeds 2] [--first 0] [--training]]
+    .venv/bin/python bench/redact_formats.py [--real [--seeds 2] [--first 0] [--training]
+        [--clients Chromium,xfce4]]
 """
 
 from __future__ import annotations
@@ -98,9 +99,11 @@ def share(counts: list[int]) -> str:
     return f"{counts[0]:5}/{counts[1]:<5} {counts[0] / max(1, counts[1]):7.1%}"
 
 
-def real(first: int, seeds: int, training: bool = False) -> None:
+def real(first: int, seeds: int, training: bool = False, only: str = "") -> None:
     """Recall per client and per kind on what real clients draw, as read:
-    the second round's values and lines, or with ``training`` the first's."""
+    the second round's values and lines, or with ``training`` the first's;
+    ``only``: the clients whose names hold one of its comma-separated
+    words (all when empty)."""
     import tempfile
 
     from tests.xserver import running_xserver
@@ -128,7 +131,9 @@ def real(first: int, seeds: int, training: bool = False) -> None:
                 else:
                     cases.append((line.expandtabs(8), value, kind))
             for name, opener in SHOWN.items():
-                size = 20 if name.startswith("Firefox") else 50  # what fits its window
+                if only and not any(w and w in name for w in only.split(",")):
+                    continue
+                size = 20 if name.endswith(" px") else 50  # what fits its window (a page: 20)
                 for half in (cases[at : at + size] for at in range(0, len(cases), size)):
                     shown = [line for line, _, _ in half]
                     read, served = shown_and_served(server, capturer, engine, opener, shown)
@@ -167,9 +172,12 @@ def main() -> None:
     parser.add_argument(
         "--training", action="store_true", help="with --real: the first round's seeds and lines"
     )
+    parser.add_argument(
+        "--clients", default="", help="with --real: only clients named so (comma-separated)"
+    )
     args = parser.parse_args()
     if args.real:
-        real(args.first, args.seeds, args.training)
+        real(args.first, args.seeds, args.training, args.clients)
         return
     parts = {
         "tuned": measure((TUNED_SEED,), TUNED),

@@ -255,6 +255,33 @@ def test_ordinary_look_alikes_of_secrets_are_no_secret(line: str) -> None:
     assert find(line) == [], [(line[f.start : f.end], f.kind) for f in find(line)]
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ASIA PACIFIC SOUTHEAST",
+        "| ap-southeast-1 | ASIA PACIFIC SOUTHEAST | Singapore |",
+        "REGION: ASIA NORTHEAST REGIONS",
+        "ASIA Pacific Southeast",
+        "AKIA PACIFIC SOUTHEAST",
+        "ASIA PACIFICSOUTH EAST",
+    ],
+)
+def test_words_after_a_key_ids_prefix_are_not_joined_into_a_key(line: str) -> None:
+    """A format of one length joins whatever pieces after stray spaces make
+    up its length, but words of a natural language are no token's pieces:
+    ``ASIA`` then 16 letters of words is a region's name, not an AWS key id."""
+    assert find(line) == [] and find_lines([line]) == [[]], find(line)
+
+
+def test_a_key_id_cut_by_a_stray_space_into_letters_is_still_joined() -> None:
+    """The pieces of a key id's random body, letters only, are joined still:
+    they hold pairs of letters or runs of consonants words do not."""
+    for value in ("AKIAQXZVBNMWJKHGFDSL", "ASIAJQWKZXBVPLMNRTHG", "AKIAOPLMQWZJXKRTVBNH"):
+        for cut in range(4, len(value) - 2):
+            spaced = value[:cut] + " " + value[cut:]
+            assert find(f"key {spaced} end") == [Finding(4, 4 + len(spaced), "aws-key")], spaced
+
+
 def test_a_csv_under_a_header_that_names_a_secret_has_those_columns_found() -> None:
     secret = "wJa1rXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKE"
     rows = [

@@ -262,3 +262,67 @@ def test_a_part_at_the_seam_is_redacted_alone_where_the_whole_line_holds_it_too(
             seen = for_agent(_wide([line], cut, misread=misread), POLICY)
             assert leaked(seen.record.ocr_text, value) is None, (cut, misread)
             assert all(seen.boxes), (cut, misread)
+
+
+# The formats whose value starts with a fixed part of letters (a prefix),
+# with its length.
+_PREFIX = re.compile(r"(?:[a-z0-9]{2,8}[_.-]){1,2}|[A-Za-z]{2,8}[_.-]|[A-Z]{4}")
+PREFIXED = [
+    (line, value, kind, m.end())
+    for line, value, kind in redaction_formats.lines(
+        redaction_formats.HELD_OUT_SEEDS[0], ["$ echo {v}"]
+    )
+    if (m := _PREFIX.match(value)) and len(line) <= 110
+]
+
+
+def test_a_token_the_seam_cuts_inside_its_fixed_part_is_found_whole() -> None:
+    """``gh|p_...``: the cut cell is a letter of the prefix, read as a half
+    glyph. It is tried as the character that makes the prefix whole (no
+    one character stands for every prefix's), so every format is found."""
+    assert len(PREFIXED) >= 50
+    missed = []
+    for line, value, kind, fixed in PREFIXED:
+        start = line.index(value)
+        for k in range(1, fixed + 1):
+            for misread in MISREADS:
+                seen = for_agent(_wide(["$ cat keys", line], start + k, misread=misread), POLICY)
+                served = re.sub(r"\[redacted: [^\]]*\]", "", seen.record.ocr_text)
+                if leaked(served, value) is not None or not all(seen.boxes):
+                    missed.append((kind, value[: k + 1], misread))
+    assert not missed, missed[:20]
+
+
+def test_a_telegram_bot_token_the_seam_cuts_at_its_colon_is_found_whole() -> None:
+    """The ``:`` between the bot's number and its key is the token's fixed
+    part: cut there, or at the ``A`` after it, each half alone is nothing."""
+    rng = random.Random("seam-telegram")
+    value = "".join(rng.choice("0123456789") for _ in range(10)) + ":AA" + _pick(rng, 33)
+    for shown in (value, f"Copied {value} to the clipboard", f"bot = Bot('{value}')"):
+        colon = shown.index(":")
+        for cut in (colon, colon + 1):
+            for misread in MISREADS:
+                seen = for_agent(_wide(["$ cat bot.env", shown], cut, misread=misread), POLICY)
+                assert leaked(seen.record.ocr_text, value) is None, (cut, misread)
+                assert all(seen.boxes), (cut, misread)
+
+
+def test_a_browsers_token_the_seam_cuts_inside_its_fixed_part_is_found_whole() -> None:
+    """A proportional line: the glyph the seam cuts read on neither side,
+    or as a mark or a stroke on one (``gh`` then ``\\p_...``)."""
+    missed = []
+    for _, value, kind, fixed in PREFIXED:
+        for k in range(1, fixed + 1):
+            for misread in ("", "\\", "|"):
+                a, b = f"Secret key {value[:k]}", misread + value[k + 1 :] + " Reveal"
+                left = [OcrLine(a, (2559 - 9 * len(a), 300, 9 * len(a), 18), 0.95)]
+                right = [OcrLine(b, (2, 301, 9 * len(b), 17), 0.95)]
+                record = _record(
+                    _image(1, (0, 0, 2560, 1440), left, ((2000, 200, 560, 400),)),
+                    _image(2, (2560, 0, 1920, 1080), right, ((0, 200, 1200, 400),)),
+                )
+                seen = for_agent(record, POLICY)
+                served = re.sub(r"\[redacted: [^\]]*\]", "", seen.record.ocr_text)
+                if leaked(served, value) is not None or not all(seen.boxes):
+                    missed.append((kind, value[: k + 1], misread))
+    assert not missed, missed[:20]

@@ -144,23 +144,32 @@ def _unfilled(
     return out
 
 
+def _assert_redacted(
+    rows: list[str], cell: tuple[int, int, int, int], origin: tuple[int, int], texts: list[str],
+    served: list[Image.Image], secrets: dict[str, tuple[int, int]],
+) -> None:  # fmt: skip
+    """Each secret, which the seam cuts between its characters ``secrets[secret]``,
+    is in no display's text and every cell of it is filled."""
+    seam_column = (SEAM - origin[0]) / cell[0]
+    everything = "\n".join(texts)
+    for secret, (first, last) in secrets.items():
+        row = next(r for r, text in enumerate(rows) if secret in text)
+        start = rows[row].index(secret)
+        assert start + first < seam_column < start + last, (secret, seam_column)
+        assert leaked(everything, secret) is None, (secret[:12], leaked(everything, secret))
+        for column in range(start, start + len(secret)):
+            assert not _unfilled(served, cell, origin, row, column), (secret[:12], column)
+
+
 def test_secrets_the_seam_of_two_displays_cuts_are_redacted_on_both(
     two_monitors: XServer, home: Path, engine: TesseractEngine
 ) -> None:
     require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
     lines, secrets, ordinary = _screen(random.Random("seams-real"))
     rows, cell, origin, texts, served = _served(two_monitors, home, engine, lines)
-    width = cell[0]
-    seam_column = (SEAM - origin[0]) / width
+    # The seam cuts each value: part of it on each display.
+    _assert_redacted(rows, cell, origin, texts, served, {s: (2, len(s) - 2) for s in secrets})
     everything = "\n".join(texts)
-    for secret in secrets:
-        row = next(r for r, text in enumerate(rows) if secret in text)
-        start = rows[row].index(secret)
-        # The seam cuts the value: part of it on each display.
-        assert start + 2 < seam_column < start + len(secret) - 2, (secret, seam_column)
-        assert leaked(everything, secret) is None, (secret[:12], leaked(everything, secret))
-        for column in range(start, start + len(secret)):
-            assert not _unfilled(served, cell, origin, row, column), (secret[:12], column)
     # The ordinary lines the seam cuts are served as read on both displays.
     left, right = texts
     for line in ordinary:
@@ -171,3 +180,26 @@ def test_secrets_the_seam_of_two_displays_cuts_are_redacted_on_both(
         if any(line[:10] in text or line[-10:] in text for line in ordinary)
     ]
     assert len(beside) >= 2 * len(ordinary) and not any("[redacted:" in t for t in beside)
+
+
+def test_tokens_the_seam_cuts_inside_their_fixed_part_are_redacted_on_both(
+    two_monitors: XServer, home: Path, engine: TesseractEngine
+) -> None:
+    """The seam (column 24) cuts ``ghp_`` at its ``h``, ``glpat-`` at its
+    ``p`` and a Telegram bot token at its ``:``: each display's half lacks
+    the format's fixed part, and the engine reads the cut cell as it will."""
+    require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
+    rng = random.Random("seams-real-prefix")
+    github = "ghp_" + _pick(rng, 36)
+    gitlab = "glpat-" + _pick(rng, 20)
+    telegram = _pick(rng, 10, "0123456789") + ":AA" + _pick(rng, 33)
+    lines = [
+        "$ history | tail -4",
+        f"{'Copied':<23}{github}",
+        f"{'  using':<22}{gitlab}",
+        f"{'bot':<14}{telegram}",
+        "$ ",
+    ]
+    rows, cell, origin, texts, served = _served(two_monitors, home, engine, lines)
+    prefixes = {github: (1, 2), gitlab: (2, 3), telegram: (10, 11)}
+    _assert_redacted(rows, cell, origin, texts, served, prefixes)

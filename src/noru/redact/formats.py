@@ -132,7 +132,7 @@ FORMATS: tuple[Rule, ...] = (
     rule(
         "brevo-key",
         rf"\b(?P<v>(?:{fixed('xkeysib-')}|{fixed('xsmtpsib-')}){HEX}{{64}}-[A-Za-z0-9|]{{16}})(?![A-Za-z0-9])",
-        needles=("sib-",),
+        needles=("xkeysib-", "xsmtpsib-"),
     ),
     prefixed("mailgun-key", "key-", HEX, 32),
     rule(

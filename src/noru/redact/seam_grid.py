@@ -15,7 +15,9 @@ characters across the seam is also tried with it as each of
 ``_`` or ``-``), and as read but for a ``\\`` (a ``|`` is an ``l`` in a
 token, a ``:`` ends a label). Between a card number's digits it is also
 tried as the digit its check wants: any one digit of a card can be put
-back from the others.
+back from the others. Inside a format's fixed part (``gh|p_...``, a
+Telegram bot token's ``:``) it is also tried as the character that makes
+the part whole (``completing``): no one character stands for them all.
 
 The left image's rows of such a grid are not at its last column at the
 left display's edge: their grid's width is counted on across the seam
@@ -29,8 +31,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from noru.redact.rules import CARD, CARD_DIGITS
+from noru.redact.rules import CARD, CARD_DIGITS, OPTIONAL_RULES, RULES
 from noru.redact.seam_pairs import Placed, placed, scale
+from noru.redact.shapes import canon
 from noru.store import ImageRecord, OcrLine
 
 __all__ = [
@@ -42,6 +45,7 @@ __all__ = [
     "Joined",
     "Part",
     "beyond",
+    "completing",
     "grid_rows",
     "lead",
     "run_across",
@@ -215,8 +219,51 @@ def _cut_cell(text: str, at: int) -> tuple[str, tuple[str, ...]]:
         # As read too (a ``|`` is an ``l`` in a token, a ``:`` ends a label),
         # but as the half glyph the engine reads most, a ``\\``: in no token.
         tried |= {*CUT_VARIANTS, *(() if read == "\\" else (read,))}
+    extra = completing(main, at)
+    if extra and run_across(main[:at] + CUT_AS + main[at + 1 :], at) >= TOKEN_RUN:
+        # Beside a label's ``:`` or a space too: a token's fixed part may end
+        # or start there (a Telegram bot token's ``:``).
+        tried |= set(extra)
     others = sorted(tried - {main[at], " "})
     return main, tuple(text[:at] + c + text[at + 1 :] for c in others)
+
+
+# Each rule's needle (its fixed part, as ``canon`` folds it) with one of
+# its characters left out, looked up by what is before the gap and the
+# first character after it: (what is after it, the character left out).
+# Two of its characters must be read, one where the needle holds a mark (a
+# Telegram bot token's ``:A``, an Entra ID secret's ``Q~``): a letter
+# beside any one letter would be tried on most rows.
+_GAPPED: dict[tuple[str, str], list[tuple[str, str]]] = {}
+for _needle in sorted({n for r in (*RULES, *OPTIONAL_RULES) for n in r.needles if len(n) >= 2}):
+    for _k in range(len(_needle)):
+        if len(_needle) >= 3 or not _needle.isalnum():
+            _after = _needle[_k + 1 :]
+            _GAPPED.setdefault((_needle[:_k], _after[:1]), []).append((_after, _needle[_k]))
+_LONGEST = max(len(before) for before, _ in _GAPPED) + 1
+# The characters ``canon`` folds into one, as the rules' fixed parts may
+# hold them.
+_UNFOLDED = {"l": "l1iIL", "o": "o0O", "s": "s5S", "z": "z2Z", "a": "a4A", "b": "b8B", "_": "_"}
+
+
+def completing(text: str, at: int) -> list[str]:
+    """The characters that, at ``at`` in ``text``, make a format's fixed
+    part whole around it (``h`` in ``g?p_``, ``:`` in ``7312457780?AA``):
+    the cell the seam cut was one of them, whatever it was read as."""
+    start = max(0, at - _LONGEST)
+    folded, at = canon(text[start : at + _LONGEST]), at - start
+    found: set[str] = set()
+    next_one = folded[at + 1 : at + 2]
+    for k in range(min(at, _LONGEST - 1) + 1):
+        before = folded[at - k : at]
+        for key in ((before, next_one), (before, "")):
+            for after, char in _GAPPED.get(key, ()):
+                if folded.startswith(after, at + 1):
+                    found.add(char)
+    out: list[str] = []
+    for char in sorted(found):
+        out += _UNFOLDED.get(char, char if not char.isalpha() else char + char.upper())
+    return out
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ line the seam cuts paired (``noru.redact.seam_pairs``). A terminal's rows
 the seam cuts are put together whole, as one grid (``noru.redact.seam_grid``)
 and searched as the terminal wrapped them (``noru.redact.wrap``).
 Proportional text is joined as read, with a space where the parts lie
-apart, and a long run across the seam is also tried without it and with
-``CUT_AS`` there.
+apart; a long run across the seam is also tried with the glyph the seam
+cut read on neither side (``CUT_AS``, or what makes a format's fixed part
+whole, in the space) or as a mark or a stroke on one side.
 
 What is found in the joined text is given back to each part, to be
 replaced and filled there; a part a secret runs into the seam with also
@@ -37,10 +38,13 @@ from noru.geometry import Rect
 from noru.redact.detect import Allowed, Finding, Own, find_near
 from noru.redact.seam_grid import (
     CUT_AS,
+    CUT_VARIANTS,
+    STROKES,
     TOKEN_RUN,
     Joined,
     Part,
     beyond,
+    completing,
     grid_rows,
     lead,
     run_across,
@@ -145,12 +149,40 @@ def _proportional(
             Part(a.image, a.index, 0, len(ta)),
             Part(b.image, b.index, len(ta) - lead_b, len(b.line.text)),
         )
-        touching = Joined(ta + tb, parts)
+        touching = Joined(ta + tb, parts, _misread_at_junction(ta, tb))
         spaced = Part(b.image, b.index, len(ta) + 1 - lead_b, len(b.line.text))
-        variants = (ta + CUT_AS + tb,) if run_across(ta + tb, len(ta)) >= TOKEN_RUN else ()
-        across_space = Joined(ta + " " + tb, (parts[0], spaced), variants)
+        across_space = Joined(ta + " " + tb, (parts[0], spaced), _lost_at_junction(ta, tb))
         joined += [across_space, touching] if apart else [touching, across_space]
     return joined
+
+
+def _cell_variants(text: str, at: int) -> tuple[str, ...]:
+    """``text`` with the cell at ``at`` (a glyph the seam cut) as a token's
+    character (``CUT_AS``, ``CUT_VARIANTS``), and as each character that makes a format's fixed part
+    whole there (``completing``); none where no long run of a token's
+    characters goes through it."""
+    if run_across(text[:at] + CUT_AS + text[at + 1 :], at) < TOKEN_RUN:
+        return ()
+    tried = dict.fromkeys((CUT_AS, *CUT_VARIANTS, *completing(text, at)))
+    return tuple(text[:at] + c + text[at + 1 :] for c in tried)
+
+
+def _lost_at_junction(ta: str, tb: str) -> tuple[str, ...]:
+    """Variants of ``ta`` and ``tb`` a space apart: the glyph the seam cut
+    read on neither side, in that space."""
+    return _cell_variants(ta + " " + tb, len(ta))
+
+
+def _misread_at_junction(ta: str, tb: str) -> tuple[str, ...]:
+    """Variants of ``ta`` and ``tb`` put together: the glyph the seam cut
+    read as a mark or a stroke (``\\``, ``|``) on one side, the last of
+    ``ta`` or the first of ``tb``."""
+    out: list[str] = []
+    for at in (len(ta) - 1, len(ta)):
+        text = ta + tb
+        if 0 <= at < len(text) and (not text[at].isalnum() or text[at] in STROKES):
+            out += [v for v in _cell_variants(text, at) if v != text]
+    return tuple(dict.fromkeys(out))
 
 
 def _spans_seam(joined: Joined, findings: Sequence[Finding]) -> bool:

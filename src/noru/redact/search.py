@@ -13,7 +13,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from noru.redact.rules import CATEGORY_OF, OPTIONAL_RULES, RULES, Rule
-from noru.redact.shapes import Finding, piece_like
+from noru.redact.shapes import Finding, piece_like, word_like
 
 __all__ = ["NEEDLES_CUT", "category", "formats", "matched", "searched"]
 
@@ -125,7 +125,9 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     space inside it (``gho_29t3DL70EurYGs rbwc...``). A piece after the
     first is joined when the token is then still within its length and the
     piece looks like a token's (of a format of one length, any piece that
-    makes it up); None when no run of pieces is the format's length. A
+    makes it up), but not a word of a natural language after a prefix
+    alone or a word (``ASIA PACIFIC SOUTHEAST`` is three words, not an AWS
+    key id); None when no run of pieces is the format's length. A
     format of one length of 20 or more takes two characters fewer or more:
     in a proportional font the engine drops or adds one now and then."""
     at, size = m.start("p"), -len(m["p"])
@@ -136,8 +138,11 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     one_length = high - low <= 4
     if one_length and low >= 20:
         low, high = low - 2, high + 2  # a character the engine dropped or added
+    words = not m["b"] or word_like(m["b"])
     for k, piece in enumerate(pieces):
         if k and not (one_length or piece_like(piece)):
+            break
+        if k and words and word_like(piece):
             break
         size += len(piece)
         if size > high:

@@ -4,7 +4,8 @@ written to take them (``fixed``), the folded form a line is searched for
 a rule's needles in (``canon``), the kinds of rule: a pattern
 (``rule``) and a token of a prefix and a body whose stray spaces
 ``search`` joins (``token``, ``prefixed``); what a piece of a token looks
-like (``piece_like``), and what is found (``Finding``).
+like (``piece_like``) and what a word looks like (``word_like``), and what
+is found (``Finding``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "prefixed",
     "rule",
     "token",
+    "word_like",
 ]
 
 # The characters the engine confuses, in the fixed parts of a format.
@@ -178,6 +180,46 @@ _MIXED = re.compile(r"[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])", re.ASCII)
 _PIECE_CHARS = re.compile(r"[A-Za-z0-9_+/=.~|)\]}-]+", re.ASCII)
 
 TOKEN_CHARS = re.compile(r"[A-Za-z0-9_+/=.~|-]+", re.ASCII)
+
+
+# Letter pairs that words (of English, and of most languages written in
+# Latin letters) hardly ever hold: those fewer than 10 of the 13,493 words
+# of small letters in Python 3.11's standard library hold. A random run of
+# letters holds one now and then; a word seldom does.
+_PAIRS = """
+    AJ AO AQ AZ BG BH BK BQ BV BW BX BZ CB CJ CW CX CZ DJ DQ DW DX DZ FB FH FJ FK FQ FV FW
+    FX FZ GB GJ GK GQ GW GX GY HB HG HH HJ HP HQ HV HW HX HZ IH IJ IU IW IY JB JC JD JF JG
+    JH JI JJ JK JL JM JN JP JQ JR JS JT JV JW JX JY JZ KB KH KJ KK KM KQ KV KX KZ LJ LQ LW
+    LX LZ MG MH MJ MQ MR MV MW MX MZ NX NZ OJ OQ PJ PQ PX PZ QA QB QC QD QE QF QG QH QI QJ
+    QK QL QM QN QO QP QR QT QV QW QX QY QZ RJ RQ RX RZ SJ SX SZ TJ TK TQ UH UJ UK UQ UV UW
+    UX UY UZ VD VF VH VJ VK VL VN VQ VT VU VW VX VY VZ WB WF WG WJ WK WM WP WQ WU WV WW WY
+    WZ XG XJ XK XN XQ XU XV XW XZ YA YG YH YJ YK YQ YU YX YY ZB ZC ZD ZF ZG ZH ZJ ZK ZL ZM
+    ZN ZP ZQ ZR ZS ZT ZU ZV ZW ZX ZY ZZ
+"""
+_NOT_IN_WORDS = frozenset(_PAIRS.split())
+
+_CONSONANTS = re.compile(r"[B-DF-HJ-NP-TV-XZ]+")
+
+
+def word_like(text: str) -> bool:
+    """Whether ``text`` reads as a word of a natural language (``PACIFIC``,
+    ``Southeast``), not a run of a token's random characters: letters only,
+    in one case or capitalised, with vowels (``Y`` one) as words have them
+    (a fifth to three quarters of its letters, no more than four consonants
+    in a row) and no letter pair words hardly ever hold. Of random runs of
+    an AWS key id's alphabet cut in two by a stray space, both pieces read
+    as words in under 0.02 %."""
+    if len(text) < 2 or not text.isascii() or not text.isalpha():
+        return False
+    if not (text.isupper() or text.islower() or text[1:].islower()):
+        return False
+    upper = text.upper()
+    vowels = sum(c in "AEIOUY" for c in upper)
+    if not len(upper) <= 5 * vowels <= 3.75 * len(upper):
+        return False
+    if max((len(run) for run in _CONSONANTS.findall(upper)), default=0) > 4:
+        return False
+    return all(a + b not in _NOT_IN_WORDS for a, b in itertools.pairwise(upper))
 
 
 def case_changes(text: str) -> int:
