@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from html import unescape
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -265,7 +266,10 @@ def test_the_viewer_opened_from_a_search_boxes_the_lines_with_its_words(
         path = f"/capture/{seeded.editor.id}?{urlencode({'q': query})}"
         _, _, page = console.request("GET", path, cookie=cookie)
         text = page.decode()
-        assert hits.findall(text) == ["ModuleNotFoundError: No module named &#x27;frobnicate&#x27;"]
+        # The line's text, escaped (an apostrophe as &#39; or &#x27;: the same character).
+        assert [unescape(t) for t in hits.findall(text)] == [
+            "ModuleNotFoundError: No module named 'frobnicate'"
+        ]
         assert "1 line with" in text
     _, _, plain = console.request("GET", f"/capture/{seeded.editor.id}", cookie=cookie)
     assert hits.findall(plain.decode()) == [] and plain.decode().count("<rect ") == 2
