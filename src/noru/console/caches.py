@@ -8,11 +8,27 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from PIL import Image
+
 from noru.store import Reader
 
 __all__ = ["THUMB_WIDTH", "Choices", "Thumbnails"]
 
 THUMB_WIDTH = 240
+THUMB_SIZE = (THUMB_WIDTH, THUMB_WIDTH * 10 // 16)  # the card's 16:10
+
+
+def _cropped(image: Image.Image) -> Image.Image:
+    """The thumbnail: the image's content (a uniform border, such as an empty
+    desktop's margin, cut off) filling the card's 16:10, cut from the top
+    (where a window's title and first lines are) rather than letterboxed."""
+    from PIL import ImageChops, ImageOps
+
+    corner = image.getpixel((0, 0))
+    box = ImageChops.difference(image, Image.new("RGB", image.size, corner)).getbbox()
+    if box is not None and (box[2] - box[0]) * (box[3] - box[1]) < image.width * image.height:
+        image = image.crop(box)
+    return ImageOps.fit(image, THUMB_SIZE, Image.Resampling.LANCZOS, centering=(0.5, 0.0))
 
 
 class Thumbnails:
@@ -29,16 +45,13 @@ class Thumbnails:
             if capture_id in self._cache:
                 self._cache.move_to_end(capture_id)
                 return self._cache[capture_id]
-        from PIL import Image
-
         with Reader.open(home) as reader:
             record = reader.get(capture_id)
             if record is None:
                 return None
             with Image.open(reader.image_file(record.images[0])) as image:
                 image.draft("RGB", (THUMB_WIDTH * 2, THUMB_WIDTH * 2))
-                small = image.convert("RGB")
-                small.thumbnail((THUMB_WIDTH, THUMB_WIDTH * 10 // 16))
+                small = _cropped(image.convert("RGB"))
         out = io.BytesIO()
         small.save(out, format="JPEG", quality=70, optimize=True)
         data = out.getvalue()

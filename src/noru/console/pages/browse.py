@@ -1,17 +1,20 @@
 """Browsing the history: the timeline (with the access state and its
-controls above it) and the search results."""
+controls above it, a strip of days over it), the search results, and the
+words the state is said in."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from urllib.parse import urlencode
 
-from noru.access import AccessState, history_decision, live_decision
+from noru.access import AccessState
 from noru.console.pages.frame import local, render
+from noru.status import Status
 from noru.store import Row, SearchHit
 
-__all__ = ["Hour", "search_page", "timeline_page"]
+__all__ = ["Day", "Hour", "search_page", "state_words", "timeline_page"]
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,14 @@ class Hour:
     day: str
     hour: str
     rows: list[Row]
+
+
+@dataclass(frozen=True)
+class Day:
+    """One day of the strip over the timeline, and how many captures it holds."""
+
+    day: date
+    count: int
 
 
 def _hours(rows: Sequence[Row]) -> list[Hour]:
@@ -42,52 +53,106 @@ def _mode(state: AccessState) -> str:
     return "allowed" if state.authorized else "not allowed yet"
 
 
+def state_words(status: Status, pending: int) -> list[tuple[str, str]]:
+    """The state bar: (class, words), each line as `noru status` says it
+    (``status.person_lines``), so the two never disagree."""
+    allowed, why = status.live_now
+    history = status.history_access
+    app = status.app
+    mode = _mode(status.state)
+    waiting = f"Waiting for their text: {pending}"
+    if pending and app is None:
+        waiting += " (read once the Noru app runs)"
+    elif pending and app is not None and not app.ocr.available:
+        waiting += f" (the Noru app cannot recognise text: {app.ocr.problem})"
+    return [
+        (f"mode mode-{mode.split()[0]}", f"Agents: {mode}"),
+        (
+            "" if allowed else "refused",
+            "Live requests now: " + ("allowed" if allowed else f"refused ({why})"),
+        ),
+        (
+            "" if history.allowed else "refused",
+            "History now: " + ("readable" if history.allowed else f"blocked ({history.reason})"),
+        ),
+        ("", f"App running: {'yes' if app else 'no (live targets need `noru app`)'}"),
+        ("", waiting),
+    ]
+
+
 def _any_of(values: Iterable[str]) -> list[tuple[str, str]]:
     return [("", "any"), *((v, v) for v in values)]
+
+
+def filter_choices(choices: dict[str, list[str]]) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """The filters' selects: (name, label, [(value, shown)]), from what history holds."""
+    displays = [(d.split(" ", 1)[0], d) for d in choices.get("displays", ())]
+    return [
+        ("app", "App", _any_of(choices.get("apps", ()))),
+        ("workspace", "Workspace", _any_of(choices.get("workspaces", ()))),
+        ("display", "Display", [("", "any"), *displays]),
+        ("origin", "By", [("", "anyone"), ("user", "you"), ("agent", "agents")]),
+    ]
 
 
 def timeline_page(
     rows: Sequence[Row],
     *,
-    state: AccessState,
-    app_running: bool,
+    status: Status,
     pending: int,
     filters: dict[str, str],
     next_cursor: str | None,
     choices: dict[str, list[str]],
+    days: Sequence[Day] = (),
+    notice: str | None = None,
 ) -> str:
     """Newest first, grouped by day and hour; ``choices``: the apps,
-    workspaces and displays history holds, for the filters."""
+    workspaces and displays history holds, for the filters; ``days``: the
+    strip of days with captures, newest first."""
     more = None
     if next_cursor:
         more = "/?" + urlencode({**{k: v for k, v in filters.items() if v}, "cursor": next_cursor})
-    selects = [
-        ("app", "App", _any_of(choices.get("apps", ()))),
-        ("workspace", "Workspace", _any_of(choices.get("workspaces", ()))),
-        (
-            "display",
-            "Display",
-            [("", "any")] + [(d.split(" ", 1)[0], d) for d in choices.get("displays", ())],
-        ),
-        ("origin", "By", [("", "anyone"), ("user", "you"), ("agent", "agents")]),
-    ]
+    others = {k: v for k, v in filters.items() if v and k != "day"}
     return render(
         "timeline.html",
         title="Timeline",
+        here="/",
         hours=_hours(rows),
-        mode=_mode(state),
-        live=live_decision(state),
-        history=history_decision(state),
-        app_running=app_running,
-        pending=pending,
-        paused=state.paused,
+        words=state_words(status, pending),
+        paused=status.state.paused,
         back="/",
         filters=filters,
-        selects=selects,
+        selects=filter_choices(choices),
+        days=[(d, "/?" + urlencode({**others, "day": d.day.isoformat()})) for d in days],
+        every_day="/?" + urlencode(others),
         more=more,
+        notice=notice,
     )
 
 
-def search_page(query: str, hits: Sequence[SearchHit], *, next_cursor: str | None) -> str:
-    more = "/search?" + urlencode({"q": query, "cursor": next_cursor}) if next_cursor else None
-    return render("search.html", title=f"Search: {query}", query=query, hits=hits, more=more)
+def search_page(
+    query: str,
+    hits: Sequence[SearchHit],
+    *,
+    next_cursor: str | None,
+    total: str = "",
+    filters: dict[str, str] | None = None,
+    choices: dict[str, list[str]] | None = None,
+) -> str:
+    """One page of matches; ``total``: how many match, in words; ``filters``
+    and ``choices``: the timeline's filters, kept with the query."""
+    filters = filters or {}
+    kept = {k: v for k, v in filters.items() if v}
+    more = (
+        "/search?" + urlencode({"q": query, **kept, "cursor": next_cursor}) if next_cursor else None
+    )
+    return render(
+        "search.html",
+        title=f"Search: {query}",
+        query=query,
+        hits=hits,
+        more=more,
+        total=total,
+        filters=filters,
+        selects=filter_choices(choices or {}),
+    )

@@ -62,8 +62,12 @@ def capture_page(
     readers: Sequence[str],
     query: str = "",
     agents_get: AgentsGet | None = None,
+    newer: str | None = None,
+    older: str | None = None,
+    notice: str | None = None,
 ) -> str:
-    """The viewer: ``query`` (the search it was opened from) boxes the lines
+    """The viewer, with links to the captures ``newer`` and ``older`` than it:
+    ``query`` (the search it was opened from) boxes the lines
     that hold its words; ``agents_get``, what redaction changes for agents:
     its boxes are marked on the image and its lines listed as they get them."""
     wanted = folded_words(query)
@@ -93,6 +97,9 @@ def capture_page(
         agents_get=agents_get,
         facts=_provenance(record),
         readers=readers,
+        newer=newer,
+        older=older,
+        notice=notice,
     )
 
 

@@ -72,8 +72,9 @@ def capture_of(source: Source) -> str:
     return source.window_title or source.app_name or "the screen"
 
 
-def alt(row: Row) -> str:
-    return f"Capture of {capture_of(row.source)}, {local(row.captured_at):%Y-%m-%d %H:%M}"
+def alt(row: Row | CaptureRecord) -> str:
+    source = row.source if isinstance(row, Row) else row.images[0].source
+    return f"Capture of {capture_of(source)}, {local(row.captured_at):%Y-%m-%d %H:%M}"
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:
@@ -101,8 +102,11 @@ _ENV.filters.update(at=_at, source_words=source_words, alt=alt, marked=_marked, 
 
 
 def render(template: str, **context: Any) -> str:
-    """One page: ``template`` from ``templates/`` given ``context``."""
-    return _ENV.get_template(template).render(**context)
+    """One page: ``template`` from ``templates/`` given ``context``; what the
+    frame shows beside it: ``notice`` (what a button just did), ``query``
+    (the search box's words) and ``here`` (the page's own link)."""
+    frame = {"notice": None, "query": "", "here": ""}
+    return _ENV.get_template(template).render(**(frame | context))
 
 
 def message_page(title: str, text: str) -> str:

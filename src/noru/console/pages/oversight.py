@@ -8,8 +8,15 @@ from dataclasses import dataclass
 
 from noru.accesslog import describe_refused
 from noru.console.pages.frame import render
+from noru.store import CaptureRecord, Row
 
-__all__ = ["RETENTION_WORDS", "delete_range_page", "log_page", "privacy_page"]
+__all__ = [
+    "RETENTION_WORDS",
+    "delete_range_page",
+    "delete_selected_page",
+    "log_page",
+    "privacy_page",
+]
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,11 @@ def log_page(entries: Sequence[dict[str, object]], *, filters: dict[str, str]) -
     """The access log, newest first: who read what, and what left; ``filters``:
     client, capture, since and before as the person gave them."""
     return render(
-        "log.html", title="Access log", reads=[_read(e) for e in entries], filters=filters
+        "log.html",
+        title="Access log",
+        here="/log",
+        reads=[_read(e) for e in entries],
+        filters=filters,
     )
 
 
@@ -75,6 +86,7 @@ def privacy_page(
     disk: Sequence[str],
     settings: Sequence[tuple[str, str, bool]],
     problem: str | None = None,
+    notice: str | None = None,
 ) -> str:
     """Exclusions (add, remove, test a title) and retention (its settings,
     disk use, prune). ``settings``: (key, value, whether config.toml sets it).
@@ -84,6 +96,8 @@ def privacy_page(
     return render(
         "privacy.html",
         title="Privacy",
+        here="/privacy",
+        notice=notice,
         rules=rules,
         tested=tested,
         disk=disk,
@@ -92,7 +106,24 @@ def privacy_page(
     )
 
 
-def delete_range_page(*, since: str, before: str, count: int | None) -> str:
+def delete_range_page(
+    *, since: str, before: str, count: int | None, preview: Sequence[Row] = ()
+) -> str:
+    """A range to count, then its ``count`` and the newest of its captures
+    (``preview``) above the confirmation."""
     return render(
-        "delete_range.html", title="Delete a time range", since=since, before=before, count=count
+        "delete_range.html",
+        title="Delete a time range",
+        here="/delete-range",
+        since=since,
+        before=before,
+        count=count,
+        preview=preview,
+    )
+
+
+def delete_selected_page(captures: Sequence[CaptureRecord], *, ids: Sequence[str]) -> str:
+    """The captures ticked on the timeline, shown before they are deleted."""
+    return render(
+        "delete_selected.html", title="Delete the selected captures", preview=captures, ids=ids
     )

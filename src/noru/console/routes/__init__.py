@@ -33,4 +33,6 @@ ROUTES = [
     Route("/prune", oversight.prune, methods=["POST"]),
     Route("/delete-range", editing.delete_range),
     Route("/delete-range", editing.delete_range_now, methods=["POST"]),
+    Route("/delete-selected", editing.delete_selected, methods=["POST"]),
+    Route("/favicon.ico", browsing.favicon),
 ]

@@ -4,22 +4,34 @@ the same code as the CLI's command (``Store``, ``access.set_control``)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from noru import access
 from noru.config import load_config
 from noru.console import pages
-from noru.console.routes.context import back, capture_id, held, html, moment, not_found
+from noru.console.routes.context import back, capture_id, done, held, html, moment, not_found
 from noru.redact import index
-from noru.store import Filters, Reader, Store
+from noru.store import CaptureRecord, Filters, Reader, Row, Store
+from noru.store.files import check_id
 
-__all__ = ["CONTROLS", "control", "delete", "delete_range", "delete_range_now", "note"]
+__all__ = [
+    "CONTROLS",
+    "control",
+    "delete",
+    "delete_range",
+    "delete_range_now",
+    "delete_selected",
+    "note",
+]
 
 CONTROLS = ("allow", "pause", "resume", "revoke")
+LAST = {"15m": timedelta(minutes=15), "1h": timedelta(hours=1), "1d": timedelta(days=1)}
+PREVIEW = 24  # thumbnails shown before a delete
+SELECTED = 500  # captures deleted at once by selection
 
 
 async def note(request: Request) -> Response:
@@ -40,7 +52,7 @@ async def note(request: Request) -> Response:
 
     if not await run_in_threadpool(save):
         return not_found()
-    return RedirectResponse(f"/capture/{wanted}", status_code=303)
+    return done(f"/capture/{wanted}", "note")
 
 
 async def delete(request: Request) -> Response:
@@ -59,7 +71,7 @@ async def delete(request: Request) -> Response:
     if not await run_in_threadpool(remove):
         return not_found()
     held(request).thumbs.forget(wanted)
-    return RedirectResponse("/", status_code=303)
+    return done("/", "deleted", 1)
 
 
 async def control(request: Request) -> Response:
@@ -68,8 +80,14 @@ async def control(request: Request) -> Response:
     if action not in CONTROLS:
         return html(pages.message_page("Unknown control", "Use the buttons."), 400)
     assert isinstance(action, str)
-    await run_in_threadpool(access.set_control, held(request).home, action)
-    return RedirectResponse(back(form.get("back")), status_code=303)
+    state = await run_in_threadpool(access.set_control, held(request).home, action)
+    # What the press did, said plainly where it leaves something still refused.
+    said = action
+    if action == "allow" and state.paused:
+        said = "allow-paused"
+    elif action == "resume" and not state.authorized:
+        said = "resume-unallowed"
+    return done(back(form.get("back")), said)
 
 
 def _range(since: str, before: str) -> tuple[datetime, datetime] | None:
@@ -78,14 +96,24 @@ def _range(since: str, before: str) -> tuple[datetime, datetime] | None:
 
 
 def delete_range(request: Request) -> Response:
+    """Count (and show) the captures of a range before deleting them: one the
+    person gave, or the last 15 minutes, hour or day (``last``)."""
     since = request.query_params.get("since", "")
     before = request.query_params.get("before", "")
-    count = None
+    last = LAST.get(request.query_params.get("last", ""))
+    if last is not None:
+        now = datetime.now().replace(microsecond=0)
+        since = (now - last).isoformat(timespec="seconds")
+        before = (now + timedelta(seconds=1)).isoformat(timespec="seconds")
+    count: int | None = None
+    preview: list[Row] = []
     chosen = _range(since, before) if since and before else None
     if chosen is not None:
+        window = Filters(since=chosen[0], before=chosen[1])
         with Reader.open(held(request).home) as reader:
-            count = reader.count_matching(Filters(since=chosen[0], before=chosen[1]))
-    return html(pages.delete_range_page(since=since, before=before, count=count))
+            count = reader.count_matching(window)
+            preview, _ = reader.list_rows(window, limit=PREVIEW)
+    return html(pages.delete_range_page(since=since, before=before, count=count, preview=preview))
 
 
 async def delete_range_now(request: Request) -> Response:
@@ -107,9 +135,46 @@ async def delete_range_now(request: Request) -> Response:
             thumbs.forget(gone_id)
         return None if gone is None else len(gone)
 
-    done = await run_in_threadpool(remove)
-    if done is None:
+    done_count = await run_in_threadpool(remove)
+    if done_count is None:
         return html(
             pages.message_page("Not deleted", "The range changed since you counted it."), 409
         )
-    return RedirectResponse("/", status_code=303)
+    return done("/", "deleted", done_count)
+
+
+async def delete_selected(request: Request) -> Response:
+    """The captures ticked on the timeline: shown first with their count;
+    deleted when the person confirms that count (``confirm``)."""
+    home, thumbs = held(request).home, held(request).thumbs
+    form = await request.form()
+    ids: list[str] = []
+    for value in form.getlist("id")[:SELECTED]:
+        try:
+            ids.append(check_id(str(value)))
+        except ValueError:
+            continue
+    ids = list(dict.fromkeys(ids))
+    if not ids:
+        return html(
+            pages.message_page("Nothing selected", "Tick the captures to delete first."), 400
+        )
+
+    def found() -> list[CaptureRecord]:
+        with Reader.open(home) as reader:
+            return [r for r in map(reader.get, ids) if r is not None]
+
+    if form.get("confirm") != str(len(ids)):
+        shown = await run_in_threadpool(found)
+        return html(pages.delete_selected_page(shown, ids=[r.id for r in shown]))
+
+    def remove() -> int:
+        gone = 0
+        with Store.open(home) as store:
+            for capture in ids:
+                if store.delete(capture):
+                    thumbs.forget(capture)
+                    gone += 1
+        return gone
+
+    return done("/", "deleted", await run_in_threadpool(remove))

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from noru import accesslog, exclusions
 from noru.config import Config, SettingError, load_config, set_values
 from noru.console import pages
-from noru.console.routes.context import held, html, moment
+from noru.console.routes.context import done, held, html, moment, said
 from noru.errors import DataDirError
 from noru.sizes import format_size
 from noru.status import describe_disk
@@ -63,7 +63,11 @@ def log(request: Request) -> Response:
 
 
 def _privacy(
-    home: Path, title: str | None = None, problem: str | None = None, status: int = 200
+    home: Path,
+    title: str | None = None,
+    problem: str | None = None,
+    status: int = 200,
+    notice: str | None = None,
 ) -> Response:
     config = load_config(home)
     try:
@@ -88,14 +92,20 @@ def _privacy(
         disk = describe_disk(reader.usage(), config)
     return html(
         pages.privacy_page(
-            rules=rules, tested=tested, disk=disk, settings=_settings(config), problem=problem
+            rules=rules,
+            tested=tested,
+            disk=disk,
+            settings=_settings(config),
+            problem=problem,
+            notice=notice,
         ),
         status,
     )
 
 
 def privacy(request: Request) -> Response:
-    return _privacy(held(request).home, request.query_params.get("title", "").strip()[:500] or None)
+    title = request.query_params.get("title", "").strip()[:500] or None
+    return _privacy(held(request).home, title, notice=said(request))
 
 
 async def exclude_add(request: Request) -> Response:
@@ -108,7 +118,7 @@ async def exclude_add(request: Request) -> Response:
     if problem:
         return _privacy(home, problem=problem, status=400)
     await run_in_threadpool(exclusions.add, home, exclusions.Rule(kind, pattern.strip()))
-    return RedirectResponse("/privacy", status_code=303)
+    return done("/privacy", "excluded")
 
 
 async def exclude_remove(request: Request) -> Response:
@@ -126,7 +136,7 @@ async def exclude_remove(request: Request) -> Response:
 
     if not await run_in_threadpool(remove):
         return _privacy(home, problem="no such exclusion", status=400)
-    return RedirectResponse("/privacy", status_code=303)
+    return done("/privacy", "unexcluded")
 
 
 async def retention(request: Request) -> Response:
@@ -144,7 +154,7 @@ async def retention(request: Request) -> Response:
         return _privacy(home, problem=str(exc), status=400)
     except DataDirError as exc:
         return _privacy(home, problem=str(exc), status=409)
-    return RedirectResponse("/privacy", status_code=303)
+    return done("/privacy", "retention")
 
 
 async def prune(request: Request) -> Response:
@@ -156,5 +166,4 @@ async def prune(request: Request) -> Response:
             plan = store.prune_plan(keep_days=config.keep_days, max_disk=config.max_disk)
             return store.prune(plan)
 
-    await run_in_threadpool(run)
-    return RedirectResponse("/privacy", status_code=303)
+    return done("/privacy", "pruned", await run_in_threadpool(run))
