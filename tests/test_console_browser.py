@@ -395,6 +395,7 @@ def test_in_a_browser_every_page_light_and_dark_at_two_widths(
         page.emulate_media(color_scheme=scheme)
         for path in pages:
             page.goto(f"http://{console.host}{path}")
+            assert not page.title().startswith("Something went wrong"), path
             result = page.evaluate(CONTRAST)
             assert result["checked"] >= 5, (scheme, path)
             assert result["failures"] == [], (scheme, width, path)
@@ -430,6 +431,7 @@ def test_in_a_browser_axe_finds_no_serious_violation_on_any_page(
             page.emulate_media(color_scheme=scheme)
             for path in pages:
                 page.goto(f"http://{console.host}{path}")
+                assert not page.title().startswith("Something went wrong"), path
                 page.add_script_tag(path=str(axe))
                 found = page.evaluate(
                     "async () => (await axe.run(document, {runOnly: ['wcag2a', 'wcag2aa',"
@@ -440,3 +442,80 @@ def test_in_a_browser_axe_finds_no_serious_violation_on_any_page(
                 assert serious == [], (scheme, path, json.dumps(serious)[:2000])
     finally:
         context.close()
+
+
+# --- settings ------------------------------------------------------------------------------
+
+
+def _agent_reads(home: Path, capture_id: str) -> str:
+    """What an agent gets of a capture's text, over a real MCP session."""
+    from tests.wire import MemoryClient
+
+    access.set_control(home, "allow")
+    client = MemoryClient(home)
+    try:
+        client.initialize("2025-06-18")
+        answer = client.call("get_capture", {"id": capture_id, "text_only": True})
+    finally:
+        client.close()
+    return json.dumps(answer)
+
+
+def test_redaction_categories_are_set_and_turning_one_off_asks_first(
+    console: Console,  # noqa: F811
+    home: Path,
+) -> None:
+    from noru.config import load_config
+    from noru.store import OcrLine
+
+    address = "ada.lovelace@example.org"
+    with Store.open(home) as store:
+        record = store.add_capture(
+            [NewImage(png(800, 200), 800, 200, source("Thunderbird", "Inbox"))], origin="user"
+        )
+        store.set_ocr(
+            record.id, engine="tesseract",
+            lines_per_image=[[OcrLine(f"From: {address}", (10, 20, 380, 20), 0.95)]],
+        )  # fmt: skip
+    assert address in _agent_reads(home, record.id)  # emails are not redacted by default
+    cookie = console.sign_in()
+    _, _, page = console.request("GET", "/privacy", cookie=cookie)
+    boxes = re.findall(r'name="category" value="(\w+)"( checked)?', page.decode())
+    assert boxes == [("secrets", " checked"), ("cards", " checked"), ("emails", ""), ("phones", "")]
+
+    def save(*categories: str, confirm: str | None = None) -> tuple[int, dict[str, str], bytes]:
+        import http.client
+
+        form = [("category", c) for c in categories] + ([("confirm", confirm)] if confirm else [])
+        conn = http.client.HTTPConnection("127.0.0.1", console.port, timeout=30)
+        try:
+            conn.request(
+                "POST", "/redaction", body=urlencode(form).encode(),
+                headers={"Host": console.host, "Cookie": cookie, **SAME,
+                         "Content-Type": "application/x-www-form-urlencoded"},
+            )  # fmt: skip
+            answer = conn.getresponse()
+            return answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read()
+        finally:
+            conn.close()
+
+    status, headers, _ = save("secrets", "cards", "emails")
+    assert status == 303 and "done=redaction" in headers["location"]
+    assert load_config(home).redact == ("secrets", "cards", "emails")
+    assert address not in _agent_reads(home, record.id)  # the next request is under it
+    # Turning redaction off asks first, and changes nothing until confirmed.
+    status, _, ask = save()
+    assert status == 409 and "Yes, stop redacting secrets, cards, emails" in ask.decode()
+    assert "keys, tokens and passwords and payment card numbers and email addresses" in (
+        ask.decode()
+    )
+    assert load_config(home).redact == ("secrets", "cards", "emails")
+    assert save(confirm="yes")[0] == 303
+    assert load_config(home).redact == ()
+    assert b"redact = []" in (home / "config.toml").read_bytes()
+    assert address in _agent_reads(home, record.id)
+    # Turning one on asks nothing; an unknown one is refused with the reason.
+    assert save("phones")[0] == 303 and load_config(home).redact == ("phones",)
+    bad, _, body = save("phones", "passports")
+    assert bad == 400 and b"unknown category: passports" in body
+    assert load_config(home).redact == ("phones",)

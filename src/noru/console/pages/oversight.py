@@ -11,6 +11,7 @@ from noru.console.pages.frame import render
 from noru.store import CaptureRecord, Row
 
 __all__ = [
+    "REDACTION_WORDS",
     "RETENTION_WORDS",
     "delete_range_page",
     "delete_selected_page",
@@ -72,6 +73,14 @@ def log_page(entries: Sequence[dict[str, object]], *, filters: dict[str, str]) -
     )
 
 
+# What each redaction category takes out of what agents get.
+REDACTION_WORDS = {
+    "secrets": "keys, tokens and passwords",
+    "cards": "payment card numbers",
+    "emails": "email addresses",
+    "phones": "phone numbers",
+}
+
 RETENTION_WORDS = {
     "keep_days": ("Keep days", "delete captures older than this; 0: no age limit"),
     "max_disk": ("Disk budget", "images plus database at most this (20GB, 500MB); 0: none"),
@@ -87,9 +96,13 @@ def privacy_page(
     settings: Sequence[tuple[str, str, bool]],
     problem: str | None = None,
     notice: str | None = None,
+    redacted: Sequence[str] = (),
+    ask_off: tuple[list[str], list[str]] | None = None,
 ) -> str:
-    """Exclusions (add, remove, test a title) and retention (its settings,
-    disk use, prune). ``settings``: (key, value, whether config.toml sets it).
+    """Exclusions (add, remove, test a title), redaction (its categories:
+    ``redacted`` now; ``ask_off``: the ones chosen and the ones that would be
+    turned off, to confirm) and retention (its settings, disk use, prune).
+    ``settings``: (key, value, whether config.toml sets it).
 
     ``rules``: (what, where it comes from, the form value that removes it or
     None when it is config.toml's)."""
@@ -103,6 +116,9 @@ def privacy_page(
         disk=disk,
         settings=[(key, value, mine, *RETENTION_WORDS[key]) for key, value, mine in settings],
         problem=problem,
+        categories=[(k, words, k in redacted) for k, words in REDACTION_WORDS.items()],
+        ask_off=ask_off,
+        off_words=" and ".join(REDACTION_WORDS[c] for c in ask_off[1]) if ask_off else "",
     )
 
 

@@ -31,6 +31,7 @@ ROUTES = [
     Route("/exclusions/remove", oversight.exclude_remove, methods=["POST"]),
     Route("/retention", oversight.retention, methods=["POST"]),
     Route("/prune", oversight.prune, methods=["POST"]),
+    Route("/redaction", oversight.redaction, methods=["POST"]),
     Route("/delete-range", editing.delete_range),
     Route("/delete-range", editing.delete_range_now, methods=["POST"]),
     Route("/delete-selected", editing.delete_selected, methods=["POST"]),

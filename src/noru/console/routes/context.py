@@ -54,6 +54,7 @@ NOTICES = {
     "unexcluded": "Exclusion removed.",
     "retention": "Retention settings saved in config.toml.",
     "pruned": "Pruned: {n} deleted.",
+    "redaction": "Redaction saved: agents get captures under it from their next request.",
 }
 
 

@@ -18,7 +18,15 @@ from noru.sizes import format_size
 from noru.status import describe_disk
 from noru.store import Reader, Store
 
-__all__ = ["exclude_add", "exclude_remove", "log", "privacy", "prune", "retention"]
+__all__ = [
+    "exclude_add",
+    "exclude_remove",
+    "log",
+    "privacy",
+    "prune",
+    "redaction",
+    "retention",
+]
 
 RETENTION = ("keep_days", "max_disk", "min_free")
 
@@ -68,6 +76,7 @@ def _privacy(
     problem: str | None = None,
     status: int = 200,
     notice: str | None = None,
+    ask_off: tuple[list[str], list[str]] | None = None,
 ) -> Response:
     config = load_config(home)
     try:
@@ -98,6 +107,8 @@ def _privacy(
             settings=_settings(config),
             problem=problem,
             notice=notice,
+            redacted=config.redact,
+            ask_off=ask_off,
         ),
         status,
     )
@@ -167,3 +178,28 @@ async def prune(request: Request) -> Response:
             return store.prune(plan)
 
     return done("/privacy", "pruned", await run_in_threadpool(run))
+
+
+async def redaction(request: Request) -> Response:
+    """The categories redacted in what agents get (``config.toml``'s
+    ``redact``). Turning one off asks first; the change reaches `noru mcp`
+    and the running app's indexer at their next read of the configuration."""
+    from noru.redact.rules import CATEGORIES
+
+    home = held(request).home
+    form = await request.form()
+    chosen = [str(v) for v in form.getlist("category")]
+    unknown = [v for v in chosen if v not in CATEGORIES]
+    if unknown:
+        return _privacy(home, problem=f"unknown category: {', '.join(unknown)}", status=400)
+    chosen = [c for c in CATEGORIES if c in chosen]
+    dropped = [c for c in load_config(home).redact if c not in chosen]
+    if dropped and form.get("confirm") != "yes":
+        return _privacy(home, ask_off=(chosen, dropped), status=409)
+    try:
+        await run_in_threadpool(set_values, home, {"redact": chosen})
+    except SettingError as exc:
+        return _privacy(home, problem=str(exc), status=400)
+    except DataDirError as exc:
+        return _privacy(home, problem=str(exc), status=409)
+    return done("/privacy", "redaction")
