@@ -12,7 +12,7 @@ import json
 import os
 import re
 import subprocess
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -265,6 +265,36 @@ def test_the_day_strip_counts_days_and_leads_to_one(
     _, _, one = console.request("GET", link, cookie=cookie)
     assert one.decode().count('class="card"') == 3
     assert 'aria-current="date"' in one.decode()
+
+
+def test_the_scrubber_counts_a_days_hours_and_leads_into_one(
+    console: Console,  # noqa: F811
+    home: Path,
+) -> None:
+    day = (NOW - timedelta(days=3)).astimezone().date()
+    base = datetime(day.year, day.month, day.day).astimezone()
+    for hour, minute in ((9, 10), (9, 20), (14, 0), (14, 10), (14, 20)):
+        add(home, png(64, 48), (64, 48), base + timedelta(hours=hour, minutes=minute))
+    cookie = console.sign_in()
+    _, _, page = console.request("GET", f"/?day={day.isoformat()}", cookie=cookie)
+    bar = re.search(r'<nav class="scrubber"[^>]*>(.*?)</nav>', page.decode(), re.S)
+    assert bar is not None
+    hours = re.findall(r'<a href="([^"]+)" class="level-(\d)"[^>]* title="([^"]+)"', bar.group(1))
+    assert len(hours) == 24
+    said = {title: int(level) for _, level, title in hours}
+    assert said["09:00: 2 captures"] > 0 and said["14:00: 3 captures"] == 4
+    assert said["10:00: 0 captures"] == 0
+    link = {title: href for href, _, title in hours}
+    _, _, nine = console.request(
+        "GET", link["09:00: 2 captures"].replace("&amp;", "&"), cookie=cookie
+    )
+    assert nine.decode().count('class="card"') == 2  # the day up to 10:00, newest first
+    assert 'aria-current="time"' in nine.decode()
+    _, _, two = console.request(
+        "GET", link["14:00: 3 captures"].replace("&amp;", "&"), cookie=cookie
+    )
+    times = re.findall(r'<span class="when">([^<]+)</span>', two.decode())
+    assert times == ["14:20:00", "14:10:00", "14:00:00", "09:20:00", "09:10:00"]
 
 
 # --- deleting ------------------------------------------------------------------------------

@@ -80,6 +80,33 @@ def state_words(status: Status, pending: int) -> list[tuple[str, str]]:
     ]
 
 
+@dataclass(frozen=True)
+class HourBar:
+    """One hour of the scrubber: its link, its count, how tall its bar is
+    (0 to 4: classes, since the page's policy allows no inline style)."""
+
+    hour: int
+    count: int
+    link: str
+    level: int
+    current: bool
+
+
+def _scrubber(
+    scrubbed: tuple[date, Sequence[int]], others: dict[str, str], chosen: str
+) -> tuple[date, list[HourBar]]:
+    """The hours of a day as bars: each leads to the timeline from the end
+    of that hour back (the rest of the day below it, older)."""
+    day, counts = scrubbed
+    most = max(counts) or 1
+    bars = []
+    for hour, count in enumerate(counts):
+        link = "/?" + urlencode({**others, "day": day.isoformat(), "hour": f"{hour:02d}"})
+        level = 0 if not count else 1 + (3 * count) // most if count < most else 4
+        bars.append(HourBar(hour, count, link, min(level, 4), chosen == f"{hour:02d}"))
+    return day, bars
+
+
 def _any_of(values: Iterable[str]) -> list[tuple[str, str]]:
     return [("", "any"), *((v, v) for v in values)]
 
@@ -104,6 +131,7 @@ def timeline_page(
     next_cursor: str | None,
     choices: dict[str, list[str]],
     days: Sequence[Day] = (),
+    scrubbed: tuple[date, Sequence[int]] | None = None,
     notice: str | None = None,
 ) -> str:
     """Newest first, grouped by day and hour; ``choices``: the apps,
@@ -112,7 +140,7 @@ def timeline_page(
     more = None
     if next_cursor:
         more = "/?" + urlencode({**{k: v for k, v in filters.items() if v}, "cursor": next_cursor})
-    others = {k: v for k, v in filters.items() if v and k != "day"}
+    others = {k: v for k, v in filters.items() if v and k not in ("day", "hour")}
     return render(
         "timeline.html",
         title="Timeline",
@@ -125,6 +153,7 @@ def timeline_page(
         selects=filter_choices(choices),
         days=[(d, "/?" + urlencode({**others, "day": d.day.isoformat()})) for d in days],
         every_day="/?" + urlencode(others),
+        scrubber=_scrubber(scrubbed, others, filters.get("hour", "")) if scrubbed else None,
         more=more,
         notice=notice,
     )

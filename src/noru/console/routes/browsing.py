@@ -4,7 +4,7 @@ thumbnail, and signing in (which leads to one of them)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from starlette.requests import Request
@@ -36,7 +36,7 @@ PAGE = 60  # captures per timeline page
 SEARCH_PAGE = 20
 COUNTED = 500  # a search counts its matches up to this many
 DAYS = 14  # days with captures in the strip over the timeline
-FILTERS = ("app", "workspace", "display", "origin", "day")
+FILTERS = ("app", "workspace", "display", "origin", "day", "hour")
 FAVICON = Path(__file__).parent.parent / "static" / "favicon.svg"
 
 
@@ -46,13 +46,19 @@ def _filters(request: Request) -> tuple[dict[str, str], Filters]:
     query = request.query_params
     given = {k: query.get(k, "")[:200] for k in FILTERS}
     since = before = None
+    hour = int(given["hour"]) if given["hour"].isdigit() and int(given["hour"]) < 24 else None
+    given["hour"] = ""
     if given["day"]:
         try:
             start = datetime.strptime(given["day"], "%Y-%m-%d").astimezone()
         except ValueError:
             given["day"] = ""
         else:
-            since, before = start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC)
+            end = start + timedelta(days=1)
+            if hour is not None:  # the day up to the end of that hour, newest first
+                given["hour"] = f"{hour:02d}"
+                end = (start + timedelta(hours=hour + 1)).astimezone()
+            since, before = start.astimezone(UTC), end.astimezone(UTC)
     chosen = Filters(
         app=given["app"] or None,
         workspace=given["workspace"] or None,
@@ -62,6 +68,13 @@ def _filters(request: Request) -> tuple[dict[str, str], Filters]:
         before=before,
     )
     return given, chosen
+
+
+def _day_of(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
 
 
 def _days(reader: Reader, chosen: Filters) -> list[Day]:
@@ -81,6 +94,18 @@ def _days(reader: Reader, chosen: Filters) -> list[Day]:
         days.append(Day(day, reader.count_matching(window)))
         limit = replace(every, before=start)
     return days
+
+
+def _hours(reader: Reader, chosen: Filters, day: date) -> list[int]:
+    """How many captures each hour of ``day`` holds (local time), for the
+    scrubber; the filters but the day apply."""
+    start = datetime(day.year, day.month, day.day).astimezone()
+    counts = []
+    for hour in range(24):
+        since = (start + timedelta(hours=hour)).astimezone()
+        window = replace(chosen, since=since, before=since + timedelta(hours=1))
+        counts.append(reader.count_matching(window))
+    return counts
 
 
 def signin(request: Request) -> Response:
@@ -119,6 +144,8 @@ def timeline(request: Request) -> Response:
         offered = choices.get(reader)
         pending = reader.pending_count()
         days = _days(reader, chosen)
+        shown_day = _day_of(filters["day"]) or (days[0].day if days else None)
+        hours = _hours(reader, chosen, shown_day) if shown_day else []
     return html(
         pages.timeline_page(
             rows,
@@ -128,6 +155,7 @@ def timeline(request: Request) -> Response:
             next_cursor=next_cursor,
             choices=offered,
             days=days,
+            scrubbed=(shown_day, hours) if shown_day else None,
             notice=said(request),
         )
     )
