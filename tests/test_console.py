@@ -785,6 +785,10 @@ def test_in_a_browser_a_real_xterm_capture_is_found_and_its_lines_boxed_where_th
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(f"http://{console.host}/signin?token={console.token}")
         assert page.locator("a.card").count() == 3
+        for _ in range(100):  # the thumbnails drawn (the page's policy forbids eval)
+            if page.evaluate("Array.from(document.images).every(i => i.complete)"):
+                break
+            page.wait_for_timeout(100)
         page.screenshot(path=str(shots / "timeline.png"))
         page.goto(f"http://{console.host}/search?q=hippopotamus")
         assert {"Hippopotamus"} <= set(page.locator("mark").all_inner_texts())
