@@ -143,9 +143,12 @@ def timeline(request: Request) -> Response:
             rows, next_cursor = reader.list_rows(chosen, limit=PAGE)
         offered = choices.get(reader)
         pending = reader.pending_count()
-        days = _days(reader, chosen)
+        # The strip and the scrubber top the first page only (the later ones
+        # are fetched for their captures as the page scrolls).
+        first = not request.query_params.get("cursor")
+        days = _days(reader, chosen) if first else []
         shown_day = _day_of(filters["day"]) or (days[0].day if days else None)
-        hours = _hours(reader, chosen, shown_day) if shown_day else []
+        hours = _hours(reader, chosen, shown_day) if shown_day and first else []
     return html(
         pages.timeline_page(
             rows,
@@ -155,7 +158,7 @@ def timeline(request: Request) -> Response:
             next_cursor=next_cursor,
             choices=offered,
             days=days,
-            scrubbed=(shown_day, hours) if shown_day else None,
+            scrubbed=(shown_day, hours) if shown_day and hours else None,
             notice=said(request),
         )
     )
@@ -179,10 +182,7 @@ def search(request: Request) -> Response:
             )
         except ValueError:
             hits, next_cursor = reader.search(words, chosen, now=now, limit=SEARCH_PAGE)
-        counted = len(hits)
-        if next_cursor:  # more than a page: counted (snippets and all) up to COUNTED
-            every, beyond = reader.search(words, chosen, now=now, limit=COUNTED)
-            counted = len(every) if beyond is None else COUNTED + 1
+        counted = reader.search_count(words, chosen, most=COUNTED) if next_cursor else len(hits)
         offered = held(request).choices.get(reader)
     if counted > COUNTED:
         total = f"More than {COUNTED} captures match"
