@@ -1,8 +1,8 @@
 """The web console's thumbnails of real screens: their bytes and the time to make one.
 
 The console (``noru.console.app.Thumbnails``) shows each capture as a small
-JPEG (fitted into 240x150, quality 70), made from the stored PNG the first
-time it is asked for and kept in memory. This measures them on what real
+JPEG (its content cropped to fill 240x150, quality 70), made from the
+stored PNG the first time it is asked for and kept in memory. This measures them on what real
 programs draw: bench/ocr_real.py's client classes (xterm, Tk, GTK, Firefox
 showing generated text, from tests/real_clients.py) on its private
 2560x1600 Xvfb with openbox, captured by its ``capture`` helper with Noru's

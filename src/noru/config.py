@@ -267,6 +267,16 @@ def _typed_size(raw: object) -> object:
     return raw
 
 
+def _typed_names(raw: object) -> object:
+    """``"secrets, cards"`` or ``["secrets", "cards"]`` as a TOML array of
+    strings (``""``: an empty one); anything else is left for ``KEYS``."""
+    if isinstance(raw, str):
+        raw = [v for v in (p.strip() for p in raw.split(",")) if v]
+    if isinstance(raw, (list, tuple)):
+        return [str(v) for v in raw]
+    return raw
+
+
 # The keys ``set_values`` may write, each with how a value as the person types
 # it becomes its TOML value (then checked by ``KEYS``). Another scalar key joins
 # by naming its reader here.
@@ -274,11 +284,14 @@ SETTABLE: dict[str, Callable[[object], object]] = {
     "keep_days": _typed_number,
     "max_disk": _typed_size,
     "min_free": _typed_size,
+    "redact": _typed_names,
 }
 
 
 def _toml(value: object) -> str:
-    """One TOML scalar: a bool, a number or a basic string."""
+    """One TOML value: a bool, a number, a basic string, or an array of them."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

@@ -44,9 +44,9 @@ HEADERS = {
     "cross-origin-opener-policy": "same-origin",
     "cross-origin-resource-policy": "same-origin",
 }
-# The sign-in link and the static files need no cookie (the link is how the
-# cookie is had; the files are Noru's own CSS and script, no history).
-OPEN_PATHS = ("/signin", "/static/")
+# The sign-in link, the static files and the icon need no cookie (the link is
+# how the cookie is had; the files are Noru's own CSS, script and icon, no history).
+OPEN_PATHS = ("/signin", "/static/", "/favicon.ico")
 
 
 @dataclass

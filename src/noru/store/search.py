@@ -131,6 +131,24 @@ class Searching:
             next_cursor = queries.encode_cursor({"k": "search", "q": query, "off": offset + limit})
         return hits, next_cursor
 
+    def search_count(self, query: str, filters: Filters, *, most: int = 500) -> int:
+        """How many captures the person's ``search`` of ``query`` matches,
+        counted up to ``most`` (``most + 1``: more than that); no snippet is cut."""
+        match = queries.fts_query(query)
+        if match is None:
+            return 0
+        where, params = self._filter_sql(filters)
+        restrict = (
+            "" if where == "1" else f" AND rowid IN (SELECT c.seq FROM captures c WHERE {where})"
+        )
+        with map_sqlite_errors("search captures"):
+            row = self.db.execute(
+                "SELECT count(*) FROM (SELECT rowid FROM capture_text"
+                f" WHERE capture_text MATCH ?{restrict} LIMIT ?)",
+                [match, *params, min(most, queries.SEARCH_BOUND) + 1],
+            ).fetchone()
+        return int(row[0])
+
     @contextmanager
     def snapshot(self) -> Iterator[None]:
         """One read transaction: the statements inside see the same history

@@ -1,159 +1,187 @@
 """Browsing the history: the timeline (with the access state and its
-controls above it) and the search results."""
+controls above it, a strip of days over it), the search results, and the
+words the state is said in."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from html import escape
+from dataclasses import dataclass
+from datetime import date
 from urllib.parse import urlencode
 
-from noru.access import AccessState, history_decision, live_decision
-from noru.console.pages.frame import alt, local, page, source_words
+from noru.access import AccessState
+from noru.console.pages.frame import local, render
+from noru.status import Status
 from noru.store import Row, SearchHit
 
-__all__ = ["search_page", "state_bar", "timeline_page"]
+__all__ = ["Day", "Hour", "search_page", "state_words", "timeline_page"]
 
 
-def state_bar(state: AccessState, app_running: bool, pending: int) -> str:
-    live = live_decision(state)
-    history = history_decision(state)
+@dataclass(frozen=True)
+class Hour:
+    """One group of the timeline: a day, an hour, its captures newest first."""
+
+    day: str
+    hour: str
+    rows: list[Row]
+
+
+@dataclass(frozen=True)
+class Day:
+    """One day of the strip over the timeline, and how many captures it holds."""
+
+    day: date
+    count: int
+
+
+def _hours(rows: Sequence[Row]) -> list[Hour]:
+    groups: list[Hour] = []
+    for row in rows:
+        moment = local(row.captured_at)
+        day, hour = f"{moment:%A %Y-%m-%d}", f"{moment:%H}"
+        if not groups or (groups[-1].day, groups[-1].hour) != (day, hour):
+            groups.append(Hour(day, hour, []))
+        groups[-1].rows.append(row)
+    return groups
+
+
+def _mode(state: AccessState) -> str:
     if state.revoked:
-        mode = "revoked"
-    elif state.paused:
-        mode = "paused"
-    elif state.authorized:
-        mode = "allowed"
-    else:
-        mode = "not allowed yet"
-    return (
-        '<div class="state" role="status">'
-        f'<span class="mode mode-{escape(mode.split()[0])}">Agents: {escape(mode)}</span>'
-        f"<span>Live looks: {'yes' if live.allowed else 'no'} ({escape(live.reason)})</span>"
-        f"<span>History: {'readable' if history.allowed else 'blocked'}</span>"
-        f"<span>App: {'running' if app_running else 'not running'}</span>"
-        f"<span>Text waiting: {pending}</span>"
-        "</div>"
-    )
+        return "revoked"
+    if state.paused:
+        return "paused"
+    return "allowed" if state.authorized else "not allowed yet"
 
 
-def _controls(state: AccessState, back: str) -> str:
-    pause = (
-        ("resume", "Resume Agent Perception")
-        if state.paused
-        else ("pause", "Pause Agent Perception")
-    )
-    buttons = [("allow", "Allow Agent Observations"), pause, ("revoke", "Revoke Agent Access")]
-    forms = "".join(
-        f'<form method="post" action="/control"><input type="hidden" name="back" '
-        f'value="{escape(back)}"><button name="action" value="{action}">{label}</button></form>'
-        for action, label in buttons
-    )
-    return f'<nav class="controls" aria-label="Agent access">{forms}</nav>'
+def state_words(status: Status, pending: int) -> list[tuple[str, str]]:
+    """The state bar: (class, words), each line as `noru status` says it
+    (``status.person_lines``), so the two never disagree."""
+    allowed, why = status.live_now
+    history = status.history_access
+    app = status.app
+    mode = _mode(status.state)
+    waiting = f"Waiting for their text: {pending}"
+    if pending and app is None:
+        waiting += " (read once the Noru app runs)"
+    elif pending and app is not None and not app.ocr.available:
+        waiting += f" (the Noru app cannot recognise text: {app.ocr.problem})"
+    return [
+        (f"mode mode-{mode.split()[0]}", f"Agents: {mode}"),
+        (
+            "" if allowed else "refused",
+            "Live requests now: " + ("allowed" if allowed else f"refused ({why})"),
+        ),
+        (
+            "" if history.allowed else "refused",
+            "History now: " + ("readable" if history.allowed else f"blocked ({history.reason})"),
+        ),
+        ("", f"App running: {'yes' if app else 'no (live targets need `noru app`)'}"),
+        ("", waiting),
+    ]
 
 
-def _card(row: Row) -> str:
-    note = f'<p class="note">{escape(row.note)}</p>' if row.note else ""
-    origin = "taken by an agent" if row.origin == "agent" else "yours"
-    return (
-        f'<li><a class="card" href="/capture/{escape(row.id)}" data-capture="{escape(row.id)}">'
-        f'<img src="/thumb/{escape(row.id)}" alt="{escape(alt(row))}" loading="lazy" '
-        'width="240" height="150">'
-        f'<span class="when">{local(row.captured_at):%H:%M:%S}</span>'
-        f'<span class="src">{escape(source_words(row))}</span>'
-        f'<span class="origin origin-{escape(row.origin)}">{origin}</span>{note}</a></li>'
-    )
+@dataclass(frozen=True)
+class HourBar:
+    """One hour of the scrubber: its link, its count, how tall its bar is
+    (0 to 4: classes, since the page's policy allows no inline style)."""
+
+    hour: int
+    count: int
+    link: str
+    level: int
+    current: bool
+
+
+def _scrubber(
+    scrubbed: tuple[date, Sequence[int]], others: dict[str, str], chosen: str
+) -> tuple[date, list[HourBar]]:
+    """The hours of a day as bars: each leads to the timeline from the end
+    of that hour back (the rest of the day below it, older)."""
+    day, counts = scrubbed
+    most = max(counts) or 1
+    bars = []
+    for hour, count in enumerate(counts):
+        link = "/?" + urlencode({**others, "day": day.isoformat(), "hour": f"{hour:02d}"})
+        level = 0 if not count else 1 + (3 * count) // most if count < most else 4
+        bars.append(HourBar(hour, count, link, min(level, 4), chosen == f"{hour:02d}"))
+    return day, bars
+
+
+def _any_of(values: Iterable[str]) -> list[tuple[str, str]]:
+    return [("", "any"), *((v, v) for v in values)]
+
+
+def filter_choices(choices: dict[str, list[str]]) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """The filters' selects: (name, label, [(value, shown)]), from what history holds."""
+    displays = [(d.split(" ", 1)[0], d) for d in choices.get("displays", ())]
+    return [
+        ("app", "App", _any_of(choices.get("apps", ()))),
+        ("workspace", "Workspace", _any_of(choices.get("workspaces", ()))),
+        ("display", "Display", [("", "any"), *displays]),
+        ("origin", "By", [("", "anyone"), ("user", "you"), ("agent", "agents")]),
+    ]
 
 
 def timeline_page(
     rows: Sequence[Row],
     *,
-    state: AccessState,
-    app_running: bool,
+    status: Status,
     pending: int,
     filters: dict[str, str],
     next_cursor: str | None,
     choices: dict[str, list[str]],
+    days: Sequence[Day] = (),
+    scrubbed: tuple[date, Sequence[int]] | None = None,
+    notice: str | None = None,
 ) -> str:
     """Newest first, grouped by day and hour; ``choices``: the apps,
-    workspaces and displays history holds, for the filters."""
-    groups: list[str] = []
-    current: tuple[str, str] | None = None
-    items: list[str] = []
-
-    def close() -> None:
-        if current is not None and items:
-            day, hour = current
-            groups.append(
-                f"<section><h2><time>{escape(day)}</time> <span>{escape(hour)}:00</span></h2>"
-                f'<ul class="grid">{"".join(items)}</ul></section>'
-            )
-
-    for row in rows:
-        moment = local(row.captured_at)
-        key = (f"{moment:%A %Y-%m-%d}", f"{moment:%H}")
-        if key != current:
-            close()
-            current, items = key, []
-        items.append(_card(row))
-    close()
-
-    def choose(name: str, label: str, values: Iterable[tuple[str, str]]) -> str:
-        chosen = filters.get(name, "")
-        options = "".join(
-            f'<option value="{escape(value)}"{" selected" if chosen == value else ""}>'
-            f"{escape(shown)}</option>"
-            for value, shown in values
-        )
-        return f'<label>{label} <select name="{name}">{options}</select></label>'
-
-    def any_of(values: Iterable[str]) -> list[tuple[str, str]]:
-        return [("", "any"), *((v, v) for v in values)]
-
-    displays = [("", "any")] + [(d.split(" ", 1)[0], d) for d in choices.get("displays", ())]
-    day = escape(filters.get("day", ""))
-    picker = (
-        '<form class="filters" method="get" action="/">'
-        + choose("app", "App", any_of(choices.get("apps", ())))
-        + choose("workspace", "Workspace", any_of(choices.get("workspaces", ())))
-        + choose("display", "Display", displays)
-        + choose("origin", "By", (("", "anyone"), ("user", "you"), ("agent", "agents")))
-        + f'<label>Day <input type="date" name="day" value="{day}"></label>'
-        "<button>Show</button></form>"
-    )
-    more = ""
+    workspaces and displays history holds, for the filters; ``days``: the
+    strip of days with captures, newest first."""
+    more = None
     if next_cursor:
-        query = urlencode({**{k: v for k, v in filters.items() if v}, "cursor": next_cursor})
-        more = f'<p class="more"><a href="/?{escape(query)}" rel="next">Older captures</a></p>'
-    body = (
-        "".join(groups)
-        or "<p>No captures here yet: take one with the shortcut or `noru capture`.</p>"
+        more = "/?" + urlencode({**{k: v for k, v in filters.items() if v}, "cursor": next_cursor})
+    others = {k: v for k, v in filters.items() if v and k not in ("day", "hour")}
+    return render(
+        "timeline.html",
+        title="Timeline",
+        here="/",
+        hours=_hours(rows),
+        words=state_words(status, pending),
+        paused=status.state.paused,
+        back="/",
+        filters=filters,
+        selects=filter_choices(choices),
+        days=[(d, "/?" + urlencode({**others, "day": d.day.isoformat()})) for d in days],
+        every_day="/?" + urlencode(others),
+        scrubber=_scrubber(scrubbed, others, filters.get("hour", "")) if scrubbed else None,
+        more=more,
+        notice=notice,
     )
-    top = state_bar(state, app_running, pending) + _controls(state, "/")
-    return page("Timeline", f"<h1>Timeline</h1>{picker}{body}{more}", top=top)
 
 
-def _highlight(snippet: str) -> str:
-    """A snippet with its «hits» marked, escaped."""
-    out = escape(snippet)
-    return out.replace("«", "<mark>").replace("»", "</mark>")
-
-
-def search_page(query: str, hits: Sequence[SearchHit], *, next_cursor: str | None) -> str:
-    items = "".join(
-        f'<li><a class="hit" href="/capture/{escape(h.row.id)}?q={escape(query)}">'
-        f'<img src="/thumb/{escape(h.row.id)}" alt="{escape(alt(h.row))}" loading="lazy" '
-        'width="240" height="150">'
-        f'<span class="when">{local(h.row.captured_at):%Y-%m-%d %H:%M}</span>'
-        f'<span class="src">{escape(source_words(h.row))}</span>'
-        f'<span class="layer">{escape(h.layer)}</span>'
-        f'<q class="snippet">{_highlight(h.snippet)}</q></a></li>'
-        for h in hits
+def search_page(
+    query: str,
+    hits: Sequence[SearchHit],
+    *,
+    next_cursor: str | None,
+    total: str = "",
+    filters: dict[str, str] | None = None,
+    choices: dict[str, list[str]] | None = None,
+) -> str:
+    """One page of matches; ``total``: how many match, in words; ``filters``
+    and ``choices``: the timeline's filters, kept with the query."""
+    filters = filters or {}
+    kept = {k: v for k, v in filters.items() if v}
+    more = (
+        "/search?" + urlencode({"q": query, **kept, "cursor": next_cursor}) if next_cursor else None
     )
-    more = ""
-    if next_cursor:
-        query_string = urlencode({"q": query, "cursor": next_cursor})
-        more = f'<p class="more"><a href="/search?{escape(query_string)}">More</a></p>'
-    found = (
-        f'<ul class="hits">{items}</ul>' if hits else f"<p>Nothing matches “{escape(query)}”.</p>"
+    return render(
+        "search.html",
+        title=f"Search: {query}",
+        query=query,
+        hits=hits,
+        more=more,
+        total=total,
+        filters=filters,
+        selects=filter_choices(choices or {}),
     )
-    return page(f"Search: {query}", f"<h1>Search: {escape(query)}</h1>{found}{more}")

@@ -4,9 +4,9 @@ agents get redacted, its text layers, its provenance and its note."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
+from dataclasses import dataclass
 
-from noru.console.pages.frame import capture_of, local, page, source_words
+from noru.console.pages.frame import capture_of, local, render
 from noru.geometry import Rect
 from noru.redact.apply import AgentsGet
 from noru.sources import Source
@@ -15,32 +15,45 @@ from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine, folded_words
 __all__ = ["capture_page"]
 
 
-def _boxes(image: ImageRecord, wanted: set[str], redacted: Sequence[Rect] = ()) -> tuple[str, int]:
-    """The image's lines as an SVG over it (no inline styles: the page's
-    policy forbids them), and how many hold one of the ``wanted`` words
-    (boxed as hits). OCR lines where OCR has run, else the accessibility
-    lines that have boxes; and the boxes ``redacted`` for agents, marked."""
+@dataclass(frozen=True)
+class Box:
+    """A rectangle drawn over an image: a line read (``hit``: it holds a
+    searched word), or a box redacted for agents."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+    text: str
+    kind: str = ""  # "", "hit" or "redacted"
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One image of the capture as the page shows it."""
+
+    image: ImageRecord
+    alt: str
+    caption: str
+    boxes: list[Box]
+    found: str  # what the search it was opened from found in it, or ""
+
+
+def _boxes(
+    image: ImageRecord, wanted: set[str], redacted: Sequence[Rect] = ()
+) -> tuple[list[Box], int]:
+    """The image's lines as boxes over it, and how many hold one of the
+    ``wanted`` words (boxed as hits). OCR lines where OCR has run, else the
+    accessibility lines that have boxes; and the boxes ``redacted`` for
+    agents, marked."""
     lines: Sequence[OcrLine | AxLine] = image.ocr_lines or image.ax_lines
-    rects, hits = [], 0
+    boxes, hits = [], 0
     for line in lines:
-        x, y, w, h = line.box
         hit = bool(wanted & folded_words(line.text))
         hits += hit
-        mark = ' class="hit"' if hit else ""
-        rects.append(
-            f'<rect x="{x}" y="{y}" width="{w}" height="{h}"{mark}>'
-            f"<title>{escape(line.text)}</title></rect>"
-        )
-    for x, y, w, h in redacted:
-        rects.append(
-            f'<rect x="{x}" y="{y}" width="{w}" height="{h}" class="redacted">'
-            "<title>redacted in what agents get</title></rect>"
-        )
-    svg = (
-        f'<svg class="boxes" viewBox="0 0 {image.width} {image.height}" '
-        f'preserveAspectRatio="none" aria-hidden="true">{"".join(rects)}</svg>'
-    )
-    return svg, hits
+        boxes.append(Box(*line.box, line.text, "hit" if hit else ""))
+    boxes += [Box(*box, "redacted in what agents get", "redacted") for box in redacted]
+    return boxes, hits
 
 
 def capture_page(
@@ -49,8 +62,12 @@ def capture_page(
     readers: Sequence[str],
     query: str = "",
     agents_get: AgentsGet | None = None,
+    newer: str | None = None,
+    older: str | None = None,
+    notice: str | None = None,
 ) -> str:
-    """The viewer: ``query`` (the search it was opened from) boxes the lines
+    """The viewer, with links to the captures ``newer`` and ``older`` than it:
+    ``query`` (the search it was opened from) boxes the lines
     that hold its words; ``agents_get``, what redaction changes for agents:
     its boxes are marked on the image and its lines listed as they get them."""
     wanted = folded_words(query)
@@ -61,66 +78,32 @@ def capture_page(
         found = ""
         if wanted:
             found = (
-                f" · {hits} line{'s' if hits != 1 else ''} with “{escape(query)}” boxed"
+                f" · {hits} line{'s' if hits != 1 else ''} with “{query}” boxed"
                 if hits
-                else f" · “{escape(query)}” is not in a line of this image"
+                else f" · “{query}” is not in a line of this image"
             )
         images.append(
-            f'<figure class="shot"><div class="frame">'
-            f'<img src="/image/{escape(record.id)}/{image.position}" '
-            f'alt="{escape(_alt_record(record, image.position))}" '
-            f'width="{image.width}" height="{image.height}">{boxes}</div>'
-            f"<figcaption>{image.width}x{image.height} px · {escape(_facts(image))}{found} "
-            '<button type="button" class="zoom" aria-pressed="false">Actual size</button>'
-            '</figcaption><output class="line" aria-live="polite"></output></figure>'
+            Shown(image, _alt_record(record, image.position), _facts(image), boxes, found)
         )
-    ocr = record.ocr_text
-    ax = record.ax_text
-    texts = _text_block("On-screen text (OCR)", ocr, "ocr", record.ocr_state) + _text_block(
-        "Accessibility text", ax, "ax", "done" if ax else "none"
+    return render(
+        "capture.html",
+        title=f"Capture {record.id}",
+        record=record,
+        images=images,
+        texts=[
+            ("On-screen text (OCR)", record.ocr_text, "ocr", record.ocr_state),
+            ("Accessibility text", record.ax_text, "ax", "done" if record.ax_text else "none"),
+        ],
+        agents_get=agents_get,
+        facts=_provenance(record),
+        readers=readers,
+        newer=newer,
+        older=older,
+        notice=notice,
     )
-    if agents_get is not None:
-        texts += _agents_get(agents_get)
-    note = escape(record.note or "")
-    read_by = (
-        "<ul>" + "".join(f"<li>{escape(r)}</li>" for r in readers) + "</ul>"
-        if readers
-        else "<p>No agent has read this capture.</p>"
-    )
-    body = (
-        f"<h1>{local(record.captured_at):%Y-%m-%d %H:%M:%S}</h1>"
-        f'<p class="src">{escape(source_words(record))} · '
-        f"{'taken by an agent' if record.origin == 'agent' else 'taken by you'}"
-        f"{' · kept forever' if record.kept else ''}</p>"
-        + "".join(images)
-        + texts
-        + '<section><h2>Note</h2><form method="post" action="'
-        f'/capture/{escape(record.id)}/note"><textarea name="note" rows="3" aria-label="Note">'
-        f"{note}</textarea><button>Save note</button></form></section>"
-        + _provenance(record)
-        + f"<section><h2>Read by agents</h2>{read_by}</section>"
-        f'<section><h2>Delete</h2><form method="post" action="/capture/{escape(record.id)}/delete">'
-        '<label><input type="checkbox" name="confirm" value="yes" required> Delete this capture,'
-        " its text and its files</label> <button>Delete</button></form></section>"
-    )
-    return page(f"Capture {record.id}", body)
 
 
-def _agents_get(seen: AgentsGet) -> str:
-    if seen.held:
-        body = f"<p>Agents get none of this capture's pixels or text yet: {escape(seen.held)}.</p>"
-    elif seen.summary:
-        body = (
-            f"<p>Redacted for agents ({escape(seen.summary)}): the boxes marked on the image"
-            " are filled, and they get these lines as:</p>"
-            f"<pre>{escape(chr(10).join(seen.lines))}</pre>"
-        )
-    else:
-        body = "<p>Nothing redacted: agents get this capture as taken.</p>"
-    return f"<section><h2>What agents get</h2>{body}</section>"
-
-
-def _provenance(record: CaptureRecord) -> str:
+def _provenance(record: CaptureRecord) -> list[tuple[str, str]]:
     """Where the capture came from, in plain words: what was measured at the
     capture, and what was inferred (the workspace, from the title)."""
     facts = [
@@ -160,8 +143,7 @@ def _provenance(record: CaptureRecord) -> str:
         facts.append(("Text", "not read yet (the app reads it)"))
     if record.ax_note:
         facts.append(("Accessibility", record.ax_note))
-    rows = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts)
-    return f'<section><h2>Where it came from</h2><dl class="facts">{rows}</dl></section>'
+    return facts
 
 
 def _shows(source: Source) -> str:
@@ -192,14 +174,3 @@ def _facts(image: ImageRecord) -> str:
     else:
         facts = [source.window_title, source.app_name, display]
     return " · ".join(f for f in facts if f) or "no source facts"
-
-
-def _text_block(title: str, text: str, layer: str, state: str) -> str:
-    if not text:
-        why = {"pending": "not read yet", "failed": "could not be read"}.get(state, "none")
-        return f"<section><h2>{escape(title)}</h2><p>{why}</p></section>"
-    return (
-        f'<section><h2>{escape(title)}</h2><button type="button" class="copy" '
-        f'data-copy="text-{layer}">Copy</button>'
-        f'<pre id="text-{layer}">{escape(text)}</pre></section>'
-    )

@@ -1,16 +1,32 @@
-"""The frame every console page shares (its head, the links between pages,
-the search box) and the words a capture is shown by: its time, source and
-alternative text."""
+"""The frame every console page shares and the words a capture is shown by.
+
+The HTML is in ``templates/`` (Jinja2, autoescaped: every value from
+history, such as titles, app names, OCR and accessibility text and notes, is
+escaped by the template engine and nowhere else). This module holds the
+environment that renders them, with the words below as its filters: a
+capture's time, source and alternative text.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from html import escape
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
 
 from noru.sources import Source
 from noru.store import CaptureRecord, Row
 
-__all__ = ["alt", "capture_of", "local", "message_page", "page", "source_words"]
+__all__ = [
+    "alt",
+    "capture_of",
+    "local",
+    "message_page",
+    "plural",
+    "render",
+    "source_words",
+]
 
 
 def local(moment: datetime) -> datetime:
@@ -56,26 +72,42 @@ def capture_of(source: Source) -> str:
     return source.window_title or source.app_name or "the screen"
 
 
-def alt(row: Row) -> str:
-    return f"Capture of {capture_of(row.source)}, {local(row.captured_at):%Y-%m-%d %H:%M}"
+def alt(row: Row | CaptureRecord) -> str:
+    source = row.source if isinstance(row, Row) else row.images[0].source
+    return f"Capture of {capture_of(source)}, {local(row.captured_at):%Y-%m-%d %H:%M}"
 
 
-def page(title: str, body: str, *, top: str = "") -> str:
-    return (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)} · Noru</title>"
-        '<link rel="stylesheet" href="/static/console.css">'
-        '<script src="/static/console.js" defer></script></head><body>'
-        '<header><a class="brand" href="/">Noru</a>'
-        '<nav class="pages"><a href="/">Timeline</a> <a href="/log">Agent reads</a> '
-        '<a href="/privacy">Privacy</a> <a href="/delete-range">Delete a range</a></nav>'
-        '<form class="search" method="get" action="/search" role="search">'
-        '<input name="q" type="search" placeholder="Search your screens" aria-label="Search">'
-        "</form></header>"
-        f"{top}<main>{body}</main></body></html>"
-    )
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``1 capture``, ``2 captures``."""
+    return f"{count} {one if count == 1 else many or one + 's'}"
+
+
+def _at(moment: datetime, form: str) -> str:
+    return f"{local(moment):{form}}"
+
+
+def _marked(snippet: str) -> Markup:
+    """A search snippet with its «hits» marked, escaped."""
+    return Markup(str(escape(snippet)).replace("«", "<mark>").replace("»", "</mark>"))
+
+
+_ENV = Environment(
+    loader=PackageLoader("noru.console", "templates"),
+    autoescape=True,  # every value is escaped unless a filter says it is markup
+    undefined=StrictUndefined,  # a name the route forgot is an error, not an empty string
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_ENV.filters.update(at=_at, source_words=source_words, alt=alt, marked=_marked, plural=plural)
+
+
+def render(template: str, **context: Any) -> str:
+    """One page: ``template`` from ``templates/`` given ``context``; what the
+    frame shows beside it: ``notice`` (what a button just did), ``query``
+    (the search box's words) and ``here`` (the page's own link)."""
+    frame = {"notice": None, "query": "", "here": ""}
+    return _ENV.get_template(template).render(**(frame | context))
 
 
 def message_page(title: str, text: str) -> str:
-    return page(title, f"<h1>{escape(title)}</h1><p>{escape(text)}</p>")
+    return render("message.html", title=title, text=text)

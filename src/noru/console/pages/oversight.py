@@ -4,63 +4,88 @@ they decided (privacy: access and retention), and deleting a range."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
+from dataclasses import dataclass
 
 from noru.accesslog import describe_refused
-from noru.console.pages.frame import page
+from noru.console.pages.frame import render
+from noru.store import CaptureRecord, Row
 
-__all__ = ["RETENTION_WORDS", "delete_range_page", "log_page", "privacy_page"]
+__all__ = [
+    "REDACTION_WORDS",
+    "RETENTION_WORDS",
+    "delete_range_page",
+    "delete_selected_page",
+    "log_page",
+    "privacy_page",
+]
+
+
+@dataclass(frozen=True)
+class Read:
+    """One row of the access log as the page shows it; ``refused``: the
+    requests `noru mcp --http` refused for want of the token, in words."""
+
+    at: str
+    refused: str | None = None
+    who: str = ""
+    transport: str = ""
+    target: str = ""
+    arguments: str = ""
+    outcome: str = ""
+    captures: tuple[tuple[str, str], ...] = ()  # (id, how)
+    bytes: str = ""
+
+
+def _read(entry: dict[str, object]) -> Read:
+    refused = describe_refused(dict(entry))
+    if refused is not None:
+        return Read(str(entry.get("at")), refused=refused)
+    served = entry.get("captures")
+    captures = tuple(
+        (str(c.get("id")), str(c.get("how")))
+        for c in (served if isinstance(served, list) else [])
+        if isinstance(c, dict)
+    )
+    args = entry.get("arguments") or {}
+    shown = " ".join(f"{k}={v}" for k, v in args.items()) if isinstance(args, dict) else ""
+    who = f"{entry.get('client') or 'unknown client'} {entry.get('client_version') or ''}"
+    return Read(
+        at=str(entry.get("at")),
+        who=who.strip(),
+        transport=str(entry.get("transport")),
+        target=str(entry.get("target")),
+        arguments=shown,
+        outcome=str(entry.get("outcome")),
+        captures=captures,
+        bytes=str(entry.get("bytes")),
+    )
 
 
 def log_page(entries: Sequence[dict[str, object]], *, filters: dict[str, str]) -> str:
     """The access log, newest first: who read what, and what left; ``filters``:
     client, capture, since and before as the person gave them."""
-    rows = []
-    for entry in entries:
-        refused = describe_refused(dict(entry))
-        if refused is not None:  # requests `noru mcp --http` refused for want of the token
-            rows.append(
-                f"<tr><td>{escape(str(entry.get('at')))}</td><td>refused (http)</td>"
-                f'<td colspan="4">{escape(refused)}</td></tr>'
-            )
-            continue
-        served = entry.get("captures")
-        caps = ", ".join(
-            f'<a href="/capture/{escape(str(c.get("id")))}">{escape(str(c.get("id")))}</a>'
-            f" ({escape(str(c.get('how')))})"
-            for c in (served if isinstance(served, list) else [])
-            if isinstance(c, dict)
-        )
-        args = entry.get("arguments") or {}
-        shown = " ".join(f"{k}={v}" for k, v in args.items()) if isinstance(args, dict) else ""
-        who = f"{entry.get('client') or 'unknown client'} {entry.get('client_version') or ''}"
-        rows.append(
-            f"<tr><td>{escape(str(entry.get('at')))}</td><td>{escape(who.strip())}"
-            f" ({escape(str(entry.get('transport')))})</td>"
-            f"<td>{escape(str(entry.get('target')))} {escape(shown)}</td>"
-            f"<td>{escape(str(entry.get('outcome')))}</td><td>{caps}</td>"
-            f"<td>{escape(str(entry.get('bytes')))}</td></tr>"
-        )
-    table = (
-        "<table><thead><tr><th>When</th><th>Client</th><th>Read</th><th>Outcome</th>"
-        f"<th>Captures</th><th>Bytes</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-        if rows
-        else "<p>No agent has read anything yet.</p>"
+    return render(
+        "log.html",
+        title="Access log",
+        here="/log",
+        reads=[_read(e) for e in entries],
+        filters=filters,
     )
 
-    def field(name: str, label: str, kind: str = "text") -> str:
-        value = escape(filters.get(name, ""))
-        return f'<label>{label} <input type="{kind}" name="{name}" value="{value}"></label>'
 
-    picker = (
-        '<form class="filters" method="get" action="/log">'
-        + field("client", "Client")
-        + field("capture", "Capture")
-        + field("since", "From", "datetime-local")
-        + field("before", "to", "datetime-local")
-        + "<button>Show</button></form>"
-    )
-    return page("Access log", f"<h1>Agent reads</h1>{picker}{table}")
+# What each redaction category takes out of what agents get.
+REDACTION_WORDS = {
+    "secrets": "keys, tokens and passwords",
+    "cards": "payment card numbers",
+    "emails": "email addresses",
+    "phones": "phone numbers",
+}
+
+RETENTION_WORDS = {
+    "keep_days": ("Keep days", "delete captures older than this; 0: no age limit"),
+    "max_disk": ("Disk budget", "images plus database at most this (20GB, 500MB); 0: none"),
+    "min_free": ("Leave free", "refuse a capture that would leave the disk less than this"),
+}
 
 
 def privacy_page(
@@ -70,98 +95,51 @@ def privacy_page(
     disk: Sequence[str],
     settings: Sequence[tuple[str, str, bool]],
     problem: str | None = None,
+    notice: str | None = None,
+    redacted: Sequence[str] = (),
+    ask_off: tuple[list[str], list[str]] | None = None,
 ) -> str:
-    """Exclusions (add, remove, test a title) and retention (its settings,
-    disk use, prune). ``settings``: (key, value, whether config.toml sets it).
+    """Exclusions (add, remove, test a title), redaction (its categories:
+    ``redacted`` now; ``ask_off``: the ones chosen and the ones that would be
+    turned off, to confirm) and retention (its settings, disk use, prune).
+    ``settings``: (key, value, whether config.toml sets it).
 
     ``rules``: (what, where it comes from, the form value that removes it or
     None when it is config.toml's)."""
-    items = "".join(
-        f"<li>{escape(what)} <span class=src>({escape(where)})</span>"
-        + (
-            '<form method="post" action="/exclusions/remove" class="inline">'
-            f'<button name="rule" value="{escape(remove)}">Remove</button></form>'
-            if remove
-            else ""
-        )
-        + "</li>"
-        for what, where, remove in rules
-    )
-    said = f'<p class="problem" role="alert">{escape(problem)}</p>' if problem else ""
-    result = ""
-    if tested is not None:
-        title, excluded = tested
-        result = (
-            f"<p>A window titled “{escape(title)}” "
-            + ("<strong>is excluded</strong>" if excluded else "is not excluded")
-            + ".</p>"
-        )
-    body = (
-        "<h1>Privacy</h1><section><h2>Windows never captured</h2>"
-        f"{said}<ul>{items}</ul>"
-        '<form method="post" action="/exclusions/add">'
-        '<label>Kind <select name="kind"><option value="app">app</option>'
-        '<option value="title">window title</option></select></label> '
-        '<label>Pattern <input name="pattern" required '
-        'placeholder="KeePassXC, *bank*, re:..."></label> '
-        "<button>Exclude</button></form>"
-        '<form method="get" action="/privacy"><label>Test a title '
-        '<input name="title" required></label> <button>Test</button></form>'
-        f"{result}</section>"
-        "<section><h2>History kept</h2><ul>"
-        + "".join(f"<li>{escape(line)}</li>" for line in disk)
-        + "</ul>"
-        + _retention_form(settings)
-        + '<form method="post" action="/prune"><button>Prune now</button></form></section>'
-    )
-    return page("Privacy", body)
-
-
-RETENTION_WORDS = {
-    "keep_days": ("Keep days", "delete captures older than this; 0: no age limit"),
-    "max_disk": ("Disk budget", "images plus database at most this (20GB, 500MB); 0: none"),
-    "min_free": ("Leave free", "refuse a capture that would leave the disk less than this"),
-}
-
-
-def _retention_form(settings: Sequence[tuple[str, str, bool]]) -> str:
-    fields = "".join(
-        f'<label>{RETENTION_WORDS[key][0]} <input name="{key}" value="{escape(value)}" '
-        f'required size="8" aria-describedby="about-{key}"></label>'
-        f'<span class="src" id="about-{key}">{escape(RETENTION_WORDS[key][1])}'
-        f"{'' if mine else ' (default)'}</span>"
-        for key, value, mine in settings
-    )
-    return (
-        f'<form method="post" action="/retention" class="settings">{fields}'
-        "<button>Save</button></form>"
-        "<p>Saved in config.toml (only these lines change). The app applies them at"
-        " its next capture or within 10 minutes; Prune now applies them at once.</p>"
+    return render(
+        "privacy.html",
+        title="Privacy",
+        here="/privacy",
+        notice=notice,
+        rules=rules,
+        tested=tested,
+        disk=disk,
+        settings=[(key, value, mine, *RETENTION_WORDS[key]) for key, value, mine in settings],
+        problem=problem,
+        categories=[(k, words, k in redacted) for k, words in REDACTION_WORDS.items()],
+        ask_off=ask_off,
+        off_words=" and ".join(REDACTION_WORDS[c] for c in ask_off[1]) if ask_off else "",
     )
 
 
-def delete_range_page(*, since: str, before: str, count: int | None) -> str:
-    ask = (
-        '<form method="get" action="/delete-range">'
-        f'<label>From <input type="datetime-local" name="since" value="{escape(since)}" '
-        "required></label> "
-        f'<label>to <input type="datetime-local" name="before" value="{escape(before)}" '
-        "required></label> <button>Count</button></form>"
+def delete_range_page(
+    *, since: str, before: str, count: int | None, preview: Sequence[Row] = ()
+) -> str:
+    """A range to count, then its ``count`` and the newest of its captures
+    (``preview``) above the confirmation."""
+    return render(
+        "delete_range.html",
+        title="Delete a time range",
+        here="/delete-range",
+        since=since,
+        before=before,
+        count=count,
+        preview=preview,
     )
-    confirm = ""
-    if count is not None:
-        confirm = f"<p>{count} capture{'s' if count != 1 else ''} in that range.</p>" + (
-            '<form method="post" action="/delete-range">'
-            f'<input type="hidden" name="since" value="{escape(since)}">'
-            f'<input type="hidden" name="before" value="{escape(before)}">'
-            f'<label><input type="checkbox" name="confirm" value="{count}" required> '
-            + (
-                "Delete it, its text and its files</label> "
-                if count == 1
-                else f"Delete these {count}, their text and their files</label> "
-            )
-            + "<button>Delete</button></form>"
-            if count
-            else ""
-        )
-    return page("Delete a time range", f"<h1>Delete a time range</h1>{ask}{confirm}")
+
+
+def delete_selected_page(captures: Sequence[CaptureRecord], *, ids: Sequence[str]) -> str:
+    """The captures ticked on the timeline, shown before they are deleted."""
+    return render(
+        "delete_selected.html", title="Delete the selected captures", preview=captures, ids=ids
+    )

@@ -1,5 +1,7 @@
 // The console's small client. Every page works without it; it adds:
-// - arrow keys move between the timeline's captures (Enter opens one);
+// - arrow keys move between the timeline's captures (Enter opens one), and
+//   on a capture's page go to the newer (left) or older (right) capture;
+// - the timeline's "Delete selected" button says how many are ticked;
 // - the timeline loads older captures as you scroll ("Older captures" stays
 //   the way without a script);
 // - the viewer: copy buttons, "Actual size" zoom, a line's text shown when
@@ -7,9 +9,16 @@
 "use strict";
 
 document.addEventListener("keydown", (event) => {
+  if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) return;
+  const beside = document.querySelector(`nav.steps a[data-key="${event.key}"]`);
+  if (beside) {
+    event.preventDefault();
+    window.location.assign(beside.href);
+    return;
+  }
   const cards = Array.from(document.querySelectorAll("a.card, a.hit"));
   if (!cards.length || !["ArrowRight", "ArrowLeft", "ArrowDown", "ArrowUp"].includes(event.key)) return;
-  if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) return;
   const at = cards.indexOf(document.activeElement);
   const perRow = Math.max(1, Math.round(cards[0].parentElement.parentElement.clientWidth / cards[0].parentElement.clientWidth));
   const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: perRow, ArrowUp: -perRow }[event.key];
@@ -71,6 +80,13 @@ function older(link) {
   }, { rootMargin: "600px" });
   watch.observe(link);
 }
+
+document.addEventListener("change", (event) => {
+  if (!event.target.matches('input[form="bulk"]')) return;
+  const ticked = document.querySelectorAll('input[form="bulk"]:checked').length;
+  document.querySelector("#bulk button").textContent =
+    ticked ? `Delete ${ticked} selected…` : "Delete selected…";
+});
 
 document.addEventListener("DOMContentLoaded", () => {
   const link = document.querySelector("main p.more a[rel=next]");
