@@ -70,11 +70,10 @@ SAMPLE_LEAST = 8
 # this many times as many claims: the first parts read may be few kinds of
 # character misread alike (a compiler's ``^~~~`` lines read ``Aw``).
 SAMPLE_AGAIN = 2
-# A glyph the engine read this many cells wide or wider is no character of
-# one cell (a CJK letter, drawn over two, read as a Latin one); where a word
-# has this many, the font is not looked for by the claims of its cells (one
-# is an ``@`` spilling over its cell's edge).
-WIDE_GLYPH = 1.25
+# A glyph whose box holds two inked cells of its word or more is no
+# character of one cell (a CJK letter, drawn over two, read as a Latin one);
+# where a word has this many, the font is not looked for by the claims of
+# its cells (one is an ``@`` spilling over its cell's edge).
 WIDE_GLYPHS = 2
 # A row is read in parts of at least this many cells, where it has them.
 CONTEXT = 24
@@ -195,12 +194,10 @@ def _read_segments(
         shifted = [Glyph(g.text, g.left + left, g.right + left, g.confidence) for g in read]
         words = runs_of([c for c in sorted(band.keys) if first <= c <= last])
         placed = place(shifted, cells.width, words)
-        broad = WIDE_GLYPH * cells.width
         doubted = {
             column
             for word in words
-            if sum((g := placed.get(c)) is not None and g.right - g.left > broad for c in word)
-            >= WIDE_GLYPHS
+            if sum(_covers(g, word, cells.width) >= 2 for g in shifted) >= WIDE_GLYPHS
             for column in word
         }
         for column, glyph in placed.items():
@@ -210,6 +207,15 @@ def _read_segments(
                 continue
             band.placed[column] = glyph
             votes.add(band.keys[column], glyph.text, trusted=column not in doubted)
+
+
+def _covers(glyph: Glyph, word: Sequence[int], width: int) -> int:
+    """How many of ``word``'s inked cells ``glyph``'s box holds half of or
+    more: a character of one cell holds one (its box may run on over the
+    spaces after it), a CJK letter read as a Latin one two."""
+    return sum(
+        min(glyph.right, (c + 1) * width) - max(glyph.left, c * width) >= width / 2 for c in word
+    )
 
 
 def _read_parts(

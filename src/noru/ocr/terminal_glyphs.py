@@ -36,6 +36,8 @@ COLOUR_STEPS = 8
 # edge where it holds this much there.
 STROKE = 0.5
 EDGE_INK = 0.25
+# The glyphs half of a wide letter drawn as strokes across is nearest.
+STROKES = frozenset("-‐–—_=~")
 # A cell whose ink is all the glyphs beside it left there, but for this much
 # coverage, holds no glyph: a space (``BLANK``), not a phantom character.
 BLANK_INK = 0.25
@@ -152,14 +154,17 @@ def _without_crossings(
     shapes: glyphs.Shapes,
     cells: Cells,
 ) -> dict[tuple[int, int], Decision]:
-    """``found`` without the glyphs that a stroke crosses out of their cell
-    where the glyph's drawing has no ink at that edge: half of a wide letter
-    (``ー``, ``一``) is nearest a ``-``, but its stroke runs on into the
-    next cell, as no ``-`` of the font does."""
+    """``found`` without the dashes (``STROKES``) that a stroke crosses out
+    of their cell where the glyph's drawing has no ink at that edge: half of
+    a wide letter (``ー``, ``一``) is nearest a ``-``, but its stroke runs
+    on into the next cell, as no ``-`` of the font does."""
     import numpy as np
 
     def crossing(left: Array, right: Array) -> bool:
-        return bool(((left[:, -1] >= STROKE) & (right[:, 0] >= STROKE)).any())
+        # Two pixel columns deep on each side: not a neighbour's edge
+        # anti-aliased into a cell (faces whose glyphs fill their cells).
+        deep = (left[:, -2:] >= STROKE).all(axis=1) & (right[:, :2] >= STROKE).all(axis=1)
+        return bool(deep.any())
 
     def edge_ink(decision: Decision, side: int) -> bool:
         drawing = shapes.glyphs[decision.glyph].reshape(cells.height, cells.width)
@@ -167,7 +172,7 @@ def _without_crossings(
 
     kept = dict(found)
     for (i, column), decision in found.items():
-        if not decision.sure or decision is BLANK:
+        if not decision.sure or decision.char not in STROKES:
             continue
         here = array_of[scaled[i, column]].reshape(cells.height, cells.width)
         for step, side in ((1, -1), (-1, 0)):
