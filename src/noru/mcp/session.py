@@ -43,7 +43,8 @@ from noru.errors import (
 )
 from noru.mcp.clients import Profile, profile
 from noru.mcp.streams import MessageStream
-from noru.mcp.tools import ToolContext, call_tool, list_tools
+from noru.mcp.tools import call_tool, list_tools
+from noru.mcp.tools.context import ToolContext
 from noru.settings import snapshot
 from noru.times import format_utc
 

@@ -15,7 +15,7 @@ from noru import access, appwire
 from noru.config import Config
 from noru.contract import Answer, capture_answer
 from noru.errors import Busy, InternalError, InvalidParams
-from noru.mcp.tools import ToolContext
+from noru.mcp.tools.context import ToolContext
 from noru.present import Projection, present_capture
 from noru.redact.policy import Policy
 from noru.store import Reader
