@@ -4,7 +4,7 @@
 against the tool's schema, and runs the handler with the settings of the
 request (``ToolContext.for_request``). Handlers return a ``contract.Answer``
 (the contract-4 result and the facts of the captures it carries, which the
-session logs) or raise ``Steering`` / ``ProtocolError``; the session turns
+session logs) or raise ``Refusal`` / ``ProtocolError``; the session turns
 those into the wire shape. A refusal that the person lifts in the Noru menu (not
 authorized, paused, history revoked) says, where no panel shows that menu,
 that the same control is in the Noru console: the running app says whether
@@ -66,14 +66,14 @@ def menu_shown(home: Path) -> bool:
 
 
 def call_tool(context: ToolContext, name: Any, arguments: Any) -> Answer:
-    from noru.errors import Steering
+    from noru.errors import Refusal
 
     spec, arguments = resolve(name, arguments)
     checked = check_arguments(arguments, spec.input_schema)
     context = context.for_request()
     try:
         return _handlers()[spec.name](context, checked)
-    except Steering as refusal:
+    except Refusal as refusal:
         if refusal.gesture is not None and not menu_shown(context.home):
             refusal.in_console_too()
         raise
