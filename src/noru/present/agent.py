@@ -317,17 +317,17 @@ def present_capture(
     """Plan, pixels and view in one: ``app_served`` are the images the app
     already served for this capture (used when they fit the plan). With a
     ``policy`` that is on, the capture is redacted first (``noru.redact``),
-    or, where redaction cannot run yet, withheld (``withheld_view``)."""
-    view_plan = plan(record, projection, max_edge=max_edge)
+    or, where redaction cannot run yet, withheld (``withheld_view``). The
+    plan is made once, of the record as the agent may see it."""
     boxes: tuple[tuple[Rect, ...], ...] = ()
     summary = None
     if policy is not None and policy.on:
         if policy.problem or record.ocr_state != "done":
-            return withheld_view(view_plan, policy, wait=wait)
+            return withheld_view(plan(record, projection, max_edge=max_edge), policy, wait=wait)
         redaction = for_agent(record, policy)
         if redaction.count:
-            view_plan = plan(redaction.record, projection, max_edge=max_edge)
-            boxes, summary = redaction.boxes, redaction.summary()
+            record, boxes, summary = redaction.record, redaction.boxes, redaction.summary()
+    view_plan = plan(record, projection, max_edge=max_edge)
     images = pixels.reuse_served(view_plan, app_served, boxes) if app_served else None
     if images is None:
         images = pixels.load(reader, view_plan, boxes)
