@@ -107,7 +107,7 @@ def staged(
         record = reader.get(delivered.id)
         assert record is not None
         view = present_capture(
-            reader, record, Projection(), max_edge=MAX_EDGE, ready=delivered.served
+            reader, record, Projection(), max_edge=MAX_EDGE, app_served=delivered.served
         )
     result = capture_result(view, now=datetime.now(UTC), with_sources=False)
     line = json.dumps(

@@ -9,7 +9,7 @@ on (the default) and `redact = []` (config.toml is read at each call), a
 pause between looks. Printed: each side's median and p95, and their
 difference; then, in-process on the last stored capture, the two stages
 redaction adds: finding and replacing (``noru.redact.apply.for_agent``) and
-filling the served image (decode, fill, encode: ``pixels.ready``).
+filling the served image (decode, fill, encode: ``pixels.reuse_served``).
 
     .venv/bin/python bench/redact_observe.py [--runs 30]
 """
@@ -64,7 +64,7 @@ def stages(home: Path, capture_id: str, runs: int) -> tuple[list[float], list[fl
             finding.append((time.perf_counter() - start) * 1000)
             view = plan(seen.record, Projection(), max_edge=1568)
             start = time.perf_counter()
-            served_pixels.ready(view, made, seen.boxes)
+            served_pixels.reuse_served(view, made, seen.boxes)
             filling.append((time.perf_counter() - start) * 1000)
             count = seen.count
     return finding, filling, count

@@ -468,7 +468,7 @@ def test_an_idle_app_hardly_wakes(app: AppProcess, session: MemoryClient) -> Non
 
 
 def test_doctor_without_the_app_warns_that_it_is_not_running(home: Path, desktop: XServer) -> None:
-    done = noru(home, desktop.env, "doctor")
+    done = noru("doctor", home=home, env=desktop.env)
     # Not started is no broken install: the live tools wait for it.
     assert "WARN app: not running\n     -> start it with `noru app`\n" in done.stdout, done.stdout
     assert "FAIL app" not in done.stdout

@@ -162,11 +162,7 @@ def one_circle(graph: dict[str, set[str]], component: set[str]) -> list[str]:
 
 # Circles known today, each ended by the change named: the test below fails on
 # any other circle, and the one after it once a known one is gone (delete it here).
-KNOWN_CIRCLES = [
-    # ToolContext lives in the package that imports its tools (issue 38 item 1,
-    # the use-case layer, moves it).
-    {"noru.mcp.tools", "noru.mcp.tools.history", "noru.mcp.tools.live", "noru.mcp.tools.status"},
-]
+KNOWN_CIRCLES: list[set[str]] = []
 
 
 def test_no_module_imports_itself_round_a_circle() -> None:

@@ -36,7 +36,7 @@ def logged(home: Path) -> list[accesslog.Entry]:
             at="2026-08-12T14:15:02Z", client="claude-code", client_version="2.0.1",
             transport="stdio", method="tools/call", target="search_history",
             arguments={"query": "build"},
-            captures=(accesslog.Served("capture_2026-08-12_141502", "listed"),),
+            captures=(accesslog.LoggedCapture("capture_2026-08-12_141502", "listed"),),
             bytes=812, shape="contract",
         ),
         accesslog.Entry(

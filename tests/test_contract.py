@@ -17,7 +17,7 @@ from noru.contract import (
     inferred,
     measured,
     prov_line,
-    steering_result,
+    refusal_result,
 )
 from noru.sources import Source
 from noru.times import format_age
@@ -77,9 +77,9 @@ STEERING = [
 class TestSteering:
     @pytest.mark.parametrize(("cls", "tag", "action"), STEERING)
     def test_each_case_starts_with_its_tag_and_names_the_next_action(
-        self, cls: type[errors.Steering], tag: str, action: str
+        self, cls: type[errors.Refusal], tag: str, action: str
     ) -> None:
-        result = steering_result(cls("because"))
+        result = refusal_result(cls("because"))
         assert set(result) == {"content", "isError", "_meta"}
         assert result["isError"] is False
         assert result["_meta"] == {"noru.contract": 4}
@@ -92,17 +92,17 @@ class TestSteering:
         """The remedy is the person's gesture in the Noru menu (the published
         contract's words): an agent with a shell must not read its own way in."""
         for cls, _, _ in STEERING:
-            text = steering_result(cls("because"))["content"][0]["text"]
+            text = refusal_result(cls("because"))["content"][0]["text"]
             assert "noru allow" not in text and "noru resume" not in text, cls
 
     @pytest.mark.parametrize("cls", [errors.NotAuthorized, errors.Paused, errors.HistoryRevoked])
     def test_where_no_menu_shows_the_gesture_keeps_its_words_and_names_the_console(
-        self, cls: type[errors.Steering]
+        self, cls: type[errors.Refusal]
     ) -> None:
         refusal = cls("because")
         refusal.in_console_too()
         refusal.in_console_too()  # said once, however often asked
-        next_line = steering_result(refusal)["content"][0]["text"].splitlines()[-1]
+        next_line = refusal_result(refusal)["content"][0]["text"].splitlines()[-1]
         assert cls.gesture is not None
         assert next_line.startswith(f"Next: {cls.gesture} {errors.CONSOLE_TOO} ")
         assert next_line.count("Noru console") == 1 and "`" not in next_line
@@ -114,7 +114,7 @@ class TestSteering:
         refusal = errors.NoMatch(
             "no capture matches", details=("Filters: app=Figma", "Apps present: Editor")
         )
-        lines = steering_result(refusal)["content"][0]["text"].splitlines()
+        lines = refusal_result(refusal)["content"][0]["text"].splitlines()
         assert lines[1:3] == ["Filters: app=Figma", "Apps present: Editor"]
 
 

@@ -159,7 +159,7 @@ def test_a_refusal_comes_back_as_the_same_steering_with_its_own_next_action() ->
     )
     back = appwire.decode_reply(appwire.encode(appwire.Refused.of(sent)))
     assert isinstance(back, appwire.Refused)
-    refusal = back.steering()
+    refusal = back.refusal()
     assert type(refusal) is PermissionDenied
     assert (refusal.summary, refusal.details, refusal.next_action) == (
         sent.summary,
@@ -169,13 +169,13 @@ def test_a_refusal_comes_back_as_the_same_steering_with_its_own_next_action() ->
 
 
 def test_a_refusal_without_its_own_next_action_keeps_the_default() -> None:
-    refusal = appwire.Refused.of(NotAuthorized("never allowed")).steering()
+    refusal = appwire.Refused.of(NotAuthorized("never allowed")).refusal()
     assert refusal.next_action == NotAuthorized.next_action
 
 
 def test_an_unknown_refusal_tag_is_malformed() -> None:
     with pytest.raises(appwire.Malformed, match="unknown refusal"):
-        appwire.Refused("Noru exploded").steering()
+        appwire.Refused("Noru exploded").refusal()
 
 
 # --- against a listener that speaks another version ------------------------------

@@ -428,7 +428,7 @@ def test_status_and_doctor_show_disk_use_and_warn_before_anything_stops(home: Pa
     # A disk nearly full (free below twice min_free): captures still work, a warning.
     free = shutil.disk_usage(home).free
     (home / "config.toml").write_text(f"min_free = {free * 3 // 4}\n")
-    doctor = noru(home, "doctor").stdout
+    doctor = noru("doctor", home=home).stdout
     (line,) = [li for li in doctor.splitlines() if "history disk:" in li]
     assert line.startswith("WARN history disk:") and "the disk is nearly full" in line, doctor
     # Below min_free: doctor fails, naming what to do.

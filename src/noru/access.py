@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from noru.atomic import replace_durably
-from noru.errors import DataDirError, HistoryRevoked, NotAuthorized, Paused, Steering
+from noru.errors import DataDirError, HistoryRevoked, NotAuthorized, Paused, Refusal
 from noru.paths import access_path
 from noru.times import format_utc
 
@@ -54,7 +54,7 @@ class AccessState:
 class Decision:
     allowed: bool
     reason: str
-    refusal: type[Steering] | None = None
+    refusal: type[Refusal] | None = None
 
     def enforce(self) -> None:
         """Raise the refusal, carrying the reason, unless the decision allows."""

@@ -44,9 +44,9 @@ __all__ = [
     "MAX_BYTES",
     "Entry",
     "LogUnwritable",
+    "LoggedCapture",
     "Refusals",
     "Refused",
-    "Served",
     "describe_refused",
     "read",
     "record",
@@ -65,7 +65,7 @@ class LogUnwritable(NoruError):
 
 
 @dataclass(frozen=True)
-class Served:
+class LoggedCapture:
     """One capture in an answer: ``how`` is "pixels", "text" or "listed";
     ``redacted``, what redaction took out of it, as its provenance line
     says (``3: aws-key, password``: the count and the kinds, never a value)."""
@@ -84,7 +84,7 @@ class Entry:
     method: str  # "tools/call" or "resources/read"
     target: str | None  # the tool's name or the resource's URI
     arguments: dict[str, str] = field(default_factory=dict)
-    captures: tuple[Served, ...] = ()
+    captures: tuple[LoggedCapture, ...] = ()
     bytes: int = 0
     outcome: str = "served"  # or the steering tag, or "error -32602"
     shape: str | None = None  # a tool call's result shape: "contract" or "content"

@@ -6,8 +6,8 @@
   and ``structuredContent``.
 - ``prov_line`` builds ``prov: TOKEN ...`` from ``measured`` (``!``),
   ``inferred`` (``?``) and ``absent`` (``-``) tokens.
-- ``steering_result`` turns a ``Steering`` refusal into a normal result whose
-  first line starts with its tag and which names the next action.
+- ``refusal_result`` turns a ``Refusal`` (an operational refusal) into a
+  normal result whose first line starts with its tag and which names the next action.
 - ``text_result`` is for locator rows and status: text only.
 - ``Answer`` is a result with the facts of what it carries (``Shown``: which
   captures, with pixels or as text or only listed, what redaction took out),
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from noru.errors import Steering
+from noru.errors import Refusal
 from noru.sources import Source
 from noru.times import format_age, format_utc
 
@@ -63,8 +63,8 @@ __all__ = [
     "line_ended",
     "measured",
     "prov_line",
+    "refusal_result",
     "shown_capture",
-    "steering_result",
     "text_answer",
     "text_result",
 ]
@@ -168,7 +168,7 @@ def text_result(text: str) -> dict[str, Any]:
     return _result([_text(text)], None)
 
 
-def steering_result(refusal: Steering) -> dict[str, Any]:
+def refusal_result(refusal: Refusal) -> dict[str, Any]:
     lines = [f"{refusal.tag}: {refusal.summary}" if refusal.summary else refusal.tag]
     lines.extend(refusal.details)
     lines.append(f"Next: {refusal.next_action}")

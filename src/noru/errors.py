@@ -2,8 +2,9 @@
 
 Every class carries its wire identity as a class attribute. For an agent,
 ``noru.mcp.session.to_wire`` turns an exception into the JSON-RPC answer: a
-``ProtocolError`` into its error object, a ``Steering`` refusal into a normal
-result (its text made by ``noru.contract.steering_result``), a ``StoreError``
+``ProtocolError`` into its error object, a ``Refusal`` (the contract's
+steering: an operational refusal) into a normal result (its text made by
+``noru.contract.refusal_result``), a ``StoreError``
 into -32603 asking for `noru doctor`, and anything outside this tree into
 -32603 with no path or trace. For the person, the CLI's one seam
 (``noru.cli.base.NoruGroup``) turns any ``NoruError`` into a message and status 1.
@@ -25,7 +26,7 @@ into -32603 asking for `noru doctor`, and anything outside this tree into
      ├── OcrError               the OCR engine is missing or failed on an image
      ├── AutostartError         start at login cannot be written or changed as asked
      ├── EditRefused            the person's edit breaks a limit (``noru.edits``): nothing changed
-     └── Steering               a normal tool result (isError false); ``tag`` on the class
+     └── Refusal                a normal tool result (isError false); ``tag`` on the class
           ├── AppNotRunning         "Noru app not running"
           │    └── AppVersionMismatch   the running app speaks another app protocol
           ├── NotAuthorized         "Noru not authorized"
@@ -66,8 +67,8 @@ __all__ = [
     "Paused",
     "PermissionDenied",
     "ProtocolError",
+    "Refusal",
     "SchemaTooNew",
-    "Steering",
     "StoreError",
 ]
 
@@ -148,8 +149,11 @@ class EditRefused(NoruError):
         self.what = what
 
 
-class Steering(NoruError):
-    """An operational refusal: answered as a normal result with a next action.
+class Refusal(NoruError):
+    """An operational refusal (the contract's steering): answered to an agent
+    as a normal result with a next action, to the person as a message. The
+    app sends one to ``noru mcp`` as ``appwire.Refused``, its reply that
+    carries a refusal whole.
 
     ``details`` are the lines after the tag line (what was asked, what exists);
     ``next_action`` overrides the class's default ``Next:`` text.
@@ -183,12 +187,12 @@ class Steering(NoruError):
         self.next_action = told  # type: ignore[misc]
 
     @staticmethod
-    def by_tag(tag: str) -> type[Steering] | None:
+    def by_tag(tag: str) -> type[Refusal] | None:
         """The refusal class whose tag is ``tag``, if there is one."""
-        return next((cls for cls in Steering.__subclasses__() if cls.tag == tag), None)
+        return next((cls for cls in Refusal.__subclasses__() if cls.tag == tag), None)
 
 
-class AppNotRunning(Steering):
+class AppNotRunning(Refusal):
     tag = "Noru app not running"
     next_action = (
         "Ask the person to launch Noru (`noru app`), then retry. "
@@ -209,19 +213,19 @@ class AppVersionMismatch(AppNotRunning):
 # published contract does, never the command that grants access: an agent
 # with a shell must not read its own way in from the answer. Where no panel
 # shows the menu, the answer adds that the same control is in the console
-# (``Steering.in_console_too``), again without a command.
+# (``Refusal.in_console_too``), again without a command.
 CONSOLE_TOO = (
     "No panel on this machine shows the Noru menu now; the same control is in the Noru console."
 )
 
 
-class NotAuthorized(Steering):
+class NotAuthorized(Refusal):
     tag = "Noru not authorized"
     gesture = "Ask the person to open the Noru menu and explicitly choose Allow Agent Observations."
     next_action = f"{gesture} An agent cannot grant this itself."
 
 
-class Paused(Steering):
+class Paused(Refusal):
     tag = "Noru paused"
     gesture = (
         "Ask the person to choose Resume Agent Perception in the Noru menu when live "
@@ -233,7 +237,7 @@ class Paused(Steering):
     )
 
 
-class PermissionDenied(Steering):
+class PermissionDenied(Refusal):
     tag = "Noru permission denied"
     next_action = "Ask the person to grant screen access to Noru, then retry."
 
@@ -247,12 +251,12 @@ class WindowExcluded(PermissionDenied):
     )
 
 
-class Busy(Steering):
+class Busy(Refusal):
     tag = "Noru busy"
     next_action = "Retry shortly; Noru already retried briefly on its own."
 
 
-class HistoryRevoked(Steering):
+class HistoryRevoked(Refusal):
     tag = "Noru history revoked"
     gesture = (
         "Ask the person to open the Noru menu and explicitly restore agent observations "
@@ -261,19 +265,19 @@ class HistoryRevoked(Steering):
     next_action = f"{gesture} History is never served around a revoke."
 
 
-class NoMatch(Steering):
+class NoMatch(Refusal):
     tag = "Noru no match"
     next_action = "Relax the filter, or call list_captures without one."
 
 
-class LayerAbsent(Steering):
+class LayerAbsent(Refusal):
     tag = "Noru layer absent"
     next_action = (
         "Fetch the default bundle (omit `layers`) or request one of the layers named above."
     )
 
 
-class NothingNew(Steering):
+class NothingNew(Refusal):
     tag = "Noru nothing new"
     next_action = (
         "Ask the person to name or describe the capture they mean; find it with "

@@ -17,7 +17,7 @@ typed values of ``noru.appwire``:
 
 Live requests re-check the access state themselves (defence in depth: ``noru
 mcp`` checked it first) and wait up to the OCR settle time for text. A
-refusal is raised as its ``Steering`` and crosses the socket whole.
+refusal is raised as its ``Refusal`` and crosses the socket whole.
 """
 
 from __future__ import annotations

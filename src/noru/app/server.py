@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noru import __version__, appwire
-from noru.errors import Busy, CaptureError, EditRefused, NoruError, Steering
+from noru.errors import Busy, CaptureError, EditRefused, NoruError, Refusal
 from noru.paths import socket_path
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def _reply(line: bytes, app: App) -> appwire.Reply:
         return appwire.Mismatch(protocol=appwire.PROTOCOL, app_version=__version__)
     try:
         return app.handle(request)
-    except Steering as exc:
+    except Refusal as exc:
         return appwire.Refused.of(exc)
     except (CaptureError, EditRefused) as exc:
         return appwire.Failed(str(exc))

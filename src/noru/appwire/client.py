@@ -100,12 +100,12 @@ class LiveClient:
             raise InternalError("the app sent a malformed answer") from None
 
     def call(self, request: Request, *, meanwhile: Callable[[], None] | None = None) -> Reply:
-        """Send ``request``; its reply, with a refusal raised as its steering
+        """Send ``request``; its reply, with a refusal raised as its ``Refusal``
         and a failure or a version mismatch raised as what they mean."""
         reply = self.ask(request, meanwhile=meanwhile)
         if isinstance(reply, Refused):
             try:
-                refusal = reply.steering()
+                refusal = reply.refusal()
             except Malformed:
                 raise InternalError("the app sent a malformed answer") from None
             raise refusal

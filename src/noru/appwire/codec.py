@@ -316,9 +316,9 @@ def _decode(message: bytes, kind: Literal["request", "reply"]) -> Request | Repl
     if not isinstance(name, str):
         raise Malformed(f"no `{kind}` name")
     blobs = _Blobs(rest)
-    message_ = _build(f"{name}:{kind}", data, blobs)
+    decoded = _build(f"{name}:{kind}", data, blobs)
     blobs.finish()
-    return message_
+    return decoded
 
 
 class _VersionError(Malformed):

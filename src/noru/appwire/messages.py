@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Literal
 
 from noru.capture.base import DegradedMode
-from noru.errors import NoruError, Steering
+from noru.errors import NoruError, Refusal
 from noru.geometry import Rect
 from noru.imaging import Served
 
@@ -226,18 +226,21 @@ class Delivered:
 
 @dataclass(frozen=True)
 class Refused:
+    """The app's reply that it refused: an ``errors.Refusal`` carried whole
+    (its class by its tag, its own words), raised again on this side."""
+
     tag: str
     summary: str = ""
     details: tuple[str, ...] = ()
     next_action: str = ""
 
     @classmethod
-    def of(cls, refusal: Steering) -> Refused:
+    def of(cls, refusal: Refusal) -> Refused:
         return cls(refusal.tag, refusal.summary, tuple(refusal.details), refusal.next_action)
 
-    def steering(self) -> Steering:
-        """The refusal as the contract's steering, exactly as the app raised it."""
-        kind = Steering.by_tag(self.tag)
+    def refusal(self) -> Refusal:
+        """The refusal exactly as the app raised it."""
+        kind = Refusal.by_tag(self.tag)
         if kind is None:
             raise Malformed(f"unknown refusal {self.tag[:60]!r}")
         return kind(self.summary, details=self.details, next_action=self.next_action or None)

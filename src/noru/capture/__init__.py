@@ -308,16 +308,16 @@ class Capturer:
         display: Display | None,
         window: WindowFacts | None,
         mode: str,
-        given: Callable[[], None] | None = None,
+        handed_over: Callable[[], None] | None = None,
         *,
         shows: Shows,
     ) -> Grab:
         """The grab of ``rect``, which is what ``shows`` says; ``mode``: its
         display's (``_mode``, known before: a listing may be using the
-        backend's connection meanwhile); ``given``: called when the display
+        backend's connection meanwhile); ``handed_over``: called when the display
         server has handed the pixels over."""
         reading = self._ax_start(window, rect)
-        pixels = backend.grab_rows(rect, given)
+        pixels = backend.grab_rows(rect, handed_over)
         text = self._ax_finish(reading, rect, pixels.size)
         if isinstance(pixels, Scanlines):
             image, rows = None, pixels
@@ -334,7 +334,7 @@ class Capturer:
             shows=shows,
         )
         return Grab(
-            source=source, geometry=rect, display_mode=mode, ax=text, rows=rows, given=image
+            source=source, geometry=rect, display_mode=mode, ax=text, rows=rows, pil_image=image
         )
 
     # -- accessibility text ----------------------------------------------------

@@ -112,7 +112,7 @@ class Grab:
     each window on its own. ``ax`` is the accessibility text read beside
     the grab (``noru.capture``), None when none was asked for.
 
-    The pixels come as the backend gives them: an image (``given``), or a
+    The pixels come as the backend gives them: an image (``pil_image``), or a
     PNG's rows (``rows``: X11, packed straight from the X server's shared
     memory, the form both PNGs and the OCR process take). ``image`` is made
     from the rows when first asked for (a few ms: not on an agent's way to
@@ -126,15 +126,15 @@ class Grab:
     ax: AxText | None = None  # the window's accessibility text, boxes in image pixels
     excluded: int = 0  # windows the person excluded, painted black in the pixels
     rows: Scanlines | None = None
-    given: Image.Image | None = None
+    pil_image: Image.Image | None = None
 
     def __post_init__(self) -> None:
-        if self.rows is None and self.given is None:
+        if self.rows is None and self.pil_image is None:
             raise ValueError("a grab holds its pixels: rows, an image, or both")
 
     @property
     def size(self) -> tuple[int, int]:
-        return self.given.size if self.given is not None else self._rows.size
+        return self.pil_image.size if self.pil_image is not None else self._rows.size
 
     @property
     def _rows(self) -> Scanlines:
@@ -143,7 +143,7 @@ class Grab:
 
     @cached_property
     def image(self) -> Image.Image:
-        return self.given if self.given is not None else self._rows.image()
+        return self.pil_image if self.pil_image is not None else self._rows.image()
 
 
 class Backend(ABC):
@@ -194,15 +194,15 @@ class Backend(ABC):
         """The pixels of ``rect`` (inside ``screen_rect()``) as an RGB image."""
 
     def grab_rows(
-        self, rect: Rect, given: Callable[[], None] | None = None
+        self, rect: Rect, handed_over: Callable[[], None] | None = None
     ) -> Image.Image | Scanlines:
         """``grab``, or the pixels as a PNG's rows where the backend makes
-        those for less than the image (X11). ``given`` is called once the
+        those for less than the image (X11). ``handed_over`` is called once the
         display server has handed the pixels over (what runs beside the
         grab may then ask it questions without waiting behind the copy)."""
         image = self.grab(rect)
-        if given is not None:
-            given()
+        if handed_over is not None:
+            handed_over()
         return image
 
     @abstractmethod

@@ -78,7 +78,7 @@ def hide_excluded(
         return grab, shown
     count, image = painted
     # The black is in the image only: the rows of the pixels before it go.
-    return replace(grab, excluded=count, given=image, rows=None), shown
+    return replace(grab, excluded=count, pil_image=image, rows=None), shown
 
 
 def black_out(

@@ -398,21 +398,21 @@ class X11Backend(Backend):
     def grab(self, rect: Rect) -> Image.Image:
         return self.grab_rows(rect).image()
 
-    def grab_rows(self, rect: Rect, given: Callable[[], None] | None = None) -> Scanlines:
+    def grab_rows(self, rect: Rect, handed_over: Callable[[], None] | None = None) -> Scanlines:
         """mss's BGRX rows, read in its shared memory where it can be, packed
-        into RGB scanlines (``x11_pixels``): no image decoded. ``given``: as
+        into RGB scanlines (``x11_pixels``): no image decoded. ``handed_over``: as
         soon as the X server has copied them (it answers nothing else while
         it copies 16 MB: a window list asked meanwhile would wait)."""
         x, y, width, height = rect
         with self._x():
             screen = self._screen()
-            rows = x11_pixels.in_place(screen, rect, given)
+            rows = x11_pixels.in_place(screen, rect, handed_over)
             if rows is not None:
                 self.grabs_in_place += 1
                 return rows
             shot = screen.grab({"left": x, "top": y, "width": width, "height": height})
-        if given is not None:
-            given()
+        if handed_over is not None:
+            handed_over()
         return x11_pixels.rows_of(shot.raw, (shot.width, shot.height))
 
     def degraded_modes(self) -> list[DegradedMode]:

@@ -57,7 +57,7 @@ def rows_of(data: Any, size: tuple[int, int]) -> Scanlines:
 
 
 def in_place(
-    screen: mss.MSS, rect: tuple[int, int, int, int], given: Callable[[], None] | None = None
+    screen: mss.MSS, rect: tuple[int, int, int, int], handed_over: Callable[[], None] | None = None
 ) -> Scanlines | None:
     """``rect`` of the root window as RGB scanlines, read in mss's shared
     memory where the X server put them; None when that path is not there
@@ -84,6 +84,6 @@ def in_place(
         )  # fmt: skip
         if reply.depth != impl.drawable_depth or reply.visual != impl.drawable_visual_id:
             return None  # not the 24-bit TrueColor rows mss checks for: its own path says why
-        if given is not None:
-            given()  # the server is done: others may ask it questions while these are packed
+        if handed_over is not None:
+            handed_over()  # the server is done: others may ask it questions while these are packed
         return rows_of(impl._buf, (width, height))

@@ -61,9 +61,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _message(exc: NoruError) -> str:
-    from noru.errors import Steering
+    from noru.errors import Refusal
 
-    if isinstance(exc, Steering):
+    if isinstance(exc, Refusal):
         # The details carry the platform's own words (which display, how to grant access).
         first = f"{exc.tag}: {exc.summary}" if exc.summary else exc.tag
         return "\n".join([first, *exc.details])

@@ -12,6 +12,10 @@ app runs (``AppSession``: the app says which display and bus it uses), not
 in the terminal doctor runs in: beside `make run`'s private display, or from
 an ssh shell, that terminal has no ``$DISPLAY`` and no bus of its own, and
 what matters is what the app can capture and read.
+
+One run reads the person's settings once (``noru.settings.snapshot``):
+``config.toml``, the redaction policy and the access state, passed down to
+the checks that look at them.
 """
 
 from __future__ import annotations
@@ -19,18 +23,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from noru.config import load_config
 from noru.doctor.app import app_checks
 from noru.doctor.check import Check
 from noru.doctor.data_dir import data_dir_checks
 from noru.doctor.desktop import autostart_check, ax_checks, ocr_checks, panel_check
 from noru.doctor.screen import display_checks, in_session
+from noru.settings import snapshot
 
 __all__ = ["Check", "run_checks"]
 
 
 def run_checks(home: Path) -> list[Check]:
-    config = load_config(home)
+    settings = snapshot(home)
+    config = settings.config
     checks = [
         Check(
             "configuration",
@@ -39,7 +44,7 @@ def run_checks(home: Path) -> list[Check]:
             "fix config.toml in the data dir" if config.problems else None,
         )
     ]
-    checks += data_dir_checks(home, config)
+    checks += data_dir_checks(settings)
     app, status = app_checks(home)
     checks += app
     session = status.session if status is not None else None
@@ -48,6 +53,6 @@ def run_checks(home: Path) -> list[Check]:
         checks += display_checks(apps=session is not None, terminal=terminal)
         checks += ax_checks(config.ax_budget, config.ax_switch)
         checks.append(panel_check())
-    checks += ocr_checks(home)
+    checks += ocr_checks(config.ocr_engine)
     checks.append(autostart_check())
     return checks

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from noru import access
 from noru.config import Config
 from noru.doctor.check import Check
 from noru.doctor.privacy import http_checks, privacy_checks
@@ -18,13 +16,17 @@ from noru.paths import db_path
 from noru.sizes import format_size
 
 if TYPE_CHECKING:
+    from noru.redact import Policy
+    from noru.settings import Settings
     from noru.store import Reader
     from noru.store.retention import Usage
 
 __all__ = ["data_dir_checks"]
 
 
-def data_dir_checks(home: Path, config: Config) -> list[Check]:
+def data_dir_checks(settings: Settings) -> list[Check]:
+    """The data dir's checks, from the run's ``settings`` (read once)."""
+    home = settings.home
     if not home.exists():
         return [Check("data dir", True, f"{home} (not created yet; made 0700 on first capture)")]
     if not home.is_dir():
@@ -54,9 +56,9 @@ def data_dir_checks(home: Path, config: Config) -> list[Check]:
                 f"give it back to this user (chown $USER {home}) or point NORU_HOME elsewhere",
             )
         )
-    checks += privacy_checks(home, config)
+    checks += privacy_checks(settings)
     checks += http_checks(home)
-    state = access.load(home)
+    state = settings.access
     checks.append(
         Check(
             "access state",
@@ -84,18 +86,17 @@ def data_dir_checks(home: Path, config: Config) -> list[Check]:
                 count = reader.count()
                 found = f"{count} capture{'' if count == 1 else 's'}"
                 checks.append(Check("history", True, found))
-                checks.append(disk_check(reader.usage(), config))
-                checks += agents_index_check(home, config, reader)
+                checks.append(disk_check(reader.usage(), settings.config))
+                checks += agents_index_check(settings.policy, reader)
     return checks
 
 
-def agents_index_check(home: Path, config: Config, reader: Reader) -> list[Check]:
-    """How much of history agents' search index holds (``noru.redact.index``):
-    a capture it lacks is found the slow way, whose time a guess can read."""
+def agents_index_check(policy: Policy, reader: Reader) -> list[Check]:
+    """How much of history agents' search index, made under ``policy``,
+    holds (``noru.redact.index``): a capture it lacks is found the slow way,
+    whose time a guess can read."""
     from noru.redact import index
-    from noru.redact import policy as redaction
 
-    policy = redaction.load(home, config.redact)
     if not policy.on or policy.problem:
         return []
     waiting = reader.agents_waiting(index.fingerprint(policy))

@@ -4,9 +4,6 @@ OCR engines installed."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from noru.config import load_config
 from noru.doctor.check import Check
 from noru.paths import noru_executable
 
@@ -94,11 +91,10 @@ def panel_check() -> Check:
     return Check("noru menu", True, f"{menu}; {told}")
 
 
-def ocr_checks(home: Path) -> list[Check]:
-    """Every engine Noru knows; only the configured one must work."""
+def ocr_checks(configured: str) -> list[Check]:
+    """Every engine Noru knows; only the ``configured`` one must work."""
     from noru.ocr import describe, registered_engines
 
-    configured = load_config(home).ocr_engine
     checks = []
     for name in sorted(set(registered_engines()) | {configured}):
         status = describe(name)

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from noru.config import Config
 from noru.doctor.check import Check
 from noru.errors import DataDirError
+
+if TYPE_CHECKING:
+    from noru.settings import Settings
 
 __all__ = ["http_checks", "privacy_checks"]
 
@@ -38,10 +41,13 @@ def held_check(home: Path) -> Check:
     return Check("redacted at rest", True, f"images wait for their text in memory ({held})")
 
 
-def privacy_checks(home: Path, config: Config) -> list[Check]:
-    """The exclusions in force (a damaged file refuses every capture), and
-    whether agents' reads can be recorded (if not, no history is served)."""
+def privacy_checks(settings: Settings) -> list[Check]:
+    """The exclusions in force (a damaged file refuses every capture), the
+    redaction policy of the run's ``settings``, and whether agents' reads
+    can be recorded (if not, no history is served)."""
     from noru import accesslog, exclusions
+
+    home, config = settings.home, settings.config
 
     try:
         rules = exclusions.load(home, apps=config.exclude_apps, titles=config.exclude_titles)
@@ -51,9 +57,7 @@ def privacy_checks(home: Path, config: Config) -> list[Check]:
         built_in = len(rules.active) - len(rules.rules)
         found = f"{len(rules.rules)} of yours, {built_in} built in (`noru exclude list`)"
         checks = [Check("exclusions", True, found)]
-    from noru.redact import policy as redaction
-
-    policy = redaction.load(home, config.redact)
+    policy = settings.policy
     checks.append(
         Check(
             "redaction",

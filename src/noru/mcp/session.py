@@ -28,7 +28,7 @@ from noru.contract import (
     Base64,
     as_content,
     line_ended,
-    steering_result,
+    refusal_result,
 )
 from noru.errors import (
     DataDirError,
@@ -38,12 +38,13 @@ from noru.errors import (
     MethodNotFound,
     ParseError,
     ProtocolError,
-    Steering,
+    Refusal,
     StoreError,
 )
 from noru.mcp.clients import Profile, profile
 from noru.mcp.streams import MessageStream
-from noru.mcp.tools import ToolContext, call_tool, list_tools
+from noru.mcp.tools import call_tool, list_tools
+from noru.mcp.tools.context import ToolContext
 from noru.settings import snapshot
 from noru.times import format_utc
 
@@ -107,8 +108,8 @@ def _valid_id(value: Any) -> bool:
 
 def to_wire(exc: BaseException, request_id: Any) -> dict[str, Any]:
     """The JSON-RPC response for a request that raised ``exc``."""
-    if isinstance(exc, Steering):
-        return {"jsonrpc": "2.0", "id": request_id, "result": steering_result(exc)}
+    if isinstance(exc, Refusal):
+        return {"jsonrpc": "2.0", "id": request_id, "result": refusal_result(exc)}
     if isinstance(exc, ProtocolError):
         code, message = exc.code, exc.message
     elif isinstance(exc, (StoreError, DataDirError)):
@@ -200,7 +201,7 @@ class Session:
         # The read just answered, to log once its answer is encoded: (method, params).
         self._read: tuple[str, dict[str, Any]] | None = None
         # The captures it served, as the answer's facts say (``contract.Shown``).
-        self._served: tuple[accesslog.Served, ...] = ()
+        self._logged: tuple[accesslog.LoggedCapture, ...] = ()
 
     # --- framing ---------------------------------------------------------
 
@@ -272,7 +273,7 @@ class Session:
             )
         params = message.get("params", {})
         self._refused = None
-        self._served = ()
+        self._logged = ()
         try:
             if not isinstance(params, dict):
                 raise InvalidParams("Invalid params: params must be an object")
@@ -299,7 +300,7 @@ class Session:
             target=str(target)[:200] if target is not None else None,
             arguments=accesslog.short_arguments(arguments),
             # A refusal serves no capture, whatever ids its words repeat.
-            captures=() if self._refused else self._served,
+            captures=() if self._refused else self._logged,
             bytes=size,
             outcome=outcome,
             shape=self.profile.shape if method == "tools/call" else None,
@@ -381,12 +382,12 @@ class Session:
             arguments = {k: v for k, v in arguments.items() if k not in self.profile.ignored}
         try:
             answer = call_tool(self.context, params.get("name"), arguments)
-        except Steering as refusal:
+        except Refusal as refusal:
             self._refused = refusal.tag
-            result = steering_result(refusal)
+            result = refusal_result(refusal)
         else:
             result = answer.result
-            self._served = _served(answer)
+            self._logged = _logged(answer)
             if self.profile.shape == "content":
                 asked = isinstance(arguments, dict) and "fields" in arguments
                 result = as_content(result, facts=asked)
@@ -408,7 +409,7 @@ class Session:
         from noru.mcp.tools import resources
 
         answer = resources.read_resource(self.context, params.get("uri"))
-        self._served = _served(answer)
+        self._logged = _logged(answer)
         return answer.result
 
     _methods: ClassVar[dict[str, Callable[[Session, dict[str, Any]], dict[str, Any]]]] = {
@@ -423,10 +424,12 @@ class Session:
 LOGGED = ("tools/call", "resources/read")
 
 
-def _served(answer: Answer) -> tuple[accesslog.Served, ...]:
+def _logged(answer: Answer) -> tuple[accesslog.LoggedCapture, ...]:
     """The access log's record of the captures an answer carries: from the
     facts it was made with (``contract.Shown``), never read out of its text."""
-    return tuple(accesslog.Served(shown.id, shown.how, shown.redacted) for shown in answer.shown)
+    return tuple(
+        accesslog.LoggedCapture(shown.id, shown.how, shown.redacted) for shown in answer.shown
+    )
 
 
 def serve(session: Session, stream: MessageStream) -> None:

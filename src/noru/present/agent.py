@@ -309,26 +309,26 @@ def present_capture(
     projection: Projection,
     *,
     max_edge: int,
-    ready: Sequence[imaging.Served] | None = None,
+    app_served: Sequence[imaging.Served] | None = None,
     wait: TextWait = QUEUED,
     budget: Budget | None = None,
     policy: Policy | None = None,
 ) -> CaptureView:
-    """Plan, pixels and view in one: ``ready`` are the images the app already
-    served for this capture (used when they fit the plan). With a
+    """Plan, pixels and view in one: ``app_served`` are the images the app
+    already served for this capture (used when they fit the plan). With a
     ``policy`` that is on, the capture is redacted first (``noru.redact``),
-    or, where redaction cannot run yet, withheld (``withheld_view``)."""
-    view_plan = plan(record, projection, max_edge=max_edge)
+    or, where redaction cannot run yet, withheld (``withheld_view``). The
+    plan is made once, of the record as the agent may see it."""
     boxes: tuple[tuple[Rect, ...], ...] = ()
     summary = None
     if policy is not None and policy.on:
         if policy.problem or record.ocr_state != "done":
-            return withheld_view(view_plan, policy, wait=wait)
-        red = for_agent(record, policy)
-        if red.count:
-            view_plan = plan(red.record, projection, max_edge=max_edge)
-            boxes, summary = red.boxes, red.summary()
-    images = pixels.ready(view_plan, ready, boxes) if ready else None
+            return withheld_view(plan(record, projection, max_edge=max_edge), policy, wait=wait)
+        redaction = for_agent(record, policy)
+        if redaction.count:
+            record, boxes, summary = redaction.record, redaction.boxes, redaction.summary()
+    view_plan = plan(record, projection, max_edge=max_edge)
+    images = pixels.reuse_served(view_plan, app_served, boxes) if app_served else None
     if images is None:
         images = pixels.load(reader, view_plan, boxes)
     return capture_view(view_plan, images, wait=wait, budget=budget, redacted=summary)

@@ -18,7 +18,7 @@ from noru.store import ImageRecord
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["FILL", "ImageFiles", "fill", "load", "ready"]
+__all__ = ["FILL", "ImageFiles", "fill", "load", "reuse_served"]
 
 # What a box is widened by in served pixels, each side, when it is filled in
 # an image already scaled: Lanczos spreads each original pixel over up to 3
@@ -101,7 +101,7 @@ def _decoded(path: Path, plan: Plan, boxes: Sequence[Rect]) -> imaging.Served:
         return imaging.serve(picture, plan.max_edge)
 
 
-def ready(
+def reuse_served(
     plan: Plan, made: Sequence[imaging.Served], boxes: Sequence[Sequence[Rect]] = ()
 ) -> list[ServedImage] | None:
     """The plan's images as the app already served them, their ``boxes`` (per

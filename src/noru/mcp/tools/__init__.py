@@ -4,7 +4,7 @@
 against the tool's schema, and runs the handler with the settings of the
 request (``ToolContext.for_request``). Handlers return a ``contract.Answer``
 (the contract-4 result and the facts of the captures it carries, which the
-session logs) or raise ``Steering`` / ``ProtocolError``; the session turns
+session logs) or raise ``Refusal`` / ``ProtocolError``; the session turns
 those into the wire shape. A refusal that the person lifts in the Noru menu (not
 authorized, paused, history revoked) says, where no panel shows that menu,
 that the same control is in the Noru console: the running app says whether
@@ -14,75 +14,15 @@ its menu is shown (``appwire.MenuState`` in its status); no app, no menu.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from noru.contract import Answer
 from noru.mcp.tools.catalog import TOOLS, resolve
+from noru.mcp.tools.context import ToolContext
 from noru.mcp.tools.schema import check_arguments
-from noru.present.fit import Budget
-from noru.settings import Settings, snapshot
-
-if TYPE_CHECKING:
-    from noru.access import AccessState
-    from noru.config import Config
-    from noru.redact import Policy
 
 __all__ = ["ToolContext", "call_tool", "list_tools"]
-
-
-@dataclass(frozen=True)
-class ToolContext:
-    home: Path
-    now: Callable[[], datetime]
-    client: str | None = None  # the client's name from initialize, as it gave it
-    # Bytes of text one result may carry for this client (noru.mcp.clients), and
-    # the client's name to say so in; None: no measured limit.
-    budget: int | None = None
-    captures_whole: bool = False  # the client cuts only one-block answers
-    product: str | None = None
-    # The person's settings for the request being answered (``for_request``).
-    settings: Settings | None = None
-
-    def for_request(self) -> ToolContext:
-        """This context with the settings of a new request: the person's
-        configuration, redaction policy and access state, read at most once
-        for the whole request (``noru.settings``)."""
-        return replace(self, settings=snapshot(self.home))
-
-    @property
-    def _settings(self) -> Settings:
-        # Outside a request (``for_request`` not called): read now, kept by no one.
-        return self.settings if self.settings is not None else snapshot(self.home)
-
-    @property
-    def config(self) -> Config:
-        return self._settings.config
-
-    @property
-    def access(self) -> AccessState:
-        return self._settings.access
-
-    @property
-    def fit(self) -> Budget | None:
-        """What one answer of one text block (locator rows) may weigh for this
-        client, if measured."""
-        if self.budget is None:
-            return None
-        return Budget(self.budget, self.product or "this client")
-
-    @property
-    def fit_capture(self) -> Budget | None:
-        """What a capture's answer (several text blocks) may weigh."""
-        return None if self.captures_whole else self.fit
-
-    @property
-    def policy(self) -> Policy:
-        """What is redacted for this agent now: the person's setting and
-        patterns as this request reads them (they may change between calls)."""
-        return self._settings.policy
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Answer]
@@ -126,14 +66,14 @@ def menu_shown(home: Path) -> bool:
 
 
 def call_tool(context: ToolContext, name: Any, arguments: Any) -> Answer:
-    from noru.errors import Steering
+    from noru.errors import Refusal
 
     spec, arguments = resolve(name, arguments)
     checked = check_arguments(arguments, spec.input_schema)
     context = context.for_request()
     try:
         return _handlers()[spec.name](context, checked)
-    except Steering as refusal:
+    except Refusal as refusal:
         if refusal.gesture is not None and not menu_shown(context.home):
             refusal.in_console_too()
         raise

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from noru import access, status
 from noru.contract import Answer, capture_answer, text_answer
 from noru.errors import DataDirError, InvalidParams, NoMatch
-from noru.mcp.tools import ToolContext
+from noru.mcp.tools.context import ToolContext
 from noru.present import (
     QUEUED,
     BadRegion,

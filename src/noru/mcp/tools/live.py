@@ -15,7 +15,7 @@ from noru import access, appwire
 from noru.config import Config
 from noru.contract import Answer, capture_answer
 from noru.errors import Busy, InternalError, InvalidParams
-from noru.mcp.tools import ToolContext
+from noru.mcp.tools.context import ToolContext
 from noru.present import Projection, present_capture
 from noru.redact.policy import Policy
 from noru.store import Reader
@@ -26,13 +26,13 @@ __all__ = ["get_latest_capture", "observe_screen"]
 BUSY_RETRIES = (0.1, 0.15, 0.25)
 
 
-class _Reading:
+class _ReadWhileAppWorks:
     """What presenting a live answer reads from disk (the config, the history,
     the redaction patterns: those of the request's settings), read while the
-    app works on the request: this
-    process would only wait for it. Read once, however often the request is
-    sent; an error is kept and raised after the app's answer, so that the
-    app's refusals keep their order."""
+    app works on the request: this process would only wait for it. Read
+    once, however often the request is sent; an error is kept and raised
+    after the app's answer (``result``), so that the app's refusals keep
+    their order."""
 
     def __init__(self, context: ToolContext) -> None:
         self.context = context
@@ -49,10 +49,10 @@ class _Reading:
             self.policy = self.context.policy
             self.reader = Reader.open(self.context.home)
             self.config = config
-        except Exception as exc:  # raised in its turn (``ready``)
+        except Exception as exc:  # raised in its turn (``result``)
             self.error = exc
 
-    def ready(self) -> tuple[Config, Policy, Reader]:
+    def result(self) -> tuple[Config, Policy, Reader]:
         self()
         if self.error is not None:
             raise self.error
@@ -65,7 +65,7 @@ class _Reading:
 
 
 def _ask(
-    context: ToolContext, request: appwire.Latest | appwire.Observe, reading: _Reading
+    context: ToolContext, request: appwire.Latest | appwire.Observe, reading: _ReadWhileAppWorks
 ) -> appwire.Delivered:
     client = appwire.LiveClient(context.home)
     decision = access.live_decision(context.access)
@@ -87,10 +87,10 @@ def _answer(
     context: ToolContext, request: appwire.Latest | appwire.Observe, *, text_only: bool
 ) -> Answer:
     """The capture the app hands over for ``request``, read from the store and presented."""
-    reading = _Reading(context)
+    reading = _ReadWhileAppWorks(context)
     try:
         delivered = _ask(context, request, reading)
-        config, policy, reader = reading.ready()
+        config, policy, reader = reading.result()
         record = reader.get(delivered.id)
         if record is None:
             raise InternalError("the app's capture could not be read back")
@@ -102,7 +102,7 @@ def _answer(
             max_edge=config.max_edge,
             # Kept redacted at rest, the stored original is filled and the
             # app's served image (made at the grab) is not: read the original.
-            ready=None if config.redact_at_rest else delivered.served,
+            app_served=None if config.redact_at_rest else delivered.served,
             budget=context.fit_capture,
             policy=policy,
         )

@@ -20,7 +20,7 @@ from noru.contract import (
     shown_capture,
 )
 from noru.errors import HistoryBlocked, InvalidParams
-from noru.mcp.tools import ToolContext
+from noru.mcp.tools.context import ToolContext
 from noru.mcp.tools.history import text_wait
 from noru.present import Budget, Projection, present_capture
 from noru.redact.facts import source_for_agent

@@ -6,7 +6,7 @@ from typing import Any
 
 from noru import status
 from noru.contract import Answer, text_answer
-from noru.mcp.tools import ToolContext
+from noru.mcp.tools.context import ToolContext
 
 __all__ = ["get_status"]
 
