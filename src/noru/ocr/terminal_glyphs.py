@@ -154,10 +154,11 @@ def _without_crossings(
     shapes: glyphs.Shapes,
     cells: Cells,
 ) -> dict[tuple[int, int], Decision]:
-    """``found`` without the dashes (``STROKES``) that a stroke crosses out
-    of their cell where the glyph's drawing has no ink at that edge: half of
-    a wide letter (``ー``, ``一``) is nearest a ``-``, but its stroke runs
-    on into the next cell, as no ``-`` of the font does."""
+    """``found`` without the dashes (``STROKES``) beside cells no glyph
+    explains that a stroke crosses out of their cell where the glyph's
+    drawing has no ink at that edge: half of a wide letter (``ー``, ``一``)
+    is nearest a ``-``, but its stroke runs on into the next cell, as no
+    ``-`` of the font does."""
     import numpy as np
 
     def crossing(left: Array, right: Array) -> bool:
@@ -170,9 +171,20 @@ def _without_crossings(
         drawing = shapes.glyphs[decision.glyph].reshape(cells.height, cells.width)
         return bool(np.asarray(drawing)[:, side].max() >= EDGE_INK)
 
+    def among_unexplained(i: int, column: int) -> bool:
+        # A wide letter's half sits among letters the font does not draw; a
+        # ligature's (``==``, ``->``) among the font's own glyphs.
+        return any(
+            (i, column + d) in scaled
+            and not ((near := found.get((i, column + d))) is not None and near.sure)
+            for d in (-2, -1, 1, 2)
+        )
+
     kept = dict(found)
     for (i, column), decision in found.items():
         if not decision.sure or decision.char not in STROKES:
+            continue
+        if not among_unexplained(i, column):
             continue
         here = array_of[scaled[i, column]].reshape(cells.height, cells.width)
         for step, side in ((1, -1), (-1, 0)):

@@ -102,7 +102,11 @@ def lines_of(
                 decided[key] = bars(key) or agreed(key)
             shaped = decided[key]
             barred = bars(key) is not None
-            if shaped == "-" and _one_stroke(band, column, bars, cells):
+            if (
+                shaped == "-"
+                and _one_stroke(band, column, bars, cells)
+                and _among_unexplained(band, index, column, drawn)
+            ):
                 # Half of a wide letter (``ー``, ``一``), not two hyphens.
                 shaped, barred = agreed(key), False
             there = band.placed.get(column)
@@ -155,6 +159,20 @@ def _one_stroke(band: Band, column: int, bars: Callable[[bytes], str | None], ce
             left = band.dark.crop((x - 1, 0, x, band.dark.height)).tobytes()
             right = band.dark.crop((x, 0, x + 1, band.dark.height)).tobytes()
             if any(a < STROKE_DARK and b < STROKE_DARK for a, b in zip(left, right, strict=True)):
+                return True
+    return False
+
+
+def _among_unexplained(
+    band: Band, index: int, column: int, drawn: dict[tuple[int, int], Decision]
+) -> bool:
+    """Whether an inked cell within two of ``column`` is no sure glyph of the
+    font: a wide letter's half sits among such cells, a ligature's among the
+    font's own glyphs."""
+    for d in (-2, -1, 1, 2):
+        if column + d in band.keys:
+            near = drawn.get((index, column + d))
+            if near is None or not near.sure:
                 return True
     return False
 
