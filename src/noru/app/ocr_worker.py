@@ -171,9 +171,18 @@ class OcrWorker:
             try:
                 return self._queue.get(timeout=RESCAN)[2]
             except queue.Empty:
+                self._reap()
                 for capture_id in self.writer.call(lambda store: store.pending_ocr()):
                     if self._failures.get(capture_id, 0) < MAX_ATTEMPTS:
                         self._queue.put((1, next(self._order), capture_id))
+
+    def _reap(self) -> None:
+        """A child that ended on its own (idle for ``IDLE_EXIT``, or killed)
+        is waited for now, not at the next job: until then it stayed a
+        zombie (``<defunct>``) beside an idle app, with its pipes open."""
+        if self._child is not None and not self._child.alive:
+            self._child.stop()
+            self._child = None
 
     def _run(self) -> None:
         # The engine starts with the app, not at the first capture: the first
