@@ -197,3 +197,50 @@ def test_a_trim_the_c_library_cannot_do_is_not_counted() -> None:
     finally:
         trimmer.close()
     assert trimmer.trims == 0
+
+
+# Two threads read as the OCR engine's two do, allocating and freeing many
+# short-lived buffers; then glibc's own statistics say how many arenas hold
+# memory ("Arena N:" on stderr, one per arena).
+_READING = textwrap.dedent(
+    """
+    import ctypes
+    import sys
+    import threading
+    from noru.app.memory import tune_malloc_for_reading
+
+    if sys.argv[1] == "tuned":
+        assert tune_malloc_for_reading()
+
+    def read():
+        for _ in range(50):
+            kept = [bytearray(4096 + i) for i in range(500)]
+            del kept
+
+    threads = [threading.Thread(target=read) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    ctypes.CDLL(None).malloc_stats()
+    """
+)
+
+
+def arenas(mode: str) -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", _READING, mode],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stderr.count("Arena ")
+
+
+def test_the_ocr_processs_reading_threads_share_one_arena() -> None:
+    glibc()
+    # Untuned, each reading thread gets an arena of its own: a busy OCR process
+    # held about 100 MB more in them than it needs.
+    assert arenas("default") > 1
+    assert arenas("tuned") == 1

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from noru import imaging
+from noru.app.ocr_process import RECYCLED
 from noru.app.writer import Writer
 from noru.errors import OcrError
 from noru.ocr.base import decode_lines
@@ -177,12 +178,21 @@ class OcrWorker:
                         self._queue.put((1, next(self._order), capture_id))
 
     def _reap(self) -> None:
-        """A child that ended on its own (idle for ``IDLE_EXIT``, or killed)
-        is waited for now, not at the next job: until then it stayed a
-        zombie (``<defunct>``) beside an idle app, with its pipes open."""
-        if self._child is not None and not self._child.alive:
-            self._child.stop()
-            self._child = None
+        """A child that ended on its own (idle, or killed) is waited for now,
+        not at the next job: until then it stayed a zombie (``<defunct>``)
+        beside an idle app, with its pipes open. One that made way for a
+        fresh one (``RECYCLED``, idle after reading) is replaced at once,
+        so the next look finds an engine warm."""
+        if self._child is None or self._child.alive:
+            return
+        recycled = self._child.proc.returncode == RECYCLED
+        self._child.stop()
+        self._child = None
+        if recycled:
+            try:
+                self._engine()
+            except OcrError as exc:  # the next job tries again
+                log.warning("the OCR engine did not start again: %s", exc)
 
     def _run(self) -> None:
         # The engine starts with the app, not at the first capture: the first
