@@ -219,6 +219,22 @@ class OcrWorker:
             self._child = _Child(self.engine_name, self.home)
         return self._child
 
+    def _ask(self, capture_id: str, pixels: Sequence[imaging.Scanlines]) -> dict[str, Any]:
+        """The child's answer for one capture. A child that ended by itself,
+        idle, just as the job came (it exits when idle: ``RECYCLE`` after its
+        last job) has read nothing of it: a fresh one is asked, once."""
+        child = self._engine()
+        try:
+            return child.run(capture_id, pixels)
+        except (OcrError, OSError):
+            try:
+                ended = child.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                raise OcrError("the OCR process stopped answering") from None
+            if ended not in (0, RECYCLED):
+                raise
+        return self._engine().run(capture_id, pixels)
+
     def _recognise(self, capture_id: str) -> None:
         def read(store: Store) -> CaptureRecord | None:
             return store.get(capture_id)
@@ -230,7 +246,7 @@ class OcrWorker:
             return
         text: CaptureText | None = None
         try:
-            reply = self._engine().run(capture_id, pixels)
+            reply = self._ask(capture_id, pixels)
             if "error" in reply:
                 reason = str(reply["error"])
             else:
