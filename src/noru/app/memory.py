@@ -28,15 +28,7 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = [
-    "LONGEST",
-    "QUIET",
-    "QuietSpell",
-    "Trimmer",
-    "malloc_trim",
-    "tune_malloc",
-    "tune_malloc_for_reading",
-]
+__all__ = ["LONGEST", "QUIET", "QuietSpell", "Trimmer", "malloc_trim", "tune_malloc"]
 
 QUIET = 10.0  # seconds without a capture before memory is handed back
 LONGEST = 30.0  # seconds of captures at most between two trims
@@ -75,23 +67,6 @@ def tune_malloc() -> bool:
         (M_TRIM_THRESHOLD, 1 << 30),  # free() leaves the heap alone; the Trimmer trims
     )
     return all(_MALLOPT(parameter, value) == 1 for parameter, value in settings)
-
-
-def tune_malloc_for_reading() -> bool:
-    """Set glibc's allocator up for the OCR process; False where unsupported.
-
-    The engine reads a screen on two threads (``TesseractSettings.threads``)
-    and glibc gives each thread an arena of its own, whose free pages neither
-    go back to the system by themselves nor all by ``malloc_trim``: a busy
-    OCR process held some 275 MB PSS with three arenas and 170-190 MB with one,
-    for the same CPU time per reading (docs/performance.md, "Soak and memory").
-    Only the arenas: the app's other two settings make the engine's many
-    short-lived buffers fault pages in again (about a quarter more CPU).
-    Call it before the engine starts its threads.
-    """
-    if _MALLOPT is None:
-        return False
-    return _MALLOPT(M_ARENA_MAX, 1) == 1
 
 
 def malloc_trim() -> bool:

@@ -154,9 +154,7 @@ def main() -> int:
     if os.getppid() == 1:
         return 0  # the app died before we could ask to die with it
     os.nice(19)  # captures and agents come first
-    from noru.app.memory import QUIET, malloc_trim, tune_malloc_for_reading
-
-    tune_malloc_for_reading()  # before the engine starts its threads
+    from noru.app.memory import QUIET, malloc_trim
     from noru.config import load_config
     from noru.ocr import get_engine, warm
     from noru.store import Reader
