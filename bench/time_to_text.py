@@ -28,12 +28,14 @@ by its pid.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,22 +72,45 @@ def look(agent: Agent) -> tuple[float, bool, float]:
     return elapsed, pending, (time.perf_counter() - start) * 1000
 
 
+def _or_nothing(figure: Callable[[int], float]) -> Callable[[int], float]:
+    """``figure`` of a process, or 0 for one that ended meanwhile."""
+
+    def safe(pid: int) -> float:
+        try:
+            return figure(pid)
+        except OSError:
+            return 0.0
+
+    return safe
+
+
+def children(pid: int) -> list[int]:
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
+    return [int(child) for child in found.stdout.split()]
+
+
 def at_rest(
     app: subprocess.Popen[bytes], seconds: float
 ) -> tuple[float, tuple[float, float], tuple[float, float]]:
     """The app and its OCR process left alone ``seconds``: their CPU %, and
-    the app's and the OCR process's RSS, then PSS, in MB at the end."""
+    the app's and the OCR process's RSS, then PSS, in MB at the end. The
+    app's own CPU time counts its children's once they are reaped: an OCR
+    process that made way for a fresh one (``ocr_process.RECYCLE``) is in it."""
+
+    def cpu() -> float:
+        own = Path(f"/proc/{app.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        reaped = (int(own[13]) + int(own[14])) / os.sysconf("SC_CLK_TCK")  # cutime, cstime
+        return cpu_seconds(app.pid) + reaped + sum(map(_or_nothing(cpu_seconds), children(app.pid)))
+
     time.sleep(5)
-    found = subprocess.run(["pgrep", "-P", str(app.pid)], capture_output=True, text=True)
-    children = [int(pid) for pid in found.stdout.split()]
-    pids = [app.pid, *children]
-    before, start = sum(cpu_seconds(p) for p in pids), time.monotonic()
+    before, start = cpu(), time.monotonic()
     time.sleep(seconds)
-    cpu = (sum(cpu_seconds(p) for p in pids) - before) / (time.monotonic() - start) * 100
+    used = (cpu() - before) / (time.monotonic() - start) * 100
+    kids = children(app.pid)
     return (
-        cpu,
-        (rss_mb(app.pid), sum(rss_mb(p) for p in children)),
-        (pss_mb(app.pid), sum(pss_mb(p) for p in children)),
+        used,
+        (rss_mb(app.pid), sum(map(_or_nothing(rss_mb), kids))),
+        (pss_mb(app.pid), sum(map(_or_nothing(pss_mb), kids))),
     )
 
 

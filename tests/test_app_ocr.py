@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 from collections.abc import Callable
@@ -331,3 +332,41 @@ def test_a_repeat_look_at_an_unchanged_screen_stores_what_a_fresh_reading_gives(
     assert result.exit_code == 0, result.output
     fresh = next(r for r in records(home) if r.id == second.id)
     assert fresh.images[0].ocr_lines == second.images[0].ocr_lines
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """``pid``'s children (any thread's) and each one's state letter (Z: a zombie)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:  # the thread ended meanwhile
+            continue
+    states = []
+    for child in found:
+        try:
+            stat = Path(f"/proc/{child}/stat").read_text()
+        except OSError:
+            continue
+        states.append((child, stat.rsplit(")", 1)[1].split()[0]))
+    return states
+
+
+def test_an_ocr_process_that_ends_while_the_app_is_idle_is_reaped_and_replaced(
+    home: Path, desktop: XServer, tmp_path: Path
+) -> None:
+    """An OCR process that ended with no job waiting (killed here; at rest it
+    exits after ``IDLE_EXIT``) is waited for at once, not left ``<defunct>``
+    until the next capture; the next job gets a fresh one."""
+    with running_app(home, desktop.env, tmp_path / "app.log") as app:
+        # A job read: the OCR process is started and waits for the next.
+        import_pending(home, str(screenshot(tmp_path / "a.png", "kettlebell schedule")))
+        wait_until(lambda: records(home)[0].ocr_state == "done", "the app reading the import")
+        ((child, _),) = _children(app.proc.pid)
+        os.kill(child, signal.SIGKILL)
+        wait_until(lambda: not _children(app.proc.pid), "the ended OCR process reaped")
+        import_pending(home, str(screenshot(tmp_path / "b.png", "marmalade inventory")))
+        wait_until(lambda: records(home)[0].ocr_state == "done", "the app reading the import")
+        (after,) = _children(app.proc.pid)
+    assert after[0] != child and after[1] != "Z"
+    assert "marmalade" in records(home)[0].ocr_text.lower()

@@ -160,3 +160,36 @@ def test_pixels_cut_short_by_the_app_stopping_end_the_process_quietly(
     assert child.stdin is not None
     child.stdin.close()
     assert child.wait(timeout=30) == 0
+
+
+# The OCR process with its idle times shortened (a quiet spell is QUIET, 10 s).
+_SHORT_IDLE = (
+    "import sys; from noru.app import ocr_process as p; "
+    "p.RECYCLE = p.IDLE_EXIT = 11.0; sys.argv[1:] = ['tesseract', sys.argv[1]]; "
+    "sys.exit(p.main())"
+)
+
+
+@pytest.mark.parametrize("reads", [True, False])
+def test_an_idle_process_that_read_makes_way_for_a_fresh_one(
+    home: Path, stored: tuple[str, Image.Image], reads: bool
+) -> None:
+    """Idle after reading, the process ends saying so (RECYCLED: the app
+    starts a fresh one at once, which hands back what reading left behind);
+    one that read nothing just ends (the app starts one at the next job)."""
+    from noru.app.ocr_process import RECYCLED
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SHORT_IDLE, str(home)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert "ready" in answer(proc)
+        if reads:
+            send(proc, {"capture": stored[0]})
+            assert "quarterly ledger" in answer(proc)["lines"][0]
+        assert proc.wait(timeout=120) == (RECYCLED if reads else 0)
+    finally:
+        stop(proc)

@@ -18,18 +18,22 @@ sends a PNG's rows, ``imaging.Scanlines``), so its PNGs are not
 decoded again on the agent's path. A line that
 is no such request ends the process (what follows it can no longer be
 read), and the app starts a fresh one for its next job. It exits on end
-of input (the app stopped) or after ``IDLE_EXIT`` seconds without work.
+of input (the app stopped), or when idle: ``RECYCLE`` seconds after its
+last job (the app then starts a fresh one at once), ``IDLE_EXIT`` seconds
+after its start when it read nothing.
 
 The app starts it when it starts, and it warms its engine before it says it
 is ready (the models, the bitmap fonts, one small reading), so the first look
-an agent takes does not wait for any of that. It stays while looks come, and
-for ``IDLE_EXIT`` after the last. What reading took is handed back once no
-job came for ``QUIET`` seconds (``noru.app.memory``), not after each: an
-agent looking every few seconds finds its pages still mapped rather than
-faulting them in again at every look. Its memory (the engine with both of
-Tesseract's readers, what it remembers of recent screens and rows) goes
-back when the person is away (docs/performance.md, "Time to text and the
-app at rest").
+an agent takes does not wait for any of that. It stays while looks come.
+What reading took is handed back once no job came for ``QUIET`` seconds
+(``noru.app.memory``), not after each: an agent looking every few seconds
+finds its pages still mapped rather than faulting them in again at every
+look. A trim cannot hand back all of what reading large screens left in
+the heap, so ``RECYCLE`` seconds after the last job the process makes way
+for a fresh one; what that costs is what it remembered: the next look at a
+terminal finds its font again and reads every row, not just the changed
+ones. A fresh process nobody uses goes after ``IDLE_EXIT``
+(docs/performance.md, "Soak and memory").
 """
 
 from __future__ import annotations
@@ -49,9 +53,16 @@ if TYPE_CHECKING:
     from noru.ocr import Engine
     from noru.store import Reader
 
-__all__ = ["IDLE_EXIT", "main"]
+__all__ = ["IDLE_EXIT", "RECYCLE", "RECYCLED", "main"]
 
+# Seconds without a job before a process that has read nothing exits.
 IDLE_EXIT = 600.0
+# Seconds without a job before a process that has read something exits with
+# RECYCLED, and the app starts a fresh, warm one at once: what reading left
+# behind (Tesseract's page buffers, heap it cannot hand back, RapidOCR's
+# libraries) goes with it; the models come back warm in the new one.
+RECYCLE = 120.0
+RECYCLED = 3
 # The largest side of an image sent as pixels (a 16K screen has 15,360).
 MAX_SIDE = 32768
 # Bytes of padding a row sent may end with (a PNG's rows carry one).
@@ -162,14 +173,18 @@ def main() -> int:
     print(json.dumps({"ready": f"{engine.name} {engine.version}"}), flush=True)
     stdin = sys.stdin.buffer
     worked = False  # whether a job ran since the last trim
+    read = False  # whether a job ran at all
     while True:
-        readable, _, _ = select.select([stdin], [], [], QUIET if worked else IDLE_EXIT - QUIET)
+        wait = QUIET if worked else (RECYCLE if read else IDLE_EXIT) - QUIET
+        readable, _, _ = select.select([stdin], [], [], wait)
         if not readable and worked:
             malloc_trim()  # what the reading took is handed back while it waits
             worked = False
             continue
         if not readable:
-            return 0  # idle: free the engine's memory; the app starts us again
+            # Idle: a fresh process takes our place (RECYCLED), or, when we
+            # read nothing, none until the next job.
+            return RECYCLED if read else 0
         line = stdin.readline()
         if not line:
             return 0
@@ -190,7 +205,7 @@ def main() -> int:
             reply = {"error": f"the OCR process failed on it: {exc}"[:REASON_LIMIT]}
         del pictures
         print(json.dumps(reply), flush=True)
-        worked = True
+        worked = read = True
 
 
 if __name__ == "__main__":

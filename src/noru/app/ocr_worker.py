@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from noru import imaging
+from noru.app.ocr_process import RECYCLED
 from noru.app.writer import Writer
 from noru.errors import OcrError
 from noru.ocr.base import decode_lines
@@ -171,9 +172,27 @@ class OcrWorker:
             try:
                 return self._queue.get(timeout=RESCAN)[2]
             except queue.Empty:
+                self._reap()
                 for capture_id in self.writer.call(lambda store: store.pending_ocr()):
                     if self._failures.get(capture_id, 0) < MAX_ATTEMPTS:
                         self._queue.put((1, next(self._order), capture_id))
+
+    def _reap(self) -> None:
+        """A child that ended on its own (idle, or killed) is waited for now,
+        not at the next job: until then it stayed a zombie (``<defunct>``)
+        beside an idle app, with its pipes open. One that made way for a
+        fresh one (``RECYCLED``, idle after reading) is replaced at once,
+        so the next look finds an engine warm."""
+        if self._child is None or self._child.alive:
+            return
+        recycled = self._child.proc.returncode == RECYCLED
+        self._child.stop()
+        self._child = None
+        if recycled:
+            try:
+                self._engine()
+            except OcrError as exc:  # the next job tries again
+                log.warning("the OCR engine did not start again: %s", exc)
 
     def _run(self) -> None:
         # The engine starts with the app, not at the first capture: the first
@@ -200,6 +219,22 @@ class OcrWorker:
             self._child = _Child(self.engine_name, self.home)
         return self._child
 
+    def _ask(self, capture_id: str, pixels: Sequence[imaging.Scanlines]) -> dict[str, Any]:
+        """The child's answer for one capture. A child that ended by itself,
+        idle, just as the job came (it exits when idle: ``RECYCLE`` after its
+        last job) has read nothing of it: a fresh one is asked, once."""
+        child = self._engine()
+        try:
+            return child.run(capture_id, pixels)
+        except (OcrError, OSError):
+            try:
+                ended = child.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                raise OcrError("the OCR process stopped answering") from None
+            if ended not in (0, RECYCLED):
+                raise
+        return self._engine().run(capture_id, pixels)
+
     def _recognise(self, capture_id: str) -> None:
         # Its state alone: the OCR child reads the record (once, for this job).
         def state(store: Store) -> str | None:
@@ -211,7 +246,7 @@ class OcrWorker:
             return
         text: CaptureText | None = None
         try:
-            reply = self._engine().run(capture_id, pixels)
+            reply = self._ask(capture_id, pixels)
             if "error" in reply:
                 reason = str(reply["error"])
             else:
