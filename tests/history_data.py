@@ -62,6 +62,10 @@ class Seeded:
 
 
 def seed(home: Path) -> Seeded:
+    """The three captures, 3 hours, 30 and 5 minutes before now: now as the
+    test runs (a suite runs for many minutes; "--since 1h --before 10m"
+    must find the capture of 30 minutes ago alone)."""
+    now = datetime.now(UTC).replace(microsecond=0)
     with Store.open(home) as store:
         editor = store.add_capture(
             [
@@ -74,7 +78,7 @@ def seed(home: Path) -> Seeded:
                 )
             ],
             origin="user",
-            captured_at=NOW - timedelta(hours=3),
+            captured_at=now - timedelta(hours=3),
             note="the failing build",
         )
         store.set_ocr(
@@ -106,7 +110,7 @@ def seed(home: Path) -> Seeded:
                 )
             ],
             origin="user",
-            captured_at=NOW - timedelta(minutes=30),
+            captured_at=now - timedelta(minutes=30),
         )
         browser = store.add_capture(
             [
@@ -114,7 +118,7 @@ def seed(home: Path) -> Seeded:
                 NewImage(png(1280, 1024), 1280, 1024, source(None, None, 2, "HDMI-1"), "1280x1024"),
             ],
             origin="agent",
-            captured_at=NOW - timedelta(minutes=5),
+            captured_at=now - timedelta(minutes=5),
         )
         store.set_ocr(browser.id, engine="tesseract", error="engine crashed")
         records = [store.get(c.id) for c in (editor, terminal, browser)]
