@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,23 +58,21 @@ def read_training(folder: Path, limit: int = 0) -> tuple[list[Line], list[tuple[
     warm(engine)
     hows: dict[tuple[str, tuple[int, int, int, int]], dict[str, int]] = {}
     lines_of, chance = terminal.lines_of, terminal_lines.chance
+    # The engine reads a screen's bands on two threads: each notes its own.
+    local = threading.local()
+
+    def noting(how: Counter[str]) -> float:
+        local.noted.append(dict(how))
+        return chance(how)
 
     def noting_lines(*args: Any) -> list[Any]:
-        noted: list[dict[str, int]] = []
-
-        def noting(how: Counter[str]) -> float:
-            noted.append(dict(how))
-            return chance(how)
-
-        terminal_lines.chance = noting
-        try:
-            found = lines_of(*args)
-        finally:
-            terminal_lines.chance = chance
-        for line, how in zip(found, noted, strict=True):
+        local.noted = []
+        found = lines_of(*args)
+        for line, how in zip(found, local.noted, strict=True):
             hows[line.text, line.box] = how
         return found
 
+    terminal_lines.chance = noting
     terminal.lines_of = noting_lines
     grid: list[Line] = []
     pairs: list[tuple[float, bool]] = []
@@ -96,6 +95,7 @@ def read_training(folder: Path, limit: int = 0) -> tuple[list[Line], list[tuple[
                 print(f"  ... {number}/{len(records)} training screens read", flush=True)
     finally:
         terminal.lines_of = lines_of
+        terminal_lines.chance = chance
         engine.close()
     return grid, pairs
 
