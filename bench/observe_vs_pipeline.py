@@ -59,7 +59,7 @@ from typing import Literal
 sys.path.insert(0, str(Path(__file__).parent))
 from capture_pipeline import MAX_EDGE, _stop, host_speed, screen_of_code
 from noru.app.memory import tune_malloc
-from noru.appwire import LiveClient
+from noru.appwire import AppClient
 from noru.capture import Capturer
 from noru.imaging import serve
 
@@ -209,7 +209,7 @@ def app_running(
         [str(BIN / "noru"), "app"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        client = LiveClient(home)
+        client = AppClient(home)
         deadline = time.monotonic() + 30
         while not client.running():
             if time.monotonic() > deadline or app.poll() is not None:

@@ -55,7 +55,7 @@ from tests import real_terminals  # noqa: E402
 from tests.xserver import running_xserver  # noqa: E402
 
 from capture_pipeline import _stop  # noqa: E402
-from noru.appwire import LiveClient  # noqa: E402
+from noru.appwire import AppClient  # noqa: E402
 from noru.store import Reader  # noqa: E402
 from time_to_text import log_line  # noqa: E402
 
@@ -171,7 +171,7 @@ class Soak:
             self.app = subprocess.Popen(
                 [*NORU, "app"], env=self.env, stdout=subprocess.DEVNULL, stderr=log
             )
-        client = LiveClient(self.home)
+        client = AppClient(self.home)
         deadline = time.monotonic() + 60
         while not client.running():
             if time.monotonic() > deadline or self.app.poll() is not None:

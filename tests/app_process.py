@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from noru.appwire import LiveClient
+from noru.appwire import AppClient
 from noru.store import Filters, Reader
 from tests.noru_cli import noru_command
 from tests.wire import StdioSession
@@ -45,7 +45,7 @@ class AppProcess:
         )
 
     def wait_ready(self) -> None:
-        client = LiveClient(self.home, timeout=5)
+        client = AppClient(self.home, timeout=5)
         deadline = time.monotonic() + READY_TIMEOUT
         while not client.running():
             if self.proc.poll() is not None:

@@ -507,7 +507,7 @@ def test_the_access_log_page_shows_the_http_requests_refused_for_want_of_the_tok
 ) -> None:
     from noru import accesslog
 
-    refused = accesslog.Refused("2026-12-05T10:00:00Z", "2026-12-05T10:00:41Z", 5, 3, 0)
+    refused = accesslog.RefusedRequests("2026-12-05T10:00:00Z", "2026-12-05T10:00:41Z", 5, 3, 0)
     accesslog.record_refused(home, refused)
     cookie = console.sign_in()
     _, _, page = console.request("GET", "/log", cookie=cookie)

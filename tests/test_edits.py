@@ -69,7 +69,7 @@ def test_the_app_refuses_a_capture_whose_note_is_over_the_limit(
 ) -> None:
     (home / "config.toml").write_text(SETTLE_FOR_TESTS)
     with running_app(home, desktop.env, tmp_path / "app.log"):
-        client = appwire.LiveClient(home, timeout=60)
+        client = appwire.AppClient(home, timeout=60)
         request = appwire.Capture(mode="display", display=1, note=TOO_LONG)
         with pytest.raises(InternalError, match=REFUSED):
             client.expect(request, appwire.Captured)

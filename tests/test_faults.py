@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from noru.access import set_control
-from noru.appwire import Capture, Captured, LiveClient
+from noru.appwire import AppClient, Capture, Captured
 from noru.cli import main
 from noru.errors import Busy, NoruError
 from noru.store import Store
@@ -57,7 +57,7 @@ def test_killing_the_app_during_captures_and_ocr_loses_nothing_committed(
         stop = threading.Event()
 
         def capture_loop(stop: threading.Event = stop) -> None:
-            client = LiveClient(home, timeout=30)
+            client = AppClient(home, timeout=30)
             while not stop.is_set():
                 try:
                     result = client.expect(Capture(mode="display"), Captured)
@@ -162,6 +162,6 @@ def test_an_x_server_that_goes_away_leaves_the_app_answering_and_stopping_cleanl
                 error
             )
             assert "X server" in error["message"], error
-            assert LiveClient(home).running()  # the app is still there
+            assert AppClient(home).running()  # the app is still there
     assert app.proc.returncode == 0, app.output
     assert "Traceback" not in app.output, app.output

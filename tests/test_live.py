@@ -193,7 +193,7 @@ def old_app(home: Path) -> Iterator[OneShotApp]:
 
 def test_a_client_meeting_an_older_app_says_to_restart_it(home: Path, old_app: OneShotApp) -> None:
     with pytest.raises(AppVersionMismatch, match="an older version") as caught:
-        appwire.LiveClient(home).call(appwire.Ping())
+        appwire.AppClient(home).call(appwire.Ping())
     assert isinstance(caught.value, AppNotRunning)  # to an agent: restart the app
     assert "restart the Noru app" in caught.value.next_action
     assert json.loads(old_app.received[0])["noru"] == appwire.PROTOCOL
@@ -210,7 +210,7 @@ def test_a_client_meeting_a_newer_app_says_so_with_its_version(home: Path) -> No
         with pytest.raises(
             AppVersionMismatch, match=r"a newer version \(9\.9, app protocol "
         ) as caught:
-            appwire.LiveClient(home).call(appwire.GetStatus())
+            appwire.AppClient(home).call(appwire.GetStatus())
         assert f"this is {__version__}, app protocol {appwire.PROTOCOL})" in str(caught.value)
     finally:
         app.close()
@@ -230,7 +230,7 @@ def test_a_reply_of_the_wrong_kind_is_an_internal_error(home: Path) -> None:
     app = OneShotApp(home, appwire.encode(appwire.Pong(__version__)))
     try:
         with pytest.raises(InternalError, match="malformed answer"):
-            appwire.LiveClient(home).expect(appwire.Capture(), appwire.Captured)
+            appwire.AppClient(home).expect(appwire.Capture(), appwire.Captured)
     finally:
         app.close()
 
@@ -254,7 +254,7 @@ def test_the_real_app_answers_another_version_and_nonsense_in_words(
         )
         failed = _raw(home, b'{"noru": 4, "request": "format_disk"}\n')
         assert failed == appwire.Failed("malformed request: unknown format_disk request")
-        assert appwire.LiveClient(home).expect(appwire.Ping(), appwire.Pong) == appwire.Pong(
+        assert appwire.AppClient(home).expect(appwire.Ping(), appwire.Pong) == appwire.Pong(
             __version__
         )
     with Reader.open(home) as reader:

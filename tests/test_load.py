@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noru.access import set_control
-from noru.appwire import Capture, Captured, LiveClient
+from noru.appwire import AppClient, Capture, Captured
 from noru.mcp.session import Session
 from tests.app_process import running_app
 from tests.history_data import seed
@@ -43,7 +43,7 @@ def test_sixteen_agents_pulling_after_one_capture_get_exactly_one_delivery(
     window.bring_under_pointer()
     set_control(home, "allow")
     with running_app(home, desktop.env, tmp_path / "app.log"):
-        LiveClient(home).expect(Capture(mode="window", which="pointer"), Captured)
+        AppClient(home).expect(Capture(mode="window", which="pointer"), Captured)
         pool = agents(home, tmp_path, 16)
         try:
             ask = (

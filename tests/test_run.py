@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from noru.appwire import LiveClient
+from noru.appwire import AppClient
 from noru.store import Reader
 from tests import processes, session_bus
 from tests.parts import require
@@ -49,7 +49,7 @@ def running_script(env: dict[str, str], home: Path, log: Path) -> Iterator[None]
             start_new_session=True,
         )
     try:
-        client = LiveClient(home, timeout=5)
+        client = AppClient(home, timeout=5)
         deadline = time.monotonic() + 60
         while not client.running():
             assert proc.poll() is None, log.read_text()

@@ -196,7 +196,7 @@ def test_the_app_on_kde_says_the_shortcut_is_bound_and_a_press_reaches_its_captu
 ) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), **kde.env}
     with running_app(home, env, tmp_path / "app.log") as app:
-        status = appwire.LiveClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
+        status = appwire.AppClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
         assert status.hotkey == appwire.HotkeyState("Ctrl+Alt+N", grabbed=True), app.output
         kde.press("ctrl+alt+n")
         # The portal gives no windows, so the shortcut takes the display, which

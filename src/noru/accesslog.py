@@ -19,7 +19,7 @@ one ``write`` on a file opened with ``O_APPEND``, under an exclusive
 that cannot be recorded is not served (``LogUnwritable``).
 
 ``noru mcp --http`` also records the requests it refuses for want of the
-token (``noru.httptoken``), as ``Refused`` entries: counted, one entry per
+token (``noru.httptoken``), as ``RefusedRequests`` entries: counted, one entry per
 burst at most once a minute (``noru.mcp.transports.auth``), so that a flood
 of them cannot push the reads out of the log. `noru log` and `noru doctor`
 show them (``describe_refused``, ``refusals``).
@@ -46,7 +46,7 @@ __all__ = [
     "LogUnwritable",
     "LoggedCapture",
     "Refusals",
-    "Refused",
+    "RefusedRequests",
     "describe_refused",
     "read",
     "record",
@@ -111,7 +111,7 @@ def record(home: Path, entry: Entry) -> None:
 
 
 @dataclass(frozen=True)
-class Refused:
+class RefusedRequests:
     """HTTP requests refused (401) for want of the token, from ``first`` to
     ``last`` (RFC 3339 UTC): ``missing``, without a bearer token; ``wrong``,
     with one that is not this install's; ``unavailable``, while the server
@@ -128,7 +128,7 @@ class Refused:
         return self.missing + self.wrong + self.unavailable
 
 
-def record_refused(home: Path, refused: Refused) -> None:
+def record_refused(home: Path, refused: RefusedRequests) -> None:
     """Append one entry for ``refused``: the fields every entry has (no
     client, nothing served), and ``refused`` with the counts."""
     entry = Entry(

@@ -72,7 +72,7 @@ def gather(home: Path, *, disk: bool = False, settings: Settings | None = None) 
     app: appwire.AppStatus | None = None
     problem: str | None = None
     try:
-        app = appwire.LiveClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
+        app = appwire.AppClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
     except AppNotRunning as exc:
         problem = exc.summary or "no Noru app is listening on this machine"
     except NoruError as exc:
@@ -154,7 +154,7 @@ def text_wait(home: Path) -> tuple[bool, str]:
     text will not come until that changes.
     """
     try:
-        app = appwire.LiveClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
+        app = appwire.AppClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
     except AppNotRunning:
         return False, "the Noru app is not running"
     except NoruError as exc:

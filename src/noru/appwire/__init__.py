@@ -8,7 +8,7 @@ base64 inside JSON cost the app and ``noru mcp`` about 5 ms per answer to
 write, escape-check, parse and decode (docs/performance.md). Every request
 and reply is a typed value (``messages``), and only ``codec`` turns them into
 bytes and back; the app (``noru.app.server``) and its clients (``client``:
-``LiveClient``) never build or read a dict themselves. This package is named
+``AppClient``) never build or read a dict themselves. This package is named
 for what it is, the app's wire, apart from the MCP tools that ask the app
 (``noru.mcp.tools.live``).
 
@@ -43,7 +43,7 @@ answer, never a fallback to history.
 
 from __future__ import annotations
 
-from noru.appwire.client import LiveClient
+from noru.appwire.client import AppClient
 from noru.appwire.codec import blob_length, decode_reply, decode_request, encode
 from noru.appwire.messages import (
     MAX_REPLY,
@@ -78,6 +78,7 @@ __all__ = [
     "MAX_REQUEST",
     "PROTOCOL",
     "SESSION_VARIABLES",
+    "AppClient",
     "AppSession",
     "AppStatus",
     "Capture",
@@ -87,7 +88,6 @@ __all__ = [
     "GetStatus",
     "HotkeyState",
     "Latest",
-    "LiveClient",
     "Malformed",
     "MenuState",
     "Mismatch",

@@ -24,13 +24,13 @@ from noru.appwire.messages import (
 from noru.errors import AppNotRunning, AppVersionMismatch, Busy, InternalError
 from noru.paths import socket_path
 
-__all__ = ["LiveClient"]
+__all__ = ["AppClient"]
 
 T = TypeVar("T")
 
 
 @dataclass
-class LiveClient:
+class AppClient:
     """Asks the app of data dir ``home``; one connection per request."""
 
     home: Path

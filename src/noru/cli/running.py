@@ -127,7 +127,7 @@ def capture(
     else:
         request = appwire.Capture(mode="all_displays" if all_displays else "window", note=note)
     try:
-        result = appwire.LiveClient(checked_home(), timeout=60).expect(request, appwire.Captured)
+        result = appwire.AppClient(checked_home(), timeout=60).expect(request, appwire.Captured)
     except AppVersionMismatch as exc:
         raise click.ClickException(f"{exc.summary}: restart `noru app`") from None
     except AppNotRunning:

@@ -15,7 +15,7 @@ __all__ = ["app_checks"]
 def app_checks(home: Path) -> tuple[list[Check], appwire.AppStatus | None]:
     """The running app's own report, and its status (None: none answers)."""
     try:
-        status = appwire.LiveClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
+        status = appwire.AppClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
     except AppVersionMismatch as exc:
         fix = "restart it: stop `noru app`, start it again"
         return [Check("app", False, exc.summary, fix)], None

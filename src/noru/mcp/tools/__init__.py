@@ -57,7 +57,7 @@ def menu_shown(home: Path) -> bool:
     from noru.errors import NoruError
 
     try:
-        status = appwire.LiveClient(home, timeout=MENU_ASK).expect(
+        status = appwire.AppClient(home, timeout=MENU_ASK).expect(
             appwire.GetStatus(), appwire.AppStatus
         )
     except NoruError:

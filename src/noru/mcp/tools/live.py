@@ -67,7 +67,7 @@ class _ReadWhileAppWorks:
 def _ask(
     context: ToolContext, request: appwire.Latest | appwire.Observe, reading: _ReadWhileAppWorks
 ) -> appwire.Delivered:
-    client = appwire.LiveClient(context.home)
+    client = appwire.AppClient(context.home)
     decision = access.live_decision(context.access)
     if not decision.allowed:
         client.ensure_running()  # "app not running" comes before any access answer

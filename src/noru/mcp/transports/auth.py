@@ -101,7 +101,7 @@ class RefusalLog:
             if first is None or last is None:
                 return
             self._written = time.monotonic()
-        refused = accesslog.Refused(
+        refused = accesslog.RefusedRequests(
             first=format_utc(first), last=format_utc(last), **{r: counts[r] for r in REASONS}
         )
         try:
