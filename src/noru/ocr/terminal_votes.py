@@ -66,8 +66,8 @@ class Votes:
     def __init__(self, width: int) -> None:
         self.width = width
         self.exact: dict[bytes, Counter[str]] = {}
-        # The copies read in a word where the engine saw no one-cell glyphs
-        # (``add``'s ``trusted``): what the font is found by leaves them out.
+        # The copies read in words the engine read one cell a glyph (``add``'s
+        # ``trusted``): the font is found by these alone.
         self.trusted: dict[bytes, Counter[str]] = {}
         self.cores: dict[bytes, Counter[str]] = {}
         self._core: dict[bytes, bytes] = {}
