@@ -187,6 +187,82 @@ def test_the_package_root_holds_only_the_version() -> None:
     assert imports(SOURCE / "__init__.py") == set()
 
 
+# --- rooms of one job, entered by their front doors ------------------------------
+
+MOST_LINES = 500  # past it a module is split by job (docs/architecture.md, STYLE.md)
+
+
+def test_no_module_is_past_five_hundred_lines() -> None:
+    long = {
+        str(path.relative_to(SOURCE)): lines
+        for path in modules()
+        if (lines := len(path.read_text().splitlines())) > MOST_LINES
+    }
+    assert not long, f"split by job: {long}"
+
+
+def private_names_across_parts(source: str, mine: str) -> set[str]:
+    """The private names (``_x``) of parts other than ``mine`` that a
+    module's ``source`` uses: imported by name, or read off an imported
+    module (``appwire._codec``)."""
+    tree = ast.parse(source)
+    found: set[str] = set()
+    modules_by_alias: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if not node.module.startswith("noru"):
+                continue
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                modules_by_alias[alias.asname or alias.name] = name
+                theirs = part_of(name) if node.module == "noru" else part_of(node.module)
+                if _private(alias.name) and theirs != mine:
+                    found.add(name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("noru.") and alias.asname:
+                    modules_by_alias[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and _private(node.attr)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules_by_alias
+            and part_of(modules_by_alias[node.value.id]) != mine
+        ):
+            found.add(f"{modules_by_alias[node.value.id]}.{node.attr}")
+    return found
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def test_no_part_uses_another_parts_private_names() -> None:
+    used = {
+        str(path.relative_to(SOURCE)): sorted(names)
+        for path in modules()
+        if (names := private_names_across_parts(path.read_text(), module_part(path)))
+    }
+    assert not used, f"private names used across parts: {used}"
+
+
+def test_the_private_name_finder_finds_both_ways() -> None:
+    source = (
+        "from noru.capture.portal import _take_file, PortalBackend\n"
+        "from noru import appwire\n"
+        "from noru.app.memory import _quiet\n"  # its own part's: allowed
+        "import noru.store.writer as writer\n"
+        "appwire._codec(1)\n"
+        "writer._seq, appwire.__name__\n"
+    )
+    assert private_names_across_parts(source, "app") == {
+        "noru.capture.portal._take_file",
+        "noru.appwire._codec",
+        "noru.store.writer._seq",
+    }
+
+
 # --- the walk of one observe_screen ----------------------------------------------
 
 WALK = "## The path of one `observe_screen`, from the stdio line to the grab and back"
