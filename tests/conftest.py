@@ -15,7 +15,7 @@ from tests.wire import OFFICIAL, MemoryClient, StdioProcess
 
 # Real X servers (Xvfb + openbox) and Tk windows, shared by the capture and app tests;
 # a real Wayland compositor (headless sway) and foot terminals.
-pytest_plugins = ["tests.xserver", "tests.sway"]
+pytest_plugins = ["tests.xserver", "tests.sway", "tests.http_process"]
 
 
 # The modules of `make check-fast` (`pytest -m fast`): the protocol, the contract,

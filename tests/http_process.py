@@ -7,6 +7,9 @@
   given (``Authorization: Bearer``) or without (``token=None``); every
   JSON-RPC body it gets back is validated (``check``) as every response in the
   suite is.
+- the fixtures ``server`` (an ``HttpServer`` on the test's ``home``,
+  listening when the test gets it, which must then stop cleanly: status 0
+  at SIGTERM) and ``raw`` (a ``Raw`` to it with the token).
 """
 
 from __future__ import annotations
@@ -17,15 +20,17 @@ import re
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 
 from tests.noru_cli import noru_command
 from tests.wire import REVISIONS, validate_response
 
-__all__ = ["CURRENT", "HttpServer", "Raw", "answers", "check"]
+__all__ = ["CURRENT", "HttpServer", "Raw", "answers", "check", "raw", "server"]
 
 URL_LINE = re.compile(rb"^noru mcp: Streamable HTTP on (http://127\.0\.0\.1:\d+/mcp)$", re.M)
 
@@ -229,3 +234,23 @@ def as_another_user(url: str, token_file: Path, *, guess: str, session_id: str) 
     assert done.returncode == 0, done.stderr
     found: dict[str, Any] = json.loads(done.stdout)
     return found
+
+
+@pytest.fixture
+def server(home: Path, tmp_path: Path) -> Iterator[HttpServer]:
+    proc = HttpServer(home, tmp_path)
+    try:
+        proc.url()
+        yield proc
+    finally:
+        status = proc.stop()
+    assert status == 0, f"noru mcp --http exited {status} at SIGTERM: {proc.stderr()}"
+
+
+@pytest.fixture
+def raw(server: HttpServer) -> Iterator[Raw]:
+    client = Raw(server.url(), server.token())
+    try:
+        yield client
+    finally:
+        client.close()

@@ -9,6 +9,11 @@
   another program (``setpriv``, say); ``ok=True`` asserts that it exited 0.
   Whatever it ran, a Python traceback in its output fails the test: a
   command meets bad input with a clear error, never a trace.
+- ``invoke(*args, input=...)`` runs it in this process (click's
+  ``CliRunner``: quicker, and what it does is seen by the test's own
+  process), by the same rule: an exception the command did not turn into
+  its message and exit status fails the test (``CliRunner`` would
+  otherwise report it as exit status 1, like a clear refusal).
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["noru", "noru_command"]
+from click.testing import CliRunner, Result
+
+__all__ = ["invoke", "noru", "noru_command"]
 
 TIMEOUT = 120.0  # seconds: a guard against a hang, not a measurement
 
@@ -52,3 +59,13 @@ def noru(
     if ok:
         assert done.returncode == 0, f"noru {' '.join(args)} exited {done.returncode}: {output}"
     return done
+
+
+def invoke(*args: str, input: str | None = None) -> Result:
+    from noru.cli import main
+
+    result = CliRunner().invoke(main, list(args), input=input)
+    crash = result.exception
+    if crash is not None and not isinstance(crash, SystemExit):
+        raise AssertionError(f"noru {' '.join(args)} raised {crash!r}:\n{result.output}") from crash
+    return result

@@ -9,13 +9,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-
 from noru import accesslog
 from noru.access import set_control
-from noru.cli import main
 from tests.history_data import seed
 from tests.http_process import HttpServer, Raw
+from tests.noru_cli import invoke
 from tests.wire import MemoryClient, StdioProcess
 
 
@@ -189,11 +187,10 @@ def test_noru_log_shows_who_read_a_capture_and_agents_cannot_reach_it(home: Path
             assert "error" in read
         finally:
             client.close()
-    run = CliRunner().invoke
-    who = run(main, ["log", "--capture", data.editor.id])
+    who = invoke("log", "--capture", data.editor.id)
     assert who.exit_code == 0, who.output
     assert "claude-code 7.1 (memory)  get_capture" in who.output and "cursor" not in who.output
     assert f"{data.editor.id} (pixels)" in who.output
-    as_json = run(main, ["log", "--client", "CURSOR", "--nl"]).output.splitlines()
+    as_json = invoke("log", "--client", "CURSOR", "--nl").output.splitlines()
     assert as_json and all(json.loads(line)["client"] == "cursor" for line in as_json)
-    assert run(main, ["log", "--since", "1m"]).output.count("\n") == len(entries(home))
+    assert invoke("log", "--since", "1m").output.count("\n") == len(entries(home))

@@ -185,3 +185,157 @@ def test_the_circle_finder_finds_a_circle_and_only_one() -> None:
 
 def test_the_package_root_holds_only_the_version() -> None:
     assert imports(SOURCE / "__init__.py") == set()
+
+
+# --- rooms of one job, entered by their front doors ------------------------------
+
+MOST_LINES = 500  # past it a module is split by job (docs/architecture.md, STYLE.md)
+
+
+def test_no_module_is_past_five_hundred_lines() -> None:
+    long = {
+        str(path.relative_to(SOURCE)): lines
+        for path in modules()
+        if (lines := len(path.read_text().splitlines())) > MOST_LINES
+    }
+    assert not long, f"split by job: {long}"
+
+
+def private_names_across_parts(source: str, mine: str) -> set[str]:
+    """The private names (``_x``) of parts other than ``mine`` that a
+    module's ``source`` uses: imported by name, or read off an imported
+    module (``appwire._codec``)."""
+    tree = ast.parse(source)
+    found: set[str] = set()
+    modules_by_alias: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if not node.module.startswith("noru"):
+                continue
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                modules_by_alias[alias.asname or alias.name] = name
+                theirs = part_of(name) if node.module == "noru" else part_of(node.module)
+                if _private(alias.name) and theirs != mine:
+                    found.add(name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("noru.") and alias.asname:
+                    modules_by_alias[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and _private(node.attr)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules_by_alias
+            and part_of(modules_by_alias[node.value.id]) != mine
+        ):
+            found.add(f"{modules_by_alias[node.value.id]}.{node.attr}")
+    return found
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def test_no_part_uses_another_parts_private_names() -> None:
+    used = {
+        str(path.relative_to(SOURCE)): sorted(names)
+        for path in modules()
+        if (names := private_names_across_parts(path.read_text(), module_part(path)))
+    }
+    assert not used, f"private names used across parts: {used}"
+
+
+def test_the_private_name_finder_finds_both_ways() -> None:
+    source = (
+        "from noru.capture.portal import _take_file, PortalBackend\n"
+        "from noru import appwire\n"
+        "from noru.app.memory import _quiet\n"  # its own part's: allowed
+        "import noru.store.writer as writer\n"
+        "appwire._codec(1)\n"
+        "writer._seq, appwire.__name__\n"
+    )
+    assert private_names_across_parts(source, "app") == {
+        "noru.capture.portal._take_file",
+        "noru.appwire._codec",
+        "noru.store.writer._seq",
+    }
+
+
+# --- the walk of one observe_screen ----------------------------------------------
+
+WALK = "## The path of one `observe_screen`, from the stdio line to the grab and back"
+
+
+def walk_section() -> str:
+    """The one section of docs/architecture.md that follows an observe_screen."""
+    text = PLAN.read_text()
+    assert text.count(WALK) == 1, f"docs/architecture.md needs one section {WALK!r}"
+    start = text.index(WALK)
+    end = text.find("\n## ", start)
+    return text[start : end if end != -1 else len(text)]
+
+
+def _defines(node: ast.stmt, name: str) -> bool:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name == name
+    if isinstance(node, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    if isinstance(node, ast.AnnAssign):
+        return isinstance(node.target, ast.Name) and node.target.id == name
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return any((a.asname or a.name.split(".")[0]) == name for a in node.names)
+    return False
+
+
+def unfound(name: str) -> str | None:
+    """Why the dotted ``noru.…`` name names nothing in src/noru (read, not
+    imported); None when it names a module, or a name a module defines (a
+    class's member included)."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        place = SOURCE.parent.joinpath(*parts[:cut])
+        file = place / "__init__.py" if place.is_dir() else place.parent / f"{place.name}.py"
+        if file.is_file():
+            break
+    else:
+        return "no such module"
+    module = ast.parse(file.read_text()).body
+    body: list[ast.stmt] = module
+    for depth, attr in enumerate(parts[cut:], cut):
+        node = next((n for n in body if _defines(n, attr)), None)
+        if node is None:
+            return f"{'.'.join(parts[:depth])} defines no {attr}"
+        body = _members(module, node) if isinstance(node, ast.ClassDef) else []
+    return None
+
+
+def _members(module: list[ast.stmt], cls: ast.ClassDef) -> list[ast.stmt]:
+    """A class's own statements, then those of its bases defined in the same module."""
+    found = list(cls.body)
+    for base in cls.bases:
+        parent = next(
+            (n for n in module if isinstance(base, ast.Name) and _defines(n, base.id)), None
+        )
+        if isinstance(parent, ast.ClassDef):
+            found += _members(module, parent)
+    return found
+
+
+def test_the_walk_of_observe_screen_names_only_what_exists() -> None:
+    named = sorted(set(re.findall(r"`(noru(?:\.\w+)+)", walk_section())))
+    assert len(named) >= 40, named  # the section follows the request through the parts
+    problems = {name: why for name in named if (why := unfound(name)) is not None}
+    assert not problems, f"docs/architecture.md's observe_screen walk names: {problems}"
+
+
+def test_the_walk_check_tells_a_name_that_is_gone() -> None:
+    assert unfound("noru.app.App.handle") is None
+    assert unfound("noru.imaging.png.png_of_rows") is None
+    assert unfound("noru.capture.x11_pixels") is None
+    assert unfound("noru.store.reader.Reader.get") is None  # inherited
+    assert unfound("noru.capture.nowhere") == "noru.capture defines no nowhere"
+    assert unfound("noru.nowhere.at_all") == "noru defines no nowhere"
+    assert unfound("noru.app.App.gone") == "noru.app.App defines no gone"
+    assert unfound("noru.store.writer.Store.add_capture.inner") is not None

@@ -411,3 +411,16 @@ def test_the_docs_show_the_unit_and_the_entry_as_they_are_written() -> None:
         autostart.unit_text(exe, home),
         autostart.entry_text(exe, home, autostart=True),
     ]
+
+
+def test_the_two_start_lines_split_alike_and_escape_each_in_its_own_way() -> None:
+    from noru.autostart.unit_file import read_unit_exec
+    from noru.autostart.words import split_words
+
+    # Outside quotes a launcher keeps a backslash; systemd reads a C escape.
+    entry = '[Desktop Entry]\nExec="/a b/noru" "" x\\\\ty "q\\\\"q"\n'
+    assert autostart.read_desktop_exec(entry) == (["/a b/noru", "", "x\\ty", 'q"q'], {})
+    unit = "[Service]\nExecStart='/a b/noru' \"\" x\\ty \\x41\n"
+    assert read_unit_exec(unit) == (["/a b/noru", "", "x\ty", "A"], {})
+    plain = split_words(" a  'b c' ", quotes="'", escape=lambda value, i, quote: None)
+    assert plain == ["a", "b c"]

@@ -11,12 +11,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from noru import __version__
-from noru.cli import main
 from noru.connect import CLIENTS
-from tests.noru_cli import noru, noru_command
+from tests.noru_cli import invoke, noru, noru_command
 
 
 def test_version_prints_the_package_version() -> None:
@@ -75,16 +73,15 @@ def test_an_unknown_client_is_refused_with_the_choices() -> None:
 
 
 def test_access_commands_change_what_status_reports(home: Path) -> None:
-    runner = CliRunner()
-    assert "Authorized for live requests: no" in runner.invoke(main, ["status"]).output
-    assert runner.invoke(main, ["allow"]).exit_code == 0
-    assert "Authorized for live requests: yes" in runner.invoke(main, ["status"]).output
-    runner.invoke(main, ["pause"])
-    assert "Paused: yes" in runner.invoke(main, ["status"]).output
-    runner.invoke(main, ["resume"])
-    assert "Paused: no" in runner.invoke(main, ["status"]).output
-    runner.invoke(main, ["revoke"])
-    out = runner.invoke(main, ["status"]).output
+    assert "Authorized for live requests: no" in invoke("status").output
+    assert invoke("allow").exit_code == 0
+    assert "Authorized for live requests: yes" in invoke("status").output
+    invoke("pause")
+    assert "Paused: yes" in invoke("status").output
+    invoke("resume")
+    assert "Paused: no" in invoke("status").output
+    invoke("revoke")
+    out = invoke("status").output
     assert "History revoked: yes" in out and "Authorized for live requests: no" in out
     mode = stat.S_IMODE((home / "access.json").stat().st_mode)
     assert mode == 0o600
@@ -92,16 +89,15 @@ def test_access_commands_change_what_status_reports(home: Path) -> None:
 
 def test_a_damaged_access_file_fails_closed_and_status_says_so(home: Path) -> None:
     (home / "access.json").write_text("{ this is not json")
-    out = CliRunner().invoke(main, ["status"]).output
+    out = invoke("status").output
     assert "History revoked: no" not in out
     assert "damaged" in out and "treated as revoked" in out
-    assert CliRunner().invoke(main, ["allow"]).exit_code == 0
-    assert "treated as revoked" not in CliRunner().invoke(main, ["status"]).output
+    assert invoke("allow").exit_code == 0
+    assert "treated as revoked" not in invoke("status").output
 
 
 def test_retention_shows_the_defaults_then_what_it_set_in_config_toml(home: Path) -> None:
-    runner = CliRunner()
-    shown = runner.invoke(main, ["retention"])
+    shown = invoke("retention")
     assert shown.exit_code == 0, shown.output
     lines = shown.output.splitlines()
     assert lines[0].split()[:3] == ["keep_days", "0", "(default)"]
@@ -110,7 +106,7 @@ def test_retention_shows_the_defaults_then_what_it_set_in_config_toml(home: Path
     assert "noru prune --dry-run" in shown.output
     assert not (home / "config.toml").exists()  # showing writes nothing
 
-    done = runner.invoke(main, ["retention", "--keep-days", "30", "--max-disk", "5 gb"])
+    done = invoke("retention", "--keep-days", "30", "--max-disk", "5 gb")
     assert done.exit_code == 0, done.output
     assert (home / "config.toml").read_text() == 'keep_days = 30\nmax_disk = "5GB"\n'
     lines = done.output.splitlines()
@@ -120,12 +116,12 @@ def test_retention_shows_the_defaults_then_what_it_set_in_config_toml(home: Path
     assert lines[3].split()[:4] == ["min_free", "1.0", "GB", "(default)"]
     assert "`noru prune` applies" in done.output and "without a restart" in done.output
 
-    again = runner.invoke(main, ["retention", "--min-free", "0"])
+    again = invoke("retention", "--min-free", "0")
     assert again.exit_code == 0, again.output
     assert (home / "config.toml").read_text() == (
         'keep_days = 30\nmax_disk = "5GB"\nmin_free = "0"\n'
     )
-    shown = runner.invoke(main, ["retention"]).output.splitlines()
+    shown = invoke("retention").output.splitlines()
     assert [line.split()[:2] for line in shown[:3]] == [
         ["keep_days", "30"],
         ["max_disk", "5.0"],
@@ -135,9 +131,8 @@ def test_retention_shows_the_defaults_then_what_it_set_in_config_toml(home: Path
 
 
 def test_prune_uses_what_retention_set(home: Path) -> None:
-    runner = CliRunner()
-    runner.invoke(main, ["retention", "--keep-days", "2", "--max-disk", "300MB"])
-    done = runner.invoke(main, ["prune", "--dry-run"])
+    invoke("retention", "--keep-days", "2", "--max-disk", "300MB")
+    done = invoke("prune", "--dry-run")
     assert done.exit_code == 0, done.output
     assert "budget 300 MB; 2 days;" in done.output
 
@@ -155,7 +150,7 @@ def test_retention_refuses_a_bad_value_in_the_parsers_words_and_writes_nothing(
 ) -> None:
     original = b"# mine\nkeep_days = 1\n"
     (home / "config.toml").write_bytes(original)
-    done = CliRunner().invoke(main, ["retention", *args])
+    done = invoke("retention", *args)
     assert done.exit_code == 2
     assert f"Invalid value for '{option}': {words}" in done.output
     assert (home / "config.toml").read_bytes() == original

@@ -406,3 +406,20 @@ def test_an_unexpected_failure_is_one_line_naming_it_and_how_to_see_more(
     monkeypatch.setenv("NORU_DEBUG", "1")
     debug = CliRunner().invoke(main, ["status"])
     assert isinstance(debug.exception, RuntimeError)  # the developer sees where
+
+
+def test_the_in_process_helper_fails_on_a_crash_but_not_on_a_clear_refusal(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from noru import status
+    from tests.noru_cli import invoke
+
+    def broken(home: Path, **_: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(status, "gather", broken)
+    refused = invoke("status")  # the CLI's own words and status 1: no crash
+    assert refused.exit_code == 1 and "RuntimeError: boom" in refused.output
+    monkeypatch.setenv("NORU_DEBUG", "1")  # now the exception escapes the command
+    with pytest.raises(AssertionError, match=r"noru status raised RuntimeError\('boom'\)"):
+        invoke("status")

@@ -7,19 +7,18 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from PIL import Image, ImageDraw
 
-from noru.cli import main
 from noru.ocr import describe
 from noru.store import CaptureRecord, Filters, Reader
 from tests.history_data import decode, png, seed
+from tests.noru_cli import invoke
 from tests.parts import require
 from tests.screens import FONT_PACKAGE, font, fonts_available
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str]:
-    result = CliRunner().invoke(main, list(args), input=input)
+    result = invoke(*args, input=input)
     return result.exit_code, result.output
 
 

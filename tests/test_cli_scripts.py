@@ -17,16 +17,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from noru import accesslog
 from noru.cli import main
 from tests.history_data import Seeded
-from tests.noru_cli import noru_command
+from tests.noru_cli import invoke, noru_command
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args), input=input)
+    result = invoke(*args, input=input)
     return result.exit_code, result.stdout, result.stderr
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from noru.cli import main
+from tests.noru_cli import invoke
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 CLI_DOC = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
@@ -21,7 +21,7 @@ def test_every_command_has_a_section_in_docs_cli(command: str) -> None:
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help(command: str) -> None:
-    result = CliRunner().invoke(main, [command, "--help"])
+    result = invoke(command, "--help")
     assert result.exit_code == 0
     assert main.commands[command].help  # type: ignore[attr-defined]
 

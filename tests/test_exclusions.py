@@ -21,7 +21,7 @@ from noru.errors import CaptureError, DataDirError, WindowExcluded
 from noru.exclusions import Rule
 from noru.store import Filters, Reader
 from tests.app_process import running_app, wait_until
-from tests.noru_cli import noru_command
+from tests.noru_cli import invoke, noru_command
 from tests.wire import MemoryClient, answer_text
 
 if TYPE_CHECKING:
@@ -262,24 +262,19 @@ def test_the_app_keeps_no_trace_of_an_excluded_window_and_says_one_was_hidden(
 
 
 def test_noru_exclude_adds_lists_and_removes_rules_and_turns_built_ins_off(home: Path) -> None:
-    from click.testing import CliRunner
-
-    from noru.cli import main
-
-    run = CliRunner().invoke
-    assert run(main, ["exclude", "add", "--app", "Vault-app"]).exit_code == 0
-    assert run(main, ["exclude", "add", "--title", "*payroll*"]).exit_code == 0
-    bad = run(main, ["exclude", "add", "--title", "re:("])
+    assert invoke("exclude", "add", "--app", "Vault-app").exit_code == 0
+    assert invoke("exclude", "add", "--title", "*payroll*").exit_code == 0
+    bad = invoke("exclude", "add", "--title", "re:(")
     assert bad.exit_code == 2 and "not a regular expression" in bad.output
-    assert run(main, ["exclude", "add"]).exit_code == 2  # neither --app nor --title
-    assert run(main, ["exclude", "remove", "--builtin", "keepassxc"]).exit_code == 0
-    listed = run(main, ["exclude", "list"]).output.splitlines()
+    assert invoke("exclude", "add").exit_code == 2  # neither --app nor --title
+    assert invoke("exclude", "remove", "--builtin", "keepassxc").exit_code == 0
+    listed = invoke("exclude", "list").output.splitlines()
     assert "app Vault-app" in listed and "title *payroll*" in listed
     assert "app KeePassXC  (built in: keepassxc, off)" in listed
     assert "app Bitwarden  (built in: bitwarden, on)" in listed
     rules = exclusions.load(home)
     assert rules.excludes(None, "vault-app", None) and not rules.excludes("KeePassXC", None, None)
-    assert run(main, ["exclude", "remove", "--app", "Vault-app"]).exit_code == 0
-    missing = run(main, ["exclude", "remove", "--app", "Vault-app"])
+    assert invoke("exclude", "remove", "--app", "Vault-app").exit_code == 0
+    missing = invoke("exclude", "remove", "--app", "Vault-app")
     assert missing.exit_code == 1 and "no such exclusion" in missing.output
     assert not exclusions.load(home).excludes(None, "vault-app", None)

@@ -12,16 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from click.testing import CliRunner
 
 from noru.access import set_control
 from noru.appwire import AppClient, Capture, Captured
-from noru.cli import main
 from noru.errors import Busy, NoruError
 from noru.store import Store
 from tests.app_process import AppProcess, running_app, wait_until
 from tests.history_data import seed
-from tests.noru_cli import noru_command
+from tests.noru_cli import invoke, noru_command
 from tests.parts import FIGURES
 from tests.store_checks import check_store
 from tests.wire import MemoryClient
@@ -105,9 +103,9 @@ def test_a_damaged_database_gives_clear_errors_and_no_traceback_to_the_agent(
     assert answer["error"]["code"] == -32603
     assert "noru doctor" in answer["error"]["message"]
     assert "Traceback" not in str(answer)
-    status = CliRunner().invoke(main, ["status"])
+    status = invoke("status")
     assert status.exit_code == 0 and "Captures in history: unknown" in status.output
-    doctor = CliRunner().invoke(main, ["doctor"])
+    doctor = invoke("doctor")
     assert doctor.exit_code == 1
     assert "FAIL history:" in doctor.output and "-> move noru.sqlite3 aside" in doctor.output
 

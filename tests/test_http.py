@@ -13,7 +13,6 @@ import re
 import signal
 import socket
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -71,24 +70,6 @@ def raw_exchange(url: str, head: bytes, body: bytes = b"") -> tuple[int, dict[st
                 break
             rest += chunk
     return int(status_line.split()[1]), headers, rest
-
-
-@pytest.fixture
-def server(home: Path, tmp_path: Path) -> Iterator[HttpServer]:
-    proc = HttpServer(home, tmp_path)
-    try:
-        yield proc
-    finally:
-        proc.stop()
-
-
-@pytest.fixture
-def raw(server: HttpServer) -> Iterator[Raw]:
-    client = Raw(server.url(), server.token())
-    try:
-        yield client
-    finally:
-        client.close()
 
 
 # --- listening ---------------------------------------------------------------

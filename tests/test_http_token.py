@@ -16,7 +16,6 @@ import shutil
 import socket
 import stat
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,16 +36,6 @@ HELLO = {
     "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}},
 }
-
-
-@pytest.fixture
-def server(home: Path, tmp_path: Path) -> Iterator[HttpServer]:
-    proc = HttpServer(home, tmp_path)
-    try:
-        proc.url()
-        yield proc
-    finally:
-        assert proc.stop() == 0
 
 
 def refused_entries(home: Path) -> list[dict[str, Any]]:

@@ -10,13 +10,11 @@ before and at `initialize`, as measured from its requests (docs/http.md,
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.http_process import HttpServer, Raw, answers
+from tests.http_process import Raw, answers
 
 NEWEST = "2025-06-18"
 
@@ -44,17 +42,6 @@ FIRST: dict[str, tuple[bool, str, str | None]] = {
     "codex-mcp-client 0.171.0": (False, "2025-06-18", None),
     "gemini-cli-mcp-client 0.61.0": (False, "2025-06-18", None),
 }
-
-
-@pytest.fixture
-def raw(home: Path, tmp_path: Path) -> Iterator[Raw]:
-    server = HttpServer(home, tmp_path)
-    client = Raw(server.url(), server.token())
-    try:
-        yield client
-    finally:
-        client.close()
-        assert server.stop() == 0
 
 
 @pytest.mark.parametrize(

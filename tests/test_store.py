@@ -278,3 +278,30 @@ def test_list_pages_with_a_cursor_never_repeat_or_skip(home: Path) -> None:
             if cursor is None:
                 break
     assert seen == ids
+
+
+def test_a_failed_read_keeps_the_old_text_and_a_new_read_clears_the_failure(home: Path) -> None:
+    from noru.store import OcrLine
+
+    lines = [OcrLine("hello", (0, 0, 10, 10), 0.5), OcrLine("world", (0, 10, 10, 10), 1.0)]
+    with Store.open(home) as store:
+        capture_id = store.add_capture(one(), origin="user").id
+        assert store.set_ocr(capture_id, engine="tesseract", version="5", lines_per_image=[lines])
+        assert store.set_ocr(capture_id, engine="rapidocr", version="3", error="engine crashed")
+        assert not store.set_ocr("capture_1999-01-01_000000", engine="x", error="none such")
+    with Reader.open(home) as reader:
+        failed = reader.get(capture_id)
+        assert failed is not None
+        assert (failed.ocr_state, failed.ocr_engine, failed.ocr_version) == (
+            "failed",
+            "rapidocr",
+            "3",
+        )
+        assert (failed.ocr_error, failed.ocr_confidence) == ("engine crashed", None)
+        assert failed.ocr_text == "hello\nworld"  # the old text stays
+    with Store.open(home) as store:
+        assert store.set_ocr(capture_id, engine="tesseract", version="5", lines_per_image=[lines])
+    with Reader.open(home) as reader:
+        done = reader.get(capture_id)
+        assert done is not None
+        assert (done.ocr_state, done.ocr_error, done.ocr_confidence) == ("done", None, 0.75)

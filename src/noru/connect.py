@@ -54,6 +54,37 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=2)
 
 
+# Where each client's file is, and how the snippet goes in it: the same file
+# over stdio and over HTTP.
+_WHERE = {
+    "claude-desktop": "Merge into Claude Desktop's claude_desktop_config.json (Linux: "
+    "~/.config/Claude/, macOS: ~/Library/Application Support/Claude/), then restart "
+    "Claude Desktop.",
+    "claude-code": "Save as .mcp.json in your project (or merge into an existing one).",
+    "cursor": "Merge into ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one project).",
+    "vscode": "Save as .vscode/mcp.json in your workspace (or merge into an existing one).",
+    "codex": "Add to ~/.codex/config.toml ($CODEX_HOME/config.toml if you set CODEX_HOME).",
+    "gemini": "Merge into ~/.gemini/settings.json (all projects) or .gemini/settings.json "
+    "(one project).",
+    "opencode": "Merge into ~/.config/opencode/opencode.json (all projects) or opencode.json "
+    "in your project.",
+    "copilot": "Merge into ~/.copilot/mcp-config.json ($COPILOT_HOME/mcp-config.json if you "
+    "set COPILOT_HOME).",
+}
+
+
+def _snippet(client: str, text: str, *, add: str | None = None, then: str | None = None) -> Snippet:
+    """``text`` for ``client``'s file, said where it goes; ``add``: the client's
+    own command that writes the same; ``then``: the step after, on a line of its own."""
+    where = _WHERE[client] + (f" Alternatively: {add}" if add else "")
+    return Snippet(text, f"{where}\n{then}" if then else where)
+
+
+def _servers(server: dict[str, Any], key: str = "mcpServers") -> str:
+    """The JSON most clients read: ``server`` as Noru's entry under ``key``."""
+    return _json({key: {"noru": server}})
+
+
 def _stdio(exe: Path, home: Path | None, *, typed: bool) -> dict[str, Any]:
     server: dict[str, Any] = {"type": "stdio"} if typed else {}
     server["command"] = str(exe)
@@ -61,6 +92,10 @@ def _stdio(exe: Path, home: Path | None, *, typed: bool) -> dict[str, Any]:
     if home is not None:
         server["env"] = _env(home)
     return server
+
+
+def _opencode_file(server: dict[str, Any]) -> str:
+    return _json({"$schema": "https://opencode.ai/config.json", "mcp": {"noru": server}})
 
 
 def _toml_string(text: str) -> str:
@@ -73,33 +108,20 @@ def _flags(flag: str, home: Path | None) -> str:
 
 
 def _claude_desktop(exe: Path, home: Path | None) -> Snippet:
-    return Snippet(
-        _json({"mcpServers": {"noru": _stdio(exe, home, typed=False)}}),
-        "Merge into Claude Desktop's claude_desktop_config.json (Linux: ~/.config/Claude/, "
-        "macOS: ~/Library/Application Support/Claude/), then restart Claude Desktop.",
-    )
+    return _snippet("claude-desktop", _servers(_stdio(exe, home, typed=False)))
 
 
 def _claude_code(exe: Path, home: Path | None) -> Snippet:
     add = f"claude mcp add noru{_flags('-e', home)} -- {shlex.quote(str(exe))} mcp"
-    return Snippet(
-        _json({"mcpServers": {"noru": _stdio(exe, home, typed=True)}}),
-        f"Save as .mcp.json in your project (or merge into an existing one). Alternatively: {add}",
-    )
+    return _snippet("claude-code", _servers(_stdio(exe, home, typed=True)), add=add)
 
 
 def _cursor(exe: Path, home: Path | None) -> Snippet:
-    return Snippet(
-        _json({"mcpServers": {"noru": _stdio(exe, home, typed=False)}}),
-        "Merge into ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one project).",
-    )
+    return _snippet("cursor", _servers(_stdio(exe, home, typed=False)))
 
 
 def _vscode(exe: Path, home: Path | None) -> Snippet:
-    return Snippet(
-        _json({"servers": {"noru": _stdio(exe, home, typed=True)}}),
-        "Save as .vscode/mcp.json in your workspace (or merge into an existing one).",
-    )
+    return _snippet("vscode", _servers(_stdio(exe, home, typed=True), "servers"))
 
 
 def _codex(exe: Path, home: Path | None) -> Snippet:
@@ -111,11 +133,7 @@ def _codex(exe: Path, home: Path | None) -> Snippet:
     if home is not None:
         lines.append(f"env = {{ NORU_HOME = {_toml_string(str(home))} }}")
     add = f"codex mcp add noru{_flags('--env', home)} -- {shlex.quote(str(exe))} mcp"
-    return Snippet(
-        "\n".join(lines),
-        "Add to ~/.codex/config.toml ($CODEX_HOME/config.toml if you set CODEX_HOME). "
-        f"Alternatively: {add}",
-    )
+    return _snippet("codex", "\n".join(lines), add=add)
 
 
 def _gemini(exe: Path, home: Path | None) -> Snippet:
@@ -127,31 +145,19 @@ def _gemini(exe: Path, home: Path | None) -> Snippet:
     add = (
         f"gemini mcp add --scope user --trust{_flags('-e', home)} noru {shlex.quote(str(exe))} mcp"
     )
-    return Snippet(
-        _json({"mcpServers": {"noru": server}}),
-        "Merge into ~/.gemini/settings.json (all projects) or .gemini/settings.json "
-        f"(one project). Alternatively: {add}",
-    )
+    return _snippet("gemini", _servers(server), add=add)
 
 
 def _opencode(exe: Path, home: Path | None) -> Snippet:
     server: dict[str, Any] = {"type": "local", "command": [str(exe), "mcp"], "enabled": True}
     if home is not None:
         server["environment"] = _env(home)
-    return Snippet(
-        _json({"$schema": "https://opencode.ai/config.json", "mcp": {"noru": server}}),
-        "Merge into ~/.config/opencode/opencode.json (all projects) or opencode.json "
-        "in your project.",
-    )
+    return _snippet("opencode", _opencode_file(server))
 
 
 def _copilot(exe: Path, home: Path | None) -> Snippet:
     server: dict[str, Any] = {"type": "local", **_stdio(exe, home, typed=False), "tools": ["*"]}
-    return Snippet(
-        _json({"mcpServers": {"noru": server}}),
-        "Merge into ~/.copilot/mcp-config.json ($COPILOT_HOME/mcp-config.json if you set "
-        "COPILOT_HOME).",
-    )
+    return _snippet("copilot", _servers(server))
 
 
 CLIENTS: dict[str, Callable[[Path, Path | None], Snippet]] = {
@@ -189,11 +195,7 @@ def _http_claude_code(url: str, show: str) -> Snippet:
         f"claude mcp add --transport http noru {shlex.quote(url)}"
         f" --header {shlex.quote('Authorization: ' + BEARER)}"
     )
-    return Snippet(
-        _json({"mcpServers": {"noru": server}}),
-        "Save as .mcp.json in your project (or merge into an existing one). "
-        f"Alternatively: {add}\n{_step(show)}",
-    )
+    return _snippet("claude-code", _servers(server), add=add, then=_step(show))
 
 
 def _http_codex(url: str, show: str) -> Snippet:
@@ -203,11 +205,7 @@ def _http_codex(url: str, show: str) -> Snippet:
         f'bearer_token_env_var = "{TOKEN_ENV}"',
     ]
     add = f"codex mcp add noru --url {shlex.quote(url)} --bearer-token-env-var {TOKEN_ENV}"
-    return Snippet(
-        "\n".join(lines),
-        "Add to ~/.codex/config.toml ($CODEX_HOME/config.toml if you set CODEX_HOME). "
-        f"Alternatively: {add}\n{_step(show)}",
-    )
+    return _snippet("codex", "\n".join(lines), add=add, then=_step(show))
 
 
 def _http_gemini(url: str, show: str) -> Snippet:
@@ -217,11 +215,7 @@ def _http_gemini(url: str, show: str) -> Snippet:
         "gemini mcp add --scope user --trust --transport http"
         f" --header {shlex.quote('Authorization: ' + BEARER)} noru {shlex.quote(url)}"
     )
-    return Snippet(
-        _json({"mcpServers": {"noru": server}}),
-        "Merge into ~/.gemini/settings.json (all projects) or .gemini/settings.json "
-        f"(one project). Alternatively: {add}\n{_step(show)}",
-    )
+    return _snippet("gemini", _servers(server), add=add, then=_step(show))
 
 
 def _http_opencode(url: str, show: str) -> Snippet:
@@ -231,29 +225,17 @@ def _http_opencode(url: str, show: str) -> Snippet:
         "enabled": True,
         "headers": {"Authorization": f"Bearer {{env:{TOKEN_ENV}}}"},
     }
-    return Snippet(
-        _json({"$schema": "https://opencode.ai/config.json", "mcp": {"noru": server}}),
-        "Merge into ~/.config/opencode/opencode.json (all projects) or opencode.json "
-        f"in your project.\n{_step(show)}",
-    )
+    return _snippet("opencode", _opencode_file(server), then=_step(show))
 
 
 def _http_copilot(url: str, show: str) -> Snippet:
     server = {"type": "http", "url": url, "headers": {"Authorization": BEARER}, "tools": ["*"]}
-    return Snippet(
-        _json({"mcpServers": {"noru": server}}),
-        "Merge into ~/.copilot/mcp-config.json ($COPILOT_HOME/mcp-config.json if you set "
-        f"COPILOT_HOME).\n{_step(show)}",
-    )
+    return _snippet("copilot", _servers(server), then=_step(show))
 
 
 def _http_cursor(url: str, show: str) -> Snippet:
     server = {"url": url, "headers": {"Authorization": f"Bearer ${{env:{TOKEN_ENV}}}"}}
-    return Snippet(
-        _json({"mcpServers": {"noru": server}}),
-        "Merge into ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one project).\n"
-        + _step(show, "Cursor"),
-    )
+    return _snippet("cursor", _servers(server), then=_step(show, "Cursor"))
 
 
 def _http_vscode(url: str, show: str) -> Snippet:
@@ -270,9 +252,8 @@ def _http_vscode(url: str, show: str) -> Snippet:
     }
     return Snippet(
         _json({"inputs": [token_input], "servers": {"noru": server}}),
-        "Save as .vscode/mcp.json in your workspace (or merge into an existing one). "
-        f"VS Code asks for the token when it first starts the server: paste what `{show}`"
-        " prints; it keeps it in its secret storage, not in the file.",
+        f"{_WHERE['vscode']} VS Code asks for the token when it first starts the server: "
+        f"paste what `{show}` prints; it keeps it in its secret storage, not in the file.",
     )
 
 

@@ -4,6 +4,10 @@ session bus), for every part that asks it: the Screenshot backend
 
 - ``join_bus`` and ``call``: the session bus joined and one call made, each
   within its timeout, a broken bus said as a ``CaptureError``;
+- ``version``: the portal's version of one of its interfaces, or
+  ``Unoffered`` with its words and whether the interface is missing;
+- ``add_match``: a subscription to the portal's signals, refused said as a
+  ``CaptureError``;
 - ``request``: one portal request, as the portal's documentation
   prescribes: the reply is a request object whose ``Response`` signal
   carries the answer, so the signal is subscribed before the call, on the
@@ -23,7 +27,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from dbus_fast import Message, MessageType
+from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
 from noru.errors import CaptureError
@@ -36,13 +40,15 @@ __all__ = [
     "PORTAL_PATH",
     "REQUEST",
     "PortalLoop",
+    "Unoffered",
+    "add_match",
     "call",
     "disconnect",
     "error_words",
     "join_bus",
     "portal_missing",
     "request",
-    "version_query",
+    "version",
 ]
 
 T = TypeVar("T")
@@ -81,17 +87,22 @@ class PortalLoop(LoopThread):
         super().close(before)
 
 
-def version_query(interface: str) -> Message:
-    """The portal's ``version`` of ``interface`` (``Properties.Get``): an error
-    reply when the portal does not offer it."""
-    return Message(
-        destination=PORTAL,
-        path=PORTAL_PATH,
-        interface="org.freedesktop.DBus.Properties",
-        member="Get",
-        signature="ss",
-        body=[interface, "version"],
-    )
+# The errors that say the portal has no such interface (the others: it failed).
+_MISSING = (
+    "org.freedesktop.DBus.Error.InvalidArgs",
+    "org.freedesktop.DBus.Error.UnknownInterface",
+    "org.freedesktop.DBus.Error.UnknownProperty",
+)
+
+
+class Unoffered(CaptureError):
+    """The portal answered the version of ``interface`` with an error:
+    ``words``, its words; ``missing``, whether they say it has no such interface."""
+
+    def __init__(self, interface: str, reply: Message) -> None:
+        self.words = error_words(reply)
+        self.missing = reply.error_name in _MISSING
+        super().__init__(f"the desktop portal does not offer {interface} ({self.words})")
 
 
 async def join_bus(address: str) -> MessageBus:
@@ -108,6 +119,31 @@ async def call(bus: MessageBus, message: Message, timeout: float = CALL_TIMEOUT)
         return await asyncio.wait_for(bus.call(message), timeout)
     except BROKEN as exc:
         raise CaptureError(f"the desktop portal did not answer: {said(exc)}") from exc
+
+
+async def version(bus: MessageBus, interface: str, timeout: float = CALL_TIMEOUT) -> int:
+    """The portal's ``version`` of ``interface`` (``Properties.Get``);
+    ``Unoffered`` when it answers with an error."""
+    query = Message(
+        destination=PORTAL,
+        path=PORTAL_PATH,
+        interface="org.freedesktop.DBus.Properties",
+        member="Get",
+        signature="ss",
+        body=[interface, "version"],
+    )
+    reply = await call(bus, query, timeout)
+    if reply.message_type is not MessageType.METHOD_RETURN:
+        raise Unoffered(interface, reply)
+    value = reply.body[0]
+    return int(value.value if isinstance(value, Variant) else value)
+
+
+async def add_match(bus: MessageBus, rule: str) -> None:
+    """Subscribe ``bus`` to the signals ``rule`` matches (the bus daemon's ``AddMatch``)."""
+    reply = await call(bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
+    if reply.message_type is not MessageType.METHOD_RETURN:
+        raise CaptureError(f"the session bus refused a subscription: {error_words(reply)}")
 
 
 async def request(
@@ -150,9 +186,7 @@ async def request(
         rule = (
             f"type='signal',sender='{PORTAL}',interface='{REQUEST}',member='Response',path='{path}'"
         )
-        reply = await call(bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
-        if reply.message_type is not MessageType.METHOD_RETURN:
-            raise CaptureError(f"the session bus refused a subscription: {error_words(reply)}")
+        await add_match(bus, rule)
         rules.append(rule)
 
     bus.add_message_handler(on_message)

@@ -56,15 +56,16 @@ from noru.desktop_portal import (
     CONNECT_TIMEOUT,
     PORTAL,
     PortalLoop,
+    Unoffered,
+    add_match,
     call,
     disconnect,
-    error_words,
     join_bus,
     request,
-    version_query,
+    version,
 )
 from noru.errors import CaptureError
-from noru.sessionbus import BROKEN, daemon, session_address
+from noru.sessionbus import BROKEN, session_address
 
 __all__ = [
     "GLOBAL_SHORTCUTS",
@@ -213,15 +214,15 @@ class PortalShortcut:
     async def _open(self, address: str) -> Bound | None:
         try:  # a bus that cannot be joined offers nothing either
             bus = self._bus = await join_bus(address)
-            offered = await call(bus, version_query(GLOBAL_SHORTCUTS), CONNECT_TIMEOUT)
+            await version(bus, GLOBAL_SHORTCUTS, CONNECT_TIMEOUT)
+        except Unoffered as exc:
+            raise NotOffered(
+                f"the desktop portal offers no global shortcuts ({exc.words})"
+            ) from exc
         except CaptureError as exc:
             raise NotOffered(str(exc)) from exc
-        if offered.message_type is not MessageType.METHOD_RETURN:
-            raise NotOffered(
-                f"the desktop portal offers no global shortcuts ({error_words(offered)})"
-            )
         bus.add_message_handler(self._on_message)
-        await self._match(f"type='signal',sender='{PORTAL}',interface='{GLOBAL_SHORTCUTS}'")
+        await add_match(bus, f"type='signal',sender='{PORTAL}',interface='{GLOBAL_SHORTCUTS}'")
         self._spawn(self._watch(bus))
         results = await self._request(
             "CreateSession",
@@ -238,9 +239,10 @@ class PortalShortcut:
         )
         handle = results.get("session_handle")
         self._session = str(handle.value if isinstance(handle, Variant) else handle)
-        await self._match(
+        await add_match(
+            bus,
             f"type='signal',sender='{PORTAL}',interface='{SESSION}',member='Closed',"
-            f"path='{self._session}'"
+            f"path='{self._session}'",
         )
         shortcuts = results.get("shortcuts")
         bound = _listed(shortcuts.value if isinstance(shortcuts, Variant) else None)
@@ -307,12 +309,6 @@ class PortalShortcut:
             words = _ANSWERS.get(response, "an answer Noru does not know")
             raise CaptureError(f"the desktop portal answered {member} with {response} ({words})")
         return results
-
-    async def _match(self, rule: str) -> None:
-        assert self._bus is not None
-        reply = await call(self._bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
-        if reply.message_type is not MessageType.METHOD_RETURN:
-            raise CaptureError(f"the session bus refused a subscription: {error_words(reply)}")
 
     def _spawn(self, work: Any) -> None:
         task: asyncio.Task[None] = asyncio.ensure_future(work)

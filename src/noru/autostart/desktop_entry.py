@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from noru.autostart.files import MARK, check_text
+from noru.autostart.words import split_words
 
 __all__ = ["entry_text", "entry_values", "read_desktop_exec"]
 
@@ -91,29 +92,16 @@ def _unescape_value(value: str) -> str:
     return "".join(out)
 
 
+def _exec_escape(value: str, i: int, quote: str) -> tuple[str, int] | None:
+    """Inside quotes, a backslash escapes ``"`$\\`` only; outside, nothing."""
+    after = value[i + 1 : i + 2]
+    return (after, 2) if quote and after in ('"', "`", "$", "\\") else None
+
+
 def read_desktop_exec(text: str) -> tuple[list[str], dict[str, str]]:
     """A Desktop Entry's ``Exec`` as a launcher reads it, and what ``env`` sets first."""
     value = _unescape_value(entry_values(text).get("Exec", "")).replace("%%", "%")
-    argv: list[str] = []
-    word: list[str] = []
-    started, quoted, i = False, False, 0
-    while i < len(value):
-        ch = value[i]
-        if quoted and ch == "\\" and value[i + 1 : i + 2] in ('"', "`", "$", "\\"):
-            word.append(value[i + 1])
-            i += 1
-        elif ch == '"':
-            quoted, started = not quoted, True
-        elif ch.isspace() and not quoted:
-            if started:
-                argv.append("".join(word))
-            word, started = [], False
-        else:
-            word.append(ch)
-            started = True
-        i += 1
-    if started:
-        argv.append("".join(word))
+    argv = split_words(value, quotes='"', escape=_exec_escape)
     env: dict[str, str] = {}
     if argv and Path(argv[0]).name == "env":
         argv = argv[1:]

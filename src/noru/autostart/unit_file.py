@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from noru.autostart.files import MARK, check_text
+from noru.autostart.words import split_words
 from noru.errors import AutostartError
 
 __all__ = ["read_unit_exec", "unit_problem", "unit_text"]
@@ -82,37 +83,19 @@ def unit_text(exe: Path, home: Path | None) -> str:
 _C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "s": " ", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 
 
+def _c_escape(value: str, i: int, quote: str) -> tuple[str, int] | None:
+    """A C escape, in quotes or out; ``\\xHH`` a character by its code."""
+    if i + 1 >= len(value):
+        return None
+    code, hexa = value[i + 1], value[i + 2 : i + 4]
+    if code == "x" and len(hexa) == 2 and all(c in "0123456789abcdefABCDEF" for c in hexa):
+        return chr(int(hexa, 16)), 4
+    return _C_ESCAPES.get(code, code), 2
+
+
 def _unit_words(value: str) -> list[str]:
     """A unit line's words, unquoted as systemd does (C escapes, either quote)."""
-    words: list[str] = []
-    word: list[str] = []
-    started, quote, i = False, "", 0
-    while i < len(value):
-        ch = value[i]
-        if ch == "\\" and i + 1 < len(value):
-            code = value[i + 1]
-            hexa = value[i + 2 : i + 4]
-            if code == "x" and len(hexa) == 2 and all(c in "0123456789abcdefABCDEF" for c in hexa):
-                word.append(chr(int(hexa, 16)))
-                i += 2
-            else:
-                word.append(_C_ESCAPES.get(code, code))
-            started, i = True, i + 1
-        elif quote and ch == quote:
-            quote = ""
-        elif not quote and ch in "\"'":
-            quote, started = ch, True
-        elif not quote and ch.isspace():
-            if started:
-                words.append("".join(word))
-            word, started = [], False
-        else:
-            word.append(ch)
-            started = True
-        i += 1
-    if started:
-        words.append("".join(word))
-    return words
+    return split_words(value, quotes="\"'", escape=_c_escape)
 
 
 def _unit_values(text: str, section: str, key: str) -> list[str]:

@@ -62,7 +62,7 @@ import time
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from dbus_fast import MessageType, Variant
+from dbus_fast import Variant
 from PIL import Image
 
 from noru.capture.base import Backend, Degraded, DegradedMode, Display, Rect, WindowFacts
@@ -71,12 +71,11 @@ from noru.desktop_portal import (
     CONNECT_TIMEOUT,
     PORTAL,
     PortalLoop,
-    call,
+    Unoffered,
     disconnect,
-    error_words,
     join_bus,
     request,
-    version_query,
+    version,
 )
 from noru.errors import CaptureError, PermissionDenied
 from noru.sessionbus import session_address
@@ -201,24 +200,20 @@ class PortalBackend(Backend):
 
     async def _version(self) -> int:
         """The Screenshot portal's version: there, or a ``CaptureError`` saying why not."""
-        reply = await call(self._bus, version_query(SCREENSHOT))
-        if reply.message_type is MessageType.METHOD_RETURN:
-            value = reply.body[0]
-            return int(value.value if isinstance(value, Variant) else value)
-        words = error_words(reply)
-        if reply.error_name in (
-            "org.freedesktop.DBus.Error.InvalidArgs",
-            "org.freedesktop.DBus.Error.UnknownInterface",
-            "org.freedesktop.DBus.Error.UnknownProperty",
-        ):
+        try:
+            return await version(self._bus, SCREENSHOT)
+        except Unoffered as exc:
+            if exc.missing:
+                raise CaptureError(
+                    "the desktop portal here has no Screenshot portal: xdg-desktop-portal "
+                    "offers it only when this desktop has a portal backend that takes "
+                    "screenshots (GNOME: xdg-desktop-portal-gnome, KDE: xdg-desktop-portal-kde, "
+                    "wlroots: xdg-desktop-portal-wlr) and one that asks for access (e.g. "
+                    f"xdg-desktop-portal-gtk) ({exc.words})"
+                ) from None
             raise CaptureError(
-                "the desktop portal here has no Screenshot portal: xdg-desktop-portal offers "
-                "it only when this desktop has a portal backend that takes screenshots "
-                "(GNOME: xdg-desktop-portal-gnome, KDE: xdg-desktop-portal-kde, wlroots: "
-                "xdg-desktop-portal-wlr) and one that asks for access (e.g. "
-                f"xdg-desktop-portal-gtk) ({words})"
-            )
-        raise CaptureError(f"the desktop portal ({PORTAL}) cannot be used: {words}")
+                f"the desktop portal ({PORTAL}) cannot be used: {exc.words}"
+            ) from None
 
     # -- the request ----------------------------------------------------------------
 

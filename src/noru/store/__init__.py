@@ -17,6 +17,7 @@ One writer, many read-only readers (like datasette's database.py). The parts:
 This module only re-exports.
 """
 
+from noru.store import records
 from noru.store.connection import map_sqlite_errors
 from noru.store.queries import (
     SEARCH_BOUND,
@@ -26,33 +27,12 @@ from noru.store.queries import (
     fts_query,
 )
 from noru.store.reader import Reader
-from noru.store.records import (
-    AxLine,
-    CaptureRecord,
-    Filters,
-    ImageRecord,
-    NewImage,
-    OcrLine,
-    Origin,
-    Row,
-    SearchHit,
-    SourceView,
-)
+from noru.store.records import *  # noqa: F403  (the typed records: records.__all__)
 from noru.store.writer import Store
 
 __all__ = [
     "SEARCH_BOUND",
-    "AxLine",
-    "CaptureRecord",
-    "Filters",
-    "ImageRecord",
-    "NewImage",
-    "OcrLine",
-    "Origin",
     "Reader",
-    "Row",
-    "SearchHit",
-    "SourceView",
     "Store",
     "decode_cursor",
     "encode_cursor",
@@ -60,3 +40,4 @@ __all__ = [
     "fts_query",
     "map_sqlite_errors",
 ]
+__all__ += records.__all__

@@ -224,28 +224,23 @@ class Store(Removing):
             seq = self._seq(db, capture_id)
             if seq is None:
                 return False
-            if error is not None:
-                db.execute(
-                    "UPDATE captures SET ocr_state = 'failed', ocr_engine = ?, ocr_version = ?,"
-                    " ocr_error = ?, ocr_confidence = NULL WHERE seq = ?",
-                    (engine, version, error, seq),
-                )
-                unindex(db, [seq])
-                return True
-            assert lines_per_image is not None
-            for position, lines in enumerate(lines_per_image, 1):
-                db.execute(
-                    "UPDATE images SET ocr_lines = ? WHERE capture_seq = ? AND position = ?",
-                    (lines_to_json(lines), seq, position),
-                )
-            every = [line for lines in lines_per_image for line in lines]
-            confidence = sum(ln.confidence for ln in every) / len(every) if every else None
-            text = "\n".join(line.text for line in every)
-            db.execute("UPDATE capture_text SET ocr = ? WHERE rowid = ?", (text, seq))
+            confidence = None
+            if error is None:
+                assert lines_per_image is not None
+                for position, lines in enumerate(lines_per_image, 1):
+                    db.execute(
+                        "UPDATE images SET ocr_lines = ? WHERE capture_seq = ? AND position = ?",
+                        (lines_to_json(lines), seq, position),
+                    )
+                every = [line for lines in lines_per_image for line in lines]
+                confidence = sum(ln.confidence for ln in every) / len(every) if every else None
+                text = "\n".join(line.text for line in every)
+                db.execute("UPDATE capture_text SET ocr = ? WHERE rowid = ?", (text, seq))
+            # A failure keeps the old text, and says why instead of a confidence.
             db.execute(
-                "UPDATE captures SET ocr_state = 'done', ocr_engine = ?, ocr_version = ?,"
-                " ocr_confidence = ?, ocr_error = NULL WHERE seq = ?",
-                (engine, version, confidence, seq),
+                "UPDATE captures SET ocr_state = ?, ocr_engine = ?, ocr_version = ?,"
+                " ocr_confidence = ?, ocr_error = ? WHERE seq = ?",
+                ("done" if error is None else "failed", engine, version, confidence, error, seq),
             )
             unindex(db, [seq])
         return True
