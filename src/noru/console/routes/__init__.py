@@ -3,7 +3,7 @@ request (the console's state is on ``request.app.state``):
 
 - ``browsing``: signing in, the timeline, search, a capture, its image and thumbnail;
 - ``editing``: the person's changes (a note, deletes, the access controls);
-- ``oversight``: the access log, exclusions and retention;
+- ``oversight``: the access log, exclusions, redaction, retention and the OCR engine;
 - ``context``: what they share.
 """
 
@@ -32,6 +32,7 @@ ROUTES = [
     Route("/retention", oversight.retention, methods=["POST"]),
     Route("/prune", oversight.prune, methods=["POST"]),
     Route("/redaction", oversight.redaction, methods=["POST"]),
+    Route("/ocr-engine", oversight.ocr_engine, methods=["POST"]),
     Route("/delete-range", editing.delete_range),
     Route("/delete-range", editing.delete_range_now, methods=["POST"]),
     Route("/delete-selected", editing.delete_selected, methods=["POST"]),

@@ -11,12 +11,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from noru import accesslog, status
-from noru.config import load_config
 from noru.console import pages
 from noru.console.guard import COOKIE, Keys
 from noru.console.pages.browse import Day
-from noru.console.routes.context import capture_id, held, html, not_found, said
-from noru.redact import policy
+from noru.console.routes.context import capture_id, held, html, not_found, said, settings
 from noru.redact.apply import agents_get
 from noru.store import CaptureRecord, Filters, Reader
 from noru.store.files import check_id
@@ -133,6 +131,7 @@ def signin(request: Request) -> Response:
 
 def timeline(request: Request) -> Response:
     home, choices = held(request).home, held(request).choices
+    seen = settings(request)
     filters, chosen = _filters(request)
     with Reader.open(home) as reader:
         try:
@@ -152,8 +151,9 @@ def timeline(request: Request) -> Response:
     return html(
         pages.timeline_page(
             rows,
-            status=status.gather(home),
+            status=status.gather(home, settings=seen),
             pending=pending,
+            ocr_chosen=seen.config.ocr_engine,
             filters=filters,
             next_cursor=next_cursor,
             choices=offered,
@@ -240,7 +240,7 @@ def capture(request: Request) -> Response:
         if c.get("id") == wanted
     ]
     query = request.query_params.get("q", "")[:500]
-    seen = agents_get(record, policy.load(home, load_config(home).redact))
+    seen = agents_get(record, settings(request).policy)
     return html(
         pages.capture_page(
             record,
