@@ -169,6 +169,7 @@ def timeline_page(
         days=[(d, "/?" + urlencode({**others, "day": d.day.isoformat()})) for d in days],
         every_day="/?" + urlencode(others),
         scrubber=_scrubber(scrubbed, others, filters.get("hour", "")) if scrubbed else None,
+        scrub_filters=urlencode(others),
         more=more,
         notice=notice,
     )

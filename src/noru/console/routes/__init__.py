@@ -19,6 +19,7 @@ ROUTES = [
     Route("/signin", browsing.signin),
     Route("/", browsing.timeline),
     Route("/search", browsing.search),
+    Route("/scrub", browsing.scrub),
     Route("/capture/{capture_id}", browsing.capture),
     Route("/capture/{capture_id}/note", editing.note, methods=["POST"]),
     Route("/capture/{capture_id}/delete", editing.delete, methods=["POST"]),
