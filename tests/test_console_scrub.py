@@ -8,22 +8,19 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.console_process import Console, add, axe_page, axe_script, serious_violations
 from tests.history_data import NOW, png
-from tests.parts import require
 from tests.test_console import (
-    Console,
     browser,  # noqa: F401 (a fixture)
     console,  # noqa: F401 (a fixture)
     seeded,  # noqa: F401 (a fixture)
 )
-from tests.test_console_browser import AXE, ROOT, add
 
 # (hour, minute) of the captures of the day scrubbed, three days ago.
 TAKEN = ((9, 10), (9, 20), (14, 0), (14, 10), (14, 20))
@@ -147,16 +144,8 @@ def test_in_a_browser_axe_finds_no_serious_violation_while_the_preview_shows(
     from playwright.sync_api import expect
 
     date, _ = day
-    done = subprocess.run(
-        [str(ROOT / "scripts" / "node-tools"), AXE],
-        capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
-    require(done.returncode == 0, f"axe-core could not be installed: {done.stderr[-500:]}")
-    axe = Path(done.stdout.split()[-1]) / "node_modules" / "axe-core" / "axe.min.js"
-    context = browser.new_context(bypass_csp=True, viewport={"width": 420, "height": 900})
-    try:
-        page = context.new_page()
-        page.goto(f"http://{console.host}/signin?token={console.token}")
+    axe = axe_script()
+    with axe_page(browser, console, width=420) as page:
         for scheme in ("light", "dark"):
             page.emulate_media(color_scheme=scheme)
             page.goto(f"http://{console.host}/?day={date}")
@@ -165,13 +154,5 @@ def test_in_a_browser_axe_finds_no_serious_violation_while_the_preview_shows(
             expect(page.locator(".scrub .peek")).to_be_visible()
             wide = page.evaluate("document.documentElement.scrollWidth")
             assert wide <= 420, (scheme, wide)  # the preview stays in the window
-            page.add_script_tag(path=str(axe))
-            found = page.evaluate(
-                "async () => (await axe.run(document, {runOnly: ['wcag2a', 'wcag2aa',"
-                " 'wcag21a', 'wcag21aa', 'best-practice']})).violations"
-                ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target)}))"
-            )
-            serious = [v for v in found if v["impact"] in ("serious", "critical")]
+            serious = serious_violations(page, axe)
             assert serious == [], (scheme, json.dumps(serious)[:2000])
-    finally:
-        context.close()
