@@ -21,11 +21,10 @@ from noru import edits, ocr
 from noru.config import load_config
 from noru.errors import DataDirError, EditRefused
 from noru.ocr import EngineStatus
+from tests.console_process import SAME, Console
 from tests.history_data import Seeded
 from tests.parts import require
 from tests.test_console import (
-    SAME,
-    Console,
     browser,  # noqa: F401 (a fixture)
     console,  # noqa: F401 (a fixture)
     seeded,  # noqa: F401 (a fixture)
@@ -127,6 +126,73 @@ def test_a_config_file_that_does_not_parse_is_left_as_it_is(home: Path) -> None:
     with pytest.raises(DataDirError) as refused:
         edits.set_ocr_engine(home, "tesseract")
     assert "does not parse" in str(refused.value) and "fix it" in str(refused.value)
+    assert path.read_text() == damaged
+
+
+@pytest.mark.parametrize(
+    ("running", "said"),
+    [
+        (None, "OCR engine: rapidocr, as chosen (used once the Noru app runs)"),
+        ("rapidocr", "OCR engine: rapidocr 3.10.0"),
+        (
+            "tesseract",
+            "OCR engine: tesseract 5.5.4 (rapidocr chosen: used from the app's next recognition)",
+        ),
+    ],
+)
+def test_the_state_bar_says_the_engine_in_use_and_the_one_chosen(
+    home: Path, running: str | None, said: str
+) -> None:
+    """The running app's engine in `noru status`'s words, and config.toml's
+    choice where the app has not taken it up yet (or does not run)."""
+    from noru import access, appwire
+    from noru.console.pages.browse import ocr_words
+    from noru.status import Status
+
+    app = None
+    if running is not None:
+        version = {"rapidocr": "3.10.0", "tesseract": "5.5.4"}[running]
+        screen = appwire.ScreenAccess(appwire.ScreenState.GRANTED, "display :1 reachable")
+        app = appwire.AppStatus(
+            "0", screen, appwire.OcrState(True, running, version),
+            appwire.HotkeyState("ctrl+alt+n", True), appwire.MenuState(False, "no panel"),
+        )  # fmt: skip
+    allowed = access.Decision(True, "allowed")
+    status = Status(
+        home, access.AccessState(), allowed, allowed, app, None if app else "not running",
+        0, None, 600.0, (), "secrets, cards",
+    )  # fmt: skip
+    assert ocr_words(status, "rapidocr") == said
+
+
+# --- the same edit from the CLI --------------------------------------------------------------
+
+
+def test_noru_ocr_lists_the_engines_and_chooses_one_as_the_console_does(home: Path) -> None:
+    from click.testing import CliRunner
+
+    from noru.cli import main
+
+    _usable("tesseract")
+    _usable("rapidocr")
+    path = home / "config.toml"
+    path.write_text(WRITTEN)
+    shown = CliRunner().invoke(main, ["ocr"])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert f"* tesseract  tesseract {ocr.describe('tesseract').version}" in lines
+    assert f"  rapidocr   rapidocr {ocr.describe('rapidocr').version}" in lines
+    chosen = CliRunner().invoke(main, ["ocr", "rapidocr"])
+    assert chosen.exit_code == 0, chosen.output
+    assert "ocr_engine = rapidocr" in chosen.output and "next recognition" in chosen.output
+    assert path.read_text() == WRITTEN.replace('"tesseract"  #', '"rapidocr"  #')
+    refused = CliRunner().invoke(main, ["ocr", "paddle"])
+    assert refused.exit_code == 2
+    assert "no OCR engine is called 'paddle'" in refused.output
+    damaged = WRITTEN.replace("keep_days = 30", "keep_days = = 30")
+    path.write_text(damaged)
+    broken = CliRunner().invoke(main, ["ocr", "tesseract"])
+    assert broken.exit_code == 1 and "does not parse" in broken.output
     assert path.read_text() == damaged
 
 
