@@ -7,6 +7,7 @@ axe-core's check of the page while the preview shows."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -83,6 +84,7 @@ def test_in_a_browser_dragging_the_scrubber_previews_the_nearest_capture(
     console: Console,  # noqa: F811
     browser: Any,  # noqa: F811
     day: tuple[str, dict[str, str]],
+    tmp_path: Path,
 ) -> None:
     from playwright.sync_api import expect
 
@@ -105,6 +107,9 @@ def test_in_a_browser_dragging_the_scrubber_previews_the_nearest_capture(
     page.mouse.up()
     assert page.url == shown  # a drag is not a click on the hour it ends over
     assert peek.is_visible()
+    shots = Path(os.environ.get("NORU_CONSOLE_SHOTS", tmp_path))
+    top = {"x": 0, "y": 0, "width": 1280, "height": 720}  # docs/console.md's
+    page.screenshot(path=str(shots / "scrub.png"), clip=top)
     slider = page.locator(".scrub [role=slider]")
     assert page.evaluate("document.activeElement.getAttribute('role')") == "slider"
     assert slider.get_attribute("aria-valuenow") == str(14 * 3600 + 10 * 60)
