@@ -11,7 +11,9 @@ under uvicorn on 127.0.0.1, signs in with its one-time link, and times with
 - the timeline's first page with no filter;
 - a search's first page for a medium term (~2 % of captures) and for a term
   in every capture;
-- a capture's viewer page.
+- a capture's viewer page;
+- the scrubber's preview while it is dragged: the capture nearest a moment
+  of the day (``/scrub``, asked at each pointer move, one at a time).
 
 Goals (issue 14): a day's timeline <= 300 ms, a search's first page at
 100,000 captures <= 100 ms. The times are the whole request as a browser's
@@ -133,6 +135,7 @@ def main() -> None:
                 (f"search {MEDIUM!r}, first page", f"/search?q={MEDIUM}", "<= 100 ms"),
                 (f"search {COMMON!r} (in every capture)", f"/search?q={COMMON}", "<= 100 ms"),
                 ("viewer of the newest capture", f"/capture/{newest.id}", ""),
+                ("scrubber's preview, nearest noon", f"/scrub?day={day}&second=43200", "<= 50 ms"),
             ):
                 p50, p95, size = timed(port, path, cookie, args.runs)
                 print(f"{label:52} {p50:8.2f} {p95:8.2f} {size:8}  {goal}")

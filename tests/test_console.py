@@ -4,13 +4,10 @@ history, and the person's controls with the same effect as the CLI's."""
 
 from __future__ import annotations
 
-import http.client
 import os
 import re
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from html import unescape
 from pathlib import Path
@@ -21,53 +18,12 @@ import pytest
 
 from noru import access
 from noru.store import Filters, NewImage, OcrLine, Reader, Store
+from tests.console_process import SAME, Console, chromium, running_console
 from tests.history_data import Seeded, png, seed, source
 from tests.parts import require
 from tests.wire import noru_command
 
-
-@dataclass
-class Console:
-    proc: subprocess.Popen[str]
-    port: int
-    token: str
-
-    @property
-    def host(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        body: dict[str, str] | None = None,
-        headers: dict[str, str] | None = None,
-        cookie: str | None = None,
-    ) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            sent = {"Host": self.host, **(headers or {})}
-            if cookie:
-                sent["Cookie"] = cookie
-            data = None
-            if body is not None:
-                data = urlencode(body).encode()
-                sent["Content-Type"] = "application/x-www-form-urlencoded"
-            conn.request(method, path, body=data, headers=sent)
-            response = conn.getresponse()
-            return (
-                response.status,
-                {k.lower(): v for k, v in response.getheaders()},
-                response.read(),
-            )
-        finally:
-            conn.close()
-
-    def sign_in(self) -> str:
-        status, headers, _ = self.request("GET", f"/signin?token={self.token}")
-        assert status == 303 and headers["location"] == "/"
-        return headers["set-cookie"].split(";")[0]
+__all__ = ["SAME", "Console", "browser", "console", "running_console", "seeded"]
 
 
 @pytest.fixture
@@ -75,42 +31,10 @@ def seeded(home: Path) -> Seeded:
     return seed(home)
 
 
-@contextmanager
-def running_console(home: Path) -> Iterator[Console]:
-    """`noru console` on ``home``, stopped by its pid at the end."""
-    proc = subprocess.Popen(
-        [*noru_command(), "console"],
-        env={**os.environ, "NORU_HOME": str(home)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        url = urlsplit(line.split("open ", 1)[1].strip())
-        assert url.hostname == "127.0.0.1" and url.port is not None
-        token = url.query.split("token=", 1)[1]
-        yield Console(proc, url.port, token)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            if proc.stdout:
-                proc.stdout.close()
-
-
 @pytest.fixture
 def console(home: Path, seeded: Seeded) -> Iterator[Console]:
     with running_console(home) as started:
         yield started
-
-
-SAME = {"Sec-Fetch-Site": "same-origin"}
 
 
 # --- signing in -----------------------------------------------------------------------
@@ -394,23 +318,11 @@ def test_the_controls_write_the_same_access_state_as_the_cli(
 
 # --- in a real browser -------------------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
-
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    """Debian's Chromium, driven by Playwright from PyPI (never `playwright install`)."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        require(False, "playwright is not installed (make test installs it)")
-    require(Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM} (make test installs it)")
-    with sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as started:
+        yield started
 
 
 def test_in_a_browser_sign_in_browse_search_view_note_delete_and_control(
@@ -610,55 +522,6 @@ def test_a_time_range_is_counted_then_deleted_only_with_that_count(
     assert done == 303
     with Reader.open(home) as reader:
         assert reader.get(seeded.terminal.id) is None and reader.count() == 2
-
-
-# WCAG AA contrast of every visible text, and images without alt text.
-CONTRAST = (Path(__file__).parent / "contrast.js").read_text()
-
-
-def test_in_a_browser_every_page_passes_aa_contrast_and_gives_images_alt_text(
-    console: Console, seeded: Seeded, home: Path, browser: Any, tmp_path: Path
-) -> None:
-    from tests.wire import MemoryClient
-
-    client = MemoryClient(home)  # one agent read, so the log page has a row
-    try:
-        client.initialize("2025-06-18")
-        client.call("get_capture", {"id": seeded.editor.id, "text_only": True})
-    finally:
-        client.close()
-    access.set_control(home, "allow")
-    access.set_control(home, "pause")  # the state bar's warning colour is checked too
-    shots = Path(os.environ.get("NORU_CONSOLE_SHOTS", tmp_path))
-    start = seeded.terminal.captured_at.astimezone().replace(tzinfo=None)
-    span = urlencode(
-        {
-            "since": (start - timedelta(minutes=1)).isoformat(timespec="minutes"),
-            "before": (start + timedelta(minutes=10)).isoformat(timespec="minutes"),
-        }
-    )
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(f"http://{console.host}/signin?token={console.token}")
-    for path, shot in (
-        ("/", None),
-        ("/search?q=frobnicate", None),
-        (f"/capture/{seeded.editor.id}?q=frobnicate", None),
-        (f"/capture/{seeded.terminal.id}", None),
-        ("/log", "log.png"),
-        ("/privacy?title=My+Ledger", "privacy.png"),
-        (f"/delete-range?{span}", "delete-range.png"),
-        ("/capture/capture_2026-01-01_000000", None),  # the not-found page
-    ):
-        page.goto(f"http://{console.host}{path}")
-        result = page.evaluate(CONTRAST)
-        assert result["checked"] >= 5, path  # it read the page's text
-        assert result["failures"] == [], path
-        assert result["noAlt"] == [], path
-        if shot:
-            page.screenshot(path=str(shots / shot), full_page=True)
-    # The check sees a failure: pale grey on white is 1.8:1.
-    page.evaluate("document.querySelector('h1').style.color = '#c0c0c0'")
-    assert [f for f in page.evaluate(CONTRAST)["failures"] if f.startswith("H1")]
 
 
 def test_in_a_browser_the_viewer_zooms_boxes_the_hit_and_shows_a_chosen_line(

@@ -22,28 +22,25 @@ from PIL import Image, ImageDraw, ImageStat
 
 from noru import access
 from noru.store import NewImage, Reader, Store
-from tests.history_data import NOW, Seeded, png, source
-from tests.parts import require
-from tests.test_console import (
+from tests.console_process import (
     CONTRAST,
     SAME,
     Console,
+    add,
+    agent_read,
+    axe_page,
+    axe_script,
+    read_then_paused,
+    serious_violations,
+    signed_in,
+)
+from tests.history_data import NOW, Seeded, png, source
+from tests.test_console import (
     browser,  # noqa: F401 (a fixture)
     console,  # noqa: F401 (a fixture)
     seeded,  # noqa: F401 (a fixture)
 )
 from tests.wire import noru_command
-
-ROOT = Path(__file__).resolve().parents[1]
-# axe-core from the npm registry, pinned as tests/clients pins its clients
-# (scripts/node-tools installs it once into the cache).
-AXE = "axe-core@4.14.1"
-
-
-def signed_in(browser: Any, console: Console, **options: Any) -> Any:  # noqa: F811
-    page = browser.new_page(**{"viewport": {"width": 1280, "height": 900}, **options})
-    page.goto(f"http://{console.host}/signin?token={console.token}")
-    return page
 
 
 def cookie_of(page: Any) -> str:
@@ -56,16 +53,6 @@ def png_of(image: Image.Image) -> bytes:
     out = io.BytesIO()
     image.save(out, format="PNG")
     return out.getvalue()
-
-
-def add(home: Path, data: bytes, size: tuple[int, int], at: Any, title: str = "w") -> str:
-    with Store.open(home) as store:
-        record = store.add_capture(
-            [NewImage(data, *size, source("Tk", title), f"{size[0]}x{size[1]}")],
-            origin="user",
-            captured_at=at,
-        )
-    return record.id
 
 
 # --- the state bar and feedback --------------------------------------------------------------
@@ -397,16 +384,7 @@ def test_the_last_fifteen_minutes_are_previewed_then_deleted(
 
 @pytest.fixture
 def pages(console: Console, seeded: Seeded, home: Path) -> list[str]:  # noqa: F811
-    from tests.wire import MemoryClient
-
-    client = MemoryClient(home)  # one agent read, so the log page has a row
-    try:
-        client.initialize("2025-06-18")
-        client.call("get_capture", {"id": seeded.editor.id, "text_only": True})
-    finally:
-        client.close()
-    access.set_control(home, "allow")
-    access.set_control(home, "pause")
+    read_then_paused(home, seeded.editor.id)
     return [
         "/",
         "/?done=allow-paused",
@@ -429,11 +407,16 @@ def test_in_a_browser_every_page_light_and_dark_at_two_widths(
     tmp_path: Path,
 ) -> None:
     shots = Path(os.environ.get("NORU_CONSOLE_SHOTS", tmp_path))
+    # docs/console.md's (the timeline, search and capture: tests/test_console.py's real ones)
+    shot = {"/log": "log.png", "/privacy?title=My+Ledger": "privacy.png"}
+    shot["/delete-range?last=1d"] = "delete-range.png"
     page = signed_in(browser, console, viewport={"width": width, "height": 900})
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         for path in pages:
             page.goto(f"http://{console.host}{path}")
+            if width == 1280 and scheme == "light" and path in shot:
+                page.screenshot(path=str(shots / shot[path]), full_page=True)
             assert not page.title().startswith("Something went wrong"), path
             result = page.evaluate(CONTRAST)
             assert result["checked"] >= 5, (scheme, path)
@@ -448,6 +431,10 @@ def test_in_a_browser_every_page_light_and_dark_at_two_widths(
         if width == 1280 and scheme == "dark":  # docs/console.md's (light: tests/test_console.py)
             page.goto(f"http://{console.host}/")
             page.screenshot(path=str(shots / "timeline-dark.png"))
+    # The check sees a failure: pale grey on white is 1.8:1.
+    page.emulate_media(color_scheme="light")
+    page.evaluate("document.querySelector('h1').style.color = '#c0c0c0'")
+    assert [f for f in page.evaluate(CONTRAST)["failures"] if f.startswith("H1")]
 
 
 def test_in_a_browser_axe_finds_no_serious_violation_on_any_page(
@@ -455,49 +442,18 @@ def test_in_a_browser_axe_finds_no_serious_violation_on_any_page(
     browser: Any,  # noqa: F811
     pages: list[str],
 ) -> None:
-    done = subprocess.run(
-        [str(ROOT / "scripts" / "node-tools"), AXE],
-        capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
-    require(done.returncode == 0, f"axe-core could not be installed: {done.stderr[-500:]}")
-    axe = Path(done.stdout.split()[-1]) / "node_modules" / "axe-core" / "axe.min.js"
-    # The console's policy allows no script but its own; axe is the test's.
-    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
-    try:
-        page = context.new_page()
-        page.goto(f"http://{console.host}/signin?token={console.token}")
+    axe = axe_script()
+    with axe_page(browser, console) as page:
         for scheme in ("light", "dark"):
             page.emulate_media(color_scheme=scheme)
             for path in pages:
                 page.goto(f"http://{console.host}{path}")
                 assert not page.title().startswith("Something went wrong"), path
-                page.add_script_tag(path=str(axe))
-                found = page.evaluate(
-                    "async () => (await axe.run(document, {runOnly: ['wcag2a', 'wcag2aa',"
-                    " 'wcag21a', 'wcag21aa', 'best-practice']})).violations"
-                    ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target)}))"
-                )
-                serious = [v for v in found if v["impact"] in ("serious", "critical")]
+                serious = serious_violations(page, axe)
                 assert serious == [], (scheme, path, json.dumps(serious)[:2000])
-    finally:
-        context.close()
 
 
 # --- settings ------------------------------------------------------------------------------
-
-
-def _agent_reads(home: Path, capture_id: str) -> str:
-    """What an agent gets of a capture's text, over a real MCP session."""
-    from tests.wire import MemoryClient
-
-    access.set_control(home, "allow")
-    client = MemoryClient(home)
-    try:
-        client.initialize("2025-06-18")
-        answer = client.call("get_capture", {"id": capture_id, "text_only": True})
-    finally:
-        client.close()
-    return json.dumps(answer)
 
 
 def test_redaction_categories_are_set_and_turning_one_off_asks_first(
@@ -516,7 +472,7 @@ def test_redaction_categories_are_set_and_turning_one_off_asks_first(
             record.id, engine="tesseract",
             lines_per_image=[[OcrLine(f"From: {address}", (10, 20, 380, 20), 0.95)]],
         )  # fmt: skip
-    assert address in _agent_reads(home, record.id)  # emails are not redacted by default
+    assert address in agent_read(home, record.id)  # emails are not redacted by default
     cookie = console.sign_in()
     _, _, page = console.request("GET", "/privacy", cookie=cookie)
     boxes = re.findall(r'name="category" value="(\w+)"( checked)?', page.decode())
@@ -541,7 +497,7 @@ def test_redaction_categories_are_set_and_turning_one_off_asks_first(
     status, headers, _ = save("secrets", "cards", "emails")
     assert status == 303 and "done=redaction" in headers["location"]
     assert load_config(home).redact == ("secrets", "cards", "emails")
-    assert address not in _agent_reads(home, record.id)  # the next request is under it
+    assert address not in agent_read(home, record.id)  # the next request is under it
     # Turning redaction off asks first, and changes nothing until confirmed.
     status, _, ask = save()
     assert status == 409 and "Yes, stop redacting secrets, cards, emails" in ask.decode()
@@ -552,7 +508,7 @@ def test_redaction_categories_are_set_and_turning_one_off_asks_first(
     assert save(confirm="yes")[0] == 303
     assert load_config(home).redact == ()
     assert b"redact = []" in (home / "config.toml").read_bytes()
-    assert address in _agent_reads(home, record.id)
+    assert address in agent_read(home, record.id)
     # Turning one on asks nothing; an unknown one is refused with the reason.
     assert save("phones")[0] == 303 and load_config(home).redact == ("phones",)
     bad, _, body = save("phones", "passports")

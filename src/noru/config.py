@@ -28,7 +28,7 @@ documented one. Every command of the person's that loads the configuration
 prints the problems on stderr; ``noru doctor`` fails its check on them; the
 app and ``noru mcp`` log them.
 
-``set_values`` is the one writer, for ``noru retention`` and the console: it
+``set_values`` is the one writer, for ``noru retention``, ``noru.edits`` and the console: it
 edits the file in place, line by line, so the person's comments, order and
 other keys stay as they wrote them, and it writes nothing it has not read
 back as the values asked for. A file that does not parse is refused, never
@@ -285,6 +285,7 @@ SETTABLE: dict[str, Callable[[object], object]] = {
     "max_disk": _typed_size,
     "min_free": _typed_size,
     "redact": _typed_names,
+    "ocr_engine": str,  # which engines may run here is ``edits.set_ocr_engine``'s to check
 }
 
 

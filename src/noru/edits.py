@@ -15,6 +15,10 @@ The limits:
   fits, with a capture's text, in what each agent client measured passes on
   of one answer (19,000 bytes and up, ``noru.mcp.clients``), so the note
   reaches the model whole. A longer one is almost surely a paste gone wrong.
+- The OCR engine (``config.toml``'s ``ocr_engine``) is one that ``noru
+  doctor`` finds working on this machine (``noru.ocr.describe``): an unknown
+  name, or an engine that cannot run here, is refused with why, so the
+  running app is never told to switch to an engine it cannot start.
 - An exclusion's pattern and a redaction pattern are checked by their own
   modules' rules (``exclusions.check_pattern``, ``redact.policy``'s
   ``check_pattern``, ``check_kind``, ``check_value``); here they are raised
@@ -33,6 +37,7 @@ from noru.errors import EditRefused
 from noru.settings import snapshot
 
 if TYPE_CHECKING:
+    from noru.ocr import EngineStatus
     from noru.redact.policy import AllowedValue, Pattern
     from noru.store import Store
 
@@ -44,8 +49,10 @@ __all__ = [
     "allow_value",
     "delete",
     "note_text",
+    "ocr_engines",
     "set_kept",
     "set_note",
+    "set_ocr_engine",
 ]
 
 NOTE_MAX = 10_000
@@ -154,3 +161,45 @@ def allow_value(home: Path, value: str) -> AllowedValue:
     if problem:
         raise EditRefused(problem, what="value")
     return policy.allow(home, value)
+
+
+def ocr_engines(chosen: str) -> list[EngineStatus]:
+    """The OCR engines the person chooses among, as ``noru doctor`` finds
+    them on this machine (those that cannot run say why), by name, with
+    ``chosen`` (config.toml's) among them even when no engine has its name."""
+    from noru import ocr
+
+    return [ocr.describe(name) for name in sorted(set(ocr.registered_engines()) | {chosen})]
+
+
+def set_ocr_engine(home: Path, name: str) -> EngineStatus:
+    """Read the text of captures with the OCR engine ``name`` from now on
+    (``config.toml``'s ``ocr_engine``, its other lines and comments kept,
+    the file replaced atomically); the engine as ``noru doctor`` finds it.
+
+    ``EditRefused`` when no engine has that name or it cannot run on this
+    machine (why, and its fix); ``DataDirError`` when config.toml does not
+    parse (it is left as it is). Nothing is written in either case. The
+    running app picks the engine up at its next recognition."""
+    from noru import ocr
+    from noru.config import SettingError, set_values
+
+    wanted = name.strip().lower()
+    known = ocr.registered_engines()
+    if wanted not in known:
+        raise EditRefused(
+            f"no OCR engine is called {name.strip()!r}; known: {', '.join(known)}; nothing changed",
+            what="ocr_engine",
+        )
+    found = ocr.describe(wanted)
+    if not found.available:
+        raise EditRefused(
+            f"the OCR engine {wanted} cannot run on this machine: {found.problem};"
+            " nothing changed (`noru doctor` lists the engines that can)",
+            what="ocr_engine",
+        )
+    try:
+        set_values(home, {"ocr_engine": wanted})
+    except SettingError as exc:  # a name config.toml's reader would not take
+        raise EditRefused(str(exc), what="ocr_engine") from None
+    return found

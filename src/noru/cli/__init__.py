@@ -9,7 +9,8 @@
 - ``redaction``: `noru redact add`, `remove`, `allow`, `list`.
 - ``browsing``: `noru list`, `search`, `show`, `open`: the history read.
 - ``editing``: `noru note`, `delete`, `keep`, `unkeep`: the person's edits.
-- ``intake``: `noru import`, `reocr`: screenshots and their text brought in.
+- ``intake``: `noru import`, `reocr`, `ocr`: screenshots and their text brought in,
+  and the OCR engine that reads it.
 - ``retention``: `noru retention`, `noru prune`.
 - ``running``: `noru app`, `capture`, `console`, `autostart`, `doctor`.
 

@@ -99,6 +99,7 @@ GROUPS: dict[str, dict[str, str]] = {
         "unkeep": "noru unkeep capture_2026-08-12_141502",
         "import": "noru import ~/Pictures/Screenshots --app Figma",
         "reocr": "noru reocr --all",
+        "ocr": "noru ocr rapidocr",
     },
     "What agents may do": {
         "status": "noru status",

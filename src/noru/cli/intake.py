@@ -1,5 +1,6 @@
 """What comes into the person's history from outside a capture: screenshots
-imported (`noru import`) and captures' text read again (`noru reocr`)."""
+imported (`noru import`), captures' text read again (`noru reocr`), and the
+OCR engine that reads it (`noru ocr`)."""
 
 from __future__ import annotations
 
@@ -139,3 +140,31 @@ def reocr(capture_ids: tuple[str, ...], every: bool, engine: str | None) -> None
     click.echo(f"Re-recognised {len(targets) - failed} of {plural(len(targets), 'capture')}.")
     if failed:
         sys.exit(1)
+
+
+@main.command(name="ocr")
+@click.argument("engine", required=False)
+def ocr_engine(engine: str | None) -> None:
+    """Show the OCR engines that run here; with ENGINE, read text with it from now on."""
+    from noru import edits
+    from noru.errors import EditRefused
+
+    home = ensure_data_dir()
+    if engine is None:
+        chosen = noted_config(home).ocr_engine
+        for found in edits.ocr_engines(chosen):
+            about = f"{found.name} {found.version}" if found.available else "cannot run here"
+            if not found.available:
+                about += f": {found.problem}"
+            click.echo(f"{'*' if found.name == chosen else ' '} {found.name:<10} {about}")
+        click.echo("* chosen in config.toml. Choose another with `noru ocr ENGINE`.")
+        return
+    try:
+        found = edits.set_ocr_engine(home, engine)
+    except EditRefused as exc:
+        raise click.BadParameter(str(exc), param_hint="'ENGINE'") from None
+    click.echo(f"Saved in {home / 'config.toml'}: ocr_engine = {found.name} ({found.version}).")
+    click.echo(
+        "A running `noru app` reads text with it from its next recognition; text read"
+        " before stays (`noru reocr --all` reads it again)."
+    )

@@ -14,7 +14,7 @@ from noru.console.pages.frame import local, render
 from noru.status import Status
 from noru.store import Row, SearchHit
 
-__all__ = ["Day", "Hour", "search_page", "state_words", "timeline_page"]
+__all__ = ["Day", "Hour", "ocr_words", "search_page", "state_words", "timeline_page"]
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,22 @@ def _mode(state: AccessState) -> str:
     return "allowed" if state.authorized else "not allowed yet"
 
 
-def state_words(status: Status, pending: int) -> list[tuple[str, str]]:
+def ocr_words(status: Status, chosen: str) -> str:
+    """The OCR engine in use, as `noru status` says it, and the one
+    config.toml chooses where that is another (the running app switches at
+    its next recognition) or the app is not running to say."""
+    app = status.app
+    if app is None:
+        return f"OCR engine: {chosen}, as chosen (used once the Noru app runs)"
+    if app.ocr.engine != chosen:
+        return f"OCR engine: {app.ocr} ({chosen} chosen: used from the app's next recognition)"
+    return f"OCR engine: {app.ocr}"
+
+
+def state_words(status: Status, pending: int, ocr_chosen: str) -> list[tuple[str, str]]:
     """The state bar: (class, words), each line as `noru status` says it
-    (``status.person_lines``), so the two never disagree."""
+    (``status.person_lines``), so the two never disagree; ``ocr_chosen``:
+    config.toml's OCR engine."""
     allowed, why = status.live_now
     history = status.history_access
     app = status.app
@@ -76,6 +89,7 @@ def state_words(status: Status, pending: int) -> list[tuple[str, str]]:
             "History now: " + ("readable" if history.allowed else f"blocked ({history.reason})"),
         ),
         ("", f"App running: {'yes' if app else 'no (live targets need `noru app`)'}"),
+        ("", ocr_words(status, ocr_chosen)),
         ("", waiting),
     ]
 
@@ -127,6 +141,7 @@ def timeline_page(
     *,
     status: Status,
     pending: int,
+    ocr_chosen: str,
     filters: dict[str, str],
     next_cursor: str | None,
     choices: dict[str, list[str]],
@@ -146,7 +161,7 @@ def timeline_page(
         title="Timeline",
         here="/",
         hours=_hours(rows),
-        words=state_words(status, pending),
+        words=state_words(status, pending, ocr_chosen),
         paused=status.state.paused,
         back="/",
         filters=filters,
@@ -154,6 +169,7 @@ def timeline_page(
         days=[(d, "/?" + urlencode({**others, "day": d.day.isoformat()})) for d in days],
         every_day="/?" + urlencode(others),
         scrubber=_scrubber(scrubbed, others, filters.get("hour", "")) if scrubbed else None,
+        scrub_filters=urlencode(others),
         more=more,
         notice=notice,
     )

@@ -98,11 +98,15 @@ def privacy_page(
     notice: str | None = None,
     redacted: Sequence[str] = (),
     ask_off: tuple[list[str], list[str]] | None = None,
+    engines: Sequence[tuple[str, str, bool, bool]] = (),
+    ocr_problem: str | None = None,
 ) -> str:
     """Exclusions (add, remove, test a title), redaction (its categories:
     ``redacted`` now; ``ask_off``: the ones chosen and the ones that would be
-    turned off, to confirm) and retention (its settings, disk use, prune).
-    ``settings``: (key, value, whether config.toml sets it).
+    turned off, to confirm), retention (its settings, disk use, prune) and
+    the OCR engine (``engines``: name, what it is or why it cannot run,
+    whether it can, whether it is chosen; ``ocr_problem``: why a choice was
+    refused). ``settings``: (key, value, whether config.toml sets it).
 
     ``rules``: (what, where it comes from, the form value that removes it or
     None when it is config.toml's)."""
@@ -119,6 +123,8 @@ def privacy_page(
         categories=[(k, words, k in redacted) for k, words in REDACTION_WORDS.items()],
         ask_off=ask_off,
         off_words=" and ".join(REDACTION_WORDS[c] for c in ask_off[1]) if ask_off else "",
+        engines=engines,
+        ocr_problem=ocr_problem,
     )
 
 

@@ -3,7 +3,7 @@ request (the console's state is on ``request.app.state``):
 
 - ``browsing``: signing in, the timeline, search, a capture, its image and thumbnail;
 - ``editing``: the person's changes (a note, deletes, the access controls);
-- ``oversight``: the access log, exclusions and retention;
+- ``oversight``: the access log, exclusions, redaction, retention and the OCR engine;
 - ``context``: what they share.
 """
 
@@ -19,6 +19,7 @@ ROUTES = [
     Route("/signin", browsing.signin),
     Route("/", browsing.timeline),
     Route("/search", browsing.search),
+    Route("/scrub", browsing.scrub),
     Route("/capture/{capture_id}", browsing.capture),
     Route("/capture/{capture_id}/note", editing.note, methods=["POST"]),
     Route("/capture/{capture_id}/delete", editing.delete, methods=["POST"]),
@@ -32,6 +33,7 @@ ROUTES = [
     Route("/retention", oversight.retention, methods=["POST"]),
     Route("/prune", oversight.prune, methods=["POST"]),
     Route("/redaction", oversight.redaction, methods=["POST"]),
+    Route("/ocr-engine", oversight.ocr_engine, methods=["POST"]),
     Route("/delete-range", editing.delete_range),
     Route("/delete-range", editing.delete_range_now, methods=["POST"]),
     Route("/delete-selected", editing.delete_selected, methods=["POST"]),

@@ -8,17 +8,16 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from noru import accesslog, status
-from noru.config import load_config
 from noru.console import pages
 from noru.console.guard import COOKIE, Keys
 from noru.console.pages.browse import Day
-from noru.console.routes.context import capture_id, held, html, not_found, said
-from noru.redact import policy
+from noru.console.pages.frame import alt, source_words
+from noru.console.routes.context import capture_id, held, html, not_found, said, settings
 from noru.redact.apply import agents_get
-from noru.store import CaptureRecord, Filters, Reader
+from noru.store import CaptureRecord, Filters, Reader, Row
 from noru.store.files import check_id
 
 __all__ = [
@@ -26,6 +25,7 @@ __all__ = [
     "capture",
     "favicon",
     "image",
+    "scrub",
     "search",
     "signin",
     "thumb",
@@ -108,6 +108,62 @@ def _hours(reader: Reader, chosen: Filters, day: date) -> list[int]:
     return counts
 
 
+def _nearest(
+    reader: Reader, chosen: Filters, day: tuple[datetime, datetime], at: datetime, toward: str
+) -> Row | None:
+    """The capture the filters match within ``day`` (its start and end)
+    nearest ``at``: ``toward`` "later" (the first after it), "earlier" (the
+    last before it) or "near" (the closer of the two; the earlier on a tie)."""
+    start, end = day
+    earlier = later = None
+    if toward != "later":
+        before = at if toward == "earlier" else at + timedelta(seconds=1)
+        window = replace(chosen, since=start, before=min(before, end))
+        rows, _ = reader.list_rows(window, limit=1)
+        earlier = rows[0] if rows else None
+    if toward != "earlier":
+        since = at + timedelta(seconds=1) if toward == "later" else at
+        window = replace(chosen, since=max(since, start), before=end)
+        rows, _ = reader.list_rows(window, order="oldest_first", limit=1)
+        later = rows[0] if rows else None
+    if earlier is None or later is None:
+        return earlier or later
+    return earlier if at - earlier.captured_at <= later.captured_at - at else later
+
+
+def scrub(request: Request) -> Response:
+    """The capture nearest a moment of a day, for the scrubber's preview
+    while it is dragged or stepped with the keys: ``day``, ``second`` (of
+    the day, local time), ``toward`` (``near``, ``later``, ``earlier``) and
+    the timeline's filters. JSON: its id, time, the second of the day it was
+    taken at, what it is and its alternative text; ``{"id": null}`` when the
+    day holds none there."""
+    query = request.query_params
+    filters, chosen = _filters(request)
+    raw = query.get("second", "")
+    toward = query.get("toward", "near")
+    known = toward in ("near", "later", "earlier")
+    if not filters["day"] or not raw.isdigit() or int(raw) >= 86400 or not known:
+        return JSONResponse({"error": "give day=YYYY-MM-DD and second=0..86399"}, 400)
+    start = datetime.strptime(filters["day"], "%Y-%m-%d").astimezone()
+    at = (start + timedelta(seconds=int(raw))).astimezone()
+    day = (start.astimezone(UTC), (start + timedelta(days=1)).astimezone().astimezone(UTC))
+    with Reader.open(held(request).home) as reader:
+        row = _nearest(reader, chosen, day, at.astimezone(UTC), toward)
+    if row is None:
+        return JSONResponse({"id": None})
+    taken = row.captured_at.astimezone()
+    return JSONResponse(
+        {
+            "id": row.id,
+            "time": f"{taken:%H:%M:%S}",
+            "second": taken.hour * 3600 + taken.minute * 60 + taken.second,
+            "words": source_words(row),
+            "alt": alt(row),
+        }
+    )
+
+
 def signin(request: Request) -> Response:
     keys: Keys = request.app.state.keys
     session = keys.exchange(request.query_params.get("token", ""))
@@ -133,6 +189,7 @@ def signin(request: Request) -> Response:
 
 def timeline(request: Request) -> Response:
     home, choices = held(request).home, held(request).choices
+    seen = settings(request)
     filters, chosen = _filters(request)
     with Reader.open(home) as reader:
         try:
@@ -152,8 +209,9 @@ def timeline(request: Request) -> Response:
     return html(
         pages.timeline_page(
             rows,
-            status=status.gather(home),
+            status=status.gather(home, settings=seen),
             pending=pending,
+            ocr_chosen=seen.config.ocr_engine,
             filters=filters,
             next_cursor=next_cursor,
             choices=offered,
@@ -240,7 +298,7 @@ def capture(request: Request) -> Response:
         if c.get("id") == wanted
     ]
     query = request.query_params.get("q", "")[:500]
-    seen = agents_get(record, policy.load(home, load_config(home).redact))
+    seen = agents_get(record, settings(request).policy)
     return html(
         pages.capture_page(
             record,

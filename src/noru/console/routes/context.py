@@ -15,6 +15,7 @@ from starlette.responses import HTMLResponse, RedirectResponse
 from noru.console import pages
 from noru.console.caches import Choices, Thumbnails
 from noru.console.pages.frame import plural
+from noru.settings import Settings, snapshot
 from noru.store.files import check_id
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "moment",
     "not_found",
     "said",
+    "settings",
 ]
 
 # What a button did, said on the page it returns to (``done``, ``said``).
@@ -55,6 +57,10 @@ NOTICES = {
     "retention": "Retention settings saved in config.toml.",
     "pruned": "Pruned: {n} deleted.",
     "redaction": "Redaction saved: agents get captures under it from their next request.",
+    "ocr": (
+        "OCR engine saved in config.toml: the running app reads text with it from its next"
+        " recognition."
+    ),
 }
 
 
@@ -70,6 +76,17 @@ class Held:
 def held(request: Request) -> Held:
     state: Held = request.app.state.held
     return state
+
+
+def settings(request: Request) -> Settings:
+    """The person's configuration, redaction policy and access state as this
+    request sees them: one snapshot, taken at the request's first use and
+    shared by all its parts (``noru.settings``); the next request takes its
+    own, so an edit is seen there."""
+    taken: Settings | None = getattr(request.state, "settings", None)
+    if taken is None:
+        taken = request.state.settings = snapshot(held(request).home)
+    return taken
 
 
 def html(text: str, status: int = 200) -> HTMLResponse:
