@@ -9,8 +9,10 @@
 - ``own_backgrounds``: a cell on a colour of its own (a line number in
   reverse video, a selected word) is ink measured from that colour.
 - ``without_chrome``: solid blocks of ink (a block cursor, a scrollbar's
-  thumb) and bars down the whole region (a scrollbar's edge and trough, a
-  pane's border) are no ink at all.
+  thumb) and bars down the whole region beside the text (a scrollbar's edge
+  and trough) are no ink at all; a bar as thin as a stroke with text on
+  both sides is a character drawn in the cells (tmux's pane border, a
+  pager's gutter ``│``) and stays.
 
 Blocks are looked for only in rows of the grid that hold a cell mostly off
 the paper: a screen of text has none, or one (its cursor), and a 2560x1600
@@ -35,6 +37,9 @@ __all__ = ["off_paper", "own_backgrounds", "true_rows", "without_chrome"]
 CHROME_INK = 24
 # Bars down the region are looked for in regions of at least this many rows.
 BAR_ROWS = 3
+# A bar at most this share of a cell wide, with text on both sides, is a
+# character's stroke drawn down the cells (``│``), not a scrollbar.
+STROKE = 0.34
 # A block of ink (a cursor) holds a box of this share of a cell's width and
 # height: no glyph's strokes are that thick, even a wide one crowded into a
 # small cell.
@@ -187,10 +192,32 @@ def without_chrome(dark: Image.Image, off: Any, cells: Cells, *, margin: int = 0
         if solid.any():
             found[top:bottom] |= fits(solid, high, wide, grow=True)
     bars = _bars(pixels < 255 - CHROME_INK, margin)
-    found[:, bars] = True
+    found[:, bars & ~_drawn(bars, pixels < 255 - INK, cells)] = True
     if not found.any():
         return dark
     return Image.fromarray(np.where(found, np.uint8(255), pixels))
+
+
+def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
+    """Of the ``bars`` pixel columns, those that are a character drawn down
+    the grid's cells (tmux's pane border, a pager's gutter ``│``, box
+    drawing): a run of them as thin as a stroke (at most ``STROKE`` of a
+    cell's width) with text on both sides. A scrollbar's trough and edges
+    stand beside the text, with none beyond them."""
+    import numpy as np
+
+    drawn = np.zeros(bars.shape, dtype=bool)
+    columns = np.nonzero(bars)[0]
+    if not len(columns):
+        return drawn
+    # Where each column has ink that is no bar's: text.
+    text = inked.any(axis=0) & ~bars
+    widest = max(1, round(STROKE * cells.width))
+    for run in np.split(columns, np.nonzero(np.diff(columns) > 1)[0] + 1):
+        first, last = int(run[0]), int(run[-1])
+        if last - first + 1 <= widest and text[:first].any() and text[last + 1 :].any():
+            drawn[first : last + 1] = True
+    return drawn
 
 
 def _box(cells: Cells) -> tuple[int, int]:
