@@ -296,6 +296,47 @@ def test_a_scrollbar_beside_a_few_lines_is_no_text(
     assert not [line for line in read if line.rstrip().endswith(("|", "—", "I"))], read
 
 
+# A pager's gutter (bat, delta) and tmux's border between two panes: a
+# `│` in the same cell of every row, a bar down the whole window.
+GUTTER = [
+    f"{n:>6} │ {code:<34}│ {log}"
+    for n, (code, log) in enumerate(
+        [
+            ("def merge_node(entry):", "GET /api/items 200"),
+            ("    if entry is None:", "GET /api/items/7 404"),
+            ("        return []", "POST /api/items 201"),
+            ("    total = sum(entry.sizes)", "GET /healthz 200"),
+            ("    return [total, entry.name]", "DELETE /api/items/7 204"),
+            ("", "GET /api/items 200"),
+            ("def total_of(items):", "GET /api/items?page=2 200"),
+            ("    return sum(items)", "GET /metrics 200"),
+            ("", "PUT /api/items/9 200"),
+            ("class Node:", "GET /api/items/9 200"),
+            ("    name: str", "GET /healthz 200"),
+            ("    sizes: list[int]", "GET /api/items 304"),
+            ("", "GET /api/users/3 200"),
+            ("print(merge_node(None))", "POST /api/login 401"),
+        ],
+        start=26,
+    )
+]
+
+
+def test_a_bar_drawn_in_every_row_between_text_is_text(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """A bar down the whole window with text on both sides, as thin as a
+    stroke, is a character in every row's cell (a scrollbar stands beside
+    the text: ``test_a_scrollbar_beside_a_few_lines_is_no_text``)."""
+    real_terminals.need("xterm")
+    with real_terminals.open_xterm(
+        desktop, GUTTER, columns=72, rows=len(GUTTER) + 1, font=MONO, size=11, x=60, y=60
+    ) as client:
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert read == [line.rstrip() for line in GUTTER], read
+
+
 # File names in Chinese and Japanese among Latin text: Tesseract's English
 # model has no letters for them, RapidOCR's does (ocr.second).
 WIDE_NAMES = [
@@ -584,6 +625,25 @@ def test_in_a_display_capture_a_small_terminal_in_a_bitmap_font_is_read_by_its_g
     assert all(line in lines for line in ENV_FILE), lines
     ours = [line for line in read.lines if line.text in ENV_FILE]
     assert all(line.confidence == 1.0 for line in ours)  # every cell a known glyph
+
+
+def test_a_bitmap_cell_no_glyph_of_the_font_matches_makes_its_line_unsure(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """xterm's ``fixed`` lacks some characters tools print (a warning sign
+    drawn as a box). The cell is served as a space, and the line says it
+    lost a character: its confidence is a lost character's, not the share of
+    the cells that are known glyphs."""
+    real_terminals.need("xterm")
+    shown = ["fd07f2e7edeb   nginx:1.20   \u26a0 restarting   48 minutes ago", *ENV_FILE[:3]]
+    with real_terminals.open_xterm(desktop, shown, columns=90, rows=8, x=40, y=40) as client:
+        image = window(capturer, client)
+    read = {line.text.rstrip(): line.confidence for line in engine.recognise(image).lines}
+    for line in ENV_FILE[:3]:
+        assert read[line] == 1.0, read  # every cell a known glyph
+    (cut,) = (text for text in read if text.startswith("fd07f2e7edeb"))
+    assert "\u26a0" not in cut, read
+    assert read[cut] < 0.5, read  # drawn as a box: lost, and said
 
 
 @pytest.mark.parametrize(

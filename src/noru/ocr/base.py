@@ -49,10 +49,12 @@ class OcrLine:
     # cells. None for any other line, and for rows read before it was kept.
     columns: int | None = None
     # A grid row's runs of cells, (first, last) column, that no glyph of the
-    # grid's font explains (a wide CJK letter drawn by a fallback font): what
-    # a second reader may read again (``noru.ocr.second``). Known only while
-    # the engine reads; neither stored nor sent.
-    unexplained: tuple[tuple[int, int], ...] = ()
+    # grid's font explains (a wide CJK letter drawn by a fallback font), each
+    # with the chance that its cells are right as decided (a factor of the
+    # line's confidence): what a second reader may read again
+    # (``noru.ocr.second``). Known only while the engine reads; neither
+    # stored nor sent.
+    unexplained: tuple[tuple[int, int, float], ...] = ()
 
 
 # What a line drawn across a terminal (a rule, a box's edge, a progress bar)

@@ -21,6 +21,7 @@ import functools
 import gzip
 import struct
 import zlib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from noru.ocr.base import OcrLine, is_border
 from noru.ocr.monospace import agree_job
 from noru.ocr.regions import Job, Piece, ink_height, plain_piece, text_rows, two_tone
 from noru.ocr.terminal import Read
+from noru.ocr.terminal_lines import chance
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -336,10 +338,14 @@ def _line(text: str, font: GridFont, ox: int, y: int) -> OcrLine:
     stripped = text.strip()
     box: Rect = (ox + first * font.width, y, len(stripped) * font.width, font.height)
     cells = [c for c in stripped if c != " "]
-    known = sum(c != "\ufffd" for c in cells) / max(1, len(cells))
+    lost = sum(c == "\ufffd" for c in cells)
     # The row as drawn: its empty cells are its spaces (indentation and
-    # aligned gaps kept); a cell no glyph matches is a space rather than a guess.
-    return OcrLine(text.replace("\ufffd", " ").rstrip(), box, known, columns=len(text))
+    # aligned gaps kept); a cell no glyph matches is a space rather than a
+    # guess, and a character lost to the line's confidence, as the terminal
+    # reader counts one (a glyph the font lacks, drawn as a box). A cell that
+    # is a glyph's exact bitmap leaves no doubt.
+    sure = chance(Counter(lost=lost))
+    return OcrLine(text.replace("\ufffd", " ").rstrip(), box, sure, columns=len(text))
 
 
 def _grow(bands: list[Rect], band: Rect, *, first: bool = False) -> None:

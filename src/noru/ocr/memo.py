@@ -34,7 +34,7 @@ __all__ = ["MEMO_JOBS", "Memo"]
 MEMO_JOBS = 256
 
 # Lines, boxes relative to the region: text, box, confidence, columns, unexplained.
-_Stored = tuple[tuple[str, Rect, float, int | None, tuple[tuple[int, int], ...]], ...]
+_Stored = tuple[tuple[str, Rect, float, int | None, tuple[tuple[int, int, float], ...]], ...]
 
 
 class Memo:

@@ -7,9 +7,9 @@ model reads Chinese and Latin text. A line served under ``DOUBT`` is read
 again by RapidOCR's recogniser in its own box (no detection: the line is
 found); where RapidOCR finds characters of those
 scripts in it (``WIDE``, at least ``LEAST_WIDE`` different ones), its reading is the line's
-text. Its confidence stays the first reader's: the line is still named
-unsure (RapidOCR closes up spaces and reads ASCII punctuation as full-width
-forms), but its words are the screen's.
+text. Its confidence is then the chance that RapidOCR's reading is right,
+cell by cell (``MISSES``, fitted like the terminal reader's): a line read
+again is named unsure as often as such lines are wrong.
 
 Nothing else changes: a line Tesseract read with confidence, or one
 RapidOCR reads in Latin letters only, is served as Tesseract read it. The
@@ -50,6 +50,12 @@ LEAST_CHARACTERS = 3
 # which RapidOCR also gives for Latin text).
 WIDE = re.compile("[\u2e80-\u2fdf\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 LEAST_WIDE = 2
+# The chance that a cell read again is wrong: in a grid row's run of cells
+# its font did not explain, and in a line read again whole (whose spaces
+# RapidOCR closes up and ``spaced`` puts back). A line read again is as sure
+# as these make it. Fitted on the training part of the terminal corpus
+# (bench/ocr_calibrate.py).
+MISSES = {"run": 0.0025, "line": 0.071}
 # Around a line's box, this share of its height (at least MARGIN_LEAST px):
 # the recogniser reads a line best with some of its background around it.
 MARGIN = 0.25
@@ -93,27 +99,33 @@ class SecondOpinion:
             for i in doubtful[:MOST_LINES]:
                 line = lines[i]
                 if line.unexplained:
-                    text = self._read_runs(image, line)
-                    if text is not None:
-                        revised[i] = dataclasses.replace(line, text=text)
+                    runs = self._read_runs(image, line)
+                    if runs is not None:
+                        text, factor = runs
+                        confidence = line.confidence * factor
+                        revised[i] = dataclasses.replace(line, text=text, confidence=confidence)
                     continue
-                text = self._read(image, line.box)
-                if text is not None and wide_letters(text) >= LEAST_WIDE:
-                    text = spaced(line.text, text)
-                    revised[i] = dataclasses.replace(line, text=text)
+                read = self._read(image, line.box)
+                if read is not None and wide_letters(read) >= LEAST_WIDE:
+                    whole = spaced(line.text, read)
+                    confidence = (1.0 - MISSES["line"]) ** cells(whole)
+                    revised[i] = dataclasses.replace(line, text=whole, confidence=confidence)
         return revised
 
-    def _read_runs(self, image: Image.Image, line: OcrLine) -> str | None:
+    def _read_runs(self, image: Image.Image, line: OcrLine) -> tuple[str, float] | None:
         """A grid row's text with each run of cells its font did not explain
         read again on its own, where RapidOCR reads letters of a wide script
         there that fill the run's cells; the cells the font explained stay as
-        they are. None when no run is so read."""
+        they are. With it, what the line's confidence is multiplied by: each
+        run read again has the chance of a run so read (``MISSES``) in place
+        of its chance as first decided. None when no run is so read."""
         text = line.text
         first = len(text) - len(text.lstrip(" "))
         x, y, w, h = line.box
         width = w / max(1, len(text) - first)
         pieces: dict[int, tuple[int, str]] = {}
-        for a, b in line.unexplained:
+        factor = 1.0
+        for a, b, was in line.unexplained:
             left = x + round((a - first) * width)
             right = x + round((b + 1 - first) * width)
             read = self._read(image, (left, y, right - left, h), alone=True)
@@ -122,6 +134,7 @@ class SecondOpinion:
             fitted = fitting(read.strip(), b + 1 - a)
             if fitted is not None and WIDE.search(fitted):
                 pieces[a] = (b, fitted)
+                factor *= (1.0 - MISSES["run"]) ** (b + 1 - a) / max(was, 1e-9)
         if not pieces:
             return None
         out: list[str] = []
@@ -134,7 +147,7 @@ class SecondOpinion:
             else:
                 out.append(text[column])
                 column += 1
-        return "".join(out)
+        return "".join(out), factor
 
     def _read(self, image: Image.Image, where: Rect, *, alone: bool = False) -> str | None:
         """The text RapidOCR reads at ``where`` with a margin around it: the

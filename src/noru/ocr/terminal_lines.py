@@ -26,16 +26,20 @@ __all__ = ["MISSES", "Band", "chance", "lines_of"]
 EDGE_COLUMNS = 2
 LONE = 3
 # The chance that a cell is wrong, by how it was decided (``_way``): by its
-# glyph in the grid's font; by the engine (its copies agreeing, or as read
-# there) where the font is known and its glyphs left the cell unsure, or
-# where no font is known; a character outside ASCII by the engine; or not at
-# all. Fitted on the training part of the terminal corpus
-# (bench/ocr_calibrate.py).
+# glyph in the grid's font; by its shape; where the font is known and its
+# glyphs left the cell unsure, by the engine's readings of its copies
+# agreeing, or as the engine read it there; by the engine where no font is
+# known; a character outside ASCII by the engine; or not at all. Fitted on
+# the training part of the terminal corpus (bench/ocr_calibrate.py): a cell
+# the engine read once is wrong about one time in five, one whose copies it
+# read alike one in four hundred.
 MISSES = {
-    "glyph": 2.8e-4,
-    "engine": 0.014,
-    "engine-alone": 0.004,
-    "engine-other": 0.016,
+    "glyph": 1e-5,
+    "shape": 0.0089,
+    "agreed": 0.0025,
+    "engine": 0.22,
+    "engine-alone": 0.0063,
+    "engine-other": 0.89,
     "lost": 0.89,
 }
 # A pixel this dark (0-255, dark on white) is a stroke's, where one is
@@ -89,7 +93,9 @@ def lines_of(
     for index, band in enumerate(bands):
         chars: dict[int, str] = {}
         how: Counter[str] = Counter()
+        ways: dict[int, str] = {}  # how each cell no glyph decided was
         loose: list[int] = []  # inked cells neither a glyph nor a shape decided
+        shapes = 0  # inked cells their shape decided (a line across, a bar)
         for column, key in band.keys.items():
             glyph = drawn.get((index, column))
             if glyph is not None and glyph.sure:
@@ -115,17 +121,26 @@ def lines_of(
                 continue  # a scrollbar's arrow beside the text: no character
             if char is not None:
                 chars[column] = char
-            if not barred:
+            if barred:
+                shapes += 1
+            else:
                 loose.append(column)
-            how[_way(char, font_known=bool(drawn))] += 1
+            by = "shape" if barred else "copies" if shaped is not None else "there"
+            ways[column] = _way(char, font_known=bool(drawn), by=by)
+            how[ways[column]] += 1
         if not chars:
             continue
         first, last = min(chars), max(chars)
         text = "".join(chars.get(c, " ") for c in range(first, last + 1))
-        # A border (box drawing) is no text; nor is a rule an engine read in
-        # lines drawn across cells. But a row of marks each drawn as its glyph
-        # is text: a compiler's ``^~~~~`` under the code it points at.
-        if is_border(text) or (is_rule(text) and how["glyph"] < len(band.keys)):
+        # A rule an engine read in lines drawn across cells is no text, nor a
+        # border it read in box drawing. But a row of marks each drawn as its
+        # glyph is text (a compiler's ``^~~~~`` under the code it points at),
+        # and so is a border each of whose cells is its glyph or its shape
+        # (tmux's, a pager's ``───┼───``): the screen shows it as characters.
+        if is_border(text):
+            if how["glyph"] + shapes < len(chars):
+                continue
+        elif is_rule(text) and how["glyph"] < len(band.keys):
             continue
         box = (
             origin[0] + cells.x + first * cells.width,
@@ -140,7 +155,7 @@ def lines_of(
                 box,
                 chance(how),
                 columns=cells.columns,
-                unexplained=_runs(loose, band.keys) if drawn else (),
+                unexplained=_runs(loose, band.keys, ways) if drawn else (),
             )
         )
     return lines
@@ -177,10 +192,13 @@ def _among_unexplained(
     return False
 
 
-def _runs(loose: Sequence[int], inked: Iterable[int]) -> tuple[tuple[int, int], ...]:
-    """The columns of ``loose`` as runs ``(first, last)``, a run going on
-    across at most ``RUN_GAP`` cells without ink: a wide letter's half, or a
-    mark such as ``、`` that inks one of its two cells."""
+def _runs(
+    loose: Sequence[int], inked: Iterable[int], ways: dict[int, str]
+) -> tuple[tuple[int, int, float], ...]:
+    """The columns of ``loose`` as runs ``(first, last, chance)``, a run going
+    on across at most ``RUN_GAP`` cells without ink (a wide letter's half, or
+    a mark such as ``、`` that inks one of its two cells), with the chance
+    that its cells are right as they were decided (``ways``, ``MISSES``)."""
     ink = set(inked)
     runs: list[list[int]] = []
     for column in sorted(loose):
@@ -189,18 +207,26 @@ def _runs(loose: Sequence[int], inked: Iterable[int]) -> tuple[tuple[int, int], 
             runs[-1][1] = column
         else:
             runs.append([column, column])
-    return tuple((a, b) for a, b in runs)
+    return tuple(
+        (a, b, chance(Counter(ways[c] for c in range(a, b + 1) if c in ways))) for a, b in runs
+    )
 
 
-def _way(char: str | None, *, font_known: bool) -> str:
-    """How a cell no glyph decided was decided, as ``MISSES`` counts it: by the
-    engine where the grid's font is known (its glyphs left this cell unsure),
-    where no font is, a character outside ASCII by the engine, or lost."""
+def _way(char: str | None, *, font_known: bool, by: str) -> str:
+    """How a cell no glyph decided was decided, as ``MISSES`` counts it: ``by``
+    its shape (a line across, a bar); where the grid's font is known (its
+    glyphs left this cell unsure), as the engine read its copies alike, or
+    as the engine read it there; by the engine where no font is known; a
+    character outside ASCII by the engine; or lost."""
     if char is None:
         return "lost"
+    if by == "shape":
+        return "shape"
     if not char.isascii():
         return "engine-other"
-    return "engine" if font_known else "engine-alone"
+    if not font_known:
+        return "engine-alone"
+    return "agreed" if by == "copies" else "engine"
 
 
 def chance(how: Counter[str]) -> float:
