@@ -33,7 +33,9 @@ __all__ = [
     "answer",
     "child_process",
     "hello",
+    "ocr_children",
     "pending_capture",
+    "queued",
     "record",
     "send",
 ]
@@ -194,3 +196,38 @@ def answer(proc: subprocess.Popen[bytes]) -> PipeReply | Mismatch:
     found = codec.read_answer(proc.stdout)
     assert found is not None, "the OCR process ended"
     return found
+
+
+def ocr_children(pid: int) -> list[int]:
+    """The OCR child processes of ``pid`` (any thread's), living or not yet reaped."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:  # the thread ended meanwhile
+            continue
+    children = []
+    for child in found:
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"noru.app.ocr_process" in command:
+            children.append(child)
+    return children
+
+
+def queued(pid: int) -> int:
+    """How many bytes wait in the pipe of ``pid``'s standard input, unread:
+    the pipe opened again through /proc (asked, never read from)."""
+    import fcntl
+    import os
+    import struct
+    import termios
+
+    fd = os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        count: int = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+    finally:
+        os.close(fd)
+    return count

@@ -6,6 +6,8 @@ the two together in the app, tests/test_app_ocr.py."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -21,7 +23,16 @@ from noru.appwire import PROTOCOL, Mismatch, Pong, codec
 from noru.appwire.ocr_pipe import Fatal, Recognised, Unreadable
 from noru.config import Config
 from noru.ocr.base import OcrLine
-from tests.ocr_pipe import MemoryChild, MemorySpawn, hello, pending_capture, record
+from tests.app_process import wait_until
+from tests.ocr_pipe import (
+    MemoryChild,
+    MemorySpawn,
+    hello,
+    ocr_children,
+    pending_capture,
+    queued,
+    record,
+)
 
 READ = Recognised("tesseract", "5", ((OcrLine("quarterly ledger", (40, 90, 400, 44), 0.9),),))
 
@@ -249,3 +260,36 @@ def test_an_engine_that_cannot_run_leaves_captures_pending_and_says_why(
     assert record(home, capture_id).ocr_state == "pending"
     state = worked.worker.state()
     assert not state.available and "unknown OCR engine 'nonsense'" in (state.problem or "")
+
+
+# --- with the real child process ------------------------------------------------
+
+
+def test_a_job_that_meets_a_killed_child_is_read_by_a_fresh_one(home: Path, tmp_path: Path) -> None:
+    """The child is alive when the job is written to it, and is killed (by
+    its pid) before it reads it: the job is asked again of a fresh child,
+    and the capture gets its text."""
+    first = pending_capture(home, tmp_path, "quarterly ledger")
+    settled: dict[str, threading.Event] = {first: threading.Event()}
+    writer = Writer(home)
+    worker = OcrWorker(writer, settings=Config, on_settled=lambda c: settled[c].set())
+    try:
+        worker.start()
+        assert settled[first].wait(120), "the first job never settled"
+        (child,) = ocr_children(os.getpid())
+        os.kill(child, signal.SIGSTOP)  # alive, but reading nothing more
+        second = pending_capture(home, tmp_path, "marmalade inventory")
+        settled[second] = threading.Event()
+        worker.enqueue(second)
+        wait_until(lambda: queued(child) > 0, "the job written to the OCR process")
+        os.kill(child, signal.SIGKILL)
+        assert settled[second].wait(120), "the job never settled"
+        found = record(home, second)
+        assert found.ocr_state == "done", found.ocr_error
+        assert "marmalade" in (found.ocr_text or "").lower()
+        (fresh,) = ocr_children(os.getpid())
+        assert fresh != child
+    finally:
+        worker.close()
+        writer.close()
+    assert not ocr_children(os.getpid())  # none left, not even <defunct>
