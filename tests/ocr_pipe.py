@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from noru import __version__
-from noru.app.ocr_worker import Engine
+from noru.app.ocr_worker import EngineSetting
 from noru.appwire import codec
 from noru.appwire.messages import Mismatch
 from noru.appwire.ocr_pipe import PipeReply, Ready, Recognise
@@ -152,9 +152,9 @@ class MemorySpawn:
 
     def __init__(self, *children: MemoryChild) -> None:
         self.children = list(children)
-        self.started: list[Engine] = []
+        self.started: list[EngineSetting] = []
 
-    def __call__(self, engine: Engine, home: Path) -> MemoryChild:
+    def __call__(self, engine: EngineSetting, home: Path) -> MemoryChild:
         self.started.append(engine)
         if len(self.started) > len(self.children):
             raise AssertionError(f"a child more than the test gave: {engine}")

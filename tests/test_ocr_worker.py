@@ -17,7 +17,7 @@ import pytest
 
 from noru import __version__, imaging
 from noru.app.ocr_process import RECYCLED
-from noru.app.ocr_worker import Engine, OcrWorker
+from noru.app.ocr_worker import EngineSetting, OcrWorker
 from noru.app.writer import Writer
 from noru.appwire import PROTOCOL, Mismatch, Pong, codec
 from noru.appwire.ocr_pipe import Fatal, Recognised, Unreadable
@@ -218,6 +218,7 @@ def test_a_child_of_another_protocol_is_not_misread_and_the_status_says_restart(
     worked.worker.start()
     worked.wait(capture_id)
     assert record(home, capture_id).ocr_state == "pending"
+    assert stale.killed  # stopped, not left running
     state = worked.worker.state()
     assert not state.available and state.problem is not None
     assert state.problem.endswith("restart the Noru app")
@@ -244,7 +245,7 @@ def test_a_changed_engine_setting_replaces_the_child_before_the_next_job(
     two = pending_capture(home, tmp_path, "bravo ledger")
     worked.worker.enqueue(two)
     worked.wait(two)
-    assert spawn.started == [Engine("tesseract", True), Engine("rapidocr", False)]
+    assert spawn.started == [EngineSetting("tesseract", True), EngineSetting("rapidocr", False)]
     assert first.returncode is not None  # stopped, and waited for
     assert record(home, two).ocr_engine == "rapidocr"
     assert worked.worker.state().engine == "rapidocr"

@@ -53,7 +53,7 @@ from noru.errors import OcrError
 from noru.recognition import CaptureText
 from noru.store import Store
 
-__all__ = ["ChildProcess", "Engine", "OcrWorker", "spawn_child"]
+__all__ = ["ChildProcess", "EngineSetting", "OcrWorker", "spawn_child"]
 
 log = logging.getLogger("noru.app")
 
@@ -67,14 +67,14 @@ PIXELS_KEPT = 2
 MAX_ATTEMPTS = 3
 
 
-class Engine(NamedTuple):
+class EngineSetting(NamedTuple):
     """The engine a child runs, as the configuration names it."""
 
     name: str
     second_opinion: bool
 
     @classmethod
-    def of(cls, config: Config) -> Engine:
+    def of(cls, config: Config) -> EngineSetting:
         return cls(config.ocr_engine, config.ocr_second_opinion)
 
 
@@ -92,7 +92,7 @@ class ChildProcess(Protocol):
     def kill(self) -> None: ...
 
 
-def spawn_child(engine: Engine, home: Path) -> ChildProcess:
+def spawn_child(engine: EngineSetting, home: Path) -> ChildProcess:
     """The OCR child process (``noru.app.ocr_process``) for ``engine``."""
     # Leave the other core to captures; numpy's BLAS (the glyph reader
     # multiplies small matrices) needs no pool of threads and their buffers.
@@ -122,10 +122,14 @@ class _Unavailable(OcrError):
 class _Child:
     """One running engine process, spoken to over the OCR pipe."""
 
-    def __init__(self, proc: ChildProcess, engine: Engine) -> None:
+    def __init__(self, proc: ChildProcess, engine: EngineSetting) -> None:
         self.proc = proc
         self.engine = engine
-        hello = self._read()
+        try:
+            hello = self._read()
+        except OcrError:  # it ended, or said what is no hello: not left running
+            self.stop(kill=True)
+            raise
         if not isinstance(hello, Ready):
             self.stop()
             if isinstance(hello, Fatal):
@@ -197,7 +201,7 @@ class OcrWorker:
         *,
         settings: Callable[[], Config],
         on_settled: Callable[[str], None],
-        spawn: Callable[[Engine, Path], ChildProcess] = spawn_child,
+        spawn: Callable[[EngineSetting, Path], ChildProcess] = spawn_child,
     ) -> None:
         self.writer = writer
         self.home: Path = writer.call(lambda store: store.home)  # where the child reads
@@ -207,8 +211,8 @@ class OcrWorker:
         self._child: _Child | None = None
         self._engines: dict[str, tuple[str | None, None]] = {}  # those that run: their versions
         self._stale: str | None = None  # why no child of this app can run any more
-        self.problem: str | None = None
-        self.engine = Engine.of(settings())
+        self._said: str | None = None  # the last reason it could not run, as logged
+        self.engine = EngineSetting.of(settings())
         # (priority, order, id): live captures (0) go before resumed backlog (1).
         self._queue: queue.PriorityQueue[tuple[int, int, str | None]] = queue.PriorityQueue()
         self._order = itertools.count()
@@ -232,7 +236,7 @@ class OcrWorker:
 
     def state(self) -> appwire.OcrState:
         """The engine the configuration names now, and whether it runs."""
-        name = Engine.of(self.settings()).name
+        name = EngineSetting.of(self.settings()).name
         version, problem = self._describe(name)
         problem = self._stale or problem
         if problem is not None:
@@ -328,7 +332,7 @@ class OcrWorker:
     def _engine(self) -> _Child:
         """The child for the engine the configuration names now: the one
         running, or a fresh one when it ended or the configuration changed."""
-        wanted = Engine.of(self.settings())
+        wanted = EngineSetting.of(self.settings())
         if self._child is not None and self._child.alive and self._child.engine == wanted:
             return self._child
         if self._child is not None:
@@ -336,11 +340,11 @@ class OcrWorker:
             self._child = None
         problem = self._stale or self._describe(wanted.name)[1]
         if problem is not None:
-            if problem != self.problem:
+            if problem != self._said:
                 log.warning("OCR unavailable: %s", problem)
-            self.problem = problem
+            self._said = problem
             raise _Unavailable(problem)
-        self.problem = None
+        self._said = None
         self.engine = wanted
         try:
             self._child = _Child(self.spawn(wanted, self.home), wanted)
