@@ -18,6 +18,11 @@ typed values of ``noru.appwire``:
 Live requests re-check the access state themselves (defence in depth: ``noru
 mcp`` checked it first) and wait up to the OCR settle time for text. A
 refusal is raised as its ``Refusal`` and crosses the socket whole.
+
+Each request, and each OCR job, reads the person's configuration as it
+stands then (``App.settings``: parsed again only when config.toml changed),
+so an edit applies without a restart; only the shortcut and ``ax_switch``
+are taken once, at start (``App.config``).
 """
 
 from __future__ import annotations
