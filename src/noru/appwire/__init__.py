@@ -3,7 +3,7 @@ running app (its socket), and how the app talks to its OCR child (its pipe).
 
 Both speak the same way. Every message is a typed value (the socket's:
 ``messages``; the pipe's: ``ocr_pipe``) and only ``codec`` turns them into
-bytes and back, checking every field (the one validator); the app
+bytes and back, checking every field (``fields``: the one validator); the app
 (``noru.app.server``, ``noru.app.ocr_worker``), the child
 (``noru.app.ocr_process``) and the socket's client (``client``:
 ``AppClient``) never build or read a dict themselves. A message is one JSON
