@@ -370,3 +370,30 @@ def test_an_ocr_process_that_ends_while_the_app_is_idle_is_reaped_and_replaced(
         (after,) = _children(app.proc.pid)
     assert after[0] != child and after[1] != "Z"
     assert "marmalade" in records(home)[0].ocr_text.lower()
+
+
+def test_an_edited_engine_setting_is_read_by_the_next_job_in_a_fresh_ocr_process(
+    home: Path, desktop: XServer, tmp_path: Path, session: MemoryClient
+) -> None:
+    """The person edits config.toml while the app runs: the next capture is
+    read by the engine it names now, in an OCR process started for it (the
+    old one is stopped and reaped), and the app's status says so."""
+    from tests.ocr_pipe import ocr_children
+
+    with running_app(home, desktop.env, tmp_path / "app.log") as app:
+        import_pending(home, str(screenshot(tmp_path / "a.png", "kettlebell schedule")))
+        wait_until(lambda: records(home)[0].ocr_state == "done", "the app reading the import")
+        assert records(home)[0].ocr_engine.startswith("tesseract")
+        (before,) = ocr_children(app.proc.pid)
+        (home / "config.toml").write_text('ocr_engine = "rapidocr"\nocr_second_opinion = false\n')
+        import_pending(home, str(screenshot(tmp_path / "b.png", "marmalade inventory")))
+        wait_until(lambda: records(home)[0].ocr_state == "done", "the app reading the import")
+        (after,) = ocr_children(app.proc.pid)
+        command = Path(f"/proc/{after}/cmdline").read_bytes().split(b"\0")[:-1]
+        status = session.call("get_status")["result"]["content"][0]["text"]
+    latest = records(home)[0]
+    assert latest.ocr_engine.startswith("rapidocr"), latest.ocr_engine
+    assert "marmalade" in latest.ocr_text.lower()
+    assert after != before
+    assert command[-3:] == [b"rapidocr", str(home).encode(), b"single"]
+    assert "OCR engine: rapidocr" in status

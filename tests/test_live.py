@@ -88,7 +88,7 @@ def test_served_images_travel_as_raw_bytes_after_the_reply_line() -> None:
     ("data", "why"),
     [
         (b"", "does not match the bytes sent"),  # fewer bytes than the image says
-        (b"extra", "no served image claims"),  # bytes no image claims
+        (b"extra", "nothing in it claims"),  # bytes no image claims
     ],
     ids=["short", "trailing"],
 )

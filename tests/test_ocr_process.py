@@ -1,24 +1,25 @@
 """The app's OCR child (`python -m noru.app.ocr_process`), driven over its own
-pipes as the app drives it: a capture read from its file, or from the pixels
-the app sends after the request line; and what it does with a request that is
-no such thing. The real engine, a real history."""
+pipes as the app drives it, with the pipe's codec (``noru.appwire``): a
+capture read from its file, or from the pixels the app sends after the
+request line; and what it does with a request that is no such thing, or of
+another version. The real engine, a real history."""
 
 from __future__ import annotations
 
-import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from PIL import Image, ImageDraw, ImageFont
 
+from noru import __version__, imaging
+from noru.appwire import PROTOCOL, Mismatch, codec
+from noru.appwire.ocr_pipe import Fatal, Ready, Recognise, Recognised
 from noru.cli import main
 from noru.store import Filters, Reader
-from tests.processes import stop
+from tests.ocr_pipe import answer, child_process, send
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -40,59 +41,35 @@ def stored(home: Path, tmp_path: Path) -> tuple[str, Image.Image]:
 @pytest.fixture
 def child(home: Path, stored: tuple[str, Image.Image]) -> Iterator[subprocess.Popen[bytes]]:
     """The OCR process on the history (made first: it opens it as it starts)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "noru.app.ocr_process", "tesseract", str(home)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        assert "ready" in answer(proc)
+    with child_process(home) as proc:
+        hello = answer(proc)
+        assert isinstance(hello, Ready) and hello.app_version == __version__
         yield proc
-    finally:
-        stop(proc)
 
 
-def answer(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line, "the OCR process ended"
-    found: dict[str, Any] = json.loads(line)
+def rows(image: Image.Image) -> imaging.Scanlines:
+    found = imaging.scanlines(image)
+    assert found is not None
     return found
 
 
-def send(proc: subprocess.Popen[bytes], request: object, *pixels: bytes) -> None:
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(request).encode() + b"\n" + b"".join(pixels))
-    proc.stdin.flush()
+def text(reply: object) -> str:
+    assert isinstance(reply, Recognised), reply
+    return " ".join(line.text for lines in reply.lines for line in lines)
 
 
 def test_pixels_sent_with_a_request_read_as_the_stored_file_reads(
     child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
 ) -> None:
-    capture_id, image = stored
-    send(child, {"capture": capture_id})
-    from_file = answer(child)
-    send(child, {"capture": capture_id, "pixels": [[image.width, image.height]]}, image.tobytes())
-    from_pixels = answer(child)
-    assert "quarterly ledger" in from_file["lines"][0]
-    assert from_pixels == from_file
-
-
-def test_a_pngs_rows_sent_as_the_app_sends_them_read_as_the_stored_file_reads(
-    child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
-) -> None:
     """The app sends a grab as a PNG's rows (``imaging.Scanlines``: each row
-    and then a zero byte), its stride in the request."""
-    from noru import imaging
-
+    and then a zero byte) after the request's line."""
     capture_id, image = stored
-    send(child, {"capture": capture_id})
+    send(child, Recognise(capture_id))
     from_file = answer(child)
-    rows = imaging.scanlines(image)
-    assert rows is not None and rows.stride == 3 * image.width + 1
-    send(child, {"capture": capture_id, "pixels": [[*image.size, rows.stride]]}, rows.data)
-    assert answer(child) == from_file
+    send(child, Recognise(capture_id, (rows(image),)))
+    from_pixels = answer(child)
+    assert "quarterly ledger" in text(from_file)
+    assert from_pixels == from_file
 
 
 def test_pixels_of_another_size_than_the_image_are_not_read_its_file_is(
@@ -100,8 +77,8 @@ def test_pixels_of_another_size_than_the_image_are_not_read_its_file_is(
 ) -> None:
     capture_id, _ = stored
     blank = Image.new("RGB", (300, 100), (255, 255, 255))
-    send(child, {"capture": capture_id, "pixels": [[300, 100]]}, blank.tobytes())
-    assert "quarterly ledger" in answer(child)["lines"][0]
+    send(child, Recognise(capture_id, (rows(blank),)))
+    assert "quarterly ledger" in text(answer(child))
 
 
 def anonymous_mb(pid: int) -> float:
@@ -118,37 +95,86 @@ def test_pixels_sent_with_a_job_are_let_go_once_it_is_answered(
     """A 2560x1600 screen's bytes (12 MB) must not stay with the process while
     it waits for its next job (a name that outlived the loop held them)."""
     capture_id, _ = stored
-    send(child, {"capture": capture_id})
+    send(child, Recognise(capture_id))
     answer(child)
     before = anonymous_mb(child.pid)
-    screen = Image.new("RGB", (2560, 1600), (255, 255, 255)).tobytes()
-    send(child, {"capture": capture_id, "pixels": [[2560, 1600]]}, screen)
-    assert "quarterly ledger" in answer(child)["lines"][0]
-    assert anonymous_mb(child.pid) - before < len(screen) / 2**20 / 2
+    screen = rows(Image.new("RGB", (2560, 1600), (255, 255, 255)))
+    send(child, Recognise(capture_id, (screen,)))
+    assert "quarterly ledger" in text(answer(child))
+    assert anonymous_mb(child.pid) - before < len(screen.data) / 2**20 / 2
+
+
+def line(body: str) -> bytes:
+    return ('{"noru": ' + str(PROTOCOL) + ', "request": "recognise", ' + body + "}\n").encode()
 
 
 @pytest.mark.parametrize(
-    "request_line",
+    ("request_line", "why"),
     [
-        {"pixels": [[10, 10]]},  # no capture id
-        {"capture": "x", "pixels": [[0, 10]]},
-        {"capture": "x", "pixels": [[10, "10"]]},
-        {"capture": "x", "pixels": [[10, 10, 10]]},  # rows shorter than their pixels
-        {"capture": "x", "pixels": [[10, 10, 47]]},  # more padding than a row may have
-        {"capture": "x", "pixels": [[10, 10, "31"]]},
-        {"capture": "x", "pixels": [[10, 10, 31, 1]]},
-        {"capture": "x", "pixels": [[1, 40000]]},
-        {"capture": "x", "pixels": "10x10"},
-        [1, 2],
+        (line('"pixels": []'), "`capture` is missing"),
+        (
+            line('"capture": "x", "pixels": [{"size": [0, 10], "mode": "RGB", "rows_bytes": 0}]'),
+            "an image that is not one",
+        ),
+        (
+            line(
+                '"capture": "x", "pixels": [{"size": [10, "10"], "mode": "RGB", "rows_bytes": 310}]'
+            ),
+            "an image that is not one",
+        ),
+        (
+            line(
+                '"capture": "x", "pixels": [{"size": [10, 10], "mode": "RGB", "rows_bytes": 300}]'
+            ),
+            "`rows_bytes` is not the image's rows",
+        ),  # rows shorter than their pixels
+        (
+            line(
+                '"capture": "x", "pixels": [{"size": [10, 10], "mode": "RGB", "rows_bytes": "310"}]'
+            ),
+            "`rows_bytes` has the wrong type",
+        ),
+        (
+            line('"capture": "x", "pixels": [{"size": [10, 10], "mode": "L", "rows_bytes": 110}]'),
+            "an image that is not one",
+        ),
+        (
+            line(
+                '"capture": "x", "pixels": [{"size": [1, 40000], "mode": "RGB", "rows_bytes": 1}]'
+            ),
+            "an image that is not one",
+        ),
+        (line('"capture": "x", "pixels": "10x10"'), "`pixels` has the wrong type"),
+        (b"[1, 2]\n", "not a JSON object"),
+        (b"not json\n", "not JSON"),
+        (b'{"noru": %d, "request": "ping"}\n' % PROTOCOL, "not a request here: ping"),
+        (b'{"noru": %d, "reply": "ready"}\n' % PROTOCOL, "no `request` name"),
     ],
 )
 def test_a_request_that_is_no_request_ends_the_process_with_a_reason(
-    child: subprocess.Popen[bytes], request_line: object
+    child: subprocess.Popen[bytes], request_line: bytes, why: str
 ) -> None:
     """What follows such a line can no longer be told apart from the next
     request: the process says why and ends; the app starts a fresh one."""
     send(child, request_line)
-    assert answer(child)["error"].startswith("the OCR process was sent ")
+    said = answer(child)
+    assert isinstance(said, Fatal) and said.reason.startswith("the OCR process was sent ")
+    assert why in said.reason
+    assert child.wait(timeout=30) == 1
+
+
+@pytest.mark.parametrize("version", [PROTOCOL - 1, PROTOCOL + 1, None])
+def test_a_request_of_another_version_is_told_so_and_the_process_ends(
+    child: subprocess.Popen[bytes], stored: tuple[str, Image.Image], version: int | None
+) -> None:
+    """An app of another release (it started this process from what is
+    installed now) is told which protocol this one speaks, not misread."""
+    envelope = "" if version is None else f'"noru": {version}, '
+    send(
+        child,
+        ("{" + envelope + f'"request": "recognise", "capture": "{stored[0]}"' + "}\n").encode(),
+    )
+    assert answer(child) == Mismatch(PROTOCOL, __version__)
     assert child.wait(timeout=30) == 1
 
 
@@ -156,7 +182,8 @@ def test_pixels_cut_short_by_the_app_stopping_end_the_process_quietly(
     child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
 ) -> None:
     capture_id, image = stored
-    send(child, {"capture": capture_id, "pixels": [[image.width, image.height]]}, b"\0" * 1000)
+    whole = codec.encode(Recognise(capture_id, (rows(image),)))
+    send(child, whole[: len(whole) // 2])
     assert child.stdin is not None
     child.stdin.close()
     assert child.wait(timeout=30) == 0
@@ -179,17 +206,9 @@ def test_an_idle_process_that_read_makes_way_for_a_fresh_one(
     one that read nothing just ends (the app starts one at the next job)."""
     from noru.app.ocr_process import RECYCLED
 
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _SHORT_IDLE, str(home)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        assert "ready" in answer(proc)
+    with child_process(home, ("-c", _SHORT_IDLE)) as proc:
+        assert isinstance(answer(proc), Ready)
         if reads:
-            send(proc, {"capture": stored[0]})
-            assert "quarterly ledger" in answer(proc)["lines"][0]
+            send(proc, Recognise(stored[0]))
+            assert "quarterly ledger" in text(answer(proc))
         assert proc.wait(timeout=120) == (RECYCLED if reads else 0)
-    finally:
-        stop(proc)

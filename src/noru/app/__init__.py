@@ -18,6 +18,11 @@ typed values of ``noru.appwire``:
 Live requests re-check the access state themselves (defence in depth: ``noru
 mcp`` checked it first) and wait up to the OCR settle time for text. A
 refusal is raised as its ``Refusal`` and crosses the socket whole.
+
+Each request, and each OCR job, reads the person's configuration as it
+stands then (``App.settings``: parsed again only when config.toml changed),
+so an edit applies without a restart; only the shortcut and ``ax_switch``
+are taken once, at start (``App.config``).
 """
 
 from __future__ import annotations
@@ -64,19 +69,17 @@ class App:
         from noru.capture import Capturer
 
         self.home = home
+        self._given = config
+        # The configuration at start: what stays until a restart (the
+        # shortcut, ax_switch). Each request reads ``settings()`` instead.
         self.config = config or snapshot(home).config
         self.writer = Writer(home, min_free=self.config.min_free)
         # Keeps the history within keep_days and max_disk (started by run_app),
         # reading them again at each run: a change applies without a restart.
-        given = config
-
-        def settings() -> Config:
-            return given if given is not None else snapshot(home).config
-
-        self.pruner = Pruner(home, settings, self.writer)
+        self.pruner = Pruner(home, self.settings, self.writer)
         # Keeps agents' search index of the redacted text up to date (started
         # by run_app, woken as each capture's text settles).
-        self.indexer = Indexer(settings, self.writer)
+        self.indexer = Indexer(self.settings, self.writer)
         # The accessibility text is read beside each grab, within its budget.
         self.capturer = Capturer(ax_budget=self.config.ax_budget or None)
         self._capture_lock = threading.Lock()
@@ -86,7 +89,6 @@ class App:
         self._settled: dict[str, threading.Event] = {}
         self._settled_lock = threading.Lock()
         self.ocr: OcrWorker | None = None
-        self.ocr_problem: str | None = None
         self.hotkey = appwire.HotkeyState(self.config.hotkey, grabbed=False, problem="not started")
         # Whether a panel shows the Noru menu (run_app gives the panel's own word).
         self.menu: Callable[[], appwire.MenuState] = lambda: appwire.MenuState(
@@ -98,6 +100,12 @@ class App:
         self._served_lock = threading.Lock()
         self._trimmer = Trimmer(trim=self._quiet)
         self._ax_switched_on = False  # by this app, at the person's ax_switch
+
+    def settings(self) -> Config:
+        """The person's configuration as it stands now (``noru.settings``:
+        parsed again only when the file changed), read once a request: an
+        edit is seen by the next capture, look or OCR job."""
+        return self._given if self._given is not None else snapshot(self.home).config
 
     # --- accessibility -----------------------------------------------------
 
@@ -127,16 +135,13 @@ class App:
 
     # --- OCR ---------------------------------------------------------------
 
-    def start_ocr(self, engine: str = "tesseract") -> None:
+    def start_ocr(self) -> None:
+        """Read captures' text in the OCR child, with the engine the
+        configuration names at each job (one that cannot run leaves them
+        pending, and the status says why)."""
         from noru.app.ocr_worker import OcrWorker
-        from noru.errors import OcrError
 
-        try:
-            self.ocr = OcrWorker(self.writer, engine_name=engine, on_settled=self._settle)
-        except OcrError as exc:
-            self.ocr_problem = str(exc)
-            log.warning("OCR unavailable: %s", exc)
-            return
+        self.ocr = OcrWorker(self.writer, settings=self.settings, on_settled=self._settle)
         self.ocr.start()
 
     def _event(self, capture_id: str) -> threading.Event:
@@ -157,9 +162,9 @@ class App:
         self._event(capture_id).set()
         self.indexer.wake()  # after the answer it may wait for, not before
 
-    def _wait_for_text(self, capture_id: str) -> None:
-        if self.ocr is not None:
-            self._event(capture_id).wait(self.config.ocr_settle)
+    def _wait_for_text(self, capture_id: str, config: Config) -> None:
+        if self.ocr is not None and self.ocr.available:
+            self._event(capture_id).wait(config.ocr_settle)
         with self._settled_lock:
             self._settled.pop(capture_id, None)
 
@@ -191,11 +196,12 @@ class App:
         refuse (``noru.edits``: too long) refuses the capture before any grab.
         """
         note = note_text(request.note) if isinstance(request, appwire.Capture) else None
+        config = self.settings()
         if not self._capture_lock.acquire(timeout=CAPTURE_WAIT):
             raise Busy("another capture is in progress")
         try:
             with self.ocr.paused() if self.ocr is not None else nullcontext():
-                capture_id, pixels = self._take(request, origin=origin, note=note)
+                capture_id, pixels = self._take(request, origin=origin, note=note, config=config)
         finally:
             self._capture_lock.release()
             self._trimmer.busy()
@@ -204,25 +210,29 @@ class App:
             self.ocr.enqueue(capture_id, pixels)
         return capture_id
 
-    def _exclusions(self) -> None:
+    def _exclusions(self, config: Config) -> None:
         """The person's exclusions as they stand now (they may change while the
         app runs); a file that cannot be read refuses the capture (fail closed)."""
         from noru import exclusions
 
-        rules = exclusions.load(
-            self.home, apps=self.config.exclude_apps, titles=self.config.exclude_titles
-        )
+        rules = exclusions.load(self.home, apps=config.exclude_apps, titles=config.exclude_titles)
         self.capturer.excluded = (
             (lambda w: rules.excludes(w.app_id, w.app_name, w.title)) if rules else None
         )
 
     def _take(
-        self, request: appwire.Capture | appwire.Observe, *, origin: Origin, note: str | None
+        self,
+        request: appwire.Capture | appwire.Observe,
+        *,
+        origin: Origin,
+        note: str | None,
+        config: Config,
     ) -> tuple[str, list[imaging.Scanlines]]:
         """The capture taken and stored: its id, and its images' pixels as
         stored, as a PNG's rows (for the OCR child, which need not decode
         them again)."""
-        self._exclusions()
+        self._exclusions(config)
+        self.capturer.ax_budget = config.ax_budget or None
         grabs = self._grab(request)
         # One copy of each grab's pixels, as a PNG's rows (X11 grabs come as
         # them: no image is decoded on this path): both PNGs are written from it.
@@ -230,12 +240,12 @@ class App:
         originals = [self._pool.submit(imaging.png_of_rows, rows) for rows in lines]
         kept_ax = [grab.ax.lines if grab.ax else () for grab in grabs]
         held = False  # its images held in memory until their redaction is done
-        if self.config.redact_at_rest:  # the person keeps only redacted forms: from the start
+        if config.redact_at_rest:  # the person keeps only redacted forms: from the start
             from noru.redact import at_rest
 
-            in_force = redaction_policy(self.home, self.config.redact)
+            in_force = redaction_policy(self.home, config.redact)
             kept_ax = [at_rest.ax_at_rest(lines, in_force) for lines in kept_ax]
-            held = self.ocr is not None and in_force.on
+            held = self.ocr is not None and self.ocr.available and in_force.on
 
         def stored() -> tuple[str, list[NewImage]]:
             """The capture stored once its originals are written (on the pool,
@@ -249,7 +259,7 @@ class App:
                     display_mode=grab.display_mode,
                     windows=grab.windows,
                     ax_lines=ax_lines,
-                    ax_note=self._ax_note(grab),
+                    ax_note=self._ax_note(grab, config),
                     excluded=grab.excluded,
                     screen_rect=grab.geometry,
                 )
@@ -264,7 +274,7 @@ class App:
         # Submitted after the originals: a pool thread takes it only once every
         # original has a thread, so its waits on them always end.
         storing = self._pool.submit(stored)
-        served = [imaging.serve_rows(rows, self.config.max_edge) for rows in lines]
+        served = [imaging.serve_rows(rows, config.max_edge) for rows in lines]
         try:
             capture_id, images = storing.result()
         except StoreError as exc:  # a full disk: refused whole, nothing half-written
@@ -277,9 +287,9 @@ class App:
                 self._served.pop(next(iter(self._served)))
         return capture_id, lines
 
-    def _ax_note(self, grab: Grab) -> str | None:
+    def _ax_note(self, grab: Grab, config: Config) -> str | None:
         """In words: why a grab has no accessibility text, or why it is partial."""
-        if not self.config.ax_budget:
+        if not config.ax_budget:
             return "switched off (ax_budget = 0 in config.toml)"
         if grab.ax is None:
             return "no window to ask: the active window is not in the capture"
@@ -305,9 +315,10 @@ class App:
             return self.status()
         if isinstance(request, appwire.Capture):
             return appwire.Captured(self.capture(request, origin="user"))
+        config = self.settings()
         if isinstance(request, appwire.Latest):
             self._check_live_access()
-            window = timedelta(seconds=self.config.handoff_window)
+            window = timedelta(seconds=config.handoff_window)
             now = datetime.now(UTC)
 
             def claim(store: Store) -> str | None:
@@ -317,14 +328,14 @@ class App:
             if claimed is None:
                 raise NothingNew(
                     "no new capture from the person within the handoff window "
-                    f"({format_duration(self.config.handoff_window)}), or it was already delivered"
+                    f"({format_duration(config.handoff_window)}), or it was already delivered"
                 )
-            self._wait_for_text(claimed)
+            self._wait_for_text(claimed, config)
             self._looked("handoff", request.client, claimed)
             return self._delivered(claimed, text_only=request.text_only)
         self._check_live_access()
         capture_id = self.capture(request, origin="agent")
-        self._wait_for_text(capture_id)
+        self._wait_for_text(capture_id, config)
         self._looked("observe", request.client, capture_id)
         return self._delivered(capture_id, text_only=request.text_only)
 
@@ -357,9 +368,9 @@ class App:
             reason = getattr(exc, "summary", "") or str(exc)
             screen = appwire.ScreenAccess(appwire.ScreenState.UNAVAILABLE, reason)
         if self.ocr is not None:
-            ocr = appwire.OcrState(True, self.ocr.engine_name, self.ocr.version)
+            ocr = self.ocr.state()
         else:
-            ocr = appwire.OcrState(False, self.config.ocr_engine, problem=self.ocr_problem)
+            ocr = appwire.OcrState(False, self.settings().ocr_engine, problem="not started")
         return appwire.AppStatus(
             __version__,
             screen=screen,

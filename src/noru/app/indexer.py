@@ -8,25 +8,21 @@ meanwhile waits for one batch at most; then, if ``redact_at_rest`` replaced
 text stored before it was on, the search index is rewritten whole, so none
 of that text's terms is left in it. A run under another redaction policy
 than the index's (the person changed ``redact`` or their patterns) drops
-the index and makes it again. It sleeps on an event in between: an idle app
-spends nothing here.
+the index and makes it again. It is a ``Chore``: it sleeps on an event in
+between.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
 from collections.abc import Callable
 
+from noru.app.chore import Chore
 from noru.app.writer import Writer
 from noru.config import Config
-from noru.errors import NoruError
 from noru.redact import index
 from noru.store import Store
 
 __all__ = ["Indexer"]
-
-log = logging.getLogger("noru.app")
 
 PAUSE = 0.01  # seconds between batches: background work leaves the cores to others
 # Seconds a run waits after it is woken: the agent who asked for the capture
@@ -35,23 +31,20 @@ PAUSE = 0.01  # seconds between batches: background work leaves the cores to oth
 SETTLE = 1.0
 
 
-class Indexer:
+class Indexer(Chore):
+    """Woken when a capture's text changed (or settled): indexes what is not indexed."""
+
+    what = "indexing for agents' searches"
+    settle = SETTLE
+
     def __init__(self, settings: Callable[[], Config], writer: Writer) -> None:
+        super().__init__("noru-index")
         self._settings = settings
         self._writer = writer
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self.runs = 0  # completed runs (for tests)
         self.indexed = 0  # captures indexed since the app started
-        self._thread = threading.Thread(target=self._run, name="noru-index", daemon=True)
 
-    def start(self) -> None:
-        self._wake.set()
-        self._thread.start()
-
-    def wake(self) -> None:
-        """A capture's text changed (or settled): index what is not indexed."""
-        self._wake.set()
+    def step(self) -> None:
+        self.indexed += self.run_once()
 
     def run_once(self) -> int:
         """Index everything not indexed yet; returns how many captures were."""
@@ -68,28 +61,6 @@ class Indexer:
                 break
         self._writer.call(_scrub)
         return done
-
-    def _run(self) -> None:
-        first = True  # the run at the start: no answer to let go first
-        while True:
-            self._wake.wait()
-            if self._stop.wait(0 if first else SETTLE):
-                return
-            first = False
-            self._wake.clear()
-            try:
-                self.indexed += self.run_once()
-            except (NoruError, TimeoutError) as exc:  # a damaged store, a stuck writer: later
-                log.warning("indexing for agents' searches failed: %s", exc)
-            except Exception:  # a bug: said, and the next run tries again
-                log.exception("indexing for agents' searches failed")
-            self.runs += 1
-
-    def close(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=30)
 
 
 def _scrub(store: Store) -> None:

@@ -5,16 +5,32 @@ A capture is committed before its OCR starts. The engine runs in
 captures, exits when idle), which is given the capture's id and reads it
 from the history itself, read-only (``noru.recognition``), with the pixels
 the app just grabbed when it has them (not its files decoded again); its
-text comes back here and is saved through the writer thread. Work left pending by a
-crash or a stop is picked up at the next start (``Store.pending_ocr``). When
-an image fails, or the child dies, the capture is recorded as failed with the
-reason (its results then say ``-rec(failed: reason)``) and the queue goes on.
+text comes back here and is saved through the writer thread. The two speak
+the OCR pipe of ``noru.appwire``. Work left pending by a crash or a stop is
+picked up at the next start (``Store.pending_ocr``).
+
+The engine is the one the person's configuration names now
+(``ocr_engine``, ``ocr_second_opinion``), read before each job: when
+either changed, the child is replaced before the job. What each way a job
+can end does:
+
+- the child answers: its text is saved, or the reason it could not be read
+  is (the capture's results then say ``-rec(failed: reason)``);
+- the child ends before it answers (recycled at rest, killed): the job is
+  asked once more of a fresh child, and fails with the reason if that one
+  ends too;
+- the child answers what is not an answer of the pipe (garbled, or of
+  another kind): it is stopped, the capture fails with what was wrong, and
+  the next job has a fresh child;
+- the child is of another protocol (the installed Noru changed under the
+  running app): it is stopped, captures stay pending, and the app's status
+  says to restart the app; so does an engine that is not available, until
+  the configuration names one that is.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import os
 import queue
@@ -25,17 +41,19 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import IO, NamedTuple, Protocol
 
-from noru import imaging
+from noru import appwire, imaging
 from noru.app.ocr_process import RECYCLED
 from noru.app.writer import Writer
+from noru.appwire import codec
+from noru.appwire.ocr_pipe import Fatal, Ready, Recognise, Recognised, Unreadable
+from noru.config import Config
 from noru.errors import OcrError
-from noru.ocr.base import decode_lines
 from noru.recognition import CaptureText
 from noru.store import Store
 
-__all__ = ["OcrWorker"]
+__all__ = ["ChildProcess", "EngineSetting", "OcrWorker", "spawn_child"]
 
 log = logging.getLogger("noru.app")
 
@@ -49,56 +67,120 @@ PIXELS_KEPT = 2
 MAX_ATTEMPTS = 3
 
 
+class EngineSetting(NamedTuple):
+    """The engine a child runs, as the configuration names it."""
+
+    name: str
+    second_opinion: bool
+
+    @classmethod
+    def of(cls, config: Config) -> EngineSetting:
+        return cls(config.ocr_engine, config.ocr_second_opinion)
+
+
+class ChildProcess(Protocol):
+    """What the worker needs of its child: ``subprocess.Popen``'s own
+    (tests give an in-memory one, ``tests/ocr_pipe.py``)."""
+
+    stdin: IO[bytes] | None
+    stdout: IO[bytes] | None
+    pid: int
+    returncode: int | None
+
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+    def kill(self) -> None: ...
+
+
+def spawn_child(engine: EngineSetting, home: Path) -> ChildProcess:
+    """The OCR child process (``noru.app.ocr_process``) for ``engine``."""
+    # Leave the other core to captures; numpy's BLAS (the glyph reader
+    # multiplies small matrices) needs no pool of threads and their buffers.
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1", "OPENBLAS_NUM_THREADS": "1"}
+    second = "second" if engine.second_opinion else "single"
+    return subprocess.Popen(
+        [sys.executable, "-m", "noru.app.ocr_process", engine.name, str(home), second],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+
+
+class _Garbled(OcrError):
+    """The child answered what is not an answer of the pipe."""
+
+
+class _Stale(OcrError):
+    """The child is of another protocol: the app must restart."""
+
+
+class _Unavailable(OcrError):
+    """The configured engine cannot run here: captures wait for one that can."""
+
+
 class _Child:
-    """One running engine process."""
+    """One running engine process, spoken to over the OCR pipe."""
 
-    def __init__(self, engine: str, home: Path) -> None:
-        # Leave the other core to captures; numpy's BLAS (the glyph reader
-        # multiplies small matrices) needs no pool of threads and their buffers.
-        env = {**os.environ, "OMP_THREAD_LIMIT": "1", "OPENBLAS_NUM_THREADS": "1"}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "noru.app.ocr_process", engine, str(home)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
-        hello = self._read()
-        if "ready" not in hello:
+    def __init__(self, proc: ChildProcess, engine: EngineSetting) -> None:
+        self.proc = proc
+        self.engine = engine
+        try:
+            hello = self._read()
+        except OcrError:  # it ended, or said what is no hello: not left running
+            self.stop(kill=True)
+            raise
+        if not isinstance(hello, Ready):
             self.stop()
-            raise OcrError(str(hello.get("fatal") or "the OCR engine did not start"))
-        self.label = str(hello["ready"])
+            if isinstance(hello, Fatal):
+                raise OcrError(hello.reason or "the OCR engine did not start")
+            raise _Garbled(f"the OCR process began with {type(hello).__name__}, not its hello")
+        self.label = hello.engine
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> appwire.ocr_pipe.PipeReply:
         assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        if not line:
+        try:
+            answer = codec.read_answer(self.proc.stdout)
+        except appwire.Malformed as exc:
+            raise _Garbled(f"the OCR process answered what is no answer: {exc}") from None
+        if answer is None:
             raise OcrError("the OCR process stopped")
-        reply: dict[str, Any] = json.loads(line)
-        return reply
+        if isinstance(answer, appwire.Mismatch):
+            theirs = answer.app_version or f"protocol {answer.protocol}"
+            raise _Stale(f"the OCR process is of another Noru ({theirs}): restart the Noru app")
+        return answer
 
-    def run(self, capture_id: str, pixels: Sequence[imaging.Scanlines] = ()) -> dict[str, Any]:
+    def run(
+        self, capture_id: str, pixels: Sequence[imaging.Scanlines] = ()
+    ) -> Recognised | Unreadable:
         """Read a capture: from the history, or from ``pixels`` (its images as
         grabbed, as a PNG's rows: the same pixels as its lossless files)
         sent after the request line, so the child need not decode what was
         just encoded."""
         assert self.proc.stdin is not None
-        request: dict[str, Any] = {"capture": capture_id}
-        if pixels:
-            request["pixels"] = [[*rows.size, rows.stride] for rows in pixels]
-        self.proc.stdin.write(json.dumps(request).encode() + b"\n")
-        for rows in pixels:
-            self.proc.stdin.write(rows.data)
+        for piece in codec.encode_parts(Recognise(capture_id, tuple(pixels))):
+            self.proc.stdin.write(piece)
         self.proc.stdin.flush()
-        return self._read()
+        answer = self._read()
+        if isinstance(answer, Fatal):
+            raise OcrError(answer.reason)
+        if isinstance(answer, Ready):
+            raise _Garbled("the OCR process answered a job with its hello")
+        return answer
 
     @property
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def stop(self) -> None:
+    def stop(self, *, kill: bool = False) -> None:
+        """Stop it (at once with ``kill``: one that answers nonsense is not
+        waited for) and wait for it: no child is left ``<defunct>``."""
+        if kill:
+            with suppress(ProcessLookupError):
+                self.proc.kill()
         if self.proc.stdin:
-            self.proc.stdin.close()
+            with suppress(OSError):
+                self.proc.stdin.close()
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -109,21 +191,28 @@ class _Child:
 
 
 class OcrWorker:
-    def __init__(
-        self, writer: Writer, *, engine_name: str, on_settled: Callable[[str], None]
-    ) -> None:
-        from noru.ocr import describe
+    """The queue and its one child. ``settings``: the configuration as it
+    stands now (read before each job); ``spawn``: how a child is started
+    (a real process, or tests' in-memory one)."""
 
-        status = describe(engine_name)
-        if not status.available:  # say so at start, not at the first capture
-            raise OcrError(status.problem or f"{engine_name} is unavailable")
-        self.engine_name = engine_name
-        self.version = status.version
-        self.label = f"{status.name} {status.version}"
+    def __init__(
+        self,
+        writer: Writer,
+        *,
+        settings: Callable[[], Config],
+        on_settled: Callable[[str], None],
+        spawn: Callable[[EngineSetting, Path], ChildProcess] = spawn_child,
+    ) -> None:
         self.writer = writer
         self.home: Path = writer.call(lambda store: store.home)  # where the child reads
+        self.settings = settings
         self.on_settled = on_settled
+        self.spawn = spawn
         self._child: _Child | None = None
+        self._engines: dict[str, tuple[str | None, None]] = {}  # those that run: their versions
+        self._stale: str | None = None  # why no child of this app can run any more
+        self._said: str | None = None  # the last reason it could not run, as logged
+        self.engine = EngineSetting.of(settings())
         # (priority, order, id): live captures (0) go before resumed backlog (1).
         self._queue: queue.PriorityQueue[tuple[int, int, str | None]] = queue.PriorityQueue()
         self._order = itertools.count()
@@ -131,6 +220,32 @@ class OcrWorker:
         self._pixels: dict[str, list[imaging.Scanlines]] = {}
         self._pixels_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="noru-ocr", daemon=True)
+
+    def _describe(self, name: str) -> tuple[str | None, str | None]:
+        """The engine's version, or why it cannot run (an engine that runs is
+        asked once; one that does not, again each time: it may be installed)."""
+        if name in self._engines:
+            return self._engines[name]
+        from noru.ocr import describe
+
+        status = describe(name)
+        if not status.available:
+            return None, status.problem or f"{name} is unavailable"
+        self._engines[name] = (status.version, None)
+        return self._engines[name]
+
+    def state(self) -> appwire.OcrState:
+        """The engine the configuration names now, and whether it runs."""
+        name = EngineSetting.of(self.settings()).name
+        version, problem = self._describe(name)
+        problem = self._stale or problem
+        if problem is not None:
+            return appwire.OcrState(False, name, problem=problem)
+        return appwire.OcrState(True, name, version)
+
+    @property
+    def available(self) -> bool:
+        return self.state().available
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -173,6 +288,8 @@ class OcrWorker:
                 return self._queue.get(timeout=RESCAN)[2]
             except queue.Empty:
                 self._reap()
+                if not self.available:
+                    continue  # they wait for an engine that runs
                 for capture_id in self.writer.call(lambda store: store.pending_ocr()):
                     if self._failures.get(capture_id, 0) < MAX_ATTEMPTS:
                         self._queue.put((1, next(self._order), capture_id))
@@ -213,26 +330,45 @@ class OcrWorker:
             self._child.stop()
 
     def _engine(self) -> _Child:
-        if self._child is None or not self._child.alive:
-            if self._child is not None:
-                self._child.stop()
-            self._child = _Child(self.engine_name, self.home)
+        """The child for the engine the configuration names now: the one
+        running, or a fresh one when it ended or the configuration changed."""
+        wanted = EngineSetting.of(self.settings())
+        if self._child is not None and self._child.alive and self._child.engine == wanted:
+            return self._child
+        if self._child is not None:
+            self._child.stop()
+            self._child = None
+        problem = self._stale or self._describe(wanted.name)[1]
+        if problem is not None:
+            if problem != self._said:
+                log.warning("OCR unavailable: %s", problem)
+            self._said = problem
+            raise _Unavailable(problem)
+        self._said = None
+        self.engine = wanted
+        try:
+            self._child = _Child(self.spawn(wanted, self.home), wanted)
+        except _Stale as exc:  # its hello was of another protocol
+            self._stale = str(exc)
+            raise
         return self._child
 
-    def _ask(self, capture_id: str, pixels: Sequence[imaging.Scanlines]) -> dict[str, Any]:
-        """The child's answer for one capture. A child that ended by itself,
-        idle, just as the job came (it exits when idle: ``RECYCLE`` after its
-        last job) has read nothing of it: a fresh one is asked, once."""
+    def _ask(self, capture_id: str, pixels: Sequence[imaging.Scanlines]) -> Recognised | Unreadable:
+        """The child's answer for one capture. A child that ended before it
+        answered (it exits when idle, ``RECYCLE`` after its last job, just as
+        the job came; or it was killed) is replaced, and the fresh one asked,
+        once."""
         child = self._engine()
         try:
             return child.run(capture_id, pixels)
-        except (OcrError, OSError):
+        except (_Garbled, _Stale):
+            raise
+        except (OcrError, OSError) as exc:
             try:
                 ended = child.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 raise OcrError("the OCR process stopped answering") from None
-            if ended not in (0, RECYCLED):
-                raise
+            log.info("the OCR process ended (%s) before it answered (%s): a fresh one", ended, exc)
         return self._engine().run(capture_id, pixels)
 
     def _recognise(self, capture_id: str) -> None:
@@ -244,33 +380,34 @@ class OcrWorker:
             pixels = self._pixels.pop(capture_id, [])
         if self.writer.call(state) != "pending":
             return
-        text: CaptureText | None = None
         try:
-            reply = self._ask(capture_id, pixels)
-            if "error" in reply:
-                reason = str(reply["error"])
-            else:
-                text = CaptureText(
-                    capture_id,
-                    str(reply["engine"]),
-                    str(reply["version"]),
-                    tuple(decode_lines(raw) for raw in reply["lines"]),
-                )
-        except (OcrError, OSError, ValueError, KeyError, TypeError) as exc:
+            answer = self._ask(capture_id, pixels)
+        except _Unavailable:
+            return  # it stays pending: the status says why
+        except _Stale as exc:
+            self._forget_child(kill=True)
+            self._stale = str(exc)
+            return
+        except (OcrError, OSError) as exc:
             # The child died or answered nonsense: start a fresh one next time.
-            if self._child is not None:
-                self._child.stop()
-                self._child = None
-            reason = f"the OCR process failed ({exc})"
-        if text is not None:
+            self._forget_child(kill=isinstance(exc, _Garbled))
+            answer = Unreadable(f"the OCR process failed ({exc})")
+        if isinstance(answer, Recognised):
+            text = CaptureText(capture_id, answer.engine, answer.version, answer.lines)
             self.writer.call(text.save)
             return
-        engine, version = self.engine_name, self.version
+        reason = answer.reason
+        engine, version = self.engine.name, self._describe(self.engine.name)[0]
 
         def fail(store: Store) -> bool:
             return store.set_ocr(capture_id, engine=engine, version=version, error=reason)
 
         self.writer.call(fail)
+
+    def _forget_child(self, *, kill: bool) -> None:
+        if self._child is not None:
+            self._child.stop(kill=kill)
+            self._child = None
 
     def close(self) -> None:
         self._queue.put((-1, next(self._order), None))

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from noru.app.chore import Chore
 from noru.app.writer import Writer
 from noru.config import Config
-from noru.errors import NoruError
 from noru.sizes import format_size
 from noru.store import Reader, Store
 from noru.store.writer import TIDY_AFTER
@@ -39,8 +39,12 @@ BATCH = 100  # captures per delete transaction
 PAUSE = 0.01  # seconds between batches: background work leaves the cores to others
 
 
-class Pruner:
+class Pruner(Chore):
+    what = "pruning"
+    every = EVERY
+
     def __init__(self, home: Path, settings: Callable[[], Config], writer: Writer) -> None:
+        super().__init__("noru-pruner")
         self.home = home
         self._settings = settings
         self._stamp = self._config_stamp()
@@ -49,21 +53,17 @@ class Pruner:
         self.max_disk = config.max_disk
         self.min_free = config.min_free
         self._writer = writer
-        self._wake = threading.Event()
-        self._stop = threading.Event()
         self._estimate: int | None = None  # bytes on disk after the last run
         self._lock = threading.Lock()
         self._since_tidy = 0  # captures deleted since the search index was merged
-        self.runs = 0  # completed runs (for status and tests)
         self.deleted = 0  # captures deleted since the app started
-        self._thread = threading.Thread(target=self._run, name="noru-pruner", daemon=True)
 
     @property
     def active(self) -> bool:
         return bool(self.keep_days or self.max_disk)
 
-    def start(self) -> None:
-        self._thread.start()
+    def step(self) -> None:
+        self.deleted += self.run_once()
 
     def _config_stamp(self) -> tuple[int, int] | None:
         try:
@@ -155,21 +155,3 @@ class Pruner:
                 format_size(self.max_disk),
             )
         return deleted
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.deleted += self.run_once()
-            except (NoruError, TimeoutError) as exc:  # a damaged store, a stuck writer: later
-                log.warning("pruning failed: %s", exc)
-            except Exception:  # a bug: said, and the next run tries again
-                log.exception("pruning failed")
-            self.runs += 1
-            self._wake.wait(EVERY)
-            self._wake.clear()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=30)

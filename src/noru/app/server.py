@@ -169,7 +169,7 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     path = socket_path(home)
     path.unlink(missing_ok=True)  # we hold the lock: any socket file here is stale
     app = App(home)
-    app.start_ocr(app.config.ocr_engine)
+    app.start_ocr()
     app.start_ax()
     app.pruner.start()
     app.indexer.start()
