@@ -40,6 +40,10 @@ BAR_ROWS = 3
 # A bar at most this share of a cell wide, with text on both sides, is a
 # character's stroke drawn down the cells (``│``), not a scrollbar.
 STROKE = 0.34
+# Text on a side of such a bar is ink in at least this many rows' height,
+# and this share of the pixel rows that hold text.
+TEXT_ROWS = 3
+TEXT_SHARE = 0.25
 # A block of ink (a cursor) holds a box of this share of a cell's width and
 # height: no glyph's strokes are that thick, even a wide one crowded into a
 # small cell.
@@ -202,20 +206,28 @@ def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
     """Of the ``bars`` pixel columns, those that are a character drawn down
     the grid's cells (tmux's pane border, a pager's gutter ``│``, box
     drawing): a run of them as thin as a stroke (at most ``STROKE`` of a
-    cell's width) with text on both sides. A scrollbar's trough and edges
-    stand beside the text, with none beyond them."""
+    cell's width) with text on both sides, in rows enough (``TEXT_ROWS``,
+    ``TEXT_SHARE``). A scrollbar's trough and edges stand beside the text,
+    with at most its arrows beyond them."""
     import numpy as np
 
     drawn = np.zeros(bars.shape, dtype=bool)
     columns = np.nonzero(bars)[0]
     if not len(columns):
         return drawn
-    # Where each column has ink that is no bar's: text.
-    text = inked.any(axis=0) & ~bars
+    text = inked & ~bars  # ink that is no bar's
+    rows = text.any(axis=1).sum()  # pixel rows with text
+    # Text beside a bar is in rows enough (a scrollbar's arrows, beyond its
+    # edge, are in two rows of half a cell).
+    least = max(TEXT_ROWS * cells.height, TEXT_SHARE * rows)
     widest = max(1, round(STROKE * cells.width))
     for run in np.split(columns, np.nonzero(np.diff(columns) > 1)[0] + 1):
         first, last = int(run[0]), int(run[-1])
-        if last - first + 1 <= widest and text[:first].any() and text[last + 1 :].any():
+        if last - first + 1 > widest:
+            continue
+        left = text[:, :first].any(axis=1).sum()
+        right = text[:, last + 1 :].any(axis=1).sum()
+        if left >= least and right >= least:
             drawn[first : last + 1] = True
     return drawn
 
