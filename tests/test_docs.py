@@ -57,3 +57,46 @@ def test_every_relative_link_leads_to_a_file_of_the_checkout(page: Path) -> None
     local = [t for t in targets if "://" not in t and not t.startswith("mailto:")]
     missing = [t for t in local if not (page.parent / t).exists()]
     assert missing == []
+
+
+# The README's commands: the block for "another terminal" needs the running
+# app that `make run` starts, and runs beside it in
+# tests/test_run.py::test_the_readmes_next_commands_pass_beside_make_run_doctor_included.
+# The commands its section on connecting a client writes inline (each
+# client's snippet, the HTTP token) run here as written, in a data dir of
+# their own.
+def readme_inline_commands() -> list[str]:
+    import re
+
+    section = README.split("## Connect an MCP client", 1)[1].split("\n## ", 1)[0]
+    found = []
+    for code in re.findall(r"`([^`\n]+)`", section):
+        for part in code.split(" > ")[0].split(" >> ")[0].split("$(")[-1:]:
+            part = part.strip().strip('"').removesuffix(")").strip()
+            if part.startswith("noru ") and "CLIENT" not in part:
+                found.append(part)
+    return sorted(set(found))
+
+
+def test_the_readme_writes_inline_commands_to_connect_clients() -> None:
+    commands = readme_inline_commands()
+    assert "noru config claude-code" in commands, commands
+    assert "noru token show" in commands, commands
+    assert any("--http" in c for c in commands), commands
+
+
+@pytest.mark.parametrize("command", readme_inline_commands())
+def test_each_command_the_readme_writes_inline_runs_as_written(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shlex
+
+    monkeypatch.setenv("NORU_HOME", str(tmp_path / "noru"))
+    args = shlex.split(command)[1:]
+    if args[:1] == ["mcp"]:
+        # `noru mcp --http 8765` serves until stopped: its help is what the
+        # README's reader can run here; tests/test_http.py runs the server.
+        args = [*args, "--help"]
+    result = invoke(*args)
+    assert result.exit_code == 0, f"{command}: {result.output}"
+    assert result.stdout.strip(), command
