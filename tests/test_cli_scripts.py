@@ -394,8 +394,9 @@ class TestDeleteARange:
         assert not any((home / "images").rglob(f"{seeded.terminal.id}*"))
 
     def test_a_range_declined_deletes_nothing(self, seeded: Seeded) -> None:
-        code, _, _ = run("delete", "--since", "1h", "--before", "10m", input="n\n")
+        code, out, err = run("delete", "--since", "1h", "--before", "10m", input="n\n")
         assert code == 1
+        assert out.endswith("Nothing deleted.\n") and "Aborted" not in out + err
         assert len(json.loads(run("list", "--json")[1])) == 3
 
     def test_one_capture_in_a_range_is_asked_about_as_one(self, seeded: Seeded) -> None:

@@ -60,12 +60,20 @@ def delete(
         return
     ids = list(dict.fromkeys(capture_ids))
     if not yes:
-        click.confirm(f"Delete {plural(len(ids), 'capture')} and their files?", abort=True)
+        _confirm(f"Delete {plural(len(ids), 'capture')} and their files?")
     with Store.open(ensure_data_dir()) as store:
         missing = edits.delete(store, ids)
     click.echo(f"Deleted {plural(len(ids) - len(missing), 'capture')}.")
     if missing:
         raise click.ClickException(f"not found: {', '.join(missing)}")
+
+
+def _confirm(question: str) -> None:
+    """Ask ``question``; a no (or no answer) ends the command with exit
+    status 1, saying that nothing was deleted (not click's "Aborted!")."""
+    if not click.confirm(question, default=False):
+        click.echo("Nothing deleted.")
+        raise click.exceptions.Exit(1)
 
 
 def _delete_range(since: datetime, before: datetime | None, *, yes: bool) -> None:
@@ -86,9 +94,7 @@ def _delete_range(since: datetime, before: datetime | None, *, yes: bool) -> Non
         return
     if not yes:
         them = "it, its text and its file" if count == 1 else "them, their text and their files"
-        click.confirm(
-            f"{plural(count, 'capture')} taken {span} (local time). Delete {them}?", abort=True
-        )
+        _confirm(f"{plural(count, 'capture')} taken {span} (local time). Delete {them}?")
     with Store.open(home) as store:
         gone = store.delete_matching(window, expected=count)
     if gone is None:
