@@ -1,0 +1,84 @@
+"""Glyphs the engine reads as no token's character inside a token: a
+proportional font's ``J`` read as ``)``, ``]``, ``}`` or ``/``, an ``l`` or
+an ``I`` as ``!``, a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢``.
+
+Each such glyph between two of a token's characters ends the token for
+every rule (its alphabet holds none of them), so the rest is too short
+for its format and is served. ``unconfused`` gives the line with each
+such glyph there read as a character of a token's alphabet (one for one,
+so a finding's span is the same in the line as read), for the rules of
+formats to be searched in again: what a format finds only there is the
+engine's misread of it. Only the formats' own shapes (a fixed part, a
+length, an alphabet) are searched so, not labels: a mark between two
+letters in prose (``(s)he``, ``a/b``) is made a letter, and no format's
+fixed part and length come of that.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["unconfused"]
+
+# A mark read for a token's character, and the character it stands for
+# (any of a token's alphabet does: the rules take a body's length and
+# alphabet, and a misread one is no better known).
+_MARKS = {
+    "!": "l",
+    "¡": "i",
+    ")": "J",
+    "]": "J",
+    "}": "J",
+    "/": "J",
+    "€": "E",
+    "£": "E",
+    "¢": "c",
+    "¥": "Y",
+    "§": "S",
+    "©": "c",
+    "®": "R",
+    "°": "o",
+    "ß": "B",
+    "µ": "u",
+    "«": "K",
+    "»": "x",
+    "—": "-",
+    "–": "-",
+}
+
+# A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
+# holds: ``é``, ``ü``); only a line holding one is searched again.
+_MAYBE = re.compile(r"[!¡)\]}/€£¢¥§©®°ßµ«»—–]|[^\x00-\x7f]")
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9]")
+
+
+def _as_token_char(char: str) -> str | None:
+    if char in _MARKS:
+        return _MARKS[char]
+    if char.isascii():
+        return None
+    base = unicodedata.normalize("NFKD", char)[:1]
+    return base if base.isascii() and base.isalnum() else None
+
+
+def unconfused(line: str) -> str | None:
+    """``line`` with each glyph no token holds that lies between two of a
+    token's characters (letters, digits, or such glyphs) read as the
+    token's character it likely was; None when there is none."""
+    if _MAYBE.search(line) is None:
+        return None
+    chars = list(line)
+    stands = [_as_token_char(c) for c in chars]
+
+    def tokenish(at: int) -> bool:
+        return 0 <= at < len(chars) and (
+            _TOKEN_CHAR.match(chars[at]) is not None or stands[at] is not None
+        )
+
+    changed = False
+    for at, char in enumerate(stands):
+        if char is not None and tokenish(at - 1) and tokenish(at + 1):
+            chars[at] = char
+            changed = True
+    return "".join(chars) if changed else None
