@@ -205,7 +205,7 @@ FORMATS: tuple[Rule, ...] = (
     # letter the engine reads for one), ``Q~``.
     rule(
         "azure-client-secret",
-        r"(?<![A-Za-z0-9_~.-])(?P<v>[A-Za-z0-9_~.]{3}[0-9OoIl|SsZB]Q~[A-Za-z0-9_~.|-]{31,38})"
+        r"(?<![A-Za-z0-9_~.-])(?P<v>[A-Za-z0-9_~.]{3,4}[0-9OoIl|SsZB]Q~[A-Za-z0-9_~.|-]{31,38})"
         r"(?![A-Za-z0-9_~.-])",
         needles=("q~",),
     ),
@@ -264,9 +264,13 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("adobe-secret", "p8e-", ALNUM, 32),
     prefixed("onepassword-token", "ops_eyJ", B64, 200, 3000),
     prefixed("onepassword-key", "A3-", f"{UPPER[:-1]}-]", 36),
-    rule(
+    # Airtable: ``pat``, 14, a dot, 64 hexadecimal digits (taken as letters
+    # and digits: the engine reads a proportional font's glyphs as others).
+    token(
         "airtable-token",
-        rf"\b(?P<v>{fixed('pat')}[A-Za-z0-9|]{{13,15}}\.{HEX}{{62,66}})\b",
+        rf"{fixed('pat')}[A-Za-z0-9|)\]}}]{{13,15}}\.",
+        ALNUM,
+        64,
         needles=("pat",),
     ),
     rule("maxmind-key", r"\b(?P<v>[A-Za-z0-9|]{5,7}_[A-Za-z0-9|]{27,31}_mmk)\b", needles=("_mmk",)),

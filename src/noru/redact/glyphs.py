@@ -31,6 +31,7 @@ _MARKS = {
     "]": "J",
     "}": "J",
     "/": "J",
+    "\\": "l",
     "€": "E",
     "£": "E",
     "¢": "c",
@@ -49,8 +50,11 @@ _MARKS = {
 
 # A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
 # holds: ``é``, ``ü``); only a line holding one is searched again.
-_MAYBE = re.compile(r"[!¡)\]}/€£¢¥§©®°ßµ«»—–]|[^\x00-\x7f]")
+_MAYBE = re.compile(r"[!¡)\]}/\\€£¢¥§©®°ßµ«»—–]|[^\x00-\x7f]")
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9]")
+# A token's marks: beside one, the glyph is read as a token's too when a
+# letter or a digit is on its other side (``...PSh}_mmk``).
+_TOKEN_MARK = frozenset("_-")
 
 
 def _as_token_char(char: str) -> str | None:
@@ -64,8 +68,9 @@ def _as_token_char(char: str) -> str | None:
 
 def unconfused(line: str) -> str | None:
     """``line`` with each glyph no token holds that lies between two of a
-    token's characters (letters, digits, or such glyphs) read as the
-    token's character it likely was; None when there is none."""
+    token's characters (letters, digits, or such glyphs; a ``_`` or ``-``
+    on one side) read as the token's character it likely was; None when
+    there is none."""
     if _MAYBE.search(line) is None:
         return None
     chars = list(line)
@@ -76,9 +81,15 @@ def unconfused(line: str) -> str | None:
             _TOKEN_CHAR.match(chars[at]) is not None or stands[at] is not None
         )
 
+    def marked(at: int) -> bool:
+        return 0 <= at < len(chars) and chars[at] in _TOKEN_MARK
+
     changed = False
     for at, char in enumerate(stands):
-        if char is not None and tokenish(at - 1) and tokenish(at + 1):
+        if char is None:
+            continue
+        before, after = tokenish(at - 1), tokenish(at + 1)
+        if (before and after) or (before and marked(at + 1)) or (marked(at - 1) and after):
             chars[at] = char
             changed = True
     return "".join(chars) if changed else None

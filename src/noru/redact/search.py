@@ -142,7 +142,8 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     makes it up), but not a word of a natural language after a prefix
     alone or a word (``ASIA PACIFIC SOUTHEAST`` is three words, not an AWS
     key id); None when no run of pieces is the format's length. A
-    format of one length of 20 or more takes two characters fewer or more:
+    format of one length of 20 or more takes two characters fewer or more
+    (of 16 or more, one):
     in a proportional font the engine drops or adds one now and then. After
     a prefix of ``STRONG_PREFIX`` characters or more (``tskey-``, a Twitter
     bearer token's ``AAAA...``), any piece is joined while the token is
@@ -157,6 +158,8 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     one_length = high - low <= 4
     if one_length and low >= 20:
         low, high = low - 2, high + 2  # a character the engine dropped or added
+    elif one_length and low >= 16:
+        low, high = low - 1, high + 1
     words = not m["b"] or word_like(m["b"])
     strong = len(m["p"]) >= STRONG_PREFIX
     for k, piece in enumerate(pieces):

@@ -36,7 +36,7 @@ _GAP = re.compile(
 _RUN = re.compile(r"[A-Za-z0-9_+/=.:~|-]+", re.ASCII)
 
 # One of a token's marks with a space on each side, between two runs.
-_LONE_MARK = re.compile(r"(?<=[A-Za-z0-9]) [+/=_-] (?=[A-Za-z0-9])", re.ASCII)
+_LONE_MARK = re.compile(r"(?<=[A-Za-z0-9_.:-]) ([+/=_-]|[A-Za-z0-9]) (?=[A-Za-z0-9])", re.ASCII)
 
 
 def despaced(line: str) -> tuple[str, list[int]] | None:
@@ -47,7 +47,8 @@ def despaced(line: str) -> tuple[str, list[int]] | None:
     or after a run that ends as a token's prefix does (``-``, ``_``, ``.``,
     ``:``) or inside a format's prefix (``dckr_p at_...``) before one that
     does; and both spaces around one of a token's marks between two such
-    runs (``...9bSuy + jiioXH...``)."""
+    runs (``...9bSuy + jiioXH...``), or around one character after a run
+    that ends as a prefix does (``AGE-SECRET-KEY- 1 R9AEU...``)."""
     gaps = []
     for gap in _GAP.finditer(line):
         at = gap.start()
@@ -62,11 +63,14 @@ def despaced(line: str) -> tuple[str, list[int]] | None:
         ):
             gaps.append(at)
     for mark in _LONE_MARK.finditer(line):
-        # ``...9bSuy + jiioXH...``: a base64 mark read apart from both sides.
+        # ``...9bSuy + jiioXH...``: a base64 mark read apart from both sides;
+        # ``AGE-SECRET-KEY- 1 R9AEU...``: a prefix's last character.
         at = mark.start()
         right = _RUN.match(line, at + 3)
         left = line[_run_start(line, at) : at]
-        if right is not None and piece_like(left) and piece_like(right[0]):
+        if right is None or not piece_like(right[0]):
+            continue
+        if piece_like(left) if not mark[1].isalnum() else len(left) >= 3 and left[-1] in "-_.:":
             gaps += [at, at + 2]
     if not gaps:
         return None
