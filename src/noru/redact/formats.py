@@ -274,10 +274,12 @@ FORMATS: tuple[Rule, ...] = (
         needles=("pat",),
     ),
     rule("maxmind-key", r"\b(?P<v>[A-Za-z0-9|]{5,7}_[A-Za-z0-9|]{27,31}_mmk)\b", needles=("_mmk",)),
+    # Harness: three parts about two dots; read in a proportional font, a
+    # space now and then inside a part or after a dot (an ``_`` read so).
     rule(
         "harness-token",
-        rf"\b(?P<v>(?:{fixed('pat.')}|{fixed('sat.')})[A-Za-z0-9_|-]{{21,23}}\.[A-Za-z0-9|]{{22,26}}"
-        r"\.[A-Za-z0-9|]{18,22})\b",
+        rf"\b(?P<v>(?:{fixed('pat.')}|{fixed('sat.')})(?:[A-Za-z0-9_|-] ?){{21,23}}"
+        r"\. ?(?:[A-Za-z0-9|] ?){22,26}\. ?[A-Za-z0-9|]{18,22})\b",
         needles=("pat.", "sat."),
     ),
     rule(

@@ -54,7 +54,11 @@ _MAYBE = re.compile(r"[!¡)\]}/\\€£¢¥§©®°ßµ«»—–]|[^\x00-\x7f]")
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9]")
 # A token's marks: beside one, the glyph is read as a token's too when a
 # letter or a digit is on its other side (``...PSh}_mmk``).
-_TOKEN_MARK = frozenset("_-")
+_TOKEN_MARK = frozenset("_-+/=.")
+# A run of a token's characters at least this long before a glyph that a
+# space follows: the glyph ends a long token, read as the token's
+# (``...AAAAAE] Ofgb9...``).
+_LONG_RUN = 16
 
 
 def _as_token_char(char: str) -> str | None:
@@ -68,9 +72,9 @@ def _as_token_char(char: str) -> str | None:
 
 def unconfused(line: str) -> str | None:
     """``line`` with each glyph no token holds that lies between two of a
-    token's characters (letters, digits, or such glyphs; a ``_`` or ``-``
-    on one side) read as the token's character it likely was; None when
-    there is none."""
+    token's characters (letters, digits, or such glyphs; a token's mark on
+    one side), or that ends a long run of them before a space, read as
+    the token's character it likely was; None when there is none."""
     if _MAYBE.search(line) is None:
         return None
     chars = list(line)
@@ -89,7 +93,18 @@ def unconfused(line: str) -> str | None:
         if char is None:
             continue
         before, after = tokenish(at - 1), tokenish(at + 1)
-        if (before and after) or (before and marked(at + 1)) or (marked(at - 1) and after):
+        if (
+            (before and after)
+            or (before and marked(at + 1))
+            or (marked(at - 1) and after)
+            or (before and line[at + 1 : at + 2] == " " and _long_run_before(line, at))
+        ):
             chars[at] = char
             changed = True
     return "".join(chars) if changed else None
+
+
+def _long_run_before(line: str, at: int) -> bool:
+    """Whether ``_LONG_RUN`` letters and digits (or more) end at ``at``."""
+    start = max(0, at - _LONG_RUN)
+    return at - start == _LONG_RUN and line[start:at].isascii() and line[start:at].isalnum()

@@ -42,7 +42,7 @@ __all__ = [
 
 # The characters the engine confuses, in the fixed parts of a format.
 O0 = "[O0o]"
-IL1 = "[Il1|]"
+IL1 = r"[Il1|!\]]"
 S5 = "[S5s]"
 A4 = "[A4]"
 B8 = "[B8]"
@@ -87,7 +87,19 @@ def fixed(text: str) -> str:
 # The form a line is searched for a rule's fixed letters in (``canon``):
 # small letters, and one character for those the engine confuses.
 _CANON = str.maketrans(
-    {"0": "o", "1": "l", "i": "l", "|": "l", "5": "s", "2": "z", " ": "_", "8": "b", "4": "a"}
+    {
+        "0": "o",
+        "1": "l",
+        "i": "l",
+        "|": "l",
+        "!": "l",
+        "]": "l",
+        "5": "s",
+        "2": "z",
+        " ": "_",
+        "8": "b",
+        "4": "a",
+    }
 )
 
 
