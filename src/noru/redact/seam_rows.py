@@ -41,12 +41,12 @@ from dataclasses import dataclass, replace
 
 from noru.geometry import Rect
 from noru.redact.detect import Allowed, Finding, Own
-from noru.redact.seam_pairs import scale
+from noru.redact.seam_pairs import scale, stacked_of
 from noru.redact.unsure import UNSURE_KIND, unsure
 from noru.redact.wrap import find_written, merged
 from noru.store import ImageRecord, OcrLine
 
-__all__ = ["REACH", "TAIL_LEAST", "WHOLE", "Stacked", "stacked", "stacked_of"]
+__all__ = ["REACH", "TAIL_LEAST", "WHOLE", "Stacked", "stacked"]
 
 # How far from the edge (in a line's heights) a line is searched with the
 # other display's lines.
@@ -70,21 +70,6 @@ class Stacked:
     found: tuple[tuple[tuple[Finding, ...], ...], ...]
     unsure: tuple[frozenset[int], ...]
     strips: tuple[tuple[Rect, ...], ...]
-
-
-def stacked_of(images: Sequence[ImageRecord]) -> list[tuple[int, int]]:
-    """Pairs of images (upper, lower) whose rectangles meet at a horizontal
-    edge, of one scale."""
-    out = []
-    for i, a in enumerate(images):
-        for j, b in enumerate(images):
-            if i == j or a.screen_rect is None or b.screen_rect is None:
-                continue
-            ax, ay, aw, ah = a.screen_rect
-            bx, by, bw, _ = b.screen_rect
-            if ay + ah == by and max(ax, bx) < min(ax + aw, bx + bw) and scale(a) == scale(b):
-                out.append((i, j))
-    return out
 
 
 @dataclass(frozen=True)
