@@ -52,7 +52,7 @@ from noru.redact import seam_rows, seams
 from noru.redact.detect import Finding, find_lines
 from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
-from noru.redact.unsure import UNSURE_KIND, unsure
+from noru.redact.unsure import UNSURE_KIND, lost_rows, unsure
 from noru.redact.wrap import GRID_ROWS, find_written, grid_of, merged, parts_of
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
@@ -174,6 +174,7 @@ def _ocr_lines(
     cut: seams.Across | None = None,
     position: int = 0,
     stack: seam_rows.Stacked | None = None,
+    frames: Sequence[Rect] = (),
 ) -> tuple[list[str], list[Rect], list[str]]:
     """Each OCR line's text as an agent gets it, the boxes to fill and the
     kinds found: a terminal's rows as written (``wrap``), the parts of
@@ -184,7 +185,9 @@ def _ocr_lines(
     searched whole is searched on its own only near its seam, and what
     its part alone gives up to the seam is kept only where the line
     across it gives that too); where it is stacked with others (``stack``),
-    what was found across the horizontal seams and the cut rows to fill."""
+    what was found across the horizontal seams and the cut rows to fill;
+    ``frames``: the image's windows (or its whole), where a row the engine
+    lost beside an unsure line may reach (``unsure.lost_rows``)."""
     near = cut.near_of(position, len(lines)) if cut is not None else None
     found, groups = find_written(
         lines, policy.categories, policy.own, near=near, reach=seams.PART_REACH
@@ -217,6 +220,7 @@ def _ocr_lines(
             continue
         texts.append(replaced(line.text, findings) if findings else line.text)
         boxes += [span_box(line.box, line.text, f.start, f.end, grid=i in grid) for f in findings]
+    boxes += lost_rows(lines, doubtful, frames)
     return texts, boxes, kinds
 
 
@@ -276,7 +280,8 @@ def _image(
     ocr_lines = image.ocr_lines
     if ocr_lines:
         searched = cut.lines(position, ocr_lines) if cut is not None else ocr_lines
-        texts, found, named = _ocr_lines(searched, policy, values, cut, position, stack)
+        frames = image.windows or ((0, 0, image.width, image.height),)
+        texts, found, named = _ocr_lines(searched, policy, values, cut, position, stack, frames)
         if found:
             ocr_lines = tuple(
                 replace(line, text=text) for line, text in zip(ocr_lines, texts, strict=True)
