@@ -16,6 +16,7 @@ fixed part and length come of that.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 
@@ -55,6 +56,9 @@ _TOKEN_CHAR = re.compile(r"[A-Za-z0-9]")
 # A token's marks: beside one, the glyph is read as a token's too when a
 # letter or a digit is on its other side (``...PSh}_mmk``).
 _TOKEN_MARK = frozenset("_-+/=.")
+# The fewest characters between spaces a glyph is read in as a token's
+# (a token cut by a stray space may leave a piece this short).
+RUN_LEAST = 8
 # A run of a token's characters at least this long before a glyph that a
 # space follows: the glyph ends a long token, read as the token's
 # (``...AAAAAE] Ofgb9...``).
@@ -75,33 +79,47 @@ def unconfused(line: str) -> str | None:
     token's characters (letters, digits, or such glyphs; a token's mark on
     one side), or that ends a long run of them before a space, read as
     the token's character it likely was; None when there is none."""
-    if _MAYBE.search(line) is None:
+    stands = {
+        m.start(): char for m in _MAYBE.finditer(line) if (char := _as_token_char(m[0])) is not None
+    }
+    if not stands:
         return None
-    chars = list(line)
-    stands = [_as_token_char(c) for c in chars]
+    size = len(line)
 
     def tokenish(at: int) -> bool:
-        return 0 <= at < len(chars) and (
-            _TOKEN_CHAR.match(chars[at]) is not None or stands[at] is not None
-        )
+        return 0 <= at < size and (_TOKEN_CHAR.match(line[at]) is not None or at in stands)
 
     def marked(at: int) -> bool:
-        return 0 <= at < len(chars) and chars[at] in _TOKEN_MARK
+        return 0 <= at < size and line[at] in _TOKEN_MARK
 
-    changed = False
-    for at, char in enumerate(stands):
-        if char is None:
-            continue
+    chars: list[str] | None = None
+    spaces: list[int] | None = None
+    for at, char in stands.items():
         before, after = tokenish(at - 1), tokenish(at + 1)
-        if (
+        if not (
             (before and after)
             or (before and marked(at + 1))
             or (marked(at - 1) and after)
             or (before and line[at + 1 : at + 2] == " " and _long_run_before(line, at))
         ):
+            continue
+        if spaces is None:
+            spaces = [i for i, c in enumerate(line) if c == " "]
+        if _in_a_long_run(spaces, size, at):
+            chars = chars if chars is not None else list(line)
             chars[at] = char
-            changed = True
-    return "".join(chars) if changed else None
+    return "".join(chars) if chars is not None else None
+
+
+def _in_a_long_run(spaces: list[int], size: int, at: int) -> bool:
+    """Whether ``at`` lies in a run of ``RUN_LEAST`` characters or more
+    between spaces (``spaces``: where the line's are; ``size``: its length):
+    a mark in a short word of prose (``(s)he``, ``a/b``) is passed over
+    without searching the line again."""
+    k = bisect.bisect_left(spaces, at)
+    start = spaces[k - 1] + 1 if k else 0
+    end = spaces[k] if k < len(spaces) else size
+    return end - start >= RUN_LEAST
 
 
 def _long_run_before(line: str, at: int) -> bool:
