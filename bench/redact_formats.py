@@ -36,6 +36,7 @@ tuned to; the second round's may not).
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import sys
@@ -99,11 +100,15 @@ def share(counts: list[int]) -> str:
     return f"{counts[0]:5}/{counts[1]:<5} {counts[0] / max(1, counts[1]):7.1%}"
 
 
-def real(first: int, seeds: int, training: bool = False, only: str = "") -> None:
+def real(first: int, seeds: int, training: bool = False, only: str = "", dump: str = "") -> None:
     """Recall per client and per kind on what real clients draw, as read:
     the second round's values and lines, or with ``training`` the first's;
     ``only``: the clients whose names hold one of its comma-separated
-    words (all when empty)."""
+    words (all when empty); ``dump``: a file to write each training miss to
+    (a JSON line: client, kind, value, the lines read that hold part of it),
+    whole, to look at (refused for the held-out part)."""
+    if dump and not training:
+        raise SystemExit("--dump is for the training part only: held-out misses are not looked at")
     import tempfile
 
     from tests.xserver import running_xserver
@@ -146,6 +151,10 @@ def real(first: int, seeds: int, training: bool = False, only: str = "") -> None
                         if not ok:
                             near = [t for t in read if leaked(t, value)]
                             missed.append((name, kind, value, near[0] if near else "?"))
+                            if dump:
+                                with open(dump, "a", encoding="utf-8") as out:
+                                    row = {"client": name, "kind": kind, "value": value}
+                                    out.write(json.dumps({**row, "read": near}) + "\n")
                 print(f"  ... seed {seed}: {name} done", file=sys.stderr, flush=True)
     engine.close()
     total = [sum(c[0] for c in clients.values()), sum(c[1] for c in clients.values())]
@@ -175,9 +184,12 @@ def main() -> None:
     parser.add_argument(
         "--clients", default="", help="with --real: only clients named so (comma-separated)"
     )
+    parser.add_argument(
+        "--dump", default="", help="with --real --training: write each miss whole to this file"
+    )
     args = parser.parse_args()
     if args.real:
-        real(args.first, args.seeds, args.training, args.clients)
+        real(args.first, args.seeds, args.training, args.clients, args.dump)
         return
     parts = {
         "tuned": measure((TUNED_SEED,), TUNED),

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from noru.redact import Finding, find, find_lines
+from tests.redaction_cases import leaked
 from tests.redaction_formats import TUNED, TUNED_SEED, lines, misread, placed
 
 CASES = [case for template in TUNED for case in lines(TUNED_SEED, [template])]
@@ -393,3 +394,83 @@ def test_the_agents_index_is_made_again_when_any_module_of_redaction_changes(
         path.write_bytes(before + b"\n# changed\n")
         assert digest_of(folder) != same, name
         path.write_bytes(before)
+
+
+# What the engine read of training values shown in Firefox and Chromium
+# (bench/redact_formats.py --real --training; the values are made up): the
+# line as read, and the value as shown.
+BROWSER_READS = [
+    # a J read as ) or / inside a token
+    (
+        "# rotate gsk_EgQfd6LA16lygps5eAFgEg)x0YCtQaq/DPQVoaVvqqYXzOWRWBST (expired)",
+        "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",
+    ),
+    # an l read as ! and a stray space, in an Azure storage key
+    (
+        "Copied kAJBKIwX!I5eD+n1gMdYrspkt8e2TVC6Z4SCgPCBKtGO6j7 "
+        "bojOAgiJzH6wd+hFXrx4YgChMLpjzl8qiuWBQDa== to the clipboard",
+        "kAJBKIwXll5eD+n1gMdYrspkt8e2TVC6Z4SCgPCBKtGO6j7bojOAgiJzH6wd+hFXrx4YgChMLpjzl8qiuWBQDa==",
+    ),
+    # a 4 read as a euro sign
+    (
+        "# rotate github_pat_q4ttf€QUHCd7vVt3cGDRdz_eNKWR9SxbgYFr8pmRe4zcAcEY6"
+        "EtnkdT2WC7a4bbO4Vdut5M",
+        "github_pat_q4ttf4QUHCd7vVt3cGDRdz_eNKWR9SxbgYFr8pmRe4zcAcEY6EtnkdT2WC7a4bbO4Vdut5M",
+    ),
+    # a Twitter bearer token read in five pieces
+    (
+        "Copied AAAAAAAAAAAAAAAAAAAAAAWVTiJenTYOIQKZsMxevnKZfT fa lVMIKFHIE6 LHaUYuW8 "
+        "YuuVpjhjLKmO1nZtCxXJhzbm9lICGtbZO3qMMVwCVEYzr84 to the clipboard",
+        "AAAAAAAAAAAAAAAAAAAAAAWvTiJenTYOIQkZsMxevnKZfTfa1VMIkfHiE61HaUYuW8"
+        "YuuVpjhjLKmO1nZtCxXJhzbm9lICGtbZO3qMMVwCVEYzr84",
+    ),
+    # a character added in a Postman key, with a stray space
+    (
+        '<input type="text" value="PMAK-5e8 1laf8550feal767a380737-'
+        'c5d12ccbc1b50770celecd7dce78760204">',
+        "PMAK-5e81af8550fea1767a380737-c5d12ccbc1b50770ce1ecd7dce78760204",
+    ),
+    # an l read as lI in a prefix; an input field's edge read as W before one
+    (
+        "# rotate pplIx-Mm68XCBZM1a8SuXHMS6BN7RqET50BG8qNLm9XWw04TsMvHD2 (expired)",
+        "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",
+    ),
+    (
+        '<input type="text" value="Wwhsec_A8777lycanhYl6DVrE8rxeyhEmr5DZkE">',
+        "whsec_A8777lycanhYI6DVrE8rxeyhEmr5DZkE",
+    ),
+    # one character alone between two spaces after a prefix's last mark
+    (
+        "# rotate AGE-SECRET-KEY- 1 R9AEU8LE46PX4E9FV6AFPXWJ878CMDROWD7TQOOHWJMCF7ENURDGVXARU2 (x)",
+        "AGE-SECRET-KEY-1R9AEU8LE46PX4E9FV6AFPXWJ878CMDR0WD7TQ00HWJMCF7ENURDGVXARU2",
+    ),
+    # a character added in an AWS key id
+    ("# rotate ASIA3553GNWTAM6AGZ24A (expired)", "ASIA3553GNWTAM6AG24A"),
+]
+
+
+@pytest.mark.parametrize(("line", "value"), BROWSER_READS, ids=range(len(BROWSER_READS)))
+def test_what_a_browser_s_text_is_read_as_still_gives_the_value(line: str, value: str) -> None:
+    """No 8 characters of the value in a row are left in the line as agents
+    get it (the engine's reading is not the value: a character or so of it
+    is other, or more)."""
+    found = find(line)
+    shown = "".join(
+        "#" if any(f.start <= i < f.end for f in found) else c for i, c in enumerate(line)
+    )
+    assert leaked(shown, value) is None, (found, shown)
+
+
+def test_marks_read_as_a_token_s_characters_make_no_secret_of_prose_or_code() -> None:
+    """A mark between letters (``(s)he``, ``a/b``, ``f(x)y``, a path, a
+    ``!``) read as a token's character is searched by the formats only,
+    which take none of these."""
+    ordinary = [
+        "if(x)y = src/noru/redact/formats.py and (s)he said hello!world",
+        "C:\\Users\\alice\\AppData\\Local\\Temp\\build-3f2a9c1d\\out.log",
+        "see https://example.com/docs/api/v2/tokens/rotate for the steps (2/3)",
+        "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA) padding bytes of the header",
+        "x86_64-linux-gnu/libssl.so.3 libcrypto.so.3 (0x00007f3a2c000000)",
+    ]
+    for line in ordinary:
+        assert find(line) == [], (line, find(line))

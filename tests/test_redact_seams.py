@@ -326,3 +326,30 @@ def test_a_browsers_token_the_seam_cuts_inside_its_fixed_part_is_found_whole() -
                 if leaked(served, value) is not None or not all(seen.boxes):
                     missed.append((kind, value[: k + 1], misread))
     assert not missed, missed[:20]
+
+
+def test_a_twilio_key_the_seam_cuts_in_its_two_letters_is_found_whole() -> None:
+    """Twilio's ``SK``: the seam cuts its ``S`` or its ``K`` and the other
+    letter alone is no sign of the format; it is completed where its 32
+    hexadecimal digits follow whole. ``risk``, ``desk`` and ``ask`` cut at
+    their ``k`` (or ``s``) before a commit id are not completed."""
+    rng = random.Random("seam-twilio")
+    value = "SK" + "".join(rng.choice("0123456789abcdef") for _ in range(32))
+    missed = []
+    for line in (f"$ echo {value}", f"TWILIO_KEY_SID {value} (main)", f"sid: '{value}'"):
+        start = line.index(value)
+        for k in (0, 1):
+            for misread in MISREADS:
+                seen = for_agent(_wide(["$ cat keys", line], start + k, misread=misread), POLICY)
+                served = re.sub(r"\[redacted: [^\]]*\]", "", seen.record.ocr_text)
+                # Cut in its first cell, the value lies on the right display
+                # but for 2 pixels of its ``S``: no box on the left then.
+                if leaked(served, value) is not None or not all(seen.boxes[k - 1 :]):
+                    missed.append((line, k, misread, served))
+    assert not missed, missed[:4]
+    commit = "3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d"
+    for line in (f"risk {commit}", f"desk-{commit}", f"ask {commit} again"):
+        for cut in (line.index("k") - 1, line.index("k")):
+            for misread in MISREADS:
+                seen = for_agent(_wide(["$ git log", line], cut, misread=misread), POLICY)
+                assert seen.count == 0, (line, cut, misread, seen.record.ocr_text)

@@ -28,7 +28,9 @@ A terminal's rows are searched as the lines they were wrapped from
 each row's part is replaced and filled there. A capture's images are put
 side by side as they lie on the whole screen, and a line a display's edge
 cuts is searched as one across the seam (``noru.redact.seams``); each
-part is replaced and filled in its own image. An OCR line too uncertain to
+part is replaced and filled in its own image. Displays stacked one above
+the other have their rows near the edge searched as one screen's, a row
+the edge cuts filled beside a secret (``noru.redact.seam_rows``). An OCR line too uncertain to
 check that lies beside a secret is filled whole (``noru.redact.unsure``).
 
 A capture's source facts are looked at too (``facts``): a secret in a
@@ -46,11 +48,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from noru.geometry import Rect
-from noru.redact import seams
+from noru.redact import seam_rows, seams
 from noru.redact.detect import Finding, find_lines
 from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
-from noru.redact.unsure import UNSURE_KIND, unsure
+from noru.redact.unsure import UNSURE_KIND, lost_rows, unsure
 from noru.redact.wrap import GRID_ROWS, find_written, grid_of, merged, parts_of
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
@@ -171,6 +173,8 @@ def _ocr_lines(
     values: Sequence[tuple[str, str]] = (),
     cut: seams.Across | None = None,
     position: int = 0,
+    stack: seam_rows.Stacked | None = None,
+    frames: Sequence[Rect] = (),
 ) -> tuple[list[str], list[Rect], list[str]]:
     """Each OCR line's text as an agent gets it, the boxes to fill and the
     kinds found: a terminal's rows as written (``wrap``), the parts of
@@ -180,7 +184,10 @@ def _ocr_lines(
     parts of what was found across the seams (a line the seams' search
     searched whole is searched on its own only near its seam, and what
     its part alone gives up to the seam is kept only where the line
-    across it gives that too)."""
+    across it gives that too); where it is stacked with others (``stack``),
+    what was found across the horizontal seams and the cut rows to fill;
+    ``frames``: the image's windows (or its whole), where a row the engine
+    lost beside an unsure line may reach (``unsure.lost_rows``)."""
     near = cut.near_of(position, len(lines)) if cut is not None else None
     found, groups = find_written(
         lines, policy.categories, policy.own, near=near, reach=seams.PART_REACH
@@ -194,7 +201,12 @@ def _ocr_lines(
     if cut is not None:
         more = cut.found[position]
         found = [merged(f, extra) for f, extra in zip(found, more, strict=True)]
+    if stack is not None:
+        more = stack.found[position]
+        found = [merged(f, extra) for f, extra in zip(found, more, strict=True)]
     doubtful = unsure(lines, found, groups) if "secrets" in policy.categories else set()
+    if stack is not None:
+        doubtful |= stack.unsure[position]
     grid = {i for i, cells in enumerate(grid_of(lines)) if cells is not None}
     texts, boxes, kinds = [], [], []
     for i, (line, findings) in enumerate(zip(lines, found, strict=True)):
@@ -208,6 +220,7 @@ def _ocr_lines(
             continue
         texts.append(replaced(line.text, findings) if findings else line.text)
         boxes += [span_box(line.box, line.text, f.start, f.end, grid=i in grid) for f in findings]
+    boxes += lost_rows(lines, doubtful, frames)
     return texts, boxes, kinds
 
 
@@ -254,6 +267,7 @@ def _image(
     values: Sequence[tuple[str, str]],
     cut: seams.Across | None,
     position: int,
+    stack: seam_rows.Stacked | None = None,
 ) -> tuple[ImageRecord, list[Rect], list[str]]:
     """``image`` as an agent gets it, its boxes to fill and the kinds found:
     its accessibility text as ``ax`` gives it, and its OCR lines with the
@@ -266,7 +280,8 @@ def _image(
     ocr_lines = image.ocr_lines
     if ocr_lines:
         searched = cut.lines(position, ocr_lines) if cut is not None else ocr_lines
-        texts, found, named = _ocr_lines(searched, policy, values, cut, position)
+        frames = image.windows or ((0, 0, image.width, image.height),)
+        texts, found, named = _ocr_lines(searched, policy, values, cut, position, stack, frames)
         if found:
             ocr_lines = tuple(
                 replace(line, text=text) for line, text in zip(ocr_lines, texts, strict=True)
@@ -295,11 +310,14 @@ def for_agent(record: CaptureRecord, policy: Policy) -> Redacted:
     axes = [_ax(image, policy) for image in record.images]
     values = [value for ax in axes for value in ax.values]
     cut = seams.across(record.images, policy.categories, policy.own)
+    stack = seam_rows.stacked(record.images, policy.categories, policy.own)
     images, boxes, kinds = [], [], []
     for i, (image, ax) in enumerate(zip(record.images, axes, strict=True)):
-        new, found, named = _image(image, policy, ax, values, cut, i)
+        new, found, named = _image(image, policy, ax, values, cut, i, stack)
         if cut is not None:
             found += cut.strips[i]
+        if stack is not None:
+            found += stack.strips[i]
         images.append(new)
         boxes.append(tuple(found))
         kinds += named

@@ -11,6 +11,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from noru.redact.glyphs import unconfused
 from noru.redact.places import (
     MIN_TOKEN,
     NUMBER_DIGITS,
@@ -89,6 +90,30 @@ def find(
 def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed]) -> list[Finding]:
     """Every finding in ``line``, most specific first, overlaps and all."""
     folded = canon(line)
+    found = _shaped(line, folded, categories)
+    if "secrets" in categories:
+        misread = unconfused(line)
+        if misread is not None:
+            # A glyph no token holds, read inside one (``sk.ey)1Ijoi...``).
+            found += _shaped(misread, canon(misread), categories)
+        found += placed(line, folded)
+        if any(f.kind == "aws-key" for f in found):
+            found += aws_secrets(line)
+        found += labelled(line)
+    if "cards" in categories:
+        found += _cards(line)
+    for mine in own:
+        if isinstance(mine, Own):
+            for m in mine.pattern.finditer(line):
+                group = "v" if "v" in mine.pattern.groupindex else 0
+                if m.end(group) > m.start(group):
+                    found.append(Finding(m.start(group), m.end(group), mine.kind))
+    return found
+
+
+def _shaped(line: str, folded: str, categories: Collection[str]) -> list[Finding]:
+    """What the formats find in ``line`` (``folded``: its ``canon``), its
+    tokens' pieces after stray spaces joined."""
     rules = searched(folded, categories)
     found = matched(line, rules)
     mixed = "secrets" in categories and MIXED_RUN.search(line) is not None
@@ -102,18 +127,6 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
                 found.append(Finding(start, end, f.kind))
     if "secrets" in categories:
         found += one_space(line, folded, rules, found)
-        found += placed(line, folded)
-        if any(f.kind == "aws-key" for f in found):
-            found += aws_secrets(line)
-        found += labelled(line)
-    if "cards" in categories:
-        found += _cards(line)
-    for mine in own:
-        if isinstance(mine, Own):
-            for m in mine.pattern.finditer(line):
-                group = "v" if "v" in mine.pattern.groupindex else 0
-                if m.end(group) > m.start(group):
-                    found.append(Finding(m.start(group), m.end(group), mine.kind))
     return found
 
 

@@ -129,15 +129,24 @@ FORMATS: tuple[Rule, ...] = (
     # SendGrid: ``SG.``, 22, a dot, 43: a token of one length, so that a
     # stray space inside it is joined.
     prefixed("sendgrid-key", "SG.", "[A-Za-z0-9_.|-]", 66),
+    # Its two parts about its second dot, of any length near theirs: read in
+    # a proportional font, a part may gain or lose a few characters.
+    rule(
+        "sendgrid-key",
+        rf"(?<![A-Za-z0-9])(?P<v>{fixed('SG.')}[A-Za-z0-9_|-]{{19,25}}\.[A-Za-z0-9_|-]{{38,48}})"
+        r"(?![A-Za-z0-9_-])",
+        needles=("sg.",),
+    ),
     rule(
         "brevo-key",
-        rf"\b(?P<v>(?:{fixed('xkeysib-')}|{fixed('xsmtpsib-')}){HEX}{{64}}-[A-Za-z0-9|]{{16}})(?![A-Za-z0-9])",
+        rf"\b(?P<v>(?:{fixed('xkeysib-')}|{fixed('xsmtpsib-')}){HEX}{{62,66}}-[A-Za-z0-9|]{{14,18}})"
+        r"(?![A-Za-z0-9])",
         needles=("xkeysib-", "xsmtpsib-"),
     ),
     prefixed("mailgun-key", "key-", HEX, 32),
     rule(
         "mailchimp-key",
-        rf"(?<![A-Za-z0-9])(?P<v>{HEX}{{32}}-{fixed('us')}[0-9]{{1,2}})(?![A-Za-z0-9])",
+        rf"(?<![A-Za-z0-9])(?P<v>{HEX}{{31,33}}-{fixed('us')}[0-9]{{1,2}})(?![A-Za-z0-9])",
         needles=("-us",),
     ),
     prefixed("twilio-key", "SK", HEX, 32),
@@ -196,14 +205,14 @@ FORMATS: tuple[Rule, ...] = (
     # letter the engine reads for one), ``Q~``.
     rule(
         "azure-client-secret",
-        r"(?<![A-Za-z0-9_~.-])(?P<v>[A-Za-z0-9_~.]{3}[0-9OoIl|SsZB]Q~[A-Za-z0-9_~.-]{31,34})"
+        r"(?<![A-Za-z0-9_~.-])(?P<v>[A-Za-z0-9_~.]{3,4}[0-9OoIl|SsZB]Q~[A-Za-z0-9_~.|-]{31,38})"
         r"(?![A-Za-z0-9_~.-])",
         needles=("q~",),
     ),
     # A storage account's key: 64 bytes in base64, 86 characters and ``==``.
     rule(
         "azure-storage-key",
-        r"(?<![A-Za-z0-9+/-])(?P<v>[A-Za-z0-9+/]{86}==)(?![A-Za-z0-9+/=])",
+        r"(?<![A-Za-z0-9+/-])(?P<v>[A-Za-z0-9+/|][A-Za-z0-9+/|-]{83,87}==)(?![A-Za-z0-9+/=])",
         needles=("==",),
     ),
     # A shared access signature in a URL: its ``sig``.
@@ -255,25 +264,35 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("adobe-secret", "p8e-", ALNUM, 32),
     prefixed("onepassword-token", "ops_eyJ", B64, 200, 3000),
     prefixed("onepassword-key", "A3-", f"{UPPER[:-1]}-]", 36),
-    rule(
+    # Airtable: ``pat``, 14, a dot, 64 hexadecimal digits (taken as letters
+    # and digits: the engine reads a proportional font's glyphs as others).
+    token(
         "airtable-token",
-        rf"\b(?P<v>{fixed('pat')}[A-Za-z0-9|]{{14}}\.{HEX}{{64}})\b",
+        rf"{fixed('pat')}[A-Za-z0-9|)\]}}]{{13,15}}\.",
+        ALNUM,
+        64,
         needles=("pat",),
     ),
-    rule("maxmind-key", r"\b(?P<v>[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)\b", needles=("_mmk",)),
+    rule("maxmind-key", r"\b(?P<v>[A-Za-z0-9|]{5,7}_[A-Za-z0-9|]{27,31}_mmk)\b", needles=("_mmk",)),
+    # Harness: three parts about two dots; read in a proportional font, a
+    # space now and then inside a part or after a dot (an ``_`` read so).
     rule(
         "harness-token",
-        rf"\b(?P<v>(?:{fixed('pat.')}|{fixed('sat.')})[A-Za-z0-9_|-]{{22}}\.[A-Za-z0-9|]{{24}}\.[A-Za-z0-9|]{{20}})\b",
+        rf"\b(?P<v>(?:{fixed('pat.')}|{fixed('sat.')})(?:[A-Za-z0-9_|-] ?){{21,23}}"
+        r"\. ?(?:[A-Za-z0-9|] ?){22,26}\. ?[A-Za-z0-9|]{18,22})\b",
         needles=("pat.", "sat."),
     ),
     rule(
         "terraform-token",
-        r"\b(?P<v>[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70})",
+        r"\b(?P<v>[A-Za-z0-9|]{13,15}\.atlasv1\. ?[A-Za-z0-9_=|-]{60,70})",
         needles=("atlasv1",),
     ),
-    rule(
+    token(
         "twitter-token",
-        r"(?<![A-Za-z0-9])(?P<v>A{20,22}[A-Za-z0-9%]{80,120})(?![A-Za-z0-9%])",
+        "A{20,22}",
+        "[A-Za-z0-9%|]",
+        80,
+        120,
         needles=("aaaaaaaaaaaaaaaaaaaa",),
     ),
     prefixed("mapbox-token", "sk.eyJ", "[A-Za-z0-9_.|-]", 60, 400),
@@ -291,7 +310,7 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("notion-token", "ntn_", ALNUM, 46),
     rule(
         "postman-key",
-        rf"\b(?P<v>{fixed('PMAK-')}{HEX}{{24}}-{HEX}{{34}})(?![A-Za-z0-9])",
+        rf"\b(?P<v>{fixed('PMAK-')}{HEX}{{22,26}}-{HEX}{{32,36}})(?![A-Za-z0-9])",
         needles=("pmak-",),
     ),
     # A kubeadm bootstrap token (``token: abcdef.0123456789abcdef``): 6 and

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from noru.redact.rules import CARD, CARD_DIGITS, OPTIONAL_RULES, RULES
 from noru.redact.seam_pairs import Placed, placed, scale
+from noru.redact.search import matched
 from noru.redact.shapes import canon
 from noru.store import ImageRecord, OcrLine
 
@@ -260,10 +261,40 @@ def completing(text: str, at: int) -> list[str]:
             for after, char in _GAPPED.get(key, ()):
                 if folded.startswith(after, at + 1):
                     found.add(char)
+    found.update(_short_prefix(text, start + at))
     out: list[str] = []
     for char in sorted(found):
         out += _UNFOLDED.get(char, char if not char.isalpha() else char + char.upper())
     return out
+
+
+# The rules whose fixed part is two letters (Twilio's ``SK``), by index in
+# ``search``'s table: one of them read beside the cut cell is no sign of the
+# format (a letter beside any one letter would be tried on most rows), so
+# the cell is completed only where the format's whole body follows.
+_SHORT = [
+    (needle, i, rule.high)
+    for i, rule in enumerate((*RULES, *OPTIONAL_RULES))
+    for needle in rule.needles
+    if len(needle) == 2 and needle.isalnum()
+]
+
+
+def _short_prefix(text: str, at: int) -> set[str]:
+    """The letters that, at ``at`` in ``text``, make a two letters' fixed
+    part (``S|K`` then 32 hexadecimal digits) whose format then matches
+    there."""
+    found: set[str] = set()
+    for needle, i, high in _SHORT:
+        for k, char in enumerate(needle):
+            other = at + 1 - 2 * k  # the needle's other letter
+            if not 0 <= other < len(text) or canon(text[other]) != needle[1 - k]:
+                continue
+            begin = max(0, at - k - 1)
+            tried = text[begin:at] + char + text[at + 1 : at + 2 + 3 * high]
+            if any(f.start == at - k - begin for f in matched(tried, [i])):
+                found.add(char)
+    return found
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ __all__ = [
     "placed",
     "scale",
     "seams_of",
+    "stacked_of",
 ]
 
 # How near its seam (in its line's heights) a part must end, or start.
@@ -78,14 +79,31 @@ def placed(position: int, image: ImageRecord) -> list[Placed]:
 
 def seams_of(images: Sequence[ImageRecord]) -> list[tuple[int, int]]:
     """Pairs of images (left, right) whose rectangles meet at a vertical edge."""
+    return _meeting(images, 0)
+
+
+def stacked_of(images: Sequence[ImageRecord]) -> list[tuple[int, int]]:
+    """Pairs of images (upper, lower) whose rectangles meet at a horizontal
+    edge, of one scale (``noru.redact.seam_rows``)."""
+    return [(i, j) for i, j in _meeting(images, 1) if scale(images[i]) == scale(images[j])]
+
+
+def _meeting(images: Sequence[ImageRecord], axis: int) -> list[tuple[int, int]]:
+    """Pairs of images whose rectangles meet at an edge: the first's right
+    edge the second's left (``axis`` 0), or its bottom edge the second's
+    top (1), the two sharing some of that edge."""
     out = []
     for i, a in enumerate(images):
         for j, b in enumerate(images):
             if i == j or a.screen_rect is None or b.screen_rect is None:
                 continue
-            ax, ay, aw, ah = a.screen_rect
-            bx, by, _, bh = b.screen_rect
-            if ax + aw == bx and max(ay, by) < min(ay + ah, by + bh):
+            along, across = axis, 1 - axis
+            a_at, a_size = a.screen_rect[along], a.screen_rect[along + 2]
+            a_from, a_span = a.screen_rect[across], a.screen_rect[across + 2]
+            b_from, b_span = b.screen_rect[across], b.screen_rect[across + 2]
+            if a_at + a_size == b.screen_rect[along] and max(a_from, b_from) < min(
+                a_from + a_span, b_from + b_span
+            ):
                 out.append((i, j))
     return out
 

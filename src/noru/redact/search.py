@@ -72,8 +72,18 @@ def _cuts(needle: str) -> tuple[str, ...]:
     )
 
 
-# Each rule's needles (by its index in ``_RULES``), whole and cut by a space.
-NEEDLES_CUT = [(*r.needles, *(c for n in r.needles for c in _cuts(n))) for r in _RULES]
+def _doubled(needle: str) -> tuple[str, ...]:
+    """``needle`` with one of its strokes or round glyphs read as two
+    (``shapes.fixed`` takes them: ``pplIx-``, ``dtO0cO1.``), as ``canon``
+    folds them."""
+    return tuple(needle[: k + 1] + needle[k:] for k, c in enumerate(needle) if c in "lo")
+
+
+# Each rule's needles (by its index in ``_RULES``), whole, cut by a space
+# and with a glyph read as two.
+NEEDLES_CUT = [
+    (*r.needles, *(c for n in r.needles for c in (*_cuts(n), *_doubled(n)))) for r in _RULES
+]
 
 
 _Needles = list[tuple[str, list[int]]]
@@ -120,6 +130,10 @@ def _gram(needle: str) -> tuple[str, ...]:
     return tuple(next((gram for gram in grams if "_" not in gram), grams[0]))
 
 
+# A token's fixed part at least this long is no word's (``_joined``).
+STRONG_PREFIX = 5
+
+
 def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     """Where a token of ``rule`` ends, its pieces joined: the engine put a
     space inside it (``gho_29t3DL70EurYGs rbwc...``). A piece after the
@@ -128,8 +142,14 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     makes it up), but not a word of a natural language after a prefix
     alone or a word (``ASIA PACIFIC SOUTHEAST`` is three words, not an AWS
     key id); None when no run of pieces is the format's length. A
-    format of one length of 20 or more takes two characters fewer or more:
-    in a proportional font the engine drops or adds one now and then."""
+    format of one length of 20 or more takes two characters fewer or more
+    (of 16 or more, one):
+    in a proportional font the engine drops or adds one now and then. After
+    a prefix of ``STRONG_PREFIX`` characters or more (``tskey-``, a Twitter
+    bearer token's ``AAAA...``), any piece is joined while the token is
+    still short of its format's length: such a prefix is no word's, and
+    the engine cuts a long token read in a proportional font into pieces of
+    any look (``...ZfT fa lVMIKFHIE6 LHaUYuW8 ...``)."""
     at, size = m.start("p"), -len(m["p"])
     end = None
     first = m["p"] + m["b"]
@@ -138,9 +158,12 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     one_length = high - low <= 4
     if one_length and low >= 20:
         low, high = low - 2, high + 2  # a character the engine dropped or added
+    elif one_length and low >= 16:
+        low, high = low - 1, high + 1
     words = not m["b"] or word_like(m["b"])
+    strong = len(m["p"]) >= STRONG_PREFIX
     for k, piece in enumerate(pieces):
-        if k and not (one_length or piece_like(piece)):
+        if k and not (one_length or piece_like(piece) or (strong and size < low)):
             break
         if k and words and word_like(piece):
             break

@@ -42,7 +42,7 @@ __all__ = [
 
 # The characters the engine confuses, in the fixed parts of a format.
 O0 = "[O0o]"
-IL1 = "[Il1|]"
+IL1 = r"[Il1|!\]]"
 S5 = "[S5s]"
 A4 = "[A4]"
 B8 = "[B8]"
@@ -51,8 +51,8 @@ Z2 = "[Z2]"
 BODY = "[A-Za-z0-9_|-]"
 ALNUM = "[A-Za-z0-9|]"
 B64 = "[A-Za-z0-9+/=|]"
-# Hexadecimal, and what the engine reads for its 0 and 1 (and a case flip).
-HEX = "[0-9a-fA-FOolI|]"
+# Hexadecimal, and what the engine reads for its 0, 1, 5 and 8 (and a case flip).
+HEX = "[0-9a-fA-FOolI|SB]"
 # Capitals and digits (an AWS key id's, New Relic's), and the small letters
 # the engine reads for capitals of one shape; and small letters and digits.
 UPPER = "[A-Z0-9l|ckopsuvwxz]"
@@ -60,17 +60,21 @@ LOWER = "[a-z0-9CKOPSUVWXZ]"
 # Letters whose capital is their small letter drawn larger: the engine
 # flips their case now and then.
 _FLIPS = frozenset("ckopsuvwxz")
+# Those the engine reads as two glyphs now and then, in a proportional font.
+_DOUBLED = frozenset("oO0lI1")
 _CONFUSED = {"o": O0, "O": O0, "0": O0, "l": IL1, "I": IL1, "1": IL1, "S": S5, "5": S5}
 
 
 def fixed(text: str) -> str:
     """A format's fixed part as a pattern that takes the engine's misreads
-    of it: confused characters, case flips of letters of one shape, and
-    ``_`` read as a space (not at its start)."""
+    of it: confused characters (a stroke or a round one read as two:
+    ``pplIx-``), case flips of letters of one shape, and ``_`` read as a
+    space (not at its start)."""
     out = []
     for i, char in enumerate(text):
         if char in _CONFUSED:
-            out.append(_CONFUSED[char])
+            # ``l`` read as ``lI``, ``0`` as ``O0`` (``pplIx-``, ``dtO0cO1.``)
+            out.append(_CONFUSED[char] + ("{1,2}" if char in _DOUBLED else ""))
         elif char.lower() in _FLIPS:
             out.append(f"[{char.lower()}{char.upper()}]")
         elif char == "_" and i:
@@ -83,7 +87,19 @@ def fixed(text: str) -> str:
 # The form a line is searched for a rule's fixed letters in (``canon``):
 # small letters, and one character for those the engine confuses.
 _CANON = str.maketrans(
-    {"0": "o", "1": "l", "i": "l", "|": "l", "5": "s", "2": "z", " ": "_", "8": "b", "4": "a"}
+    {
+        "0": "o",
+        "1": "l",
+        "i": "l",
+        "|": "l",
+        "!": "l",
+        "]": "l",
+        "5": "s",
+        "2": "z",
+        " ": "_",
+        "8": "b",
+        "4": "a",
+    }
 )
 
 
@@ -99,7 +115,7 @@ def canon(text: str) -> str:
 class Rule:
     """A kind and its pattern (group ``v``: the value). A ``token``'s
     pattern matches its prefix (group ``p``) and looks ahead at its body
-    (``b``) and up to three pieces after single spaces (``rest``), so that a
+    (``b``) and up to five pieces after single spaces (``rest``), so that a
     piece it does not take is searched again; ``low`` and ``high`` are its
     body's length, spaces aside; with ``outside``, its prefix is where the
     value is (a webhook's URL), not part of it. ``needles``: a line can
@@ -127,15 +143,20 @@ def token(
     *,
     needles: tuple[str, ...],
     outside: bool = False,
+    glued: bool = False,
 ) -> Rule:
     """A token: ``prefix`` (a pattern; ``fixed`` of a literal), then ``low``
     to ``high`` characters of ``body``. Inside a body of letters, a ``)``,
     ``]`` or ``}`` is the engine's reading of a ``J`` (in a proportional
-    font), not the token's end."""
+    font), not the token's end. With ``glued``, one letter or digit may
+    stand right before the prefix: the engine reads an input field's edge
+    as one now and then (``Wwhsec_...``); a prefix that long is no part of a
+    word."""
     unit = f"(?:{body}|[)\\]}}](?={body}))" if "A-Z" in body or "a-z" in body else body
+    before = "(?<![A-Za-z0-9]{2})" if glued else "(?<![A-Za-z0-9])"
     pattern = (
-        rf"(?<![A-Za-z0-9])(?P<p>{prefix})"
-        rf"(?=(?P<b>{unit}*)(?!{body})(?P<rest>(?: {unit}{{2,}}(?!{body})){{0,3}}))"
+        rf"{before}(?P<p>{prefix})"
+        rf"(?=(?P<b>{unit}*)(?!{body})(?P<rest>(?: {unit}+(?!{body})){{0,5}}))"
     )
     return Rule(
         kind,
@@ -153,7 +174,12 @@ def prefixed(
     """``token`` of literal prefixes (one, or any of a tuple)."""
     prefixes = (prefix,) if isinstance(prefix, str) else prefix
     pattern = "(?:" + "|".join(map(fixed, prefixes)) + ")"
-    return token(kind, pattern, body, low, high, needles=prefixes)
+    glued = min(map(len, prefixes)) >= GLUED_PREFIX
+    return token(kind, pattern, body, low, high, needles=prefixes, glued=glued)
+
+
+# A literal prefix at least this long may have a glyph glued before it (``token``).
+GLUED_PREFIX = 5
 
 
 @dataclass(frozen=True, order=True)

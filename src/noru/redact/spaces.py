@@ -35,6 +35,9 @@ _GAP = re.compile(
 
 _RUN = re.compile(r"[A-Za-z0-9_+/=.:~|-]+", re.ASCII)
 
+# One of a token's marks with a space on each side, between two runs.
+_LONE_MARK = re.compile(r"(?<=[A-Za-z0-9_.:-]) ([+/=_-]|[A-Za-z0-9]) (?=[A-Za-z0-9])", re.ASCII)
+
 
 def despaced(line: str) -> tuple[str, list[int]] | None:
     """``line`` with the single spaces the engine may have put inside a
@@ -43,7 +46,9 @@ def despaced(line: str) -> tuple[str, list[int]] | None:
     look like a token's (a digit and a letter, or many changes of case),
     or after a run that ends as a token's prefix does (``-``, ``_``, ``.``,
     ``:``) or inside a format's prefix (``dckr_p at_...``) before one that
-    does."""
+    does; and both spaces around one of a token's marks between two such
+    runs (``...9bSuy + jiioXH...``), or around one character after a run
+    that ends as a prefix does (``AGE-SECRET-KEY- 1 R9AEU...``)."""
     gaps = []
     for gap in _GAP.finditer(line):
         at = gap.start()
@@ -57,8 +62,19 @@ def despaced(line: str) -> tuple[str, list[int]] | None:
             or _splits_a_needle(left, right[0])
         ):
             gaps.append(at)
+    for mark in _LONE_MARK.finditer(line):
+        # ``...9bSuy + jiioXH...``: a base64 mark read apart from both sides;
+        # ``AGE-SECRET-KEY- 1 R9AEU...``: a prefix's last character.
+        at = mark.start()
+        right = _RUN.match(line, at + 3)
+        left = line[_run_start(line, at) : at]
+        if right is None or not piece_like(right[0]):
+            continue
+        if piece_like(left) if not mark[1].isalnum() else len(left) >= 3 and left[-1] in "-_.:":
+            gaps += [at, at + 2]
     if not gaps:
         return None
+    gaps = sorted(set(gaps))
     text = "".join(line[a + 1 : b] for a, b in itertools.pairwise([-1, *gaps, len(line)]))
     cut = set(gaps)
     return text, [i for i in range(len(line)) if i not in cut]

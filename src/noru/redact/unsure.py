@@ -30,6 +30,13 @@ kept), where it lies beside what a secret is found in or looks like:
 An uncertain line elsewhere is served as read: most misread lines are
 ordinary text, and filling them all would hide what the screen shows. What
 it costs on ordinary screens is measured by bench/redact_unsure.py.
+
+The engine's layout may also lose a row altogether (a highlighted row in
+xterm's bitmap font, and the row above it): no line, so no box. Where a
+line filled as unsure has, between it and the line above or below it, a
+gap of ``LOST_ROW`` of its height or more with no line read, that gap is
+filled too, across the filled line's width (``lost_rows``): what stood
+there beside a secret could not be read at all.
 """
 
 from __future__ import annotations
@@ -37,10 +44,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from noru.geometry import Rect
 from noru.redact.detect import Finding
 from noru.store import OcrLine
 
-__all__ = ["KEY_LIKE", "UNSURE", "UNSURE_ENGINE", "UNSURE_KIND", "unsure"]
+__all__ = ["KEY_LIKE", "LOST_ROW", "UNSURE", "UNSURE_ENGINE", "UNSURE_KIND", "lost_rows", "unsure"]
 
 # A grid's row whose (calibrated) confidence is below this is more likely
 # misread than not.
@@ -49,6 +57,9 @@ UNSURE = 0.5
 UNSURE_ENGINE = 0.8
 # What an unsure line's text is served as: ``[redacted: unsure]``.
 UNSURE_KIND = "unsure"
+# A gap between a line filled as unsure and the next line read, in that
+# line's heights, that is a lost row (``lost_rows``).
+LOST_ROW = 0.8
 # A word of at least this many characters of a token's alphabet, with
 # upper and lower case letters and digits, looks like a key (a path, a
 # hash, a name of the code has not all three, or is cut by its dots).
@@ -130,3 +141,39 @@ def _beside(
         return True
     label = _LABEL.search(lines[i].text) or (i and _LABEL.search(lines[i - 1].text))
     return bool(label) or _key_like(lines[i].text)
+
+
+def lost_rows(
+    lines: Sequence[OcrLine], filled: set[int], frames: Sequence[Rect] = ()
+) -> list[Rect]:
+    """The gaps with no line read (``LOST_ROW`` of a line's height or more)
+    between each line of ``filled`` and the nearest line above and below
+    it that shares some of its width, with the line's own height: rows the
+    engine lost, beside it. A lost row may be wider than the line read
+    beside it: the gap is filled from the line's left to the right edge of
+    the frame it lies in (of ``frames``: its window; none known, its own
+    right edge)."""
+    out: list[Rect] = []
+    for i in sorted(filled):
+        x, y, w, h = lines[i].box
+        frame = next(
+            (f for f in reversed(frames) if f[0] <= x < f[0] + f[2] and f[1] <= y < f[1] + f[3]),
+            None,
+        )
+        w = max(w, frame[0] + frame[2] - x) if frame is not None else w
+        beside = [
+            line.box
+            for j, line in enumerate(lines)
+            if j != i
+            and line.text.strip()
+            and line.box[0] < x + w
+            and x < line.box[0] + line.box[2]
+        ]
+        above = max((b[1] + b[3] for b in beside if b[1] + b[3] <= y), default=None)
+        below = min((b[1] for b in beside if b[1] >= y + h), default=None)
+        # With the line's own height: the lost row may reach into its box.
+        if above is not None and y - above >= LOST_ROW * h:
+            out.append((x, above, w, y + h - above))
+        if below is not None and below - (y + h) >= LOST_ROW * h:
+            out.append((x, y, w, below - y))
+    return out

@@ -1,0 +1,128 @@
+"""Glyphs the engine reads as no token's character inside a token: a
+proportional font's ``J`` read as ``)``, ``]``, ``}`` or ``/``, an ``l`` or
+an ``I`` as ``!``, a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢``.
+
+Each such glyph between two of a token's characters ends the token for
+every rule (its alphabet holds none of them), so the rest is too short
+for its format and is served. ``unconfused`` gives the line with each
+such glyph there read as a character of a token's alphabet (one for one,
+so a finding's span is the same in the line as read), for the rules of
+formats to be searched in again: what a format finds only there is the
+engine's misread of it. Only the formats' own shapes (a fixed part, a
+length, an alphabet) are searched so, not labels: a mark between two
+letters in prose (``(s)he``, ``a/b``) is made a letter, and no format's
+fixed part and length come of that.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+
+__all__ = ["unconfused"]
+
+# A mark read for a token's character, and the character it stands for
+# (any of a token's alphabet does: the rules take a body's length and
+# alphabet, and a misread one is no better known).
+_MARKS = {
+    "!": "l",
+    "¡": "i",
+    ")": "J",
+    "]": "J",
+    "}": "J",
+    "/": "J",
+    "\\": "l",
+    "€": "E",
+    "£": "E",
+    "¢": "c",
+    "¥": "Y",
+    "§": "S",
+    "©": "c",
+    "®": "R",
+    "°": "o",
+    "ß": "B",
+    "µ": "u",
+    "«": "K",
+    "»": "x",
+    "—": "-",
+    "–": "-",
+}
+
+# A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
+# holds: ``é``, ``ü``); only a line holding one is searched again.
+_MAYBE = re.compile(r"[!¡)\]}/\\€£¢¥§©®°ßµ«»—–]|[^\x00-\x7f]")
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9]")
+# A token's marks: beside one, the glyph is read as a token's too when a
+# letter or a digit is on its other side (``...PSh}_mmk``).
+_TOKEN_MARK = frozenset("_-+/=.")
+# The fewest characters between spaces a glyph is read in as a token's
+# (a token cut by a stray space may leave a piece this short).
+RUN_LEAST = 8
+# A run of a token's characters at least this long before a glyph that a
+# space follows: the glyph ends a long token, read as the token's
+# (``...AAAAAE] Ofgb9...``).
+_LONG_RUN = 16
+
+
+def _as_token_char(char: str) -> str | None:
+    if char in _MARKS:
+        return _MARKS[char]
+    if char.isascii():
+        return None
+    base = unicodedata.normalize("NFKD", char)[:1]
+    return base if base.isascii() and base.isalnum() else None
+
+
+def unconfused(line: str) -> str | None:
+    """``line`` with each glyph no token holds that lies between two of a
+    token's characters (letters, digits, or such glyphs; a token's mark on
+    one side), or that ends a long run of them before a space, read as
+    the token's character it likely was; None when there is none."""
+    stands = {
+        m.start(): char for m in _MAYBE.finditer(line) if (char := _as_token_char(m[0])) is not None
+    }
+    if not stands:
+        return None
+    size = len(line)
+
+    def tokenish(at: int) -> bool:
+        return 0 <= at < size and (_TOKEN_CHAR.match(line[at]) is not None or at in stands)
+
+    def marked(at: int) -> bool:
+        return 0 <= at < size and line[at] in _TOKEN_MARK
+
+    chars: list[str] | None = None
+    spaces: list[int] | None = None
+    for at, char in stands.items():
+        before, after = tokenish(at - 1), tokenish(at + 1)
+        if not (
+            (before and after)
+            or (before and marked(at + 1))
+            or (marked(at - 1) and after)
+            or (before and line[at + 1 : at + 2] == " " and _long_run_before(line, at))
+        ):
+            continue
+        if spaces is None:
+            spaces = [i for i, c in enumerate(line) if c == " "]
+        if _in_a_long_run(spaces, size, at):
+            chars = chars if chars is not None else list(line)
+            chars[at] = char
+    return "".join(chars) if chars is not None else None
+
+
+def _in_a_long_run(spaces: list[int], size: int, at: int) -> bool:
+    """Whether ``at`` lies in a run of ``RUN_LEAST`` characters or more
+    between spaces (``spaces``: where the line's are; ``size``: its length):
+    a mark in a short word of prose (``(s)he``, ``a/b``) is passed over
+    without searching the line again."""
+    k = bisect.bisect_left(spaces, at)
+    start = spaces[k - 1] + 1 if k else 0
+    end = spaces[k] if k < len(spaces) else size
+    return end - start >= RUN_LEAST
+
+
+def _long_run_before(line: str, at: int) -> bool:
+    """Whether ``_LONG_RUN`` letters and digits (or more) end at ``at``."""
+    start = max(0, at - _LONG_RUN)
+    return at - start == _LONG_RUN and line[start:at].isascii() and line[start:at].isalnum()

@@ -1,0 +1,194 @@
+"""Lines either side of a horizontal seam: displays stacked one above the
+other, a window across the edge between them.
+
+A capture of all displays is one image per display, each read on its own.
+Where one display's bottom edge is another's top edge (``stacked_of``), a
+window across it has its last rows on the upper display and its next ones
+on the lower: a terminal's line wrapped over that edge is cut in two, each
+part too short for a rule, and a secret's label may be above the edge and
+its value below. And where the edge falls inside a row, that row is cut
+across its glyphs: the top half on one display, the bottom half on the
+other, neither text (the engine reads half glyphs as something else, or
+nothing).
+
+So the lines of both images within ``REACH`` of their heights of the edge
+are put one above the other as the whole screen shows them (root
+coordinates) and searched as one screen's rows (``wrap.find_written``: a
+line wrapped over the edge is found whole); what is found is given back to
+each image's lines. A line the edge cuts (its box touches the edge, less
+than ``WHOLE`` of a row's height of it on its image) is too uncertain to
+check whatever its confidence: it is filled whole where it
+lies beside a secret as any unsure line is (``unsure``: a secret found in
+it or the line before or after, now across the edge too; a secret's label
+in it or the line before; key-like text in it), and the rest of that cut
+row on the other display (the part of the row no line of that image holds:
+its other half's height) with it. A row just under a cut row so filled
+that starts at its grid's first column with a run of a token's characters
+(a digit and a letter both, ``TAIL_LEAST`` characters or more) is taken as
+a wrapped secret's rest: its run is redacted too.
+
+Displays of different scales are not joined (a terminal's grid would not
+be one on both). Each image is also searched on its own (``apply``), so
+this can only widen what is redacted.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
+
+from noru.geometry import Rect
+from noru.redact.detect import Allowed, Finding, Own
+from noru.redact.seam_pairs import scale, stacked_of
+from noru.redact.unsure import UNSURE_KIND, unsure
+from noru.redact.wrap import find_written, merged
+from noru.store import ImageRecord, OcrLine
+
+__all__ = ["REACH", "TAIL_LEAST", "WHOLE", "Stacked", "stacked"]
+
+# How far from the edge (in a line's heights) a line is searched with the
+# other display's lines.
+REACH = 4
+# The fewest characters of a token's run at the start of the row under a
+# filled cut row that are taken as a wrapped secret's rest.
+TAIL_LEAST = 8
+# A line that touches the edge with less than this of a row's height shown
+# on its image is cut (a row one pixel over it is read whole).
+WHOLE = 0.8
+_TAIL = re.compile(r"[A-Za-z0-9_+/=.~-]+", re.ASCII)
+
+
+@dataclass(frozen=True)
+class Stacked:
+    """What searching across horizontal seams found: per image, per OCR
+    line, the spans to merge with what the line gives alone; per image, the
+    lines to fill whole as unsure; per image, the strips to fill (a cut
+    row's other half)."""
+
+    found: tuple[tuple[tuple[Finding, ...], ...], ...]
+    unsure: tuple[frozenset[int], ...]
+    strips: tuple[tuple[Rect, ...], ...]
+
+
+@dataclass(frozen=True)
+class _At:
+    """A line of the stack: image ``image``'s line ``index``, and whether
+    the edge cuts it (while it is made: how much of its height its image
+    shows, where it touches the edge; else 0)."""
+
+    image: int
+    index: int
+    cut: int | bool
+
+
+def _near_edge(
+    images: Sequence[ImageRecord], upper: int, lower: int
+) -> tuple[list[OcrLine], list[_At]]:
+    """The lines of both images near their edge, in root coordinates (as
+    screen pixels of their one scale), top to bottom."""
+    rows: list[tuple[OcrLine, _At]] = []
+    for position, below in ((upper, False), (lower, True)):
+        image = images[position]
+        assert image.screen_rect is not None
+        sx, sy, _, _ = image.screen_rect
+        fx, fy = scale(image)
+        for i, line in enumerate(image.ocr_lines or ()):
+            if not line.text.strip():
+                continue
+            x, y, w, h = line.box
+            far = y > REACH * h if below else image.height - (y + h) > REACH * h
+            if far:
+                continue
+            shown = min(y + h, image.height) - max(y, 0)  # its part on this image
+            touches = y <= 1 if below else y + h >= image.height - 1
+            box = (round(sx + x * fx), round(sy + y * fy), round(w * fx), round(h * fy))
+            rows.append((replace(line, box=box), _At(position, i, shown if touches else 0)))
+    rows.sort(key=lambda row: (row[0].box[1], row[0].box[0]))
+    height = _height([line for line, _ in rows])
+    # Cut: touching the edge with less than ``WHOLE`` of a row's height shown.
+    return [line for line, _ in rows], [
+        replace(at, cut=bool(at.cut) and at.cut < WHOLE * height) for _, at in rows
+    ]
+
+
+def _tails(lines: Sequence[OcrLine], filled: set[int], cut: set[int]) -> dict[int, Finding]:
+    """The runs of a token's characters that start the row under a cut row
+    filled as unsure, at its grid's first column: a wrapped secret's rest."""
+    out = {}
+    for c in filled & cut:
+        x, y, _, h = lines[c].box
+        for n, line in enumerate(lines):
+            nx, ny, _, _ = line.box
+            if n == c or abs(ny - (y + h)) > 2 or abs(nx - x) > 2:
+                continue
+            m = _TAIL.match(line.text)
+            run = m[0] if m else ""
+            if (
+                len(run) >= TAIL_LEAST
+                and any(ch.isdigit() for ch in run)
+                and any(ch.isalpha() for ch in run)
+            ):
+                out[n] = Finding(0, len(run), UNSURE_KIND)
+    return out
+
+
+def _height(lines: Sequence[OcrLine]) -> int:
+    """The rows' height: the median of the lines' heights."""
+    return round(statistics.median(line.box[3] for line in lines)) if lines else 0
+
+
+def stacked(
+    images: Sequence[ImageRecord],
+    categories: Collection[str],
+    own: Sequence[Own | Allowed] = (),
+) -> Stacked | None:
+    """What is found across the horizontal seams between ``images``, given
+    back to each image's lines; None when no two images are stacked."""
+    pairs = stacked_of(images)
+    if not pairs:
+        return None
+    found: list[list[list[Finding]]] = [[[] for _ in image.ocr_lines or ()] for image in images]
+    filled: list[set[int]] = [set() for _ in images]
+    strips: list[list[Rect]] = [[] for _ in images]
+    for upper, lower in pairs:
+        lines, where = _near_edge(images, upper, lower)
+        if not any(at.image == upper for at in where) or not any(at.image == lower for at in where):
+            continue
+        cut = {n for n, at in enumerate(where) if at.cut}
+        searched = [
+            replace(line, confidence=0.0) if n in cut else line for n, line in enumerate(lines)
+        ]
+        joined, groups = find_written(searched, categories, own)
+        doubtful = unsure(searched, joined, groups) if "secrets" in categories else set()
+        for n, finding in _tails(lines, doubtful, cut).items():
+            joined[n] = merged(joined[n], [finding])
+        height = _height(lines)
+        for n, (line, at) in enumerate(zip(lines, where, strict=True)):
+            if joined[n]:
+                found[at.image][at.index] = merged(found[at.image][at.index], joined[n])
+            if n in doubtful:
+                filled[at.image].add(at.index)
+                if at.cut:
+                    other = lower if at.image == upper else upper
+                    strips[other].append(_other_half(images[other], line.box, height))
+    return Stacked(
+        tuple(tuple(tuple(f) for f in lines) for lines in found),
+        tuple(frozenset(f) for f in filled),
+        tuple(tuple(s) for s in strips),
+    )
+
+
+def _other_half(image: ImageRecord, box: Rect, height: int) -> Rect:
+    """The part of a cut row (``box``: its part on the other image, root
+    coordinates) that lies on ``image``: a row's ``height`` in all, in
+    ``image``'s pixels."""
+    assert image.screen_rect is not None
+    sx, sy, _, ih = image.screen_rect
+    fx, fy = scale(image)
+    x, y, w, h = box
+    top, bottom = (y, y + max(h, height)) if y < sy else (y + h - max(h, height), y + h)
+    top, bottom = max(top, sy), min(bottom, sy + ih)
+    px, py = round((x - sx) / fx), round((top - sy) / fy)
+    return (px, py, max(1, round(w / fx)), max(1, round((bottom - top) / fy)))

@@ -1,0 +1,233 @@
+"""Secrets in a real terminal across the edge of two displays stacked one
+above the other never reach an agent.
+
+An xterm on Xvfb with two RandR monitors ("TOP" 1920x1080 and "BOTTOM"
+1920x1080 under it) sits across the edge between them and prints planted
+secrets (made up, in real formats): a token wrapped over the edge (its
+first row on the top display, its rest on the bottom one), and a token
+wrapped over three rows whose middle row the edge cuts across its glyphs
+(half of it on each display: neither half is text). Noru's capturer grabs
+``all_displays`` (one image per display, each with its place on the
+screen), the store's writer keeps it, ``noru.recognition`` reads it with
+the real engine as the app's OCR child does, and it is served as agents
+get it (``for_agent``, ``noru.present.pixels.fill``).
+
+No 8 characters in a row of any secret are in the served text of either
+display, and every pixel of ink of every cell a secret was drawn in is
+solid fill on the display it lies on (the cells are the terminal's own:
+its window's place and the cell size and padding it gives the window
+manager, not the boxes the engine found); the ordinary lines away from
+the edge are served as read.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from noru.capture import Capturer
+from noru.ocr.tesseract import TesseractEngine
+from noru.present.pixels import FILL, fill
+from noru.recognition import recognise_capture
+from noru.redact import policy
+from noru.redact.apply import for_agent
+from noru.store import NewImage, Reader, Store
+from tests import real_terminals
+from tests.parts import require
+from tests.redaction_cases import ALNUM, leaked
+from tests.xserver import Monitor, XServer, running_xserver
+
+EDGE = 1080  # TOP's bottom edge, BOTTOM's top edge
+STACKED = [
+    Monitor("TOP", 0, 0, 1920, 1080, primary=True),
+    Monitor("BOTTOM", 0, EDGE, 1920, 1080),
+]
+COLUMNS, ROWS = 64, 14
+# A pixel this far from the background in a channel is ink; one nearer is
+# the faint edge anti-aliasing spreads past a glyph's box.
+INK = 80
+
+
+@pytest.fixture(scope="module")
+def stacked_monitors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XServer]:
+    with running_xserver(
+        tmp_path_factory.mktemp("stacked"), width=1920, height=2 * EDGE, monitors=STACKED
+    ) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[TesseractEngine]:
+    found = TesseractEngine()
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def _pick(rng: random.Random, count: int) -> str:
+    return "".join(rng.choice(ALNUM) for _ in range(count))
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """The terminal's rows, its cells (width, height, padding), where its
+    first cell is on the screen; each display's pixels as taken, and what
+    agents get of each: its text and its pixels."""
+
+    rows: list[str]
+    cell: tuple[int, int, int, int]
+    origin: tuple[int, int]
+    taken: list[Image.Image]
+    texts: list[str]
+    served: list[Image.Image]
+
+
+def _served(
+    server: XServer, home: Path, engine: TesseractEngine, lines: list[str], y: int
+) -> _Shown:
+    """``lines`` in an xterm whose window is put at ``y`` (its title bar's
+    top), as agents get it."""
+    opened = real_terminals.open_xterm(
+        server, lines, columns=COLUMNS, rows=ROWS, font="DejaVu Sans Mono", size=9, x=300, y=y
+    )
+    with opened as client, Capturer(display=server.display) as capturer:
+        grabs = capturer.grab_all_displays()
+        cell = client.cell
+        rows = list(client.lines)
+        origin = (client.rect[0] + cell[2], client.rect[1] + cell[3])
+    pictures = [grab.image.convert("RGB") for grab in grabs]
+    images = []
+    for grab, picture in zip(grabs, pictures, strict=True):
+        png = io.BytesIO()
+        picture.save(png, format="PNG")
+        images.append(
+            NewImage(
+                png.getvalue(), *grab.size, source=grab.source, display_mode=grab.display_mode,
+                windows=grab.windows, screen_rect=grab.geometry,
+            )
+        )  # fmt: skip
+    with Store.open(home) as store:
+        capture_id = store.add_capture(images, origin="agent").id
+        recognise_capture(store, capture_id, engine, pictures).save(store)
+    with Reader.open(home) as reader:
+        stored = reader.get(capture_id)
+    assert stored is not None and [i.screen_rect for i in stored.images] == [
+        (0, 0, 1920, 1080),
+        (0, EDGE, 1920, 1080),
+    ]
+    seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
+    texts = ["\n".join(line.text for line in image.ocr_lines or ()) for image in seen.record.images]
+    served = [fill(p, boxes) for p, boxes in zip(pictures, seen.boxes, strict=True)]
+    return _Shown(rows, cell, origin, pictures, texts, served)
+
+
+def _rgb(image: Image.Image, x: int, y: int) -> tuple[int, int, int]:
+    r, g, b = image.getpixel((x, y))  # type: ignore[misc]
+    return r, g, b
+
+
+def _unfilled(shown: _Shown, row: int, column: int) -> list[tuple[int, int]]:
+    """The pixels of the terminal's cell at ``row``, ``column`` that were
+    ink as taken (``INK`` from the terminal's background) and are not
+    fill, on the whole screen. Ink, not the whole cell: a row the engine's
+    layout read off the terminal's grid has its ink's box, inside its
+    cells."""
+    width, height, _, _ = shown.cell
+    x, y = shown.origin[0] + column * width, shown.origin[1] + row * height
+    background = _rgb(shown.taken[0], shown.origin[0], shown.origin[1] - 1)
+    out = []
+    for py in range(y, y + height):
+        at = 0 if py < EDGE else 1
+        iy = py - at * EDGE
+        for px in range(x, x + width):
+            taken = _rgb(shown.taken[at], px, iy)
+            ink = max(abs(a - b) for a, b in zip(taken, background, strict=True)) > INK
+            if ink and shown.served[at].getpixel((px, iy)) != FILL:
+                out.append((px, py))
+    return out
+
+
+def _assert_redacted(shown: _Shown, secrets: list[str]) -> None:
+    """No secret in either display's text, every pixel of its ink filled."""
+    everything = "\n".join(shown.texts)
+    screen = "".join(row.ljust(COLUMNS) for row in shown.rows)
+    for secret in secrets:
+        assert leaked(everything, secret) is None, (secret[:12], leaked(everything, secret))
+        start = screen.index(secret)
+        for at in range(start, start + len(secret)):
+            row, column = divmod(at, COLUMNS)
+            assert not _unfilled(shown, row, column), (secret[:12], row, column)
+
+
+def _row_of(rows: list[str], text: str) -> int:
+    screen = "".join(row.ljust(COLUMNS) for row in rows)
+    return screen.index(text) // COLUMNS
+
+
+def test_a_token_wrapped_over_the_edge_of_stacked_displays_is_redacted_on_both(
+    stacked_monitors: XServer, home: Path, engine: TesseractEngine
+) -> None:
+    require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
+    rng = random.Random("stacked-wrapped")
+    anthropic = "sk-ant-api03-" + _pick(rng, 80)
+    github = "ghp_" + _pick(rng, 36)
+    password = _pick(rng, 14)
+    lines = [
+        "$ cat .env",
+        "APP_ENV=production",
+        f"ANTHROPIC_API_KEY={anthropic}",
+        f"GITHUB_TOKEN={github}",
+        f"DB_PASSWORD={password}",
+        "LOG_LEVEL=info",
+        "the quick brown fox jumps over the lazy dog",
+        "$ ",
+    ]
+    shown = _served(stacked_monitors, home, engine, lines, 1011)
+    # The key's first row is on the top display (but for a pixel or so), its
+    # rest (47 characters: no rule's alone) on the bottom one.
+    first = _row_of(shown.rows, anthropic)
+    height = shown.cell[1]
+    assert shown.origin[1] + first * height < EDGE <= shown.origin[1] + (first + 1) * height + 1
+    rest = shown.rows[first + 1]
+    assert anthropic.endswith(rest) and len(rest) == 47
+    _assert_redacted(shown, [anthropic, github, password])
+    top, bottom = shown.texts
+    assert "APP_ENV=production" in top and "the quick brown fox jumps" in bottom
+
+
+def test_a_row_the_edge_of_stacked_displays_cuts_is_filled_beside_a_secret(
+    stacked_monitors: XServer, home: Path, engine: TesseractEngine
+) -> None:
+    """A key wrapped over three rows, the middle one cut across its glyphs
+    by the edge: half of it on each display, neither half text. The cut
+    row is filled on both displays beside the key, and the key's rest on
+    the row under it (no rule's alone) is taken as the rest of a secret."""
+    require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
+    rng = random.Random("stacked-cut")
+    anthropic = "sk-ant-api03-" + _pick(rng, 150)
+    github = "ghp_" + _pick(rng, 36)
+    lines = [
+        "$ cat .env",
+        "APP_ENV=production",
+        f"ANTHROPIC_API_KEY={anthropic}",
+        f"GITHUB_TOKEN={github}",
+        "LOG_LEVEL=info",
+        "the quick brown fox jumps over the lazy dog",
+        "$ ",
+    ]
+    shown = _served(stacked_monitors, home, engine, lines, 1004)
+    # The edge cuts the key's second row, a third of a row or more each side.
+    cut = _row_of(shown.rows, anthropic) + 1
+    height = shown.cell[1]
+    top = shown.origin[1] + cut * height
+    assert top + height / 3 <= EDGE <= top + 2 * height / 3
+    _assert_redacted(shown, [anthropic, github])
+    top_text, bottom_text = shown.texts
+    assert "APP_ENV=production" in top_text and "the quick brown fox jumps" in bottom_text
