@@ -453,6 +453,64 @@ def test_in_a_browser_axe_finds_no_serious_violation_on_any_page(
                 assert serious == [], (scheme, path, json.dumps(serious)[:2000])
 
 
+# What Tab reaches on a page: each element focused in turn, whether it is
+# what the page would let a person act on, whether it shows a focus ring,
+# and where it lies.
+TAB_WALK = """
+(() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const style = getComputedStyle(el);
+  const box = el.getBoundingClientRect();
+  const ring = (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0)
+    || style.boxShadow !== "none";
+  return {
+    at: Array.prototype.indexOf.call(document.querySelectorAll("*"), el),
+    tag: el.tagName, name: el.getAttribute("name") || el.textContent.trim().slice(0, 30),
+    ring: ring, visible: box.width > 0 && box.height > 0,
+    interactive: el.matches("a[href], button, input, select, textarea, summary, [tabindex]"),
+  };
+})()
+"""
+
+
+def test_from_the_keyboard_tab_reaches_every_control_each_with_a_focus_ring(
+    console: Console,  # noqa: F811
+    browser: Any,  # noqa: F811
+    pages: list[str],
+) -> None:
+    """Keyboard navigation (issue 39, item 5): on every page Tab walks the
+    controls one after another, each one a person can see and act on, each
+    showing where the focus is; and Tab goes on past the last one rather
+    than being held in one place."""
+    page = signed_in(browser, console, viewport={"width": 1280, "height": 900})
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        for path in pages:
+            page.goto(f"http://{console.host}{path}")
+            controls = page.evaluate(
+                "document.querySelectorAll('a[href], button, input:not([type=hidden]),"
+                " select, textarea').length"
+            )
+            seen = []
+            for _ in range(min(controls, 40)):
+                page.keyboard.press("Tab")
+                focused = page.evaluate(TAB_WALK)
+                if focused is None or (seen and focused["at"] == seen[0]["at"]):
+                    break  # past the page's last control, or round to its first
+                seen.append(focused)
+            assert seen, (scheme, path)
+            for focused in seen:
+                assert focused["interactive"], (scheme, path, focused)
+                assert focused["visible"], (scheme, path, focused)
+                assert focused["ring"], (scheme, path, focused)
+            # Focus moves on at every press: no control holds it, none comes
+            # twice before the walk is round.
+            # (A date's day, month and year are one input, one press each.)
+            places = [f["at"] for n, f in enumerate(seen) if not n or f["at"] != seen[n - 1]["at"]]
+            assert len(set(places)) == len(places), (scheme, path, places)
+
+
 # --- settings ------------------------------------------------------------------------------
 
 
