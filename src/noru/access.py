@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from noru.atomic import replace_durably
 from noru.errors import DataDirError, HistoryRevoked, NotAuthorized, Paused, Refusal
@@ -26,9 +26,11 @@ from noru.times import format_utc
 __all__ = [
     "AccessState",
     "Decision",
+    "Mode",
     "history_decision",
     "live_decision",
     "load",
+    "mode",
     "set_control",
 ]
 
@@ -48,6 +50,20 @@ class AccessState:
     revoked: bool = False
     changes: dict[str, Change] = field(default_factory=dict)
     damaged: str | None = None  # why the file could not be trusted (then revoked)
+
+
+Mode = Literal["allowed", "paused", "revoked", "unset"]
+
+
+def mode(state: AccessState) -> Mode:
+    """The one word for the access mode: revoked over paused over allowed;
+    ``unset`` until the person first allows agents. The menu names its icon
+    and marks its items by it; the console words it for people."""
+    if state.revoked:
+        return "revoked"
+    if state.paused:
+        return "paused"
+    return "allowed" if state.authorized else "unset"
 
 
 @dataclass(frozen=True)

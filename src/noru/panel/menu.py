@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from noru.access import AccessState
+from noru.access import AccessState, mode
 
 __all__ = ["ACTIONS", "Item", "icon", "layout", "mode"]
 
@@ -49,15 +49,6 @@ class Item:
             props["toggle-type"] = "radio"
             props["toggle-state"] = 1 if self.checked else 0
         return props
-
-
-def mode(state: AccessState) -> str:
-    """allowed, paused, revoked, or unset (never allowed yet)."""
-    if state.revoked:
-        return "revoked"
-    if state.paused:
-        return "paused"
-    return "allowed" if state.authorized else "unset"
 
 
 def layout(state: AccessState, *, console: bool = True) -> list[Item]:

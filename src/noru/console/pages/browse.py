@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 from urllib.parse import urlencode
 
-from noru.access import AccessState
+from noru import access
 from noru.console.pages.frame import local, render
 from noru.status import Status
 from noru.store import Row, SearchHit
@@ -45,14 +45,6 @@ def _hours(rows: Sequence[Row]) -> list[Hour]:
     return groups
 
 
-def _mode(state: AccessState) -> str:
-    if state.revoked:
-        return "revoked"
-    if state.paused:
-        return "paused"
-    return "allowed" if state.authorized else "not allowed yet"
-
-
 def ocr_words(status: Status, chosen: str) -> str:
     """The OCR engine in use, as `noru status` says it, and the one
     config.toml chooses where that is another (the running app switches at
@@ -72,7 +64,7 @@ def state_words(status: Status, pending: int, ocr_chosen: str) -> list[tuple[str
     allowed, why = status.live_now
     history = status.history_access
     app = status.app
-    mode = _mode(status.state)
+    mode = "not allowed yet" if (now := access.mode(status.state)) == "unset" else now
     waiting = f"Waiting for their text: {pending}"
     if pending and app is None:
         waiting += " (read once the Noru app runs)"
