@@ -61,17 +61,28 @@ def _on_grid(gap: tuple[int, int], top: int, cells: Cells) -> bool:
 def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
     """The pixel rows that are the terminal's, top to bottom, and its grid:
     the longest run of rows showing its background (a title bar, a toolbar
-    above it, a frame's edge below it do not), with the runs beside it that
+    above it, a frame's edge below it do not), or where that holds only a
+    few lines, the longest whose lines repeat; with the runs beside it that
     lie on its grid across rows of another background (a status line, a
     selection)."""
     runs = _runs(dark)
     if not runs:
         return None
-    core = max(range(len(runs)), key=lambda i: runs[i][1] - runs[i][0])
-    top, bottom = runs[core]
-    cells = find_cells(dark.crop((0, top, dark.width, bottom)))
+    tallest = sorted(range(len(runs)), key=lambda i: runs[i][0] - runs[i][1])
+    core = tallest[0]
+    cells = find_cells(dark.crop((0, runs[core][0], dark.width, runs[core][1])))
     if cells is None:
         return None
+    if cells.few:
+        # A few lines (their pitch guessed from one line's height) may be
+        # the screen's tail below a highlighted row, its text above it: a
+        # shorter run whose lines repeat gives the grid.
+        for other in tallest[1:]:
+            found = find_cells(dark.crop((0, runs[other][0], dark.width, runs[other][1])))
+            if found is not None and not found.few:
+                core, cells = other, found
+                break
+    top, bottom = runs[core]
     first, last = core, core
     while first > 0 and _on_grid((runs[first - 1][1], runs[first][0]), top, cells):
         first -= 1
