@@ -95,7 +95,6 @@ def lines_of(
         how: Counter[str] = Counter()
         ways: dict[int, str] = {}  # how each cell no glyph decided was
         loose: list[int] = []  # inked cells neither a glyph nor a shape decided
-        shapes = 0  # inked cells their shape decided (a line across, a bar)
         for column, key in band.keys.items():
             glyph = drawn.get((index, column))
             if glyph is not None and glyph.sure:
@@ -121,9 +120,7 @@ def lines_of(
                 continue  # a scrollbar's arrow beside the text: no character
             if char is not None:
                 chars[column] = char
-            if barred:
-                shapes += 1
-            else:
+            if not barred:
                 loose.append(column)
             by = "shape" if barred else "copies" if shaped is not None else "there"
             ways[column] = _way(char, font_known=bool(drawn), by=by)
@@ -138,7 +135,7 @@ def lines_of(
         # and so is a border each of whose cells is its glyph or its shape
         # (tmux's, a pager's ``───┼───``): the screen shows it as characters.
         if is_border(text):
-            if how["glyph"] + shapes < len(chars):
+            if how["glyph"] + how["shape"] < len(chars):
                 continue
         elif is_rule(text) and how["glyph"] < len(band.keys):
             continue
