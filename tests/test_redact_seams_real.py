@@ -19,7 +19,6 @@ as read.
 
 from __future__ import annotations
 
-import io
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,16 +26,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
-from noru.present.pixels import FILL, fill
-from noru.recognition import recognise_capture
-from noru.redact import policy
-from noru.redact.apply import for_agent
-from noru.store import NewImage, Reader, Store
+from noru.present.pixels import FILL
 from tests import real_terminals
 from tests.parts import require
 from tests.redaction_cases import ALNUM, leaked
+from tests.served_terminal import served_terminal
 from tests.xserver import XServer
 
 pytest_plugins = ["tests.xserver"]
@@ -91,39 +86,11 @@ def _served(
     """The terminal's rows, its cells (width, height, and where its first
     cell is on the screen), and what agents get of each display: its text
     and its pixels."""
-    opened = real_terminals.open_xterm(
-        two_monitors, lines, columns=COLUMNS, rows=ROWS, font="DejaVu Sans Mono", size=9,
-        x=X, y=100,
-    )  # fmt: skip
-    with opened as client, Capturer(display=two_monitors.display) as capturer:
-        grabs = capturer.grab_all_displays()
-        cell = client.cell
-        rows = list(client.lines)
-        origin = (client.rect[0] + cell[2], client.rect[1] + cell[3])
-    pictures = [grab.image.convert("RGB") for grab in grabs]
-    images = []
-    for grab, picture in zip(grabs, pictures, strict=True):
-        png = io.BytesIO()
-        picture.save(png, format="PNG")
-        images.append(
-            NewImage(
-                png.getvalue(), *grab.size, source=grab.source, display_mode=grab.display_mode,
-                windows=grab.windows, screen_rect=grab.geometry,
-            )
-        )  # fmt: skip
-    with Store.open(home) as store:
-        capture_id = store.add_capture(images, origin="agent").id
-        recognise_capture(store, capture_id, engine, pictures).save(store)
-    with Reader.open(home) as reader:
-        stored = reader.get(capture_id)
-    assert stored is not None and [i.screen_rect for i in stored.images] == [
-        (0, 0, 2560, 1440),
-        (2560, 0, 1920, 1080),
-    ]
-    seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
-    texts = ["\n".join(line.text for line in image.ocr_lines or ()) for image in seen.record.images]
-    served = [fill(p, boxes) for p, boxes in zip(pictures, seen.boxes, strict=True)]
-    return rows, cell, origin, texts, served
+    shown = served_terminal(
+        two_monitors, home, engine, lines, columns=COLUMNS, rows=ROWS, x=X, y=100
+    )
+    assert shown.screens == [(0, 0, 2560, 1440), (2560, 0, 1920, 1080)]
+    return shown.rows, shown.cell, shown.origin, shown.texts, shown.served
 
 
 def _unfilled(

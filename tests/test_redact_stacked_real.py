@@ -22,25 +22,19 @@ the edge are served as read.
 
 from __future__ import annotations
 
-import io
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
-from noru.present.pixels import FILL, fill
-from noru.recognition import recognise_capture
-from noru.redact import policy
-from noru.redact.apply import for_agent
-from noru.store import NewImage, Reader, Store
+from noru.present.pixels import FILL
 from tests import real_terminals
 from tests.parts import require
 from tests.redaction_cases import ALNUM, leaked
+from tests.served_terminal import Served, served_terminal
 from tests.xserver import Monitor, XServer, running_xserver
 
 EDGE = 1080  # TOP's bottom edge, BOTTOM's top edge
@@ -75,57 +69,14 @@ def _pick(rng: random.Random, count: int) -> str:
     return "".join(rng.choice(ALNUM) for _ in range(count))
 
 
-@dataclass(frozen=True)
-class _Shown:
-    """The terminal's rows, its cells (width, height, padding), where its
-    first cell is on the screen; each display's pixels as taken, and what
-    agents get of each: its text and its pixels."""
-
-    rows: list[str]
-    cell: tuple[int, int, int, int]
-    origin: tuple[int, int]
-    taken: list[Image.Image]
-    texts: list[str]
-    served: list[Image.Image]
-
-
 def _served(
     server: XServer, home: Path, engine: TesseractEngine, lines: list[str], y: int
-) -> _Shown:
+) -> Served:
     """``lines`` in an xterm whose window is put at ``y`` (its title bar's
     top), as agents get it."""
-    opened = real_terminals.open_xterm(
-        server, lines, columns=COLUMNS, rows=ROWS, font="DejaVu Sans Mono", size=9, x=300, y=y
-    )
-    with opened as client, Capturer(display=server.display) as capturer:
-        grabs = capturer.grab_all_displays()
-        cell = client.cell
-        rows = list(client.lines)
-        origin = (client.rect[0] + cell[2], client.rect[1] + cell[3])
-    pictures = [grab.image.convert("RGB") for grab in grabs]
-    images = []
-    for grab, picture in zip(grabs, pictures, strict=True):
-        png = io.BytesIO()
-        picture.save(png, format="PNG")
-        images.append(
-            NewImage(
-                png.getvalue(), *grab.size, source=grab.source, display_mode=grab.display_mode,
-                windows=grab.windows, screen_rect=grab.geometry,
-            )
-        )  # fmt: skip
-    with Store.open(home) as store:
-        capture_id = store.add_capture(images, origin="agent").id
-        recognise_capture(store, capture_id, engine, pictures).save(store)
-    with Reader.open(home) as reader:
-        stored = reader.get(capture_id)
-    assert stored is not None and [i.screen_rect for i in stored.images] == [
-        (0, 0, 1920, 1080),
-        (0, EDGE, 1920, 1080),
-    ]
-    seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
-    texts = ["\n".join(line.text for line in image.ocr_lines or ()) for image in seen.record.images]
-    served = [fill(p, boxes) for p, boxes in zip(pictures, seen.boxes, strict=True)]
-    return _Shown(rows, cell, origin, pictures, texts, served)
+    shown = served_terminal(server, home, engine, lines, columns=COLUMNS, rows=ROWS, x=300, y=y)
+    assert shown.screens == [(0, 0, 1920, 1080), (0, EDGE, 1920, 1080)]
+    return shown
 
 
 def _rgb(image: Image.Image, x: int, y: int) -> tuple[int, int, int]:
@@ -133,7 +84,7 @@ def _rgb(image: Image.Image, x: int, y: int) -> tuple[int, int, int]:
     return r, g, b
 
 
-def _unfilled(shown: _Shown, row: int, column: int) -> list[tuple[int, int]]:
+def _unfilled(shown: Served, row: int, column: int) -> list[tuple[int, int]]:
     """The pixels of the terminal's cell at ``row``, ``column`` that were
     ink as taken (``INK`` from the terminal's background) and are not
     fill, on the whole screen. Ink, not the whole cell: a row the engine's
@@ -154,7 +105,7 @@ def _unfilled(shown: _Shown, row: int, column: int) -> list[tuple[int, int]]:
     return out
 
 
-def _assert_redacted(shown: _Shown, secrets: list[str]) -> None:
+def _assert_redacted(shown: Served, secrets: list[str]) -> None:
     """No secret in either display's text, every pixel of its ink filled."""
     everything = "\n".join(shown.texts)
     screen = "".join(row.ljust(COLUMNS) for row in shown.rows)
