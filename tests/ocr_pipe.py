@@ -25,6 +25,7 @@ from noru.appwire import codec
 from noru.appwire.messages import Mismatch
 from noru.appwire.ocr_pipe import PipeReply, Ready, Recognise
 from noru.store import CaptureRecord, Filters, Reader
+from tests import processes
 from tests.processes import stop
 
 __all__ = [
@@ -201,20 +202,14 @@ def answer(proc: subprocess.Popen[bytes]) -> PipeReply | Mismatch:
 def ocr_children(pid: int) -> list[int]:
     """The OCR child processes of ``pid`` (any thread's), living or not yet reaped."""
     found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            found += [int(child) for child in (task / "children").read_text().split()]
-        except OSError:  # the thread ended meanwhile
-            continue
-    children = []
-    for child in found:
+    for child in processes.children(pid):
         try:
             command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
         if b"noru.app.ocr_process" in command:
-            children.append(child)
-    return children
+            found.append(child)
+    return found
 
 
 def queued(pid: int) -> int:

@@ -4,7 +4,8 @@ What every fixture module (tests/xserver.py, session_bus.py, sway.py,
 portal.py, kde.py) does with its processes: stop a child it started
 (``stop``), stop one that is not its child (``stop_detached``: a daemon the
 session bus or the compositor started), tell whether one still runs
-(``alive``: a zombie does not), find the processes whose environment
+(``alive``: a zombie does not), list a process's children, any thread's,
+ended or not (``children``), find the processes whose environment
 carries a fixture's token (``carrying``: how what a fixture's programs
 started, detached, is found to be stopped), and read a child's first line
 without hanging on it (``read_line``).
@@ -20,7 +21,15 @@ import time
 from pathlib import Path
 from typing import IO
 
-__all__ = ["START_TIMEOUT", "alive", "carrying", "read_line", "stop", "stop_detached"]
+__all__ = [
+    "START_TIMEOUT",
+    "alive",
+    "carrying",
+    "children",
+    "read_line",
+    "stop",
+    "stop_detached",
+]
 
 START_TIMEOUT = 30.0  # seconds for a program to become ready: a guard, not a measurement
 STOP_TIMEOUT = 10.0  # seconds a program is given to end after SIGTERM
@@ -64,6 +73,18 @@ def stop_detached(pid: int) -> None:
             time.sleep(0.02)
         if not alive(pid):
             return
+
+
+def children(pid: int) -> list[int]:
+    """The children of ``pid``, whichever of its threads started them, living
+    or ended and not yet waited for."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:  # the thread ended meanwhile
+            continue
+    return found
 
 
 def carrying(variable: str, token: str) -> list[int]:

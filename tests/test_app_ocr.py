@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 from noru.access import set_control
 from noru.cli import main
 from noru.store import Filters, Reader
+from tests import processes
 from tests.app_process import AppProcess, running_app, wait_until
 from tests.history_data import redaction_off
 from tests.wire import MemoryClient, answer_text
@@ -336,14 +337,8 @@ def test_a_repeat_look_at_an_unchanged_screen_stores_what_a_fresh_reading_gives(
 
 def _children(pid: int) -> list[tuple[int, str]]:
     """``pid``'s children (any thread's) and each one's state letter (Z: a zombie)."""
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            found += [int(child) for child in (task / "children").read_text().split()]
-        except OSError:  # the thread ended meanwhile
-            continue
     states = []
-    for child in found:
+    for child in processes.children(pid):
         try:
             stat = Path(f"/proc/{child}/stat").read_text()
         except OSError:
