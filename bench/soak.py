@@ -51,7 +51,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
-from tests import real_terminals  # noqa: E402
+from tests import processes, real_terminals  # noqa: E402
 from tests.xserver import running_xserver  # noqa: E402
 
 from capture_pipeline import _stop  # noqa: E402
@@ -109,13 +109,7 @@ def children(pid: int) -> tuple[list[int], list[int]]:
     live: list[int] = []
     zombies: list[int] = []
     # Each thread's own: the OCR child is started by the app's OCR thread.
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            found += map(int, (task / "children").read_text().split())
-        except OSError:  # the thread ended while we looked
-            continue
-    for child in found:
+    for child in processes.children(pid):
         try:
             state = _status(child)["State"]
         except (OSError, KeyError):
