@@ -29,6 +29,7 @@ from tests.ocr_suite import made_engine
 from tests.parts import require
 from tests.real_clients import Client
 from tests.real_terminals import xterm_screen
+from tests.terminal_shown import Shown
 
 if TYPE_CHECKING:
     # Types only: pytest imports tests.xserver itself, as a plugin.
@@ -331,6 +332,44 @@ def test_a_terminal_in_a_bitmap_font_is_read_exactly_by_its_glyphs(
     # Every row as xterm shows it, white space folded as every engine folds it.
     assert [line.text for line in result.lines] == [" ".join(row.split()) for row in truth]
     assert all(line.confidence == 1.0 for line in result.lines)
+
+
+def test_bold_and_coloured_text_in_a_bitmap_font_without_a_bold_face_is_read_by_glyphs(
+    desktop: XServer, capturer: Capturer, engine: Engine
+) -> None:
+    """10x20 has no bold face: xterm draws bold by striking each glyph twice,
+    one pixel apart (a bold ``_`` spills a dot into the next cell), and
+    gcc's colours are greys between the ink's and the paper's. Every row is
+    still the font's glyphs, read exactly."""
+    from noru.ocr.cells import read_job
+    from noru.ocr.regions import Job
+
+    real_terminals.need("xterm")
+    bold, magenta, green, off = "\x1b[1m", "\x1b[1;35m", "\x1b[32m", "\x1b[0m"
+    shown = [
+        Shown.text("$ make -j5"),
+        Shown("src/config_column.c: In function 'send_cache':",
+              f"{bold}src/config_column.c:{off} In function '{bold}send_cache{off}':"),
+        Shown("src/config_column.c:17:13: warning: format '%d' expects 'int'",
+              f"{bold}src/config_column.c:17:13:{off} {magenta}warning:{off} "
+              "format '%d' expects 'int'"),
+        Shown("   17 |     printf(\"%d\\n\", count_max);",
+              "   17 |     printf(\"%d\\n\", count_max);"),
+        Shown("      |             ^~", f"      |             {green}^~{off}"),
+        Shown("BOLD_UNDER_SCORES m_n w_u", f"{bold}BOLD_UNDER_SCORES m_n w_u{off}"),
+    ]  # fmt: skip
+    for theme in ("light", "solarized-dark"):
+        with real_terminals.open_xterm(
+            desktop, shown, columns=70, rows=10, bitmap="10x20", theme=theme
+        ) as client:
+            grab = window_capture(client, capturer)
+            truth = [row for row in client.lines if row.strip()]
+        whole = (0, 0, *grab.image.size)
+        read = read_job(Job(grab.image, whole, 0, whole))
+        assert read is not None, theme
+        lines, _ = read
+        assert [line.text for line in lines] == [row.rstrip() for row in truth], theme
+        assert all(line.confidence == 1.0 for line in lines), theme
 
 
 def test_in_a_display_capture_the_grid_is_read_by_glyphs_and_its_title_left_to_the_engine(

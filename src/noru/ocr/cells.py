@@ -49,6 +49,8 @@ FONT_FILES = (
 # And what tools print beyond Latin-1 (docker's cut "…", quotes, arrows).
 BEYOND = "…‘’“”–—•→←↑↓✓✗✔✘❯"
 CHARS = [chr(c) for c in range(33, 127)] + [chr(c) for c in range(161, 256)] + list(BEYOND)
+# A pixel this far from the paper's grey is ink.
+INK_MARGIN = 12
 # A grid is accepted when this share of its rows' inked cells are known glyphs.
 MIN_KNOWN = 0.97
 # A font is tried at a grid position where this share of sampled inked cells
@@ -85,16 +87,32 @@ def _load(path: Path) -> GridFont | None:
         return None  # not a fixed-cell font
     ((width, height),) = sizes
     glyphs: dict[bytes, str] = {}
-    for char in CHARS:
-        bitmap = bitmaps.get(ord(char))
-        if bitmap is None:
-            continue
+    drawn = [(char, bitmap) for char in CHARS if (bitmap := bitmaps.get(ord(char))) is not None]
+    for char, bitmap in drawn:
         key = bitmap.tobytes()
         if key not in glyphs and bitmap.getbbox() is not None:
             glyphs[key] = char
     if not glyphs:
         return None
+    # Bold, where xterm has no bold face to draw it with (10x20 has none), is
+    # the glyph drawn twice, the second time one pixel to the right. Those
+    # forms are glyphs too, after the regular ones: a form equal to another
+    # character's glyph stays that character.
+    for char, bitmap in drawn:
+        key = _overstruck(bitmap).tobytes()
+        if key not in glyphs and bitmap.getbbox() is not None:
+            glyphs[key] = char
     return GridFont(path.name.split(".")[0], width, height, glyphs)
+
+
+def _overstruck(bitmap: Image.Image) -> Image.Image:
+    """``bitmap`` with itself drawn again one pixel to the right, within its cell."""
+    from PIL import ImageChops
+
+    shifted = bitmap.copy()
+    shifted.paste(0, (0, 0, bitmap.width, bitmap.height))
+    shifted.paste(bitmap.crop((0, 0, bitmap.width - 1, bitmap.height)), (1, 0))
+    return ImageChops.logical_or(bitmap, shifted)
 
 
 # The PCF tables read here (X11's compiled bitmap fonts).
@@ -197,11 +215,10 @@ def fonts() -> tuple[GridFont, ...]:
 
 
 def _ink(grey: Image.Image, background: int) -> Image.Image:
-    """The region as "1" with ink white (1), as the glyph bitmaps hold it."""
-    histogram = grey.histogram()
-    ink_level = next((v for v in range(256) if histogram[v]), 0)
-    threshold = (ink_level + background) // 2
-    return grey.point(lambda v: 255 if v < threshold else 0, mode="1")
+    """The region as "1" with ink white (1), as the glyph bitmaps hold it: a
+    bitmap font blends nothing, so every pixel not the paper's is ink, in any
+    of the terminal's colours."""
+    return grey.point(lambda v: 255 if abs(v - background) > INK_MARGIN else 0, mode="1")
 
 
 def _cells(bits: Image.Image, font: GridFont, ox: int, oy: int) -> tuple[int, int]:
@@ -291,13 +308,16 @@ def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
         chars: list[str] = []
         row_inked = row_known = 0
         for column in range(columns):
-            key = _key(bits, font, ox + column * font.width, y)
+            x = ox + column * font.width
+            key = _key(bits, font, x, y)
+            if key != blank and key not in font.glyphs and column > 0:
+                key = _unspilt(bits, font, x, y)
             if key == blank:
                 chars.append(" ")
                 continue
             row_inked += 1
             # Box drawing the font lacks, xterm draws itself: a line.
-            char = font.glyphs.get(key) or _line_shape(bits, font, ox + column * font.width, y)
+            char = font.glyphs.get(key) or _line_shape(bits, font, x, y)
             row_known += char is not None
             chars.append(char or "\ufffd")
         if row_inked and row_known < ROW_KNOWN * row_inked:
@@ -317,6 +337,19 @@ def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
     if inked == 0 or inked < outside or known / inked < MIN_KNOWN:
         return None
     return Grid(lines, rest)
+
+
+def _unspilt(bits: Image.Image, font: GridFont, x: int, y: int) -> bytes:
+    """The cell at ``x, y`` without the ink an overstruck bold glyph to its
+    left spills into its first column (xterm does not clip the second stroke
+    to the cell: a bold ``_`` leaves a dot under the next letter)."""
+    from PIL import ImageChops
+
+    cell = bits.crop((x, y, x + font.width, y + font.height))
+    spill = cell.copy()
+    spill.paste(0, (0, 0, font.width, font.height))
+    spill.paste(bits.crop((x - 1, y, x, y + font.height)), (0, 0))
+    return ImageChops.subtract(cell.convert("L"), spill.convert("L")).convert("1").tobytes()
 
 
 def _line_shape(bits: Image.Image, font: GridFont, x: int, y: int) -> str | None:

@@ -65,6 +65,9 @@ MIDTONE_MARGIN = 40
 TWO_TONE_SHARE = 0.08
 # A region is a bitmap font's when this share of its ink lies in sharp rows.
 TWO_TONE_MAJORITY = 0.7
+# A row drawn in at most this many greys is sharp whatever they are: a bitmap
+# font in a few colours (anti-aliased type blends each edge into dozens).
+TWO_TONE_LEVELS = 12
 
 
 @dataclass(frozen=True)
@@ -190,6 +193,9 @@ def two_tone(grey: Image.Image, background: int, rows: Sequence[tuple[int, int]]
     sharp = smooth = 0
     for top, bottom in rows:
         band = grey.crop((0, top, grey.width, bottom))
+        if sum(1 for count in band.histogram() if count) <= TWO_TONE_LEVELS:
+            sharp += 1  # a few colours, none blended: ANSI colours on the paper
+            continue
         ink = _ink(band, background).convert("L")
         inked = ink.histogram()[255]
         midtones = band.point(midtone, mode="1")
