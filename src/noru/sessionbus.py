@@ -1,9 +1,8 @@
 """D-Bus as every part that speaks it reaches it (the accessibility reader,
 the desktop portal, the portal's shortcut, the Noru menu): where the
 session bus is, a method call as they all build it, the bus daemon's own
-calls, what a broken connection
-raises, and the event loop thread that code which is not asynchronous
-itself runs its calls on.
+calls, what a broken connection raises, and the event loop thread that
+code which is not asynchronous itself runs its calls on.
 
 ``LoopThread``: an asyncio event loop on a daemon thread of its own. It
 starts on first use and again after ``close``; ``run`` waits at most its
