@@ -6,12 +6,16 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.history_data import Seeded, seed
 from tests.parts import FIGURES, require
 from tests.wire import OFFICIAL, MemoryClient, StdioProcess
+
+if TYPE_CHECKING:
+    from noru.ocr import Engine
 
 # Real X servers (Xvfb + openbox) and Tk windows, shared by the capture and app tests;
 # a real Wayland compositor (headless sway) and foot terminals.
@@ -25,6 +29,7 @@ pytest_plugins = ["tests.xserver", "tests.sway", "tests.http_process"]
 FAST = frozenset(
     {
         "test_access_log",
+        "test_access_mode",
         "test_agent_index",
         "test_architecture",
         "test_autostart",
@@ -92,6 +97,18 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.mkdir(mode=0o700)
     monkeypatch.setenv("NORU_HOME", str(path))
     return path
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[Engine]:
+    """Tesseract as the app reads with it (second opinion on), made once a
+    module: making one loads its models. A module that reads with another
+    engine (tests/test_ocr_rapid.py, tests/test_ocr_engines.py) defines its
+    own ``engine``; one whose tests need a cold engine each
+    (tests/test_terminal_text.py: a row read once is not read again) too."""
+    from tests.ocr_suite import made_engine
+
+    yield from made_engine("tesseract")
 
 
 @pytest.fixture

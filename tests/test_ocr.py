@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,15 +29,9 @@ from noru.ocr import (
 )
 from noru.ocr.base import clean_line, decode_lines, encode_lines
 from noru.ocr.regions import Piece, cut, split_rows
-from tests.ocr_suite import KNOWN, TOUCHING, line_with, made_engine, missing, overlap
+from tests.ocr_suite import KNOWN, TOUCHING, line_with, missing, overlap
 from tests.parts import require
 from tests.screens import FONT_PACKAGE, fonts_available, window_screen
-
-
-@pytest.fixture(scope="module")
-def engine() -> Iterator[Engine]:
-    yield from made_engine("tesseract")
-
 
 # --- reading screens ------------------------------------------------------------
 

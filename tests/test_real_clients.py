@@ -25,7 +25,6 @@ from noru.geometry import contains
 from noru.ocr import Engine
 from noru.ocr.base import OcrLine
 from tests import real_clients, real_terminals
-from tests.ocr_suite import made_engine
 from tests.parts import require
 from tests.real_clients import Client
 from tests.real_terminals import xterm_screen
@@ -34,11 +33,6 @@ from tests.terminal_shown import Shown
 if TYPE_CHECKING:
     # Types only: pytest imports tests.xserver itself, as a plugin.
     from tests.xserver import XServer
-
-
-@pytest.fixture(scope="module")
-def engine() -> Iterator[Engine]:
-    yield from made_engine("tesseract")
 
 
 @pytest.fixture

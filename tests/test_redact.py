@@ -5,7 +5,6 @@ engine."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -90,15 +89,6 @@ def test_the_projects_own_code_and_docs_are_nearly_free_of_findings() -> None:
 
 
 # --- a real terminal, read by the real engine ----------------------------------
-
-
-@pytest.fixture
-def engine() -> Iterator[TesseractEngine]:
-    found = TesseractEngine()
-    try:
-        yield found
-    finally:
-        found.close()
 
 
 def test_secrets_a_real_terminal_shows_are_found_in_what_the_engine_reads(

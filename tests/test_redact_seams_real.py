@@ -20,10 +20,8 @@ as read.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from PIL import Image
 
 from noru.ocr.tesseract import TesseractEngine
@@ -69,15 +67,6 @@ def _screen(rng: random.Random) -> tuple[list[str], list[str], list[str]]:
         "$ ",
     ]
     return lines, [token, aws, password, stripe], ordinary
-
-
-@pytest.fixture(scope="module")
-def engine() -> Iterator[TesseractEngine]:
-    found = TesseractEngine()
-    try:
-        yield found
-    finally:
-        found.close()
 
 
 def _served(

@@ -56,15 +56,6 @@ def stacked_monitors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XServ
         yield server
 
 
-@pytest.fixture(scope="module")
-def engine() -> Iterator[TesseractEngine]:
-    found = TesseractEngine()
-    try:
-        yield found
-    finally:
-        found.close()
-
-
 def _pick(rng: random.Random, count: int) -> str:
     return "".join(rng.choice(ALNUM) for _ in range(count))
 

@@ -22,7 +22,7 @@ import base64
 import io
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,15 +149,6 @@ def _filled(shown: _Shown, row: int, column: int) -> bool:
     x, y = left + column * width, top + row * height
     core = shown.served.crop((x + 1, y + 1, x + width - 1, y + height - 1))
     return core.getextrema() == tuple((c, c) for c in FILL)
-
-
-@pytest.fixture(scope="module")
-def engine() -> Iterator[TesseractEngine]:
-    found = TesseractEngine()
-    try:
-        yield found
-    finally:
-        found.close()
 
 
 @pytest.mark.parametrize("kind", TERMINALS)

@@ -31,7 +31,7 @@ from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
 from noru.errors import CaptureError
-from noru.sessionbus import BROKEN, LoopThread, daemon, said, session_address
+from noru.sessionbus import BROKEN, LoopThread, daemon, method_call, said, session_address
 
 __all__ = [
     "CALL_TIMEOUT",
@@ -124,13 +124,8 @@ async def call(bus: MessageBus, message: Message, timeout: float = CALL_TIMEOUT)
 async def version(bus: MessageBus, interface: str, timeout: float = CALL_TIMEOUT) -> int:
     """The portal's ``version`` of ``interface`` (``Properties.Get``);
     ``Unoffered`` when it answers with an error."""
-    query = Message(
-        destination=PORTAL,
-        path=PORTAL_PATH,
-        interface="org.freedesktop.DBus.Properties",
-        member="Get",
-        signature="ss",
-        body=[interface, "version"],
+    query = method_call(
+        PORTAL, PORTAL_PATH, "org.freedesktop.DBus.Properties", "Get", "ss", [interface, "version"]
     )
     reply = await call(bus, query, timeout)
     if reply.message_type is not MessageType.METHOD_RETURN:
@@ -193,15 +188,7 @@ async def request(
     try:
         await subscribe(next(iter(paths)))
         reply = await call(
-            bus,
-            Message(
-                destination=PORTAL,
-                path=PORTAL_PATH,
-                interface=interface,
-                member=member,
-                signature=signature,
-                body=body(token),
-            ),
+            bus, method_call(PORTAL, PORTAL_PATH, interface, member, signature, body(token))
         )
         if reply.message_type is not MessageType.METHOD_RETURN:
             raise CaptureError(f"the desktop portal refused {what}: {error_words(reply)}")
@@ -214,9 +201,7 @@ async def request(
         except TimeoutError:
             # Sent, not awaited: a portal that does not answer may not answer this either.
             with contextlib.suppress(*BROKEN):
-                await bus.send(
-                    Message(destination=PORTAL, path=handle, interface=REQUEST, member="Close")
-                )
+                await bus.send(method_call(PORTAL, handle, REQUEST, "Close"))
             raise CaptureError(
                 f"the desktop portal did not answer {what} within {timeout:g} s;"
                 " the request was withdrawn"

@@ -1,8 +1,8 @@
 """D-Bus as every part that speaks it reaches it (the accessibility reader,
 the desktop portal, the portal's shortcut, the Noru menu): where the
-session bus is, the bus daemon's own calls, what a broken connection
-raises, and the event loop thread that code which is not asynchronous
-itself runs its calls on.
+session bus is, a method call as they all build it, the bus daemon's own
+calls, what a broken connection raises, and the event loop thread that
+code which is not asynchronous itself runs its calls on.
 
 ``LoopThread``: an asyncio event loop on a daemon thread of its own. It
 starts on first use and again after ``close``; ``run`` waits at most its
@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import os
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait
@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from dbus_fast import Message
 from dbus_fast.errors import DBusFastError
 
-__all__ = ["BROKEN", "LoopThread", "daemon", "said", "session_address"]
+__all__ = ["BROKEN", "LoopThread", "daemon", "method_call", "said", "session_address"]
 
 T = TypeVar("T")
 
@@ -55,17 +55,25 @@ def session_address() -> str | None:
     return None
 
 
-def daemon(member: str, signature: str = "", body: list[Any] | None = None) -> Message:
+def method_call(
+    destination: str,
+    path: str,
+    interface: str,
+    member: str,
+    signature: str = "",
+    body: Sequence[Any] = (),
+) -> Message:
+    """A method call, its parts in ``busctl call``'s order: whom, which object,
+    which interface, which method, then the arguments' D-Bus signature and
+    the arguments (none by default)."""
+    return Message(destination, path, interface, member, signature=signature, body=list(body))
+
+
+def daemon(member: str, signature: str = "", body: Sequence[Any] = ()) -> Message:
     """A call of the bus daemon's own ``member`` (``org.freedesktop.DBus``:
     ``AddMatch``, ``NameHasOwner``, ``ListActivatableNames``)."""
-    return Message(
-        destination="org.freedesktop.DBus",
-        path="/org/freedesktop/DBus",
-        interface="org.freedesktop.DBus",
-        member=member,
-        signature=signature,
-        body=body or [],
-    )
+    bus = "org.freedesktop.DBus"
+    return method_call(bus, "/org/freedesktop/DBus", bus, member, signature, body)
 
 
 CLOSE_TIMEOUT = 5.0  # seconds for the loop's own shutdown, then for its thread

@@ -65,7 +65,7 @@ from noru.desktop_portal import (
     version,
 )
 from noru.errors import CaptureError
-from noru.sessionbus import BROKEN, session_address
+from noru.sessionbus import BROKEN, method_call, session_address
 
 __all__ = [
     "GLOBAL_SHORTCUTS",
@@ -193,14 +193,7 @@ class PortalShortcut:
             if self._session is not None:
                 with contextlib.suppress(*BROKEN):
                     await asyncio.wait_for(
-                        bus.call(
-                            Message(
-                                destination=PORTAL,
-                                path=self._session,
-                                interface=SESSION,
-                                member="Close",
-                            )
-                        ),
+                        bus.call(method_call(PORTAL, self._session, SESSION, "Close")),
                         CONNECT_TIMEOUT,
                     )
             await disconnect(bus)
@@ -260,11 +253,11 @@ class PortalShortcut:
         assert self._bus is not None
         reply = await call(
             self._bus,
-            Message(
-                destination=KGLOBALACCEL,
-                path=f"/component/{SESSION_TOKEN}",
-                interface=f"{KGLOBALACCEL}.Component",
-                member="allShortcutInfos",
+            method_call(
+                KGLOBALACCEL,
+                f"/component/{SESSION_TOKEN}",
+                f"{KGLOBALACCEL}.Component",
+                "allShortcutInfos",
             ),
             CONNECT_TIMEOUT,
         )

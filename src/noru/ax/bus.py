@@ -30,7 +30,7 @@ from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
 from noru.ax import atspi
-from noru.sessionbus import BROKEN, LoopThread, said, session_address
+from noru.sessionbus import BROKEN, LoopThread, method_call, said, session_address
 
 __all__ = [
     "BROKEN",
@@ -93,14 +93,7 @@ async def session_call(
     try:
         reply = await asyncio.wait_for(
             bus.call(
-                Message(
-                    destination=atspi.BUS_NAME,
-                    path=atspi.BUS_PATH,
-                    interface=interface,
-                    member=member,
-                    signature=signature,
-                    body=list(body),
-                )
+                method_call(atspi.BUS_NAME, atspi.BUS_PATH, interface, member, signature, body)
             ),
             CONNECT_TIMEOUT,
         )
@@ -206,14 +199,7 @@ class Calls:
         """A future of the reply's value (its values, when several), or of None when the application
         answers with an error (the node has gone, or lacks the interface). A
         connection that fails to send raises one of ``BROKEN`` from it."""
-        message = Message(
-            destination=name,
-            path=path,
-            interface=interface,
-            member=member,
-            signature=signature,
-            body=list(body),
-        )
+        message = method_call(name, path, interface, member, signature, body)
         future: asyncio.Future[Any] = self._loop.create_future()
         if len(self._waiting) < self._cap:
             self._send(message, future)

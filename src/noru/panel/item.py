@@ -46,7 +46,7 @@ from noru.panel.interfaces import (
     pixmaps_of,
 )
 from noru.panel.notify import Notifier
-from noru.sessionbus import BROKEN, daemon, session_address
+from noru.sessionbus import BROKEN, daemon, method_call, session_address
 from noru.settings import snapshot
 from noru.store import Reader
 
@@ -251,13 +251,8 @@ class Panel:
 
     async def _register(self, bus: MessageBus) -> None:
         reply = await bus.call(
-            Message(
-                destination=WATCHER,
-                path=WATCHER_PATH,
-                interface=WATCHER,
-                member="RegisterStatusNotifierItem",
-                signature="s",
-                body=[self.bus_name],
+            method_call(
+                WATCHER, WATCHER_PATH, WATCHER, "RegisterStatusNotifierItem", "s", [self.bus_name]
             )
         )
         if reply is None or reply.message_type == MessageType.ERROR:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from noru.sessionbus import daemon
+from noru.sessionbus import daemon, method_call
 
 __all__ = ["BURST", "Burst", "Notifier", "summary"]
 
@@ -56,14 +56,10 @@ def _notify(
     replaces: int, icon: str, title: str, body: str, actions: list[str], hints: dict[str, Variant]
 ) -> Message:
     """A ``Notify`` call from Noru, normal urgency, shown ``SHOWN_FOR`` ms."""
-    return Message(
-        destination=NOTIFICATIONS,
-        path=NOTIFICATIONS_PATH,
-        interface=NOTIFICATIONS,
-        member="Notify",
-        signature="susssasa{sv}i",
-        body=["Noru", replaces, icon, title, body, actions,
-              {"urgency": Variant("y", 1), **hints}, SHOWN_FOR],
+    return method_call(
+        NOTIFICATIONS, NOTIFICATIONS_PATH, NOTIFICATIONS, "Notify", "susssasa{sv}i",
+        ["Noru", replaces, icon, title, body, actions,
+         {"urgency": Variant("y", 1), **hints}, SHOWN_FOR],
     )  # fmt: skip
 
 
