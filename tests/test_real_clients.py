@@ -328,12 +328,13 @@ def test_a_terminal_in_a_bitmap_font_is_read_exactly_by_its_glyphs(
     assert all(line.confidence == 1.0 for line in result.lines)
 
 
-def test_bold_and_coloured_text_in_a_bitmap_font_without_a_bold_face_is_read_by_glyphs(
+def test_bold_coloured_and_reverse_text_in_a_bitmap_font_is_read_by_glyphs(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:
-    """10x20 has no bold face: xterm draws bold by striking each glyph twice,
-    one pixel apart (a bold ``_`` spills a dot into the next cell), and
-    gcc's colours are greys between the ink's and the paper's. Every row is
+    """Bold in xterm's default font is its bold face (6x13B); 10x20 has none,
+    so xterm strikes each glyph twice, one pixel apart (a bold ``_`` spills
+    a dot into the next cell). gcc's colours are greys between the ink's and
+    the paper's; tsc prints line numbers in reverse video. Every row is
     still the font's glyphs, read exactly."""
     from noru.ocr.cells import read_job
     from noru.ocr.regions import Job
@@ -351,19 +352,22 @@ def test_bold_and_coloured_text_in_a_bitmap_font_without_a_bold_face_is_read_by_
               "   17 |     printf(\"%d\\n\", count_max);"),
         Shown("      |             ^~", f"      |             {green}^~{off}"),
         Shown("BOLD_UNDER_SCORES m_n w_u", f"{bold}BOLD_UNDER_SCORES m_n w_u{off}"),
+        Shown("881   const poolRetry: number = request.id;",
+              "\x1b[7m881\x1b[0m   const poolRetry: number = request.id;"),
+        Shown("            ~~~~~~~~~", f"\x1b[7m   \x1b[0m         \x1b[31m~~~~~~~~~{off}"),
     ]  # fmt: skip
-    for theme in ("light", "solarized-dark"):
+    for bitmap, theme in ((None, "light"), ("10x20", "light"), ("10x20", "solarized-dark")):
         with real_terminals.open_xterm(
-            desktop, shown, columns=70, rows=10, bitmap="10x20", theme=theme
+            desktop, shown, columns=70, rows=10, bitmap=bitmap, theme=theme
         ) as client:
             grab = window_capture(client, capturer)
             truth = [row for row in client.lines if row.strip()]
         whole = (0, 0, *grab.image.size)
         read = read_job(Job(grab.image, whole, 0, whole))
-        assert read is not None, theme
+        assert read is not None, (bitmap, theme)
         lines, _ = read
-        assert [line.text for line in lines] == [row.rstrip() for row in truth], theme
-        assert all(line.confidence == 1.0 for line in lines), theme
+        assert [line.text for line in lines] == [row.rstrip() for row in truth], (bitmap, theme)
+        assert all(line.confidence == 1.0 for line in lines), (bitmap, theme)
 
 
 def test_in_a_display_capture_the_grid_is_read_by_glyphs_and_its_title_left_to_the_engine(

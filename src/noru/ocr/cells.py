@@ -77,32 +77,50 @@ class GridFont:
     glyphs: dict[bytes, str]  # a cell's packed bits (ink = 1) -> its character
 
 
-def _load(path: Path) -> GridFont | None:
+def _load(path: Path, bold: Path | None = None) -> GridFont | None:
+    """The font in ``path`` with the glyphs of its ``bold`` face (a file of
+    the same cells) beside them: a terminal draws bold text in the same grid
+    (a compiler's file names, mypy's). None when ``path`` is not a
+    fixed-cell PCF font; a bold face that is not one is left out."""
+    bitmaps = _drawn(path)
+    if bitmaps is None:
+        return None
+    sizes = {bitmap.size for _, bitmap in bitmaps}
+    if len(sizes) != 1:
+        return None  # not a fixed-cell font
+    ((width, height),) = sizes
+    bold_bitmaps = _drawn(bold) if bold is not None else None
+    if bold_bitmaps is not None and {b.size for _, b in bold_bitmaps} != sizes:
+        bold_bitmaps = None
+    glyphs: dict[bytes, str] = {}
+    # Bold, where xterm has no bold face to draw it with (10x20 has none), is
+    # the glyph drawn twice, the second time one pixel to the right. Each
+    # form is a glyph, the regular first: a form equal to another
+    # character's glyph stays that character.
+    forms = [
+        *((char, bitmap.tobytes()) for char, bitmap in bitmaps),
+        *((char, bitmap.tobytes()) for char, bitmap in bold_bitmaps or ()),
+        *((char, _overstruck(bitmap).tobytes()) for char, bitmap in bitmaps),
+    ]
+    for char, key in forms:
+        glyphs.setdefault(key, char)
+    if not glyphs:
+        return None
+    return GridFont(path.name.split(".")[0], width, height, glyphs)
+
+
+def _drawn(path: Path) -> list[tuple[str, Image.Image]] | None:
+    """The inked glyphs of CHARS in a PCF font file; None when it is no such font."""
     try:
         bitmaps = _pcf_bitmaps(gzip.decompress(path.read_bytes()))
     except (OSError, EOFError, ValueError, IndexError, struct.error, zlib.error):
         return None  # not a font we read: the engine reads such text
-    sizes = {bitmap.size for bitmap in bitmaps.values()}
-    if len(sizes) != 1:
-        return None  # not a fixed-cell font
-    ((width, height),) = sizes
-    glyphs: dict[bytes, str] = {}
-    drawn = [(char, bitmap) for char in CHARS if (bitmap := bitmaps.get(ord(char))) is not None]
-    for char, bitmap in drawn:
-        key = bitmap.tobytes()
-        if key not in glyphs and bitmap.getbbox() is not None:
-            glyphs[key] = char
-    if not glyphs:
-        return None
-    # Bold, where xterm has no bold face to draw it with (10x20 has none), is
-    # the glyph drawn twice, the second time one pixel to the right. Those
-    # forms are glyphs too, after the regular ones: a form equal to another
-    # character's glyph stays that character.
-    for char, bitmap in drawn:
-        key = _overstruck(bitmap).tobytes()
-        if key not in glyphs and bitmap.getbbox() is not None:
-            glyphs[key] = char
-    return GridFont(path.name.split(".")[0], width, height, glyphs)
+    drawn = [
+        (char, bitmap)
+        for char in CHARS
+        if (bitmap := bitmaps.get(ord(char))) is not None and bitmap.getbbox() is not None
+    ]
+    return drawn or None
 
 
 def _overstruck(bitmap: Image.Image) -> Image.Image:
@@ -204,12 +222,15 @@ def _pcf_bitmaps(raw: bytes) -> dict[int, Image.Image]:
 
 @functools.cache
 def fonts() -> tuple[GridFont, ...]:
-    """The fixed-cell bitmap fonts found on this machine (none: the feature is off)."""
+    """The fixed-cell bitmap fonts found on this machine, each with its bold
+    face's glyphs (none: the feature is off)."""
     found = []
     for folder in FONT_DIRS:
         for name in FONT_FILES:
-            path = folder / f"{name}.pcf.gz"
-            if path.is_file() and (font := _load(path)) is not None:
+            path, bold = folder / f"{name}.pcf.gz", folder / f"{name}B.pcf.gz"
+            if name.endswith("B") or not path.is_file():
+                continue
+            if (font := _load(path, bold if bold.is_file() else None)) is not None:
                 found.append(font)
     return tuple(found)
 
@@ -310,8 +331,8 @@ def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
         for column in range(columns):
             x = ox + column * font.width
             key = _key(bits, font, x, y)
-            if key != blank and key not in font.glyphs and column > 0:
-                key = _unspilt(bits, font, x, y)
+            if key != blank and key not in font.glyphs:
+                key = _unknown(bits, font, x, y, key, blank)
             if key == blank:
                 chars.append(" ")
                 continue
@@ -337,6 +358,22 @@ def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
     if inked == 0 or inked < outside or known / inked < MIN_KNOWN:
         return None
     return Grid(lines, rest)
+
+
+def _unknown(
+    bits: Image.Image, font: GridFont, x: int, y: int, key: bytes, blank: bytes
+) -> bytes:
+    """A cell that is no glyph as it stands, as it may be one: without the
+    spill of an overstruck bold glyph to its left, or in reverse video (the
+    glyph, or a space, in the paper's colour on a block of ink: tsc's line
+    numbers, a selection, the cursor). ``key`` when neither is a glyph."""
+    from PIL import ImageChops
+
+    if x > 0 and (unspilt := _unspilt(bits, font, x, y)) in font.glyphs:
+        return unspilt
+    cell = bits.crop((x, y, x + font.width, y + font.height))
+    reverse = ImageChops.invert(cell.convert("L")).convert("1").tobytes()
+    return reverse if reverse in font.glyphs or reverse == blank else key
 
 
 def _unspilt(bits: Image.Image, font: GridFont, x: int, y: int) -> bytes:
