@@ -195,16 +195,18 @@ def test_a_line_in_reverse_video_is_a_row_of_the_grid_like_the_others(
     assert sum(got == want for got, want in zip(read[5:], ALIGNED[5:], strict=True)) >= 8
 
 
+@pytest.mark.parametrize("highlight", [7, 8])
 def test_a_highlighted_row_above_a_tall_empty_screen_leaves_its_text_on_the_grid(
-    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, highlight: int
 ) -> None:
     """The paper's longest stretch is the empty screen below a selected row,
-    holding one line; the text above the row is where the grid repeats."""
+    holding one line (or, the last line selected, none: no grid at all);
+    the text above the row is where the grid repeats."""
     real_terminals.need("urxvt")
     shown = ALIGNED[:9]
     with real_terminals.open_terminal(
         desktop, "urxvt", shown, columns=100, rows=30, theme="light",
-        highlight=7, x=80, y=80,
+        highlight=highlight, x=80, y=80,
     ) as client:  # fmt: skip
         image = window(capturer, client)
     read = as_drawn(list(engine.recognise(image).lines))

@@ -69,19 +69,19 @@ def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
     if not runs:
         return None
     tallest = sorted(range(len(runs)), key=lambda i: runs[i][0] - runs[i][1])
-    core = tallest[0]
-    cells = find_cells(dark.crop((0, runs[core][0], dark.width, runs[core][1])))
+    # The longest run gives the grid; where its lines show none (a tail of
+    # lines too unlike to repeat below a highlighted row) or only a few
+    # (their pitch guessed from one line's height), a shorter run whose
+    # lines repeat gives it.
+    core, cells = -1, None
+    for index in tallest:
+        found = find_cells(dark.crop((0, runs[index][0], dark.width, runs[index][1])))
+        if found is not None and (cells is None or not found.few):
+            core, cells = index, found
+            if not found.few:
+                break
     if cells is None:
         return None
-    if cells.few:
-        # A few lines (their pitch guessed from one line's height) may be
-        # the screen's tail below a highlighted row, its text above it: a
-        # shorter run whose lines repeat gives the grid.
-        for other in tallest[1:]:
-            found = find_cells(dark.crop((0, runs[other][0], dark.width, runs[other][1])))
-            if found is not None and not found.few:
-                core, cells = other, found
-                break
     top, bottom = runs[core]
     first, last = core, core
     while first > 0 and _on_grid((runs[first - 1][1], runs[first][0]), top, cells):
