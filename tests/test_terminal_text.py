@@ -525,6 +525,42 @@ def test_symbols_in_the_terminal_s_face_are_told_by_their_glyphs(
     assert not missing, read
 
 
+# A compiler's output, its file names and its warnings bold.
+BOLD_GCC = [
+    Shown.text("$ make -j2"),
+    Shown.text("cc -O2 -g -Wall -Wextra -Iinclude -c src/worker_tenant.c -o build/worker_tenant.o"),
+    Shown("src/worker_tenant.c: In function 'dispatch_config_request':",
+          "\x1b[1msrc/worker_tenant.c:\x1b[0m In function "
+          "'\x1b[1mdispatch_config_request\x1b[0m':"),
+    Shown("src/worker_tenant.c:1630:16: warning: 'migrate_replic' undeclared (first use)",
+          "\x1b[1msrc/worker_tenant.c:1630:16:\x1b[0m \x1b[1;35mwarning: \x1b[0m"
+          "'\x1b[1mmigrate_replic\x1b[0m' undeclared (first use)"),
+    Shown(" 1630 |     size_t n = migrate_replic->len;",
+          " 1630 |     size_t n = \x1b[1;35mmigrate_replic\x1b[0m->len;"),
+    Shown("      |                ^~~~~~~~~~~~~~",
+          "      |                \x1b[1;35m^~~~~~~~~~~~~~\x1b[0m"),
+    Shown("Error 1 in BUILD_DIR/Worker_Tenant.o: OOPS 0O1lI",
+          "\x1b[1mError 1 in BUILD_DIR/Worker_Tenant.o: OOPS 0O1lI\x1b[0m"),
+]  # fmt: skip
+
+
+def test_bold_of_a_family_with_no_bold_face_is_read_by_its_glyphs(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """Noto Mono has no bold face: a terminal draws its bold by emboldening
+    the regular one (FreeType's synthetic bold, through fontconfig). With
+    half the sampled letters bold, the font is still found, and every row
+    comes back as drawn."""
+    real_terminals.need("xterm")
+    with real_terminals.open_xterm(
+        desktop, BOLD_GCC, columns=90, rows=len(BOLD_GCC) + 2, font="Noto Mono", size=9,
+        dpi=192, theme="solarized-dark", x=60, y=60,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert read == [line.plain for line in BOLD_GCC]
+
+
 # What a reading of a few parts per cell image can lose: a lone letter between
 # wide gaps (top's state column), a row of one closing brace, a hyphen next
 # to a letter whose anti-aliased edge reaches its cell (the `-` of `rw-`).

@@ -360,9 +360,7 @@ def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
     return Grid(lines, rest)
 
 
-def _unknown(
-    bits: Image.Image, font: GridFont, x: int, y: int, key: bytes, blank: bytes
-) -> bytes:
+def _unknown(bits: Image.Image, font: GridFont, x: int, y: int, key: bytes, blank: bytes) -> bytes:
     """A cell that is no glyph as it stands, as it may be one: without the
     spill of an overstruck bold glyph to its left, or in reverse video (the
     glyph, or a space, in the paper's colour on a block of ink: tsc's line

@@ -18,6 +18,7 @@ Pillow's own FreeType draws with one hinting only.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
 import shutil
 import subprocess
@@ -63,9 +64,12 @@ class Face:
     path: str
     index: int
     weight: int
+    # Drawn bolder than its file: the bold a terminal makes of a family with
+    # no bold face (``bold_of``).
+    emboldened: bool = False
 
     def __str__(self) -> str:
-        return f"{self.family} {self.style}"
+        return f"{self.family} {self.style}" + (" (emboldened)" if self.emboldened else "")
 
 
 def monospace_faces() -> tuple[Face, ...]:
@@ -137,13 +141,21 @@ def _look(face: Face) -> bytes:
 
 def bold_of(face: Face) -> Face | None:
     """The face a terminal draws ``face``'s bold text with: the same family's
-    upright face nearest in weight to bold, heavier than ``face``."""
+    upright face nearest in weight to bold, heavier than ``face``; for a
+    family with none (Noto Mono), ``face`` emboldened as fontconfig has
+    Xft, cairo (VTE), Qt and the GPU terminals do it (FreeType's synthetic
+    bold); None when there is no heavier face to draw."""
+    if face.emboldened:
+        return None
     heavier = [
         f
         for f in monospace_faces()
         if f.family == face.family and f.weight > face.weight and f.path != face.path
     ]
-    return min(heavier, key=lambda f: abs(f.weight - BOLD), default=None)
+    found = min(heavier, key=lambda f: abs(f.weight - BOLD), default=None)
+    if found is None and face.weight < BOLD:
+        return dataclasses.replace(face, weight=BOLD, emboldened=True)
+    return found
 
 
 def _is_monospace(face: Face) -> bool:
@@ -223,7 +235,8 @@ def _draw(
         "full": freetype.FT_LOAD_DEFAULT,
         "none": freetype.FT_LOAD_NO_HINTING,
         "mono": freetype.FT_LOAD_TARGET_MONO | freetype.FT_LOAD_MONOCHROME,
-    }[hinting] | freetype.FT_LOAD_RENDER
+    }[hinting]
+    mode = freetype.FT_RENDER_MODE_MONO if hinting == "mono" else freetype.FT_RENDER_MODE_NORMAL
     kept: list[str] = []
     advance = 0.0
     bitmaps: list[npt.NDArray[np.uint8]] = []
@@ -239,6 +252,11 @@ def _draw(
                 continue
             ft.load_char(char, flags)
             glyph = ft.glyph
+            if face.emboldened:
+                # Wider by a 24th of the em each way, as FreeType's own
+                # synthetic bold (FT_GlyphSlot_Embolden) makes it.
+                freetype.raw.FT_GlyphSlot_Embolden(glyph._FT_GlyphSlot)
+            glyph.render(mode)
             advance = max(advance, glyph.advance.x / 64)
             kept.append(char)
             bitmaps.append(_coverage(glyph.bitmap))
