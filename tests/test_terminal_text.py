@@ -357,6 +357,34 @@ def test_a_bar_drawn_in_every_row_between_text_is_text(
     assert read == [line.rstrip() for line in GUTTER], read
 
 
+# pip's progress bars, each a run of heavy lines after an indent.
+PIP = [
+    "$ pip install scipy sqlalchemy",
+    "Collecting scipy==1.14.1",
+    "  Downloading scipy-1.14.1-py3-none-any.whl (642 kB)",
+    "     " + "━" * 40 + " 641.9/641.9 kB 7.9 MB/s eta 0:00:00",
+    "Collecting sqlalchemy",
+    "  Downloading sqlalchemy-2.0.36-py3-none-any.whl (1.9 MB)",
+    "     " + "━" * 40 + " 1.9/1.9 MB 5.2 MB/s eta 0:00:00",
+]
+
+
+@pytest.mark.parametrize(("face", "size"), [(MONO, 10), ("Hermit", 12)])
+def test_a_heavy_line_is_read_to_its_first_cell(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, face: str, size: int
+) -> None:
+    """rxvt-unicode draws a run of ``━``'s first cell from a pixel or two
+    in: that cell is the line's too, not a letter."""
+    real_terminals.need("urxvt")
+    with real_terminals.open_terminal(
+        desktop, "urxvt", PIP, columns=100, rows=len(PIP) + 1, font=face, size=size,
+        theme="solarized-light", x=60, y=60,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert read == PIP, read
+
+
 # File names in Chinese and Japanese among Latin text: Tesseract's English
 # model has no letters for them, RapidOCR's does (ocr.second).
 WIDE_NAMES = [
