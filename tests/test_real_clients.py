@@ -370,6 +370,34 @@ def test_bold_coloured_and_reverse_text_in_a_bitmap_font_is_read_by_glyphs(
         assert all(line.confidence == 1.0 for line in lines), (bitmap, theme)
 
 
+def test_rows_mostly_of_digits_in_a_tall_bitmap_font_are_read_by_glyphs(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    """top's rows are digits and capitals, ink a cap height high: 10 pixels
+    of 9x15's 15 still tell its grid."""
+    from noru.ocr.cells import read_job
+    from noru.ocr.regions import Job
+
+    real_terminals.need("xterm")
+    shown = [
+        "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND",
+        "  20737 ROOT      36  -4 2197600   9892  73494 S  60.4  83.9  27:57.72 CRON",
+        "  25444 NORU       6   4 4977275 529594  65509 D  33.3  62.6  51:57.36 XORG",
+        "  56298 HTTP      29  17 4345583 959853  74204 I  93.1  41.3  80:05.07 NGINX",
+        "  97872 NORU      19   6 8479972 635209  11032 R  43.2  32.9  85:39.21 MAKE",
+        "  10391 ROOT      20   0  216580  11740   8400 S   0.0   0.1   0:01.93 INIT",
+    ]
+    with real_terminals.open_xterm(
+        desktop, shown, columns=90, rows=8, bitmap="9x15", theme="dark"
+    ) as client:
+        grab = window_capture(client, capturer)
+        truth = [row.rstrip() for row in client.lines if row.strip()]
+    whole = (0, 0, *grab.image.size)
+    read = read_job(Job(grab.image, whole, 0, whole))
+    assert read is not None
+    assert [line.text for line in read[0]] == truth
+
+
 def test_in_a_display_capture_the_grid_is_read_by_glyphs_and_its_title_left_to_the_engine(
     desktop: XServer, capturer: Capturer, engine: Engine
 ) -> None:

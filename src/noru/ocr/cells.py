@@ -56,8 +56,9 @@ MIN_KNOWN = 0.97
 # A font is tried at a grid position where this share of sampled inked cells
 # are its glyphs (a title bar above the grid brings the share down).
 MIN_SAMPLE_KNOWN = 0.6
-# A font's cells are this many pixels taller than its rows of ink, at most.
-FONT_SLACK = 4
+# A font's rows of ink are at least this share of its cells' height (rows of
+# digits and capitals alone, as top prints, are a cap height high).
+FONT_SHARE = 0.6
 # Inked cells sampled to find the grid's position before reading it all,
 # visited in steps of this prime (or the next one coprime with the grid).
 SAMPLE = 120
@@ -306,7 +307,7 @@ def read_grid(grey: Image.Image, background: int) -> Grid | None:
     for font in fonts():
         if grey.width < font.width * 4 or grey.height < font.height:
             continue
-        if line is None or not font.height - FONT_SLACK <= line <= font.height:
+        if line is None or not FONT_SHARE * font.height <= line <= font.height:
             continue  # its rows of ink are not this font's height
         found = _position(bits, font)
         if found is None or found[2] < MIN_SAMPLE_KNOWN:
