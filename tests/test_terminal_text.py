@@ -357,6 +357,26 @@ def test_a_bar_drawn_in_every_row_between_text_is_text(
     assert read == [line.rstrip() for line in GUTTER], read
 
 
+@pytest.mark.parametrize(
+    "prompt", ["ops@laptop /var/log %", "svc@worker ~/src/cosmos %", "root@box /usr/local/src #"]
+)
+def test_a_lone_prompt_is_read_by_its_glyphs(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, prompt: str
+) -> None:
+    """A prompt alone on the screen has few letters the font is found by
+    unless the twins (``o`` and ``O``, ``s`` and ``S``) count, each by the
+    nearer of its two forms: with them, it is read by its glyphs."""
+    real_terminals.need("st")
+    with real_terminals.open_terminal(
+        desktop, "st", [prompt], columns=60, rows=4, font="mononoki", size=10, dpi=192,
+        theme="solarized-light", x=60, y=60,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = list(engine.recognise(image).lines)
+    assert as_drawn(read) == [prompt]
+    assert read[0].columns is not None  # on the grid, not the engine's layout
+
+
 # pip's progress bars, each a run of heavy lines after an indent.
 PIP = [
     "$ pip install scipy sqlalchemy",

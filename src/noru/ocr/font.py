@@ -99,6 +99,13 @@ def _samples(cells: Sequence[Array], claims: Sequence[str]) -> _Samples | None:
     for cell, char in zip(cells, claims, strict=True):
         if char in SAMPLED:
             by_char.setdefault(char, []).append(cell)
+    if sum(map(len, by_char.values())) < LEAST_SAMPLES:
+        # A line or two (a prompt, a command): the twins too, each fitted
+        # by the nearer of its two forms, as the engine's case is not
+        # trusted (``_fit``).
+        for cell, char in zip(cells, claims, strict=True):
+            if char in TWINS:
+                by_char.setdefault(char, []).append(cell)
     if not by_char:
         return None
     chosen: list[tuple[Array, str]] = []
