@@ -55,7 +55,7 @@ LEAST_WIDE = 2
 # RapidOCR closes up and ``spaced`` puts back). A line read again is as sure
 # as these make it. Fitted on the training part of the terminal corpus
 # (bench/ocr_calibrate.py).
-MISSES = {"run": 0.0025, "line": 0.071}
+MISSES = {"run": 0.0079, "line": 0.071}
 # Around a line's box, this share of its height (at least MARGIN_LEAST px):
 # the recogniser reads a line best with some of its background around it.
 MARGIN = 0.25
