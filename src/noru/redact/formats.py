@@ -50,7 +50,22 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("aws-session-token", "IQoJb3JpZ2luX2Vj", B64, 100, 4000),
     prefixed("aws-session-token", "FwoGZXIvYXdzE", B64, 100, 4000),
     prefixed("aws-session-token", "AQoDYXdzE", B64, 100, 4000),
+    # Bedrock API keys. Long-term: ``ABSK`` and the base64 of
+    # ``BedrockAPIKey-<id>-at-<account>:<secret>`` (so ``ABSKQmVkcm9ja0FQSUtleS``
+    # always: found by that part too when the engine misreads ``ABSK``);
+    # short-term: ``bedrock-api-key-`` and the base64 of a presigned URL
+    # (``bedrock.amazonaws.com/?Action=CallWithBearerToken&...``), a
+    # thousand characters or more.
     prefixed("aws-bedrock-key", "ABSK", B64, 100, 300),
+    token(
+        "aws-bedrock-key",
+        rf"(?:{ALNUM}{{4}})?{fixed('QmVkcm9ja0FQSUtleS')}",
+        B64,
+        80,
+        300,
+        needles=("QmVkcm9ja0FQSUtleS",),
+    ),
+    prefixed("aws-bedrock-key", "bedrock-api-key-", B64, 100, 4000),
     # --- code hosts and package registries -------------------------------
     prefixed("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), BODY, 30, 255),
     prefixed("github-token", "github_pat_", BODY, 22, 255),
