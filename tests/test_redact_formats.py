@@ -446,6 +446,34 @@ BROWSER_READS = [
     ),
     # a character added in an AWS key id
     ("# rotate ASIA3553GNWTAM6AGZ24A (expired)", "ASIA3553GNWTAM6AG24A"),
+    # a Bedrock key cut by two stray spaces, a piece of letters alone between them
+    (
+        "ABSKqTv7AmMr68nBP48Se0AGDc32j4mRig6nWF2x8X9G59IFbZXxvLAqY pKKFaDOES pOvBrOs+cY/gAQd5FvSc"
+        "NiHniS5deqAa+40QW6PRqE+fakuA40sGsXXMwPg1jDfg9FRPIo/",
+        "ABSKqTv7AmMr68nBP48SeoAGDc32j4mRfg6nWF2x8X9G59IFbZXxvLAqYpKKFaDOE5p0vBrOs+cY/gAQd5FvScNi"
+        "HnI5deqAa+40QW6PRqE+fakuA40sGsXXMwPg1jDfg9FRPIo/",
+    ),
+    # a Grafana cloud token's l read as i, its + read apart from the piece after
+    (
+        "# rotate gic_q4debiNKUa4eQm45u/KtH7A9SEcKzCP7BHthfo6vbWQVgG2QjwxExGo9lOpU3lgeaTW36Onnp5S"
+        "mf1jRZwVrHKw+ KfSeM +AkHsgDEpN8HQsOFtBPjBSEGZhDb (expired)",
+        "glc_q4debiNKUa4eQm45u/KtH7A9SEcKzCP7BHthfo6vbWQVgG2QjwxExGo9IOpU3IgeaTW36Onnp5mf1jRZwVrH"
+        "Kw+KfSeM+AkHsgDEpN8HQs0FtBPjBsEGZhDb",
+    ),
+    # a Bedrock key's + read as -+, a stray space near its end
+    (
+        "- ABSKirsw-+ybVfxqljN4GuqWnSBqivwR4yYjfGVFSDb5VJ/gEuPnSEWWYY6lwrWEGV3ESp3POmyeBKwFdVaqZ6"
+        "sLx02YRMhHTT8H9 1w16TZPnz4RafBHlsZJkDrqv2QijOQNa6HyB",
+        "ABSKirsw+ybVfxqljN4GuqWnSBqivwR4yYjfGVFSDb5VJ/gEuPn5EWWYY6IwrWEGV3ESp3P0myeBKwFdVaqZ6sLx"
+        "02YRMhHTT8H91w16TZPnz4RqfBHIsZJkDrqv2QijOQNa6HyB",
+    ),
+    # a Grafana cloud token whose + are read apart, one between spaces
+    (
+        "= glc_ri8QaOUxXsu7uJ7e/NYuk3jUPYsVaMKMcM9myj4WeoZs2UQ3t2o0Zjt + +1XW6J3gfz8BniUgZChLrAG "
+        "+ OvSLZaJwGYzkUWW/PCHNTEIX LroliDUpdA3P2DoiE",
+        "glc_ri8QaOUxXsu7uJ7e/NYuk3jUPYsVaMKMcM9myj4WeoZs2UQ3t2oZjt++lXW6J3gfz8BniUgZChLrAG+0vSLZ"
+        "aJwGYzkUWW/PChNTEIX1roIiDUpdA3P2DoiE",
+    ),
 ]
 
 

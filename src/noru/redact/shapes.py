@@ -42,7 +42,7 @@ __all__ = [
 
 # The characters the engine confuses, in the fixed parts of a format.
 O0 = "[O0o]"
-IL1 = r"[Il1|!\]]"
+IL1 = r"[Il1i|!\]]"
 S5 = "[S5s]"
 A4 = "[A4]"
 B8 = "[B8]"
@@ -153,6 +153,8 @@ def token(
     as one now and then (``Wwhsec_...``); a prefix that long is no part of a
     word."""
     unit = f"(?:{body}|[)\\]}}](?={body}))" if "A-Z" in body or "a-z" in body else body
+    if "+/" in body:
+        unit = f"(?:{unit}|-(?=\\+))"  # base64's ``+`` read as ``-+`` (in a proportional font)
     before = "(?<![A-Za-z0-9]{2})" if glued else "(?<![A-Za-z0-9])"
     pattern = (
         rf"{before}(?P<p>{prefix})"
