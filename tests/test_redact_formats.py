@@ -444,6 +444,9 @@ BROWSER_READS = [
         "# rotate AGE-SECRET-KEY- 1 R9AEU8LE46PX4E9FV6AFPXWJ878CMDROWD7TQOOHWJMCF7ENURDGVXARU2 (x)",
         "AGE-SECRET-KEY-1R9AEU8LE46PX4E9FV6AFPXWJ878CMDR0WD7TQ00HWJMCF7ENURDGVXARU2",
     ),
+    # a monospace font's dotted 0 read as @, drawn small (foot on a scale-1
+    # display beside a scale-2 one: tests/test_redact_seams_scaled.py)
+    ("STRIPE_KEY=sk_live_wHk@3bUa58nVUtSoGP6tNcsr", "sk_live_wHk03bUa58nVUtSoGP6tNcsr"),
     # a character added in an AWS key id
     ("# rotate ASIA3553GNWTAM6AGZ24A (expired)", "ASIA3553GNWTAM6AG24A"),
     # a Bedrock key cut by two stray spaces, a piece of letters alone between them
@@ -499,6 +502,8 @@ def test_marks_read_as_a_token_s_characters_make_no_secret_of_prose_or_code() ->
         "see https://example.com/docs/api/v2/tokens/rotate for the steps (2/3)",
         "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA) padding bytes of the header",
         "x86_64-linux-gnu/libssl.so.3 libcrypto.so.3 (0x00007f3a2c000000)",
+        "git@github.com:noru-project/noru.git and alice@example.com",
+        "root@build-7f3a9c2e:~/src/project-2026$ ls",
     ]
     for line in ordinary:
         assert find(line) == [], (line, find(line))
