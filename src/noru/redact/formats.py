@@ -52,18 +52,19 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("aws-session-token", "AQoDYXdzE", B64, 100, 4000),
     # Bedrock API keys. Long-term: ``ABSK`` and the base64 of
     # ``BedrockAPIKey-<id>-at-<account>:<secret>`` (so ``ABSKQmVkcm9ja0FQSUtleS``
-    # always: found by that part too when the engine misreads ``ABSK``);
+    # always: found by that part too when the engine misreads ``ABSK`` or
+    # puts stray spaces in it);
     # short-term: ``bedrock-api-key-`` and the base64 of a presigned URL
     # (``bedrock.amazonaws.com/?Action=CallWithBearerToken&...``), a
     # thousand characters or more.
     prefixed("aws-bedrock-key", "ABSK", B64, 100, 300),
     token(
         "aws-bedrock-key",
-        rf"(?:{ALNUM}{{4}})?{fixed('QmVkcm9ja0FQSUtleS')}",
+        rf"(?:{ALNUM}{{4}} ?)?" + " ?".join(map(fixed, "QmVkcm9ja0FQSUtleS")),
         B64,
         80,
         300,
-        needles=("QmVkcm9ja0FQSUtleS",),
+        needles=("ABSK", "QmVk"),
     ),
     prefixed("aws-bedrock-key", "bedrock-api-key-", B64, 100, 4000),
     # --- code hosts and package registries -------------------------------
