@@ -18,6 +18,13 @@ secret's row near the seam, on either side, is left as drawn (the rows
 are the terminal's own: foot's window in the layout, its lines one a row,
 not the boxes the engine found).
 
+And stacked: HEADLESS-1 above a 1920x1080 output at scale 2 whose top edge
+is its bottom one, a token wrapped over three rows of a foot terminal with
+the edge after its label's row, across its middle row's glyphs, or before
+its last row: no 8 characters of it in either display's text. (Its
+label's row cut across its glyphs, the label unread on either side, is not
+covered: nothing says a secret is there.)
+
 Why sway and not Xvfb, as the other seams' tests: X11 has one pixel grid
 for its whole screen. RandR monitors of different physical sizes (DPI)
 still show one root pixel per pixel of each monitor, so an X capture's
@@ -41,7 +48,7 @@ from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL
 from tests.redaction_cases import ALNUM, leaked
 from tests.served_terminal import served_grabs
-from tests.sway import Sway, enter_session
+from tests.sway import Sway, enter_session, running_sway
 
 SEAM = 2560  # HEADLESS-1's right edge, HEADLESS-2's left edge (layout)
 X, Y, WIDTH, HEIGHT = SEAM - 240, 60, 620, 420  # foot's outer box, across the seam
@@ -156,3 +163,59 @@ def _assert_filled_near_seam(
                     px, py = (lx - origin) * scale, ly * scale
                     if image.getpixel((px, py))[0] < 128:  # ink as drawn
                         assert shown.getpixel((px, py)) == FILL, (line, lx, ly)
+
+
+@pytest.fixture(scope="module")
+def sway_stacked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sway]:
+    """HEADLESS-1 (2560x1600 at scale 1) above a 1920x1080 output at scale 2
+    (960x540 in the layout) whose top edge is HEADLESS-1's bottom one."""
+    with running_sway(tmp_path_factory.mktemp("sway-stacked")) as sway:
+        sway.create_output(1920, 1080, scale=2, x=0, y=EDGE)
+        yield sway
+
+
+EDGE = 1600  # HEADLESS-1's bottom edge, the scaled output's top edge (layout)
+
+
+@pytest.mark.parametrize("offset", [-8, -17, -26])
+def test_a_token_wrapped_over_the_edge_of_displays_of_different_scales_is_redacted(
+    sway_stacked: Sway,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    engine: TesseractEngine,
+    offset: int,
+) -> None:
+    """A token wrapped over three rows of a foot terminal (49 columns), the
+    edge between them: after its label's row, across the glyphs of its
+    middle row, or before its last row (``offset``: where the window is put,
+    foot's rows being 18.5 layout units)."""
+    enter_session(monkeypatch, sway_stacked.env)
+    rng = random.Random(f"stacked-scaled-{offset}")
+    anthropic = "sk-ant-api03-" + _pick(rng, 93, ALNUM + "_-") + "AA"
+    github = "ghp_" + _pick(rng, 36)
+    lines = [
+        "$ cat .env",
+        "APP_ENV=production",
+        f"ANTHROPIC_API_KEY={anthropic}",
+        f"GITHUB_TOKEN={github}",
+        "LOG_LEVEL=info",
+        "FEATURE_FLAGS=search,export",
+        "$ ",
+    ]
+    with (
+        sway_stacked.open_foot(
+            lines, title="Stacked scales", app_id=f"noru.stacked{offset}",
+            x=200, y=EDGE - 80 + offset, width=400, height=260,
+        ) as foot,
+        Capturer() as capturer,
+    ):  # fmt: skip
+        foot.focus()
+        grabs = capturer.grab_all_displays()
+        rect = foot.rect
+    assert [g.geometry for g in grabs] == [(0, 0, 2560, 1600), (0, EDGE, 960, 540)]
+    assert rect[1] < EDGE < rect[1] + rect[3]
+    _, texts, _ = served_grabs(tmp_path, engine, grabs)
+    for secret in (anthropic, github):
+        for text in texts:
+            assert leaked(text, secret) is None, (secret, texts)
+    assert "$ cat .env" in texts[0] and "FEATURE_FLAGS=search,export" in texts[1], texts
