@@ -478,6 +478,13 @@ BROWSER_READS = [
         "glc_ZFtlp5BrFKMbWVLW45h3UzXxkDh8kGX8KPmre3JWsTa8kohnQFZHsEZ3AtmH738WLdWvM3QdgOVNaW+daLbX"
         "uPDzG6IABOIZ80Lg5BxcjQv5jwt4rAY44HAv",
     ),
+    # a JWT's signature with an l read as |, and a stray space
+    (
+        "eyJhbGciOiJIUZILNilsInR5cCI6IkpXVCJ9.eyJzdWIliOivSonBr2R6rco9Qg74ymZxxrJQrKHFHvQVgyqGodK"
+        ".7477YBp550-Ix|5foelN6 7qfFpiw6WQ3240wgqijAj32",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOivSonBr2R6rco9Qg74ymZxxrJQrKHFHvQVgyqGodK."
+        "7477YBp55o-lxJ5foelN67qfFpiw6WQ3240wqijAj32",
+    ),
     # a character added in an AWS key id
     ("# rotate ASIA3553GNWTAM6AGZ24A (expired)", "ASIA3553GNWTAM6AG24A"),
     # a Bedrock key cut by two stray spaces, a piece of letters alone between them
