@@ -485,6 +485,13 @@ BROWSER_READS = [
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOivSonBr2R6rco9Qg74ymZxxrJQrKHFHvQVgyqGodK."
         "7477YBp55o-lxJ5foelN67qfFpiw6WQ3240wqijAj32",
     ),
+    # a JWT's second eyJ read as ey|
+    (
+        "- eyJhbGciOiJIUZILNilsINR5cCI6IkpXVCJ9.ey|zdWliOiSprQsmH6d3F12pD8AT|diINQm9qXUOaAEQMZpdE"
+        "Mk.uOFTaFMYKPsTmASFRYWFJrOoXICIhhCpVjA5kbscZ4q",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOi8prQsmH6d3F12pD8ATjdiNQm9qXU0aAEQMZpdEMk."
+        "uOFTaFMYKPsTmASFRYwFJrOoXICIhhCpVjA5kbscZ4q",
+    ),
     # a character added in an AWS key id
     ("# rotate ASIA3553GNWTAM6AGZ24A (expired)", "ASIA3553GNWTAM6AG24A"),
     # a Bedrock key cut by two stray spaces, a piece of letters alone between them

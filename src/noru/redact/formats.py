@@ -344,11 +344,11 @@ FORMATS: tuple[Rule, ...] = (
     # A JWT: header and payload start with ``eyJ`` (base64 of ``{"``). Read
     # in a proportional font, the engine puts a space inside a long token
     # now and then (measured on Firefox: ``...ODEiLCAib xfD7 boCUP...``): its
-    # parts take single spaces, its signature up to two more pieces; an ``l``
-    # or an ``I`` read as ``|`` is its character.
+    # parts take single spaces, its signature up to two more pieces; an ``l``,
+    # an ``I`` or the ``J`` of ``eyJ`` read as ``|`` is its character.
     rule(
         "jwt",
-        r"(?P<v>\bey[JI](?: ?[A-Za-z0-9_|-]){8,} ?\. ?ey[JI](?: ?[A-Za-z0-9_|-]){8,} ?\. ?"
+        r"(?P<v>\bey[JI|](?: ?[A-Za-z0-9_|-]){8,} ?\. ?ey[JI|](?: ?[A-Za-z0-9_|-]){8,} ?\. ?"
         r"[A-Za-z0-9_|-]{2,}(?: [A-Za-z0-9_|-]{6,}){0,2})",
         needles=("eyj", "eyi"),
     ),
