@@ -147,11 +147,12 @@ def real(
         wanted = {k for k in kinds_only.split(",") if k}
         for seed in picked:
             cases = []
-            for line, value, kind in lines(seed, templates):
+            bare = [line for line, _, _ in lines(seed, ["{v}"])]  # as shown (a webhook's URL)
+            for (line, value, kind), alone in zip(lines(seed, templates), bare, strict=True):
                 if wanted and kind not in wanted:
                     continue
                 if training and len(line.expandtabs(8)) > 148:
-                    line = value  # the tuned line "{v}": long values are read too
+                    line = alone  # the tuned line "{v}": long values are read too
                 if len(line.expandtabs(8)) > 148:
                     skipped.add(kind)
                 else:
