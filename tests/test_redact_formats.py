@@ -492,6 +492,18 @@ BROWSER_READS = [
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOi8prQsmH6d3F12pD8ATjdiNQm9qXU0aAEQMZpdEMk."
         "uOFTaFMYKPsTmASFRYwFJrOoXICIhhCpVjA5kbscZ4q",
     ),
+    # a Dynatrace token's J read as |
+    (
+        "| prod | dtO0c01.7E3H8TJLLXHPQY4XG10RTI5V.WV9RZ3RQ|KLSCAGA7Z7HY7HD2VJKYJSLZR36YB25G1Z90D"
+        "G401A3Y8PYAM7ELW3T | 2026-11-30 |",
+        "dt0c01.7E3H8TJLLXHPQY4XG1ORTI5V.WV9RZ3RQJKLSCAGA7Z7HY7HD2VJKYJ5LZR36YB25G1Z90DG401A3Y8PY"
+        "AM7ELW3T",
+    ),
+    # a Square token's last J read as ) at the line's end
+    (
+        "- sqOatp-rij7nEISW8bQN7Vvlyaxr)",
+        "sq0atp-rij7nEI9W8bQN7VvlyaxrJ",
+    ),
     # a character added in an AWS key id
     ("# rotate ASIA3553GNWTAM6AGZ24A (expired)", "ASIA3553GNWTAM6AG24A"),
     # a Bedrock key cut by two stray spaces, a piece of letters alone between them
