@@ -148,9 +148,9 @@ def _onto_grid(rows: list[tuple[OcrLine, _At]]) -> list[tuple[OcrLine, _At]]:
 def _on_grid(line: OcrLine, grid: list[OcrLine]) -> OcrLine | None:
     """``line`` on the grid of ``grid``'s rows if it lies a row above its
     first or below its last, its first column's (see ``_onto_grid``)."""
-    cells = Counter(cells_of(row.box, row.text) for row in grid)
+    # the grid's rows are whole cells (``_onto_grid``)
+    cells = Counter(c for row in grid if (c := cells_of(row.box, row.text)) is not None)
     (pitch, first), _ = cells.most_common(1)[0]
-    assert pitch is not None  # the grid's rows are whole cells (``_onto_grid``)
     x, y, _, h = line.box
     lead = len(line.text) - len(line.text.lstrip(" "))
     if abs(x - (first + lead * pitch)) > pitch / 2:

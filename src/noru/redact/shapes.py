@@ -149,10 +149,10 @@ def token(
     to ``high`` characters of ``body``. Inside a body of letters, a ``)``,
     ``]``, ``}`` or ``|`` is the engine's reading of a ``J`` (or an ``l``,
     an ``I``: in a proportional font), not the token's end, and so is one
-    that ends the token before a space or the line's end (``...Vvlyaxr)``). With ``glued``, one letter or digit may
-    stand right before the prefix: the engine reads an input field's edge
-    as one now and then (``Wwhsec_...``); a prefix that long is no part of a
-    word."""
+    that ends the token before a space or the line's end (``...Vvlyaxr)``).
+    With ``glued``, one letter or digit may stand right before the prefix:
+    the engine reads an input field's edge as one now and then
+    (``Wwhsec_...``); a prefix that long is no part of a word."""
     letters = "A-Z" in body or "a-z" in body
     glyph = "[)\\]}|]"
     unit = f"(?:{body}|{glyph}(?={body})|(?<={body}){glyph}(?=\\s|$))" if letters else body
