@@ -27,10 +27,15 @@ and Firefox) on a private Xvfb, grabbed by Noru's capturer and read by its
 Tesseract engine; printed: recall per client and per kind, and what the
 engine's reading left of each value missed. With ``--training``, the first
 round's seeds and lines instead (tuned on: its misses may be looked at and
-tuned to; the second round's may not).
+tuned to; the second round's may not). ``--from N``: the seeds N, N+1, ...
+instead of a round's own (new seeds, in that round's lines: ``--training
+--from 110`` for more to tune on, ``--from 300`` for a held-out set never
+run before); ``--kinds``: only those kinds. In training, a line too long
+for a row is shown as its value alone when that fits (the tuned line
+``{v}``), so that long values are read too.
 
-    .venv/bin/python bench/redact_formats.py [--real [--seeds 2] [--first 0] [--training]
-        [--clients Chromium,xfce4]]
+    .venv/bin/python bench/redact_formats.py [--real [--seeds 2] [--first 0 | --from 300]
+        [--training] [--clients Chromium,xfce4] [--kinds aws-bedrock-key]]
 """
 
 from __future__ import annotations
@@ -100,13 +105,23 @@ def share(counts: list[int]) -> str:
     return f"{counts[0]:5}/{counts[1]:<5} {counts[0] / max(1, counts[1]):7.1%}"
 
 
-def real(first: int, seeds: int, training: bool = False, only: str = "", dump: str = "") -> None:
+def real(
+    first: int,
+    seeds: int,
+    training: bool = False,
+    only: str = "",
+    dump: str = "",
+    start: int | None = None,
+    kinds_only: str = "",
+) -> None:
     """Recall per client and per kind on what real clients draw, as read:
     the second round's values and lines, or with ``training`` the first's;
     ``only``: the clients whose names hold one of its comma-separated
     words (all when empty); ``dump``: a file to write each training miss to
     (a JSON line: client, kind, value, the lines read that hold part of it),
-    whole, to look at (refused for the held-out part)."""
+    whole, to look at (refused for the held-out part); ``start``: the
+    seeds ``start`` on instead of the part's own; ``kinds_only``: the
+    comma-separated kinds to show (all when empty)."""
     if dump and not training:
         raise SystemExit("--dump is for the training part only: held-out misses are not looked at")
     import tempfile
@@ -128,9 +143,16 @@ def real(first: int, seeds: int, training: bool = False, only: str = "", dump: s
         Capturer(display=server.display) as capturer,
     ):
         chosen, templates = (HELD_OUT_SEEDS, HELD_OUT) if training else (FRESH_SEEDS, FRESH)
-        for seed in chosen[first : first + seeds]:
+        picked = chosen[first : first + seeds] if start is None else range(start, start + seeds)
+        wanted = {k for k in kinds_only.split(",") if k}
+        for seed in picked:
             cases = []
-            for line, value, kind in lines(seed, templates):
+            bare = [line for line, _, _ in lines(seed, ["{v}"])]  # as shown (a webhook's URL)
+            for (line, value, kind), alone in zip(lines(seed, templates), bare, strict=True):
+                if wanted and kind not in wanted:
+                    continue
+                if training and len(line.expandtabs(8)) > 148:
+                    line = alone  # the tuned line "{v}": long values are read too
                 if len(line.expandtabs(8)) > 148:
                     skipped.add(kind)
                 else:
@@ -159,6 +181,8 @@ def real(first: int, seeds: int, training: bool = False, only: str = "", dump: s
     engine.close()
     total = [sum(c[0] for c in clients.values()), sum(c[1] for c in clients.values())]
     part = "training (held-out first round)" if training else "held-out second round"
+    if start is not None:
+        part += f", seeds {start}-{start + seeds - 1}"
     print(f"formats on real clients, Tesseract {engine.version}, {part}")
     print(f"all: {share(total)}")
     for name, counts in clients.items():
@@ -179,6 +203,16 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1, help="second-round seeds, with --real")
     parser.add_argument("--first", type=int, default=0, help="of the second round's seeds")
     parser.add_argument(
+        "--from",
+        dest="start",
+        type=int,
+        default=None,
+        help="with --real: seeds from this one on, instead of the part's own",
+    )
+    parser.add_argument(
+        "--kinds", default="", help="with --real: only these kinds (comma-separated)"
+    )
+    parser.add_argument(
         "--training", action="store_true", help="with --real: the first round's seeds and lines"
     )
     parser.add_argument(
@@ -189,7 +223,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.real:
-        real(args.first, args.seeds, args.training, args.clients, args.dump)
+        real(args.first, args.seeds, args.training, args.clients, args.dump, args.start, args.kinds)
         return
     parts = {
         "tuned": measure((TUNED_SEED,), TUNED),

@@ -72,6 +72,28 @@ def _jwt(rng: random.Random) -> str:
     )
 
 
+def _bedrock(rng: random.Random) -> str:
+    """A long-term Bedrock API key: ``ABSK`` and the base64 of
+    ``BedrockAPIKey-<id>-at-<account>:<secret>``."""
+    inner = f"BedrockAPIKey-{pick(rng, LOWER + DIGITS, 4)}-at-{pick(rng, DIGITS, 12)}:"
+    inner += pick(rng, B64, 59) + "="
+    return "ABSK" + base64.b64encode(inner.encode()).decode()
+
+
+def _bedrock_short(rng: random.Random) -> str:
+    """A short-term Bedrock API key: ``bedrock-api-key-`` and the base64 of a
+    presigned URL (with an STS session token in it): over a thousand
+    characters, longer than any row."""
+    url = (
+        "bedrock.amazonaws.com/?Action=CallWithBearerToken&X-Amz-Algorithm=AWS4-HMAC-SHA256"
+        f"&X-Amz-Credential=ASIA{pick(rng, BASE32, 16)}%2F20261205%2Fus-east-1%2Fbedrock"
+        "%2Faws4_request&X-Amz-Date=20261205T120000Z&X-Amz-Expires=43200"
+        f"&X-Amz-Security-Token=IQoJb3JpZ2luX2Vj{pick(rng, ALNUM + '%', 600)}"
+        f"&X-Amz-Signature={pick(rng, HEX, 64)}&X-Amz-SignedHeaders=host&Version=1"
+    )
+    return "bedrock-api-key-" + base64.b64encode(url.encode()).decode()
+
+
 def _uuid(rng: random.Random) -> str:
     return str(uuid.UUID(int=rng.getrandbits(128)))
 
@@ -83,7 +105,7 @@ FORMATS: dict[str, Callable[[random.Random], str]] = {
     "aws-session-token": lambda r: (
         _choice(r, "IQoJb3JpZ2luX2Vj", "FwoGZXIvYXdzE") + pick(r, B64, r.randrange(300, 600))
     ),
-    "aws-bedrock-key": lambda r: "ABSK" + pick(r, B64, 132),
+    "aws-bedrock-key": lambda r: _bedrock(r),
     "github-token": lambda r: (
         _choice(r, "ghp_", "gho_", "ghu_", "ghs_", "ghr_") + pick(r, ALNUM, 36)
     ),
@@ -221,10 +243,13 @@ FORMATS: dict[str, Callable[[random.Random], str]] = {
     "kubeadm-token": _kubeadm,
     "noru-token": lambda r: "noru_" + pick(r, WORD, 43),
     "jwt": _jwt,
+    # last, so that the kinds before keep their lines (``lines``)
+    "aws-bedrock-short-key": _bedrock_short,
 }
 
 # The kind each format's finding is named (where it is not the format's name).
 KIND = {
+    "aws-bedrock-short-key": "aws-bedrock-key",
     "github-fine-grained": "github-token",
     "slack-app-token": "slack-token",
     "stripe-webhook": "stripe-key",

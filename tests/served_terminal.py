@@ -9,12 +9,13 @@ with it, so a test can check what it drew against what was served."""
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image
 
-from noru.capture import Capturer
+from noru.capture import Capturer, Grab
 from noru.geometry import Rect
 from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import fill
@@ -25,7 +26,7 @@ from noru.store import NewImage, Reader, Store
 from tests import real_terminals
 from tests.xserver import XServer
 
-__all__ = ["Served", "served_terminal"]
+__all__ = ["Served", "served_grabs", "served_terminal"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,18 @@ def served_terminal(
         cell = client.cell
         shown = list(client.lines)
         origin = (client.rect[0] + cell[2], client.rect[1] + cell[3])
+    screens, texts, served = served_grabs(home, engine, grabs)
+    pictures = [grab.image.convert("RGB") for grab in grabs]
+    return Served(shown, cell, origin, pictures, screens, texts, served)
+
+
+def served_grabs(
+    home: Path, engine: TesseractEngine, grabs: Sequence[Grab]
+) -> tuple[list[Rect | None], list[str], list[Image.Image]]:
+    """``grabs`` (one capture's images: each display's, from any backend)
+    kept by the store's writer, read by ``engine`` as the app's OCR child
+    reads them and served as agents get them, secrets and cards redacted:
+    each stored image's place on the screen, its text and its pixels."""
     pictures = [grab.image.convert("RGB") for grab in grabs]
     images = []
     for grab, picture in zip(grabs, pictures, strict=True):
@@ -82,6 +95,4 @@ def served_terminal(
     seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
     texts = ["\n".join(line.text for line in image.ocr_lines or ()) for image in seen.record.images]
     served = [fill(p, boxes) for p, boxes in zip(pictures, seen.boxes, strict=True)]
-    return Served(
-        shown, cell, origin, pictures, [i.screen_rect for i in stored.images], texts, served
-    )
+    return [i.screen_rect for i in stored.images], texts, served

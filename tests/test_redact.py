@@ -171,6 +171,13 @@ NAMED_NOT_HELD = [
     '  "token_uri": "https://oauth2.googleapis.com/token",',
     '  "token": "https://example.com/oauth/callback",',
     "tests/test_token.py::test_refresh_expired PASSED",
+    # Words of prose joined by hyphens after a label's colon: a commit
+    # subject's, a doc's, YAML's.
+    "8c1f2e0 redact: secrets-left: held-out Bedrock keys in browsers",
+    "  token: read-only",
+    "password: non-empty string of at least 8 characters",
+    "Secret: Up-to-date rotation schedule",
+    "api_key: well-known",
 ]
 
 
@@ -192,6 +199,12 @@ def test_code_and_prose_that_name_a_secret_without_holding_one_are_no_secret(lin
         ("this.password = hunter2hunter2", "hunter2hunter2"),
         ("client_secret: Xk9f2LmQ7pR4", "Xk9f2LmQ7pR4"),
         ("'password': 'hunter2x'", "hunter2x"),
+        # After a colon, a passphrase of long words and a hyphenated value
+        # that is no word are values; after ``=``, two words are one too.
+        ("password: correct-horse-battery-staple", "correct-horse-battery-staple"),
+        ("token: xkcd-qwrtzv", "xkcd-qwrtzv"),
+        ("password=blue-monkey", "blue-monkey"),
+        ("secret: Zx81-kQ2pLm", "Zx81-kQ2pLm"),
         # A value starting with `/` that is no path of words (base64's alphabet).
         ("AWS_SECRET_ACCESS_KEY=/x9Kq2LmZ7pR4vT8wY3bN6cF1hJ5dG0sA/QeU2iOz", None),
         ("DB_PWD=/srv/Xk9f2LmQ7pR4zT81", "/srv/Xk9f2LmQ7pR4zT81"),

@@ -50,7 +50,23 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("aws-session-token", "IQoJb3JpZ2luX2Vj", B64, 100, 4000),
     prefixed("aws-session-token", "FwoGZXIvYXdzE", B64, 100, 4000),
     prefixed("aws-session-token", "AQoDYXdzE", B64, 100, 4000),
+    # Bedrock API keys. Long-term: ``ABSK`` and the base64 of
+    # ``BedrockAPIKey-<id>-at-<account>:<secret>`` (so ``ABSKQmVkcm9ja0FQSUtleS``
+    # always: found by that part too when the engine misreads ``ABSK`` or
+    # puts stray spaces in it);
+    # short-term: ``bedrock-api-key-`` and the base64 of a presigned URL
+    # (``bedrock.amazonaws.com/?Action=CallWithBearerToken&...``), a
+    # thousand characters or more.
     prefixed("aws-bedrock-key", "ABSK", B64, 100, 300),
+    token(
+        "aws-bedrock-key",
+        rf"(?:{ALNUM}{{4}} ?)?" + " ?".join(map(fixed, "QmVkcm9ja0FQSUtleS")),
+        B64,
+        80,
+        300,
+        needles=("ABSK", "QmVk"),
+    ),
+    prefixed("aws-bedrock-key", "bedrock-api-key-", B64, 100, 4000),
     # --- code hosts and package registries -------------------------------
     prefixed("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), BODY, 30, 255),
     prefixed("github-token", "github_pat_", BODY, 22, 255),
@@ -328,11 +344,12 @@ FORMATS: tuple[Rule, ...] = (
     # A JWT: header and payload start with ``eyJ`` (base64 of ``{"``). Read
     # in a proportional font, the engine puts a space inside a long token
     # now and then (measured on Firefox: ``...ODEiLCAib xfD7 boCUP...``): its
-    # parts take single spaces, its signature up to two more pieces.
+    # parts take single spaces, its signature up to two more pieces; an ``l``,
+    # an ``I`` or the ``J`` of ``eyJ`` read as ``|`` is its character.
     rule(
         "jwt",
-        r"(?P<v>\bey[JI](?: ?[A-Za-z0-9_-]){8,} ?\. ?ey[JI](?: ?[A-Za-z0-9_-]){8,} ?\. ?"
-        r"[A-Za-z0-9_-]{2,}(?: [A-Za-z0-9_-]{6,}){0,2})",
+        r"(?P<v>\bey[JI|](?: ?[A-Za-z0-9_|-]){8,} ?\. ?ey[JI|](?: ?[A-Za-z0-9_|-]){8,} ?\. ?"
+        r"[A-Za-z0-9_|-]{2,}(?: [A-Za-z0-9_|-]{6,}){0,2})",
         needles=("eyj", "eyi"),
     ),
     # A URL's password: scheme://user:PASSWORD@host (a space the engine put

@@ -1,6 +1,8 @@
 """Glyphs the engine reads as no token's character inside a token: a
 proportional font's ``J`` read as ``)``, ``]``, ``}`` or ``/``, an ``l`` or
-an ``I`` as ``!``, a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢``.
+an ``I`` as ``!``, a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢``; a
+monospace font's dotted ``0`` as ``@`` where it is drawn small (a window
+a HiDPI display's compositor scales down).
 
 Each such glyph between two of a token's characters ends the token for
 every rule (its alphabet holds none of them), so the rest is too short
@@ -27,6 +29,7 @@ __all__ = ["unconfused"]
 # alphabet, and a misread one is no better known).
 _MARKS = {
     "!": "l",
+    "@": "0",
     "¡": "i",
     ")": "J",
     "]": "J",
@@ -51,7 +54,7 @@ _MARKS = {
 
 # A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
 # holds: ``é``, ``ü``); only a line holding one is searched again.
-_MAYBE = re.compile(r"[!¡)\]}/\\€£¢¥§©®°ßµ«»—–]|[^\x00-\x7f]")
+_MAYBE = re.compile(r"[!¡)\]}/\\@€£¢¥§©®°ßµ«»—–]|[^\x00-\x7f]")
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9]")
 # A token's marks: beside one, the glyph is read as a token's too when a
 # letter or a digit is on its other side (``...PSh}_mmk``).

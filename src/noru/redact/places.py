@@ -28,7 +28,7 @@ from noru.redact.rules import (
     PLACEHOLDERS,
     PUTTY_PRIVATE,
 )
-from noru.redact.shapes import TOKEN_CHARS, Finding, case_changes, piece_like
+from noru.redact.shapes import TOKEN_CHARS, Finding, case_changes, piece_like, word_like
 
 __all__ = [
     "MIN_TOKEN",
@@ -228,6 +228,8 @@ def labelled(line: str) -> list[Finding]:
             continue  # ``test_token.py::test_x``; ``PWD=/home/me``: where, not a secret
         if m["q"] is None and (any(c in value for c in "([{") or _code(line, m, label, last, stop)):
             continue  # a call, a type, an index, a name of the code: not a value
+        if m["q"] is None and m["sep"] == ":" and _compound_word(value):
+            continue  # ``secrets-left: held-out``, ``token: read-only``: a word of prose
         kind = _label_kind(label)
         if key_only and not _keylike(value.strip()):
             continue  # ``key: name``, ``key = "Enter"``: a key of a map or a keyboard
@@ -400,6 +402,23 @@ def _trimmed(line: str, begin: int, stop: int) -> tuple[int, int]:
     while begin < stop and line[begin] in "<":
         begin += 1
     return begin, stop
+
+
+def _compound_word(value: str) -> bool:
+    """Whether an unquoted value after a label's ``:`` (prose's, a commit
+    subject's; after an assignment's ``=`` it is taken as a value) is a
+    word made of words joined by hyphens (``held-out``, ``read-only``,
+    ``non-empty``, ``up-to-date``), not a secret: two words of small
+    letters (the first may be capitalised), or more with only short ones
+    between them (``to``, ``of``, ``the``). A passphrase of long words
+    (``correct-horse-battery-staple``) is still one, as is anything with a
+    digit, a capital inside or a run of letters no word holds."""
+    parts = value.split("-")
+    if len(parts) < 2 or not value[1:].replace("-", "").islower():
+        return False
+    if not all(word_like(part) for part in parts):
+        return False
+    return len(parts) == 2 or all(len(part) <= 3 for part in parts[1:-1])
 
 
 def _a_place(value: str) -> bool:

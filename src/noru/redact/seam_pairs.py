@@ -84,8 +84,8 @@ def seams_of(images: Sequence[ImageRecord]) -> list[tuple[int, int]]:
 
 def stacked_of(images: Sequence[ImageRecord]) -> list[tuple[int, int]]:
     """Pairs of images (upper, lower) whose rectangles meet at a horizontal
-    edge, of one scale (``noru.redact.seam_rows``)."""
-    return [(i, j) for i, j in _meeting(images, 1) if scale(images[i]) == scale(images[j])]
+    edge, of any scales (``noru.redact.seam_rows``)."""
+    return _meeting(images, 1)
 
 
 def _meeting(images: Sequence[ImageRecord], axis: int) -> list[tuple[int, int]]:

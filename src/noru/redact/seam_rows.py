@@ -27,15 +27,19 @@ that starts at its grid's first column with a run of a token's characters
 (a digit and a letter both, ``TAIL_LEAST`` characters or more) is taken as
 a wrapped secret's rest: its run is redacted too.
 
-Displays of different scales are not joined (a terminal's grid would not
-be one on both). Each image is also searched on its own (``apply``), so
-this can only widen what is redacted.
+Displays of different scales are joined too: every line is placed in root
+coordinates (the layout's, on Wayland), where a window's rows and cells
+are one grid whatever pixels each display gives a unit; a cut row's part
+is measured there, and its other half given back in its image's pixels.
+Each image is also searched on its own (``apply``), so this can only
+widen what is redacted.
 """
 
 from __future__ import annotations
 
 import re
 import statistics
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
@@ -43,7 +47,7 @@ from noru.geometry import Rect
 from noru.redact.detect import Allowed, Finding, Own
 from noru.redact.seam_pairs import scale, stacked_of
 from noru.redact.unsure import UNSURE_KIND, unsure
-from noru.redact.wrap import find_written, merged
+from noru.redact.wrap import cells_of, find_written, merged
 from noru.store import ImageRecord, OcrLine
 
 __all__ = ["REACH", "TAIL_LEAST", "WHOLE", "Stacked", "stacked"]
@@ -86,8 +90,8 @@ class _At:
 def _near_edge(
     images: Sequence[ImageRecord], upper: int, lower: int
 ) -> tuple[list[OcrLine], list[_At]]:
-    """The lines of both images near their edge, in root coordinates (as
-    screen pixels of their one scale), top to bottom."""
+    """The lines of both images near their edge, in root coordinates, top
+    to bottom."""
     rows: list[tuple[OcrLine, _At]] = []
     for position, below in ((upper, False), (lower, True)):
         image = images[position]
@@ -101,16 +105,66 @@ def _near_edge(
             far = y > REACH * h if below else image.height - (y + h) > REACH * h
             if far:
                 continue
-            shown = min(y + h, image.height) - max(y, 0)  # its part on this image
+            # its part on this image, in root units (the images' scales may differ)
+            shown = round((min(y + h, image.height) - max(y, 0)) * fy)
             touches = y <= 1 if below else y + h >= image.height - 1
             box = (round(sx + x * fx), round(sy + y * fy), round(w * fx), round(h * fy))
             rows.append((replace(line, box=box), _At(position, i, shown if touches else 0)))
+    rows = _onto_grid(rows)
     rows.sort(key=lambda row: (row[0].box[1], row[0].box[0]))
     height = _height([line for line, _ in rows])
     # Cut: touching the edge with less than ``WHOLE`` of a row's height shown.
     return [line for line, _ in rows], [
         replace(at, cut=bool(at.cut) and at.cut < WHOLE * height) for _, at in rows
     ]
+
+
+def _onto_grid(rows: list[tuple[OcrLine, _At]]) -> list[tuple[OcrLine, _At]]:
+    """The rows with a line of one image that lies a row from the other
+    image's terminal grid, and is no grid's row itself, put on that grid:
+    a window drawn for a display of scale 2 and shown scaled down on one of
+    scale 1 has its rows a fraction of a pixel apart there (a cell 18.5
+    pixels high), which the engine reads as lines of its own layout, boxes
+    round the ink; on the grid they are joined as the terminal wrapped them
+    (``wrap.find_written``). Such a line's box becomes its grid's cells (its
+    first column's x, a pitch a character, the row's height, one row from
+    the grid's nearest row) and it takes the grid's width."""
+    grids: dict[int, list[OcrLine]] = {}
+    for line, at in rows:
+        if line.columns is not None and cells_of(line.box, line.text) is not None:
+            grids.setdefault(at.image, []).append(line)
+    if not grids:
+        return rows
+    out = []
+    for line, at in rows:
+        others = [g for image, g in grids.items() if image != at.image]
+        if at.cut or line.columns is not None or not others:
+            out.append((line, at))
+            continue
+        out.append((_on_grid(line, others[0]) or line, at))
+    return out
+
+
+def _on_grid(line: OcrLine, grid: list[OcrLine]) -> OcrLine | None:
+    """``line`` on the grid of ``grid``'s rows if it lies a row above its
+    first or below its last, its first column's (see ``_onto_grid``)."""
+    # the grid's rows are whole cells (``_onto_grid``)
+    cells = Counter(c for row in grid if (c := cells_of(row.box, row.text)) is not None)
+    (pitch, first), _ = cells.most_common(1)[0]
+    x, y, _, h = line.box
+    lead = len(line.text) - len(line.text.lstrip(" "))
+    if abs(x - (first + lead * pitch)) > pitch / 2:
+        return None
+    top, bottom = min(grid, key=lambda r: r.box[1]), max(grid, key=lambda r: r.box[1])
+    height = top.box[3]
+    centre = y + h / 2
+    if 0.5 * height <= top.box[1] - centre <= 1.5 * height:
+        at = top.box[1] - height  # the row above the grid's first
+    elif 0.5 * height <= centre - (bottom.box[1] + bottom.box[3]) + height <= 1.5 * height:
+        at = bottom.box[1] + bottom.box[3]  # the row below its last
+    else:
+        return None
+    return replace(line, box=(first, at, len(line.text) * pitch, height), columns=top.columns)
 
 
 def _tails(lines: Sequence[OcrLine], filled: set[int], cut: set[int]) -> dict[int, Finding]:

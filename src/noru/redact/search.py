@@ -132,6 +132,8 @@ def _gram(needle: str) -> tuple[str, ...]:
 
 # A token's fixed part at least this long is no word's (``_joined``).
 STRONG_PREFIX = 5
+# A token's first piece this long, after its prefix, is no word's (``_joined``).
+LONG_BODY = 16
 
 
 def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
@@ -149,7 +151,18 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     bearer token's ``AAAA...``), any piece is joined while the token is
     still short of its format's length: such a prefix is no word's, and
     the engine cuts a long token read in a proportional font into pieces of
-    any look (``...ZfT fa lVMIKFHIE6 LHaUYuW8 ...``)."""
+    any look (``...ZfT fa lVMIKFHIE6 LHaUYuW8 ...``). So too after a first
+    piece of ``LONG_BODY`` characters or more that looks like a token's: a
+    long base64 body (a Bedrock key's ``ABSK...``) is no word, and what the
+    engine cuts from it (``...vLAqY pKKFaDOES pOvBrOs+cY/...``) is joined
+    whatever it looks like, and past the format's least length too up to
+    its most, but for a word of prose (``... 7 38WLd...``, ``... DVkFEOD0=``
+    are the token's; ``... for this session`` is not). While a token is
+    short of its least length, a fragment of up to 3 characters before a
+    piece that looks like a token's is joined (``glc_yma0IqA2/rI IYg
+    o5vrNuTH...``). A base64 body's ``+`` is read apart now and then
+    (``...t2oZjt + +1XW6J3...AG + OvSLZ...``): a piece that begins with one,
+    or follows one that ends with one, is the token's (no word is)."""
     at, size = m.start("p"), -len(m["p"])
     end = None
     first = m["p"] + m["b"]
@@ -161,9 +174,16 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     elif one_length and low >= 16:
         low, high = low - 1, high + 1
     words = not m["b"] or word_like(m["b"])
-    strong = len(m["p"]) >= STRONG_PREFIX
+    strong = len(m["p"]) >= STRONG_PREFIX or (
+        len(m["b"]) >= LONG_BODY and piece_like(m["b"]) and not one_length
+    )
     for k, piece in enumerate(pieces):
-        if k and not (one_length or piece_like(piece) or (strong and size < low)):
+        plus = k and (piece.startswith("+") or pieces[k - 1].endswith("+"))
+        long_run = strong and (size < low or not word_like(piece))
+        # a fragment of a few characters between pieces of a token still short
+        after = pieces[k + 1] if k + 1 < len(pieces) else ""
+        bridge = size < low and len(piece) <= 3 and piece_like(after)
+        if k and not (one_length or piece_like(piece) or long_run or plus or bridge):
             break
         if k and words and word_like(piece):
             break

@@ -42,7 +42,7 @@ __all__ = [
 
 # The characters the engine confuses, in the fixed parts of a format.
 O0 = "[O0o]"
-IL1 = r"[Il1|!\]]"
+IL1 = r"[Il1i|!\]]"
 S5 = "[S5s]"
 A4 = "[A4]"
 B8 = "[B8]"
@@ -147,12 +147,17 @@ def token(
 ) -> Rule:
     """A token: ``prefix`` (a pattern; ``fixed`` of a literal), then ``low``
     to ``high`` characters of ``body``. Inside a body of letters, a ``)``,
-    ``]`` or ``}`` is the engine's reading of a ``J`` (in a proportional
-    font), not the token's end. With ``glued``, one letter or digit may
-    stand right before the prefix: the engine reads an input field's edge
-    as one now and then (``Wwhsec_...``); a prefix that long is no part of a
-    word."""
-    unit = f"(?:{body}|[)\\]}}](?={body}))" if "A-Z" in body or "a-z" in body else body
+    ``]``, ``}`` or ``|`` is the engine's reading of a ``J`` (or an ``l``,
+    an ``I``: in a proportional font), not the token's end, and so is one
+    that ends the token before a space or the line's end (``...Vvlyaxr)``).
+    With ``glued``, one letter or digit may stand right before the prefix:
+    the engine reads an input field's edge as one now and then
+    (``Wwhsec_...``); a prefix that long is no part of a word."""
+    letters = "A-Z" in body or "a-z" in body
+    glyph = "[)\\]}|]"
+    unit = f"(?:{body}|{glyph}(?={body})|(?<={body}){glyph}(?=\\s|$))" if letters else body
+    if "+/" in body:
+        unit = f"(?:{unit}|-(?=\\+))"  # base64's ``+`` read as ``-+`` (in a proportional font)
     before = "(?<![A-Za-z0-9]{2})" if glued else "(?<![A-Za-z0-9])"
     pattern = (
         rf"{before}(?P<p>{prefix})"
