@@ -335,7 +335,8 @@ def test_bold_coloured_and_reverse_text_in_a_bitmap_font_is_read_by_glyphs(
     so xterm strikes each glyph twice, one pixel apart (a bold ``_`` spills
     a dot into the next cell). gcc's colours are greys between the ink's and
     the paper's; tsc prints line numbers in reverse video. Every row is
-    still the font's glyphs, read exactly."""
+    still the font's glyphs, read exactly (6x13B's bold ``-`` is 6x13's
+    ``—``: a hyphen, as ASCII is likelier)."""
     from noru.ocr.cells import read_job
     from noru.ocr.regions import Job
 
@@ -352,13 +353,16 @@ def test_bold_coloured_and_reverse_text_in_a_bitmap_font_is_read_by_glyphs(
               "   17 |     printf(\"%d\\n\", count_max);"),
         Shown("      |             ^~", f"      |             {green}^~{off}"),
         Shown("BOLD_UNDER_SCORES m_n w_u", f"{bold}BOLD_UNDER_SCORES m_n w_u{off}"),
+        Shown("diff --git a/src/entry.py b/src/entry.py",
+              f"{bold}diff --git a/src/entry.py b/src/entry.py{off}"),
+        Shown("--- a/src/entry.py", f"{bold}--- a/src/entry.py{off}"),
         Shown("881   const poolRetry: number = request.id;",
               "\x1b[7m881\x1b[0m   const poolRetry: number = request.id;"),
         Shown("            ~~~~~~~~~", f"\x1b[7m   \x1b[0m         \x1b[31m~~~~~~~~~{off}"),
     ]  # fmt: skip
     for bitmap, theme in ((None, "light"), ("10x20", "light"), ("10x20", "solarized-dark")):
         with real_terminals.open_xterm(
-            desktop, shown, columns=70, rows=10, bitmap=bitmap, theme=theme
+            desktop, shown, columns=70, rows=12, bitmap=bitmap, theme=theme
         ) as client:
             grab = window_capture(client, capturer)
             truth = [row for row in client.lines if row.strip()]

@@ -97,14 +97,17 @@ def _load(path: Path, bold: Path | None = None) -> GridFont | None:
     # Bold, where xterm has no bold face to draw it with (10x20 has none), is
     # the glyph drawn twice, the second time one pixel to the right. Each
     # form is a glyph, the regular first: a form equal to another
-    # character's glyph stays that character.
+    # character's glyph stays that character, but for ASCII over the rest
+    # (6x13B's bold ``-`` is 6x13's ``—``: git's bold ``--- a/`` is far
+    # likelier than three dashes).
     forms = [
         *((char, bitmap.tobytes()) for char, bitmap in bitmaps),
         *((char, bitmap.tobytes()) for char, bitmap in bold_bitmaps or ()),
         *((char, _overstruck(bitmap).tobytes()) for char, bitmap in bitmaps),
     ]
     for char, key in forms:
-        glyphs.setdefault(key, char)
+        if key not in glyphs or (char.isascii() and not glyphs[key].isascii()):
+            glyphs[key] = char
     if not glyphs:
         return None
     return GridFont(path.name.split(".")[0], width, height, glyphs)
