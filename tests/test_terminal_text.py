@@ -377,6 +377,46 @@ def test_a_lone_prompt_is_read_by_its_glyphs(
     assert read[0].columns is not None  # on the grid, not the engine's layout
 
 
+def _tsc() -> list[Shown]:
+    """Errors as tsc prints them: a message, a blank row, the source line
+    with tildes under it, a blank row."""
+    shown = [Shown.text("$ npx tsc --noEmit -p tsconfig.json"), Shown.text("")]
+    for n, (path, name, source) in enumerate(
+        [("src/tenant_buffer.ts", "index_record", "user, null"),
+         ("src/replica_pool.tsx", "poolRetry", "request.id"),
+         ("src/node_token.ts", "invoiceQueue", "lease.id"),
+         ("src/row_ledger.ts", "validate_buffer", "token, null"),
+         ("src/schema_account.tsx", "eventSchema", "retry.id")]
+    ):  # fmt: skip
+        line = 100 + 97 * n
+        shown += [
+            Shown.text(f"{path}:{line}:9 - error TS2322: Type 'string' is not assignable."),
+            Shown.text(""),
+            Shown.text(f"{line} |   const {name} = {source};"),
+            Shown.text(" " * len(str(line)) + " |" + " " * 9 + "~" * len(name)),
+            Shown.text(""),
+        ]  # fmt: skip
+    return shown
+
+
+@pytest.mark.parametrize(("face", "size"), [("mononoki", 11), ("Anonymous Pro", 14)])
+def test_text_on_every_other_row_is_read_on_a_grid_of_single_rows(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, face: str, size: int
+) -> None:
+    """tsc's output repeats best at two rows (each message has a blank row
+    below it; a source line and its tildes run together): the grid is still
+    one row high, or every other character would be read."""
+    real_terminals.need("urxvt")
+    shown = _tsc()
+    with real_terminals.open_terminal(
+        desktop, "urxvt", shown, columns=100, rows=len(shown) + 1, font=face, size=size,
+        theme="solarized-dark", x=60, y=60,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert read == [line.plain for line in shown if line.plain], read
+
+
 # pip's progress bars, each a run of heavy lines after an indent.
 PIP = [
     "$ pip install scipy sqlalchemy",

@@ -147,6 +147,11 @@ def _pitch(
         period = next((p for p in peaks if p >= least), peaks[-1])
     else:
         period = next(p for p in peaks if lags[p - 1] >= REPEATS * tallest)
+    return period, _gap_middle(profile, period)
+
+
+def _gap_middle(profile: Sequence[int], period: int) -> int:
+    """The middle of the emptiest phases of ``profile`` folded at ``period``."""
     _, phase = fold(profile, period)
     sums = [0] * period
     for i, value in enumerate(profile):
@@ -157,7 +162,7 @@ def _pitch(
         before += 1
     while after < period - 1 - before and sums[(phase + after + 1) % period] <= quiet:
         after += 1
-    return period, (phase + (after - before + 1) // 2) % period
+    return (phase + (after - before + 1) // 2) % period
 
 
 @dataclass(frozen=True)
@@ -212,8 +217,9 @@ def find_cells(dark: Image.Image) -> Cells | None:
     # A few lines of text (a command and its one-line error) repeat too few
     # times for a pitch: their rows are placed by their baselines.
     few = _by_baselines(rows_profile)
+    crossings = _crossings(plain)
     found = few or _pitch(
-        _crossings(plain),
+        crossings,
         ROW_PITCH[0],
         min(ROW_PITCH[1], dark.height // 2),
         ROW_GAP,
@@ -221,6 +227,8 @@ def find_cells(dark: Image.Image) -> Cells | None:
     )
     if found is None:
         return None
+    if few is None:
+        found = _halved(crossings, rows_profile, found)
     if few is None:
         few = _by_baselines(rows_profile, than=found[0])
         found = few or found
@@ -348,6 +356,25 @@ def _without_blocks(dark: Image.Image) -> Image.Image:
         return dark
     blocks = fits(solid, side, side, grow=True)
     return Image.fromarray(np.where(blocks, np.uint8(255), pixels))
+
+
+def _halved(crossings: Sequence[int], profile: bytes, found: tuple[int, int]) -> tuple[int, int]:
+    """The row pitch ``found`` by repeats, or half of it where the rows fold
+    there with a phase as empty and most lines fit in it: text on every
+    other row (tsc's messages, each with a blank row below it) repeats
+    best at two rows, and a grid of two-row cells reads half the
+    characters."""
+    pitch = found[0]
+    runs = _line_runs(profile)
+    if not runs:
+        return found
+    heights = sorted(bottom - top for top, bottom in runs)
+    usual = heights[len(heights) // 2]
+    for half in (pitch // 2, (pitch + 1) // 2):
+        if half < ROW_PITCH[0] or usual > half or fold(crossings, half)[0] > ROW_GAP:
+            continue
+        return half, _gap_middle(crossings, half)
+    return found
 
 
 def _line_height(profile: bytes) -> int | None:
