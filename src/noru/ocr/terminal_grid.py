@@ -228,10 +228,8 @@ def find_cells(dark: Image.Image) -> Cells | None:
     if found is None:
         return None
     if few is None:
-        found = _halved(crossings, rows_profile, found)
-    if few is None:
         few = _by_baselines(rows_profile, than=found[0])
-        found = few or found
+        found = few or _halved(crossings, rows_profile, found)
     height, y = found
     low = max(ADVANCE[0], int(height * ADVANCE_SHARE[0]))
     high = min(ADVANCE[1], int(height * ADVANCE_SHARE[1]) + 1)
