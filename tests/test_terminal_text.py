@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from noru.capture import Capturer
 from noru.ocr import OcrLine, terminal_rows
@@ -415,6 +415,33 @@ def test_text_on_every_other_row_is_read_on_a_grid_of_single_rows(
         image = window(capturer, client)
     read = as_drawn(list(engine.recognise(image).lines))
     assert read == [line.plain for line in shown if line.plain], read
+
+
+def test_an_underline_drawn_across_the_rows_edge_is_left_to_the_row_above() -> None:
+    """Konsole draws a small face's underline two pixels thick; where the
+    grid's rows edge runs through it, the next row's top pixels would make a
+    space below an underlined word a ``¯`` (a man page's ``=PATTERN`` above
+    a line of prose, read from a real Konsole in the corpus). Only a line
+    that crosses the edge along two cells or more is taken; a glyph's own
+    ink at a row's top is left."""
+    from noru.ocr.terminal_chrome import without_spilt_lines
+    from noru.ocr.terminal_grid import Cells
+
+    cells = Cells(x=0, y=0, width=7, height=14, columns=12, rows=3)
+    image = Image.new("L", (84, 42), 255)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((14, 3, 40, 11), fill=0)  # a word in row 0
+    draw.line((14, 13, 48, 13), fill=0)  # its underline, row 0's last pixel row
+    draw.line((14, 14, 48, 14), fill=0)  # and row 1's first
+    draw.line((60, 13, 64, 13), fill=0)  # short ink on both sides of the edge:
+    draw.line((60, 14, 64, 14), fill=0)  # a glyph's, kept
+    draw.rectangle((2, 16, 10, 26), fill=0)  # a letter in row 1
+    kept = without_spilt_lines(image, cells)
+    pixels = kept.load()
+    assert all(pixels[x, 14] == 255 for x in range(14, 49))  # the spill, gone
+    assert all(pixels[x, 13] == 0 for x in range(14, 49))  # the underline stays
+    assert all(pixels[x, 14] == 0 for x in range(60, 65))
+    assert kept.crop((0, 15, 84, 42)).tobytes() == image.crop((0, 15, 84, 42)).tobytes()
 
 
 # pip's progress bars, each a run of heavy lines after an indent.

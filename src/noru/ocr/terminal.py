@@ -41,7 +41,13 @@ from noru.geometry import Rect, clip
 from noru.ocr import terminal_glyphs
 from noru.ocr.base import OcrLine
 from noru.ocr.glyphs import Decision, Fonts
-from noru.ocr.terminal_chrome import off_paper, own_backgrounds, true_rows, without_chrome
+from noru.ocr.terminal_chrome import (
+    off_paper,
+    own_backgrounds,
+    true_rows,
+    without_chrome,
+    without_spilt_lines,
+)
 from noru.ocr.terminal_glyphs import runs_of
 from noru.ocr.terminal_grid import Cells, find_cells
 from noru.ocr.terminal_ink import background, ink, ink_of, row_ink
@@ -310,7 +316,7 @@ def read(
     off = off_paper(rgb, paper, margin=pad)
     cells = true_rows(off, cells)
     inked = own_backgrounds(rgb, inked, off, cells, sub_pixel=sub_pixel)
-    inked = without_chrome(inked, off, cells, margin=pad)
+    inked = without_spilt_lines(without_chrome(inked, off, cells, margin=pad), cells)
     ox, oy = origin[0] - side, origin[1] + top - pad
     rest = [
         (origin[0], origin[1] + y, whole.width, h)

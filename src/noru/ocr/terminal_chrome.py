@@ -30,7 +30,7 @@ from noru.ocr.terminal_ink import INK, PAPER, fits, ink
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["off_paper", "own_backgrounds", "true_rows", "without_chrome"]
+__all__ = ["off_paper", "own_backgrounds", "true_rows", "without_chrome", "without_spilt_lines"]
 
 # Ink (0-255) that counts where bars are looked for: a scrollbar's trough is
 # a shade off the paper, and so is a pane's border.
@@ -235,3 +235,30 @@ def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
 def _box(cells: Cells) -> tuple[int, int]:
     """The box a block of ink holds, high and wide."""
     return max(3, round(BLOCK * cells.height)), max(3, round(BLOCK * cells.width))
+
+
+def without_spilt_lines(dark: Image.Image, cells: Cells) -> Image.Image:
+    """``dark`` without the part of an underline that a row's underline puts
+    in the next row's top pixels (Konsole draws a man page's underline two
+    pixels thick across the rows' edge): where the last pixel row of a row
+    and the first of the next are both inked along a run of two cells or
+    more, the next row's is the line's, not its text's (a space below it
+    read as ``¯``)."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.asarray(dark, dtype=np.uint8)
+    inked = pixels < 255 - INK
+    found = np.zeros(pixels.shape, dtype=bool)
+    for row in range(1, cells.rows):
+        edge = cells.y + row * cells.height
+        if not 0 < edge < pixels.shape[0]:
+            continue
+        both = np.concatenate([[False], inked[edge - 1] & inked[edge], [False]])
+        changes = np.flatnonzero(np.diff(both.astype(np.int8)))
+        for start, end in zip(changes[::2], changes[1::2], strict=True):
+            if end - start >= 2 * cells.width:
+                found[edge, start:end] = True
+    if not found.any():
+        return dark
+    return Image.fromarray(np.where(found, np.uint8(255), pixels))
