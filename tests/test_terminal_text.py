@@ -519,6 +519,46 @@ def test_text_in_a_script_the_engine_cannot_read_is_read_by_a_second_opinion(
     assert readings[True].splitlines() == WIDE_NAMES
 
 
+# Lines with a wide letter's stroke (``ー``) among Latin ones, as a log shows them.
+WIDE_STROKES = [
+    "-rw-r--r-- 1 me me  633917 Mar 27 18:44 report_2022.docx",
+    "エラー: 文件上传成功 (l10n, code=37)",
+    "-rw-r--r-- 1 me me  445371 Mar 11 23:40 timeout_2025.csv",
+    "エラー: 文件上传成功 (ttyS0, code=32)",
+    "2025-08-15 12:52:01.395 ERROR [report] done, user_id=50273",
+    "エラー: 订单已创建 (md0, code=41)",
+]
+
+
+@pytest.mark.parametrize(
+    ("term", "face", "theme"),
+    [("xterm", MONO, "dark"), ("xfce4-terminal", "Anonymous Pro", "solarized-light")],
+)
+def test_a_wide_letter_s_stroke_is_no_line(
+    desktop: XServer,
+    capturer: Capturer,
+    term: real_terminals.Terminal,
+    face: str,
+    theme: real_terminals.TerminalTheme,
+) -> None:
+    """``ー`` is one stroke across its two cells, each half a thick bar to
+    one edge, as the first cell of pip's bar is; the bar runs on, the letter
+    stops: it is a letter, read by the second opinion."""
+    real_terminals.need(term)
+    with real_terminals.open_terminal(
+        desktop, term, WIDE_STROKES, columns=90, rows=len(WIDE_STROKES) + 1, font=face,
+        size=9, dpi=192, theme=theme, x=60, y=60,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    engine = TesseractEngine(settings=TesseractSettings(second_opinion=True))
+    try:
+        read = as_drawn(list(engine.recognise(image).lines))
+    finally:
+        engine.close()
+    strokes = [line for line in read if line.startswith("エラ")]
+    assert len(strokes) == 3 and not any("━" in line or "─" in line for line in strokes), read
+
+
 # A face whose glyphs reach into the cells beside them (Hermit at 16 pt): a
 # space between two words holds only what they left there, no character.
 SPILLED = [

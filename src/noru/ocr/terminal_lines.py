@@ -108,10 +108,9 @@ def lines_of(
             shaped = decided[key]
             barred = bars(key) is not None
             if (
-                shaped == "-"
-                and _one_stroke(band, column, bars, cells)
-                and _among_unexplained(band, index, column, drawn)
-            ):
+                (shaped == "-" and _one_stroke(band, column, bars, cells))
+                or (shaped in ("━", "─") and _short_line(band, column, bars))
+            ) and _among_unexplained(band, index, column, drawn):
                 # Half of a wide letter (``ー``, ``一``), not two hyphens.
                 shaped, barred = agreed(key), False
             there = band.placed.get(column)
@@ -173,6 +172,19 @@ def _one_stroke(band: Band, column: int, bars: Callable[[bytes], str | None], ce
             if any(a < STROKE_DARK and b < STROKE_DARK for a, b in zip(left, right, strict=True)):
                 return True
     return False
+
+
+def _short_line(band: Band, column: int, bars: Callable[[bytes], str | None]) -> bool:
+    """Whether the line in ``column`` spans two cells at most with the bars
+    beside it: a wide letter's stroke (``ー``), where a drawn line (pip's
+    progress bar, a border) runs on."""
+    lines = ("━", "─", "-")
+    left = right = column
+    while (key := band.keys.get(left - 1)) is not None and bars(key) in lines:
+        left -= 1
+    while (key := band.keys.get(right + 1)) is not None and bars(key) in lines:
+        right += 1
+    return right - left < 2
 
 
 def _among_unexplained(
