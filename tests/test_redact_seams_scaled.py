@@ -54,15 +54,6 @@ SEAM = 2560  # HEADLESS-1's right edge, HEADLESS-2's left edge (layout)
 X, Y, WIDTH, HEIGHT = SEAM - 240, 60, 620, 420  # foot's outer box, across the seam
 
 
-@pytest.fixture(scope="module")
-def engine() -> Iterator[TesseractEngine]:
-    found = TesseractEngine()
-    try:
-        yield found
-    finally:
-        found.close()
-
-
 def _pick(rng: random.Random, count: int, alphabet: str = ALNUM) -> str:
     return "".join(rng.choice(alphabet) for _ in range(count))
 

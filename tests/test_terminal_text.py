@@ -95,6 +95,22 @@ def as_drawn(lines: list[OcrLine]) -> list[str]:
     return [line.text.rstrip() for line in lines]
 
 
+def read_on(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    term: real_terminals.Terminal,
+    shown: list[Shown] | list[str],
+    **drawn: Any,
+) -> list[str]:
+    """The rows ``engine`` reads of ``term`` showing ``shown`` (``drawn``:
+    ``open_terminal``'s columns, rows, font, size, dpi, theme)."""
+    real_terminals.need(term)
+    with real_terminals.open_terminal(desktop, term, shown, x=60, y=60, **drawn) as client:
+        image = window(capturer, client)
+    return as_drawn(list(engine.recognise(image).lines))
+
+
 def test_a_terminal_s_aligned_columns_come_back_as_its_rows(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine
 ) -> None:
@@ -406,14 +422,11 @@ def test_text_on_every_other_row_is_read_on_a_grid_of_single_rows(
     """tsc's output repeats best at two rows (each message has a blank row
     below it; a source line and its tildes run together): the grid is still
     one row high, or every other character would be read."""
-    real_terminals.need("urxvt")
     shown = _tsc()
-    with real_terminals.open_terminal(
-        desktop, "urxvt", shown, columns=100, rows=len(shown) + 1, font=face, size=size,
-        theme="solarized-dark", x=60, y=60,
-    ) as client:  # fmt: skip
-        image = window(capturer, client)
-    read = as_drawn(list(engine.recognise(image).lines))
+    read = read_on(
+        desktop, capturer, engine, "urxvt", shown, columns=100, rows=len(shown) + 1, font=face,
+        size=size, theme="solarized-dark",
+    )  # fmt: skip
     assert read == [line.plain for line in shown if line.plain], read
 
 
@@ -462,13 +475,10 @@ def test_a_heavy_line_is_read_to_its_first_cell(
 ) -> None:
     """rxvt-unicode draws a run of ``━``'s first cell from a pixel or two
     in: that cell is the line's too, not a letter."""
-    real_terminals.need("urxvt")
-    with real_terminals.open_terminal(
-        desktop, "urxvt", PIP, columns=100, rows=len(PIP) + 1, font=face, size=size,
-        theme="solarized-light", x=60, y=60,
-    ) as client:  # fmt: skip
-        image = window(capturer, client)
-    read = as_drawn(list(engine.recognise(image).lines))
+    read = read_on(
+        desktop, capturer, engine, "urxvt", PIP, columns=100, rows=len(PIP) + 1, font=face,
+        size=size, theme="solarized-light",
+    )  # fmt: skip
     assert read == PIP, read
 
 
