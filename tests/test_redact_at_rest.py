@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from PIL import Image, ImageDraw, ImageFont
 
@@ -153,6 +154,31 @@ def test_a_held_capture_with_nothing_to_fill_is_kept_as_taken(home: Path, held: 
     relative = record.images[0].path
     assert not (held / relative).exists()
     assert (home / "images" / relative).read_bytes() == taken
+
+
+def test_saving_a_capture_s_text_at_rest_reads_its_row_once(
+    home: Path, held: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redacting at rest reads the capture once and hands that record on
+    to the rewrite (or to moving the held images): its row is not read
+    again for each step, whether there was something to fill or not."""
+    (home / "config.toml").write_text("redact_at_rest = true\n")
+    reads: list[str] = []
+    get = Store.get
+
+    def counted(self: Store, capture_id: str) -> object:
+        reads.append(capture_id)
+        return get(self, capture_id)
+
+    for text in (LINE, "nothing secret here"):
+        with Store.open(home) as store:
+            record = store.add_capture([NewImage(_png(), 900, 200)], origin="user", held=True)
+        monkeypatch.setattr(Store, "get", counted)
+        _read(record.id, home, [OcrLine(text, (30, 70, 700, 40), 0.9)])
+        monkeypatch.setattr(Store, "get", get)
+        assert reads == [record.id], text
+        assert not (held / record.images[0].path).exists()
+        reads.clear()
 
 
 def test_a_held_capture_outlives_the_apps_crash_and_goes_with_its_delete(

@@ -57,7 +57,7 @@ def redacted_lines(
     if record is None:
         return given
     if not policy.on or len(given) != len(record.images):
-        store.keep_held(capture_id)
+        store.keep_held(capture_id, record)
         return given
     read = replace(
         record,
@@ -69,7 +69,7 @@ def redacted_lines(
     )
     seen = for_agent(read, policy)
     if not seen.count:
-        store.keep_held(capture_id)  # nothing to fill: the image as taken is its redacted form
+        store.keep_held(capture_id, record)  # nothing to fill: as taken is its redacted form
         return given
     pngs: list[bytes | None] = []
     for image, boxes in zip(record.images, seen.boxes, strict=True):
@@ -82,7 +82,10 @@ def redacted_lines(
             edges = [(x, y, x + w, y + h) for x, y, w, h in boxes]
             pngs.append(imaging.encode_png(imaging.fill_rects(picture, edges, FILL)))
     store.rewrite(  # its OCR text is stored next, redacted, by set_ocr
-        capture_id, pngs=pngs, ax=[(image.ax_lines, image.ax_text) for image in seen.record.images]
+        capture_id,
+        pngs=pngs,
+        ax=[(image.ax_lines, image.ax_text) for image in seen.record.images],
+        record=record,
     )
     return tuple(tuple(image.ocr_lines or ()) for image in seen.record.images)
 

@@ -251,14 +251,16 @@ class Store(Removing):
         *,
         pngs: Sequence[bytes | None],
         ax: Sequence[tuple[Sequence[AxLine], str | None]],
+        record: CaptureRecord | None = None,
     ) -> bool:
         """Replace a capture's images and accessibility text by forms of
         themselves (the person's ``redact_at_rest``, before its OCR text is
         stored by ``set_ocr``): per image, a new PNG of the same size (None:
         keep the file), and its accessibility lines and text. The files are
         written first, each renamed over its old one; then the rows and the
-        search index in one transaction. False when there is no such capture."""
-        record = self.get(capture_id)
+        search index in one transaction. False when there is no such capture.
+        ``record``: the capture as the caller has just read it (not read again)."""
+        record = record if record is not None else self.get(capture_id)
         if record is None:
             return False
         if not len(pngs) == len(ax) == len(record.images):
@@ -294,12 +296,14 @@ class Store(Removing):
             self.scrub_due = True  # the old text's terms: out at the next scrub_search
         return True
 
-    def keep_held(self, capture_id: str) -> int:
+    def keep_held(self, capture_id: str, record: CaptureRecord | None = None) -> int:
         """A capture's images held in memory (``add_capture(held=True)``)
         moved into the images folder as they are: their redaction is done
-        and found nothing to fill. Returns how many were held."""
+        and found nothing to fill. Returns how many were held. ``record``:
+        the capture as the caller has just read it (not read again)."""
         held = self.held_root()
-        record = None if held is None else self.get(capture_id)
+        if held is not None and record is None:
+            record = self.get(capture_id)
         if held is None or record is None:
             return 0
         return sum(self._unhold(held, image.path, None) for image in record.images)
