@@ -117,3 +117,19 @@ ORDINARY = [
     "sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
     "uuid 123e4567-e89b-12d3-a456-426614174000 created",
 ]
+
+
+def pick(rng: random.Random, count: int, alphabet: str = ALNUM) -> str:
+    """``count`` characters of ``alphabet`` drawn from ``rng``."""
+    return "".join(rng.choice(alphabet) for _ in range(count))
+
+
+def env_secrets(rng: random.Random) -> tuple[str, str, str, str]:
+    """A GitHub token, an AWS access key id, a password and a Stripe key, as
+    a `.env` shows them (drawn from ``rng`` token, key id, Stripe key,
+    password: the order the seams tests' seeds were chosen with)."""
+    token = "ghp_" + pick(rng, 36)
+    aws = "AKIA" + pick(rng, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+    stripe = "sk_live_" + pick(rng, 24)
+    password = pick(rng, 14) + "-" + pick(rng, 6)
+    return token, aws, password, stripe

@@ -28,7 +28,7 @@ from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL
 from tests import real_terminals
 from tests.parts import require
-from tests.redaction_cases import ALNUM, leaked
+from tests.redaction_cases import env_secrets, leaked, pick
 from tests.served_terminal import served_terminal
 from tests.xserver import XServer
 
@@ -41,16 +41,9 @@ COLUMNS, ROWS = 64, 14
 X = SEAM - 200
 
 
-def _pick(rng: random.Random, count: int, alphabet: str = ALNUM) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(count))
-
-
 def _screen(rng: random.Random) -> tuple[list[str], list[str], list[str]]:
     """The lines, the secrets among them, and the ordinary lines the seam cuts."""
-    token = "ghp_" + _pick(rng, 36)
-    aws = "AKIA" + _pick(rng, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
-    stripe = "sk_live_" + _pick(rng, 24)
-    password = _pick(rng, 14) + "-" + _pick(rng, 6)
+    token, aws, password, stripe = env_secrets(rng)
     ordinary = [
         "the quick brown fox jumps over the lazy dog again and again",
         "commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
@@ -146,9 +139,9 @@ def test_tokens_the_seam_cuts_inside_their_fixed_part_are_redacted_on_both(
     the format's fixed part, and the engine reads the cut cell as it will."""
     require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
     rng = random.Random("seams-real-prefix")
-    github = "ghp_" + _pick(rng, 36)
-    gitlab = "glpat-" + _pick(rng, 20)
-    telegram = _pick(rng, 10, "0123456789") + ":AA" + _pick(rng, 33)
+    github = "ghp_" + pick(rng, 36)
+    gitlab = "glpat-" + pick(rng, 20)
+    telegram = pick(rng, 10, "0123456789") + ":AA" + pick(rng, 33)
     lines = [
         "$ history | tail -4",
         f"{'Copied':<23}{github}",

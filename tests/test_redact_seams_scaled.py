@@ -46,7 +46,7 @@ from PIL import Image
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL
-from tests.redaction_cases import ALNUM, leaked
+from tests.redaction_cases import ALNUM, env_secrets, leaked, pick
 from tests.served_terminal import served_grabs
 from tests.sway import Sway, enter_session, running_sway
 
@@ -54,16 +54,9 @@ SEAM = 2560  # HEADLESS-1's right edge, HEADLESS-2's left edge (layout)
 X, Y, WIDTH, HEIGHT = SEAM - 240, 60, 620, 420  # foot's outer box, across the seam
 
 
-def _pick(rng: random.Random, count: int, alphabet: str = ALNUM) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(count))
-
-
 def _screen(rng: random.Random) -> tuple[list[str], list[str], list[str]]:
     """The lines, the secrets among them, and the ordinary lines."""
-    token = "ghp_" + _pick(rng, 36)
-    aws = "AKIA" + _pick(rng, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
-    stripe = "sk_live_" + _pick(rng, 24)
-    password = _pick(rng, 14) + "-" + _pick(rng, 6)
+    token, aws, password, stripe = env_secrets(rng)
     ordinary = [
         "the quick brown fox jumps over the lazy dog again",
         "commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
@@ -182,8 +175,8 @@ def test_a_token_wrapped_over_the_edge_of_displays_of_different_scales_is_redact
     foot's rows being 18.5 layout units)."""
     enter_session(monkeypatch, sway_stacked.env)
     rng = random.Random(f"stacked-scaled-{offset}")
-    anthropic = "sk-ant-api03-" + _pick(rng, 93, ALNUM + "_-") + "AA"
-    github = "ghp_" + _pick(rng, 36)
+    anthropic = "sk-ant-api03-" + pick(rng, 93, ALNUM + "_-") + "AA"
+    github = "ghp_" + pick(rng, 36)
     lines = [
         "$ cat .env",
         "APP_ENV=production",
