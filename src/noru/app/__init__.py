@@ -207,7 +207,7 @@ class App:
             self._trimmer.busy()
         if self.ocr is not None:
             self._event(capture_id)
-            self.ocr.enqueue(capture_id, pixels)
+            self.ocr.enqueue(capture_id, pixels, awaited=origin == "agent")
         return capture_id
 
     def _exclusions(self, config: Config) -> None:
