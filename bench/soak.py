@@ -348,6 +348,10 @@ def summary(run: Soak, warmup: float) -> None:
         f"captures refused {tally.refused}); samples with a zombie child: {tally.zombies_seen}; "
         f"children at the end: {last.children} live, {last.zombies} zombie"
     )
+    with Reader.open(run.home) as reader:
+        found = reader.db.execute("SELECT ocr_state, count(*) FROM captures GROUP BY 1")
+        states = ", ".join(f"{count} {state}" for state, count in found.fetchall())
+    print(f"captures kept, by their text's state at the end: {states}")
     for problem in tally.problems[:10]:
         print("  ", problem)
     said = run.log.read_text(errors="replace").strip()

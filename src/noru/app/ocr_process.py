@@ -103,7 +103,9 @@ def main() -> int:
     if os.getppid() == 1:
         return 0  # the app died before we could ask to die with it
     os.nice(19)  # captures and agents come first
-    from noru.app.memory import QUIET, malloc_trim
+    from noru.app.memory import QUIET, malloc_trim, tune_reader_malloc
+
+    tune_reader_malloc()  # before the engine's threads and buffers
     from noru.config import load_config
     from noru.ocr import get_engine, warm
     from noru.store import Reader
