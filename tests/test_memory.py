@@ -124,6 +124,18 @@ def test_each_capture_starts_the_quiet_spell_again() -> None:
     assert spell.due(3.5) == 0
 
 
+def test_a_capture_no_agent_waits_for_is_trimmed_after_a_shorter_spell() -> None:
+    """The person's capture: no one looks again at once, so its buffers go
+    sooner; an agent's spell already running is not cut short by it."""
+    spell = QuietSpell(quiet=10, longest=30)
+    spell.busy(0, quiet=2)
+    assert spell.due(0) == 2
+    spell.trimmed()
+    spell.busy(10)  # an agent's look: ten seconds
+    spell.busy(11, quiet=2)  # the person's capture just after
+    assert spell.due(11) == 9
+
+
 def test_after_a_trim_nothing_is_due_until_the_next_capture() -> None:
     spell = QuietSpell(quiet=2, longest=30)
     spell.busy(0)

@@ -20,7 +20,7 @@ read), one of another protocol with ``Mismatch``, and the app starts a
 fresh one for its next job. It exits on end of input: the app closes its
 pipe when it stops, and when the process has had no job for a while
 (``noru.app.ocr_worker.LINGER``: 45 s after a look an agent waits for,
-ten seconds after a capture no one waits for); ``IDLE_EXIT`` seconds
+3 s after a capture no one waits for); ``IDLE_EXIT`` seconds
 without a job end it too, should the app never do so.
 
 It warms its engine before it says it is ready (the models, the bitmap

@@ -2,7 +2,7 @@
 
 A capture is committed before its OCR starts. The engine runs in
 ``noru.app.ocr_process`` (lowest priority, one thread, no GIL shared with
-captures, exits when idle), which is given the capture's id and reads it
+captures, stopped when idle), which is given the capture's id and reads it
 from the history itself, read-only (``noru.recognition``), with the pixels
 the app just grabbed when it has them (not its files decoded again); its
 text comes back here and is saved through the writer thread. The two speak
@@ -72,7 +72,7 @@ log = logging.getLogger("noru.app")
 RESCAN = 5.0
 # Seconds an idle child is kept after a job no one waits for, and after a look
 # an agent waits for (or the app's start), before it is stopped.
-LINGER = 10.0
+LINGER = 3.0
 LOOK_LINGER = 45.0
 # Captures whose grabbed pixels are kept for the child until it reads them
 # (about 12 MB each at 2560x1600); an older one is read from its file.
@@ -309,8 +309,10 @@ class OcrWorker:
         `noru import --no-ocr` while the app runs) are queued: a capture
         waiting for its text is always either being read or about to be."""
         while True:
+            resting = self._child is not None and self._idle_until is not None
+            wait = (self._idle_until or 0.0) - time.monotonic() if resting else RESCAN
             try:
-                return self._queue.get(timeout=RESCAN)[2]
+                return self._queue.get(timeout=min(RESCAN, max(wait, 0.01)))[2]
             except queue.Empty:
                 self._reap()
                 self._retire()
