@@ -14,8 +14,8 @@ grows a line before each capture, a real `noru app` (a data dir of its own,
 - the OCR child killed (SIGKILL) every ``--restart`` seconds, once its
   text is read, so that the app starts a fresh one for the next job;
 - with ``--idle-tail``, the last that many seconds without any work: the
-  OCR child exits when idle (``IDLE_EXIT``) and must be reaped, not left
-  ``<defunct>``.
+  app stops its idle OCR child (``ocr_worker.LINGER``, ``LOOK_LINGER``)
+  and must reap it, not leave it ``<defunct>``.
 
 Every ``--sample`` seconds it prints the app's and the OCR process's RSS
 and PSS (MB), open files, threads, the app's children (zombies counted
@@ -335,7 +335,12 @@ def summary(run: Soak, warmup: float) -> None:
             f"{name:34} {figure(alive[0]):10.1f} {figure(alive[-1]):11.1f} "
             f"{max(map(figure, alive)):8.1f}"
         )
+    together = [s.app.pss + s.ocr.pss for s in after]
     busy = [s.app.pss + s.ocr.pss for s in after if s.ocr.pss]
+    print(
+        f"app + OCR PSS over every sample: mean {sum(together) / len(together):.1f} MB; "
+        f"an OCR process ran in {len(busy)} of {len(together)} samples"
+    )
     if busy:
         print(f"app + OCR PSS while the OCR process ran: mean {sum(busy) / len(busy):.1f} MB")
     print(
@@ -343,6 +348,10 @@ def summary(run: Soak, warmup: float) -> None:
         f"captures refused {tally.refused}); samples with a zombie child: {tally.zombies_seen}; "
         f"children at the end: {last.children} live, {last.zombies} zombie"
     )
+    with Reader.open(run.home) as reader:
+        found = reader.db.execute("SELECT ocr_state, count(*) FROM captures GROUP BY 1")
+        states = ", ".join(f"{count} {state}" for state, count in found.fetchall())
+    print(f"captures kept, by their text's state at the end: {states}")
     for problem in tally.problems[:10]:
         print("  ", problem)
     said = run.log.read_text(errors="replace").strip()

@@ -18,8 +18,10 @@ Each is timed from the call to the answer; an answer that came back without
 its text (pending) is counted, and its time until the text was stored is
 given too. A pause of 2 s between looks (the person reading). Then, with
 ``--idle``, the last app and its OCR process left alone that many seconds:
-their CPU and their memory, the engine kept warm. Every process is stopped
-by its pid.
+their CPU and their memory (the app stops an OCR process that had no job
+for ``ocr_worker.LOOK_LINGER`` after a look); and then one more look, after
+one line scrolled in, which starts a fresh OCR process if the rest ended
+the last. Every process is stopped by its pid.
 
     .venv/bin/python bench/time_to_text.py [--runs 5] [--idle 60]
         [--font 'DejaVu Sans Mono:9' | --font fixed]
@@ -95,7 +97,7 @@ def at_rest(
     """The app and its OCR process left alone ``seconds``: their CPU %, and
     the app's and the OCR process's RSS, then PSS, in MB at the end. The
     app's own CPU time counts its children's once they are reaped: an OCR
-    process that made way for a fresh one (``ocr_process.RECYCLE``) is in it."""
+    process the app stopped meanwhile (``ocr_worker.LOOK_LINGER``) is in it."""
 
     def cpu() -> float:
         own = Path(f"/proc/{app.pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -161,10 +163,13 @@ def main() -> None:
                     looks.setdefault("one line changed", []).append(look(agent))
                     time.sleep(2)
                     looks.setdefault("unchanged screen", []).append(look(agent))
+                    if args.idle and run == args.runs * 2 - 2:
+                        idle = at_rest(app, args.idle)
+                        terminal.print_line(log_line(rng, 62))
+                        after = f"one line scrolled in, {args.idle + 5:.0f} s later"
+                        looks.setdefault(after, []).append(look(agent))
                 finally:
                     agent.close()
-                if args.idle and run == args.runs * 2 - 2:
-                    idle = at_rest(app, args.idle)
             print(f"  ... run {run + 1} of {args.runs * 2} done", file=sys.stderr, flush=True)
     font = args.font if xft else "xterm's bitmap font"
     print(f"time to text: 2560x1600 display, xterm 200x60, {font}, default settle (1.5 s)")

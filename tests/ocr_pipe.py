@@ -113,7 +113,7 @@ class _Answers(io.BytesIO):
 class MemoryChild:
     """A child process in memory, for ``OcrWorker``: ``answers`` are the
     bytes it says, its hello first; asked for more, it has ended with
-    ``ends_with`` (``RECYCLED`` for one that made way at rest)."""
+    ``ends_with`` (0: idle past ``IDLE_EXIT``; -9: killed)."""
 
     pid = 0  # no process: nothing to hold still (``OcrWorker.paused``)
 

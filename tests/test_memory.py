@@ -124,6 +124,18 @@ def test_each_capture_starts_the_quiet_spell_again() -> None:
     assert spell.due(3.5) == 0
 
 
+def test_a_capture_no_agent_waits_for_is_trimmed_after_a_shorter_spell() -> None:
+    """The person's capture: no one looks again at once, so its buffers go
+    sooner; an agent's spell already running is not cut short by it."""
+    spell = QuietSpell(quiet=10, longest=30)
+    spell.busy(0, quiet=2)
+    assert spell.due(0) == 2
+    spell.trimmed()
+    spell.busy(10)  # an agent's look: ten seconds
+    spell.busy(11, quiet=2)  # the person's capture just after
+    assert spell.due(11) == 9
+
+
 def test_after_a_trim_nothing_is_due_until_the_next_capture() -> None:
     spell = QuietSpell(quiet=2, longest=30)
     spell.busy(0)
@@ -197,3 +209,68 @@ def test_a_trim_the_c_library_cannot_do_is_not_counted() -> None:
     finally:
         trimmer.close()
     assert trimmer.trims == 0
+
+
+# Two threads that stay alive (as the OCR process's reading threads do) pass
+# screen-sized buffers through their own arenas; the main thread trims while
+# they wait. Argument "tuned": the OCR process's settings first.
+_READERS = textwrap.dedent(
+    """
+    import sys
+    import threading
+    from pathlib import Path
+    from noru.app.memory import malloc_trim, tune_reader_malloc
+
+    def rss():
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+
+    if sys.argv[1] == "tuned":
+        assert tune_reader_malloc()
+    # Freeing one large mapped buffer raises glibc's own thresholds, as the
+    # engine's first screen does.
+    big = bytearray(12 << 20)
+    del big
+    before = rss()
+    read, trimmed = threading.Barrier(3), threading.Event()
+
+    def reader():
+        for size in (12, 4, 9, 3, 12, 6):
+            buffer = bytearray(size << 20)
+            rows = [bytearray(200_000) for _ in range(20)]
+            del buffer, rows
+        read.wait()
+        trimmed.wait()
+
+    threads = [threading.Thread(target=reader) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    read.wait()
+    assert malloc_trim()
+    print(before, rss())
+    trimmed.set()
+    for thread in threads:
+        thread.join()
+    """
+)
+
+
+def _kept_by_readers(how: str) -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", _READERS, how],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    before, after = map(int, done.stdout.split())
+    return after - before
+
+
+def test_with_the_readers_malloc_tuned_a_trim_reaches_their_threads_arenas() -> None:
+    """Untuned, glibc keeps the free top of each living thread's arena, which
+    malloc_trim does not shrink (some 30 MB here); tuned, it goes back."""
+    glibc()
+    assert _kept_by_readers("plain") >= 16
+    assert _kept_by_readers("tuned") <= 4

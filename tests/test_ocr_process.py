@@ -189,26 +189,24 @@ def test_pixels_cut_short_by_the_app_stopping_end_the_process_quietly(
     assert child.wait(timeout=30) == 0
 
 
-# The OCR process with its idle times shortened (a quiet spell is QUIET, 10 s).
+# The OCR process with its idle time shortened (a quiet spell is QUIET, 10 s).
 _SHORT_IDLE = (
     "import sys; from noru.app import ocr_process as p; "
-    "p.RECYCLE = p.IDLE_EXIT = 11.0; sys.argv[1:] = ['tesseract', sys.argv[1]]; "
+    "p.IDLE_EXIT = 11.0; sys.argv[1:] = ['tesseract', sys.argv[1]]; "
     "sys.exit(p.main())"
 )
 
 
 @pytest.mark.parametrize("reads", [True, False])
-def test_an_idle_process_that_read_makes_way_for_a_fresh_one(
+def test_an_idle_process_ends_by_itself_read_or_not(
     home: Path, stored: tuple[str, Image.Image], reads: bool
 ) -> None:
-    """Idle after reading, the process ends saying so (RECYCLED: the app
-    starts a fresh one at once, which hands back what reading left behind);
-    one that read nothing just ends (the app starts one at the next job)."""
-    from noru.app.ocr_process import RECYCLED
-
+    """Left without a job for IDLE_EXIT (the app ends it sooner: this is for
+    an app that never does), the process ends cleanly, after reading (its
+    quiet-spell trim first) or not; the app starts one at its next job."""
     with child_process(home, ("-c", _SHORT_IDLE)) as proc:
         assert isinstance(answer(proc), Ready)
         if reads:
             send(proc, Recognise(stored[0]))
             assert "quarterly ledger" in text(answer(proc))
-        assert proc.wait(timeout=120) == (RECYCLED if reads else 0)
+        assert proc.wait(timeout=120) == 0

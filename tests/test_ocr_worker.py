@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from noru import __version__, imaging
-from noru.app.ocr_process import RECYCLED
-from noru.app.ocr_worker import EngineSetting, OcrWorker
+from noru.app.ocr_worker import ChildProcess, EngineSetting, OcrWorker, spawn_child
 from noru.app.writer import Writer
 from noru.appwire import PROTOCOL, Mismatch, Pong, codec
 from noru.appwire.ocr_pipe import Fatal, Recognised, Unreadable
@@ -41,7 +40,12 @@ class Worked:
     """A worker started on ``home`` with the children of ``spawn``, and a
     way to wait for each capture's job to settle."""
 
-    def __init__(self, home: Path, spawn: MemorySpawn, settings: Callable[[], Config]) -> None:
+    def __init__(
+        self,
+        home: Path,
+        spawn: Callable[[EngineSetting, Path], ChildProcess],
+        settings: Callable[[], Config],
+    ) -> None:
         self.writer = Writer(home)
         self.settled: dict[str, threading.Event] = {}
         self.lock = threading.Lock()
@@ -156,7 +160,7 @@ def test_an_unreadable_capture_is_recorded_failed_with_the_childs_reason(
     assert (found.ocr_state, found.ocr_error) == ("failed", "the image file is damaged")
 
 
-@pytest.mark.parametrize("ends_with", [RECYCLED, 0, -9], ids=["recycled", "idle", "killed"])
+@pytest.mark.parametrize("ends_with", [0, -9], ids=["idle", "killed"])
 def test_a_child_that_ends_before_it_answers_is_replaced_and_the_job_asked_again(
     home: Path, tmp_path: Path, work: Callable[..., Worked], ends_with: int
 ) -> None:
@@ -294,3 +298,89 @@ def test_a_job_that_meets_a_killed_child_is_read_by_a_fresh_one(home: Path, tmp_
         worker.close()
         writer.close()
     assert not ocr_children(os.getpid())  # none left, not even <defunct>
+
+
+# --- how long a child is kept --------------------------------------------------
+
+
+@pytest.fixture
+def brief(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child rests no time after a job no one waits for, ten minutes after
+    a look, and the worker looks at its idle child often."""
+    from noru.app import ocr_worker
+
+    monkeypatch.setattr(ocr_worker, "LINGER", 0.0)
+    monkeypatch.setattr(ocr_worker, "LOOK_LINGER", 600.0)
+    monkeypatch.setattr(ocr_worker, "RESCAN", 0.02)
+
+
+def _stopped(child: MemoryChild) -> bool:
+    """Its pipe closed by the worker and its end waited for."""
+    assert child.stdin is not None
+    return child.stdin.closed and child.returncode is not None
+
+
+def test_an_idle_child_is_stopped_and_the_next_job_starts_a_fresh_one(
+    home: Path, tmp_path: Path, work: Callable[..., Worked], brief: None
+) -> None:
+    """After a job no agent waits for (the person's capture, a backlog) the
+    child is stopped once it has rested ``LINGER``: an idle app holds no
+    engine. The next capture starts a fresh child, which reads it."""
+    first = pending_capture(home, tmp_path, "quarterly ledger")
+    resting = MemoryChild([hello(), codec.encode(READ)])
+    fresh = MemoryChild([hello(), codec.encode(READ)])
+    worked = work(resting, fresh)
+    worked.worker.start()
+    worked.wait(first)
+    wait_until(lambda: _stopped(resting), "the idle child stopped")
+    assert not resting.killed  # asked to end (its pipe closed), not killed
+    second = pending_capture(home, tmp_path, "bravo ledger")
+    worked.worker.enqueue(second)
+    worked.wait(second)
+    assert record(home, second).ocr_state == "done"
+    assert [job.capture for job in fresh.jobs()] == [second]
+
+
+def test_after_a_look_the_child_is_kept_for_the_next_look(
+    home: Path, tmp_path: Path, work: Callable[..., Worked], brief: None
+) -> None:
+    """A capture an agent waits for (``awaited``) keeps its child for
+    ``LOOK_LINGER`` (the agent's next look finds the engine warm and its
+    memory of the screen), and a job no one waits for after it does not cut
+    that short: both are read by the one child."""
+    look = pending_capture(home, tmp_path, "quarterly ledger")
+    child = MemoryChild([hello(), codec.encode(READ), codec.encode(READ)])
+    worked = work(child)
+    worked.worker.start()
+    worked.worker.enqueue(look, awaited=True)
+    worked.wait(look)
+    later = pending_capture(home, tmp_path, "bravo ledger")
+    worked.worker.enqueue(later)
+    worked.wait(later)
+    threading.Event().wait(0.5)  # many of the worker's looks at its idle child
+    assert not _stopped(child)
+    assert [job.capture for job in child.jobs()] == [look, later]
+
+
+def test_a_real_idle_child_is_reaped_and_a_fresh_one_reads_the_next_capture(
+    home: Path, tmp_path: Path, brief: None
+) -> None:
+    """The real OCR process, idle after its job: stopped and waited for (not
+    left ``<defunct>``: no child of this process remains, ended or not);
+    the next capture starts a fresh one, which reads it."""
+    from tests.ocr_pipe import ocr_children
+
+    worked = Worked(home, spawn_child, Config)
+    try:
+        first = pending_capture(home, tmp_path, "quarterly ledger")
+        worked.worker.start()
+        worked.wait(first)
+        assert "quarterly ledger" in (record(home, first).ocr_text or "").lower()
+        wait_until(lambda: not ocr_children(os.getpid()), "the idle OCR process reaped")
+        second = pending_capture(home, tmp_path, "marmalade inventory")
+        worked.worker.enqueue(second)
+        worked.wait(second)
+        assert "marmalade inventory" in (record(home, second).ocr_text or "").lower()
+    finally:
+        worked.close()
+    assert not ocr_children(os.getpid())

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noru import __version__, access, appwire, imaging
-from noru.app.memory import Trimmer, malloc_trim
+from noru.app.memory import SOON, Trimmer, malloc_trim
 from noru.ax.base import AxAbsent
 from noru.config import Config
 from noru.edits import note_text
@@ -204,10 +204,10 @@ class App:
                 capture_id, pixels = self._take(request, origin=origin, note=note, config=config)
         finally:
             self._capture_lock.release()
-            self._trimmer.busy()
+            self._trimmer.busy(None if origin == "agent" else SOON)
         if self.ocr is not None:
             self._event(capture_id)
-            self.ocr.enqueue(capture_id, pixels)
+            self.ocr.enqueue(capture_id, pixels, awaited=origin == "agent")
         return capture_id
 
     def _exclusions(self, config: Config) -> None:

@@ -17,23 +17,21 @@ app has just grabbed comes with its pixels (a PNG's rows, after the line),
 so its PNGs are not decoded again on the agent's path. A request it cannot
 read ends the process with ``Fatal`` (what follows it can no longer be
 read), one of another protocol with ``Mismatch``, and the app starts a
-fresh one for its next job. It exits on end of input (the app stopped), or
-when idle: ``RECYCLE`` seconds after its last job (the app then starts a
-fresh one at once), ``IDLE_EXIT`` seconds after its start when it read
-nothing.
+fresh one for its next job. It exits on end of input: the app closes its
+pipe when it stops, and when the process has had no job for a while
+(``noru.app.ocr_worker.LINGER``: 45 s after a look an agent waits for,
+3 s after a capture no one waits for); ``IDLE_EXIT`` seconds
+without a job end it too, should the app never do so.
 
-The app starts it when it starts, and it warms its engine before it says it
-is ready (the models, the bitmap fonts, one small reading), so the first look
-an agent takes does not wait for any of that. It stays while looks come.
-What reading took is handed back once no job came for ``QUIET`` seconds
-(``noru.app.memory``), not after each: an agent looking every few seconds
-finds its pages still mapped rather than faulting them in again at every
-look. A trim cannot hand back all of what reading large screens left in
-the heap, so ``RECYCLE`` seconds after the last job the process makes way
-for a fresh one; what that costs is what it remembered: the next look at a
-terminal finds its font again and reads every row, not just the changed
-ones. A fresh process nobody uses goes after ``IDLE_EXIT``
-(docs/performance.md, "Soak and memory").
+It warms its engine before it says it is ready (the models, the bitmap
+fonts, one small reading), so a look waits for none of that beyond the
+start. What reading took is handed back once no job came for ``QUIET``
+seconds (``noru.app.memory``), not after each: an agent looking every few
+seconds finds its pages still mapped rather than faulting them in again at
+every look. A trim cannot hand back all that reading large screens left
+(glibc keeps the top of each reading thread's arena, and the reader keeps
+what it remembers), which is why the app ends an idle process rather than
+keeping it (docs/performance.md, "Soak and memory").
 """
 
 from __future__ import annotations
@@ -61,16 +59,11 @@ if TYPE_CHECKING:
     from noru.ocr import Engine
     from noru.store import Reader
 
-__all__ = ["IDLE_EXIT", "RECYCLE", "RECYCLED", "main"]
+__all__ = ["IDLE_EXIT", "main"]
 
-# Seconds without a job before a process that has read nothing exits.
+# Seconds without a job before the process exits by itself: the app ends an
+# idle one much sooner (ocr_worker.LINGER); this is for an app that does not.
 IDLE_EXIT = 600.0
-# Seconds without a job before a process that has read something exits with
-# RECYCLED, and the app starts a fresh, warm one at once: what reading left
-# behind (Tesseract's page buffers, heap it cannot hand back, RapidOCR's
-# libraries) goes with it; the models come back warm in the new one.
-RECYCLE = 120.0
-RECYCLED = 3
 
 
 def _job(engine: Engine, history: Reader, job: Recognise) -> PipeReply:
@@ -110,7 +103,9 @@ def main() -> int:
     if os.getppid() == 1:
         return 0  # the app died before we could ask to die with it
     os.nice(19)  # captures and agents come first
-    from noru.app.memory import QUIET, malloc_trim
+    from noru.app.memory import QUIET, malloc_trim, tune_reader_malloc
+
+    tune_reader_malloc()  # before the engine's threads and buffers
     from noru.config import load_config
     from noru.ocr import get_engine, warm
     from noru.store import Reader
@@ -134,18 +129,14 @@ def main() -> int:
     _say(out, Ready(f"{engine.name} {engine.version}", __version__))
     stdin = sys.stdin.buffer
     worked = False  # whether a job ran since the last trim
-    read = False  # whether a job ran at all
     while True:
-        wait = QUIET if worked else (RECYCLE if read else IDLE_EXIT) - QUIET
-        readable, _, _ = select.select([stdin], [], [], wait)
+        readable, _, _ = select.select([stdin], [], [], QUIET if worked else IDLE_EXIT)
         if not readable and worked:
             malloc_trim()  # what the reading took is handed back while it waits
             worked = False
             continue
         if not readable:
-            # Idle: a fresh process takes our place (RECYCLED), or, when we
-            # read nothing, none until the next job.
-            return RECYCLED if read else 0
+            return 0  # idle that long: the app starts one at its next job
         try:
             job = codec.read_job(stdin)
         except codec.Cut:
@@ -166,7 +157,7 @@ def main() -> int:
             reply = Unreadable(f"the OCR process failed on it: {exc}"[:REASON_LIMIT])
         del job
         _say(out, reply)
-        worked = read = True
+        worked = True
 
 
 if __name__ == "__main__":

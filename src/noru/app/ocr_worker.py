@@ -2,12 +2,22 @@
 
 A capture is committed before its OCR starts. The engine runs in
 ``noru.app.ocr_process`` (lowest priority, one thread, no GIL shared with
-captures, exits when idle), which is given the capture's id and reads it
+captures, stopped when idle), which is given the capture's id and reads it
 from the history itself, read-only (``noru.recognition``), with the pixels
 the app just grabbed when it has them (not its files decoded again); its
 text comes back here and is saved through the writer thread. The two speak
 the OCR pipe of ``noru.appwire``. Work left pending by a crash or a stop is
 picked up at the next start (``Store.pending_ocr``).
+
+The child is started with the app (warm for the first look) and whenever a
+job finds none; it is stopped, and waited for, once it has had no job for
+``LOOK_LINGER`` seconds after a look an agent waits for (an agent at work
+looks again within seconds, and finds the terminal's font and rows
+remembered) or ``LINGER`` seconds after any other job (the person's
+captures, a backlog). An idle app then holds no OCR process at all: the
+engine's memory (models, what reading left in its heap) is the larger part
+of what the two hold together. A look after that waits for a child to
+start (docs/performance.md, "Soak and memory").
 
 The engine is the one the person's configuration names now
 (``ocr_engine``, ``ocr_second_opinion``), read before each job: when
@@ -38,13 +48,13 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, NamedTuple, Protocol
 
 from noru import appwire, imaging
-from noru.app.ocr_process import RECYCLED
 from noru.app.writer import Writer
 from noru.appwire import codec
 from noru.appwire.ocr_pipe import Fatal, Ready, Recognise, Recognised, Unreadable
@@ -53,12 +63,17 @@ from noru.errors import OcrError
 from noru.recognition import CaptureText
 from noru.store import Store
 
-__all__ = ["ChildProcess", "EngineSetting", "OcrWorker", "spawn_child"]
+__all__ = ["LINGER", "LOOK_LINGER", "ChildProcess", "EngineSetting", "OcrWorker", "spawn_child"]
 
 log = logging.getLogger("noru.app")
 
-# Seconds of an empty queue before the store is asked for pending work again.
+# Seconds of an empty queue before the store is asked for pending work again
+# (and an ended or idle child is waited for).
 RESCAN = 5.0
+# Seconds an idle child is kept after a job no one waits for, and after a look
+# an agent waits for (or the app's start), before it is stopped.
+LINGER = 3.0
+LOOK_LINGER = 45.0
 # Captures whose grabbed pixels are kept for the child until it reads them
 # (about 12 MB each at 2560x1600); an older one is read from its file.
 PIXELS_KEPT = 2
@@ -219,6 +234,9 @@ class OcrWorker:
         self._failures: dict[str, int] = {}
         self._pixels: dict[str, list[imaging.Scanlines]] = {}
         self._pixels_lock = threading.Lock()
+        self._awaited: set[str] = set()  # queued captures an agent waits for
+        self._idle_until: float | None = None  # when the idle child is stopped
+        self._looked: float | None = None  # when the latest awaited job was read
         self._thread = threading.Thread(target=self._run, name="noru-ocr", daemon=True)
 
     def _describe(self, name: str) -> tuple[str | None, str | None]:
@@ -268,9 +286,16 @@ class OcrWorker:
             self._queue.put((1, next(self._order), capture_id))
         self._thread.start()
 
-    def enqueue(self, capture_id: str, pixels: Sequence[imaging.Scanlines] = ()) -> None:
+    def enqueue(
+        self, capture_id: str, pixels: Sequence[imaging.Scanlines] = (), *, awaited: bool = False
+    ) -> None:
         """Read this capture next; ``pixels``: its images as grabbed (a PNG's
-        rows), which the child then reads instead of decoding their files."""
+        rows), which the child then reads instead of decoding their files;
+        ``awaited``: an agent waits for its text (the child then stays
+        ``LOOK_LINGER``, for its next look)."""
+        if awaited:
+            with self._pixels_lock:
+                self._awaited.add(capture_id)
         if pixels:
             with self._pixels_lock:
                 self._pixels[capture_id] = list(pixels)
@@ -284,10 +309,13 @@ class OcrWorker:
         `noru import --no-ocr` while the app runs) are queued: a capture
         waiting for its text is always either being read or about to be."""
         while True:
+            resting = self._child is not None and self._idle_until is not None
+            wait = (self._idle_until or 0.0) - time.monotonic() if resting else RESCAN
             try:
-                return self._queue.get(timeout=RESCAN)[2]
+                return self._queue.get(timeout=min(RESCAN, max(wait, 0.01)))[2]
             except queue.Empty:
                 self._reap()
+                self._retire()
                 if not self.available:
                     continue  # they wait for an engine that runs
                 for capture_id in self.writer.call(lambda store: store.pending_ocr()):
@@ -295,21 +323,28 @@ class OcrWorker:
                         self._queue.put((1, next(self._order), capture_id))
 
     def _reap(self) -> None:
-        """A child that ended on its own (idle, or killed) is waited for now,
-        not at the next job: until then it stayed a zombie (``<defunct>``)
-        beside an idle app, with its pipes open. One that made way for a
-        fresh one (``RECYCLED``, idle after reading) is replaced at once,
-        so the next look finds an engine warm."""
+        """A child that ended on its own (killed, or idle past ``IDLE_EXIT``)
+        is waited for now, not at the next job: until then it stayed a
+        zombie (``<defunct>``) beside an idle app, with its pipes open. The
+        next job starts a fresh one."""
         if self._child is None or self._child.alive:
             return
-        recycled = self._child.proc.returncode == RECYCLED
-        self._child.stop()
-        self._child = None
-        if recycled:
-            try:
-                self._engine()
-            except OcrError as exc:  # the next job tries again
-                log.warning("the OCR engine did not start again: %s", exc)
+        self._forget_child(kill=False)
+
+    def _rest(self, *, look: bool) -> None:
+        """A job is done: the child may rest ``LINGER`` from now before it is
+        stopped, ``LOOK_LINGER`` from the latest look an agent waited for."""
+        now = time.monotonic()
+        if look:
+            self._looked = now
+        self._idle_until = max(now + LINGER, (self._looked or -LOOK_LINGER) + LOOK_LINGER)
+
+    def _retire(self) -> None:
+        """Stop the child once it has rested as long as it may: its pipe is
+        closed, it ends, and it is waited for (never left ``<defunct>``)."""
+        if self._child is not None and time.monotonic() >= (self._idle_until or 0.0):
+            log.debug("the OCR process had no job for a while: stopped")
+            self._forget_child(kill=False)
 
     def _run(self) -> None:
         # The engine starts with the app, not at the first capture: the first
@@ -318,13 +353,19 @@ class OcrWorker:
             self._engine()
         except OcrError as exc:
             log.warning("the OCR engine did not start: %s", exc)
+        # Kept for an agent's first look (a job's own rest then replaces it).
+        self._idle_until = time.monotonic() + LOOK_LINGER
         while (capture_id := self._next()) is not None:
+            with self._pixels_lock:
+                awaited = capture_id in self._awaited
+                self._awaited.discard(capture_id)
             try:
                 self._recognise(capture_id)
             except Exception:  # one bad job must never stop the queue
                 log.exception("OCR job failed")
                 self._failures[capture_id] = self._failures.get(capture_id, 0) + 1
             finally:
+                self._rest(look=awaited)
                 self.on_settled(capture_id)
         if self._child is not None:
             self._child.stop()
@@ -355,8 +396,8 @@ class OcrWorker:
 
     def _ask(self, capture_id: str, pixels: Sequence[imaging.Scanlines]) -> Recognised | Unreadable:
         """The child's answer for one capture. A child that ended before it
-        answered (it exits when idle, ``RECYCLE`` after its last job, just as
-        the job came; or it was killed) is replaced, and the fresh one asked,
+        answered (it exits when idle past ``IDLE_EXIT`` just as the job came,
+        or it was killed) is replaced, and the fresh one asked,
         once."""
         child = self._engine()
         try:
@@ -408,6 +449,7 @@ class OcrWorker:
         if self._child is not None:
             self._child.stop(kill=kill)
             self._child = None
+        self._idle_until = None
 
     def close(self) -> None:
         self._queue.put((-1, next(self._order), None))
