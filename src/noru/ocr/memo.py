@@ -10,7 +10,8 @@ the job sits now: reading the same pixels the same way gives the same lines,
 so what is stored is exactly what a fresh reading would have stored.
 
 The memo lives as long as its engine (in the app, the OCR process, which
-ends after a minute without work); it holds lines only, never pixels.
+the app stops once it has had no job for a while: ``noru.app.ocr_worker``);
+it holds lines only, never pixels.
 """
 
 from __future__ import annotations
