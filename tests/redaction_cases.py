@@ -12,13 +12,14 @@ ALNUM = string.ascii_letters + string.digits
 BASE32 = string.ascii_uppercase + "234567"
 
 
-def _pick(rng: random.Random, alphabet: str, count: int) -> str:
+def pick(rng: random.Random, alphabet: str, count: int) -> str:
+    """``count`` characters of ``alphabet`` drawn from ``rng``."""
     return "".join(rng.choice(alphabet) for _ in range(count))
 
 
 def luhn_card(rng: random.Random, prefix: str = "4", length: int = 16) -> str:
     """A card number that passes Luhn, as four groups."""
-    digits = prefix + _pick(rng, string.digits, length - len(prefix) - 1)
+    digits = prefix + pick(rng, string.digits, length - len(prefix) - 1)
     for check in string.digits:
         candidate = digits + check
         total = 0
@@ -35,8 +36,8 @@ def _jwt(rng: random.Random) -> str:
         return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
 
     header = part({"alg": "HS256", "typ": "JWT"})
-    payload = part({"sub": _pick(rng, string.digits, 8), "name": "ledger-bot"})
-    return f"{header}.{payload}.{_pick(rng, ALNUM + '-_', 43)}"
+    payload = part({"sub": pick(rng, string.digits, 8), "name": "ledger-bot"})
+    return f"{header}.{payload}.{pick(rng, ALNUM + '-_', 43)}"
 
 
 def leaked(text: str, secret: str) -> str | None:
@@ -53,36 +54,33 @@ def leaked(text: str, secret: str) -> str | None:
 def planted(seed: int = 7) -> list[tuple[str, str, str]]:
     """(line, secret value, kind) for every kind detection knows."""
     rng = random.Random(seed)
-    aws_key = "AKIA" + _pick(rng, BASE32, 16)
-    aws_secret = _pick(rng, ALNUM + "/+", 40)
-    password = _pick(rng, ALNUM, 6) + "-" + _pick(rng, ALNUM, 6)
-    url_password = _pick(rng, ALNUM, 14)
+    aws_key = "AKIA" + pick(rng, BASE32, 16)
+    aws_secret = pick(rng, ALNUM + "/+", 40)
+    password = pick(rng, ALNUM, 6) + "-" + pick(rng, ALNUM, 6)
+    url_password = pick(rng, ALNUM, 14)
     card = luhn_card(rng)
     values = [
         (f"AWS_ACCESS_KEY_ID={aws_key}", aws_key, "aws-key"),
         (f"AWS_SECRET_ACCESS_KEY={aws_secret}", aws_secret, "aws-secret"),
-        *[
-            (f"export GITHUB_TOKEN={v}", v, "github-token")
-            for v in ["ghp_" + _pick(rng, ALNUM, 36)]
-        ],
-        *[(f"  gitlab: {v}", v, "gitlab-token") for v in ["glpat-" + _pick(rng, ALNUM, 20)]],
+        *[(f"export GITHUB_TOKEN={v}", v, "github-token") for v in ["ghp_" + pick(rng, ALNUM, 36)]],
+        *[(f"  gitlab: {v}", v, "gitlab-token") for v in ["glpat-" + pick(rng, ALNUM, 20)]],
         *[
             (f"SLACK_BOT={v}", v, "slack-token")
-            for v in [f"xoxb-{_pick(rng, string.digits, 11)}-{_pick(rng, ALNUM, 24)}"]
+            for v in [f"xoxb-{pick(rng, string.digits, 11)}-{pick(rng, ALNUM, 24)}"]
         ],
         *[
             (f"stripe.api_key = '{v}'", v, "stripe-key")
-            for v in ["sk_live_" + _pick(rng, ALNUM, 24)]
+            for v in ["sk_live_" + pick(rng, ALNUM, 24)]
         ],
         *[
             (f"ANTHROPIC_API_KEY={v}", v, "anthropic-key")
-            for v in ["sk-ant-api03-" + _pick(rng, ALNUM, 40)]
+            for v in ["sk-ant-api03-" + pick(rng, ALNUM, 40)]
         ],
-        *[(f"OPENAI_API_KEY={v}", v, "openai-key") for v in ["sk-proj-" + _pick(rng, ALNUM, 40)]],
-        *[(f'  "maps": "{v}",', v, "google-api-key") for v in ["AIza" + _pick(rng, ALNUM, 35)]],
+        *[(f"OPENAI_API_KEY={v}", v, "openai-key") for v in ["sk-proj-" + pick(rng, ALNUM, 40)]],
+        *[(f'  "maps": "{v}",', v, "google-api-key") for v in ["AIza" + pick(rng, ALNUM, 35)]],
         *[
             (f"//registry.npmjs.org/:_authToken={v}", v, "npm-token")
-            for v in ["npm_" + _pick(rng, ALNUM, 36)]
+            for v in ["npm_" + pick(rng, ALNUM, 36)]
         ],
         *[(f"session {v}", v, "jwt") for v in [_jwt(rng)]],
         (
@@ -92,7 +90,7 @@ def planted(seed: int = 7) -> list[tuple[str, str, str]]:
         ),
         *[
             (f'curl -H "Authorization: Bearer {v}" https://api.internal/v2', v, "bearer-token")
-            for v in [_pick(rng, ALNUM, 40)]
+            for v in [pick(rng, ALNUM, 40)]
         ],
         (f"password = {password}", password, "password"),
         (f"Card number   {card}   exp 09/29", card, "card"),
@@ -119,17 +117,12 @@ ORDINARY = [
 ]
 
 
-def pick(rng: random.Random, count: int, alphabet: str = ALNUM) -> str:
-    """``count`` characters of ``alphabet`` drawn from ``rng``."""
-    return "".join(rng.choice(alphabet) for _ in range(count))
-
-
 def env_secrets(rng: random.Random) -> tuple[str, str, str, str]:
     """A GitHub token, an AWS access key id, a password and a Stripe key, as
     a `.env` shows them (drawn from ``rng`` token, key id, Stripe key,
     password: the order the seams tests' seeds were chosen with)."""
-    token = "ghp_" + pick(rng, 36)
-    aws = "AKIA" + pick(rng, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
-    stripe = "sk_live_" + pick(rng, 24)
-    password = pick(rng, 14) + "-" + pick(rng, 6)
+    token = "ghp_" + pick(rng, ALNUM, 36)
+    aws = "AKIA" + pick(rng, BASE32, 16)
+    stripe = "sk_live_" + pick(rng, ALNUM, 24)
+    password = pick(rng, ALNUM, 14) + "-" + pick(rng, ALNUM, 6)
     return token, aws, password, stripe

@@ -27,6 +27,8 @@ import string
 import uuid
 from collections.abc import Callable
 
+from tests.redaction_cases import pick
+
 LOWER = string.ascii_lowercase
 UPPER = string.ascii_uppercase
 DIGITS = string.digits
@@ -40,10 +42,6 @@ BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
 TUNED_SEED = 1
 HELD_OUT_SEEDS = tuple(range(100, 110))
 FRESH_SEEDS = tuple(range(200, 210))
-
-
-def pick(rng: random.Random, alphabet: str, count: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(count))
 
 
 def _choice(rng: random.Random, *options: str) -> str:

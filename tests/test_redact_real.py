@@ -34,20 +34,16 @@ from noru.store import Filters, Reader
 from tests import real_clients, real_terminals
 from tests.app_process import SETTLE_FOR_TESTS, running_app
 from tests.parts import require
-from tests.redaction_cases import ALNUM, ORDINARY, leaked, luhn_card, planted
+from tests.redaction_cases import ALNUM, ORDINARY, leaked, luhn_card, pick, planted
 from tests.wire import StdioSession, noru_command
 from tests.xserver import XServer
-
-
-def _pick(rng: random.Random, count: int) -> str:
-    return "".join(rng.choice(ALNUM) for _ in range(count))
 
 
 def _env_file(rng: random.Random) -> tuple[list[str], list[str]]:
     """An xterm `cat .env`: its lines, and the secret values among them."""
     cases = planted(seed=rng.randrange(1000))
     chosen = [c for c in cases if c[2] in ("aws-key", "aws-secret", "github-token", "url-password")]
-    password = _pick(rng, 10) + "-" + _pick(rng, 6)
+    password = pick(rng, ALNUM, 10) + "-" + pick(rng, ALNUM, 6)
     lines = [
         "$ cat .env",
         "APP_ENV=production",
@@ -61,8 +57,16 @@ def _env_file(rng: random.Random) -> tuple[list[str], list[str]]:
 
 def _kubectl(rng: random.Random) -> tuple[list[str], list[str]]:
     """An Xft terminal: a kubectl secret and a curl with a bearer token."""
-    encoded = base64.b64encode(_pick(rng, 18).encode()).decode()
-    token = "eyJ" + _pick(rng, 20) + "." + "eyJ" + _pick(rng, 24) + "." + _pick(rng, 30)
+    encoded = base64.b64encode(pick(rng, ALNUM, 18).encode()).decode()
+    token = (
+        "eyJ"
+        + pick(rng, ALNUM, 20)
+        + "."
+        + "eyJ"
+        + pick(rng, ALNUM, 24)
+        + "."
+        + pick(rng, ALNUM, 30)
+    )
     lines = [
         "$ kubectl get secret ledger-db -o yaml",
         "apiVersion: v1",
@@ -79,7 +83,7 @@ def _kubectl(rng: random.Random) -> tuple[list[str], list[str]]:
 def _checkout(rng: random.Random) -> tuple[list[str], list[str]]:
     """A browser page: a card number, and a password beside its field's label."""
     card = luhn_card(rng)
-    password = _pick(rng, 8) + "_" + _pick(rng, 6)
+    password = pick(rng, ALNUM, 8) + "_" + pick(rng, ALNUM, 6)
     lines = [
         "Order 4471: two tickets, 84.00 EUR",
         f"Card number: {card}",

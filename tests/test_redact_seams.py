@@ -19,7 +19,7 @@ from noru.redact import policy, seams
 from noru.redact.apply import for_agent
 from noru.store import CaptureRecord, OcrLine
 from tests import redaction_formats
-from tests.redaction_cases import ALNUM, leaked, luhn_card, planted
+from tests.redaction_cases import ALNUM, leaked, luhn_card, pick, planted
 from tests.seam_records import CELL_H, CELL_W, SEAM
 from tests.seam_records import cut_terminal as _wide
 from tests.seam_records import image as _image
@@ -32,10 +32,6 @@ MISREADS = ("\\", "_", ":", "|", "l")
 # column 24 two pixels in (the left display holds 6 of its 8 pixels).
 X0 = 2362
 WINDOW = (2360, 100, 200, 151)  # its part on the left display (image pixels)
-
-
-def _pick(rng: random.Random, count: int) -> str:
-    return "".join(rng.choice(ALNUM) for _ in range(count))
 
 
 def _cut_rows(rows: list[str], *, misread: str = "\\") -> tuple[list[OcrLine], list[OcrLine]]:
@@ -73,7 +69,7 @@ def _both(
 
 def test_a_token_the_seam_cuts_is_found_whole_and_taken_from_both_displays() -> None:
     rng = random.Random("seam-token")
-    token = "ghp_" + _pick(rng, 36)
+    token = "ghp_" + pick(rng, ALNUM, 36)
     rows = ["$ cat .env", "APP_ENV=production", f"GITHUB_TOKEN={token}", "LOG_LEVEL=info"]
     left, right = _cut_rows(rows)
     # Each half alone is too short for the format: only a label's value on
@@ -125,7 +121,7 @@ def test_windows_that_only_meet_at_the_seam_are_not_joined() -> None:
     """Two windows side by side at the seam, at other heights: each line
     is its window's own, so nothing is searched across."""
     rng = random.Random("seam-apart")
-    token = "ghp_" + _pick(rng, 36)
+    token = "ghp_" + pick(rng, ALNUM, 36)
     left, right = _cut_rows([f"GITHUB_TOKEN={token}"])
     record = _both(left, right, right_window=(0, 90, 286, 400))
     assert seams.seam_lines(record.images) == []
@@ -134,7 +130,7 @@ def test_windows_that_only_meet_at_the_seam_are_not_joined() -> None:
 def test_proportional_lines_cut_by_the_seam_are_joined_as_read() -> None:
     """A browser's line: no grid, the parts apart by a space's width or less."""
     rng = random.Random("seam-proportional")
-    key = "sk_live_" + _pick(rng, 24)
+    key = "sk_live_" + pick(rng, ALNUM, 24)
     left = [OcrLine(f"Secret key {key[:14]}", (2380, 300, 172, 18), 0.95)]
     right = [OcrLine(f"{key[14:]} Reveal", (3, 301, 190, 17), 0.95)]
     window = (2300, 200, 260, 400)
@@ -152,7 +148,7 @@ def test_proportional_lines_cut_by_the_seam_are_joined_as_read() -> None:
 def test_a_capture_without_places_is_redacted_image_by_image() -> None:
     """An import, or a capture stored before images kept their place."""
     rng = random.Random("seam-unplaced")
-    token = "ghp_" + _pick(rng, 36)
+    token = "ghp_" + pick(rng, ALNUM, 36)
     left, right = _cut_rows([f"GITHUB_TOKEN={token}"])
     images = [
         _image(1, (0, 0, 2560, 1440), left, (WINDOW,)),
@@ -254,7 +250,7 @@ def test_a_part_at_the_seam_is_redacted_alone_where_the_whole_line_holds_it_too(
     """What the part alone finds at the seam stays where the joined line
     finds a secret there."""
     rng = random.Random("seam-label")
-    value = _pick(rng, 6) + "-" + _pick(rng, 6)
+    value = pick(rng, ALNUM, 6) + "-" + pick(rng, ALNUM, 6)
     line = f"DB_PASSWORD={value}  # rotate monthly"
     start = line.index(value)
     for cut in range(start + 1, start + len(value) - 1):
@@ -297,7 +293,7 @@ def test_a_telegram_bot_token_the_seam_cuts_at_its_colon_is_found_whole() -> Non
     """The ``:`` between the bot's number and its key is the token's fixed
     part: cut there, or at the ``A`` after it, each half alone is nothing."""
     rng = random.Random("seam-telegram")
-    value = "".join(rng.choice("0123456789") for _ in range(10)) + ":AA" + _pick(rng, 33)
+    value = "".join(rng.choice("0123456789") for _ in range(10)) + ":AA" + pick(rng, ALNUM, 33)
     for shown in (value, f"Copied {value} to the clipboard", f"bot = Bot('{value}')"):
         colon = shown.index(":")
         for cut in (colon, colon + 1):

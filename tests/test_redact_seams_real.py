@@ -28,7 +28,7 @@ from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL
 from tests import real_terminals
 from tests.parts import require
-from tests.redaction_cases import env_secrets, leaked, pick
+from tests.redaction_cases import ALNUM, env_secrets, leaked, pick
 from tests.served_terminal import served_terminal
 from tests.xserver import XServer
 
@@ -139,9 +139,9 @@ def test_tokens_the_seam_cuts_inside_their_fixed_part_are_redacted_on_both(
     the format's fixed part, and the engine reads the cut cell as it will."""
     require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
     rng = random.Random("seams-real-prefix")
-    github = "ghp_" + pick(rng, 36)
-    gitlab = "glpat-" + pick(rng, 20)
-    telegram = pick(rng, 10, "0123456789") + ":AA" + pick(rng, 33)
+    github = "ghp_" + pick(rng, ALNUM, 36)
+    gitlab = "glpat-" + pick(rng, ALNUM, 20)
+    telegram = pick(rng, "0123456789", 10) + ":AA" + pick(rng, ALNUM, 33)
     lines = [
         "$ history | tail -4",
         f"{'Copied':<23}{github}",

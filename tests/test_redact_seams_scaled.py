@@ -175,8 +175,8 @@ def test_a_token_wrapped_over_the_edge_of_displays_of_different_scales_is_redact
     foot's rows being 18.5 layout units)."""
     enter_session(monkeypatch, sway_stacked.env)
     rng = random.Random(f"stacked-scaled-{offset}")
-    anthropic = "sk-ant-api03-" + pick(rng, 93, ALNUM + "_-") + "AA"
-    github = "ghp_" + pick(rng, 36)
+    anthropic = "sk-ant-api03-" + pick(rng, ALNUM + "_-", 93) + "AA"
+    github = "ghp_" + pick(rng, ALNUM, 36)
     lines = [
         "$ cat .env",
         "APP_ENV=production",

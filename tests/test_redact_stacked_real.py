@@ -33,7 +33,7 @@ from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL
 from tests import real_terminals
 from tests.parts import require
-from tests.redaction_cases import ALNUM, leaked
+from tests.redaction_cases import ALNUM, leaked, pick
 from tests.served_terminal import Served, served_terminal
 from tests.xserver import Monitor, XServer, running_xserver
 
@@ -54,10 +54,6 @@ def stacked_monitors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XServ
         tmp_path_factory.mktemp("stacked"), width=1920, height=2 * EDGE, monitors=STACKED
     ) as server:
         yield server
-
-
-def _pick(rng: random.Random, count: int) -> str:
-    return "".join(rng.choice(ALNUM) for _ in range(count))
 
 
 def _served(
@@ -118,9 +114,9 @@ def test_a_token_wrapped_over_the_edge_of_stacked_displays_is_redacted_on_both(
 ) -> None:
     require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
     rng = random.Random("stacked-wrapped")
-    anthropic = "sk-ant-api03-" + _pick(rng, 80)
-    github = "ghp_" + _pick(rng, 36)
-    password = _pick(rng, 14)
+    anthropic = "sk-ant-api03-" + pick(rng, ALNUM, 80)
+    github = "ghp_" + pick(rng, ALNUM, 36)
+    password = pick(rng, ALNUM, 14)
     lines = [
         "$ cat .env",
         "APP_ENV=production",
@@ -153,8 +149,8 @@ def test_a_row_the_edge_of_stacked_displays_cuts_is_filled_beside_a_secret(
     the row under it (no rule's alone) is taken as the rest of a secret."""
     require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
     rng = random.Random("stacked-cut")
-    anthropic = "sk-ant-api03-" + _pick(rng, 150)
-    github = "ghp_" + _pick(rng, 36)
+    anthropic = "sk-ant-api03-" + pick(rng, ALNUM, 150)
+    github = "ghp_" + pick(rng, ALNUM, 36)
     lines = [
         "$ cat .env",
         "APP_ENV=production",

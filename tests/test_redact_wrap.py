@@ -20,7 +20,7 @@ from noru.redact.apply import for_agent, span_box
 from noru.redact.wrap import find_written, written
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 from noru.store.records import Source
-from tests.redaction_cases import ALNUM, leaked
+from tests.redaction_cases import ALNUM, leaked, pick
 
 CELL_W, CELL_H = 9, 18
 POLICY = policy.Policy.of(["secrets", "cards"])
@@ -75,10 +75,6 @@ def _covered(boxes: list[tuple[int, int, int, int]], cell: tuple[int, int, int, 
     )
 
 
-def _pick(rng: random.Random, count: int) -> str:
-    return "".join(rng.choice(ALNUM) for _ in range(count))
-
-
 def _every_cell_filled(
     rows: list[str], columns: int, secret: str, boxes: list[tuple[int, int, int, int]]
 ) -> None:
@@ -94,7 +90,7 @@ def _every_cell_filled(
 
 def test_a_token_cut_at_the_last_column_is_found_whole_and_each_row_s_part_goes() -> None:
     rng = random.Random(3)
-    token = "ghp_" + _pick(rng, 36)
+    token = "ghp_" + pick(rng, ALNUM, 36)
     lines = ["$ echo $SHELL", "/bin/bash", f"$ git push https://{token}@github.com/a/b"]
     for columns in (40, 32, 24):
         rows = _rows(lines, columns)
@@ -107,13 +103,17 @@ def test_a_token_cut_at_the_last_column_is_found_whole_and_each_row_s_part_goes(
 
 def test_a_long_anthropic_key_over_three_rows_and_a_service_account_s_key() -> None:
     rng = random.Random(4)
-    key = "sk-ant-api03-" + _pick(rng, 93) + "AA"
+    key = "sk-ant-api03-" + pick(rng, ALNUM, 93) + "AA"
     body = base64.b64encode(rng.randbytes(1190)).decode()
     pem = "-----BEGIN PRIVATE KEY-----\n"
     pem += "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
     pem += "\n-----END PRIVATE KEY-----\n"
     account = json.dumps(
-        {"type": "service_account", "private_key_id": _pick(rng, 40).lower(), "private_key": pem}
+        {
+            "type": "service_account",
+            "private_key_id": pick(rng, ALNUM, 40).lower(),
+            "private_key": pem,
+        }
     )[1:-1].split(", ")
     lines = ["$ cat .env", f"ANTHROPIC_API_KEY={key}", "$ cat sa.json", "{", *account, "}"]
     rows = _rows(lines, 80)
@@ -165,7 +165,7 @@ def test_prose_that_reaches_the_last_column_is_not_joined_into_a_secret() -> Non
 
 def test_an_indented_next_row_is_no_continuation_and_a_short_row_is_not_continued() -> None:
     rng = random.Random(6)
-    head = "export GITHUB_TOKEN=ghp_" + _pick(rng, 16)
+    head = "export GITHUB_TOKEN=ghp_" + pick(rng, ALNUM, 16)
     rows = [head, "    ABCDEFGHIJKLMNOPQRSTU", head[:30], "ABCDEFGHIJKL"]
     stored = _stored(rows, len(head))
     assert written(stored) == [[0], [1], [2], [3]]
@@ -188,7 +188,7 @@ def test_an_indented_next_row_is_no_continuation_and_a_short_row_is_not_continue
 
 def test_a_token_after_a_space_the_terminal_cut_at_is_found_on_the_next_row() -> None:
     rng = random.Random(11)
-    token = _pick(rng, 40)
+    token = pick(rng, ALNUM, 40)
     head = 'curl -s -H "Authorization: Bearer'
     for columns in (len(head) + 1, len(head)):
         rows = [head, token + '" https://api.internal/v2/jobs'] if columns > len(head) else [
@@ -211,7 +211,7 @@ def test_a_false_join_only_widens_what_is_redacted() -> None:
     first = "AWS_ACCESS_KEY_ID=AKIA" + "".join(
         rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(16)
     )
-    second = "DB_PASSWORD=" + _pick(rng, 14)
+    second = "DB_PASSWORD=" + pick(rng, ALNUM, 14)
     found, groups = find_written(_stored([first, second], len(first)), {"secrets"})
     assert groups == [[0, 1]]
     assert found[0] and found[1]
@@ -220,7 +220,7 @@ def test_a_false_join_only_widens_what_is_redacted() -> None:
 
 def test_rows_stored_before_the_grid_width_was_kept_take_the_widest_row_as_the_edge() -> None:
     rng = random.Random(8)
-    token = "glpat-" + _pick(rng, 20)
+    token = "glpat-" + pick(rng, ALNUM, 20)
     rows = _rows(
         ["$ ls", "README.md  src", f"git remote add o https://oauth2:{token}@gitlab.com/x"], 40
     )
@@ -236,7 +236,7 @@ def test_span_boxes_of_a_continued_row_are_its_cells() -> None:
 
 def test_an_unsure_row_beside_a_secret_or_its_label_is_filled_whole() -> None:
     rng = random.Random(9)
-    token = "ghp_" + _pick(rng, 36)
+    token = "ghp_" + pick(rng, ALNUM, 36)
     rows = [
         "$ gh auth status",
         f"  - Token: {token[:10]} {token[10:]}",  # a space read inside it
@@ -269,7 +269,9 @@ def test_an_unsure_row_beside_a_secret_or_its_label_is_filled_whole() -> None:
 
 def test_a_line_an_app_wraps_softly_is_whole_in_its_accessibility_text_and_goes_from_ocr() -> None:
     rng = random.Random(10)
-    token = "xoxb-" + "".join(rng.choice("0123456789") for _ in range(11)) + "-" + _pick(rng, 24)
+    token = (
+        "xoxb-" + "".join(rng.choice("0123456789") for _ in range(11)) + "-" + pick(rng, ALNUM, 24)
+    )
     whole = f"Paste this into the bot settings: SLACK_BOT_TOKEN={token} and restart it"
     # An editor's text field, proportional type, wrapped softly at a word:
     # the token's part on the second row is too short for any rule.

@@ -38,22 +38,18 @@ from noru.store import CaptureRecord, NewImage, OcrLine, Reader, Store
 from tests import real_terminals
 from tests.parts import require
 from tests.real_clients import Client
-from tests.redaction_cases import ALNUM, leaked, planted
+from tests.redaction_cases import ALNUM, leaked, pick, planted
 from tests.xserver import XServer
 
 COLUMNS, ROWS = 64, 60
 TERMINALS = ["xterm", "urxvt", "st", "xfce4-terminal"]
 
 
-def _pick(rng: random.Random, count: int, alphabet: str = ALNUM) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(count))
-
-
 def _screen(rng: random.Random) -> tuple[list[str], list[str]]:
     """The lines a terminal prints, and the secrets among them (each a
     string drawn whole on the screen, wrapped or not)."""
-    token = "ghp_" + _pick(rng, 36)
-    key = "sk-ant-api03-" + _pick(rng, 93) + "AA"
+    token = "ghp_" + pick(rng, ALNUM, 36)
+    key = "sk-ant-api03-" + pick(rng, ALNUM, 93) + "AA"
     ssh = base64.b64encode(b"openssh-key-v1\0" + rng.randbytes(300)).decode()
     ssh_lines = [ssh[i : i + 70] for i in range(0, len(ssh), 70)]
     der = base64.b64encode(b"\x30\x82\x04\xbd" + rng.randbytes(900)).decode()
@@ -63,7 +59,7 @@ def _screen(rng: random.Random) -> tuple[list[str], list[str]]:
     account = {
         "type": "service_account",
         "project_id": "ledger-prod",
-        "private_key_id": _pick(rng, 40, "0123456789abcdef"),
+        "private_key_id": pick(rng, "0123456789abcdef", 40),
         "private_key": pem,
         "client_email": "ci@ledger-prod.iam.gserviceaccount.com",
     }
@@ -198,8 +194,8 @@ def test_a_highlighted_secret_in_a_real_terminal_is_kept_from_agents(
     problem = real_terminals.missing_any(kind)  # type: ignore[arg-type]
     require(problem is None, problem or "")
     rng = random.Random(f"highlight-{kind}")
-    token = "ghp_" + _pick(rng, 36)
-    secret = _pick(rng, 12) + "-" + _pick(rng, 8)
+    token = "ghp_" + pick(rng, ALNUM, 36)
+    secret = pick(rng, ALNUM, 12) + "-" + pick(rng, ALNUM, 8)
     lines = [
         "$ cat .env",
         "APP_ENV=production",
