@@ -64,6 +64,12 @@ class Worked:
         assert self._event(capture_id).wait(60), "the job never settled"
         self._event(capture_id).clear()
 
+    def read(self, capture_id: str, *, awaited: bool = False) -> str:
+        """``capture_id`` queued and its job settled; the id."""
+        self.worker.enqueue(capture_id, awaited=awaited)
+        self.wait(capture_id)
+        return capture_id
+
     def close(self) -> None:
         self.worker.close()
         self.writer.close()
@@ -142,9 +148,7 @@ def test_a_garbled_answer_fails_that_capture_and_the_next_job_has_a_fresh_child(
     assert failed.ocr_state == "failed" and failed.ocr_text in ("", None)
     assert failed.ocr_error is not None and "the OCR process failed (" in failed.ocr_error
     assert broken.killed or said.endswith(b'"t"')  # one cut short ended by itself
-    second = pending_capture(home, tmp_path, "bravo ledger")
-    worked.worker.enqueue(second)
-    worked.wait(second)
+    second = worked.read(pending_capture(home, tmp_path, "bravo ledger"))
     assert record(home, second).ocr_state == "done"
     assert [job.capture for job in fresh.jobs()] == [second]
 
@@ -226,9 +230,7 @@ def test_a_child_of_another_protocol_is_not_misread_and_the_status_says_restart(
     state = worked.worker.state()
     assert not state.available and state.problem is not None
     assert state.problem.endswith("restart the Noru app")
-    second = pending_capture(home, tmp_path, "bravo ledger")
-    worked.worker.enqueue(second)
-    worked.wait(second)
+    second = worked.read(pending_capture(home, tmp_path, "bravo ledger"))
     assert record(home, second).ocr_state == "pending"
 
 
@@ -242,13 +244,9 @@ def test_a_changed_engine_setting_replaces_the_child_before_the_next_job(
     spawn = worked.worker.spawn
     assert isinstance(spawn, MemorySpawn)
     worked.worker.start()
-    one = pending_capture(home, tmp_path, "quarterly ledger")
-    worked.worker.enqueue(one)
-    worked.wait(one)
+    worked.read(pending_capture(home, tmp_path, "quarterly ledger"))
     config[0] = Config(ocr_engine="rapidocr", ocr_second_opinion=False)
-    two = pending_capture(home, tmp_path, "bravo ledger")
-    worked.worker.enqueue(two)
-    worked.wait(two)
+    two = worked.read(pending_capture(home, tmp_path, "bravo ledger"))
     assert spawn.started == [EngineSetting("tesseract", True), EngineSetting("rapidocr", False)]
     assert first.returncode is not None  # stopped, and waited for
     assert record(home, two).ocr_engine == "rapidocr"
@@ -334,9 +332,7 @@ def test_an_idle_child_is_stopped_and_the_next_job_starts_a_fresh_one(
     worked.wait(first)
     wait_until(lambda: _stopped(resting), "the idle child stopped")
     assert not resting.killed  # asked to end (its pipe closed), not killed
-    second = pending_capture(home, tmp_path, "bravo ledger")
-    worked.worker.enqueue(second)
-    worked.wait(second)
+    second = worked.read(pending_capture(home, tmp_path, "bravo ledger"))
     assert record(home, second).ocr_state == "done"
     assert [job.capture for job in fresh.jobs()] == [second]
 
@@ -352,11 +348,8 @@ def test_after_a_look_the_child_is_kept_for_the_next_look(
     child = MemoryChild([hello(), codec.encode(READ), codec.encode(READ)])
     worked = work(child)
     worked.worker.start()
-    worked.worker.enqueue(look, awaited=True)
-    worked.wait(look)
-    later = pending_capture(home, tmp_path, "bravo ledger")
-    worked.worker.enqueue(later)
-    worked.wait(later)
+    worked.read(look, awaited=True)
+    later = worked.read(pending_capture(home, tmp_path, "bravo ledger"))
     threading.Event().wait(0.5)  # many of the worker's looks at its idle child
     assert not _stopped(child)
     assert [job.capture for job in child.jobs()] == [look, later]
@@ -377,9 +370,7 @@ def test_a_real_idle_child_is_reaped_and_a_fresh_one_reads_the_next_capture(
         worked.wait(first)
         assert "quarterly ledger" in (record(home, first).ocr_text or "").lower()
         wait_until(lambda: not ocr_children(os.getpid()), "the idle OCR process reaped")
-        second = pending_capture(home, tmp_path, "marmalade inventory")
-        worked.worker.enqueue(second)
-        worked.wait(second)
+        second = worked.read(pending_capture(home, tmp_path, "marmalade inventory"))
         assert "marmalade inventory" in (record(home, second).ocr_text or "").lower()
     finally:
         worked.close()
