@@ -39,11 +39,13 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
 
-from noru.capture import Capturer
+from noru.capture import Capturer, Grab
+from noru.geometry import Rect
 from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL
 from tests.redaction_cases import ALNUM, env_secrets, leaked, pick
@@ -74,29 +76,36 @@ def _screen(rng: random.Random) -> tuple[list[str], list[str], list[str]]:
     return lines, [token, aws, password, stripe], ordinary
 
 
+def _grabbed(sway: Sway, lines: list[str], **foot: Any) -> tuple[list[Grab], Rect]:
+    """Every display of ``sway`` grabbed as the app grabs them, with a foot
+    terminal showing ``lines`` (``foot``: its title, app id and place) in
+    focus; and where the terminal was."""
+    with sway.open_foot(lines, **foot) as terminal, Capturer() as capturer:
+        terminal.focus()
+        return capturer.grab_all_displays(), terminal.rect
+
+
+def _none_leaked(secrets: list[str], texts: list[str]) -> None:
+    for secret in secrets:
+        for text in texts:
+            assert leaked(text, secret) is None, (secret, texts)
+
+
 def test_a_secret_the_seam_between_displays_of_different_scales_cuts_is_redacted(
     sway_two_outputs: Sway, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, engine: TesseractEngine
 ) -> None:
     enter_session(monkeypatch, sway_two_outputs.env)
     lines, secrets, ordinary = _screen(random.Random(37))
-    with (
-        sway_two_outputs.open_foot(
-            lines, title="Secrets across scales", app_id="noru.scaled",
-            x=X, y=Y, width=WIDTH, height=HEIGHT,
-        ) as foot,
-        Capturer() as capturer,
-    ):  # fmt: skip
-        foot.focus()
-        grabs = capturer.grab_all_displays()
-        rect = foot.rect
+    grabs, rect = _grabbed(
+        sway_two_outputs, lines, title="Secrets across scales", app_id="noru.scaled",
+        x=X, y=Y, width=WIDTH, height=HEIGHT,
+    )  # fmt: skip
     assert [g.geometry for g in grabs] == [(0, 0, 2560, 1600), (2560, 0, 960, 540)]
     assert [g.image.size for g in grabs] == [(2560, 1600), (1920, 1080)]  # scales 1 and 2
     assert rect[0] < SEAM < rect[0] + rect[2]
     screens, texts, served = served_grabs(tmp_path, engine, grabs)
     assert screens == [(0, 0, 2560, 1600), (2560, 0, 960, 540)]
-    for secret in secrets:
-        for text in texts:
-            assert leaked(text, secret) is None, (secret, texts)
+    _none_leaked(secrets, texts)
     # the ordinary lines the seam cuts: each display serves its part as read
     left, right = texts
     for line in ordinary:
@@ -186,20 +195,12 @@ def test_a_token_wrapped_over_the_edge_of_displays_of_different_scales_is_redact
         "FEATURE_FLAGS=search,export",
         "$ ",
     ]
-    with (
-        sway_stacked.open_foot(
-            lines, title="Stacked scales", app_id=f"noru.stacked{offset}",
-            x=200, y=EDGE - 80 + offset, width=400, height=260,
-        ) as foot,
-        Capturer() as capturer,
-    ):  # fmt: skip
-        foot.focus()
-        grabs = capturer.grab_all_displays()
-        rect = foot.rect
+    grabs, rect = _grabbed(
+        sway_stacked, lines, title="Stacked scales", app_id=f"noru.stacked{offset}",
+        x=200, y=EDGE - 80 + offset, width=400, height=260,
+    )  # fmt: skip
     assert [g.geometry for g in grabs] == [(0, 0, 2560, 1600), (0, EDGE, 960, 540)]
     assert rect[1] < EDGE < rect[1] + rect[3]
     _, texts, _ = served_grabs(tmp_path, engine, grabs)
-    for secret in (anthropic, github):
-        for text in texts:
-            assert leaked(text, secret) is None, (secret, texts)
+    _none_leaked([anthropic, github], texts)
     assert "$ cat .env" in texts[0] and "FEATURE_FLAGS=search,export" in texts[1], texts
