@@ -216,7 +216,8 @@ def find_cells(dark: Image.Image) -> Cells | None:
     rows_profile = _profile(plain, rows=True)
     # A few lines of text (a command and its one-line error) repeat too few
     # times for a pitch: their rows are placed by their baselines.
-    few = _by_baselines(rows_profile)
+    runs = _line_runs(rows_profile)
+    few = _by_baselines(rows_profile, runs)
     crossings = _crossings(plain)
     found = few or _pitch(
         crossings,
@@ -228,8 +229,8 @@ def find_cells(dark: Image.Image) -> Cells | None:
     if found is None:
         return None
     if few is None:
-        few = _by_baselines(rows_profile, than=found[0])
-        found = few or _halved(crossings, rows_profile, found)
+        few = _by_baselines(rows_profile, runs, than=found[0])
+        found = few or _halved(crossings, runs, found)
     height, y = found
     low = max(ADVANCE[0], int(height * ADVANCE_SHARE[0]))
     high = min(ADVANCE[1], int(height * ADVANCE_SHARE[1]) + 1)
@@ -356,14 +357,15 @@ def _without_blocks(dark: Image.Image) -> Image.Image:
     return Image.fromarray(np.where(blocks, np.uint8(255), pixels))
 
 
-def _halved(crossings: Sequence[int], profile: bytes, found: tuple[int, int]) -> tuple[int, int]:
+def _halved(
+    crossings: Sequence[int], runs: Sequence[tuple[int, int]], found: tuple[int, int]
+) -> tuple[int, int]:
     """The row pitch ``found`` by repeats, or half of it where the rows fold
     there with a phase as empty and most lines fit in it: text on every
     other row (tsc's messages, each with a blank row below it) repeats
     best at two rows, and a grid of two-row cells reads half the
-    characters."""
+    characters. ``runs``: the lines' runs of pixel rows (``_line_runs``)."""
     pitch = found[0]
-    runs = _line_runs(profile)
     if not runs:
         return found
     heights = sorted(bottom - top for top, bottom in runs)
@@ -421,11 +423,14 @@ def _line_runs(profile: bytes) -> list[tuple[int, int]]:
     return [run for run in runs if run[0] >= 0]
 
 
-def _by_baselines(profile: bytes, *, than: int | None = None) -> tuple[int, int] | None:
+def _by_baselines(
+    profile: bytes, runs: Sequence[tuple[int, int]], *, than: int | None = None
+) -> tuple[int, int] | None:
     """The row pitch and the grid's first row for text of at most
-    ``FEW_LINES`` lines (``_line_runs``), from where their bodies end: each
-    line's baseline, the last pixel row holding a good share of its ink (its
-    descenders hold little). The pitch makes every baseline a whole number
+    ``FEW_LINES`` lines (``runs``: ``_line_runs`` of ``profile``), from
+    where their bodies end: each line's baseline, the last pixel row
+    holding a good share of its ink (its descenders hold little). The
+    pitch makes every baseline a whole number
     of rows from the first; one line's pitch is its own height with a
     margin. Each row is cut so that its baseline lies as far from its top as
     every other's: the glyphs of one font sit alike in every cell. None for
@@ -437,7 +442,6 @@ def _by_baselines(profile: bytes, *, than: int | None = None) -> tuple[int, int]
     its pitch (a man page's title, a blank row, a heading and its line). A
     run much taller than the others (a highlighted row, inked from edge to
     edge of its cells) has no baseline of its own and is left out there."""
-    runs = _line_runs(profile)
     if not runs or (than is None and len(runs) > FEW_LINES):
         return None
     if than is not None:

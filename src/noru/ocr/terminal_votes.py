@@ -218,23 +218,20 @@ def bar(key: bytes, cells: Cells) -> str | None:
         and whole[2] - whole[0] <= max(2, cells.width // 4)
     ):
         return "│"  # a line from the cell's top to its bottom, thin
-    if whole is not None and whole[0] == 0 and whole[2] == cells.width:
-        thickness = whole[3] - whole[1]
+    if whole is not None and (whole[0] == 0 or whole[2] == cells.width):
+        thickness, thick = whole[3] - whole[1], max(2, height // 8)
         if thickness <= max(4, height // 4) and 0.2 * height <= whole[1] < 0.75 * height:
-            return "━" if thickness > max(2, height // 8) else "─"
-    if whole is not None and (whole[0] == 0) != (whole[2] == cells.width):
-        # A thick bar to one edge from within a third of the other: the end
-        # of a heavy line (pip's progress bar, whose first cell
-        # rxvt-unicode draws from a pixel or two in), never a hyphen.
-        thickness = whole[3] - whole[1]
-        reach = whole[2] - whole[0]
-        if (
-            max(2, height // 8) < thickness <= max(4, height // 4)
-            and 0.2 * height <= whole[1] < 0.75 * height
-            and reach >= cells.width - cells.width // 3
-            and inked.crop(whole).getextrema() == (255, 255)
-        ):
-            return "━"
+            if whole[0] == 0 and whole[2] == cells.width:
+                return "━" if thickness > thick else "─"
+            # A thick bar to one edge from within a third of the other: the
+            # end of a heavy line (pip's progress bar, whose first cell
+            # rxvt-unicode draws from a pixel or two in), never a hyphen.
+            if (
+                thickness > thick
+                and whole[2] - whole[0] >= cells.width - cells.width // 3
+                and inked.crop(whole).getextrema() == (255, 255)
+            ):
+                return "━"
     if bottom - top > max(2, height // 8):
         return None
     if right - left >= 0.6 * cells.width and top >= 0.65 * height:
