@@ -22,10 +22,15 @@ lies beside a secret as any unsure line is (``unsure``: a secret found in
 it or the line before or after, now across the edge too; a secret's label
 in it or the line before; key-like text in it), and the rest of that cut
 row on the other display (the part of the row no line of that image holds:
-its other half's height) with it. A row just under a cut row so filled
-that starts at its grid's first column with a run of a token's characters
-(a digit and a letter both, ``TAIL_LEAST`` characters or more) is taken as
-a wrapped secret's rest: its run is redacted too.
+its other half's height) with it. A line within a row's height of the
+edge with a key-like word (``unsure.key_like``) is filled too: a wrapped
+token's part cut off from its label and its rest, its prefix misread or
+its row read as two lines, is no format's. A row just under a line so
+filled (its top within ``UNDER`` of a row's height of that line's bottom:
+a cut row's other half may be unread) that starts at its grid's first
+column with a run of a token's characters (a digit and a letter both,
+``TAIL_LEAST`` characters or more) is taken as a wrapped secret's rest:
+its run is redacted too.
 
 Displays of different scales are joined too: every line is placed in root
 coordinates (the layout's, on Wayland), where a window's rows and cells
@@ -46,11 +51,11 @@ from dataclasses import dataclass, replace
 from noru.geometry import Rect
 from noru.redact.detect import Allowed, Finding, Own
 from noru.redact.seam_pairs import scale, stacked_of
-from noru.redact.unsure import UNSURE_KIND, unsure
+from noru.redact.unsure import UNSURE_KIND, key_like, unsure
 from noru.redact.wrap import cells_of, find_written, merged
 from noru.store import ImageRecord, OcrLine
 
-__all__ = ["REACH", "TAIL_LEAST", "WHOLE", "Stacked", "stacked"]
+__all__ = ["REACH", "TAIL_LEAST", "UNDER", "WHOLE", "Stacked", "stacked"]
 
 # How far from the edge (in a line's heights) a line is searched with the
 # other display's lines.
@@ -61,6 +66,10 @@ TAIL_LEAST = 8
 # A line that touches the edge with less than this of a row's height shown
 # on its image is cut (a row one pixel over it is read whole).
 WHOLE = 0.8
+# How far under a filled line (in rows' heights, from its bottom) the top
+# of the row under it may be: half a row when that line is a cut row's
+# part and the row's other half is unread.
+UNDER = 0.8
 _TAIL = re.compile(r"[A-Za-z0-9_+/=.~-]+", re.ASCII)
 
 
@@ -167,25 +176,53 @@ def _on_grid(line: OcrLine, grid: list[OcrLine]) -> OcrLine | None:
     return replace(line, box=(first, at, len(line.text) * pitch, height), columns=top.columns)
 
 
-def _tails(lines: Sequence[OcrLine], filled: set[int], cut: set[int]) -> dict[int, Finding]:
-    """The runs of a token's characters that start the row under a cut row
-    filled as unsure, at its grid's first column: a wrapped secret's rest."""
+def _tails(lines: Sequence[OcrLine], filled: set[int]) -> dict[int, Finding]:
+    """The runs of a token's characters that start the row under a line
+    filled as unsure, at its grid's first column: a wrapped secret's rest.
+
+    The row under is the next line down whose top is within ``UNDER`` of a
+    row's height of the filled line's bottom (a cut row's part may end at
+    the edge half a row above it, or its other half be unread); its first
+    column is the leftmost start of the lines beside it (a cut row's part
+    starts where its first half glyph is)."""
+    height = _height(lines)
     out = {}
-    for c in filled & cut:
-        x, y, _, h = lines[c].box
-        for n, line in enumerate(lines):
-            nx, ny, _, _ = line.box
-            if n == c or abs(ny - (y + h)) > 2 or abs(nx - x) > 2:
-                continue
-            m = _TAIL.match(line.text)
-            run = m[0] if m else ""
-            if (
-                len(run) >= TAIL_LEAST
-                and any(ch.isdigit() for ch in run)
-                and any(ch.isalpha() for ch in run)
-            ):
-                out[n] = Finding(0, len(run), UNSURE_KIND)
+    for c in filled:
+        _, y, _, h = lines[c].box
+        below = [
+            n
+            for n, line in enumerate(lines)
+            if n != c and -0.3 * height <= line.box[1] - (y + h) <= UNDER * height
+        ]
+        if not below:
+            continue
+        n = min(below, key=lambda n: lines[n].box[1])
+        nx, _, nw, _ = lines[n].box
+        first = min(x for x, _, w, _ in (line.box for line in lines) if x < nx + nw and nx < x + w)
+        if nx - first > 0.3 * height:
+            continue
+        m = _TAIL.match(lines[n].text)
+        run = m[0] if m else ""
+        if (
+            len(run) >= TAIL_LEAST
+            and any(ch.isdigit() for ch in run)
+            and any(ch.isalpha() for ch in run)
+        ):
+            out[n] = Finding(0, len(run), UNSURE_KIND)
     return out
+
+
+def _key_like_at(lines: Sequence[OcrLine], edge: int) -> set[int]:
+    """The lines within a row's height of the edge (root coordinates) with
+    a key-like word: a wrapped token's part cut off from its label and its
+    rest (a row read in two lines, one misread letter in its prefix)."""
+    height = _height(lines)
+    return {
+        n
+        for n, line in enumerate(lines)
+        if line.box[1] - height <= edge <= line.box[1] + line.box[3] + height
+        and key_like(line.text)
+    }
 
 
 def _height(lines: Sequence[OcrLine]) -> int:
@@ -215,8 +252,12 @@ def stacked(
             replace(line, confidence=0.0) if n in cut else line for n, line in enumerate(lines)
         ]
         joined, groups = find_written(searched, categories, own)
-        doubtful = unsure(searched, joined, groups) if "secrets" in categories else set()
-        for n, finding in _tails(lines, doubtful, cut).items():
+        doubtful = set()
+        if "secrets" in categories:
+            edge = images[lower].screen_rect
+            assert edge is not None
+            doubtful = unsure(searched, joined, groups) | _key_like_at(lines, edge[1])
+        for n, finding in _tails(lines, doubtful).items():
             joined[n] = merged(joined[n], [finding])
         height = _height(lines)
         for n, (line, at) in enumerate(zip(lines, where, strict=True)):

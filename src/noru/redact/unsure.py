@@ -48,7 +48,16 @@ from noru.geometry import Rect
 from noru.redact.detect import Finding
 from noru.store import OcrLine
 
-__all__ = ["KEY_LIKE", "LOST_ROW", "UNSURE", "UNSURE_ENGINE", "UNSURE_KIND", "lost_rows", "unsure"]
+__all__ = [
+    "KEY_LIKE",
+    "LOST_ROW",
+    "UNSURE",
+    "UNSURE_ENGINE",
+    "UNSURE_KIND",
+    "key_like",
+    "lost_rows",
+    "unsure",
+]
 
 # A grid's row whose (calibrated) confidence is below this is more likely
 # misread than not.
@@ -75,7 +84,8 @@ _LABEL = re.compile(
 _WORD = re.compile(rf"[A-Za-z0-9+/=_\-]{{{KEY_LIKE},}}")
 
 
-def _key_like(text: str) -> bool:
+def key_like(text: str) -> bool:
+    """Whether ``text`` holds a key-like word (the module's doc)."""
     return any(
         any(c.isdigit() for c in word)
         and any(c.islower() for c in word)
@@ -140,7 +150,7 @@ def _beside(
     if any(0 <= j < len(lines) and found[j] for j in (i - 1, i, i + 1, *rows)):
         return True
     label = _LABEL.search(lines[i].text) or (i and _LABEL.search(lines[i - 1].text))
-    return bool(label) or _key_like(lines[i].text)
+    return bool(label) or key_like(lines[i].text)
 
 
 def lost_rows(
