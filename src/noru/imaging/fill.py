@@ -9,12 +9,7 @@ import struct
 import zlib
 from typing import TYPE_CHECKING
 
-from noru.imaging.png import (
-    ISAL_LEVEL,
-    encode_png,
-    png_from_stream,
-    read_simple_png,
-)
+from noru.imaging.png import ISAL_LEVEL, encode_png, png_from_stream, read_simple_png
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
