@@ -690,6 +690,39 @@ def test_symbols_in_the_terminal_s_face_are_told_by_their_glyphs(
     assert not missing, read
 
 
+# A prompt's marks that the terminal's face has not (``❯``, ``✔``, ``✘``,
+# ``➜``), drawn from the face fontconfig falls back to: told by that face's
+# glyphs, not read as ``)``, ``v`` or ``X``.
+FALLEN_BACK = [
+    "❯ git status --short",
+    " M src/ledger/totals.py",
+    "✔ 12 passed in 0.84s ❯ make lint",
+    "✘ 3 errors in src/ledger/api.py",
+    "➜ ledger git:(main) ✗ pytest -q tests/test_api.py",
+]
+
+
+@pytest.mark.parametrize(
+    ("term", "face", "size"),
+    [("alacritty", "Noto Sans Mono", 11), ("xfce4-terminal", "JetBrains Mono", 12),
+     ("st", "Liberation Mono", 10)],
+)  # fmt: skip
+def test_marks_the_face_has_not_are_told_by_the_fallback_face_s_glyphs(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    term: real_terminals.Terminal,
+    face: str,
+    size: int,
+) -> None:
+    read = read_on(
+        desktop, capturer, engine, term, FALLEN_BACK,
+        columns=80, rows=8, font=face, size=size, theme="dark",
+    )  # fmt: skip
+    missing = [line for line in FALLEN_BACK if line not in read]
+    assert not missing, read
+
+
 # A compiler's output, its file names and its warnings bold.
 BOLD_GCC = [
     Shown.text("$ make -j2"),

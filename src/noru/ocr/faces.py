@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["HINTINGS", "Drawn", "Face", "bold_of", "draw", "monospace_faces"]
+__all__ = ["HINTINGS", "Drawn", "Face", "bold_of", "draw", "fallbacks", "monospace_faces"]
 
 # How FreeType is asked to hint, by name: fontconfig's slight (the light
 # auto-hinter), full (the font's own instructions), none, and monochrome.
@@ -156,6 +156,58 @@ def bold_of(face: Face) -> Face | None:
     if found is None and face.weight < BOLD:
         return dataclasses.replace(face, weight=BOLD, emboldened=True)
     return found
+
+
+@functools.lru_cache(maxsize=FACES_OPEN)
+def fallbacks(face: Face, chars: tuple[str, ...]) -> tuple[tuple[Face, tuple[str, ...]], ...]:
+    """The faces a terminal draws those of ``chars`` that ``face`` has not
+    with (a ``❯`` or a ``✔`` in a prompt), each with its characters: for
+    each character, the first face of fontconfig's fallback list for
+    ``face``'s family that has it, as Xft, cairo, Qt and the GPU terminals
+    pick one (``fc-match -s``). Empty when fontconfig cannot say."""
+    program = shutil.which("fc-match")
+    if program is None:
+        return ()
+    try:
+        listed = subprocess.run(
+            [
+                program,
+                "-s",
+                "--format",
+                "%{file}|%{index}|%{family[0]}|%{style[0]}|%{weight}|%{charset}\n",
+                f"{face.family}:style={face.style}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=FC_LIST_TIMEOUT,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    wanted = {ord(c): c for c in chars}
+    found: dict[Face, list[str]] = {}
+    for row in listed.splitlines():
+        parts = row.split("|")
+        if len(parts) != 6 or not wanted:
+            continue
+        path, index, family, style, weight, charset = parts
+        try:
+            other = Face(family, style, path, int(index), int(weight or REGULAR))
+            spans = [
+                (int(a, 16), int(b or a, 16))
+                for a, _, b in (span.partition("-") for span in charset.split())
+            ]
+        except ValueError:
+            continue
+        if (other.path, other.index) == (face.path, face.index):
+            for first, last in spans:
+                for code in [c for c in wanted if first <= c <= last]:
+                    del wanted[code]  # the face's own
+            continue
+        for first, last in spans:
+            for code in [c for c in wanted if first <= c <= last]:
+                found.setdefault(other, []).append(wanted.pop(code))
+    return tuple((other, tuple(sorted(kept, key=chars.index))) for other, kept in found.items())
 
 
 def _is_monospace(face: Face) -> bool:

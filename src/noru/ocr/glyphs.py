@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from noru.ocr.faces import Drawn, Face, draw
+from noru.ocr.faces import Drawn, Face, draw, fallbacks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,6 +51,9 @@ CHARSET = tuple(
     + list("│─┌┐└┘├┤┬┴┼═║╭╮╯╰━┃▏▎▍▌▋▊▉█░▒▓")
     + list("\ue0a0\ue0a1\ue0a2\ue0b0\ue0b1\ue0b2\ue0b3")
 )
+# The characters looked for in the faces fontconfig falls back to: all but
+# the lines and blocks (U+2500-U+259F).
+_FALLEN_BACK = tuple(c for c in CHARSET if not "\u2500" <= c <= "\u259f")
 # A cell is its nearest glyph's character when the glyph is this near, and the
 # nearest other character this much farther, and this many times as far.
 NEAR = 0.08
@@ -235,10 +238,8 @@ class Shapes:
         self._sources: list[tuple[Canvas, int]] = []
         seen: set[bytes] = set()
         reach = max(font.width, font.height) + Canvas.reach
-        for face in (font.face, font.bold):
-            if face is None:
-                continue
-            drawn = draw(face, font.size, font.hinting, CHARSET, font.shift)
+        for face, wanted in self._faces(font):
+            drawn = draw(face, font.size, font.hinting, wanted, font.shift)
             if drawn is None:
                 continue
             canvas = Canvas(drawn, font.width, font.height, reach=reach)
@@ -276,6 +277,17 @@ class Shapes:
                 other = next((row[j] for j in ranked[1:] if self.chars[j] != char), 1.0)
                 found.append(Decision(char, float(row[ranked[0]]), float(other), int(ranked[0])))
         return found
+
+    @staticmethod
+    def _faces(font: Font) -> list[tuple[Face, tuple[str, ...]]]:
+        """The faces the grid's characters are drawn with, each with those it
+        draws: the font's face and its bold, then the faces fontconfig falls
+        back to for the characters the face has not (``faces.fallbacks``),
+        drawn at the same size, pen and baseline, as terminals draw them;
+        but lines and blocks, which terminals draw themselves where the
+        face has none (xterm, VTE, Konsole, kitty, alacritty, foot)."""
+        faces = [(face, CHARSET) for face in (font.face, font.bold) if face is not None]
+        return faces + list(fallbacks(font.face, _FALLEN_BACK))
 
     def bleed(self, glyph: int, rows: int, columns: int) -> Array | None:
         """What drawing ``glyph`` leaves in a cell when it is drawn ``rows``
