@@ -140,7 +140,7 @@ def real(
 
     from noru.capture import Capturer
     from noru.ocr.tesseract import TesseractEngine
-    from redact_pixels import ink_of, layouts, shown_and_seen
+    from redact_pixels import held, ink_of, layouts, shown_and_seen
     from redact_real import SHOWN
 
     engine = TesseractEngine()
@@ -149,6 +149,7 @@ def real(
     clients: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     missed, unfilled, unplaced = [], [], []
+    placed: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # the boxes' hold on the ink
     skipped: set[str] = set()
     with (
         tempfile.TemporaryDirectory(prefix="noru-redact-formats-") as tmp,
@@ -181,6 +182,9 @@ def real(
                     screens += 1
                     home = Path(tmp) / f"home-{screens}"  # a store of its own
                     seen = shown_and_seen(server, capturer, engine, opener, shown, home, pages)
+                    inside, everything = held(seen)
+                    placed[name][0] += inside
+                    placed[name][1] += everything
                     served = re.sub(r"\[redacted: [a-z0-9-]+\]", "#", seen.text)
                     agent = re.sub(r"\[redacted: [a-z0-9-]+\]", "#", seen.agent)
                     for line, value, kind in half:
@@ -216,6 +220,9 @@ def real(
     print(f"all: {' ' * 25}{_shares(total)}")
     for name, counts in clients.items():
         print(f"  {name:28}{_shares(counts)}")
+    print("\nthe drawing program's boxes: the share of the ink of the lines' rows inside them")
+    for name, (inside, everything) in placed.items():
+        print(f"  {name:28} {inside / max(1, everything):7.2%} of {everything:,} pixels")
     print("\nper kind")
     for kind, counts in sorted(kinds.items()):
         low = [

@@ -13,8 +13,8 @@ from the program that drew it, never from what the engine found:
   its cells (two for a wide one);
 - a page: the browser's own layout, each character's DOM Range client rect,
   which the page posts once drawn (tests/real_clients.py's ``layout``), put
-  in the window by where the viewport is (the window's bottom, its width
-  the window's).
+  in the window by where the viewport is (the window's bottom, centred
+  across it: Chromium draws a border round its frame).
 
 A value's ink: the pixels of its characters' boxes in the image as grabbed
 that differ from the background (the commonest colour of the boxes' area)
@@ -57,6 +57,7 @@ from redact_real import Opener
 
 INK = 64  # a channel this far from the background: ink
 PAGES = ("firefox", "chromium")
+MARGIN = 4  # rows above and below a line's boxes where its ink would show they are off
 
 
 class Layouts:
@@ -147,24 +148,27 @@ def _page(client: Client, layout: dict[str, Any]) -> dict[str, list[Rect]]:
     """Each line's characters' boxes as the browser laid them out, in the window."""
     if layout["ratio"] != 1:
         raise RuntimeError(f"a page at {layout['ratio']} device pixels a CSS pixel")
-    # The viewport is the window's bottom, its width the window's (the
-    # toolbars above it): the page posts its layout before the window is
-    # moved, so Firefox's ``mozInnerScreenX/Y`` do not say where it is.
+    # The viewport is at the window's bottom, centred across it: the
+    # toolbars above it, and the border Chromium draws round its own frame
+    # (none in Firefox's) on the other three sides. The page posts its
+    # layout before the window is moved, so Firefox's ``mozInnerScreenX/Y``
+    # do not say where it is.
     _, _, w, h = client.rect
     inner_w, inner_h = layout["inner"]
-    dx, dy = w - inner_w, h - inner_h
+    dx = (w - inner_w) // 2
+    dy = h - inner_h - dx
     drawn = {}
     for line in layout["lines"]:
         drawn[line["text"]] = [
-            (
-                int(np.floor(a + dx)),
-                int(np.floor(b + dy)),
-                int(np.ceil(c - a)),
-                int(np.ceil(d - b)),
-            )
-            for a, b, c, d in line["chars"]
+            _pixels(a + dx, b + dy, c + dx, d + dy) for a, b, c, d in line["chars"]
         ]
     return drawn
+
+
+def _pixels(left: float, top: float, right: float, bottom: float) -> Rect:
+    """The pixels a rect of CSS pixels touches (one device pixel each)."""
+    x, y = int(np.floor(left)), int(np.floor(top))
+    return (x, y, int(np.ceil(right)) - x, int(np.ceil(bottom)) - y)
 
 
 def shown_and_seen(
@@ -264,3 +268,23 @@ def ink_of(seen: Seen, line: str, value: str) -> Ink | None:
         left = ink & ~seen.covered[b : y + h, a : x + w] if pixels.size else ink
         chars.append((int(ink.sum()), int(left.sum())))
     return Ink(chars)
+
+
+def held(seen: Seen) -> tuple[int, int]:
+    """How well the drawing program's boxes sit on what was drawn: of the
+    ink in the shown lines' rows (``MARGIN`` more above and below each,
+    across the window), the pixels inside their characters' boxes, and all
+    of them (a window's border, beside the rows, is counted outside)."""
+    height, width = seen.covered.shape
+    rows = np.zeros(height, dtype=bool)
+    mine = np.zeros((height, width), dtype=bool)
+    for boxes in seen.drawn.values():
+        for x, y, w, h in boxes:
+            rows[max(0, y - MARGIN) : max(0, y + h + MARGIN)] = True
+            mine[max(0, y) : max(0, y + h), max(0, x) : max(0, x + w)] = True
+    area = seen.taken[rows].astype(int)
+    if not area.size:
+        return 0, 0
+    colours, counts = np.unique(area.reshape(-1, 3), axis=0, return_counts=True)
+    ink = np.abs(area - colours[counts.argmax()]).max(axis=2) >= INK
+    return int((ink & mine[rows]).sum()), int(ink.sum())
