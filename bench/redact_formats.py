@@ -22,10 +22,20 @@ on the first round.
 
 ``--real``: the engine's own misreads instead of made ones. The second
 round's lines that fit a row (150 columns; longer ones would wrap, a case
-of its own) are shown by real clients (bench/redact_real.py's terminals
-and Firefox) on a private Xvfb, grabbed by Noru's capturer and read by its
-Tesseract engine; printed: recall per client and per kind, and what the
-engine's reading left of each value missed. With ``--training``, the first
+of its own) are shown by real clients (bench/redact_real.py's terminals,
+Firefox and Chromium) on a private Xvfb, grabbed by Noru's capturer, kept
+by the store's writer, read by its Tesseract engine as the app's OCR child
+reads them and served as agents get them (``for_agent``, the boxes
+``noru.present.pixels.fill`` fills; bench/redact_pixels.py). Recall per
+client and per kind, four ways: in the text (each line's findings
+replaced, as above); in the pixels, by the boxes the drawing program
+gives (the terminal's grid, the page's layout; never the boxes the
+engine found), a value caught when none of its ink is left unfilled,
+and, looser, when none of its characters keeps more than a quarter of
+its ink; and in the text agents get (``for_agent``'s). Printed after:
+what the engine's reading left of each value missed in text, and each
+value caught in text whose ink is not all filled (which characters keep
+how many pixels). With ``--training``, the first
 round's seeds and lines instead (tuned on: its misses may be looked at and
 tuned to; the second round's may not). ``--from N``: the seeds N, N+1, ...
 instead of a round's own (new seeds, in that round's lines: ``--training
@@ -130,21 +140,27 @@ def real(
 
     from noru.capture import Capturer
     from noru.ocr.tesseract import TesseractEngine
-    from redact_real import SHOWN, shown_and_served
+    from redact_pixels import held, ink_of, layouts, shown_and_seen
+    from redact_real import SHOWN
 
     engine = TesseractEngine()
-    clients: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    missed = []
+    # per client and per kind: caught in text, in pixels (strict, unreadable),
+    # in the text agents get; tried
+    clients: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    missed, unfilled, unplaced = [], [], []
+    placed: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # the boxes' hold on the ink
     skipped: set[str] = set()
     with (
         tempfile.TemporaryDirectory(prefix="noru-redact-formats-") as tmp,
         running_xserver(Path(tmp), width=2560, height=1600) as server,
         Capturer(display=server.display) as capturer,
+        layouts() as pages,
     ):
         chosen, templates = (HELD_OUT_SEEDS, HELD_OUT) if training else (FRESH_SEEDS, FRESH)
         picked = chosen[first : first + seeds] if start is None else range(start, start + seeds)
         wanted = {k for k in kinds_only.split(",") if k}
+        screens = 0
         for seed in picked:
             cases = []
             bare = [line for line, _, _ in lines(seed, ["{v}"])]  # as shown (a webhook's URL)
@@ -163,15 +179,30 @@ def real(
                 size = 20 if name.endswith(" px") else 50  # what fits its window (a page: 20)
                 for half in (cases[at : at + size] for at in range(0, len(cases), size)):
                     shown = [line for line, _, _ in half]
-                    read, served = shown_and_served(server, capturer, engine, opener, shown)
-                    served = re.sub(r"\[redacted: [a-z0-9-]+\]", "#", served)
-                    for _, value, kind in half:
+                    screens += 1
+                    home = Path(tmp) / f"home-{screens}"  # a store of its own
+                    seen = shown_and_seen(server, capturer, engine, opener, shown, home, pages)
+                    inside, everything = held(seen)
+                    placed[name][0] += inside
+                    placed[name][1] += everything
+                    served = re.sub(r"\[redacted: [a-z0-9-]+\]", "#", seen.text)
+                    agent = re.sub(r"\[redacted: [a-z0-9-]+\]", "#", seen.agent)
+                    for line, value, kind in half:
                         ok = leaked(served, value) is None
+                        ink = ink_of(seen, line, value)
+                        filled = ink is not None and ink.caught
                         for table, key in ((clients, name), (kinds, kind)):
                             table[key][0] += ok
-                            table[key][1] += 1
+                            table[key][1] += filled
+                            table[key][2] += ink is not None and ink.unreadable
+                            table[key][3] += leaked(agent, value) is None
+                            table[key][4] += 1
+                        if ink is None:
+                            unplaced.append((name, kind, value))
+                        elif ok and not filled:
+                            unfilled.append((name, kind, value, ink))
                         if not ok:
-                            near = [t for t in read if leaked(t, value)]
+                            near = [t for t in seen.read if leaked(t, value)]
                             missed.append((name, kind, value, near[0] if near else "?"))
                             if dump:
                                 with open(dump, "a", encoding="utf-8") as out:
@@ -179,22 +210,48 @@ def real(
                                     out.write(json.dumps({**row, "read": near}) + "\n")
                 print(f"  ... seed {seed}: {name} done", file=sys.stderr, flush=True)
     engine.close()
-    total = [sum(c[0] for c in clients.values()), sum(c[1] for c in clients.values())]
+    total = [sum(c[i] for c in clients.values()) for i in range(5)]
     part = "training (held-out first round)" if training else "held-out second round"
     if start is not None:
         part += f", seeds {start}-{start + seeds - 1}"
     print(f"formats on real clients, Tesseract {engine.version}, {part}")
-    print(f"all: {share(total)}")
+    heads = ("text", "pixels: all ink", "pixels: unreadable", "text agents get")
+    print(f"{'':30}" + "".join(f" {head:>20}" for head in heads))
+    print(f"all: {' ' * 25}{_shares(total)}")
     for name, counts in clients.items():
-        print(f"  {name:28} {share(counts)}")
+        print(f"  {name:28}{_shares(counts)}")
+    print("\nthe drawing program's boxes: the share of the ink of the lines' rows inside them")
+    for name, (inside, everything) in placed.items():
+        print(f"  {name:28} {inside / max(1, everything):7.2%} of {everything:,} pixels")
     print("\nper kind")
     for kind, counts in sorted(kinds.items()):
-        flag = "" if counts[0] >= 0.95 * counts[1] else "   < 95 %"
-        print(f"  {kind:28} {share(counts)}{flag}")
+        low = [
+            what
+            for what, at in (("text", 0), ("pixels", 1), ("unreadable", 2))
+            if counts[at] < 0.95 * counts[4]
+        ]
+        flag = f"   < 95 % ({', '.join(low)})" if low else ""
+        print(f"  {kind:28}{_shares(counts)}{flag}")
     print(f"\nnot shown (longer than a row): {', '.join(sorted(skipped)) or 'none'}")
     print(f"\nmissed ({len(missed)}):")
     for name, kind, value, near in missed:
         print(f"  {name}: {kind}: {value[:60]}\n      read: {near[:150]}")
+    print(
+        f"\ncaught in text, not all ink filled ({len(unfilled)}): ink pixels left of the value's,"
+    )
+    print("  and the value with each character that keeps under half its ink as ·")
+    for name, kind, value, ink in unfilled:
+        print(f"  {name}: {kind}: {ink.left} of {ink.ink} left (character: pixels {ink.where()})")
+        print(f"      {ink.legible(value)[:150]}")
+    if unplaced:
+        print(f"\nno place drawn for ({len(unplaced)}; counted as not caught in pixels):")
+        for name, kind, value in unplaced:
+            print(f"  {name}: {kind}: {value[:60]}")
+
+
+def _shares(counts: list[int]) -> str:
+    """Text, pixels (both ways) and the text agents get, each caught of tried."""
+    return "".join(f" {share([caught, counts[4]]):>20}" for caught in counts[:4])
 
 
 def main() -> None:

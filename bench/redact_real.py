@@ -25,9 +25,10 @@ import random
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
@@ -42,37 +43,45 @@ from noru.redact import find_lines  # noqa: E402
 from noru.redact.apply import replaced  # noqa: E402
 from ocr_real import CLASSES, capture  # noqa: E402
 
-Opener = Callable[[XServer, list[str]], AbstractContextManager[real_clients.Client]]
+
+class Opener(Protocol):
+    """A client showing ``lines``; a page posts its layout to ``layout``
+    (tests/real_clients.py), a terminal ignores it."""
+
+    def __call__(
+        self, server: XServer, lines: list[str], layout: str | None = None
+    ) -> AbstractContextManager[real_clients.Client]: ...
+
 
 SHOWN: dict[str, Opener] = {
-    "xterm bitmap": lambda s, lines: real_terminals.open_xterm(
+    "xterm bitmap": lambda s, lines, layout=None: real_terminals.open_xterm(
         s, lines, columns=150, rows=len(lines) + 2, x=60, y=60
     ),
-    "xterm Xft 9": lambda s, lines: real_terminals.open_xterm(
+    "xterm Xft 9": lambda s, lines, layout=None: real_terminals.open_xterm(
         s, lines, columns=150, rows=len(lines) + 2, font="DejaVu Sans Mono", size=9, x=60, y=60
     ),
-    "xterm Xft 10 dark": lambda s, lines: real_terminals.open_xterm(
+    "xterm Xft 10 dark": lambda s, lines, layout=None: real_terminals.open_xterm(
         s, lines, columns=150, rows=len(lines) + 2, font="DejaVu Sans Mono", size=10, theme="dark"
     ),
-    "rxvt-unicode 10 dark": lambda s, lines: real_terminals.open_terminal(
+    "rxvt-unicode 10 dark": lambda s, lines, layout=None: real_terminals.open_terminal(
         s, "urxvt", lines, columns=150, rows=len(lines) + 2, x=60, y=60
     ),
-    "st 9 light": lambda s, lines: real_terminals.open_terminal(
+    "st 9 light": lambda s, lines, layout=None: real_terminals.open_terminal(
         s, "st", lines, columns=150, rows=len(lines) + 2, size=9, theme="light", x=60, y=60
     ),
-    "kitty 10 dark": lambda s, lines: real_terminals.open_terminal(
+    "kitty 10 dark": lambda s, lines, layout=None: real_terminals.open_terminal(
         s, "kitty", lines, columns=150, rows=len(lines) + 2, x=60, y=60
     ),
-    "Firefox 16 px": lambda s, lines: real_clients.open_firefox(
-        s, "Settings", lines, x=60, y=60, width=1800, height=1200
+    "Firefox 16 px": lambda s, lines, layout=None: real_clients.open_firefox(
+        s, "Settings", lines, x=60, y=60, width=1800, height=1200, layout=layout
     ),
     # No rule was written or tuned looking at these two clients' reading:
     # clients held out (bench/redact_formats.py --real).
-    "xfce4-terminal 10 dark": lambda s, lines: real_terminals.open_terminal(
+    "xfce4-terminal 10 dark": lambda s, lines, layout=None: real_terminals.open_terminal(
         s, "xfce4-terminal", lines, columns=150, rows=len(lines) + 2, x=60, y=60
     ),
     # No session bus and no accessibility: the page as pixels only.
-    "Chromium 16 px": lambda s, lines: real_clients.open_chromium(
+    "Chromium 16 px": lambda s, lines, layout=None: real_clients.open_chromium(
         s,
         {},
         "Settings",
@@ -83,6 +92,7 @@ SHOWN: dict[str, Opener] = {
         y=60,
         width=1800,
         height=1200,
+        layout=layout,
     ),
 }
 

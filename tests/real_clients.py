@@ -1063,18 +1063,44 @@ p {{ margin: 0 0 {gap}px; white-space: pre; }}
 addEventListener("load", () => requestAnimationFrame(() => requestAnimationFrame(() => {{
   const page = document.documentElement;
   const fits = page.scrollHeight <= innerHeight && page.scrollWidth <= innerWidth;
-  document.title = {title} + (fits ? "" : " (overflow)");
+  document.title = {title} + (fits ? "" : " (overflow)");{report}
 }})));
 </script></body></html>
 """
+
+# With ``layout``: once drawn, the page posts where the browser laid out
+# each character of each line (its DOM Range's client rect, CSS pixels of
+# the viewport) and where the viewport is, as JSON to that loopback URL.
+_REPORT = """
+  const lines = [...document.querySelectorAll("p")].map((p) => {{
+    const node = p.firstChild, range = document.createRange(), chars = [];
+    for (let i = 0; node && i < node.length; i++) {{
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const r = range.getBoundingClientRect();
+      chars.push([r.left, r.top, r.right, r.bottom]);
+    }}
+    return {{text: node ? node.data : "", chars}};
+  }});
+  navigator.sendBeacon({url}, JSON.stringify({{
+    lines, inner: [innerWidth, innerHeight], outer: [outerWidth, outerHeight],
+    screen: [window.mozInnerScreenX ?? null, window.mozInnerScreenY ?? null],
+    ratio: devicePixelRatio}}));"""
 
 _FIREFOX_SUFFIX = " — Mozilla Firefox"
 
 
 def _write_page(
-    folder: Path, heading: str, lines: Sequence[str], *, title: str, size: int, theme: Theme
+    folder: Path,
+    heading: str,
+    lines: Sequence[str],
+    *,
+    title: str,
+    size: int,
+    theme: Theme,
+    layout: str | None = None,
 ) -> str:
-    """The page of ``heading`` and ``lines`` written in ``folder``; its URL."""
+    """The page of ``heading`` and ``lines`` written in ``folder``; its URL.
+    ``layout``: a loopback URL the page posts its lines' layout to (``_REPORT``)."""
     background, foreground = THEMES[theme]
     page = folder / "page.html"
     page.write_text(
@@ -1090,6 +1116,7 @@ def _write_page(
             gap=round(size * 0.6),
             h1=escape(heading),
             paragraphs="\n".join(f"<p>{escape(line)}</p>" for line in lines),
+            report=_REPORT.format(url=json.dumps(layout)) if layout else "",
         )
     )
     return page.as_uri()
@@ -1108,12 +1135,15 @@ def open_firefox(
     height: int = 900,
     title: str | None = None,
     bus: Mapping[str, str] | None = None,
+    layout: str | None = None,
 ) -> Client:
     """A local page in Firefox: ``heading`` then ``lines``, one paragraph each,
     never wrapped. ``lines`` of the client are what its window shows: the tab's
     title, the address, the heading and the lines; ``ValueError`` when they do
     not all fit. With ``bus`` (a session bus's ``DBUS_SESSION_BUS_ADDRESS``),
-    Firefox exposes its accessibility tree there (``GNOME_ACCESSIBILITY=1``)."""
+    Firefox exposes its accessibility tree there (``GNOME_ACCESSIBILITY=1``).
+    ``layout``: a loopback URL the page posts its lines' layout to once drawn
+    (``_REPORT``: where the browser put each character)."""
     check_text([heading, *lines])
     title = title or new_title("page")
     program = firefox_program()
@@ -1125,7 +1155,9 @@ def open_firefox(
         (profile / "user.js").write_text(
             "".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in _PREFS.items())
         )
-        url = _write_page(folder, heading, lines, title=title, size=size, theme=theme)
+        url = _write_page(
+            folder, heading, lines, title=title, size=size, theme=theme, layout=layout
+        )
         shown.extend([title, url, heading, *lines])
         env = {
             **server.env,
@@ -1186,19 +1218,23 @@ def open_chromium(
     width: int = 1000,
     height: int = 700,
     title: str | None = None,
+    layout: str | None = None,
 ) -> Client:
     """A local page in Debian's Chromium on the session bus ``bus`` (run as
     root, so ``--no-sandbox``), with a fresh profile that reaches out to
     nothing. ``accessibility``: its tree on (``ACCESSIBILITY_ENABLED=1``;
     else Chromium registers none while the session's switch is off);
-    ``renderer``: its pages' text too (``--force-renderer-accessibility``)."""
+    ``renderer``: its pages' text too (``--force-renderer-accessibility``);
+    ``layout``: as ``open_firefox``'s."""
     check_text([heading, *lines])
     title = title or new_title("chromium")
     program = chromium_program()
     shown: list[str] = []
 
     def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        url = _write_page(folder, heading, lines, title=title, size=size, theme="light")
+        url = _write_page(
+            folder, heading, lines, title=title, size=size, theme="light", layout=layout
+        )
         shown.extend([title, heading, *lines])
         env = {
             **server.env,

@@ -21,12 +21,12 @@ from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import fill
 from noru.recognition import recognise_capture
 from noru.redact import policy
-from noru.redact.apply import for_agent
-from noru.store import NewImage, Reader, Store
+from noru.redact.apply import Redacted, for_agent
+from noru.store import CaptureRecord, NewImage, Reader, Store
 from tests import real_terminals
 from tests.xserver import XServer
 
-__all__ = ["Served", "served_grabs", "served_terminal"]
+__all__ = ["Served", "served_grabs", "served_terminal", "stored_and_seen"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,18 @@ def served_grabs(
     kept by the store's writer, read by ``engine`` as the app's OCR child
     reads them and served as agents get them, secrets and cards redacted:
     each stored image's place on the screen, its text and its pixels."""
+    stored, seen, pictures = stored_and_seen(home, engine, grabs)
+    texts = ["\n".join(line.text for line in image.ocr_lines or ()) for image in seen.record.images]
+    served = [fill(p, boxes) for p, boxes in zip(pictures, seen.boxes, strict=True)]
+    return [i.screen_rect for i in stored.images], texts, served
+
+
+def stored_and_seen(
+    home: Path, engine: TesseractEngine, grabs: Sequence[Grab]
+) -> tuple[CaptureRecord, Redacted, list[Image.Image]]:
+    """``grabs`` kept and read as ``served_grabs`` does: the capture as
+    stored (its text as read), as agents get it (``for_agent``: its text and
+    the boxes filled in each image) and each image's pixels as grabbed."""
     pictures = [grab.image.convert("RGB") for grab in grabs]
     images = []
     for grab, picture in zip(grabs, pictures, strict=True):
@@ -92,7 +104,4 @@ def served_grabs(
     with Reader.open(home) as reader:
         stored = reader.get(capture_id)
     assert stored is not None
-    seen = for_agent(stored, policy.Policy.of(["secrets", "cards"]))
-    texts = ["\n".join(line.text for line in image.ocr_lines or ()) for image in seen.record.images]
-    served = [fill(p, boxes) for p, boxes in zip(pictures, seen.boxes, strict=True)]
-    return [i.screen_rect for i in stored.images], texts, served
+    return stored, for_agent(stored, policy.Policy.of(["secrets", "cards"])), pictures

@@ -1,0 +1,290 @@
+"""Whether a planted value's pixels are kept from agents, by the boxes the
+drawing program gives (bench/redact_formats.py ``--real`` calls this).
+
+A client shows lines (bench/redact_real.py's ``SHOWN``); its window is
+grabbed by Noru's capturer, kept by the store's writer, read by the engine
+as the app's OCR child reads it and served as agents get it
+(tests/served_terminal.py's ``stored_and_seen``: ``for_agent``, the boxes
+``noru.present.pixels.fill`` fills). Where each character was drawn comes
+from the program that drew it, never from what the engine found:
+
+- a terminal: its grid, the cell size and padding it gives the window
+  manager (``Client.cell``) and its rows (``Client.lines``), each character
+  its cells (two for a wide one);
+- a page: the browser's own layout, each character's DOM Range client rect,
+  which the page posts once drawn (tests/real_clients.py's ``layout``), put
+  in the window by where the viewport is (the window's bottom, centred
+  across it: Chromium draws a border round its frame).
+
+A value's ink: the pixels of its characters' boxes in the image as grabbed
+that differ from the background (the commonest colour of the boxes' area)
+by at least ``INK`` in some channel (a quarter of the range: the faint rim
+anti-aliasing leaves around a glyph shows nothing of it). A pixel is left
+when no filled box covers it. ``Ink.caught``: none of the value's ink is
+left, the strict definition (a sliver of one glyph's edge counts);
+``Ink.unreadable``: none of its characters keeps more than a quarter of
+its ink, the looser one (what is left of each glyph is too little to tell
+it); ``Ink.legible`` shows which characters keep at least half their ink,
+printed for each value whose pixels are not all filled.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+from tests.real_clients import Client
+from tests.served_terminal import stored_and_seen
+from tests.terminal_shown import cell_width
+from tests.xserver import XServer
+
+from noru.capture import Capturer
+from noru.geometry import Rect
+from noru.ocr.tesseract import TesseractEngine
+from noru.present.pixels import FILL, fill
+from noru.redact import find_lines
+from noru.redact.apply import replaced
+from redact_real import Opener
+
+INK = 64  # a channel this far from the background: ink
+PAGES = ("firefox", "chromium")
+MARGIN = 4  # rows above and below a line's boxes where its ink would show they are off
+
+
+class Layouts:
+    """A loopback HTTP server the pages post their layout to."""
+
+    def __init__(self) -> None:
+        got: queue.Queue[dict[str, Any]] = queue.Queue()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                size = int(self.headers.get("Content-Length", "0"))
+                got.put(json.loads(self.rfile.read(size)))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self.got = got
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/layout"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def take(self, timeout: float = 30.0) -> dict[str, Any]:
+        return self.got.get(timeout=timeout)
+
+    def clear(self) -> None:
+        while not self.got.empty():
+            self.got.get_nowait()
+
+
+@contextmanager
+def layouts() -> Iterator[Layouts]:
+    served = Layouts()
+    served.thread.start()
+    try:
+        yield served
+    finally:
+        served.server.shutdown()
+        served.server.server_close()
+        served.thread.join()
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A screen of lines as read and as served, and where each was drawn."""
+
+    read: list[str]  # the lines the engine read
+    text: str  # as bench/redact_real.py serves it: each line's findings replaced
+    agent: str  # the text agents get (``for_agent``)
+    drawn: dict[str, list[Rect]]  # each shown line: its characters' boxes in the grab
+    taken: np.ndarray  # the grab (RGB)
+    covered: np.ndarray  # where a box was filled (bool)
+
+
+def _grid(client: Client, columns: int, rows: int) -> tuple[int, int, int, int]:
+    """A terminal's cell width and height and the padding left of and above
+    its cells: as it tells the window manager, else (kitty, which tells
+    none) its window made ``columns`` x ``rows`` cells (its
+    ``initial_window_width`` in cells), what is over centred."""
+    try:
+        return client.cell
+    except RuntimeError:
+        _, _, w, h = client.rect
+        return w // columns, h // rows, w % columns // 2, h % rows // 2
+
+
+def _terminal(client: Client, lines: Sequence[str]) -> dict[str, list[Rect]]:
+    """Each line's characters' cells, in the window: its grid (bench/redact_real.py's
+    ``SHOWN`` asks for 150 columns and two rows more than the lines)."""
+    width, height, left, top = _grid(client, 150, len(lines) + 2)
+    rows = list(client.lines)
+    drawn: dict[str, list[Rect]] = {}
+    at = 0
+    for line in lines:
+        row = rows.index(line, at)
+        at = row + 1
+        boxes, column = [], 0
+        for char in line:
+            span = cell_width(char)
+            boxes.append((left + column * width, top + row * height, span * width, height))
+            column += span
+        drawn[line] = boxes
+    return drawn
+
+
+def _page(client: Client, layout: dict[str, Any]) -> dict[str, list[Rect]]:
+    """Each line's characters' boxes as the browser laid them out, in the window."""
+    if layout["ratio"] != 1:
+        raise RuntimeError(f"a page at {layout['ratio']} device pixels a CSS pixel")
+    # The viewport is at the window's bottom, centred across it: the
+    # toolbars above it, and the border Chromium draws round its own frame
+    # (none in Firefox's) on the other three sides. The page posts its
+    # layout before the window is moved, so Firefox's ``mozInnerScreenX/Y``
+    # do not say where it is.
+    _, _, w, h = client.rect
+    inner_w, inner_h = layout["inner"]
+    dx = (w - inner_w) // 2
+    dy = h - inner_h - dx
+    drawn = {}
+    for line in layout["lines"]:
+        drawn[line["text"]] = [
+            _pixels(a + dx, b + dy, c + dx, d + dy) for a, b, c, d in line["chars"]
+        ]
+    return drawn
+
+
+def _pixels(left: float, top: float, right: float, bottom: float) -> Rect:
+    """The pixels a rect of CSS pixels touches (one device pixel each)."""
+    x, y = int(np.floor(left)), int(np.floor(top))
+    return (x, y, int(np.ceil(right)) - x, int(np.ceil(bottom)) - y)
+
+
+def shown_and_seen(
+    server: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    opener: Opener,
+    lines: list[str],
+    home: Path,
+    pages: Layouts,
+) -> Seen:
+    """``lines`` shown by a real client, its window grabbed, kept in the
+    store at ``home``, read and served as agents get it; with where the
+    client drew each line's characters."""
+    pages.clear()
+    with opener(server, lines, layout=pages.url) as client:
+        client.bring_under_pointer()
+        (grab,) = capturer.grab_window("pointer")
+        drawn = _page(client, pages.take()) if client.kind in PAGES else _terminal(client, lines)
+    stored, seen, (picture,) = stored_and_seen(home, engine, [grab])
+    ((*boxes,),) = seen.boxes
+    mask = fill(Image.new("RGB", picture.size, (255, 255, 255)), boxes)
+    covered = (np.asarray(mask) == np.array(FILL, dtype=np.uint8)).all(axis=2)
+    (image,) = stored.images
+    # Chromium's own bar over the page (run as root, it has no sandbox): not
+    # the page, and its ``--no-sandbox`` holds 8 characters of a Plaid token.
+    read = [line.text for line in image.ocr_lines or ()]
+    read = [t for t in read if "unsupported command-line flag" not in t]
+    found = find_lines(read)
+    text = "\n".join(replaced(t, f) if f else t for t, f in zip(read, found, strict=True))
+    (agent_image,) = seen.record.images
+    agent = "\n".join(
+        t for t in (line.text for line in agent_image.ocr_lines or ())
+        if "unsupported command-line flag" not in t
+    )  # fmt: skip
+    return Seen(read, text, agent, drawn, np.asarray(picture), covered)
+
+
+@dataclass(frozen=True)
+class Ink:
+    """A value's ink, and how much of it each character keeps as drawn."""
+
+    chars: list[tuple[int, int]]  # each character: ink pixels, of them left
+
+    @property
+    def caught(self) -> bool:
+        return not any(left for _, left in self.chars)
+
+    @property
+    def unreadable(self) -> bool:
+        """No character keeps more than a quarter of its ink as drawn."""
+        return not any(4 * left > ink for ink, left in self.chars)
+
+    @property
+    def left(self) -> int:
+        return sum(left for _, left in self.chars)
+
+    @property
+    def ink(self) -> int:
+        return sum(ink for ink, _ in self.chars)
+
+    def where(self) -> str:
+        """Which characters keep ink, and how many pixels: ``#0: 1, #22: 2``."""
+        return ", ".join(f"#{i}: {left}" for i, (_, left) in enumerate(self.chars) if left)
+
+    def legible(self, value: str) -> str:
+        """The value, each character that keeps under half its ink as ``·``."""
+        return "".join(
+            char if ink and 2 * left >= ink else "·"
+            for char, (ink, left) in zip(value, self.chars, strict=True)
+        )
+
+
+def ink_of(seen: Seen, line: str, value: str) -> Ink | None:
+    """``value``'s ink in ``line`` as drawn, and what of it was left; None
+    when the drawing program gave no place for it."""
+    boxes = seen.drawn.get(line)
+    start = line.find(value)
+    if boxes is None or start < 0 or len(boxes) != len(line):
+        return None
+    mine = boxes[start : start + len(value)]
+    height, width = seen.covered.shape
+    x0 = max(0, min(x for x, _, _, _ in mine))
+    y0 = max(0, min(y for _, y, _, _ in mine))
+    x1 = min(width, max(x + w for x, _, w, _ in mine))
+    y1 = min(height, max(y + h for _, y, _, h in mine))
+    area = seen.taken[y0:y1, x0:x1].reshape(-1, 3)
+    if not len(area):
+        return None
+    colours, counts = np.unique(area, axis=0, return_counts=True)
+    background = colours[counts.argmax()].astype(int)
+    chars = []
+    for x, y, w, h in mine:
+        a, b = max(0, x), max(0, y)
+        pixels = seen.taken[b : y + h, a : x + w].astype(int)
+        ink = (np.abs(pixels - background).max(axis=2) >= INK) if pixels.size else pixels
+        left = ink & ~seen.covered[b : y + h, a : x + w] if pixels.size else ink
+        chars.append((int(ink.sum()), int(left.sum())))
+    return Ink(chars)
+
+
+def held(seen: Seen) -> tuple[int, int]:
+    """How well the drawing program's boxes sit on what was drawn: of the
+    ink in the shown lines' rows (``MARGIN`` more above and below each,
+    across the window), the pixels inside their characters' boxes, and all
+    of them (a window's border, beside the rows, is counted outside)."""
+    height, width = seen.covered.shape
+    rows = np.zeros(height, dtype=bool)
+    mine = np.zeros((height, width), dtype=bool)
+    for boxes in seen.drawn.values():
+        for x, y, w, h in boxes:
+            rows[max(0, y - MARGIN) : max(0, y + h + MARGIN)] = True
+            mine[max(0, y) : max(0, y + h), max(0, x) : max(0, x + w)] = True
+    area = seen.taken[rows].astype(int)
+    if not area.size:
+        return 0, 0
+    colours, counts = np.unique(area.reshape(-1, 3), axis=0, return_counts=True)
+    ink = np.abs(area - colours[counts.argmax()]).max(axis=2) >= INK
+    return int((ink & mine[rows]).sum()), int(ink.sum())
