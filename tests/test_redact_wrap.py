@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import random
 from datetime import UTC, datetime
 
@@ -229,9 +230,16 @@ def test_rows_stored_before_the_grid_width_was_kept_take_the_widest_row_as_the_e
     _every_cell_filled(rows, 40, token, boxes)
 
 
-def test_span_boxes_of_a_continued_row_are_its_cells() -> None:
+def test_span_boxes_of_a_continued_row_are_its_cells_and_a_quarter_cell_around() -> None:
     box = (0, 30, 40 * CELL_W, CELL_H)
-    assert span_box(box, "x" * 40, 30, 40, grid=True) == (30 * CELL_W, 30, 10 * CELL_W, CELL_H)
+    bleed = math.ceil(CELL_W / 4)  # a glyph's ink a pixel or two out of its cell
+    assert span_box(box, "x" * 40, 30, 40, grid=True) == (
+        30 * CELL_W - bleed,
+        30,
+        10 * CELL_W + 2 * bleed,
+        CELL_H,
+    )
+    assert span_box(box, "x" * 40, 0, 4, grid=True) == (0, 30, 4 * CELL_W + bleed, CELL_H)
 
 
 def test_an_unsure_row_beside_a_secret_or_its_label_is_filled_whole() -> None:

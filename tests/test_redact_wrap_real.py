@@ -19,12 +19,14 @@ the boxes the engine found.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -109,6 +111,10 @@ def _stored(
     return stored
 
 
+# A pixel this far from the window's background in a channel is ink.
+INK = 64
+
+
 @dataclass(frozen=True)
 class _Shown:
     """A terminal's window as grabbed, its rows as printed, its cells as it
@@ -121,6 +127,19 @@ class _Shown:
     stored: CaptureRecord
     text: str
     served: Image.Image
+
+    @functools.cached_property
+    def left(self) -> Any:
+        """Where ink is left as drawn: pixels off the window's background by
+        ``INK`` in a channel in the picture grabbed, not fill in what agents
+        get."""
+        import numpy as np
+
+        drawn = np.asarray(self.picture, dtype=np.int16)
+        colours = self.picture.getcolors(1 << 24) or [(0, (255, 255, 255))]
+        paper = np.array(max(colours)[1], dtype=np.int16)
+        ink = (np.abs(drawn - paper) >= INK).any(axis=2)
+        return ink & (np.asarray(self.served) != np.array(FILL)).any(axis=2)
 
 
 def _shown(desktop: XServer, opened: Client, home: Path, engine: TesseractEngine) -> _Shown:
@@ -139,12 +158,12 @@ def _shown(desktop: XServer, opened: Client, home: Path, engine: TesseractEngine
 
 
 def _filled(shown: _Shown, row: int, column: int) -> bool:
-    """Whether the cell at ``row``, ``column`` of the terminal's own grid is
-    solid fill in what agents get (its edges aside: anti-aliasing)."""
+    """Whether every pixel of ink in the cell at ``row``, ``column`` of the
+    terminal's own grid (to the cell's edges: a glyph's ink may reach them)
+    is fill in what agents get (``_Shown.left``)."""
     width, height, left, top = shown.cell
     x, y = left + column * width, top + row * height
-    core = shown.served.crop((x + 1, y + 1, x + width - 1, y + height - 1))
-    return core.getextrema() == tuple((c, c) for c in FILL)
+    return not shown.left[y : y + height, x : x + width].any()
 
 
 @pytest.mark.parametrize("kind", TERMINALS)

@@ -76,6 +76,10 @@ __all__ = [
 FILL = (0, 0, 0)
 # Characters a proportional line's span starts earlier than its estimate.
 PROPORTIONAL_PAD = 2.0
+# A grid's span reaches this share of a cell past its cells each way: a
+# glyph's ink may run a pixel or two out of its cell (a `W`, an `M`), and
+# the grid read from the pixels may sit a pixel off the terminal's own.
+GRID_BLEED = 0.25
 # Typical advance widths (em) of a sans-serif font, for where a span of a
 # proportional line starts; any other character counts as DEFAULT_WIDTH.
 _WIDTHS = {
@@ -133,8 +137,9 @@ def _width(text: str) -> float:
 
 def span_box(box: Rect, text: str, start: int, end: int, *, grid: bool = False) -> Rect:
     """Where characters ``start`` to ``end`` of a line's ``text`` lie in its
-    ``box``: its cells exactly on a ``grid``; else from where they would
-    start in a proportional font to the line's end (see the module's doc)."""
+    ``box``: its cells on a ``grid``, ``GRID_BLEED`` of a cell more each
+    way; else from where they would start in a proportional font to the
+    line's end (see the module's doc)."""
     x, y, w, h = box
     lead = len(text) - len(text.lstrip(" "))
     drawn = text[lead:]
@@ -142,8 +147,9 @@ def span_box(box: Rect, text: str, start: int, end: int, *, grid: bool = False) 
         return box
     if grid:
         pitch = w / len(drawn)
-        left = max(x, math.floor(x + (start - lead) * pitch))
-        right = min(x + w, math.ceil(x + (end - lead) * pitch))
+        bleed = math.ceil(GRID_BLEED * pitch)
+        left = max(0, math.floor(x + (start - lead) * pitch) - bleed)
+        right = math.ceil(x + (end - lead) * pitch) + bleed
         return (left, y, max(1, right - left), h)
     scale = w / _width(drawn)
     before = _width(drawn[: max(0, start - lead)])
