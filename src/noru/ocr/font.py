@@ -47,6 +47,14 @@ LEAST_SAMPLES = 6
 # A font fits a grid when its samples' distances (``_spread_score``) are this
 # small (the same drawing: a few grey levels apart).
 FIT = 0.03
+# Or it fits when most of its samples (``MOSTLY`` of them, ``MOSTLY_LEAST``
+# or more) are its glyphs drawn exactly (``EXACT``): the engine misread
+# the rest, as it reads a CJK letter's halves as Latin ones, and their
+# share can pass the trim. A face that is not the screen's draws few
+# samples exactly, even a look-alike where the two differ.
+EXACT = 0.02
+MOSTLY = 0.65
+MOSTLY_LEAST = 12
 # Sizes tried around a face's estimate, in pixels per em: coarsely for every
 # face, finely for the finalists.
 COARSE_STEP = 0.5
@@ -220,11 +228,11 @@ def _fit(
     *,
     around: int = 0,
     shift: float = 0.0,
-) -> tuple[float, int, int] | None:
+) -> tuple[float, int, int, int] | None:
     """How well ``face`` at ``size`` (with its bold: a compiler prints its
-    file names bold) fits the samples: (spread score, x, baseline) at the
-    alignment that puts each glyph's ink where its sample's is, or the best
-    within ``around`` pixels of it."""
+    file names bold) fits the samples: (spread score, x, baseline, samples
+    drawn exactly) at the alignment that puts each glyph's ink where its
+    sample's is, or the best within ``around`` pixels of it."""
     import numpy as np
 
     wanted = _sampled(samples)
@@ -255,7 +263,7 @@ def _fit(
     if not len(shifts):
         return None
     x0, baseline0 = (round(float(v)) for v in np.median(shifts, axis=0))
-    best: tuple[float, int, int] | None = None
+    best: tuple[float, int, int, int] | None = None
     flat = samples.flat
     for baseline in range(baseline0 - around, baseline0 + around + 1):
         for x in range(x0 - around, x0 + around + 1):
@@ -273,7 +281,7 @@ def _fit(
                 distance = np.minimum(distance, _pair_distances(flat, glyphs[other]))
             score = _spread_score(distance)
             if best is None or score < best[0]:
-                best = (score, x, baseline)
+                best = (score, x, baseline, int((distance <= EXACT).sum()))
     return best
 
 
@@ -341,6 +349,7 @@ def identify(
         if len(finalists) == FINALISTS:
             break
     fits: dict[Face, tuple[float, Face, float, str, int, int]] = {}
+    fits_exact: dict[Face, int] = {}
     steps = round(COARSE_STEP / FINE_STEP)
     for face, middle in finalists.items():
         for size in (middle + i * FINE_STEP for i in range(-steps, steps + 1)):
@@ -348,6 +357,7 @@ def identify(
                 fitted = _fit(face, size, hinting, samples, width, height, around=1)
                 if fitted is not None and (face not in fits or fitted[0] < fits[face][0]):
                     fits[face] = (fitted[0], face, size, hinting, fitted[1], fitted[2])
+                    fits_exact[face] = fitted[3]
     if not fits:
         return None
     ranked = sorted(fits.values(), key=lambda fit: fit[0])
@@ -356,12 +366,14 @@ def identify(
     # wider cells draws them a fraction of a pixel right.
     score, face, size, hinting, x, baseline = best
     shift = 0.0
+    exact = fits_exact[face]
     for between in SHIFTS:
         fitted = _fit(face, size, hinting, samples, width, height, around=1, shift=between)
         if fitted is not None and fitted[0] < score:
-            score, x, baseline = fitted
+            score, x, baseline, exact = fitted
             shift = between
-    if score > FIT:
+    mostly = exact >= max(MOSTLY_LEAST, MOSTLY * len(samples.chars))
+    if score > FIT and not mostly:
         return None
     return Font(face, bold_of(face), size, hinting, shift, x, baseline, width, height, score)
 
