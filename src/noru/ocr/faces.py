@@ -83,18 +83,10 @@ def monospace_faces() -> tuple[Face, ...]:
 
 @functools.cache
 def _monospace_faces() -> tuple[Face, ...]:
-    program = shutil.which("fc-list")
-    if program is None:
-        return ()
-    try:
-        listed = subprocess.run(
-            [program, "--format", "%{file}|%{index}|%{family[0]}|%{style[0]}|%{weight}|%{slant}\n"],
-            capture_output=True,
-            text=True,
-            timeout=FC_LIST_TIMEOUT,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
+    listed = _fontconfig(
+        "fc-list", "--format", "%{file}|%{index}|%{family[0]}|%{style[0]}|%{weight}|%{slant}\n"
+    )
+    if listed is None:
         return ()
     found: dict[tuple[str, int], Face] = {}
     for row in listed.splitlines():
@@ -115,6 +107,24 @@ def _monospace_faces() -> tuple[Face, ...]:
     for face in sorted(found.values(), key=_preference):
         faces.setdefault(_look(face), face)
     return tuple(sorted(faces.values(), key=lambda f: (f.family, f.weight, f.path)))
+
+
+def _fontconfig(tool: str, *arguments: str) -> str | None:
+    """What fontconfig's ``tool`` (``fc-list``, ``fc-match``) prints with
+    ``arguments``; None when it is not installed or fails."""
+    program = shutil.which(tool)
+    if program is None:
+        return None
+    try:
+        return subprocess.run(
+            [program, *arguments],
+            capture_output=True,
+            text=True,
+            timeout=FC_LIST_TIMEOUT,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def _preference(face: Face) -> tuple[int, str, int]:
@@ -165,24 +175,14 @@ def fallbacks(face: Face, chars: tuple[str, ...]) -> tuple[tuple[Face, tuple[str
     each character, the first face of fontconfig's fallback list for
     ``face``'s family that has it, as Xft, cairo, Qt and the GPU terminals
     pick one (``fc-match -s``). Empty when fontconfig cannot say."""
-    program = shutil.which("fc-match")
-    if program is None:
-        return ()
-    try:
-        listed = subprocess.run(
-            [
-                program,
-                "-s",
-                "--format",
-                "%{file}|%{index}|%{family[0]}|%{style[0]}|%{weight}|%{charset}\n",
-                f"{face.family}:style={face.style}",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=FC_LIST_TIMEOUT,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
+    listed = _fontconfig(
+        "fc-match",
+        "-s",
+        "--format",
+        "%{file}|%{index}|%{family[0]}|%{style[0]}|%{weight}|%{charset}\n",
+        f"{face.family}:style={face.style}",
+    )
+    if listed is None:
         return ()
     wanted = {ord(c): c for c in chars}
     found: dict[Face, list[str]] = {}
