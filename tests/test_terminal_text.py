@@ -529,6 +529,41 @@ def test_text_in_a_script_the_engine_cannot_read_is_read_by_a_second_opinion(
     assert readings[True].splitlines() == WIDE_NAMES
 
 
+# A log mostly of wide letters, drawn from the pen narrower than their two
+# cells (VTE, a CJK face's em under two of Fira Code's cells at 192 dpi):
+# the gap after each is wider than the gap before the next.
+MOSTLY_WIDE = [
+    "72ff332 数据库连接超时 (#626)",
+    "bced7a3 会议记录 (#369)",
+    "4f94612 テストを追加 (#923)",
+    "2025-10-25 01:01:02.585 INFO  [内存使用率过高] 订单已创建, user_id=98506",
+    "エラー: データベースへの接続がタイムアウトしました (sda1, code=247)",
+    "-rw-r--r-- 1 me me  754406 Mar  3 15:42 内存使用率过高_2024.xlsx",
+    "エラー: 修复支付回调的重复处理 (0x0O1l, code=16)",
+    "9c01de4 修复支付回调的重复处理 (#412)",
+]
+
+
+def test_a_screen_mostly_of_wide_letters_is_read_on_its_grid(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """Its grid is found by the spaces between its words, whatever the gaps
+    between its wide letters: its rows are the grid's (their gaps kept, no
+    ``9c01de4修复``), its Latin told by the font's glyphs (no ``0x001l``,
+    no full-width ``（``)."""
+    real_terminals.need("xfce4-terminal")
+    with real_terminals.open_terminal(
+        desktop, "xfce4-terminal", MOSTLY_WIDE, columns=90, rows=10, font="Fira Code", size=11,
+        theme="light", dpi=192, x=60, y=60,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = list(engine.recognise(image).lines)
+    assert [line.columns for line in read] == [90] * len(MOSTLY_WIDE), as_drawn(read)
+    for got, shown in zip(as_drawn(read), MOSTLY_WIDE, strict=True):
+        latin = [word for word in shown.split() if word.isascii()]
+        assert [word for word in got.split() if word.isascii()] == latin, (got, shown)
+
+
 # Lines with a wide letter's stroke (``ー``) among Latin ones, as a log shows them.
 WIDE_STROKES = [
     "-rw-r--r-- 1 me me  633917 Mar 27 18:44 report_2022.docx",
@@ -668,28 +703,6 @@ SYMBOLS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("term", "face", "size"),
-    [("st", "Hack", 10), ("xfce4-terminal", "JetBrains Mono", 12), ("konsole", "Hack", 14)],
-)
-def test_symbols_in_the_terminal_s_face_are_told_by_their_glyphs(
-    desktop: XServer,
-    capturer: Capturer,
-    engine: TesseractEngine,
-    term: real_terminals.Terminal,
-    face: str,
-    size: int,
-) -> None:
-    real_terminals.need(term)
-    with real_terminals.open_terminal(
-        desktop, term, SYMBOLS, columns=90, rows=8, font=face, size=size, theme="light", x=60, y=60
-    ) as client:
-        image = window(capturer, client)
-    read = as_drawn(list(engine.recognise(image).lines))
-    missing = [line for line in SYMBOLS if line not in read]
-    assert not missing, read
-
-
 # A prompt's marks that the terminal's face has not (``❯``, ``✔``, ``✘``,
 # ``➜``), drawn from the face fontconfig falls back to: told by that face's
 # glyphs, not read as ``)``, ``v`` or ``X``.
@@ -703,23 +716,31 @@ FALLEN_BACK = [
 
 
 @pytest.mark.parametrize(
-    ("term", "face", "size"),
-    [("alacritty", "Noto Sans Mono", 11), ("xfce4-terminal", "JetBrains Mono", 12),
-     ("st", "Liberation Mono", 10)],
+    ("shown", "term", "face", "size", "theme"),
+    [(SYMBOLS, "st", "Hack", 10, "light"),
+     (SYMBOLS, "xfce4-terminal", "JetBrains Mono", 12, "light"),
+     (SYMBOLS, "konsole", "Hack", 14, "light"),
+     (FALLEN_BACK, "alacritty", "Noto Sans Mono", 11, "dark"),
+     (FALLEN_BACK, "xfce4-terminal", "JetBrains Mono", 12, "dark"),
+     (FALLEN_BACK, "st", "Liberation Mono", 10, "dark")],
+    ids=["face-st", "face-xfce4", "face-konsole", "fallback-alacritty", "fallback-xfce4",
+         "fallback-st"],
 )  # fmt: skip
-def test_marks_the_face_has_not_are_told_by_the_fallback_face_s_glyphs(
+def test_a_prompt_s_marks_are_told_by_the_glyphs_of_the_face_that_draws_them(
     desktop: XServer,
     capturer: Capturer,
     engine: TesseractEngine,
+    shown: list[str],
     term: real_terminals.Terminal,
     face: str,
     size: int,
+    theme: str,
 ) -> None:
     read = read_on(
-        desktop, capturer, engine, term, FALLEN_BACK,
-        columns=80, rows=8, font=face, size=size, theme="dark",
+        desktop, capturer, engine, term, shown,
+        columns=90, rows=8, font=face, size=size, theme=theme,
     )  # fmt: skip
-    missing = [line for line in FALLEN_BACK if line not in read]
+    missing = [line for line in shown if line not in read]
     assert not missing, read
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from noru.geometry import Rect
 from noru.ocr.monospace import Grid, fold
 from noru.ocr.terminal_ink import INK, darker_than, darkest, fits
+from noru.ocr.terminal_phase import space_phase
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -46,15 +47,6 @@ ROW_GAP = 0.25
 # alike at every period).
 WIDE_GAP = 0.75
 STANDS_OUT = 0.75
-# There, a gap between words this share of a cell wide is one space
-# (``_space_phase``), and so many of them place the cells.
-SPACE = (0.6, 1.4)
-SPACES = 8
-SPACES_AGREE = 0.75  # of the middles, within a pixel of one another
-# With wide letters, this share of the middles is the spaces' and the wide
-# letters' gaps, half a cell apart (a gap between a wide letter and a
-# narrow one is neither).
-SPACES_WITH_WIDE = 0.6
 # A peak of a profile's autocorrelation this share of the tallest is a period
 # it repeats at.
 REPEATS = 0.7
@@ -242,7 +234,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
         # Glyphs as wide as their cells: the thinnest phase is no sure edge
         # (a glyph's middle may be thin); the spaces between words are, and
         # where they do not agree the text is no grid's.
-        spaced = _space_phase(plain, y, height, width, bars, thinnest=x)
+        spaced = space_phase(plain, y, height, width, bars, thinnest=x)
         if spaced is None:
             return None
         x = spaced
@@ -268,52 +260,6 @@ def find_cells(dark: Image.Image) -> Cells | None:
     if columns < 8 or inked_rows < (1 if few else MIN_ROWS):
         return None
     return Cells(x, y, width, height, columns, rows, few=few is not None)
-
-
-def _space_phase(
-    plain: Image.Image, y: int, height: int, width: int, bars: Sequence[bool], *, thinnest: int
-) -> int | None:
-    """Where cells start (a phase of ``width``), from the gaps between words:
-    a gap one cell wide is a space, its middle a cell's middle whatever the
-    glyphs beside it are like. None when too few rows show such a gap, or
-    their middles do not agree (``SPACES_AGREE``): proportional text. The
-    gap between two wide (CJK) letters has its middle on a cell's edge,
-    half a cell off: with twice ``SPACES`` gaps, the two kinds together
-    agree on the phase the fold's ``thinnest`` column gives."""
-    import numpy as np
-
-    ink = np.asarray(plain) < 255 - INK
-    ink[:, np.asarray(bars, dtype=bool)] = False
-    votes = np.zeros(width)
-    for top in range(y, plain.height - height + 1, height):
-        inked = np.flatnonzero(ink[top : top + height].any(axis=0))
-        if len(inked) < 2:
-            continue
-        gaps = np.diff(inked) - 1  # empty pixel columns between two inked ones
-        for start, gap in zip(inked[:-1], gaps, strict=True):
-            if SPACE[0] * width <= gap <= SPACE[1] * width:
-                middle = start + 1 + gap / 2  # between pixel columns
-                votes[int(middle - width / 2) % width] += 1
-    if votes.sum() < SPACES:
-        return None
-    # Each middle votes for the cell start half a cell left of it; a cell's
-    # start is a pixel column, the middle may fall between two.
-    near = votes + np.roll(votes, 1) + np.roll(votes, -1)
-    best = int(np.argmax(near))
-    total = votes.sum()
-    if near[best] >= SPACES_AGREE * total:
-        return best
-    if total < 2 * SPACES:
-        return None
-    # Spaces and the gaps between wide letters, half a cell apart, agree
-    # on the phase the fold's thinnest column gives.
-    half = round(width / 2)
-    both = {
-        phase: near[phase] + near[(phase + half) % width]
-        for phase in ((thinnest + d) % width for d in (-1, 0, 1))
-    }
-    phase = max(both, key=lambda p: both[p])
-    return phase if both[phase] >= SPACES_WITH_WIDE * total else None
 
 
 def _crossings(dark: Image.Image) -> bytes:

@@ -1,0 +1,103 @@
+"""Where a terminal's cells start, from the gaps between its words, for
+``noru.ocr.terminal_grid`` where glyphs as wide as their cells (Hermit,
+Terminus) leave no empty phase in the folded column profile: a gap one
+cell wide is a space, its middle a cell's middle whatever the glyphs beside
+it are like.
+
+Pure Pillow and numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from noru.ocr.terminal_ink import INK
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["BETWEEN", "SPACE", "SPACES", "SPACES_AGREE", "SPACES_WITH_WIDE", "space_phase"]
+
+# A gap between words this share of a cell wide is one space
+# (``space_phase``), and so many of them place the cells.
+SPACE = (0.6, 1.4)
+SPACES = 8
+SPACES_AGREE = 0.75  # of the middles, within a pixel of one another
+# With wide letters, this share of the middles is the spaces' and the wide
+# letters' gaps, half a cell apart (a gap between a wide letter and a
+# narrow one is neither).
+SPACES_WITH_WIDE = 0.6
+# Where wide letters are drawn from the pen, narrower than their two cells
+# (``_with_narrow_wide_letters``), at most this share of the middles lies
+# between a space's and the far half of a cell.
+BETWEEN = 0.12
+
+
+def space_phase(
+    plain: Image.Image, y: int, height: int, width: int, bars: Sequence[bool], *, thinnest: int
+) -> int | None:
+    """Where cells start (a phase of ``width``), from the gaps between words:
+    a gap one cell wide is a space, its middle a cell's middle whatever the
+    glyphs beside it are like. None when too few rows show such a gap, or
+    their middles do not agree (``SPACES_AGREE``): proportional text. The
+    gap between two wide (CJK) letters has its middle on a cell's edge,
+    half a cell off: with twice ``SPACES`` gaps, the two kinds together
+    agree on the phase the fold's ``thinnest`` column gives."""
+    import numpy as np
+
+    ink = np.asarray(plain) < 255 - INK
+    ink[:, np.asarray(bars, dtype=bool)] = False
+    votes = np.zeros(width)
+    for top in range(y, plain.height - height + 1, height):
+        inked = np.flatnonzero(ink[top : top + height].any(axis=0))
+        if len(inked) < 2:
+            continue
+        gaps = np.diff(inked) - 1  # empty pixel columns between two inked ones
+        for start, gap in zip(inked[:-1], gaps, strict=True):
+            if SPACE[0] * width <= gap <= SPACE[1] * width:
+                middle = start + 1 + gap / 2  # between pixel columns
+                votes[int(middle - width / 2) % width] += 1
+    if votes.sum() < SPACES:
+        return None
+    # Each middle votes for the cell start half a cell left of it; a cell's
+    # start is a pixel column, the middle may fall between two.
+    near = votes + np.roll(votes, 1) + np.roll(votes, -1)
+    best = int(np.argmax(near))
+    total = votes.sum()
+    if near[best] >= SPACES_AGREE * total:
+        return best
+    if total < 2 * SPACES:
+        return None
+    # Spaces and the gaps between wide letters, half a cell apart, agree
+    # on the phase the fold's thinnest column gives.
+    half = round(width / 2)
+    both = {
+        phase: near[phase] + near[(phase + half) % width]
+        for phase in ((thinnest + d) % width for d in (-1, 0, 1))
+    }
+    phase = max(both, key=lambda p: both[p])
+    if both[phase] >= SPACES_WITH_WIDE * total:
+        return phase
+    return _with_narrow_wide_letters(votes, thinnest, width)
+
+
+def _with_narrow_wide_letters(votes: Any, thinnest: int, width: int) -> int | None:
+    """The phase of the cells where wide letters narrower than their two
+    cells are drawn from the pen (VTE, a CJK face's em under two cells):
+    the gap after each is wider than the gap before the next, so its
+    middle lies anywhere in the far half of a cell from the spaces'
+    middles. The fold's ``thinnest`` column (or one beside it) is the
+    phase when at least ``SPACES`` spaces vote for it, the gaps fall in
+    that far half, and almost none (``BETWEEN``) fall between the two, as
+    a proportional font's gaps fall everywhere."""
+    total = float(votes.sum())
+    best = None
+    for phase in ((thinnest + d) % width for d in (-1, 0, 1)):
+        distance = [min((p - phase) % width, (phase - p) % width) for p in range(width)]
+        spaces = sum(v for v, d in zip(votes, distance, strict=True) if d <= 1)
+        far = sum(v for v, d in zip(votes, distance, strict=True) if d >= width / 4)
+        between = total - spaces - far
+        if spaces >= SPACES and between <= BETWEEN * total and (best is None or spaces > best[0]):
+            best = (spaces, phase)
+    return best[1] if best is not None else None
