@@ -176,7 +176,7 @@ def _on_grid(line: OcrLine, grid: list[OcrLine]) -> OcrLine | None:
     return replace(line, box=(first, at, len(line.text) * pitch, height), columns=top.columns)
 
 
-def _tails(lines: Sequence[OcrLine], filled: set[int]) -> dict[int, Finding]:
+def _tails(lines: Sequence[OcrLine], filled: set[int], height: int) -> dict[int, Finding]:
     """The runs of a token's characters that start the row under a line
     filled as unsure, at its grid's first column: a wrapped secret's rest.
 
@@ -184,8 +184,7 @@ def _tails(lines: Sequence[OcrLine], filled: set[int]) -> dict[int, Finding]:
     row's height of the filled line's bottom (a cut row's part may end at
     the edge half a row above it, or its other half be unread); its first
     column is the leftmost start of the lines beside it (a cut row's part
-    starts where its first half glyph is)."""
-    height = _height(lines)
+    starts where its first half glyph is). ``height``: the rows' height."""
     out = {}
     for c in filled:
         _, y, _, h = lines[c].box
@@ -212,11 +211,10 @@ def _tails(lines: Sequence[OcrLine], filled: set[int]) -> dict[int, Finding]:
     return out
 
 
-def _key_like_at(lines: Sequence[OcrLine], edge: int) -> set[int]:
-    """The lines within a row's height of the edge (root coordinates) with
-    a key-like word: a wrapped token's part cut off from its label and its
-    rest (a row read in two lines, one misread letter in its prefix)."""
-    height = _height(lines)
+def _key_like_at(lines: Sequence[OcrLine], edge: int, height: int) -> set[int]:
+    """The lines within a row's ``height`` of the edge (root coordinates)
+    with a key-like word: a wrapped token's part cut off from its label and
+    its rest (a row read in two lines, one misread letter in its prefix)."""
     return {
         n
         for n, line in enumerate(lines)
@@ -252,14 +250,14 @@ def stacked(
             replace(line, confidence=0.0) if n in cut else line for n, line in enumerate(lines)
         ]
         joined, groups = find_written(searched, categories, own)
+        height = _height(lines)
         doubtful = set()
         if "secrets" in categories:
             edge = images[lower].screen_rect
             assert edge is not None
-            doubtful = unsure(searched, joined, groups) | _key_like_at(lines, edge[1])
-        for n, finding in _tails(lines, doubtful).items():
+            doubtful = unsure(searched, joined, groups) | _key_like_at(lines, edge[1], height)
+        for n, finding in _tails(lines, doubtful, height).items():
             joined[n] = merged(joined[n], [finding])
-        height = _height(lines)
         for n, (line, at) in enumerate(zip(lines, where, strict=True)):
             if joined[n]:
                 found[at.image][at.index] = merged(found[at.image][at.index], joined[n])
