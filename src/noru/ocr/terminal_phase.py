@@ -79,10 +79,10 @@ def space_phase(
     phase = max(both, key=lambda p: both[p])
     if both[phase] >= SPACES_WITH_WIDE * total:
         return phase
-    return _with_narrow_wide_letters(votes, thinnest, width)
+    return _with_narrow_wide_letters(votes, near, thinnest, width)
 
 
-def _with_narrow_wide_letters(votes: Any, thinnest: int, width: int) -> int | None:
+def _with_narrow_wide_letters(votes: Any, near: Any, thinnest: int, width: int) -> int | None:
     """The phase of the cells where wide letters narrower than their two
     cells are drawn from the pen (VTE, a CJK face's em under two cells):
     the gap after each is wider than the gap before the next, so its
@@ -90,12 +90,13 @@ def _with_narrow_wide_letters(votes: Any, thinnest: int, width: int) -> int | No
     middles. The fold's ``thinnest`` column (or one beside it) is the
     phase when at least ``SPACES`` spaces vote for it, the gaps fall in
     that far half, and almost none (``BETWEEN``) fall between the two, as
-    a proportional font's gaps fall everywhere."""
+    a proportional font's gaps fall everywhere. ``near``: each phase's
+    votes with those of the phases beside it (the spaces' for a phase)."""
     total = float(votes.sum())
     best = None
     for phase in ((thinnest + d) % width for d in (-1, 0, 1)):
         distance = [min((p - phase) % width, (phase - p) % width) for p in range(width)]
-        spaces = sum(v for v, d in zip(votes, distance, strict=True) if d <= 1)
+        spaces = float(near[phase])
         far = sum(v for v, d in zip(votes, distance, strict=True) if d >= width / 4)
         between = total - spaces - far
         if spaces >= SPACES and between <= BETWEEN * total and (best is None or spaces > best[0]):
