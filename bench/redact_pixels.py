@@ -18,7 +18,7 @@ from the program that drew it, never from what the engine found:
 
 A value's ink: the pixels of its characters' boxes in the image as grabbed
 that differ from the background (the commonest colour of the boxes' area)
-by at least ``INK`` in some channel (a quarter of the range: the faint rim
+by at least ``tests.drawn_ink.INK`` in some channel (a quarter of the range: the faint rim
 anti-aliasing leaves around a glyph shows nothing of it). A pixel is left
 when no filled box covers it. ``Ink.caught``: none of the value's ink is
 left, the strict definition (a sliver of one glyph's edge counts);
@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
+from tests.drawn_ink import commonest, ink
 from tests.real_clients import Client
 from tests.served_terminal import stored_and_seen
 from tests.terminal_shown import cell_width
@@ -55,7 +56,6 @@ from noru.redact import find_lines
 from noru.redact.apply import replaced
 from redact_real import Opener
 
-INK = 64  # a channel this far from the background: ink
 PAGES = ("firefox", "chromium")
 MARGIN = 4  # rows above and below a line's boxes where its ink would show they are off
 
@@ -258,15 +258,14 @@ def ink_of(seen: Seen, line: str, value: str) -> Ink | None:
     area = seen.taken[y0:y1, x0:x1].reshape(-1, 3)
     if not len(area):
         return None
-    colours, counts = np.unique(area, axis=0, return_counts=True)
-    background = colours[counts.argmax()].astype(int)
+    background = commonest(area)
     chars = []
     for x, y, w, h in mine:
         a, b = max(0, x), max(0, y)
-        pixels = seen.taken[b : y + h, a : x + w].astype(int)
-        ink = (np.abs(pixels - background).max(axis=2) >= INK) if pixels.size else pixels
-        left = ink & ~seen.covered[b : y + h, a : x + w] if pixels.size else ink
-        chars.append((int(ink.sum()), int(left.sum())))
+        pixels = seen.taken[b : y + h, a : x + w]
+        inked = ink(pixels, background) if pixels.size else pixels
+        left = inked & ~seen.covered[b : y + h, a : x + w] if pixels.size else inked
+        chars.append((int(inked.sum()), int(left.sum())))
     return Ink(chars)
 
 
@@ -282,9 +281,8 @@ def held(seen: Seen) -> tuple[int, int]:
         for x, y, w, h in boxes:
             rows[max(0, y - MARGIN) : max(0, y + h + MARGIN)] = True
             mine[max(0, y) : max(0, y + h), max(0, x) : max(0, x + w)] = True
-    area = seen.taken[rows].astype(int)
+    area = seen.taken[rows]
     if not area.size:
         return 0, 0
-    colours, counts = np.unique(area.reshape(-1, 3), axis=0, return_counts=True)
-    ink = np.abs(area - colours[counts.argmax()]).max(axis=2) >= INK
-    return int((ink & mine[rows]).sum()), int(ink.sum())
+    inked = ink(area, commonest(area))
+    return int((inked & mine[rows]).sum()), int(inked.sum())

@@ -38,6 +38,7 @@ from noru.redact import policy
 from noru.redact.apply import for_agent
 from noru.store import CaptureRecord, NewImage, OcrLine, Reader, Store
 from tests import real_terminals
+from tests.drawn_ink import commonest, ink
 from tests.parts import require
 from tests.real_clients import Client
 from tests.redaction_cases import ALNUM, leaked, pick, planted
@@ -111,10 +112,6 @@ def _stored(
     return stored
 
 
-# A pixel this far from the window's background in a channel is ink.
-INK = 64
-
-
 @dataclass(frozen=True)
 class _Shown:
     """A terminal's window as grabbed, its rows as printed, its cells as it
@@ -130,16 +127,14 @@ class _Shown:
 
     @functools.cached_property
     def left(self) -> Any:
-        """Where ink is left as drawn: pixels off the window's background by
-        ``INK`` in a channel in the picture grabbed, not fill in what agents
-        get."""
+        """Where ink is left as drawn: pixels that are ink in the picture
+        grabbed (``tests.drawn_ink``, against the window's background), not
+        fill in what agents get."""
         import numpy as np
 
-        drawn = np.asarray(self.picture, dtype=np.int16)
-        colours = self.picture.getcolors(1 << 24) or [(0, (255, 255, 255))]
-        paper = np.array(max(colours)[1], dtype=np.int16)
-        ink = (np.abs(drawn - paper) >= INK).any(axis=2)
-        return ink & (np.asarray(self.served) != np.array(FILL)).any(axis=2)
+        drawn = np.asarray(self.picture)
+        inked = ink(drawn, commonest(drawn))
+        return inked & (np.asarray(self.served) != np.array(FILL)).any(axis=2)
 
 
 def _shown(desktop: XServer, opened: Client, home: Path, engine: TesseractEngine) -> _Shown:
