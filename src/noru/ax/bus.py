@@ -147,7 +147,7 @@ class Calls:
     """Method calls on the accessibility bus with at most ``in_flight`` waiting
     for their answers. Past 32 nothing is gained (the application answers
     one call at a time), and an uncapped flood breaks the connection
-    (``bench/ax_read.py --in-flight 100000``: 14 reads of 15 failed). A call
+    (``bench/ax_read.py --in-flight 100000`` shows most reads failing). A call
     past the cap waits its turn in order.
 
     ``call`` hands back a future, not a coroutine: a walk makes thousands of

@@ -343,7 +343,7 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("noru-token", "noru_", BODY, 40, 255),
     # A JWT: header and payload start with ``eyJ`` (base64 of ``{"``). Read
     # in a proportional font, the engine puts a space inside a long token
-    # now and then (measured on Firefox: ``...ODEiLCAib xfD7 boCUP...``): its
+    # now and then (a page in Firefox: ``...ODEiLCAib xfD7 boCUP...``): its
     # parts take single spaces, its signature up to two more pieces; an ``l``,
     # an ``I`` or the ``J`` of ``eyJ`` read as ``|`` is its character.
     rule(
