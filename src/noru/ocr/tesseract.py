@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from noru.errors import OcrError
 from noru.geometry import Rect, clip
+from noru.ocr.band_grids import one_grid
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
 from noru.ocr.cells import read_with_grids
 from noru.ocr.glyphs import Fonts
@@ -161,7 +162,7 @@ class TesseractEngine:
             if not self._apis:
                 raise OcrError("the OCR engine is closed")
             jobs = self._plan(image, regions)
-            results = self._run(jobs)
+            results = one_grid(jobs, self._run(jobs))
             lines = tuple(reading_order(jobs, results))
             if self.second is not None:
                 lines = tuple(self.second.revise(image, lines))

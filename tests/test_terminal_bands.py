@@ -1,0 +1,68 @@
+"""A big terminal is read in bands, one grid: real terminals on a real X
+server, read by the real engine with two threads (``noru.ocr.band_grids``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from noru.capture import Capturer
+from noru.ocr.tesseract import TesseractEngine
+from tests import real_terminals
+from tests.test_terminal_text import as_drawn, window
+from tests.xserver import XServer
+
+pytestmark = pytest.mark.usefixtures("desktop")
+
+WORDS = ["ledger", "batch", "cursor", "shard", "tenant", "offset", "replica", "window", "digest"]
+
+
+def _page() -> list[str]:
+    """A man page's shape: headings at the first column above, then a long
+    body indented by seven, nothing at the first column."""
+    head = ["TAR(1)", "", "NAME", "       tar - an archiving utility", "", "DESCRIPTION"]
+    body = [
+        "       " + " ".join(WORDS[(n + k) % len(WORDS)] for k in range(8 + n % 9)) + f" {n}."
+        for n in range(56)
+    ]
+    return head + body
+
+
+@pytest.fixture
+def engine() -> Iterator[TesseractEngine]:
+    found = TesseractEngine()
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+# Kitty draws its cells from the window's first pixel: in Noto Sans Mono at
+# 12 pt the gaps between glyphs put the cells' edges a pixel before it, so a
+# band with nothing in the first column saw its grid start a cell late.
+@pytest.mark.parametrize(("family", "size"), [("Noto Sans Mono", 12), ("DejaVu Sans Mono", 12)])
+def test_rows_of_a_band_with_nothing_in_the_first_column_keep_their_indent(
+    desktop: XServer, engine: TesseractEngine, family: str, size: int
+) -> None:
+    """The window is big enough to be read in two bands; the lower one shows
+    no ink in the first column, so on its own it cannot tell where the
+    terminal's first column starts: its rows keep their seven spaces."""
+    real_terminals.need("kitty")
+    shown = _page()
+    with (
+        Capturer(display=desktop.display) as capturer,
+        real_terminals.open_terminal(
+            desktop, "kitty", shown, columns=200, rows=64, size=size, font=family, x=20, y=20
+        ) as client,
+    ):
+        image = window(capturer, client)
+    assert image.width * image.height >= 2 * 1_000_000  # read in bands
+    read = [line for line in as_drawn(list(engine.recognise(image).lines)) if line.strip()]
+    wanted = [line for line in shown if line.strip()]
+    indented = [line for line in read if line.startswith(" ")]
+    assert len(indented) >= 40
+    assert all(line.startswith("       ") and line[7] != " " for line in indented), [
+        line for line in indented if not line.startswith("       ") or line[7] == " "
+    ][:5]
+    assert sum(line in wanted for line in read) >= len(wanted) - 2
