@@ -42,6 +42,8 @@ MISSES = {
     "engine-other": 0.89,
     "lost": 0.79,
 }
+# The shapes of box drawing a line across a cell runs into from the side.
+ACROSS = frozenset("─┬┴┼├┤┌┐└┘")
 # A pixel this dark (0-255, dark on white) is a stroke's, where one is
 # looked for crossing a cell's edge.
 STROKE_DARK = 128
@@ -107,6 +109,9 @@ def lines_of(
                 decided[key] = bars(key) or agreed(key)
             shaped = decided[key]
             barred = bars(key) is not None
+            if shaped == "-" and _one_stroke(band, column, bars, cells, ACROSS):
+                # A line's first or last cell, drawn from a pixel or two in.
+                shaped = "─"
             if (
                 (shaped == "-" and _one_stroke(band, column, bars, cells))
                 or (shaped in ("━", "─") and _short_line(band, column, bars))
@@ -157,13 +162,21 @@ def lines_of(
     return lines
 
 
-def _one_stroke(band: Band, column: int, bars: Callable[[bytes], str | None], cells: Cells) -> bool:
-    """Whether the ``-`` in ``column`` runs on, unbroken, into a ``-`` beside
-    it: a font's hyphen that reached its cell's edges would be a line across
-    (``─``), so two that meet are one stroke drawn over two cells."""
+def _one_stroke(
+    band: Band,
+    column: int,
+    bars: Callable[[bytes], str | None],
+    cells: Cells,
+    into: frozenset[str] = frozenset("-"),
+) -> bool:
+    """Whether the ``-`` in ``column`` runs on, unbroken, into a cell beside
+    it whose shape is one of ``into``: a font's hyphen that reached its
+    cell's edges would be a line across (``─``), so two that meet are one
+    stroke drawn over two cells; one that meets a line (``ACROSS``) is
+    that line's end."""
     for beside, edge in ((column + 1, column + 1), (column - 1, column)):
         key = band.keys.get(beside)
-        if key is None or bars(key) != "-":
+        if key is None or bars(key) not in into:
             continue
         x = edge * cells.width
         if 0 < x < band.dark.width:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from noru.ocr.terminal_grid import PHASE_SLACK, Cells, find_cells
-from noru.ocr.terminal_ink import PAPER, lighter_than
+from noru.ocr.terminal_ink import INK, PAPER, darkest, lighter_than
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -22,6 +22,9 @@ __all__ = ["span"]
 # or a frame's edge, is not; its densest line of text still is.
 BACKGROUND_ROW = 0.2
 MIN_RUN = 3
+# Rows not the background this thin, between rows that are, are a line drawn
+# across the terminal (box drawing), in a share of a row.
+THIN_LINE = 0.15
 
 
 def _runs(dark: Image.Image) -> list[tuple[int, int]]:
@@ -58,13 +61,24 @@ def _on_grid(gap: tuple[int, int], top: int, cells: Cells) -> bool:
     return rows >= 1 and min(rest, pitch - rest) <= 1 and min(phase, pitch - phase) <= off
 
 
+def _thin(gap: tuple[int, int], cells: Cells, dark: Image.Image) -> bool:
+    """Whether rows ``gap`` (not the background) are a line drawn across the
+    terminal's rows (a pager's ``───┬───`` under its header, a pane's
+    border), thinner than a share of a row and drawn in ink: its cells are
+    box drawing. A window's faint separator (a menu bar's edge) is none."""
+    start, end = gap
+    if end - start > max(2, round(THIN_LINE * cells.height)):
+        return False
+    return darkest(dark.crop((0, start, dark.width, end))) < 255 - INK
+
+
 def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
     """The pixel rows that are the terminal's, top to bottom, and its grid:
     the longest run of rows showing its background (a title bar, a toolbar
     above it, a frame's edge below it do not), or where that holds only a
     few lines, the longest whose lines repeat; with the runs beside it that
     lie on its grid across rows of another background (a status line, a
-    selection)."""
+    selection), or a line drawn across the rows (box drawing)."""
     runs = _runs(dark)
     if not runs:
         return None
@@ -84,19 +98,28 @@ def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
         return None
     top, bottom = runs[core]
     first, last = core, core
-    while first > 0 and _on_grid((runs[first - 1][1], runs[first][0]), top, cells):
+
+    def joins(gap: tuple[int, int]) -> bool:
+        return _on_grid(gap, top, cells) or _thin(gap, cells, dark)
+
+    while first > 0 and joins((runs[first - 1][1], runs[first][0])):
         first -= 1
-    while last < len(runs) - 1 and _on_grid((runs[last][1], runs[last + 1][0]), top, cells):
+    while last < len(runs) - 1 and joins((runs[last][1], runs[last + 1][0])):
         last += 1
     if (first, last) == (core, core):
         return top, bottom, cells
-    # The rows of another background are whole cells of the terminal: the
-    # grid's rows start where they do (not in the middle of the gap between
-    # two lines of text, a pixel or two off), a whole number of pitches
-    # above the core.
     new_top = runs[first][0]
-    edge = runs[first][1] if first < core else runs[core][1]
-    shift = (edge - new_top) % cells.height
+    gaps = [(runs[i][1], runs[i + 1][0]) for i in range(first, last)]
+    rows_gap = next((gap for gap in gaps if not _thin(gap, cells, dark)), None)
+    if rows_gap is None:
+        # Only lines drawn across the rows between the runs: the core's grid.
+        shift = (top + cells.y - new_top) % cells.height
+    else:
+        # The rows of another background are whole cells of the terminal:
+        # the grid's rows start where they do (not in the middle of the gap
+        # between two lines of text, a pixel or two off), a whole number of
+        # pitches above the core.
+        shift = (rows_gap[0] - new_top) % cells.height
     extended = dark.crop((0, new_top, dark.width, runs[last][1]))
     rows = (extended.height - shift) // cells.height
     grid = Cells(cells.x, shift, cells.width, cells.height, cells.columns, rows)

@@ -211,6 +211,9 @@ def bar(key: bytes, cells: Cells) -> str | None:
     left, top, right, bottom = box
     height = cells.height
     whole = inked.getbbox()
+    joined = junction(inked)
+    if joined is not None:
+        return joined
     if (
         whole is not None
         and whole[1] == 0
@@ -242,6 +245,75 @@ def bar(key: bytes, cells: Cells) -> str | None:
     if right - left >= 0.4 * cells.width and not across and 0.3 * height <= top < 0.65 * height:
         return "-"
     return None
+
+
+# Box drawing's joints by the edges their lines reach: left, right, up, down.
+JOINTS = {
+    (True, True, False, True): "┬",
+    (True, True, True, False): "┴",
+    (True, True, True, True): "┼",
+    (False, True, True, True): "├",
+    (True, False, True, True): "┤",
+    (False, True, False, True): "┌",
+    (True, False, False, True): "┐",
+    (False, True, True, False): "└",
+    (True, False, True, False): "┘",
+}
+
+
+def _run(found: Sequence[int]) -> tuple[int, int] | None:
+    """``found`` (sorted) as one unbroken run ``(first, last)``, else None."""
+    if not found or found[-1] - found[0] != len(found) - 1:
+        return None
+    return found[0], found[-1]
+
+
+def junction(inked: Image.Image) -> str | None:
+    """A cell whose ink is a line across it meeting a line down it, as
+    terminals draw box drawing's joints (a pager's ``───┬───``, tmux's
+    ``├``, systemctl's ``└─``): which edges its lines reach says which
+    joint. Its ink must be those two thin lines alone, each reaching its
+    edges through the cell's middle; None for any other cell (a ``+`` or a
+    ``T`` reaches no edge, an ``L`` not two)."""
+    width, height = inked.size
+    px = inked.load()
+    assert px is not None
+    rows = {
+        side: [y for y in range(height) if px[x, y]] for side, x in (("l", 0), ("r", width - 1))
+    }
+    columns = {
+        side: [x for x in range(width) if px[x, y]] for side, y in (("u", 0), ("d", height - 1))
+    }
+    arms = (bool(rows["l"]), bool(rows["r"]), bool(columns["u"]), bool(columns["d"]))
+    char = JOINTS.get(arms)
+    if char is None:
+        return None
+    across = _run(sorted(set(rows["l"]) | set(rows["r"])))
+    down = _run(sorted(set(columns["u"]) | set(columns["d"])))
+    if across is None or down is None:
+        return None
+    (top, bottom), (left, right) = across, down
+    if bottom - top + 1 > max(4, height // 4) or right - left + 1 > max(3, width // 3):
+        return None
+    if not (0.2 * height <= top and bottom < 0.8 * height and 0.2 * width <= left < 0.8 * width):
+        return None
+    # Each arm unbroken from its edge to the other line, and no ink elsewhere.
+    for x in range(width):
+        for y in range(height):
+            on_across, on_down = top <= y <= bottom, left <= x <= right
+            if px[x, y] and not (on_across or on_down):
+                return None
+    reach = (
+        (arms[0], [(x, top, bottom) for x in range(0, left)]),
+        (arms[1], [(x, top, bottom) for x in range(right + 1, width)]),
+    )
+    for wanted, spans in reach:
+        if wanted and not all(any(px[x, y] for y in range(a, b + 1)) for x, a, b in spans):
+            return None
+    for wanted, ys in ((arms[2], range(0, top)), (arms[3], range(bottom + 1, height))):
+        if wanted and not all(any(px[x, y] for x in range(left, right + 1)) for y in ys):
+            return None
+    return char
 
 
 def inked_columns(band: Image.Image, cells: Cells) -> list[int]:

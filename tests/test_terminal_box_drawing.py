@@ -1,0 +1,69 @@
+"""Box drawing a terminal draws across its rows is part of its grid: real
+terminals on a real X server, read by the real engine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from noru.capture import Capturer
+from noru.ocr.tesseract import TesseractEngine
+from tests import real_terminals
+from tests.test_terminal_text import as_drawn, window
+from tests.xserver import XServer
+
+pytestmark = pytest.mark.usefixtures("desktop")
+
+
+def _pager(width: int) -> list[str]:
+    """What ``bat`` shows: a header between lines drawn across the rows, a
+    joint where the gutter's line meets them, numbered lines below."""
+    code = [
+        "fn lookup(input: &str) -> Result<Item, Error> {",
+        "    let total: u64 = items.iter().map(|x| x.size).sum();",
+        "    match shard { Some(x) => x, None => return Err(e) }",
+        "    std::collections::HashMap::<String, Item>::new()",
+        "}",
+    ]
+    return [
+        "─" * 7 + "┬" + "─" * (width - 8),
+        "       │ File: src/lookup.rs",
+        "─" * 7 + "┼" + "─" * (width - 8),
+        *(f"{n:>6} │ {line}" for n, line in enumerate(code, start=41)),
+        "─" * 7 + "┴" + "─" * (width - 8),
+    ]
+
+
+@pytest.fixture
+def engine() -> Iterator[TesseractEngine]:
+    found = TesseractEngine()
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+@pytest.mark.parametrize(
+    ("terminal", "family", "size"),
+    [("urxvt", "Noto Mono", 12), ("st", "Hack", 11)],
+)
+def test_a_pager_s_header_between_lines_across_the_rows_is_read_on_the_grid(
+    desktop: XServer, engine: TesseractEngine, terminal: real_terminals.Terminal, family: str,
+    size: int,
+) -> None:  # fmt: skip
+    """The lines across the rows part the terminal's background into runs:
+    the header above them is still the grid's rows, the lines are rows of
+    box drawing (their joints told by the edges their strokes reach) and
+    the gutter's ``│`` is no letter."""
+    real_terminals.need(terminal)
+    shown = _pager(79)
+    with (
+        Capturer(display=desktop.display) as capturer,
+        real_terminals.open_terminal(
+            desktop, terminal, shown, columns=80, rows=12, size=size, font=family, x=20, y=20
+        ) as client,
+    ):
+        image = window(capturer, client)
+    read = [line for line in as_drawn(list(engine.recognise(image).lines)) if line.strip()]
+    assert read == shown
