@@ -9,7 +9,7 @@ in turn (after 3 warm-ups), so that both see the same machine:
    the served image's path alone, as in observe_vs_pipeline's pair), timed
    by the client from the request line written to the answer line parsed;
 2. the same work in this process, stage by stage, with the functions the app
-   and `noru mcp` call, in the app's order (noru.app.App._take):
+   and `noru mcp` call, in the app's order (noru.app.core.App._take):
 
    grab        Capturer.grab_display(1): RandR and window facts, mss, the
                pixels as a PNG's rows (X11: packed from mss's shared memory)

@@ -71,9 +71,9 @@ def record(home: Path, capture_id: str) -> CaptureRecord:
     return found
 
 
-def hello(engine: str = "tesseract 5") -> bytes:
+def hello(engine: str = "tesseract", version: str = "5") -> bytes:
     """The child's first line, as a child of this version says it."""
-    return codec.encode(Ready(engine, __version__))
+    return codec.encode(Ready(engine, version, __version__))
 
 
 class _Jobs(io.BytesIO):

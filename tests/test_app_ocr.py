@@ -267,6 +267,36 @@ def test_an_unknown_engine_leaves_captures_pending_and_says_why(
 # --- the text's state is true: "pending" only while something is reading it -----------
 
 
+def _maps(pid: int) -> str:
+    """What ``pid`` has mapped (its libraries among them); "" once it ended."""
+    try:
+        return Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return ""
+
+
+def test_the_app_names_its_engine_as_the_ocr_process_said_and_never_loads_it(
+    home: Path, desktop: XServer, tmp_path: Path, session: MemoryClient
+) -> None:
+    """Tesseract's library is loaded in the OCR process only (in the app it
+    would stay for the app's whole life); the status names its version, as
+    the OCR process said it in its hello."""
+    from tests.ocr_pipe import ocr_children
+
+    def status() -> str:
+        text: str = session.call("get_status")["result"]["content"][0]["text"]
+        return text
+
+    with running_app(home, desktop.env, tmp_path / "app.log") as app:
+        wait_until(  # the app starts one at its own start, for an agent's first look
+            lambda: any("libtesseract" in _maps(c) for c in ocr_children(app.proc.pid)),
+            "the OCR process's engine loaded",
+        )
+        named = re.compile(r"OCR engine: tesseract \d+\.\d+")
+        wait_until(lambda: named.search(status()) is not None, "the engine's version")
+        assert "libtesseract" not in _maps(app.proc.pid)
+
+
 def test_without_an_app_an_unread_import_is_not_called_pending_and_asks_no_retry(
     home: Path, tmp_path: Path, session: MemoryClient
 ) -> None:

@@ -331,11 +331,11 @@ def test_the_walk_of_observe_screen_names_only_what_exists() -> None:
 
 
 def test_the_walk_check_tells_a_name_that_is_gone() -> None:
-    assert unfound("noru.app.App.handle") is None
+    assert unfound("noru.app.core.App.handle") is None
     assert unfound("noru.imaging.png.png_of_rows") is None
     assert unfound("noru.capture.x11_pixels") is None
     assert unfound("noru.store.reader.Reader.get") is None  # inherited
     assert unfound("noru.capture.nowhere") == "noru.capture defines no nowhere"
     assert unfound("noru.nowhere.at_all") == "noru defines no nowhere"
-    assert unfound("noru.app.App.gone") == "noru.app.App defines no gone"
+    assert unfound("noru.app.core.App.gone") == "noru.app.core.App defines no gone"
     assert unfound("noru.store.writer.Store.add_capture.inner") is not None

@@ -105,7 +105,8 @@ def test_bytes_that_do_not_match_the_served_images_are_malformed(data: bytes, wh
 @pytest.mark.parametrize("size", ["-1", "true", '"3"'], ids=["negative", "a boolean", "a string"])
 def test_a_served_image_of_no_honest_size_is_malformed(size: str) -> None:
     line = (
-        '{"noru": 4, "reply": "delivered", "id": "capture_2026-08-12_141502", "served": '
+        f'{{"noru": {appwire.PROTOCOL}, "reply": "delivered", "id": "capture_2026-08-12_141502", '
+        '"served": '
         f'[{{"png_bytes": {size}, "width": 1, "height": 1, "downscaled_from": null}}]}}\n'
     ).encode()
     assert appwire.blob_length(line) == 0
@@ -118,13 +119,31 @@ def test_a_served_image_of_no_honest_size_is_malformed(size: str) -> None:
     [
         (b"not json\n", "not JSON"),
         (b"[1]\n", "not a JSON object"),
-        (b'{"noru": 4}\n', "no `request` name"),
-        (b'{"noru": 4, "request": "format_disk"}\n', "unknown format_disk request"),
-        (b'{"noru": 4, "request": "capture", "mode": "everything"}\n', "`mode` must be one of"),
-        (b'{"noru": 4, "request": "capture", "display": true}\n', "`display` must be a number"),
-        (b'{"noru": 4, "request": "capture", "region": [1, 2]}\n', "`region` must be"),
-        (b'{"noru": 4, "request": "latest", "text_only": "yes"}\n', "`text_only` has the wrong"),
-        (b'{"noru": 4, "reply": "pong", "app_version": "1"}\n', "no `request` name"),
+        (b'{"noru": %d}\n' % appwire.PROTOCOL, "no `request` name"),
+        (
+            b'{"noru": %d, "request": "format_disk"}\n' % appwire.PROTOCOL,
+            "unknown format_disk request",
+        ),
+        (
+            b'{"noru": %d, "request": "capture", "mode": "everything"}\n' % appwire.PROTOCOL,
+            "`mode` must be one of",
+        ),
+        (
+            b'{"noru": %d, "request": "capture", "display": true}\n' % appwire.PROTOCOL,
+            "`display` must be a number",
+        ),
+        (
+            b'{"noru": %d, "request": "capture", "region": [1, 2]}\n' % appwire.PROTOCOL,
+            "`region` must be",
+        ),
+        (
+            b'{"noru": %d, "request": "latest", "text_only": "yes"}\n' % appwire.PROTOCOL,
+            "`text_only` has the wrong",
+        ),
+        (
+            b'{"noru": %d, "reply": "pong", "app_version": "1"}\n' % appwire.PROTOCOL,
+            "no `request` name",
+        ),
     ],
 )
 def test_a_malformed_request_is_refused_with_what_is_wrong(line: bytes, why: str) -> None:
@@ -139,12 +158,14 @@ def test_a_malformed_request_is_refused_with_what_is_wrong(line: bytes, why: str
         b'{"noru": 1, "request": "ping"}\n',
         b'{"noru": 2, "request": "ping"}\n',
         b'{"noru": 3, "request": "ping"}\n',
+        b'{"noru": 4, "request": "ping"}\n',
     ],
     ids=[
         "the first protocol",
         "version 1",
         "version 2 (images in base64)",
         "version 3 (no menu in the status)",
+        "version 4 (the OCR child's hello without its version)",
     ],
 )
 def test_a_request_of_another_version_is_a_mismatch_not_a_guess(line: bytes) -> None:
@@ -252,7 +273,7 @@ def test_the_real_app_answers_another_version_and_nonsense_in_words(
         assert _raw(home, b'{"op": "observe", "args": {}}\n') == appwire.Mismatch(
             protocol=appwire.PROTOCOL, app_version=__version__
         )
-        failed = _raw(home, b'{"noru": 4, "request": "format_disk"}\n')
+        failed = _raw(home, b'{"noru": %d, "request": "format_disk"}\n' % appwire.PROTOCOL)
         assert failed == appwire.Failed("malformed request: unknown format_disk request")
         assert appwire.AppClient(home).expect(appwire.Ping(), appwire.Pong) == appwire.Pong(
             __version__

@@ -17,7 +17,7 @@ ROWS = imaging.Scanlines(bytes(range(7)) * 2, (2, 2), "RGB")
 LINE = OcrLine("Total: 4,096", (10, 20, 300, 18), 0.9375, 12)
 
 ANSWERS: list[PipeReply | appwire.Mismatch] = [
-    Ready("tesseract 5.5.4", __version__),
+    Ready("tesseract", "5.5.4", __version__),
     Recognised("tesseract+glyphs", "5.5.4", ((LINE,), ())),
     Unreadable("the image file is damaged"),
     Fatal("the RapidOCR models are missing"),

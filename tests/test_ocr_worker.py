@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from noru import __version__, imaging
+from noru import __version__, imaging, ocr
 from noru.app.ocr_worker import ChildProcess, EngineSetting, OcrWorker, spawn_child
 from noru.app.writer import Writer
-from noru.appwire import PROTOCOL, Mismatch, Pong, codec
+from noru.appwire import PROTOCOL, Mismatch, OcrState, Pong, codec
 from noru.appwire.ocr_pipe import Fatal, Recognised, Unreadable
 from noru.config import Config
-from noru.ocr.base import OcrLine
+from noru.ocr.base import EngineStatus, OcrLine
 from tests.app_process import wait_until
 from tests.ocr_pipe import (
     MemoryChild,
@@ -239,7 +239,7 @@ def test_a_changed_engine_setting_replaces_the_child_before_the_next_job(
 ) -> None:
     config = [Config()]
     first = MemoryChild([hello(), codec.encode(READ)])
-    second = MemoryChild([hello("rapidocr 3"), codec.encode(replace(READ, engine="rapidocr"))])
+    second = MemoryChild([hello("rapidocr", "3"), codec.encode(replace(READ, engine="rapidocr"))])
     worked = work(first, second, settings=lambda: config[0])
     spawn = worked.worker.spawn
     assert isinstance(spawn, MemorySpawn)
@@ -263,6 +263,42 @@ def test_an_engine_that_cannot_run_leaves_captures_pending_and_says_why(
     assert record(home, capture_id).ocr_state == "pending"
     state = worked.worker.state()
     assert not state.available and "unknown OCR engine 'nonsense'" in (state.problem or "")
+
+
+def test_the_status_names_the_version_the_engines_child_said(
+    home: Path, work: Callable[..., Worked]
+) -> None:
+    """The app learns its engine's version from the child's hello: it never
+    loads the engine's library itself (tesserocr would stay in the app)."""
+    worked = work(MemoryChild([hello("tesseract", "5.9.1")]))
+    worked.worker.start()
+    wait_until(lambda: worked.worker.state().version is not None, "the child's hello")
+    assert worked.worker.state() == OcrState(True, "tesseract", "5.9.1")
+
+
+def test_an_engine_its_child_cannot_start_leaves_captures_pending_and_says_why(
+    home: Path, tmp_path: Path, work: Callable[..., Worked], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine Noru knows that is not installed: its child says so as it
+    starts, the engine's own probe says why, and no other child is started
+    for it while it stays so (a second would fail the test: MemorySpawn)."""
+    monkeypatch.setattr(ocr, "_REGISTRY", dict(ocr._REGISTRY))
+
+    def missing(tessdata: Path | None) -> EngineStatus:
+        return EngineStatus("absent", False, problem="absent is not installed: pip install absent")
+
+    ocr.register_engine("absent", factory=lambda *_: None, probe=missing)  # type: ignore[arg-type]
+    capture_id = pending_capture(home, tmp_path, "quarterly ledger")
+    child = MemoryChild([codec.encode(Fatal("absent is not installed"))])
+    worked = work(child, settings=lambda: Config(ocr_engine="absent"))
+    worked.worker.start()
+    worked.wait(capture_id)
+    assert record(home, capture_id).ocr_state == "pending"
+    assert worked.worker.state() == OcrState(
+        False, "absent", problem="absent is not installed: pip install absent"
+    )
+    second = worked.read(pending_capture(home, tmp_path, "bravo ledger"))
+    assert record(home, second).ocr_state == "pending"
 
 
 # --- with the real child process ------------------------------------------------

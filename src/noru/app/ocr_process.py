@@ -126,7 +126,7 @@ def main() -> int:
     except Exception as exc:
         _say(out, Fatal(str(exc)[:REASON_LIMIT]))
         return 1
-    _say(out, Ready(f"{engine.name} {engine.version}", __version__))
+    _say(out, Ready(engine.name, engine.version, __version__))
     stdin = sys.stdin.buffer
     worked = False  # whether a job ran since the last trim
     while True:

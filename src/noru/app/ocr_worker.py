@@ -36,6 +36,12 @@ can end does:
   running app): it is stopped, captures stay pending, and the app's status
   says to restart the app; so does an engine that is not available, until
   the configuration names one that is.
+
+What the app knows of its engine comes from the child: its version from the
+child's hello, and that it cannot run from a child that did not start (only
+then is ``noru.ocr.describe`` asked why). The app itself never loads an
+engine's library: Tesseract's (tesserocr, libtesseract, leptonica) would
+stay mapped in the app for its whole life, the child's gone or not.
 """
 
 from __future__ import annotations
@@ -150,7 +156,7 @@ class _Child:
             if isinstance(hello, Fatal):
                 raise OcrError(hello.reason or "the OCR engine did not start")
             raise _Garbled(f"the OCR process began with {type(hello).__name__}, not its hello")
-        self.label = hello.engine
+        self.version = hello.version  # the engine's, as its child said it
 
     def _read(self) -> appwire.ocr_pipe.PipeReply:
         assert self.proc.stdout is not None
@@ -224,7 +230,8 @@ class OcrWorker:
         self.on_settled = on_settled
         self.spawn = spawn
         self._child: _Child | None = None
-        self._engines: dict[str, tuple[str | None, None]] = {}  # those that run: their versions
+        self._versions: dict[str, str] = {}  # engines a child ran: their versions
+        self._problems: dict[str, str] = {}  # engines a child could not start: why
         self._stale: str | None = None  # why no child of this app can run any more
         self._said: str | None = None  # the last reason it could not run, as logged
         self.engine = EngineSetting.of(settings())
@@ -239,27 +246,33 @@ class OcrWorker:
         self._looked: float | None = None  # when the latest awaited job was read
         self._thread = threading.Thread(target=self._run, name="noru-ocr", daemon=True)
 
-    def _describe(self, name: str) -> tuple[str | None, str | None]:
-        """The engine's version, or why it cannot run (an engine that runs is
-        asked once; one that does not, again each time: it may be installed)."""
-        if name in self._engines:
-            return self._engines[name]
-        from noru.ocr import describe
+    def _problem(self, name: str) -> str | None:
+        """Why engine ``name`` cannot run here, or None. Its child tells: an
+        engine ``noru.ocr`` knows is taken to run until a child of it did
+        not start, and then ``noru.ocr.describe`` says why, asked again each
+        time (it may have been installed since). The app does not ask it
+        first: for Tesseract that loads tesserocr and its libraries into the
+        app, which reads no text itself; the engine's version comes with its
+        child's hello. A name no engine has is told at once."""
+        from noru import ocr
 
-        status = describe(name)
-        if not status.available:
-            return None, status.problem or f"{name} is unavailable"
-        self._engines[name] = (status.version, None)
-        return self._engines[name]
+        if name in ocr.registered_engines() and name not in self._problems:
+            return None
+        status = ocr.describe(name)
+        if status.available:
+            self._problems.pop(name, None)
+            return None
+        self._problems[name] = problem = status.problem or f"{name} is unavailable"
+        return problem
 
     def state(self) -> appwire.OcrState:
-        """The engine the configuration names now, and whether it runs."""
+        """The engine the configuration names now, and whether it runs (its
+        version once a child of it has started)."""
         name = EngineSetting.of(self.settings()).name
-        version, problem = self._describe(name)
-        problem = self._stale or problem
+        problem = self._stale or self._problem(name)
         if problem is not None:
             return appwire.OcrState(False, name, problem=problem)
-        return appwire.OcrState(True, name, version)
+        return appwire.OcrState(True, name, self._versions.get(name))
 
     @property
     def available(self) -> bool:
@@ -379,20 +392,30 @@ class OcrWorker:
         if self._child is not None:
             self._child.stop()
             self._child = None
-        problem = self._stale or self._describe(wanted.name)[1]
-        if problem is not None:
-            if problem != self._said:
-                log.warning("OCR unavailable: %s", problem)
-            self._said = problem
-            raise _Unavailable(problem)
-        self._said = None
+        self._refuse(self._stale or self._problem(wanted.name))
         self.engine = wanted
         try:
             self._child = _Child(self.spawn(wanted, self.home), wanted)
         except _Stale as exc:  # its hello was of another protocol
             self._stale = str(exc)
             raise
+        except OcrError as exc:  # it did not start: is its engine one that cannot run here?
+            self._problems[wanted.name] = str(exc)
+            self._refuse(self._problem(wanted.name))
+            raise  # it can: the child failed otherwise, and the job fails with why
+        self._versions[wanted.name] = self._child.version
         return self._child
+
+    def _refuse(self, problem: str | None) -> None:
+        """With a ``problem``, the engine cannot run: ``_Unavailable`` (said
+        in the log once, not at every job)."""
+        if problem is None:
+            self._said = None
+            return
+        if problem != self._said:
+            log.warning("OCR unavailable: %s", problem)
+        self._said = problem
+        raise _Unavailable(problem)
 
     def _ask(self, capture_id: str, pixels: Sequence[imaging.Scanlines]) -> Recognised | Unreadable:
         """The child's answer for one capture. A child that ended before it
@@ -438,7 +461,7 @@ class OcrWorker:
             self.writer.call(text.save)
             return
         reason = answer.reason
-        engine, version = self.engine.name, self._describe(self.engine.name)[0]
+        engine, version = self.engine.name, self._versions.get(self.engine.name)
 
         def fail(store: Store) -> bool:
             return store.set_ocr(capture_id, engine=engine, version=version, error=reason)

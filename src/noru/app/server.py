@@ -27,7 +27,7 @@ from noru.errors import Busy, CaptureError, EditRefused, NoruError, Refusal
 from noru.paths import socket_path
 
 if TYPE_CHECKING:
-    from noru.app import App
+    from noru.app.core import App
 
 __all__ = ["AlreadyRunning", "run_app"]
 
@@ -127,7 +127,7 @@ def _take_lock(home: Path) -> int:
 
 def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     """Run until SIGTERM/SIGINT; returns the exit status."""
-    from noru.app import App
+    from noru.app.core import App
     from noru.app.hotkey import Hotkey
     from noru.app.memory import tune_malloc
     from noru.panel.item import Panel, console_command

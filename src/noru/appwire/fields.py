@@ -231,7 +231,9 @@ def build(name: str, data: dict[str, Any], take: Take) -> Message:
         )
     if name == "ready:reply":
         return pipe.Ready(
-            engine=_text_of(data, "engine"), app_version=_text_of(data, "app_version")
+            engine=_text_of(data, "engine"),
+            version=_text_of(data, "version"),
+            app_version=_text_of(data, "app_version"),
         )
     if name == "recognised:reply":
         return pipe.Recognised(

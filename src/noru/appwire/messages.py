@@ -45,7 +45,9 @@ __all__ = [
 ]
 
 #: The app protocol's version; bump it whenever a request or reply changes.
-PROTOCOL = 4  # 3: served images as raw bytes after the reply line; 4: the app's session
+# 3: served images as raw bytes after the reply line; 4: the app's session;
+# 5: the OCR child's hello names its engine's version apart.
+PROTOCOL = 5
 # and its menu in the status
 MAX_REQUEST = 1024 * 1024
 MAX_REPLY = 64 * 1024 * 1024  # a 3-display bundle of PNGs fits easily

@@ -47,9 +47,12 @@ class Recognise:
 
 @dataclass(frozen=True)
 class Ready:
-    """The child's hello: its engine has started and is warm."""
+    """The child's hello: its engine has started and is warm. The app's
+    status names the engine's version from it, so that the app never loads
+    the engine's library (tesserocr) only to learn it."""
 
-    engine: str  # its name and version, as the app's status shows them
+    engine: str  # its name
+    version: str  # of the engine's own library or wheel
     app_version: str
 
 

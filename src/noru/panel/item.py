@@ -59,7 +59,7 @@ LOOK_SHOWN = 5.0  # seconds the icon says an agent looked
 
 
 class Capturing(Protocol):
-    """What the menu needs of the app (``noru.app.App``)."""
+    """What the menu needs of the app (``noru.app.core.App``)."""
 
     home: Path
 
