@@ -130,8 +130,10 @@ def chrome(text: str, optional: Sequence[str]) -> bool:
     if text.rstrip() in {line.rstrip() for line in optional}:
         return True
     words = {t.strip(_PUNCTUATION) for line in optional for t in tokens(line)}
-    found = [t.strip(_PUNCTUATION) for t in tokens(text)]
-    return bool(words) and bool(found) and all(t in words for t in found if t)
+    # A line of marks alone (a compiler's ``~~~~`` under the code it points
+    # at) has no word of the chrome's: it is text.
+    found = [t for t in (t.strip(_PUNCTUATION) for t in tokens(text)) if t]
+    return bool(words) and bool(found) and all(t in words for t in found)
 
 
 def score(truth: Sequence[str], optional: Sequence[str], reading: Sequence[str]) -> Score:

@@ -161,6 +161,9 @@ def test_a_reading_is_scored_case_sensitively_and_the_chrome_is_not_held_against
     assert scored.errors == 2 + 4 + 8
     assert not scored.passed
     assert score(truth, [], [t for t in truth if t]).passed
+    # Marks alone, such as a compiler's tildes, are text, not a word of the chrome's.
+    tildes = score(["x = f(a)", "    ~~~~"], ["File Edit View"], ["x = f(a)", "    ~~~~"])
+    assert tildes.exact_lines == 2 and tildes.errors == 0
 
 
 # --- Noru against the engines alone, on real terminals --------------------------------
