@@ -136,11 +136,12 @@ def real(
         raise SystemExit("--dump is for the training part only: held-out misses are not looked at")
     import tempfile
 
+    from tests.page_layout import layouts
     from tests.xserver import running_xserver
 
     from noru.capture import Capturer
     from noru.ocr.tesseract import TesseractEngine
-    from redact_pixels import held, ink_of, layouts, shown_and_seen
+    from redact_pixels import held, ink_of, shown_and_seen
     from redact_real import SHOWN
 
     engine = TesseractEngine()

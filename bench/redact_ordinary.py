@@ -20,7 +20,8 @@ tabs expanded, cut to the width, shown by ``--shown`` of the real
 terminals of bench/redact_real.py in turn (xterm bitmap, Xft 9 and Xft 10
 dark, rxvt-unicode, st, kitty) on a private Xvfb, grabbed by Noru's
 capturer and read by its Tesseract engine as that bench does, then
-searched by noru.redact.find_lines. The screens marked ``[held out]``
+searched by noru.redact.find_lines, and served as agents get them
+(``for_agent``: the pixels it fills). The screens marked ``[held out]``
 were added with issue 37's rules, chosen before those rules were run on
 them and not tuned on after; their total is printed apart. ``--text``
 measures the text as shown only (no terminal, no OCR): fast, and what the
@@ -28,7 +29,10 @@ rules do alone. Printed per screen kind: the tokens
 read, those a finding covers and their share, and how many the findings
 in the text itself cover (before OCR); in total, and over the screens
 chosen blind (a kind marked * was chosen after a scan of its text had
-found something); then every redacted span, its kind and the line it was
+found something); the pixels filled as agents get the screens, of all
+the windows' (an unsure line beside a key-like word is filled whole, a
+span's box reaches past its text: area, not tokens, shows what they
+cost); then every redacted span, its kind and the line it was
 read in, to judge by eye (an example key a doc prints is content, not a
 false positive), and what was found in the text itself.
 
@@ -55,7 +59,9 @@ from tests.xserver import running_xserver  # noqa: E402
 from noru.capture import Capturer  # noqa: E402
 from noru.ocr.tesseract import TesseractEngine  # noqa: E402
 from noru.redact import Finding, find_lines  # noqa: E402
+from noru.redact.apply import for_agent  # noqa: E402
 from redact_real import SHOWN, _tokens  # noqa: E402
+from redact_unsure import POLICY, _area, _record  # noqa: E402
 
 ROWS = 48  # of output on a terminal screen
 WIDTH = 149  # SHOWN's terminals are 150 columns; a line must be shorter
@@ -306,6 +312,7 @@ def main() -> None:
     redacted: list[tuple[str, str, str, str]] = []  # screen/client, kind, span, line
     in_text: list[tuple[str, str, str, str]] = []  # the same in the text, before OCR
     shown = 0
+    area = [0, 0]  # pixels filled as agents get the screens (``for_agent``), of all
     with (
         tempfile.TemporaryDirectory(prefix="noru-redact-ordinary-") as tmp,
         running_xserver(Path(tmp), width=2560, height=1600) as server,
@@ -341,8 +348,12 @@ def main() -> None:
                 with opened as client:
                     client.bring_under_pointer()
                     (grab,) = capturer.grab_window("pointer")
-                read = [line.text for line in engine.recognise(grab.image).lines]
+                lines_read = engine.recognise(grab.image).lines
+                read = [line.text for line in lines_read]
                 found = find_lines(read)
+                served = for_agent(_record(tuple(lines_read), grab.image.size), POLICY)
+                area[0] += _area(list(served.boxes[0]), grab.image.size)
+                area[1] += grab.image.width * grab.image.height
                 for i, begin, end in _tokens(read):
                     count[0] += 1
                     count[1] += _covers(found[i], begin, end)
@@ -360,6 +371,8 @@ def main() -> None:
     for name, (tokens, covered, before) in [*counts.items(), *totals.items()]:
         line = f"{name:32} {tokens:7} {covered:8} {covered / max(1, tokens):7.2%} {before:7}"
         print(line + ("   (goal <= 0.5 %)" if name in totals else ""))
+    share = area[0] / max(1, area[1])
+    print(f"\nfilled as agents get them: {area[0]:,} of {area[1]:,} pixels ({share:.4%})")
     print(f"\nevery redacted span as read ({len(redacted)}):")
     for where, kind, span, line in redacted:
         print(f"  {where}: {kind}: {span!r}\n      in: {line}")

@@ -12,9 +12,8 @@ from the program that drew it, never from what the engine found:
   manager (``Client.cell``) and its rows (``Client.lines``), each character
   its cells (two for a wide one);
 - a page: the browser's own layout, each character's DOM Range client rect,
-  which the page posts once drawn (tests/real_clients.py's ``layout``), put
-  in the window by where the viewport is (the window's bottom, centred
-  across it: Chromium draws a border round its frame).
+  which the page posts once drawn, put in the window by where the viewport
+  is (tests/page_layout.py).
 
 A value's ink: the pixels of its characters' boxes in the image as grabbed
 that differ from the background (the commonest colour of the boxes' area)
@@ -30,19 +29,15 @@ printed for each value whose pixels are not all filled.
 
 from __future__ import annotations
 
-import json
-import queue
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from PIL import Image
 from tests.drawn_ink import commonest, ink
+from tests.page_layout import Layouts
+from tests.page_layout import drawn as page_drawn
 from tests.real_clients import Client
 from tests.served_terminal import stored_and_seen
 from tests.terminal_shown import cell_width
@@ -58,47 +53,6 @@ from redact_real import Opener
 
 PAGES = ("firefox", "chromium")
 MARGIN = 4  # rows above and below a line's boxes where its ink would show they are off
-
-
-class Layouts:
-    """A loopback HTTP server the pages post their layout to."""
-
-    def __init__(self) -> None:
-        got: queue.Queue[dict[str, Any]] = queue.Queue()
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                size = int(self.headers.get("Content-Length", "0"))
-                got.put(json.loads(self.rfile.read(size)))
-                self.send_response(204)
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-        self.got = got
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/layout"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def take(self, timeout: float = 30.0) -> dict[str, Any]:
-        return self.got.get(timeout=timeout)
-
-    def clear(self) -> None:
-        while not self.got.empty():
-            self.got.get_nowait()
-
-
-@contextmanager
-def layouts() -> Iterator[Layouts]:
-    served = Layouts()
-    served.thread.start()
-    try:
-        yield served
-    finally:
-        served.server.shutdown()
-        served.server.server_close()
-        served.thread.join()
 
 
 @dataclass(frozen=True)
@@ -144,33 +98,6 @@ def _terminal(client: Client, lines: Sequence[str]) -> dict[str, list[Rect]]:
     return drawn
 
 
-def _page(client: Client, layout: dict[str, Any]) -> dict[str, list[Rect]]:
-    """Each line's characters' boxes as the browser laid them out, in the window."""
-    if layout["ratio"] != 1:
-        raise RuntimeError(f"a page at {layout['ratio']} device pixels a CSS pixel")
-    # The viewport is at the window's bottom, centred across it: the
-    # toolbars above it, and the border Chromium draws round its own frame
-    # (none in Firefox's) on the other three sides. The page posts its
-    # layout before the window is moved, so Firefox's ``mozInnerScreenX/Y``
-    # do not say where it is.
-    _, _, w, h = client.rect
-    inner_w, inner_h = layout["inner"]
-    dx = (w - inner_w) // 2
-    dy = h - inner_h - dx
-    drawn = {}
-    for line in layout["lines"]:
-        drawn[line["text"]] = [
-            _pixels(a + dx, b + dy, c + dx, d + dy) for a, b, c, d in line["chars"]
-        ]
-    return drawn
-
-
-def _pixels(left: float, top: float, right: float, bottom: float) -> Rect:
-    """The pixels a rect of CSS pixels touches (one device pixel each)."""
-    x, y = int(np.floor(left)), int(np.floor(top))
-    return (x, y, int(np.ceil(right)) - x, int(np.ceil(bottom)) - y)
-
-
 def shown_and_seen(
     server: XServer,
     capturer: Capturer,
@@ -187,7 +114,9 @@ def shown_and_seen(
     with opener(server, lines, layout=pages.url) as client:
         client.bring_under_pointer()
         (grab,) = capturer.grab_window("pointer")
-        drawn = _page(client, pages.take()) if client.kind in PAGES else _terminal(client, lines)
+        drawn = (
+            page_drawn(client, pages.take()) if client.kind in PAGES else _terminal(client, lines)
+        )
     stored, seen, (picture,) = stored_and_seen(home, engine, [grab])
     ((*boxes,),) = seen.boxes
     mask = fill(Image.new("RGB", picture.size, (255, 255, 255)), boxes)
