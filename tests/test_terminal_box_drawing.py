@@ -67,3 +67,34 @@ def test_a_pager_s_header_between_lines_across_the_rows_is_read_on_the_grid(
         image = window(capturer, client)
     read = [line for line in as_drawn(list(engine.recognise(image).lines)) if line.strip()]
     assert read == shown
+
+
+@pytest.mark.parametrize(
+    ("terminal", "family", "size"),
+    [("kitty", "DejaVu Sans Mono", 9), ("kitty", "Noto Sans Mono", 10), ("kitty", "Hack", 14)],
+)
+def test_a_short_screen_of_progress_bars_is_read_on_its_grid(
+    desktop: XServer, engine: TesseractEngine, terminal: real_terminals.Terminal, family: str,
+    size: int,
+) -> None:  # fmt: skip
+    """pip's progress bars are lines drawn across cells: they fill the gaps
+    between the cells they cross, and on a screen of a few lines left too
+    few for the grid's advance (the screen went to the engine's layout,
+    the bars read as ``—ouo@oi i —``)."""
+    real_terminals.need(terminal)
+    bar = "━" * 30
+    shown = [
+        "$ pip install requests",
+        f"  {bar} 1.2/1.2 MB",
+        f"  {bar} 3.4/3.4 MB",
+        f"  {bar} 880.1/880.1 kB",
+    ]
+    with (
+        Capturer(display=desktop.display) as capturer,
+        real_terminals.open_terminal(
+            desktop, terminal, shown, columns=80, rows=6, size=size, font=family, x=20, y=20
+        ) as client,
+    ):
+        image = window(capturer, client)
+    read = [line for line in as_drawn(list(engine.recognise(image).lines)) if line.strip()]
+    assert read == shown

@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 __all__ = ["BAR", "PHASE_SLACK", "Cells", "find_cells"]
 
+# Ink unbroken along a pixel row for this many rows' heights is a line drawn
+# across cells, no glyph's.
+LINE_CELLS = 3
+
 # Row pitches and column advances looked for, in pixels (terminal fonts from
 # 6 pt to HiDPI 2x at 16 pt).
 ROW_PITCH = (8, 72)
@@ -224,6 +228,12 @@ def find_cells(dark: Image.Image) -> Cells | None:
         few = _by_baselines(rows_profile, runs, than=found[0])
         found = few or _halved(crossings, runs, found)
     height, y = found
+    lined = _without_lines(plain, LINE_CELLS * height)
+    if lined is not plain:
+        text = [
+            0 if bar else value
+            for value, bar in zip(_profile(lined, rows=False), bars, strict=True)
+        ]
     low = max(ADVANCE[0], int(height * ADVANCE_SHARE[0]))
     high = min(ADVANCE[1], int(height * ADVANCE_SHARE[1]) + 1)
     found = _pitch(text, low, high, COLUMN_GAP, wide=True)
@@ -301,6 +311,23 @@ def _without_blocks(dark: Image.Image) -> Image.Image:
         return dark
     blocks = fits(solid, side, side, grow=True)
     return Image.fromarray(np.where(blocks, np.uint8(255), pixels))
+
+
+def _without_lines(dark: Image.Image, long: int) -> Image.Image:
+    """``dark`` without the lines drawn across cells (box drawing, a progress
+    bar: ink unbroken for ``long`` pixels along a pixel row), for the
+    columns' profile: such a line fills the gaps between the cells it
+    crosses, and on a short screen leaves too few for the advance."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.asarray(dark, dtype=np.uint8)
+    if pixels.shape[1] < long:
+        return dark
+    across = fits(pixels < 255 - INK, 1, long)
+    if not across.any():
+        return dark
+    return Image.fromarray(np.where(fits(across, 1, long, grow=True), np.uint8(255), pixels))
 
 
 def _halved(
