@@ -98,3 +98,35 @@ def test_a_short_screen_of_progress_bars_is_read_on_its_grid(
         image = window(capturer, client)
     read = [line for line in as_drawn(list(engine.recognise(image).lines)) if line.strip()]
     assert read == shown
+
+
+def test_a_line_whose_weight_its_thickness_leaves_open_is_served_unsure(
+    desktop: XServer, engine: TesseractEngine
+) -> None:
+    """Alacritty draws pip's heavy bar two pixels thick, as kitty and Konsole
+    draw a light line: the reader cannot tell ``━`` from ``─`` there, and
+    says so in the line's confidence rather than serving a guess as sure."""
+    real_terminals.need("alacritty")
+    bar = "━" * 30
+    shown = [
+        "$ pip install requests",
+        "Collecting idna",
+        f"  {bar} 1.2/1.2 MB",
+        "Collecting urllib3",
+        f"  {bar} 3.4/3.4 MB",
+    ]
+    with (
+        Capturer(display=desktop.display) as capturer,
+        real_terminals.open_terminal(
+            desktop, "alacritty", shown, columns=80, rows=6, size=12, font="DejaVu Sans Mono",
+            x=20, y=20,
+        ) as client,
+    ):  # fmt: skip
+        image = window(capturer, client)
+    lines = [line for line in engine.recognise(image).lines if line.text.strip()]
+    assert len(lines) == len(shown)
+    for line, wanted in zip(lines, shown, strict=True):
+        if bar in wanted:
+            assert line.text.rstrip() == wanted or line.confidence <= 0.6, line
+        else:
+            assert line.text.rstrip() == wanted and line.confidence >= 0.99, line

@@ -14,7 +14,7 @@ from noru.ocr.base import OcrLine, is_border, is_rule
 from noru.ocr.glyphs import Decision
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_rows import Glyph
-from noru.ocr.terminal_votes import Votes
+from noru.ocr.terminal_votes import Votes, stroke
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -41,7 +41,15 @@ MISSES = {
     "engine-alone": 0.016,
     "engine-other": 0.89,
     "lost": 0.79,
+    # Once a line: its ─ may be a terminal's ━ (``_either_weight``). Even
+    # odds: of such lines in the training part and a set of fonts in neither
+    # part, 4 were light (a pager's header in kitty and xfce4-terminal) and
+    # 36 heavy (pip's bars in 4 screens).
+    "weight": 0.5,
 }
+# Rows shorter than this many pixels: a line two pixels thick may be light
+# or heavy, as the terminal draws it (``_either_weight``).
+WEIGHED_BELOW = 30
 # The shapes of box drawing a line across a cell runs into from the side.
 ACROSS = frozenset("─┬┴┼├┤┌┐└┘")
 # A pixel this dark (0-255, dark on white) is a stroke's, where one is
@@ -97,6 +105,7 @@ def lines_of(
         how: Counter[str] = Counter()
         ways: dict[int, str] = {}  # how each cell no glyph decided was
         loose: list[int] = []  # inked cells neither a glyph nor a shape decided
+        weighed = False  # a line across cells whose weight its thickness leaves open
         for column, key in band.keys.items():
             glyph = drawn.get((index, column))
             if glyph is not None and glyph.sure:
@@ -129,8 +138,12 @@ def lines_of(
             by = "shape" if barred else "copies" if shaped is not None else "there"
             ways[column] = _way(char, font_known=bool(drawn), by=by)
             how[ways[column]] += 1
+            if char == "─" and barred and _either_weight(key, cells):
+                weighed = True
         if not chars:
             continue
+        if weighed:
+            how["weight"] += 1
         first, last = min(chars), max(chars)
         text = "".join(chars.get(c, " ") for c in range(first, last + 1))
         # A rule an engine read in lines drawn across cells is no text, nor a
@@ -160,6 +173,13 @@ def lines_of(
             )
         )
     return lines
+
+
+def _either_weight(key: bytes, cells: Cells) -> bool:
+    """Whether a light line's thickness in a cell is also a heavy one's in
+    some terminal: two or more pixels in a row under ``WEIGHED_BELOW`` tall
+    (kitty and Konsole draw ``─`` two pixels thick there, Alacritty ``━``)."""
+    return cells.height < WEIGHED_BELOW and stroke(key, cells) >= 2
 
 
 def _one_stroke(

@@ -26,7 +26,7 @@ from noru.ocr.terminal_ink import INK, darker_than, darkest
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Votes", "bar", "edge", "inked_columns"]
+__all__ = ["Votes", "bar", "edge", "inked_columns", "stroke"]
 
 # A cell image is read as one character when this many of its copies were
 # read and this share of them as that character.
@@ -245,6 +245,15 @@ def bar(key: bytes, cells: Cells) -> str | None:
     if right - left >= 0.4 * cells.width and not across and 0.3 * height <= top < 0.65 * height:
         return "-"
     return None
+
+
+def stroke(key: bytes, cells: Cells) -> int:
+    """How many pixel rows a cell's ink spans (a line's thickness)."""
+    from PIL import Image
+
+    cell = Image.frombytes("L", (cells.height, cells.width), key)
+    box = cell.point(darker_than(255 - INK)).getbbox()
+    return 0 if box is None else box[2] - box[0]  # the image is the cell transposed
 
 
 # Box drawing's joints by the edges their lines reach: left, right, up, down.
