@@ -3,14 +3,17 @@ server, read by the real engine with two threads (``noru.ocr.band_grids``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
-from tests.test_terminal_text import as_drawn, window
+from tests.test_terminal_text import (  # noqa: F401  (fixtures)
+    as_drawn,
+    capturer,
+    engine,
+    window,
+)
 from tests.xserver import XServer
 
 pytestmark = pytest.mark.usefixtures("desktop")
@@ -29,33 +32,22 @@ def _page() -> list[str]:
     return head + body
 
 
-@pytest.fixture
-def engine() -> Iterator[TesseractEngine]:
-    found = TesseractEngine()
-    try:
-        yield found
-    finally:
-        found.close()
-
-
 # Kitty draws its cells from the window's first pixel: in Noto Sans Mono at
 # 12 pt the gaps between glyphs put the cells' edges a pixel before it, so a
 # band with nothing in the first column saw its grid start a cell late.
 @pytest.mark.parametrize(("family", "size"), [("Noto Sans Mono", 12), ("DejaVu Sans Mono", 12)])
 def test_rows_of_a_band_with_nothing_in_the_first_column_keep_their_indent(
-    desktop: XServer, engine: TesseractEngine, family: str, size: int
-) -> None:
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+    family: str, size: int,
+) -> None:  # fmt: skip
     """The window is big enough to be read in two bands; the lower one shows
     no ink in the first column, so on its own it cannot tell where the
     terminal's first column starts: its rows keep their seven spaces."""
     real_terminals.need("kitty")
     shown = _page()
-    with (
-        Capturer(display=desktop.display) as capturer,
-        real_terminals.open_terminal(
-            desktop, "kitty", shown, columns=200, rows=64, size=size, font=family, x=20, y=20
-        ) as client,
-    ):
+    with real_terminals.open_terminal(
+        desktop, "kitty", shown, columns=200, rows=64, size=size, font=family, x=20, y=20
+    ) as client:
         image = window(capturer, client)
     assert image.width * image.height >= 2 * 1_000_000  # read in bands
     read = [line for line in as_drawn(list(engine.recognise(image).lines)) if line.strip()]

@@ -3,14 +3,17 @@ terminals on a real X server, read by the real engine."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
-from tests.test_terminal_text import as_drawn, window
+from tests.test_terminal_text import (  # noqa: F401  (fixtures)
+    capturer,
+    engine,
+    read_on,
+    window,
+)
 from tests.xserver import XServer
 
 pytestmark = pytest.mark.usefixtures("desktop")
@@ -35,53 +38,35 @@ def _pager(width: int) -> list[str]:
     ]
 
 
-@pytest.fixture
-def engine() -> Iterator[TesseractEngine]:
-    found = TesseractEngine()
-    try:
-        yield found
-    finally:
-        found.close()
-
-
 @pytest.mark.parametrize(
-    ("terminal", "family", "size"),
-    [("urxvt", "Noto Mono", 12), ("st", "Hack", 11)],
+    ("terminal", "family", "size"), [("urxvt", "Noto Mono", 12), ("st", "Hack", 11)]
 )
 def test_a_pager_s_header_between_lines_across_the_rows_is_read_on_the_grid(
-    desktop: XServer, engine: TesseractEngine, terminal: real_terminals.Terminal, family: str,
-    size: int,
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+    terminal: real_terminals.Terminal, family: str, size: int,
 ) -> None:  # fmt: skip
     """The lines across the rows part the terminal's background into runs:
     the header above them is still the grid's rows, the lines are rows of
     box drawing (their joints told by the edges their strokes reach) and
     the gutter's ``│`` is no letter."""
-    real_terminals.need(terminal)
     shown = _pager(79)
-    with (
-        Capturer(display=desktop.display) as capturer,
-        real_terminals.open_terminal(
-            desktop, terminal, shown, columns=80, rows=12, size=size, font=family, x=20, y=20
-        ) as client,
-    ):
-        image = window(capturer, client)
-    read = [line for line in as_drawn(list(engine.recognise(image).lines)) if line.strip()]
-    assert read == shown
+    read = read_on(
+        desktop, capturer, engine, terminal, shown, columns=80, rows=12, size=size, font=family
+    )
+    assert [line for line in read if line.strip()] == shown
 
 
 @pytest.mark.parametrize(
-    ("terminal", "family", "size"),
-    [("kitty", "DejaVu Sans Mono", 9), ("kitty", "Noto Sans Mono", 10), ("kitty", "Hack", 14)],
+    ("family", "size"), [("DejaVu Sans Mono", 9), ("Noto Sans Mono", 10), ("Hack", 14)]
 )
 def test_a_short_screen_of_progress_bars_is_read_on_its_grid(
-    desktop: XServer, engine: TesseractEngine, terminal: real_terminals.Terminal, family: str,
-    size: int,
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+    family: str, size: int,
 ) -> None:  # fmt: skip
     """pip's progress bars are lines drawn across cells: they fill the gaps
     between the cells they cross, and on a screen of a few lines left too
-    few for the grid's advance (the screen went to the engine's layout,
+    few for the grid's advance (kitty's screen went to the engine's layout,
     the bars read as ``—ouo@oi i —``)."""
-    real_terminals.need(terminal)
     bar = "━" * 30
     shown = [
         "$ pip install requests",
@@ -89,20 +74,15 @@ def test_a_short_screen_of_progress_bars_is_read_on_its_grid(
         f"  {bar} 3.4/3.4 MB",
         f"  {bar} 880.1/880.1 kB",
     ]
-    with (
-        Capturer(display=desktop.display) as capturer,
-        real_terminals.open_terminal(
-            desktop, terminal, shown, columns=80, rows=6, size=size, font=family, x=20, y=20
-        ) as client,
-    ):
-        image = window(capturer, client)
-    read = [line for line in as_drawn(list(engine.recognise(image).lines)) if line.strip()]
-    assert read == shown
+    read = read_on(
+        desktop, capturer, engine, "kitty", shown, columns=80, rows=6, size=size, font=family
+    )
+    assert [line for line in read if line.strip()] == shown
 
 
 def test_a_line_whose_weight_its_thickness_leaves_open_is_served_unsure(
-    desktop: XServer, engine: TesseractEngine
-) -> None:
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
     """Alacritty draws pip's heavy bar two pixels thick, as kitty and Konsole
     draw a light line: the reader cannot tell ``━`` from ``─`` there, and
     says so in the line's confidence rather than serving a guess as sure."""
@@ -115,13 +95,9 @@ def test_a_line_whose_weight_its_thickness_leaves_open_is_served_unsure(
         "Collecting urllib3",
         f"  {bar} 3.4/3.4 MB",
     ]
-    with (
-        Capturer(display=desktop.display) as capturer,
-        real_terminals.open_terminal(
-            desktop, "alacritty", shown, columns=80, rows=6, size=12, font="DejaVu Sans Mono",
-            x=20, y=20,
-        ) as client,
-    ):  # fmt: skip
+    with real_terminals.open_terminal(
+        desktop, "alacritty", shown, columns=80, rows=6, size=12, font="DejaVu Sans Mono"
+    ) as client:
         image = window(capturer, client)
     lines = [line for line in engine.recognise(image).lines if line.text.strip()]
     assert len(lines) == len(shown)
