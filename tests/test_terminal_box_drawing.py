@@ -39,7 +39,8 @@ def _pager(width: int) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("terminal", "family", "size"), [("urxvt", "Noto Mono", 12), ("st", "Hack", 11)]
+    ("terminal", "family", "size"),
+    [("urxvt", "Noto Mono", 12), ("st", "Hack", 11), ("kitty", "DejaVu Sans Mono", 11)],
 )
 def test_a_pager_s_header_between_lines_across_the_rows_is_read_on_the_grid(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811

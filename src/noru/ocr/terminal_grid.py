@@ -228,19 +228,22 @@ def find_cells(dark: Image.Image) -> Cells | None:
         few = _by_baselines(rows_profile, runs, than=found[0])
         found = few or _halved(crossings, runs, found)
     height, y = found
+    # The advance from the glyphs' gaps, lines across cells left out; what
+    # lies left of the first cell is any ink (a line starting in column 0).
     lined = _without_lines(plain, LINE_CELLS * height)
+    glyphs = text
     if lined is not plain:
-        text = [
+        glyphs = [
             0 if bar else value
             for value, bar in zip(_profile(lined, rows=False), bars, strict=True)
         ]
     low = max(ADVANCE[0], int(height * ADVANCE_SHARE[0]))
     high = min(ADVANCE[1], int(height * ADVANCE_SHARE[1]) + 1)
-    found = _pitch(text, low, high, COLUMN_GAP, wide=True)
+    found = _pitch(glyphs, low, high, COLUMN_GAP, wide=True)
     if found is None:
         return None
     width, x = found
-    if fold(text, width)[0] > COLUMN_GAP:
+    if fold(glyphs, width)[0] > COLUMN_GAP:
         # Glyphs as wide as their cells: the thinnest phase is no sure edge
         # (a glyph's middle may be thin); the spaces between words are, and
         # where they do not agree the text is no grid's.

@@ -7,6 +7,7 @@ Pure Pillow.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from noru.ocr.terminal_grid import PHASE_SLACK, Cells, find_cells
@@ -123,4 +124,15 @@ def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
     extended = dark.crop((0, new_top, dark.width, runs[last][1]))
     rows = (extended.height - shift) // cells.height
     grid = Cells(cells.x, shift, cells.width, cells.height, cells.columns, rows)
-    return new_top, runs[last][1], grid
+    return new_top, runs[last][1], _reaching_left(extended, grid)
+
+
+def _reaching_left(dark: Image.Image, cells: Cells) -> Cells:
+    """``cells``, starting a column further left where the rows joined to
+    the core show ink left of its first whole cell (a line across the rows
+    from column 0, where the core's rows start at column 7): as
+    ``find_cells`` places a grid with ink left of its first cell."""
+    x, width = cells.x, cells.width
+    if 1 < x < width and darkest(dark.crop((0, 0, x - 1, dark.height))) < 255 - INK:
+        return dataclasses.replace(cells, x=x - width, columns=cells.columns + 1)
+    return cells
