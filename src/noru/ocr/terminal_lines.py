@@ -138,8 +138,8 @@ def lines_of(
             by = "shape" if barred else "copies" if shaped is not None else "there"
             ways[column] = _way(char, font_known=bool(drawn), by=by)
             how[ways[column]] += 1
-            if char == "─" and barred and _either_weight(key, cells):
-                weighed = True
+            if not weighed and char == "─" and barred:
+                weighed = _either_weight(key, cells)  # once a line is enough
         if not chars:
             continue
         if weighed:
