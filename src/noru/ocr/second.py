@@ -105,6 +105,8 @@ class SecondOpinion:
                         confidence = line.confidence * factor
                         revised[i] = dataclasses.replace(line, text=text, confidence=confidence)
                     continue
+                if wide_letters(line.text) >= LEAST_WIDE:
+                    continue  # its wide letters were read by their drawings
                 read = self._read(image, line.box)
                 if read is not None and wide_letters(read) >= LEAST_WIDE:
                     whole = spaced(line.text, read)
@@ -122,7 +124,8 @@ class SecondOpinion:
         text = line.text
         first = len(text) - len(text.lstrip(" "))
         x, y, w, h = line.box
-        width = w / max(1, len(text) - first)
+        # Columns, not characters: a wide letter already read takes two.
+        width = w / max(1, cells(text) - first)
         pieces: dict[int, tuple[int, str]] = {}
         factor = 1.0
         for a, b, was in line.unexplained:
@@ -138,15 +141,18 @@ class SecondOpinion:
         if not pieces:
             return None
         out: list[str] = []
-        column = 0
-        while column < len(text):
+        column = index = 0
+        while index < len(text):
             if column in pieces:
                 last, piece = pieces[column]
                 out.append(piece)
-                column = last + 1
+                while index < len(text) and column <= last:
+                    column += cells(text[index])
+                    index += 1
             else:
-                out.append(text[column])
-                column += 1
+                out.append(text[index])
+                column += cells(text[index])
+                index += 1
         return "".join(out), factor
 
     def _read(self, image: Image.Image, where: Rect, *, alone: bool = False) -> str | None:

@@ -16,17 +16,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from noru.ocr import font, glyphs
-from noru.ocr.glyphs import Decision, Fonts
+from noru.ocr.glyphs import Decision, Font, Fonts
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_ink import darkest
 from noru.ocr.terminal_votes import Votes
+from noru.ocr.wide import near_hangul, sure, wide_shapes
 
 if TYPE_CHECKING:
     from PIL import Image
 
     from noru.ocr.glyphs import Array
 
-__all__ = ["BLANK", "Band", "claimed", "decide", "runs_of"]
+__all__ = ["BLANK", "Band", "claimed", "decide", "runs_of", "wide"]
 
 # Steps a colour's direction is told in, per channel: words of colours this
 # far apart have each their own full ink.
@@ -92,9 +93,10 @@ def claims(bands: Sequence[Band], votes: Votes) -> int:
 
 def decide(
     bands: Sequence[Band], cells: Cells, votes: Votes, fonts: Fonts
-) -> dict[tuple[int, int], Decision]:
+) -> tuple[dict[tuple[int, int], Decision], Font | None]:
     """Each inked cell's nearest glyph in the grid's font, by (band index,
-    column), when an installed font fits what the engine read; else none."""
+    column), and the font, when an installed font fits what the engine read;
+    else none."""
     import numpy as np
 
     scaled = _scaled(bands, cells)
@@ -111,7 +113,7 @@ def decide(
         known=fonts.recent(),
     )
     if fitting is None:
-        return {}
+        return {}, None
     fonts.keep(fitting)
     shapes = fonts.shapes(fitting)
     decisions = dict(zip(unique, shapes.decide(arrays), strict=True))
@@ -144,7 +146,66 @@ def decide(
         (again,) = shapes.decide([np.clip(cell, 0.0, 1.0)])
         if again is not None and again.sure:
             found[i, column] = again
-    return _without_crossings(found, scaled, array_of, shapes, cells)
+    return _without_crossings(found, scaled, array_of, shapes, cells), fitting
+
+
+def wide(
+    bands: Sequence[Band], cells: Cells, drawn: dict[tuple[int, int], Decision], font: Font
+) -> dict[tuple[int, int], Decision]:
+    """The wide letters (``noru.ocr.wide``) among the cells the font left
+    unsure, by (band index, first of their two columns): pairs of cells one
+    of which at least no glyph of the font decides, each the wide letter
+    nearest it beyond doubt; where two such pairs overlap, the nearer."""
+    import numpy as np
+
+    def settled(i: int, column: int) -> bool:
+        decision = drawn.get((i, column))
+        return decision is not None and decision.sure and decision is not BLANK
+
+    starts = sorted(
+        {
+            (i, start)
+            for i, band in enumerate(bands)
+            for column in band.keys
+            if not settled(i, column)
+            for start in (column - 1, column)
+            if not (settled(i, start) and settled(i, start + 1))
+            and (start in band.keys or start + 1 in band.keys)
+        }
+    )
+    if not starts:
+        return {}
+    scaled = _scaled(bands, cells)
+    blank = np.zeros((cells.height, cells.width), np.float32)
+
+    def cell(i: int, column: int) -> Array:
+        item = scaled.get((i, column))
+        if item is None:
+            return blank
+        key, depth = item
+        found: Array = np.clip(
+            glyphs.coverage(key, cells.width, cells.height) * (255.0 / depth), 0, 1
+        )
+        return found
+
+    pairs = [np.hstack([cell(i, start), cell(i, start + 1)]) for i, start in starts]
+    decisions = wide_shapes(font).decide(pairs)
+    found: dict[tuple[int, int], Decision] = {}
+    taken: set[tuple[int, int]] = set()
+    # The sure first, nearest first; then Hangul nearest a pair but not
+    # beyond doubt (no engine here reads Hangul: its nearest drawing is the
+    # best reading there is, served as unsure as it is, ``near_hangul``).
+    ranked = sorted(
+        (not sure(d), d.distance, where, d)
+        for where, d in zip(starts, decisions, strict=True)
+        if d is not None and (sure(d) or near_hangul(d))
+    )
+    for _, _, (i, start), decision in ranked:
+        if (i, start) in taken or (i, start + 1) in taken:
+            continue
+        taken.update({(i, start), (i, start + 1)})
+        found[i, start] = decision
+    return found
 
 
 def _without_crossings(

@@ -15,6 +15,7 @@ from noru.ocr.glyphs import Decision
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_rows import Glyph
 from noru.ocr.terminal_votes import Votes, stroke
+from noru.ocr.wide import sure as wide_sure
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -35,6 +36,8 @@ LONE = 3
 # read alike one in two hundred.
 MISSES = {
     "glyph": 8.9e-6,
+    "wide": 1e-4,
+    "wide-near": 0.2,
     "shape": 1e-7,
     "agreed": 0.005,
     "engine": 0.28,
@@ -86,6 +89,7 @@ def lines_of(
     agreed: Callable[[bytes], str | None],
     drawn: dict[tuple[int, int], Decision],
     origin: tuple[int, int],
+    wide: dict[tuple[int, int], Decision] | None = None,
 ) -> list[OcrLine]:
     """Each band as its line: each inked cell's character by its glyph in the
     grid's font where that is clear (``drawn``), else by its shape
@@ -95,7 +99,9 @@ def lines_of(
     A line's confidence is the chance that all its cells are right, each
     cell's chance by how it was decided (``MISSES``, measured on the
     training part of the terminal corpus): by its glyph, by the engine, or
-    not at all (an inked cell nothing was read in is a character lost)."""
+    not at all (an inked cell nothing was read in is a character lost).
+    A wide letter (``wide``, by its first column) takes its two cells."""
+    wide = wide or {}
     # Per cell image (a screen shows each many times): its character where
     # its shape or its copies decide it.
     decided: dict[bytes, str | None] = {}
@@ -106,7 +112,14 @@ def lines_of(
         ways: dict[int, str] = {}  # how each cell no glyph decided was
         loose: list[int] = []  # inked cells neither a glyph nor a shape decided
         weighed = False  # a line across cells whose weight its thickness leaves open
+        halves = {c + 1 for i, c in wide if i == index}  # wide letters' second cells
+        for (i, column), letter in wide.items():
+            if i == index:
+                chars[column] = letter.char
+                how["wide" if wide_sure(letter) else "wide-near"] += 1
         for column, key in band.keys.items():
+            if column in chars or column in halves:
+                continue
             glyph = drawn.get((index, column))
             if glyph is not None and glyph.sure:
                 if not glyph.char.strip():
@@ -145,7 +158,8 @@ def lines_of(
         if weighed:
             how["weight"] += 1
         first, last = min(chars), max(chars)
-        text = "".join(chars.get(c, " ") for c in range(first, last + 1))
+        last = max([last, *halves])
+        text = "".join(chars.get(c, "" if c in halves else " ") for c in range(first, last + 1))
         # A rule an engine read in lines drawn across cells is no text, nor a
         # border it read in box drawing. But a row of marks each drawn as its
         # glyph is text (a compiler's ``^~~~~`` under the code it points at),
