@@ -49,6 +49,7 @@ def test_killing_the_app_during_captures_and_ocr_loses_nothing_committed(
     window.bring_under_pointer()
     rng = random.Random(4)
     committed: set[str] = set()
+    seen: dict[str, str] = {}  # each capture's first check, for a failure to say
     for n in range(ROUNDS):
         app = AppProcess(home, desktop.env, tmp_path / f"app{n}.log")
         app.wait_ready()
@@ -76,7 +77,7 @@ def test_killing_the_app_during_captures_and_ocr_loses_nothing_committed(
         stop.set()
         for worker in workers:
             worker.join(timeout=30)
-        check_store(home, committed)
+        check_store(home, committed, seen=seen, when=f"after kill {n + 1}")
     with running_app(home, desktop.env, tmp_path / "final.log"):
 
         def ocr_done() -> bool:
@@ -84,7 +85,7 @@ def test_killing_the_app_during_captures_and_ocr_loses_nothing_committed(
                 return not store.pending_ocr()
 
         wait_until(ocr_done, "the OCR work left by the kills", 180)
-    count = check_store(home, committed)
+    count = check_store(home, committed, seen=seen, when="after the final run")
     with Store.open(home) as store:
         assert store.pending_ocr() == []
     FIGURES.append(

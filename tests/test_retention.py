@@ -187,6 +187,34 @@ def test_a_file_a_killed_capture_left_without_its_row_is_removed_at_the_next_sta
     assert_whole(home)  # the capture with its row kept its file
 
 
+def test_a_capture_whose_commit_a_kill_cut_short_never_shows_up_later_without_its_file(
+    home: Path,
+) -> None:
+    with Store.open(home) as store:
+        fill(store, [1])
+    # Someone else has the history open across the kill (an agent's `noru
+    # mcp`, the app's OCR process not yet gone): SQLite recovers its log only
+    # at an open no other connection shares.
+    holder = Reader.open(home)
+    try:
+        holder.count()
+        index = home / "noru.sqlite3-shm"
+        before = index.read_bytes()
+        with Store.open(home) as store:
+            store.add_capture([NewImage(PNG, 120, 80)], origin="user")
+        # What kill -9 between the log's sync and the log's index leaves: the
+        # commit whole in the log, the index as it was (written in place: the
+        # holder has it mapped).
+        with index.open("r+b") as shared:
+            shared.write(before)
+        with Store.open(home):  # the next writer's start, the holder still there
+            pass
+    finally:
+        holder.close()
+    # Whether the cut capture is kept or not, it is whole: a file for each row.
+    assert_whole(home)
+
+
 def test_an_empty_history_over_its_budget_plans_nothing(home: Path) -> None:
     with Store.open(home) as store:
         plan = store.prune_plan(keep_days=30, max_disk=1)

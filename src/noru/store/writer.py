@@ -4,8 +4,10 @@ person's own commands (import, note, delete, reocr), never by ``noru mcp``.
 It migrates on open, writes image files durably before their rows commit,
 and allocates capture ids inside an immediate transaction, so two writers
 (the app and a person's ``noru import``) never take the same id. SQLite
-serialises writers across processes. Taking captures out is ``removal``'s
-(``Removing``), keeping the search indexes ``indexing``'s (``Indexing``).
+serialises writers across processes. At open it empties SQLite's log before
+it removes what a killed writer left (``_settle_log``). Taking captures out
+is ``removal``'s (``Removing``), keeping the search indexes ``indexing``'s
+(``Indexing``).
 """
 
 from __future__ import annotations
@@ -54,11 +56,31 @@ class Store(Removing):
         store = cls(home, db)
         store.min_free = min_free
         files.clean_temp_files(store.images_root)
-        store._remove_doomed()
-        store._remove_orphans()
-        store._remove_held_orphans()
+        if store._settle_log():
+            store._remove_doomed()
+            store._remove_orphans()
+            store._remove_held_orphans()
         store._measure_sizes()
         return store
+
+    def _settle_log(self) -> bool:
+        """Empty the write-ahead log into the database, so that what the
+        history names now is all it will ever name of what came before; False
+        when a reader kept it from being emptied for as long as a writer
+        waits for the lock.
+
+        A writer killed after its commit reached the log but before the log's
+        index said so leaves a commit that no one sees while any other
+        connection stays open (an agent's `noru mcp`, the OCR process not yet
+        gone): SQLite reads the log again only at an open no one shares. Until
+        then that capture has no row, so its file looks like an orphan; were it
+        removed, the capture would show up later without it. Emptying the log
+        drops such a commit for good (it was never answered), and only then
+        are files removed for rows that are not there. Without it, the removals
+        wait for a later start (leftover files harm nothing)."""
+        with map_sqlite_errors("open the history"):
+            busy, _, _ = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return not busy
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
