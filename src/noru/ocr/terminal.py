@@ -212,7 +212,12 @@ def _read_segments(
             if into_empty and column in band.placed:
                 continue
             band.placed[column] = glyph
-            votes.add(band.keys[column], glyph.text, trusted=column not in doubted)
+            votes.add(
+                band.keys[column],
+                glyph.text,
+                trusted=column not in doubted,
+                sure=glyph.confidence >= terminal_glyphs.SURE_GLYPH,
+            )
 
 
 def _covers(glyph: Glyph, word: Sequence[int], width: int) -> int:

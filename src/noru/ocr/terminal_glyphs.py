@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 
 __all__ = ["BLANK", "Band", "claimed", "decide", "runs_of", "wide"]
 
+# A glyph the engine read with this confidence or more is one it was sure
+# of; the font is looked for again by those alone when at least this share
+# of the claims it was first looked for by were not.
+SURE_GLYPH = 0.99
+UNSURE_SHARE = 0.2
 # Steps a colour's direction is told in, per channel: words of colours this
 # far apart have each their own full ink.
 COLOUR_STEPS = 8
@@ -73,11 +78,11 @@ def runs_of(columns: Sequence[int]) -> list[list[int]]:
     return runs
 
 
-def claimed(votes: Votes, key: bytes) -> str:
+def claimed(votes: Votes, key: bytes, *, sure: bool = False) -> str:
     """What the engine read a cell image as, in words it read one cell a
-    glyph: what its copies agree on, else what it was read as most often
-    ("" when never so read)."""
-    read = votes.trusted.get(key)
+    glyph (and, with ``sure``, was sure of): what its copies agree on, else
+    what it was read as most often ("" when never so read)."""
+    read = (votes.sure if sure else votes.trusted).get(key)
     if not read:
         return ""
     agreed = votes.agreed(key)
@@ -105,13 +110,20 @@ def decide(
         np.clip(glyphs.coverage(key, cells.width, cells.height) * (255.0 / depth), 0.0, 1.0)
         for key, depth in unique
     ]
+    read_as = [claimed(votes, key) for key, _ in unique]
     fitting = font.identify(
-        arrays,
-        [claimed(votes, key) for key, _ in unique],
-        width=cells.width,
-        height=cells.height,
-        known=fonts.recent(),
+        arrays, read_as, width=cells.width, height=cells.height, known=fonts.recent()
     )
+    if fitting is None:
+        # A screen mostly of wide letters: the engine's readings of their
+        # halves as Latin letters outnumber the Latin cells; it is less sure
+        # of them, so the font is looked for again by the glyphs it was sure of.
+        sure = [claimed(votes, key, sure=True) for key, _ in unique]
+        dropped = sum(a in font.SAMPLED and not b for a, b in zip(read_as, sure, strict=True))
+        if dropped >= UNSURE_SHARE * sum(a in font.SAMPLED for a in read_as):
+            fitting = font.identify(
+                arrays, sure, width=cells.width, height=cells.height, known=fonts.recent()
+            )
     if fitting is None:
         return {}, None
     fonts.keep(fitting)

@@ -69,6 +69,10 @@ class Votes:
         # The copies read in words the engine read one cell a glyph (``add``'s
         # ``trusted``): the font is found by these alone.
         self.trusted: dict[bytes, Counter[str]] = {}
+        # Of those, the copies the engine was sure of (``add``'s ``sure``): a
+        # screen mostly of wide letters, whose halves the engine reads as
+        # Latin ones less surely, has its font found by these.
+        self.sure: dict[bytes, Counter[str]] = {}
         self.cores: dict[bytes, Counter[str]] = {}
         self._core: dict[bytes, bytes] = {}
         self._shape: dict[bytes, _Shape | None] = {}
@@ -85,13 +89,16 @@ class Votes:
             self._core[key] = found
         return found
 
-    def add(self, key: bytes, char: str, *, trusted: bool = True) -> None:
+    def add(self, key: bytes, char: str, *, trusted: bool = True, sure: bool = True) -> None:
         """One copy of ``key`` read as ``char``; not ``trusted`` when the
         engine read its word in glyphs wider than a cell (a CJK letter, drawn
-        over two cells, read as Latin ones)."""
+        over two cells, read as Latin ones), and not ``sure`` when it was
+        unsure of the glyph."""
         self.exact.setdefault(key, Counter())[char] += 1
         if trusted:
             self.trusted.setdefault(key, Counter())[char] += 1
+            if sure:
+                self.sure.setdefault(key, Counter())[char] += 1
         core = self.core(key)
         self.cores.setdefault(core, Counter())[char] += 1
         self._agreed_shapes = None
