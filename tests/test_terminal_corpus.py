@@ -25,7 +25,7 @@ import pytest
 from PIL import Image
 
 from tests.ocr_readers import Reader, make_reader
-from tests.ocr_scoring import levenshtein, score, tokens
+from tests.ocr_scoring import chrome, levenshtein, score, tokens
 from tests.parts import require
 from tests.real_terminals import TERMINALS, missing_any
 from tests.terminal_corpus import (
@@ -308,3 +308,45 @@ def test_a_screen_mostly_of_wide_letters_is_read_by_its_font_and_theirs(
         reader.close()
     served = [line.rstrip() for line in read if line.strip()]
     assert served == [row for row in record["truth"] if row.strip()]
+
+
+# Powerline prompts whose segments' solid ends (``\ue0b0``) the terminal
+# draws from another face its own way: st, Konsole and kitty.
+SEGMENTED = [
+    next(
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt) == ("powerline-prompt", *which)
+    )
+    for which in (
+        ("st", "Noto Sans Mono", 10),
+        ("konsole", "Noto Sans Mono", 13),
+        ("kitty", "Hermit", 11),
+    )
+]
+
+
+@pytest.mark.parametrize("screen", SEGMENTED, ids=[s.terminal for s in SEGMENTED])
+def test_a_powerline_segment_s_end_is_its_glyph(tmp_path: Path, screen: Screen) -> None:
+    """Each segment's end is served as the glyph it is, in its cell, however
+    the terminal scaled, moved or blended it between the segments' colours:
+    not ``>``, ``»`` or ``}``."""
+    problem = missing_any(screen.terminal)
+    require(problem is None, problem or "")
+    (record,) = draw([screen], tmp_path)
+    image = Image.open(tmp_path / record["png"]).convert("RGB")
+    reader = make_reader("noru")
+    try:
+        read = reader.read(image, [tuple(r) for r in record["regions"]]).lines
+    finally:
+        reader.close()
+    ends = "\ue0b0"
+    served = [
+        line.rstrip() for line in read if line.strip() and not chrome(line, record["optional"])
+    ]
+    shown = [row for row in record["truth"] if row.strip()]
+    assert len(served) == len(shown), served
+    for got, row in zip(served, shown, strict=True):
+        assert [i for i, c in enumerate(got) if c in ends] == [
+            i for i, c in enumerate(row) if c in ends
+        ], (got, row)

@@ -59,6 +59,11 @@ _FALLEN_BACK = tuple(c for c in CHARSET if not "\u2500" <= c <= "\u259f")
 NEAR = 0.08
 MARGIN = 0.01
 RATIO = 3.0
+# A Powerline segment's solid end (``\ue0b0``, ``\ue0b2``) is its glyph
+# when this near it, and every other glyph this many times as far.
+SEGMENT_ENDS = frozenset("\ue0b0\ue0b2")
+NEAR_END = 0.13
+RATIO_END = 1.6
 # What a character outside ASCII adds to its distance: a terminal shows ASCII
 # far more often, and a few look alike (``0`` and ``Ø`` in a slashed-zero face).
 RARE = 0.015
@@ -101,6 +106,11 @@ class Decision:
 
     @property
     def sure(self) -> bool:
+        if self.char in SEGMENT_ENDS:
+            # Drawn from another face, each terminal its own way (scaled to
+            # the cell, moved, blended between two segments' colours): near
+            # its drawing, and far nearer than any other glyph.
+            return self.distance <= NEAR_END and self.runner_up >= RATIO_END * self.distance
         return self.distance <= NEAR and self.runner_up >= max(
             self.distance + MARGIN, RATIO * self.distance
         )
