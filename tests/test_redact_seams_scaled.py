@@ -55,6 +55,8 @@ from tests.served_terminal import served_grabs
 from tests.sway import Sway, enter_session, running_sway
 
 SEAM = 2560  # HEADLESS-1's right edge, HEADLESS-2's left edge (layout)
+# Grabs of every display taken until two in a row are the same, at most.
+SETTLE_TRIES = 20
 X, Y, WIDTH, HEIGHT = SEAM - 240, 60, 620, 420  # foot's outer box, across the seam
 
 
@@ -81,10 +83,19 @@ def _screen(rng: random.Random) -> tuple[list[str], list[str], list[str]]:
 def _grabbed(sway: Sway, lines: list[str], **foot: Any) -> tuple[list[Grab], Rect]:
     """Every display of ``sway`` grabbed as the app grabs them, with a foot
     terminal showing ``lines`` (``foot``: its title, app id and place) in
-    focus; and where the terminal was."""
+    focus, once two grabs in a row are the same; and where the terminal
+    was. Each display is grabbed at its own moment: while sway still draws
+    the window (on a loaded host), a grab can show it on one display and
+    not the other (that case is a test of its own, below)."""
     with sway.open_foot(lines, **foot) as terminal, Capturer() as capturer:
         terminal.focus()
-        return capturer.grab_all_displays(), terminal.rect
+        grabs = capturer.grab_all_displays()
+        for _ in range(SETTLE_TRIES):
+            again = capturer.grab_all_displays()
+            if [g.image.tobytes() for g in again] == [g.image.tobytes() for g in grabs]:
+                return again, terminal.rect
+            grabs = again
+        raise RuntimeError(f"the displays still changed after {SETTLE_TRIES} grabs")
 
 
 def _none_leaked(secrets: list[str], texts: list[str]) -> None:
