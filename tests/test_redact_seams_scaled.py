@@ -23,7 +23,9 @@ is its bottom one, a token wrapped over three rows of a foot terminal with
 the edge after its label's row, across its middle row's glyphs, or before
 its last row: no 8 characters of it in either display's text. (Its
 label's row cut across its glyphs, the label unread on either side, is not
-covered: nothing says a secret is there.)
+covered: nothing says a secret is there.) And each display grabbed at its
+own moment, the upper one before the terminal was drawn there: the token's
+last row under the edge is not served either.
 
 Why sway and not Xvfb, as the other seams' tests: X11 has one pixel grid
 for its whole screen. RandR monitors of different physical sizes (DPI)
@@ -53,6 +55,8 @@ from tests.served_terminal import served_grabs
 from tests.sway import Sway, enter_session, running_sway
 
 SEAM = 2560  # HEADLESS-1's right edge, HEADLESS-2's left edge (layout)
+# Grabs of every display taken until two in a row are the same, at most.
+SETTLE_TRIES = 20
 X, Y, WIDTH, HEIGHT = SEAM - 240, 60, 620, 420  # foot's outer box, across the seam
 
 
@@ -79,10 +83,19 @@ def _screen(rng: random.Random) -> tuple[list[str], list[str], list[str]]:
 def _grabbed(sway: Sway, lines: list[str], **foot: Any) -> tuple[list[Grab], Rect]:
     """Every display of ``sway`` grabbed as the app grabs them, with a foot
     terminal showing ``lines`` (``foot``: its title, app id and place) in
-    focus; and where the terminal was."""
+    focus, once two grabs in a row are the same; and where the terminal
+    was. Each display is grabbed at its own moment: while sway still draws
+    the window (on a loaded host), a grab can show it on one display and
+    not the other (that case is a test of its own, below)."""
     with sway.open_foot(lines, **foot) as terminal, Capturer() as capturer:
         terminal.focus()
-        return capturer.grab_all_displays(), terminal.rect
+        grabs = capturer.grab_all_displays()
+        for _ in range(SETTLE_TRIES):
+            again = capturer.grab_all_displays()
+            if [g.image.tobytes() for g in again] == [g.image.tobytes() for g in grabs]:
+                return again, terminal.rect
+            grabs = again
+        raise RuntimeError(f"the displays still changed after {SETTLE_TRIES} grabs")
 
 
 def _none_leaked(secrets: list[str], texts: list[str]) -> None:
@@ -170,6 +183,24 @@ def sway_stacked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sway]:
 EDGE = 1600  # HEADLESS-1's bottom edge, the scaled output's top edge (layout)
 
 
+def _wrapped(offset: int) -> tuple[list[str], list[str]]:
+    """The lines of a ``.env`` whose Anthropic key wraps over three rows of
+    49 columns, and its secrets (made up per ``offset``)."""
+    rng = random.Random(f"stacked-scaled-{offset}")
+    anthropic = "sk-ant-api03-" + pick(rng, ALNUM + "_-", 93) + "AA"
+    github = "ghp_" + pick(rng, ALNUM, 36)
+    lines = [
+        "$ cat .env",
+        "APP_ENV=production",
+        f"ANTHROPIC_API_KEY={anthropic}",
+        f"GITHUB_TOKEN={github}",
+        "LOG_LEVEL=info",
+        "FEATURE_FLAGS=search,export",
+        "$ ",
+    ]
+    return lines, [anthropic, github]
+
+
 @pytest.mark.parametrize("font", ["Noto Sans Mono", "DejaVu Sans Mono"])
 @pytest.mark.parametrize("offset", [-8, -17, -22, -26, -30])
 def test_a_token_wrapped_over_the_edge_of_displays_of_different_scales_is_redacted(
@@ -187,18 +218,7 @@ def test_a_token_wrapped_over_the_edge_of_displays_of_different_scales_is_redact
     about 18 layout units); in fontconfig's first monospace family and in
     the one before it, whose glyphs the engine reads otherwise there."""
     enter_session(monkeypatch, sway_stacked.env)
-    rng = random.Random(f"stacked-scaled-{offset}")
-    anthropic = "sk-ant-api03-" + pick(rng, ALNUM + "_-", 93) + "AA"
-    github = "ghp_" + pick(rng, ALNUM, 36)
-    lines = [
-        "$ cat .env",
-        "APP_ENV=production",
-        f"ANTHROPIC_API_KEY={anthropic}",
-        f"GITHUB_TOKEN={github}",
-        "LOG_LEVEL=info",
-        "FEATURE_FLAGS=search,export",
-        "$ ",
-    ]
+    lines, (anthropic, github) = _wrapped(offset)
     grabs, rect = _grabbed(
         sway_stacked, lines, title="Stacked scales", font=f"{font}:size=10",
         app_id=f"noru.stacked{offset}{font.split()[0]}",
@@ -210,3 +230,34 @@ def test_a_token_wrapped_over_the_edge_of_displays_of_different_scales_is_redact
     _none_leaked([anthropic, github], texts)
     # the ordinary lines are served as read (not redacted), on their sides
     assert "$ cat .env" in texts[0] and "=search,export" in texts[1], texts
+
+
+@pytest.mark.parametrize("font", ["Noto Sans Mono", "DejaVu Sans Mono"])
+def test_a_wrapped_token_below_the_edge_is_redacted_when_the_upper_display_shows_none_of_it(
+    sway_stacked: Sway,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    engine: TesseractEngine,
+    font: str,
+) -> None:
+    """Each display is grabbed at its own moment: the upper one before the
+    terminal was drawn there, the lower one after (as when the window maps
+    or moves between the two grabs). The edge cuts the token's middle row;
+    the label and the token's first rows are on no image, the lower display
+    shows the middle row's lower half (read as nothing a rule knows) and the
+    token's last row under it: none of it may be served."""
+    enter_session(monkeypatch, sway_stacked.env)
+    lines, secrets = _wrapped(-17)
+    with Capturer() as capturer:
+        before = capturer.grab_all_displays()
+    assert before[0].windows == (), before[0].windows  # nothing on the upper display yet
+    grabs, rect = _grabbed(
+        sway_stacked, lines, title="Stacked scales", font=f"{font}:size=10",
+        app_id=f"noru.stacked.late{font.split()[0]}",
+        x=200, y=EDGE - 80 - 17, width=400, height=260,
+    )  # fmt: skip
+    assert rect[1] < EDGE < rect[1] + rect[3]
+    _, texts, _ = served_grabs(tmp_path, engine, [before[0], grabs[1]])
+    assert texts[0] == "", texts  # the upper display holds nothing of it
+    _none_leaked(secrets, texts)
+    assert "=search,export" in texts[1], texts  # the ordinary lines are served as read

@@ -17,11 +17,18 @@ the same grid (same pitch, same first column): one line can be whole
 cells by chance, a terminal's rows are all on one grid. Text in a
 proportional font is only known to lie along its line: its span starts
 where the characters before it would end at typical widths, less
-``PROPORTIONAL_PAD`` characters, and its box runs to the line's end (a
+``PROPORTIONAL_PAD`` characters (Arial's or Helvetica's widths put a
+character up to three characters later than the typical ones do, in a
+line of 150), and its box runs to the line's end (a
 capital-letter key beside lower-case words lies further right than any
-average puts it). An accessibility line's box is its widget's, not its
-text's: a span found there fills the whole box. Either way it is the
-line's height.
+average puts it), ``PROPORTIONAL_BLEED`` of the line's height left and
+right of the engine's box (the box is tight on what the engine took for
+ink; a glyph's edge may lie a pixel or two outside it), and ``END_REACH`` line
+heights past its end when nothing but punctuation follows the span there
+(the engine's line may stop short of a value's last characters: a base64
+value's ``==`` padding, read as no text). An accessibility line's box is
+its widget's, not its text's: a span found there fills the whole box.
+Either way it is the line's height.
 
 A terminal's rows are searched as the lines they were wrapped from
 (``noru.redact.wrap``): a token cut at the last column is found whole, and
@@ -57,8 +64,10 @@ from noru.redact.wrap import GRID_ROWS, find_written, grid_of, merged, parts_of
 from noru.store import AxLine, CaptureRecord, ImageRecord, OcrLine
 
 __all__ = [
+    "END_REACH",
     "FILL",
     "GRID_ROWS",
+    "PROPORTIONAL_BLEED",
     "PROPORTIONAL_PAD",
     "AgentsGet",
     "Redacted",
@@ -75,7 +84,13 @@ __all__ = [
 # solid black, never a blur.
 FILL = (0, 0, 0)
 # Characters a proportional line's span starts earlier than its estimate.
-PROPORTIONAL_PAD = 2.0
+PROPORTIONAL_PAD = 3.0
+# A proportional span reaches this share of its line's height left and
+# right of the engine's box (its ink is a pixel or two wider than the box).
+PROPORTIONAL_BLEED = 0.15
+# Line heights a proportional span reaches past its line's box when only
+# punctuation follows it on the line: characters the engine left out.
+END_REACH = 2.0
 # A grid's span reaches this share of a cell past its cells each way: a
 # glyph's ink may run a pixel or two out of its cell (a `W`, an `M`), and
 # the grid read from the pixels may sit a pixel off the terminal's own.
@@ -139,7 +154,7 @@ def span_box(box: Rect, text: str, start: int, end: int, *, grid: bool = False) 
     """Where characters ``start`` to ``end`` of a line's ``text`` lie in its
     ``box``: its cells on a ``grid``, ``GRID_BLEED`` of a cell more each
     way; else from where they would start in a proportional font to the
-    line's end (see the module's doc)."""
+    line's end, a little past the engine's box (see the module's doc)."""
     x, y, w, h = box
     lead = len(text) - len(text.lstrip(" "))
     drawn = text[lead:]
@@ -151,10 +166,15 @@ def span_box(box: Rect, text: str, start: int, end: int, *, grid: bool = False) 
         left = max(0, math.floor(x + (start - lead) * pitch) - bleed)
         right = math.ceil(x + (end - lead) * pitch) + bleed
         return (left, y, max(1, right - left), h)
+    bleed = math.ceil(PROPORTIONAL_BLEED * h)
     scale = w / _width(drawn)
     before = _width(drawn[: max(0, start - lead)])
-    left = max(x, math.floor(x + (before - PROPORTIONAL_PAD * DEFAULT_WIDTH) * scale))
-    return (left, y, max(1, x + w - left), h)
+    left = max(x, math.floor(x + (before - PROPORTIONAL_PAD * DEFAULT_WIDTH) * scale)) - bleed
+    right = x + w + bleed
+    if not any(char.isalnum() for char in text[end:]):
+        right += math.ceil(END_REACH * h)
+    left = max(0, left)
+    return (left, y, max(1, right - left), h)
 
 
 def _ax_lines(
@@ -221,7 +241,8 @@ def _ocr_lines(
         if i in doubtful:
             lead = len(line.text) - len(line.text.lstrip(" "))
             texts.append(" " * lead + f"[redacted: {UNSURE_KIND}]")
-            boxes.append(line.box)
+            # Its whole text as a span: its ink may lie past the engine's box too.
+            boxes.append(span_box(line.box, line.text, lead, len(line.text), grid=i in grid))
             kinds.append(UNSURE_KIND)
             continue
         texts.append(replaced(line.text, findings) if findings else line.text)

@@ -32,6 +32,12 @@ column with a run of a token's characters (a digit and a letter both,
 ``TAIL_LEAST`` characters or more) is taken as a wrapped secret's rest:
 its run is redacted too.
 
+This holds where only one display has lines near the edge too: the
+other's rows there may be unread (a cut row's half read as nothing), or
+each display grabbed at its own moment, one before a window was drawn on
+it; what lies near the edge on the one display is then all there is of
+a token cut off from its label.
+
 Displays of different scales are joined too: every line is placed in root
 coordinates (the layout's, on Wayland), where a window's rows and cells
 are one grid whatever pixels each display gives a unit; a cut row's part
@@ -243,7 +249,8 @@ def stacked(
     strips: list[list[Rect]] = [[] for _ in images]
     for upper, lower in pairs:
         lines, where = _near_edge(images, upper, lower)
-        if not any(at.image == upper for at in where) or not any(at.image == lower for at in where):
+        # Lines on one side only too: the other's may be unread (the module's doc).
+        if not lines:
             continue
         cut = {n for n, at in enumerate(where) if at.cut}
         searched = [
