@@ -34,6 +34,9 @@ __all__ = ["BLANK", "Band", "claimed", "decide", "runs_of", "wide"]
 # of the claims it was first looked for by were not.
 SURE_GLYPH = 0.99
 UNSURE_SHARE = 0.2
+# A font so found is kept where the wide letters' drawings fit at least this
+# share of the pairs of cells it leaves.
+WIDE_FIT = 0.1
 # Steps a colour's direction is told in, per channel: words of colours this
 # far apart have each their own full ink.
 COLOUR_STEPS = 8
@@ -114,6 +117,7 @@ def decide(
     fitting = font.identify(
         arrays, read_as, width=cells.width, height=cells.height, known=fonts.recent()
     )
+    by_sure = False
     if fitting is None:
         # A screen mostly of wide letters: the engine's readings of their
         # halves as Latin letters outnumber the Latin cells; it is less sure
@@ -124,9 +128,9 @@ def decide(
             fitting = font.identify(
                 arrays, sure, width=cells.width, height=cells.height, known=fonts.recent()
             )
+            by_sure = True
     if fitting is None:
         return {}, None
-    fonts.keep(fitting)
     shapes = fonts.shapes(fitting)
     decisions = dict(zip(unique, shapes.decide(arrays), strict=True))
     found = {
@@ -158,7 +162,17 @@ def decide(
         (again,) = shapes.decide([np.clip(cell, 0.0, 1.0)])
         if again is not None and again.sure:
             found[i, column] = again
-    return _without_crossings(found, scaled, array_of, shapes, cells), fitting
+    found = _without_crossings(found, scaled, array_of, shapes, cells)
+    if by_sure and fitting.x < 0:
+        # Found by fewer cells, its pen left of its cells: the wide letters
+        # may have led the grid's phase astray (a face so drawn fits a grid
+        # a few pixels off all the same). Kept only where the wide letters'
+        # drawings then fit the pairs of cells it leaves.
+        letters, pairs = _wide(bands, cells, found, fitting)
+        if len(letters) < WIDE_FIT * pairs:
+            return {}, None
+    fonts.keep(fitting)
+    return found, fitting
 
 
 def wide(
@@ -168,6 +182,13 @@ def wide(
     unsure, by (band index, first of their two columns): pairs of cells one
     of which at least no glyph of the font decides, each the wide letter
     nearest it beyond doubt; where two such pairs overlap, the nearer."""
+    return _wide(bands, cells, drawn, font)[0]
+
+
+def _wide(
+    bands: Sequence[Band], cells: Cells, drawn: dict[tuple[int, int], Decision], font: Font
+) -> tuple[dict[tuple[int, int], Decision], int]:
+    """``wide``'s letters, and how many pairs were looked at."""
     import numpy as np
 
     def settled(i: int, column: int) -> bool:
@@ -186,7 +207,7 @@ def wide(
         }
     )
     if not starts:
-        return {}
+        return {}, 0
     scaled = _scaled(bands, cells)
     blank = np.zeros((cells.height, cells.width), np.float32)
 
@@ -217,7 +238,7 @@ def wide(
             continue
         taken.update({(i, start), (i, start + 1)})
         found[i, start] = decision
-    return found
+    return found, len(starts)
 
 
 def _without_crossings(
