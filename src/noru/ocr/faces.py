@@ -184,11 +184,17 @@ def fallbacks(face: Face, chars: tuple[str, ...]) -> tuple[tuple[Face, tuple[str
     )
     if listed is None:
         return ()
-    wanted = {ord(c): c for c in chars}
-    found: dict[Face, list[str]] = {}
+    import bisect
+
+    # The characters not placed yet, as sorted code points: each span of a
+    # face's charset is found among them by bisection (the wide letters are
+    # some 13,000, a fallback list a hundred faces of many spans).
+    codes = sorted({ord(c) for c in chars})
+    placed: set[int] = set()
+    found: dict[Face, list[int]] = {}
     for row in listed.splitlines():
         parts = row.split("|")
-        if len(parts) != 6 or not wanted:
+        if len(parts) != 6 or len(placed) == len(codes):
             continue
         path, index, family, style, weight, charset = parts
         try:
@@ -199,15 +205,19 @@ def fallbacks(face: Face, chars: tuple[str, ...]) -> tuple[tuple[Face, tuple[str
             ]
         except ValueError:
             continue
-        if (other.path, other.index) == (face.path, face.index):
-            for first, last in spans:
-                for code in [c for c in wanted if first <= c <= last]:
-                    del wanted[code]  # the face's own
-            continue
+        own = (other.path, other.index) == (face.path, face.index)
         for first, last in spans:
-            for code in [c for c in wanted if first <= c <= last]:
-                found.setdefault(other, []).append(wanted.pop(code))
-    return tuple((other, tuple(sorted(kept, key=chars.index))) for other, kept in found.items())
+            start, end = bisect.bisect_left(codes, first), bisect.bisect_right(codes, last)
+            for code in codes[start:end]:
+                if code not in placed:
+                    placed.add(code)
+                    if not own:  # the face's own are drawn with it
+                        found.setdefault(other, []).append(code)
+    order = {char: n for n, char in reversed(list(enumerate(chars)))}
+    return tuple(
+        (other, tuple(sorted((chr(code) for code in kept), key=order.__getitem__)))
+        for other, kept in found.items()
+    )
 
 
 def _is_monospace(face: Face) -> bool:

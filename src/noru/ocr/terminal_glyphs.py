@@ -12,7 +12,7 @@ taller than its row, an ``m`` wider than a tight cell).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from noru.ocr import font, glyphs
@@ -34,6 +34,11 @@ __all__ = ["BLANK", "Band", "claimed", "decide", "runs_of", "wide"]
 # of the claims it was first looked for by were not.
 SURE_GLYPH = 0.99
 UNSURE_SHARE = 0.2
+# Wide letters are looked for where a grid shows at least this many pairs
+# of inked cells side by side that no glyph of its font settles: drawing
+# them takes a second or more a font, and a screen of Latin text rarely
+# shows two such pairs.
+WIDE_LEAST = 2
 # A font so found is kept where the wide letters' drawings fit at least this
 # share of the pairs of cells it leaves.
 WIDE_FIT = 0.1
@@ -206,8 +211,8 @@ def _wide(
             and (start in band.keys or start + 1 in band.keys)
         }
     )
-    if not starts:
-        return {}, 0
+    if _both_unsure(bands, settled) < WIDE_LEAST:
+        return {}, len(starts)  # no wide letters to draw ~13,000 letters for
     scaled = _scaled(bands, cells)
     blank = np.zeros((cells.height, cells.width), np.float32)
 
@@ -291,6 +296,22 @@ def _without_crossings(
                 del kept[i, column]
                 break
     return kept
+
+
+def _both_unsure(bands: Sequence[Band], settled: Callable[[int, int], bool]) -> int:
+    """How many pairs of inked cells side by side, neither of them settled,
+    a row holds (each cell in one pair at most): the mark of wide letters,
+    which a screen of Latin text rarely shows (a ligature, an icon)."""
+    count = 0
+    for i, band in enumerate(bands):
+        used: set[int] = set()
+        for column in sorted(band.keys):
+            if column in used or column + 1 not in band.keys:
+                continue
+            if not settled(i, column) and not settled(i, column + 1):
+                count += 1
+                used.update((column, column + 1))
+    return count
 
 
 def _scaled(bands: Sequence[Band], cells: Cells) -> dict[tuple[int, int], _Scaled]:

@@ -126,7 +126,7 @@ class WideShapes:
         sample = sorted(pairs, key=lambda pair: -float(pair.sum()))[:FOUND_BY]
         flat = np.stack([pair.ravel() for pair in sample]).astype(np.float32)
         best: tuple[float, Array] | None = None
-        for size in dict.fromkeys((self.font.size, float(round(self.font.size)))):
+        for size in dict.fromkeys((self.font.size, float(round(self.font.size)))):  # one when whole
             made = self._canvas(size)
             if made is None:
                 continue
