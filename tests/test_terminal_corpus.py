@@ -17,7 +17,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -274,6 +274,19 @@ def test_noru_makes_no_more_character_errors_than_the_better_engine_alone(
     assert errors["noru"] <= best, errors
 
 
+def _drawn_and_read(screen: Screen, tmp_path: Path) -> tuple[dict[str, Any], Sequence[str]]:
+    """``screen`` drawn by its real terminal, and the lines Noru reads there."""
+    problem = missing_any(screen.terminal)
+    require(problem is None, problem or "")
+    (record,) = draw([screen], tmp_path)
+    image = Image.open(tmp_path / record["png"]).convert("RGB")
+    reader = make_reader("noru")
+    try:
+        return record, reader.read(image, [tuple(r) for r in record["regions"]]).lines
+    finally:
+        reader.close()
+
+
 # Screens mostly of wide letters (Chinese, Japanese, Korean) among Latin
 # ones, in Fira Code at 192 dpi: the engine reads many of the wide letters'
 # halves as Latin letters and digits, a third of the cells the font is
@@ -297,15 +310,7 @@ def test_a_screen_mostly_of_wide_letters_is_read_by_its_font_and_theirs(
     Latin word (``ERROR``, ``(#626)``, a file's size and date) comes back as
     drawn, and the wide letters as the fallback face draws them, Hangul
     too."""
-    problem = missing_any(screen.terminal)
-    require(problem is None, problem or "")
-    (record,) = draw([screen], tmp_path)
-    image = Image.open(tmp_path / record["png"]).convert("RGB")
-    reader = make_reader("noru")
-    try:
-        read = reader.read(image, [tuple(r) for r in record["regions"]]).lines
-    finally:
-        reader.close()
+    record, read = _drawn_and_read(screen, tmp_path)
     served = [line.rstrip() for line in read if line.strip()]
     assert served == [row for row in record["truth"] if row.strip()]
 
@@ -331,15 +336,7 @@ def test_a_powerline_segment_s_end_is_its_glyph(tmp_path: Path, screen: Screen) 
     """Each segment's end is served as the glyph it is, in its cell, however
     the terminal scaled, moved or blended it between the segments' colours:
     not ``>``, ``»`` or ``}``."""
-    problem = missing_any(screen.terminal)
-    require(problem is None, problem or "")
-    (record,) = draw([screen], tmp_path)
-    image = Image.open(tmp_path / record["png"]).convert("RGB")
-    reader = make_reader("noru")
-    try:
-        read = reader.read(image, [tuple(r) for r in record["regions"]]).lines
-    finally:
-        reader.close()
+    record, read = _drawn_and_read(screen, tmp_path)
     ends = "\ue0b0"
     served = [
         line.rstrip() for line in read if line.strip() and not chrome(line, record["optional"])
