@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from noru.geometry import Rect, clip
 from noru.ocr import terminal_glyphs
 from noru.ocr.base import OcrLine
-from noru.ocr.glyphs import Decision, Font, Fonts
+from noru.ocr.glyphs import Decision, Fonts
 from noru.ocr.terminal_chrome import (
     off_paper,
     own_backgrounds,
@@ -349,7 +349,7 @@ def read(
         return shapes[key]
 
     drawn: dict[tuple[int, int], Decision] = {}
-    grid_font: Font | None = None
+    wide: dict[tuple[int, int], Decision] = {}  # wide letters where the font left pairs of cells
 
     def agreed(key: bytes) -> str | None:
         if not agree_cells:
@@ -382,7 +382,7 @@ def read(
                 )
                 _read_segments(bands, segments, cells, votes, read_rows)
                 done.update(batch)
-            drawn, grid_font = terminal_glyphs.decide(bands, cells, votes, fonts)
+            drawn, wide = terminal_glyphs.decide(bands, cells, votes, fonts)
             if drawn or len(done) == len(order):
                 break
     if cells.few and not drawn:
@@ -404,6 +404,4 @@ def read(
     else:
         todo = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
     _read_parts(bands, todo, cells, votes, settled, read_rows, done=done)
-    # Wide letters (CJK, kana, Hangul) where the font's glyphs left pairs of cells.
-    wide = terminal_glyphs.wide(bands, cells, drawn, grid_font) if grid_font else {}
     return Read(lines_of(bands, cells, votes, bars, agreed, drawn, (ox, oy), wide), rest)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from noru.ocr.glyphs import Array
 
-__all__ = ["BLANK", "Band", "claimed", "decide", "runs_of", "wide"]
+__all__ = ["BLANK", "Band", "claimed", "decide", "runs_of"]
 
 # A glyph the engine read with this confidence or more is one it was sure
 # of; the font is looked for again by those alone when at least this share
@@ -106,10 +106,10 @@ def claims(bands: Sequence[Band], votes: Votes) -> int:
 
 def decide(
     bands: Sequence[Band], cells: Cells, votes: Votes, fonts: Fonts
-) -> tuple[dict[tuple[int, int], Decision], Font | None]:
+) -> tuple[dict[tuple[int, int], Decision], dict[tuple[int, int], Decision]]:
     """Each inked cell's nearest glyph in the grid's font, by (band index,
-    column), and the font, when an installed font fits what the engine read;
-    else none."""
+    column), and the wide letters among the cells it leaves (``_wide``), when
+    an installed font fits what the engine read; else none."""
     import numpy as np
 
     scaled = _scaled(bands, cells)
@@ -135,7 +135,7 @@ def decide(
             )
             by_sure = True
     if fitting is None:
-        return {}, None
+        return {}, {}
     shapes = fonts.shapes(fitting)
     decisions = dict(zip(unique, shapes.decide(arrays), strict=True))
     found = {
@@ -168,32 +168,35 @@ def decide(
         if again is not None and again.sure:
             found[i, column] = again
     found = _without_crossings(found, scaled, array_of, shapes, cells)
-    if by_sure and fitting.x < 0:
+    blank = np.zeros((cells.height, cells.width), np.float32)
+    letters, pairs = _wide(
+        bands,
+        found,
+        fitting,
+        lambda i, column: array_of[item] if (item := scaled.get((i, column))) else blank,
+    )
+    if by_sure and fitting.x < 0 and len(letters) < WIDE_FIT * pairs:
         # Found by fewer cells, its pen left of its cells: the wide letters
         # may have led the grid's phase astray (a face so drawn fits a grid
         # a few pixels off all the same). Kept only where the wide letters'
         # drawings then fit the pairs of cells it leaves.
-        letters, pairs = _wide(bands, cells, found, fitting)
-        if len(letters) < WIDE_FIT * pairs:
-            return {}, None
+        return {}, {}
     fonts.keep(fitting)
-    return found, fitting
-
-
-def wide(
-    bands: Sequence[Band], cells: Cells, drawn: dict[tuple[int, int], Decision], font: Font
-) -> dict[tuple[int, int], Decision]:
-    """The wide letters (``noru.ocr.wide``) among the cells the font left
-    unsure, by (band index, first of their two columns): pairs of cells one
-    of which at least no glyph of the font decides, each the wide letter
-    nearest it beyond doubt; where two such pairs overlap, the nearer."""
-    return _wide(bands, cells, drawn, font)[0]
+    return found, letters
 
 
 def _wide(
-    bands: Sequence[Band], cells: Cells, drawn: dict[tuple[int, int], Decision], font: Font
+    bands: Sequence[Band],
+    drawn: dict[tuple[int, int], Decision],
+    font: Font,
+    cell: Callable[[int, int], Array],
 ) -> tuple[dict[tuple[int, int], Decision], int]:
-    """``wide``'s letters, and how many pairs were looked at."""
+    """The wide letters (``noru.ocr.wide``) among the cells the font left
+    unsure, by (band index, first of their two columns): pairs of cells one
+    of which at least no glyph of the font decides, each the wide letter
+    nearest it beyond doubt; where two such pairs overlap, the nearer. With
+    them, how many pairs were looked at. ``cell``: a cell's ink (0-1) by
+    (band index, column), blank where it has no ink."""
     import numpy as np
 
     def settled(i: int, column: int) -> bool:
@@ -213,19 +216,6 @@ def _wide(
     )
     if _both_unsure(bands, settled) < WIDE_LEAST:
         return {}, len(starts)  # no wide letters to draw ~13,000 letters for
-    scaled = _scaled(bands, cells)
-    blank = np.zeros((cells.height, cells.width), np.float32)
-
-    def cell(i: int, column: int) -> Array:
-        item = scaled.get((i, column))
-        if item is None:
-            return blank
-        key, depth = item
-        found: Array = np.clip(
-            glyphs.coverage(key, cells.width, cells.height) * (255.0 / depth), 0, 1
-        )
-        return found
-
     pairs = [np.hstack([cell(i, start), cell(i, start + 1)]) for i, start in starts]
     decisions = wide_shapes(font).decide(pairs)
     found: dict[tuple[int, int], Decision] = {}
