@@ -169,18 +169,22 @@ def bold_of(face: Face) -> Face | None:
 
 
 @functools.lru_cache(maxsize=FACES_OPEN)
-def fallbacks(face: Face, chars: tuple[str, ...]) -> tuple[tuple[Face, tuple[str, ...]], ...]:
+def fallbacks(
+    face: Face, chars: tuple[str, ...], *, mono: bool = False
+) -> tuple[tuple[Face, tuple[str, ...]], ...]:
     """The faces a terminal draws those of ``chars`` that ``face`` has not
     with (a ``❯`` or a ``✔`` in a prompt), each with its characters: for
     each character, the first face of fontconfig's fallback list for
-    ``face``'s family that has it, as Xft, cairo, Qt and the GPU terminals
-    pick one (``fc-match -s``). Empty when fontconfig cannot say."""
+    ``face``'s family that has it (``fc-match -s``), as Xft and cairo pick
+    one; with ``mono``, of the list for a monospaced face of that family,
+    as Konsole (Qt's monospace hint) and kitty ask, which puts DejaVu Sans
+    Mono's ``❯`` before DejaVu Sans's. Empty when fontconfig cannot say."""
     listed = _fontconfig(
         "fc-match",
         "-s",
         "--format",
         "%{file}|%{index}|%{family[0]}|%{style[0]}|%{weight}|%{charset}\n",
-        f"{face.family}:style={face.style}",
+        f"{face.family}:style={face.style}" + (":spacing=100" if mono else ""),
     )
     if listed is None:
         return ()

@@ -295,9 +295,14 @@ class Shapes:
         back to for the characters the face has not (``faces.fallbacks``),
         drawn at the same size, pen and baseline, as terminals draw them;
         but lines and blocks, which terminals draw themselves where the
-        face has none (xterm, VTE, Konsole, kitty, alacritty, foot)."""
+        face has none (xterm, VTE, Konsole, kitty, alacritty, foot).
+        Terminals ask fontconfig two ways, for the family as it is or for a
+        monospaced face of it: both faces' drawings are kept, a character
+        drawn two ways is no rival to itself."""
         faces = [(face, CHARSET) for face in (font.face, font.bold) if face is not None]
-        return faces + list(fallbacks(font.face, _FALLEN_BACK))
+        for mono in (False, True):
+            faces += fallbacks(font.face, _FALLEN_BACK, mono=mono)
+        return faces
 
     def bleed(self, glyph: int, rows: int, columns: int) -> Array | None:
         """What drawing ``glyph`` leaves in a cell when it is drawn ``rows``
