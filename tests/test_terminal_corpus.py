@@ -17,14 +17,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
 
-from tests.ocr_readers import Reader, make_reader
+from tests.ocr_readers import Reader, Reading, make_reader
 from tests.ocr_scoring import chrome, levenshtein, score, tokens
 from tests.parts import require
 from tests.real_terminals import TERMINALS, missing_any
@@ -274,15 +274,15 @@ def test_noru_makes_no_more_character_errors_than_the_better_engine_alone(
     assert errors["noru"] <= best, errors
 
 
-def _drawn_and_read(screen: Screen, tmp_path: Path) -> tuple[dict[str, Any], Sequence[str]]:
-    """``screen`` drawn by its real terminal, and the lines Noru reads there."""
+def _drawn_and_read(screen: Screen, tmp_path: Path) -> tuple[dict[str, Any], Reading]:
+    """``screen`` drawn by its real terminal, and what Noru reads there."""
     problem = missing_any(screen.terminal)
     require(problem is None, problem or "")
     (record,) = draw([screen], tmp_path)
     image = Image.open(tmp_path / record["png"]).convert("RGB")
     reader = make_reader("noru")
     try:
-        return record, reader.read(image, [tuple(r) for r in record["regions"]]).lines
+        return record, reader.read(image, [tuple(r) for r in record["regions"]])
     finally:
         reader.close()
 
@@ -311,7 +311,7 @@ def test_a_screen_mostly_of_wide_letters_is_read_by_its_font_and_theirs(
     drawn, and the wide letters as the fallback face draws them, Hangul
     too."""
     record, read = _drawn_and_read(screen, tmp_path)
-    served = [line.rstrip() for line in read if line.strip()]
+    served = [line.rstrip() for line in read.lines if line.strip()]
     assert served == [row for row in record["truth"] if row.strip()]
 
 
@@ -339,7 +339,9 @@ def test_a_powerline_segment_s_end_is_its_glyph(tmp_path: Path, screen: Screen) 
     record, read = _drawn_and_read(screen, tmp_path)
     ends = "\ue0b0"
     served = [
-        line.rstrip() for line in read if line.strip() and not chrome(line, record["optional"])
+        line.rstrip()
+        for line in read.lines
+        if line.strip() and not chrome(line, record["optional"])
     ]
     shown = [row for row in record["truth"] if row.strip()]
     assert len(served) == len(shown), served
@@ -347,3 +349,40 @@ def test_a_powerline_segment_s_end_is_its_glyph(tmp_path: Path, screen: Screen) 
         assert [i for i, c in enumerate(got) if c in ends] == [
             i for i, c in enumerate(row) if c in ends
         ], (got, row)
+
+
+def test_an_icon_read_as_a_character_its_font_draws_otherwise_is_not_sure(
+    tmp_path: Path,
+) -> None:
+    """Konsole draws the branch icon (``\ue0a0``) of a Powerline prompt from
+    another face, and the engine reads every copy of it as ``}``: a line
+    holding such a cell, which looks like none of the grid font's glyphs, is
+    served unsure, not as surely right as a line its glyphs decided."""
+    (screen,) = [s for s in SEGMENTED if s.terminal == "konsole"]
+    record, read = _drawn_and_read(screen, tmp_path)
+    assert read.confidences is not None
+    shown = {row.rstrip() for row in record["truth"]}
+    sure = [
+        (line.rstrip(), confidence)
+        for line, confidence in zip(read.lines, read.confidences, strict=True)
+        if line.strip() and confidence >= 0.99
+    ]
+    assert len(sure) >= len(shown) // 2, sure  # most lines are decided by their glyphs
+    assert [line for line, _ in sure if line not in shown] == []
+
+
+def test_a_prompt_s_marks_are_read_in_the_face_konsole_falls_back_to(tmp_path: Path) -> None:
+    """Konsole draws a prompt's ``❯`` and ``✔``, which its font lacks, from
+    the face fontconfig gives for a monospaced face of the family (DejaVu
+    Sans Mono), not the plain family's (DejaVu Sans): each is served where
+    it is shown, not as ``>`` or ``v``."""
+    (screen,) = [s for s in SEGMENTED if s.terminal == "konsole"]
+    record, read = _drawn_and_read(screen, tmp_path)
+    marks = "❯✔"
+    shown = [row.rstrip() for row in record["truth"] if any(m in row for m in marks)]
+    assert shown  # the prompt shows them
+    served = [line.rstrip() for line in read.lines if line.strip()]
+    for row in shown:
+        where = [(i, c) for i, c in enumerate(row) if c in marks]
+        twins = [line for line in served if len(line) == len(row) and line[-8:] == row[-8:]]
+        assert any([(i, line[i]) for i, _ in where] == where for line in twins), (row, twins)
