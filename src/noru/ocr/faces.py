@@ -31,7 +31,16 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["HINTINGS", "Drawn", "Face", "bold_of", "draw", "fallbacks", "monospace_faces"]
+__all__ = [
+    "HINTINGS",
+    "Drawn",
+    "Face",
+    "bold_of",
+    "draw",
+    "fallbacks",
+    "monospace_faces",
+    "regulars_having",
+]
 
 # How FreeType is asked to hint, by name: fontconfig's slight (the light
 # auto-hinter), full (the font's own instructions), none, and monochrome.
@@ -222,6 +231,28 @@ def fallbacks(
         (other, tuple(sorted((chr(code) for code in kept), key=order.__getitem__)))
         for other, kept in found.items()
     )
+
+
+@functools.lru_cache(maxsize=FACES_OPEN)
+def regulars_having(chars: tuple[str, ...]) -> tuple[tuple[Face, tuple[str, ...]], ...]:
+    """Each monospace family's regular face (the upright face nearest in
+    weight to regular) with those of ``chars`` it has, for those that have
+    any: the faces a terminal may draw a symbol its grid's face lacks with
+    when it picks one by an order of its own (Konsole draws Powerline's
+    branch icon from Hack where fontconfig's list puts Fira Code first)."""
+    families: dict[str, Face] = {}
+    for face in monospace_faces():
+        kept = families.get(face.family)
+        if kept is None or abs(face.weight - REGULAR) < abs(kept.weight - REGULAR):
+            families[face.family] = face
+    found = []
+    with _DRAWING:
+        for face in families.values():
+            ft = _ft_face(face)
+            has = tuple(c for c in chars if ft is not None and ft.get_char_index(c))
+            if has:
+                found.append((face, has))
+    return tuple(found)
 
 
 def _is_monospace(face: Face) -> bool:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from noru.ocr.faces import Drawn, Face, draw, fallbacks
+from noru.ocr.faces import Drawn, Face, draw, fallbacks, regulars_having
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,6 +54,12 @@ CHARSET = tuple(
 # The characters looked for in the faces fontconfig falls back to: all but
 # the lines and blocks (U+2500-U+259F).
 _FALLEN_BACK = tuple(c for c in CHARSET if not "\u2500" <= c <= "\u259f")
+# Drawings ranked per cell to find the nearest other character: one may be
+# drawn by its face, its bold and several fallback faces.
+RANKED = 16
+# Powerline's icons, which terminals take from different faces when the
+# grid's has none (``faces.regulars_having``): drawn in every family's.
+_ICONS = tuple("\ue0a0\ue0a1\ue0a2\ue0b0\ue0b1\ue0b2\ue0b3")
 # A cell is its nearest glyph's character when the glyph is this near, and the
 # nearest other character this much farther, and this many times as far.
 NEAR = 0.08
@@ -97,12 +103,15 @@ class Font:
 @dataclass(frozen=True)
 class Decision:
     """A cell's nearest character, its distance, and the nearest other
-    character's distance; ``sure`` when the gap between them decides."""
+    character's distance; ``sure`` when the gap between them decides.
+    Where it is not, and the engine read the cell's copies alike as another
+    character, ``claim`` is the cell's distance to that one's drawing."""
 
     char: str
     distance: float
     runner_up: float
     glyph: int  # its drawing's index in ``Shapes``
+    claim: float | None = None
 
     @property
     def sure(self) -> bool:
@@ -280,13 +289,24 @@ class Shapes:
         found: list[Decision | None] = []
         for start in range(0, len(flat), 512):
             apart = distances(flat[start : start + 512], self.glyphs) + self.prior
-            order = np.argsort(apart, axis=1)[:, :4]
+            order = np.argsort(apart, axis=1)[:, :RANKED]
             for row, ranked in zip(apart, order, strict=True):
                 char = self.chars[ranked[0]]
                 # A bold drawing of the same character is no rival.
                 other = next((row[j] for j in ranked[1:] if self.chars[j] != char), 1.0)
                 found.append(Decision(char, float(row[ranked[0]]), float(other), int(ranked[0])))
         return found
+
+    def distance(self, cell: Array, char: str) -> float | None:
+        """The cell's distance to the nearest drawing of ``char`` (None when
+        the font draws it like another character, or not at all)."""
+        import numpy as np
+
+        drawings = [i for i, c in enumerate(self.chars) if c == char]
+        if not drawings:
+            return None
+        flat = cell.ravel().astype(np.float32)[None, :]
+        return float(distances(flat, self.glyphs[drawings]).min() + self.prior[drawings[0]])
 
     @staticmethod
     def _faces(font: Font) -> list[tuple[Face, tuple[str, ...]]]:
@@ -302,7 +322,11 @@ class Shapes:
         faces = [(face, CHARSET) for face in (font.face, font.bold) if face is not None]
         for mono in (False, True):
             faces += fallbacks(font.face, _FALLEN_BACK, mono=mono)
-        return faces
+        return faces + [
+            (face, icons)
+            for face, icons in regulars_having(_ICONS)
+            if face not in (font.face, font.bold)
+        ]
 
     def bleed(self, glyph: int, rows: int, columns: int) -> Array | None:
         """What drawing ``glyph`` leaves in a cell when it is drawn ``rows``

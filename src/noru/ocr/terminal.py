@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from noru.geometry import Rect, clip
 from noru.ocr import terminal_glyphs
 from noru.ocr.base import OcrLine
-from noru.ocr.glyphs import Decision, Fonts
+from noru.ocr.glyphs import Decision, Fonts, Shapes
 from noru.ocr.terminal_chrome import (
     off_paper,
     own_backgrounds,
@@ -350,6 +350,7 @@ def read(
 
     drawn: dict[tuple[int, int], Decision] = {}
     wide: dict[tuple[int, int], Decision] = {}  # wide letters where the font left pairs of cells
+    drawings: Shapes | None = None  # the found font's
 
     def agreed(key: bytes) -> str | None:
         if not agree_cells:
@@ -382,7 +383,7 @@ def read(
                 )
                 _read_segments(bands, segments, cells, votes, read_rows)
                 done.update(batch)
-            drawn, wide = terminal_glyphs.decide(bands, cells, votes, fonts)
+            drawn, wide, drawings = terminal_glyphs.decide(bands, cells, votes, fonts)
             if drawn or len(done) == len(order):
                 break
     if cells.few and not drawn:
@@ -404,4 +405,6 @@ def read(
     else:
         todo = {(i, p) for i, band in enumerate(bands) for p in range(len(band.parts))}
     _read_parts(bands, todo, cells, votes, settled, read_rows, done=done)
+    if drawings is not None:
+        drawn = terminal_glyphs.with_claims(bands, drawn, votes, drawings, cells)
     return Read(lines_of(bands, cells, votes, bars, agreed, drawn, (ox, oy), wide), rest)

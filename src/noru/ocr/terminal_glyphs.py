@@ -13,10 +13,11 @@ taller than its row, an ``m`` wider than a tight cell).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from noru.ocr import font, glyphs
-from noru.ocr.glyphs import Decision, Font, Fonts
+from noru.ocr.glyphs import Decision, Font, Fonts, Shapes
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_ink import darkest
 from noru.ocr.terminal_votes import Votes
@@ -106,10 +107,11 @@ def claims(bands: Sequence[Band], votes: Votes) -> int:
 
 def decide(
     bands: Sequence[Band], cells: Cells, votes: Votes, fonts: Fonts
-) -> tuple[dict[tuple[int, int], Decision], dict[tuple[int, int], Decision]]:
+) -> tuple[dict[tuple[int, int], Decision], dict[tuple[int, int], Decision], Shapes | None]:
     """Each inked cell's nearest glyph in the grid's font, by (band index,
-    column), and the wide letters among the cells it leaves (``_wide``), when
-    an installed font fits what the engine read; else none."""
+    column), the wide letters among the cells it leaves (``_wide``) and the
+    font's drawings, when an installed font fits what the engine read; else
+    none."""
     import numpy as np
 
     scaled = _scaled(bands, cells)
@@ -135,7 +137,7 @@ def decide(
             )
             by_sure = True
     if fitting is None:
-        return {}, {}
+        return {}, {}, None
     shapes = fonts.shapes(fitting)
     decisions = dict(zip(unique, shapes.decide(arrays), strict=True))
     found = {
@@ -180,9 +182,33 @@ def decide(
         # may have led the grid's phase astray (a face so drawn fits a grid
         # a few pixels off all the same). Kept only where the wide letters'
         # drawings then fit the pairs of cells it leaves.
-        return {}, {}
+        return {}, {}, None
     fonts.keep(fitting)
-    return found, letters
+    return found, letters, shapes
+
+
+def with_claims(
+    bands: Sequence[Band],
+    drawn: dict[tuple[int, int], Decision],
+    votes: Votes,
+    shapes: Shapes,
+    cells: Cells,
+) -> dict[tuple[int, int], Decision]:
+    """``drawn``, each cell its glyphs left unsure and whose copies the
+    engine read alike as another character than its nearest with its
+    distance to that character's drawing (``Decision.claim``): once every
+    part has been read, what the copies agree on is known."""
+    out = dict(drawn)
+    for (i, column), decision in drawn.items():
+        if decision.sure:
+            continue
+        key = bands[i].keys.get(column)
+        claim = votes.agreed(key) if key is not None else None
+        if key is None or claim is None or claim == decision.char:
+            continue
+        cell = glyphs.coverage(key, cells.width, cells.height)
+        out[i, column] = replace(decision, claim=shapes.distance(cell, claim))
+    return out
 
 
 def _wide(

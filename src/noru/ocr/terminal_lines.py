@@ -45,12 +45,11 @@ MISSES = {
     "wide-near": 0.11,
     "shape": 1e-7,
     "agreed": 0.005,
-    # Copies read alike as a character of the grid's font that the cell
-    # does not look like: far from every glyph of the font, and nearest
-    # another (Konsole's branch icon read ``}`` in every copy). Set, not
-    # fitted: the training part fits 0.89, a set of fonts in neither part
-    # 0.056 (Konsole draws some of Monoid's letters unlike its drawings);
-    # of such cells in the two, about one in two was wrong.
+    # Copies read alike as a character of the grid's font that the cell is
+    # far from (``FAR``) and nearer another (Konsole's branch icon read
+    # ``}`` in every copy). Set, not fitted: the training part fits 0.89,
+    # a set of fonts in neither part far less (Konsole draws some of
+    # Monoid's letters unlike its drawings).
     "agreed-far": 0.5,
     "engine": 0.28,
     "engine-alone": 0.016,
@@ -62,12 +61,12 @@ MISSES = {
     # 36 heavy (pip's bars in 4 screens).
     "weight": 0.5,
 }
-# A cell this far (``Decision.distance``) from the nearest glyph of the
-# grid's font looks like none of them: what its copies were read as is
-# doubted unless it is that nearest glyph. On the training part, of cells
-# so far whose copies agreed on another character, four in five were wrong;
-# between 0.25 and this, one in thirty.
-FAR = 0.3
+# A cell this far (``Decision.claim``) from the grid font's drawing of what
+# its copies were read as, another character than its nearest glyph, is not
+# that character as the font draws it: the reading is doubted. On the
+# training part, of such cells this far, five in six were wrong; nearer,
+# one in thirty.
+FAR = 0.5
 # Rows shorter than this many pixels: a line two pixels thick may be light
 # or heavy, as the terminal draws it (``_either_weight``).
 WEIGHED_BELOW = 30
@@ -290,8 +289,8 @@ def _way(char: str | None, *, font_known: bool, by: str, glyph: Decision | None 
     """How a cell no glyph decided was decided, as ``MISSES`` counts it: ``by``
     its shape (a line across, a bar); where the grid's font is known (its
     glyphs left this cell unsure, ``glyph`` the nearest), as the engine read
-    its copies alike, the more doubtful when the cell looks like no glyph
-    of the font and the nearest is not that character (``FAR``), or as the
+    its copies alike, the more doubtful when the cell is far from that
+    character's drawing and nearer another's (``FAR``), or as the
     engine read it there; by the engine where no font is known; a character
     outside ASCII by the engine; or lost."""
     if char is None:
@@ -304,7 +303,7 @@ def _way(char: str | None, *, font_known: bool, by: str, glyph: Decision | None 
         return "engine-alone"
     if by != "copies":
         return "engine"
-    if glyph is not None and glyph.distance >= FAR and glyph.char != char:
+    if glyph is not None and glyph.claim is not None and glyph.claim >= FAR:
         return "agreed-far"
     return "agreed"
 
