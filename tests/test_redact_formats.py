@@ -527,6 +527,27 @@ BROWSER_READS = [
         "ABSKirsw+ybVfxqljN4GuqWnSBqivwR4yYjfGVFSDb5VJ/gEuPn5EWWYY6IwrWEGV3ESp3P0myeBKwFdVaqZ6sLx"
         "02YRMhHTT8H91w16TZPnz4RqfBHIsZJkDrqv2QijOQNa6HyB",
     ),
+    # a J read as J/ in a Google refresh token (its prefix's // is no J), and as |/
+    (
+        '<input type="text" value="1//01VUO0W225xkBjmqEtJ/M8kpqw0enSOaPswkQQyvLPVEeiAp6HcveVi8ci'
+        'auD6gFUH3I2SSNDNohQIdV5livYGyouZq1W">',
+        "1//01vU0W225xkBjmqEtJM8kpqw0enSOaPswkQQyvLPVEeiAp6HcveVi8ciauD6gFUH3l2SsNDNohQldV5IivYGy"
+        "ouZq1W",
+    ),
+    (
+        "| prod | 1//082Lhc_JT9zr2F4mF2f91xL2Vym4QixC61EYKbAYB_y9J3u500Kt33X2LfnS64tQ|/YoW_GF3zW8X"
+        "RcwOjeQApinBIN2 | 2026-11-30 |",
+        "1//082Lhc_JT9zr2F4mF2f91xL2Vym4QixC61EYkbAYB_y9J3u5ooKt33X2LfnS64tQJYoW_GF3zW8XRcw0jeQAp"
+        "inBIN2",
+    ),
+    # a character added in a kubeadm token's 16
+    ("- fino7z.k52s8mecmhuip5Sny", "fino7z.k52s8mecmhuip5ny"),
+    ("- kvho49.f31laxkl8ynou7grq", "kvho49.f31axkl8ynou7grq"),
+    # Pinecone's pcsk_ read as pesk_
+    (
+        "- pesk_gFXIjv_KxzchPziirOMfFIrcOyOq6JUShMveOgGpaNNXYPDXsxP6ATLLNXK7PCy3UR5eWtq",
+        "pcsk_gFXljv_KxzchPziir0MfFlrcOy0q6JUShMve0gGpaNNXYPDXsxP6ATLLNXK7PCy3UR5eWtq",
+    ),
     # a Grafana cloud token whose + are read apart, one between spaces
     (
         "= glc_ri8QaOUxXsu7uJ7e/NYuk3jUPYsVaMKMcM9myj4WeoZs2UQ3t2o0Zjt + +1XW6J3gfz8BniUgZChLrAG "
