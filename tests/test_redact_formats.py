@@ -272,6 +272,9 @@ LOOK_ALIKES = [
     "  at com.example.service.TokenRefresher.refresh(TokenRefresher.java:42)",
     "Successfully installed secretstorage-3.3.3 keyring-24.3.1",
     "tokenizer.json: 100%|██████████| 2.11M/2.11M [00:00<00:00, 15.2MB/s]",
+    # words and a short base64 value whose == ends the line: no key's length
+    "echo the quick brown fox jumps over the lazy dog and more words to pad SGVsbG8gd29ybGQ==",
+    '"integrity": "sha512-q8ESAxERF1cBbqSS/tLCgqwtoL7KJaGLLTqOPGLj4z7fv0eg 4zxS5y0XoyfQLI9Ww==",',
 ]
 
 
@@ -547,6 +550,23 @@ BROWSER_READS = [
     (
         "- pesk_gFXIjv_KxzchPziirOMfFIrcOyOq6JUShMveOgGpaNNXYPDXsxP6ATLLNXK7PCy3UR5eWtq",
         "pcsk_gFXljv_KxzchPziir0MfFlrcOy0q6JUShMve0gGpaNNXYPDXsxP6ATLLNXK7PCy3UR5eWtq",
+    ),
+    # Azure storage keys cut by two to four stray spaces (pieces that look
+    # like words' among them), a J read as ), a character added
+    (
+        '<input type="text" value="sLj|KKYwaWoGw8Skn1cDW4hecgOGKxflHkyTwqFY+6jvNL7n6KoVJgc7 Fueqm'
+        'zXb7 UyvEvIxEkMrOyFSichsfJ+==">',
+        "sLjKKYwaWoGw8Skn1cDW4hecgOGKxf1HkyTwqFY+6jvNL7n6KoVJgc7FueqmzXb7UyvEvIxEkMrOyFSIchsfJ+==",
+    ),
+    (
+        "- ePgRG4ZRR4AKaUDtvDYE6FYZfi4 db DwgF 3W6bAJO6HZOFKnZq8eLlamaq/IqjonfwtaECrZwPRDJpCxl7 TH"
+        "6WZF==",
+        "ePgRG4ZRR4AKaUDtvDYE6fYZfi4dbDwgF3W6bAJo6HZOfKnZq8eL1amq/lqJonfwtaECrZwPRDJpCxl7TH6wZF==",
+    ),
+    (
+        "Copied ap5k5aNQoK/H8HpOO0gUIq) XsJFAniiYKGQJ8zxocEJQvv4PzgUslosKrOUSkLprZUNyWIXLrjsQwilt"
+        "50r8e7U== to the clipboard",
+        "ap5k5aNQoK/H8HpO0gUIqJXsJFAniiYkGQJ8zxocEJQvv4PzgUslosKr0USkLprZUNyWIXLrjsQwllt50r8e7U==",
     ),
     # a Grafana cloud token whose + are read apart, one between spaces
     (
