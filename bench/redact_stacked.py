@@ -52,10 +52,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 
 from tests.real_clients import move_window, wait_drawn, window_facts  # noqa: E402
-from tests.served_terminal import stored_and_seen  # noqa: E402
+from tests.served_terminal import settled, stored_and_seen  # noqa: E402
 from tests.xserver import Monitor, running_xserver  # noqa: E402
 
-from noru.capture import Capturer, Grab  # noqa: E402
+from noru.capture import Capturer  # noqa: E402
 from noru.ocr.tesseract import TesseractEngine  # noqa: E402
 from noru.redact import apply, seam_rows  # noqa: E402
 from noru.redact.apply import for_agent  # noqa: E402
@@ -189,17 +189,6 @@ def _count(
     return counts, lines
 
 
-def _settled(capturer: Capturer) -> list[Grab]:
-    """Every display, grabbed until two grabs in a row are the same."""
-    grabs = capturer.grab_all_displays()
-    for _ in range(20):
-        again = capturer.grab_all_displays()
-        if [g.image.tobytes() for g in again] == [g.image.tobytes() for g in grabs]:
-            return again
-        grabs = again
-    raise RuntimeError("the displays still changed after 20 grabs")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--screens", type=int, default=len(SCREENS), help="screen kinds shown")
@@ -228,7 +217,7 @@ def main() -> None:
         Capturer(display=server.display) as capturer,
     ):
         home = Path(tmp) / "home"
-        blank, _, _ = stored_and_seen(home, engine, _settled(capturer))
+        blank, _, _ = stored_and_seen(home, engine, settled(capturer))
         assert [i.screen_rect for i in blank.images] == [
             (m.x, m.y, m.width, m.height) for m in STACKED
         ], blank.images
@@ -265,7 +254,7 @@ def main() -> None:
                     move_window(server, client.window_id, X, y)
                     rect = window_facts(server, client.window_id)[0]
                     wait_drawn(server, rect, None, f"{client_name} at {place}")
-                    stored, _, _ = stored_and_seen(home, engine, _settled(capturer))
+                    stored, _, _ = stored_and_seen(home, engine, settled(capturer))
                     places += 1
                     for way in WAYS:
                         record = _way(stored, blank, way)

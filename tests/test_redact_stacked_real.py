@@ -36,14 +36,14 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from noru.capture import Capturer, Grab
+from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL
 from tests import real_terminals
 from tests.parts import require
 from tests.real_clients import move_window
 from tests.redaction_cases import ALNUM, leaked, pick
-from tests.served_terminal import Served, served_grabs, served_terminal
+from tests.served_terminal import Served, served_grabs, served_terminal, settled
 from tests.xserver import Monitor, XServer, running_xserver
 
 EDGE = 1080  # TOP's bottom edge, BOTTOM's top edge
@@ -191,17 +191,6 @@ def _wheel_record(count: int) -> list[str]:
     return lines
 
 
-def _settled(capturer: Capturer) -> list[Grab]:
-    """Every display, grabbed until two grabs in a row are the same."""
-    grabs = capturer.grab_all_displays()
-    for _ in range(20):
-        again = capturer.grab_all_displays()
-        if [g.image.tobytes() for g in again] == [g.image.tobytes() for g in grabs]:
-            return again
-        grabs = again
-    raise RuntimeError("the displays still changed after 20 grabs")
-
-
 @pytest.mark.parametrize("late", ["upper", "lower"])
 def test_ordinary_key_like_rows_by_the_edge_are_served_when_the_other_display_shows_none(
     stacked_monitors: XServer, home: Path, engine: TesseractEngine, late: str
@@ -216,7 +205,7 @@ def test_ordinary_key_like_rows_by_the_edge_are_served_when_the_other_display_sh
     lines = ["$ cat noru-1.0.dist-info/RECORD", *_wheel_record(16), "$ "]
     columns = 100  # wider than every row
     with Capturer(display=stacked_monitors.display) as capturer:
-        before = _settled(capturer)
+        before = settled(capturer)
         opened = real_terminals.open_xterm(
             stacked_monitors, lines, columns=columns, rows=len(lines) + 1,
             font="DejaVu Sans Mono", size=9, x=300, y=600,
@@ -230,7 +219,7 @@ def test_ordinary_key_like_rows_by_the_edge_are_served_when_the_other_display_sh
                 300,
                 600 + EDGE - (client.rect[1] + pad + 10 * height),
             )
-            after = _settled(capturer)
+            after = settled(capturer)
     shown = 1 if late == "upper" else 0
     grabs = [before[0], after[1]] if late == "upper" else [after[0], before[1]]
     screens, texts, _ = served_grabs(home, engine, grabs)
