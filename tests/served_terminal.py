@@ -26,7 +26,10 @@ from noru.store import CaptureRecord, NewImage, Reader, Store
 from tests import real_terminals
 from tests.xserver import XServer
 
-__all__ = ["Served", "served_grabs", "served_terminal", "stored_and_seen"]
+__all__ = ["Served", "served_grabs", "served_terminal", "settled", "stored_and_seen"]
+
+# Grabs of every display taken until two in a row are the same, at most.
+SETTLE_TRIES = 20
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,18 @@ def served_terminal(
     screens, texts, served = served_grabs(home, engine, grabs)
     pictures = [grab.image.convert("RGB") for grab in grabs]
     return Served(shown, cell, origin, pictures, screens, texts, served)
+
+
+def settled(capturer: Capturer) -> list[Grab]:
+    """Every display, grabbed until two grabs in a row are the same: a
+    window just drawn or moved has finished drawing."""
+    grabs = capturer.grab_all_displays()
+    for _ in range(SETTLE_TRIES):
+        again = capturer.grab_all_displays()
+        if [g.image.tobytes() for g in again] == [g.image.tobytes() for g in grabs]:
+            return again
+        grabs = again
+    raise RuntimeError(f"the displays still changed after {SETTLE_TRIES} grabs")
 
 
 def served_grabs(

@@ -272,6 +272,9 @@ LOOK_ALIKES = [
     "  at com.example.service.TokenRefresher.refresh(TokenRefresher.java:42)",
     "Successfully installed secretstorage-3.3.3 keyring-24.3.1",
     "tokenizer.json: 100%|██████████| 2.11M/2.11M [00:00<00:00, 15.2MB/s]",
+    # words and a short base64 value whose == ends the line: no key's length
+    "echo the quick brown fox jumps over the lazy dog and more words to pad SGVsbG8gd29ybGQ==",
+    '"integrity": "sha512-q8ESAxERF1cBbqSS/tLCgqwtoL7KJaGLLTqOPGLj4z7fv0eg 4zxS5y0XoyfQLI9Ww==",',
 ]
 
 
@@ -526,6 +529,44 @@ BROWSER_READS = [
         "sLx02YRMhHTT8H9 1w16TZPnz4RafBHlsZJkDrqv2QijOQNa6HyB",
         "ABSKirsw+ybVfxqljN4GuqWnSBqivwR4yYjfGVFSDb5VJ/gEuPn5EWWYY6IwrWEGV3ESp3P0myeBKwFdVaqZ6sLx"
         "02YRMhHTT8H91w16TZPnz4RqfBHIsZJkDrqv2QijOQNa6HyB",
+    ),
+    # a J read as J/ in a Google refresh token (its prefix's // is no J), and as |/
+    (
+        '<input type="text" value="1//01VUO0W225xkBjmqEtJ/M8kpqw0enSOaPswkQQyvLPVEeiAp6HcveVi8ci'
+        'auD6gFUH3I2SSNDNohQIdV5livYGyouZq1W">',
+        "1//01vU0W225xkBjmqEtJM8kpqw0enSOaPswkQQyvLPVEeiAp6HcveVi8ciauD6gFUH3l2SsNDNohQldV5IivYGy"
+        "ouZq1W",
+    ),
+    (
+        "| prod | 1//082Lhc_JT9zr2F4mF2f91xL2Vym4QixC61EYKbAYB_y9J3u500Kt33X2LfnS64tQ|/YoW_GF3zW8X"
+        "RcwOjeQApinBIN2 | 2026-11-30 |",
+        "1//082Lhc_JT9zr2F4mF2f91xL2Vym4QixC61EYkbAYB_y9J3u5ooKt33X2LfnS64tQJYoW_GF3zW8XRcw0jeQAp"
+        "inBIN2",
+    ),
+    # a character added in a kubeadm token's 16
+    ("- fino7z.k52s8mecmhuip5Sny", "fino7z.k52s8mecmhuip5ny"),
+    ("- kvho49.f31laxkl8ynou7grq", "kvho49.f31axkl8ynou7grq"),
+    # Pinecone's pcsk_ read as pesk_
+    (
+        "- pesk_gFXIjv_KxzchPziirOMfFIrcOyOq6JUShMveOgGpaNNXYPDXsxP6ATLLNXK7PCy3UR5eWtq",
+        "pcsk_gFXljv_KxzchPziir0MfFlrcOy0q6JUShMve0gGpaNNXYPDXsxP6ATLLNXK7PCy3UR5eWtq",
+    ),
+    # Azure storage keys cut by two to four stray spaces (pieces that look
+    # like words' among them), a J read as ), a character added
+    (
+        '<input type="text" value="sLj|KKYwaWoGw8Skn1cDW4hecgOGKxflHkyTwqFY+6jvNL7n6KoVJgc7 Fueqm'
+        'zXb7 UyvEvIxEkMrOyFSichsfJ+==">',
+        "sLjKKYwaWoGw8Skn1cDW4hecgOGKxf1HkyTwqFY+6jvNL7n6KoVJgc7FueqmzXb7UyvEvIxEkMrOyFSIchsfJ+==",
+    ),
+    (
+        "- ePgRG4ZRR4AKaUDtvDYE6FYZfi4 db DwgF 3W6bAJO6HZOFKnZq8eLlamaq/IqjonfwtaECrZwPRDJpCxl7 TH"
+        "6WZF==",
+        "ePgRG4ZRR4AKaUDtvDYE6fYZfi4dbDwgF3W6bAJo6HZOfKnZq8eL1amq/lqJonfwtaECrZwPRDJpCxl7TH6wZF==",
+    ),
+    (
+        "Copied ap5k5aNQoK/H8HpOO0gUIq) XsJFAniiYKGQJ8zxocEJQvv4PzgUslosKrOUSkLprZUNyWIXLrjsQwilt"
+        "50r8e7U== to the clipboard",
+        "ap5k5aNQoK/H8HpO0gUIqJXsJFAniiYkGQJ8zxocEJQvv4PzgUslosKr0USkLprZUNyWIXLrjsQwllt50r8e7U==",
     ),
     # a Grafana cloud token whose + are read apart, one between spaces
     (

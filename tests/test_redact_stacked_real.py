@@ -18,10 +18,17 @@ solid fill on the display it lies on (the cells are the terminal's own:
 its window's place and the cell size and padding it gives the window
 manager, not the boxes the engine found); the ordinary lines away from
 the edge are served as read.
+
+And with each display grabbed at its own moment, one before the terminal
+was drawn: an ordinary screen's key-like rows by the edge (a wheel's
+RECORD, its rows ending before the terminal's last column) are served as
+read on the display that shows them.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,12 +36,14 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL
 from tests import real_terminals
 from tests.parts import require
+from tests.real_clients import move_window
 from tests.redaction_cases import ALNUM, leaked, pick
-from tests.served_terminal import Served, served_terminal
+from tests.served_terminal import Served, served_grabs, served_terminal, settled
 from tests.xserver import Monitor, XServer, running_xserver
 
 EDGE = 1080  # TOP's bottom edge, BOTTOM's top edge
@@ -169,3 +178,54 @@ def test_a_row_the_edge_of_stacked_displays_cuts_is_filled_beside_a_secret(
     _assert_redacted(shown, [anthropic, github])
     top_text, bottom_text = shown.texts
     assert "APP_ENV=production" in top_text and "the quick brown fox jumps" in bottom_text
+
+
+def _wheel_record(count: int) -> list[str]:
+    """A wheel's RECORD as ``cat`` shows it: each file's path, the SHA-256
+    of its contents in URL-safe base64 (a key-like word) and its size."""
+    lines = []
+    for n in range(count):
+        path = f"noru/part_{n:02d}/module.py"
+        digest = base64.urlsafe_b64encode(hashlib.sha256(path.encode()).digest())
+        lines.append(f"{path},sha256={digest.decode().rstrip('=')},{1000 + 37 * n}")
+    return lines
+
+
+@pytest.mark.parametrize("late", ["upper", "lower"])
+def test_ordinary_key_like_rows_by_the_edge_are_served_when_the_other_display_shows_none(
+    stacked_monitors: XServer, home: Path, engine: TesseractEngine, late: str
+) -> None:
+    """Each display is grabbed at its own moment: one of them (``late``)
+    before a terminal was drawn across the edge, the other after. The
+    terminal shows a wheel's RECORD, its rows ending before its last
+    column, the edge between two of them: no row runs on over the edge,
+    so the rows by it on the display that shows them are served as read
+    (nothing across the edge says a token was wrapped there)."""
+    require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
+    lines = ["$ cat noru-1.0.dist-info/RECORD", *_wheel_record(16), "$ "]
+    columns = 100  # wider than every row
+    with Capturer(display=stacked_monitors.display) as capturer:
+        before = settled(capturer)
+        opened = real_terminals.open_xterm(
+            stacked_monitors, lines, columns=columns, rows=len(lines) + 1,
+            font="DejaVu Sans Mono", size=9, x=300, y=600,
+        )  # fmt: skip
+        with opened as client:
+            _, height, _, pad = client.cell
+            # The edge between the terminal's rows 9 and 10.
+            move_window(
+                stacked_monitors,
+                client.window_id,
+                300,
+                600 + EDGE - (client.rect[1] + pad + 10 * height),
+            )
+            after = settled(capturer)
+    shown = 1 if late == "upper" else 0
+    grabs = [before[0], after[1]] if late == "upper" else [after[0], before[1]]
+    screens, texts, _ = served_grabs(home, engine, grabs)
+    assert screens == [(0, 0, 1920, 1080), (0, EDGE, 1920, 1080)]
+    assert texts[1 - shown] == "", texts  # the display grabbed before shows none of it
+    rows = [row for row in (lines[10:] if late == "upper" else lines[:10]) if "sha256=" in row]
+    assert "[redacted" not in texts[shown], texts[shown]
+    for row in rows:  # each row's path, as read
+        assert row.split(",")[0] in texts[shown], (row, texts[shown])

@@ -24,7 +24,7 @@ from noru.redact.places import (
 from noru.redact.rules import CARD, CARD_DIGITS, DEFAULT_CATEGORIES, canon
 from noru.redact.search import category, formats, matched, searched
 from noru.redact.shapes import Finding
-from noru.redact.spaces import MIXED_RUN, despaced, one_space
+from noru.redact.spaces import MIXED_RUN, despaced, one_space, padded_pieces
 
 __all__ = [
     "MIN_TOKEN",
@@ -97,6 +97,8 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
             # A glyph no token holds, read inside one (``sk.ey)1Ijoi...``).
             found += _shaped(misread, canon(misread), categories)
         found += placed(line, folded)
+        if "==" in line:
+            found += padded_pieces(line)
         if any(f.kind == "aws-key" for f in found):
             found += aws_secrets(line)
         found += labelled(line)

@@ -32,6 +32,10 @@ from noru.redact.shapes import (
 
 __all__ = ["FORMATS"]
 
+# A kubeadm token's characters, [a-z0-9], as the engine reads them (an
+# ``l`` read as ``I`` or ``|`` too).
+_KUBEADM = LOWER.replace("]", "I|]")
+
 FORMATS: tuple[Rule, ...] = (
     # --- Amazon Web Services ---------------------------------------------
     # Access key ids: AKIA (long-term), ASIA (temporary) and the other
@@ -210,7 +214,16 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("xai-key", "xai-", ALNUM, 70, 90),
     prefixed("replicate-token", "r8_", ALNUM, 37),
     prefixed("perplexity-key", "pplx-", ALNUM, 48),
-    prefixed("pinecone-key", "pcsk_", BODY, 40, 100),
+    # Pinecone: ``pcsk_``; a proportional font's ``c`` is read as ``e`` there.
+    token(
+        "pinecone-key",
+        rf"[pP][cCe]{fixed('sk_')}",
+        BODY,
+        40,
+        100,
+        needles=("pcsk_", "pesk_"),
+        glued=True,
+    ),
     prefixed("langsmith-key", ("lsv2_pt_", "lsv2_sk_"), BODY, 40, 60),
     # --- Google, Microsoft, cloud and hosting ------------------------------
     token("google-api-key", rf"{A4}[I1l|][zZ]a", "[0-9A-Za-z_|-]", 35, needles=("aiza",)),
@@ -331,10 +344,14 @@ FORMATS: tuple[Rule, ...] = (
     ),
     # A kubeadm bootstrap token (``token: abcdef.0123456789abcdef``): 6 and
     # 16 of [a-z0-9] about a dot; the second part has a digit and a letter,
-    # which a dotted name of code (``config.getattribute``) has not.
+    # which a dotted name of code (``config.getattribute``) has not. A
+    # proportional font's reading adds a character in the 16 now and then
+    # and reads an ``l`` as ``I`` or ``|``. (Not one character fewer: a
+    # name of code as ``x25519.X25519PublicKey`` would be taken.)
     rule(
         "kubeadm-token",
-        rf"(?<![A-Za-z0-9._/@-])(?P<v>{LOWER}{{6}}\.(?=[a-zA-Z]*[0-9])(?=[0-9]*[a-zA-Z]){LOWER}{{16}})"
+        rf"(?<![A-Za-z0-9._/@-])(?P<v>{_KUBEADM}{{6}}\.(?=[a-zA-Z|]*[0-9])(?=[0-9]*[a-zA-Z])"
+        rf"{_KUBEADM}{{16,17}})"
         r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
         needles=(".",),
     ),

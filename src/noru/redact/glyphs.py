@@ -4,7 +4,8 @@ an ``I`` as ``!``, a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢``; a
 monospace font's dotted ``0`` as ``@`` where it is drawn small (a window
 a HiDPI display's compositor scales down).
 
-Each such glyph between two of a token's characters ends the token for
+A ``/`` beside another is no ``J`` (a URL's ``//``, Google's ``1//0``
+prefix). Each such glyph between two of a token's characters ends the token for
 every rule (its alphabet holds none of them), so the rest is too short
 for its format and is served. ``unconfused`` gives the line with each
 such glyph there read as a character of a token's alphabet (one for one,
@@ -55,7 +56,9 @@ _MARKS = {
 # A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
 # holds: ``é``, ``ü``); only a line holding one is searched again.
 _MAYBE = re.compile(r"[!¡)\]}/\\@€£¢¥§©®°ßµ«»—–]|[^\x00-\x7f]")
-_TOKEN_CHAR = re.compile(r"[A-Za-z0-9]")
+# A token's character beside a glyph: a letter, a digit, or a ``|`` (what
+# the engine reads for an ``l``, an ``I`` or a ``J``: ``...tQ|/YoW...``).
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9|]")
 # A token's marks: beside one, the glyph is read as a token's too when a
 # letter or a digit is on its other side (``...PSh}_mmk``).
 _TOKEN_MARK = frozenset("_-+/=.")
@@ -98,6 +101,8 @@ def unconfused(line: str) -> str | None:
     chars: list[str] | None = None
     spaces: list[int] | None = None
     for at, char in stands.items():
+        if line[at] == "/" and "/" in (line[at - 1 : at], line[at + 1 : at + 2]):
+            continue  # ``//``: a URL's, or Google's ``1//0``; a J is one glyph
         before, after = tokenish(at - 1), tokenish(at + 1)
         if not (
             (before and after)

@@ -36,7 +36,19 @@ This holds where only one display has lines near the edge too: the
 other's rows there may be unread (a cut row's half read as nothing), or
 each display grabbed at its own moment, one before a window was drawn on
 it; what lies near the edge on the one display is then all there is of
-a token cut off from its label.
+a token cut off from its label. With nothing read across the edge,
+though, nothing says a token runs over it but the rows themselves, and an
+ordinary screen's key-like words by an edge (a wheel's RECORD hashes,
+base64 lines that end mid-row, a hash whose cut half is read as mixed
+case) are no secret's part: only lines where a wrapped token's part would
+be are filled there. A grid's row that runs to its last column (a wrapped
+line's row before its last), cut by the edge or ending with a key-like
+word; under the edge, a grid's row that starts at its first column with
+a key-like word (a token's rest; a base64 block's row there looks the
+same and is filled too); a row of a line seen wrapped there; a row the
+edge cuts beside a secret found. And a wrapped secret's rest is looked
+for only under a row that runs to its last column: a row that ends
+before it is continued by no row under it.
 
 Displays of different scales are joined too: every line is placed in root
 coordinates (the layout's, on Wayland), where a window's rows and cells
@@ -58,7 +70,7 @@ from noru.geometry import Rect
 from noru.redact.detect import Allowed, Finding, Own
 from noru.redact.seam_pairs import scale, stacked_of
 from noru.redact.unsure import UNSURE_KIND, key_like, unsure
-from noru.redact.wrap import cells_of, find_written, merged
+from noru.redact.wrap import SEAM_SPACES, cells_of, find_written, merged
 from noru.store import ImageRecord, OcrLine
 
 __all__ = ["REACH", "TAIL_LEAST", "UNDER", "WHOLE", "Stacked", "stacked"]
@@ -77,6 +89,9 @@ WHOLE = 0.8
 # part and the row's other half is unread.
 UNDER = 0.8
 _TAIL = re.compile(r"[A-Za-z0-9_+/=.~-]+", re.ASCII)
+# A row's first and last words of a token's characters (``unsure.key_like``'s).
+_FIRST = re.compile(r"[A-Za-z0-9+/=_-]+", re.ASCII)
+_LAST = re.compile(r"[A-Za-z0-9+/=_-]+(?=\s*$)", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -229,6 +244,56 @@ def _key_like_at(lines: Sequence[OcrLine], edge: int, height: int) -> set[int]:
     }
 
 
+def _one_sided(
+    lines: Sequence[OcrLine],
+    where: Sequence[_At],
+    found: Sequence[Sequence[Finding]],
+    groups: Sequence[Sequence[int]],
+    doubtful: Collection[int],
+    *,
+    below: bool,
+) -> set[int]:
+    """Of the lines ``doubtful`` by an edge with lines on one side only
+    (under it if ``below``), those where a token wrapped over the edge
+    would be (the module's doc): a wrap's part (``_at_a_wrap``), a row of
+    a line wrapped here (``groups``), a row the edge cuts beside a secret
+    ``found``."""
+    wrapped = {n for group in groups if len(group) > 1 for n in group}
+
+    def beside(n: int) -> bool:
+        return any(found[m] for m in (n - 1, n, n + 1) if 0 <= m < len(lines))
+
+    return {
+        n
+        for n in doubtful
+        if _at_a_wrap(lines[n], bool(where[n].cut), below)
+        or n in wrapped
+        or (bool(where[n].cut) and beside(n))
+    }
+
+
+def _to_last_column(line: OcrLine) -> bool:
+    """Whether ``line`` is a terminal grid's row that runs to its last
+    column (``wrap``'s rule: a wrapped line's row but its last)."""
+    return line.columns is not None and len(line.text) >= line.columns - SEAM_SPACES
+
+
+def _at_a_wrap(line: OcrLine, cut: bool, below: bool) -> bool:
+    """Whether ``line``, near an edge across which no line was read, is
+    where a part of a token wrapped over that edge would be: a grid's row
+    that runs to its last column, cut by the edge or ending with a
+    key-like word (the token's row before the edge, or one after it);
+    or, ``below`` the edge, a grid's row that starts at its first column
+    with a key-like word (the token's rest)."""
+    if line.columns is None:
+        return False
+    last = _LAST.search(line.text)
+    if _to_last_column(line) and (cut or (last is not None and key_like(last[0]))):
+        return True
+    first = _FIRST.match(line.text)
+    return below and first is not None and key_like(first[0])
+
+
 def _height(lines: Sequence[OcrLine]) -> int:
     """The rows' height: the median of the lines' heights."""
     return round(statistics.median(line.box[3] for line in lines)) if lines else 0
@@ -263,7 +328,13 @@ def stacked(
             edge = images[lower].screen_rect
             assert edge is not None
             doubtful = unsure(searched, joined, groups) | _key_like_at(lines, edge[1], height)
-        for n, finding in _tails(lines, doubtful, height).items():
+        sides = {at.image for at in where}
+        ends = doubtful
+        if len(sides) == 1:
+            # Nothing read across the edge: only where a wrapped token would be.
+            doubtful = _one_sided(lines, where, joined, groups, doubtful, below=lower in sides)
+            ends = {n for n in doubtful if _to_last_column(lines[n])}
+        for n, finding in _tails(lines, ends, height).items():
             joined[n] = merged(joined[n], [finding])
         for n, (line, at) in enumerate(zip(lines, where, strict=True)):
             if joined[n]:

@@ -1,7 +1,9 @@
 """Tokens the OCR engine cut with a stray space (``gho_29t3 DL70...``,
 ``dckr_p at_...``): which spaces in a line may be inside a token and the
-line with them taken out (``despaced``), and what a format finds across
-one space between two runs of a token's characters (``one_space``).
+line with them taken out (``despaced``), what a format finds across
+one space between two runs of a token's characters (``one_space``), and
+an Azure storage key's pieces joined back from its ``==``
+(``padded_pieces``).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from collections.abc import Iterable, Sequence
 
 from noru.redact.rules import OPTIONAL_RULES, RULES, canon
 from noru.redact.search import NEEDLES_CUT, matched
-from noru.redact.shapes import Finding, piece_like
+from noru.redact.shapes import Finding, piece_like, word_like
 
-__all__ = ["MIXED_RUN", "despaced", "one_space"]
+__all__ = ["MIXED_RUN", "STORAGE_KEY", "despaced", "one_space", "padded_pieces"]
 
 
 # What a piece of a token after a stray space nearly always holds (``_GAP``
@@ -183,3 +185,50 @@ def _run_start(line: str, at: int) -> int:
     while at and line[at - 1] not in " \t\"'`(<[{,;":
         at -= 1
     return at
+
+
+# An Azure storage key's base64, ``==`` aside: 86 characters, one or two
+# more or fewer as a proportional font is read (a character dropped, or
+# one added: ``...H8HpOO0gU...`` for ``...H8HpO0gU...``).
+STORAGE_KEY = (84, 88)
+# Pieces of it joined at most (a key read in five pieces has been seen).
+_STORAGE_PIECES = 6
+# The key's last piece and its padding; a piece before it (a ``J`` read
+# as ``)``, ``]`` or ``}`` is the key's).
+_PADDED = re.compile(r"(?<![A-Za-z0-9+/|)\]}])([A-Za-z0-9+/|)\]}]+)==(?![A-Za-z0-9+/=])", re.ASCII)
+_B64_CHAR = re.compile(r"[A-Za-z0-9+/|)\]}]", re.ASCII)
+# What may stand before the key's first piece: a space, a quote, a field's edge.
+_KEY_EDGE = " \t\"'`=:(<[{,;"
+
+
+def padded_pieces(line: str) -> list[Finding]:
+    """Azure storage keys cut by stray spaces (``...Jgc7 FueqmzXb7
+    UyvEv...J+==``): from a run of base64 that ends with ``==``, the runs
+    before it, one space apart, are joined back while the key is short of
+    ``STORAGE_KEY`` (none a word of prose: ``Copied`` ends it); found when
+    together they make its length, mixing capitals, small letters and
+    digits as 64 random bytes do. The one-space join (``one_space``) needs
+    the pieces to look like a token's; these need not (``db``, ``DwgF``):
+    the key's length and its ``==`` tell them."""
+    out = []
+    low, high = STORAGE_KEY
+    for m in _PADDED.finditer(line):
+        start, total, pieces = m.start(1), len(m[1]), 1
+        while total < low and pieces < _STORAGE_PIECES and start >= 2 and line[start - 1] == " ":
+            at = start - 1
+            while at and _B64_CHAR.match(line[at - 1]):
+                at -= 1
+            piece = line[at : start - 1]
+            if not piece or word_like(piece) or (at and line[at - 1] not in _KEY_EDGE):
+                break
+            start, total, pieces = at, total + len(piece), pieces + 1
+        key = line[start : m.end(1)]
+        if (
+            pieces > 1
+            and low <= total <= high
+            and any(c.isdigit() for c in key)
+            and any(c.isupper() for c in key)
+            and any(c.islower() for c in key)
+        ):
+            out.append(Finding(start, m.end(), "azure-storage-key"))
+    return out
