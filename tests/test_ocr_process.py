@@ -185,13 +185,18 @@ def test_a_request_of_another_version_is_told_so_and_the_process_ends(
 def test_the_process_loads_nothing_of_the_app_it_does_not_use() -> None:
     """`python -m noru.app.ocr_process` imports the package ``noru.app``
     first: that must not bring the app's own parts (its ``App``, the access
-    state, the person's edits) into the OCR process, which reads text."""
+    state, the person's edits) into the OCR process, which reads text. Nor
+    does the wire it speaks bring what only the app's socket needs: the
+    socket's client, and the capture package whose degraded modes the app's
+    status carries."""
     code = "import sys, noru.app.ocr_process; print(*sorted(sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(done.stdout.split())
     ours = {name for name in loaded if name == "noru.app" or name.startswith("noru.app.")}
     assert ours == {"noru.app", "noru.app.ocr_process"}
     assert not loaded & {"noru.access", "noru.edits", "noru.exclusions", "noru.settings"}
+    assert not {name for name in loaded if name.startswith("noru.capture")}
+    assert not loaded & {"noru.appwire.client", "socket"}
 
 
 def test_pixels_cut_short_by_the_app_stopping_end_the_process_quietly(
