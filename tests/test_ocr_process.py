@@ -199,6 +199,35 @@ def test_the_process_loads_nothing_of_the_app_it_does_not_use() -> None:
     assert not loaded & {"noru.appwire.client", "socket"}
 
 
+# The OCR process on argv[2]'s history, writing what it loaded to argv[1] as it ends.
+_LOADED = (
+    "import sys; from pathlib import Path; from noru.app import ocr_process as p; "
+    "out = Path(sys.argv[1]); sys.argv[1:] = ['tesseract', sys.argv[2]]; code = p.main(); "
+    "out.write_text(' '.join(sorted(sys.modules))); sys.exit(code)"
+)
+
+
+def test_a_process_that_has_read_a_capture_has_loaded_nothing_it_does_not_use(
+    home: Path, stored: tuple[str, Image.Image], tmp_path: Path
+) -> None:
+    """Its jobs need the engine, the history's reader and the pipe: not the
+    person's settings and access state (what only the app's saving of a
+    capture's text reads), not the socket's client nor the capture package."""
+    out = tmp_path / "loaded"
+    with child_process(home, ("-c", _LOADED, str(out))) as proc:
+        assert isinstance(answer(proc), Ready)
+        send(proc, Recognise(stored[0]))
+        assert "quarterly ledger" in text(answer(proc))
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    loaded = set(out.read_text().split())
+    assert "noru.recognition" in loaded and "noru.ocr.tesseract" in loaded
+    assert not loaded & {"noru.access", "noru.edits", "noru.exclusions", "noru.settings"}
+    assert not {name for name in loaded if name.startswith("noru.capture")}
+    assert not loaded & {"noru.appwire.client", "socket"}
+
+
 def test_pixels_cut_short_by_the_app_stopping_end_the_process_quietly(
     child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
 ) -> None:
