@@ -6,6 +6,8 @@ another version. The real engine, a real history."""
 
 from __future__ import annotations
 
+import json
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +23,7 @@ from noru.appwire.ocr_pipe import Fatal, Ready, Recognise, Recognised
 from noru.cli import main
 from noru.store import Filters, Reader
 from tests.ocr_pipe import answer, child_process, send
+from tests.processes import stop
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -182,13 +185,47 @@ def test_a_request_of_another_version_is_told_so_and_the_process_ends(
 def test_the_process_loads_nothing_of_the_app_it_does_not_use() -> None:
     """`python -m noru.app.ocr_process` imports the package ``noru.app``
     first: that must not bring the app's own parts (its ``App``, the access
-    state, the person's edits) into the OCR process, which reads text."""
+    state, the person's edits) into the OCR process, which reads text. Nor
+    does the wire it speaks bring what only the app's socket needs: the
+    socket's client, and the capture package whose degraded modes the app's
+    status carries."""
     code = "import sys, noru.app.ocr_process; print(*sorted(sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(done.stdout.split())
     ours = {name for name in loaded if name == "noru.app" or name.startswith("noru.app.")}
     assert ours == {"noru.app", "noru.app.ocr_process"}
     assert not loaded & {"noru.access", "noru.edits", "noru.exclusions", "noru.settings"}
+    assert not {name for name in loaded if name.startswith("noru.capture")}
+    assert not loaded & {"noru.appwire.client", "socket"}
+
+
+# The OCR process on argv[2]'s history, writing what it loaded to argv[1] as it ends.
+_LOADED = (
+    "import sys; from pathlib import Path; from noru.app import ocr_process as p; "
+    "out = Path(sys.argv[1]); sys.argv[1:] = ['tesseract', sys.argv[2]]; code = p.main(); "
+    "out.write_text(' '.join(sorted(sys.modules))); sys.exit(code)"
+)
+
+
+def test_a_process_that_has_read_a_capture_has_loaded_nothing_it_does_not_use(
+    home: Path, stored: tuple[str, Image.Image], tmp_path: Path
+) -> None:
+    """Its jobs need the engine, the history's reader and the pipe: not the
+    person's settings and access state (what only the app's saving of a
+    capture's text reads), not the socket's client nor the capture package."""
+    out = tmp_path / "loaded"
+    with child_process(home, ("-c", _LOADED, str(out))) as proc:
+        assert isinstance(answer(proc), Ready)
+        send(proc, Recognise(stored[0]))
+        assert "quarterly ledger" in text(answer(proc))
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    loaded = set(out.read_text().split())
+    assert "noru.recognition" in loaded and "noru.ocr.tesseract" in loaded
+    assert not loaded & {"noru.access", "noru.edits", "noru.exclusions", "noru.settings"}
+    assert not {name for name in loaded if name.startswith("noru.capture")}
+    assert not loaded & {"noru.appwire.client", "socket"}
 
 
 def test_pixels_cut_short_by_the_app_stopping_end_the_process_quietly(
@@ -223,3 +260,111 @@ def test_an_idle_process_ends_by_itself_read_or_not(
             send(proc, Recognise(stored[0]))
             assert "quarterly ledger" in text(answer(proc))
         assert proc.wait(timeout=120) == 0
+
+
+# The app, started as the OCR process's parent: it starts its child as the app
+# does (``spawn_child``), hands the child's pipes up to the subreaper (so that
+# no end of input can tell the child, only its parent's death), waits until
+# the child has stopped itself before loading Noru ("before") or has said it
+# is ready ("after"), says the child's pid, and waits to be killed.
+_APP = """
+import os, socket, sys
+from pathlib import Path
+from noru.app.ocr_worker import EngineSetting, spawn_child
+from noru.appwire import codec
+
+home, when, stops, fd = sys.argv[1:5]
+up = socket.socket(fileno=int(fd))
+if when == "before":
+    os.environ["PYTHONPATH"] = os.pathsep.join([stops, os.environ.get("PYTHONPATH", "")])
+child = spawn_child(EngineSetting("tesseract", False), Path(home))
+if when == "before":
+    os.waitpid(child.pid, os.WUNTRACED)
+else:
+    codec.read_answer(child.stdout)
+socket.send_fds(up, [b"p"], [child.stdin.fileno(), child.stdout.fileno()])
+print(child.pid, flush=True)
+up.recv(1)
+"""
+
+# A process that adopts its orphaned descendants (PR_SET_CHILD_SUBREAPER, as
+# systemd --user or a container's init does): it starts the app above, kills
+# it by its pid, lets a stopped child go on, and prints how the child ended
+# and what it said. A child still running after its first line or GUARD
+# seconds (it went on without its app) is killed by its pid.
+_SUBREAPER = """
+import ctypes, json, os, select, signal, socket, subprocess, sys, time
+
+GUARD = 60.0
+home, when, stops, app_script = sys.argv[1:5]
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.prctl(36, 1, 0, 0, 0) != 0:
+    sys.exit("PR_SET_CHILD_SUBREAPER refused")
+ours, theirs = socket.socketpair()
+app = subprocess.Popen(
+    [sys.executable, "-c", app_script, home, when, stops, str(theirs.fileno())],
+    pass_fds=[theirs.fileno()],
+    stdout=subprocess.PIPE,
+)
+theirs.close()
+child = None
+try:
+    _, (to_child, from_child), _, _ = socket.recv_fds(ours, 16, 2)
+    child = int(app.stdout.readline())
+    app.kill()
+    app.wait()
+    if when == "before":
+        os.kill(child, signal.SIGCONT)
+    said = b""
+    deadline = time.monotonic() + GUARD
+    while b"\\n" not in said and time.monotonic() < deadline:
+        if select.select([from_child], [], [], 0.5)[0]:
+            piece = os.read(from_child, 65536)
+            if not piece:
+                break
+            said += piece
+    if b"\\n" in said or time.monotonic() >= deadline:
+        os.kill(child, signal.SIGKILL)
+    status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+    child = None
+    print(json.dumps({"status": status, "said": said.decode(errors="replace")}))
+finally:
+    if app.poll() is None:
+        app.kill()
+        app.wait()
+    if child is not None:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+"""
+
+# Loaded first by the child's Python when on its path: the child stops itself
+# before it loads anything of Noru, so its app can die before it asks to die
+# with it, every time.
+_STOP_AT_START = "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)\n"
+
+
+@pytest.mark.parametrize(
+    ("when", "status"), [("before", 0), ("after", -signal.SIGKILL)], ids=["before", "after"]
+)
+def test_the_process_ends_with_an_app_that_dies_under_a_subreaper(
+    stored: tuple[str, Image.Image], home: Path, tmp_path: Path, when: str, status: int
+) -> None:
+    """Under a subreaper an orphan's new parent is not pid 1: an app that died
+    before its OCR process asked to die with it leaves it nothing to do, and it
+    ends at once, having said nothing (it must not start its engine for no
+    one); an app that dies after takes it down with it."""
+    stops = tmp_path / "stops"
+    stops.mkdir()
+    (stops / "sitecustomize.py").write_text(_STOP_AT_START)
+    subreaper = subprocess.Popen(
+        [sys.executable, "-c", _SUBREAPER, str(home), when, str(stops), _APP],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        out, _ = subreaper.communicate(timeout=180)
+    finally:
+        stop(subreaper)
+    assert subreaper.returncode == 0
+    ended = json.loads(out)
+    assert ended == {"status": status, "said": ""}

@@ -82,6 +82,11 @@ def doomed_paths(home: Path) -> set[str]:
     return paths_in(home, "doomed")
 
 
+def assert_whole_but(home: Path, extra: Path) -> None:
+    """``assert_whole`` but for one file no row names."""
+    assert rows_paths(home) | {str(extra.relative_to(home / "images"))} == on_disk(home)
+
+
 def assert_whole(home: Path) -> None:
     """Every row's file exists, every file has its row, every capture its text row."""
     assert rows_paths(home) == on_disk(home)
@@ -212,6 +217,48 @@ def test_a_capture_whose_commit_a_kill_cut_short_never_shows_up_later_without_it
     finally:
         holder.close()
     # Whether the cut capture is kept or not, it is whole: a file for each row.
+    assert_whole(home)
+
+
+class _Hurried(Store):
+    """The writer, waiting a tenth of a second for readers at its start
+    rather than the lock's 15 s."""
+
+    settle_wait = 0.1
+
+
+def test_orphans_wait_for_a_start_whose_log_no_reader_keeps_from_being_emptied(
+    home: Path,
+) -> None:
+    """A file no row names may belong to a commit that only the log holds
+    while a reader reads on (``Store._settle_log``): a start that cannot
+    empty the log leaves every file, and a later start removes the orphan."""
+    with Store.open(home) as store:
+        (first,) = fill(store, [1])
+        folder = store.image_file(store.get(first).images[0]).parent  # type: ignore[union-attr]
+    orphan = folder / ("capture_" + "-".join(folder.parts[-3:]) + "_235959-1.png")
+    orphan.write_bytes(PNG)
+    agent = Reader.open(home)  # an agent's `noru mcp`, a real second connection
+    try:
+        with Store.open(home) as store:  # its start empties the log: no reader in a read
+            fill(store, [0.5])
+        assert not orphan.exists()
+        orphan.write_bytes(PNG)
+        # The agent reads on, from a snapshot that includes the log's last commit.
+        agent.db.execute("BEGIN")
+        assert agent.count() == 2
+        with _Hurried.open(home) as store:
+            assert store.count() == 2
+            # Only the start is hurried: its writes wait for the lock as long as ever.
+            assert store.db.execute("PRAGMA busy_timeout").fetchone()[0] == 15_000
+        assert orphan.exists()
+        assert_whole_but(home, orphan)
+        agent.db.execute("COMMIT")
+    finally:
+        agent.close()
+    with Store.open(home):
+        pass
+    assert not orphan.exists()
     assert_whole(home)
 
 

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from noru.errors import OcrError, StoreError
 from noru.ocr import Engine, OcrLine, get_engine
-from noru.settings import snapshot
 from noru.store import CaptureRecord, ImageRecord, Store
 
 if TYPE_CHECKING:
@@ -54,6 +53,8 @@ class CaptureText:
         """Record the text; False when the capture is gone. With the person's
         ``redact_at_rest``, the capture is redacted first and only its
         redacted text is stored (``noru.redact.at_rest``)."""
+        from noru.settings import snapshot  # the writer's side: the OCR process reads, never saves
+
         lines: Sequence[Sequence[OcrLine]] = self.lines_per_image
         settings = snapshot(store.home)
         if settings.config.redact_at_rest:
@@ -71,6 +72,8 @@ class CaptureText:
 def open_engine(home: Path, name: str | None = None) -> Engine:
     """The named engine, else the one config.toml names (tesseract by default).
     ``OcrError`` says what to install when it cannot be made."""
+    from noru.settings import snapshot
+
     config = snapshot(home).config
     return get_engine(name or config.ocr_engine, second_opinion=config.ocr_second_opinion)
 

@@ -59,7 +59,10 @@ if TYPE_CHECKING:
     from noru.ocr import Engine
     from noru.store import Reader
 
-__all__ = ["IDLE_EXIT", "main"]
+__all__ = ["IDLE_EXIT", "PARENT", "main"]
+
+# The environment variable that carries the app's pid to this process.
+PARENT = "NORU_OCR_PARENT"
 
 # Seconds without a job before the process exits by itself: the app ends an
 # idle one much sooner (ocr_worker.LINGER); this is for an app that does not.
@@ -86,8 +89,19 @@ def _say(out: BinaryIO, reply: PipeReply | Mismatch) -> None:
     out.flush()
 
 
-def _die_with_parent() -> None:
-    # Linux: if the app is killed, take the engine down with it at once.
+def _die_with_parent() -> bool:
+    """Ask the kernel to kill this process when the app dies; whether the app
+    is still its parent (False: it died first, and there is nothing to do).
+
+    Linux's ``PR_SET_PDEATHSIG`` covers the app dying from now on, even in
+    the middle of a job (an end of input would only be seen after it). It
+    cannot cover an app that died before the request: this process has
+    then been adopted, by pid 1 or by a subreaper (``systemd --user``, a
+    container's init, tini), so only a parent that is not the app's pid
+    (``PARENT``, which ``spawn_child`` sets) tells; the pid this process
+    finds its parent to be as it starts could already be the adopter's.
+    Started without it (by hand, by a test), it trusts the parent it has.
+    """
     try:
         import ctypes
         import signal
@@ -96,11 +110,12 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass  # elsewhere: end of input still stops us after the current job
+    app = os.environ.get(PARENT)
+    return app is None or not app.isdigit() or os.getppid() == int(app)
 
 
 def main() -> int:
-    _die_with_parent()
-    if os.getppid() == 1:
+    if not _die_with_parent():
         return 0  # the app died before we could ask to die with it
     os.nice(19)  # captures and agents come first
     from noru.app.memory import QUIET, malloc_trim, tune_reader_malloc

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import IO, NamedTuple, Protocol
 
 from noru import appwire, imaging
+from noru.app.ocr_process import PARENT
 from noru.app.writer import Writer
 from noru.appwire import codec
 from noru.appwire.ocr_pipe import Fatal, Ready, Recognise, Recognised, Unreadable
@@ -117,7 +118,15 @@ def spawn_child(engine: EngineSetting, home: Path) -> ChildProcess:
     """The OCR child process (``noru.app.ocr_process``) for ``engine``."""
     # Leave the other core to captures; numpy's BLAS (the glyph reader
     # multiplies small matrices) needs no pool of threads and their buffers.
-    env = {**os.environ, "OMP_THREAD_LIMIT": "1", "OPENBLAS_NUM_THREADS": "1"}
+    # PARENT: the child tells an app that died before it started from an
+    # adoptive parent. The kernel kills the child when the thread that started
+    # it ends: the worker's own thread, which lives as long as the worker.
+    env = {
+        **os.environ,
+        "OMP_THREAD_LIMIT": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        PARENT: str(os.getpid()),
+    }
     second = "second" if engine.second_opinion else "single"
     return subprocess.Popen(
         [sys.executable, "-m", "noru.app.ocr_process", engine.name, str(home), second],

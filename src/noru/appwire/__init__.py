@@ -69,10 +69,25 @@ with what was wrong, and the next job has a fresh child
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from noru.appwire import codec, messages
-from noru.appwire.client import AppClient
 from noru.appwire.codec import *  # noqa: F403  (the codec's calls are the package's)
 from noru.appwire.messages import *  # noqa: F403  (so is every socket message)
+
+if TYPE_CHECKING:
+    from noru.appwire.client import AppClient
+
+
+def __getattr__(name: str) -> Any:
+    # The socket's client loads on first use: the OCR child, which reads its
+    # jobs with the codec and has no socket, does not load it.
+    if name == "AppClient":
+        from noru.appwire.client import AppClient
+
+        return AppClient
+    raise AttributeError(f"module 'noru.appwire' has no attribute {name!r}")
+
 
 __all__ = ["AppClient"]
 __all__ += codec.__all__

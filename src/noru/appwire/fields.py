@@ -14,7 +14,6 @@ from typing import Any
 
 from noru.appwire import messages as m
 from noru.appwire import ocr_pipe as pipe
-from noru.capture.base import Degraded, DegradedMode
 from noru.geometry import Rect
 from noru.imaging import Scanlines, Served
 from noru.ocr.base import OcrLine, decode_lines
@@ -172,6 +171,10 @@ def build(name: str, data: dict[str, Any], take: Take) -> Message:
         ocr = _get(data, "ocr", dict)
         hotkey = _get(data, "hotkey", dict)
         menu = _get(data, "menu", dict)
+        # Read only by the socket's clients: the OCR child, which reads its
+        # jobs with this module, does not load the capture package for them.
+        from noru.capture.base import Degraded, DegradedMode
+
         modes = []
         try:
             state = m.ScreenState(_get(screen, "state", str))

@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from noru.capture.base import DegradedMode
 from noru.errors import NoruError, Refusal
 from noru.geometry import Rect
 from noru.imaging import Served
+
+if TYPE_CHECKING:  # the app's status carries the capture's degraded modes (see fields)
+    from noru.capture.base import DegradedMode
 
 __all__ = [
     "MAX_REPLY",

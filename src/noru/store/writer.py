@@ -36,6 +36,9 @@ class Store(Removing):
 
     # Bytes the disk keeps free: a capture that would leave less is refused.
     min_free = 0
+    # Seconds a writer's start waits for readers to let SQLite's log be
+    # emptied (``_settle_log``): as long as any write waits for the lock.
+    settle_wait = 15.0
 
     @classmethod
     def open(cls, home: Path, *, min_free: int = 0) -> Store:
@@ -76,10 +79,16 @@ class Store(Removing):
         then that capture has no row, so its file looks like an orphan; were it
         removed, the capture would show up later without it. Emptying the log
         drops such a commit for good (it was never answered), and only then
-        are files removed for rows that are not there. Without it, the removals
-        wait for a later start (leftover files harm nothing)."""
+        are files removed for rows that are not there. Without it (a reader
+        in a read for ``settle_wait`` seconds), the removals wait for a later
+        start (leftover files harm nothing)."""
         with map_sqlite_errors("open the history"):
-            busy, _, _ = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            (waits,) = self.db.execute("PRAGMA busy_timeout").fetchone()
+            self.db.execute(f"PRAGMA busy_timeout = {round(self.settle_wait * 1000)}")
+            try:
+                busy, _, _ = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                self.db.execute(f"PRAGMA busy_timeout = {int(waits)}")
         return not busy
 
     @contextmanager
