@@ -22,7 +22,8 @@ into -32603 asking for `noru doctor`, and anything outside this tree into
      ├── CaptureError           a capture could not be taken (the app reports it)
      ├── DataDirError           the data dir is not a folder, or cannot be created or written
      ├── StoreError             the store cannot be opened or read
-     │    └── SchemaTooNew          the database was written by a newer Noru
+     │    ├── SchemaTooNew          the database was written by a newer Noru
+     │    └── NoRoom                a capture would leave the disk too full
      ├── OcrError               the OCR engine is missing or failed on an image
      ├── AutostartError         start at login cannot be written or changed as asked
      ├── EditRefused            the person's edit breaks a limit (``noru.edits``): nothing changed
@@ -32,6 +33,7 @@ into -32603 asking for `noru doctor`, and anything outside this tree into
           ├── NotAuthorized         "Noru not authorized"
           ├── Paused                "Noru paused"
           ├── PermissionDenied      "Noru permission denied"
+          │    └── WindowExcluded       a window the person never lets Noru capture
           ├── Busy                  "Noru busy"
           ├── HistoryRevoked        "Noru history revoked"
           ├── NoMatch               "Noru no match"
@@ -59,6 +61,7 @@ __all__ = [
     "LayerAbsent",
     "MethodNotFound",
     "NoMatch",
+    "NoRoom",
     "NoruError",
     "NotAuthorized",
     "NothingNew",
@@ -70,6 +73,7 @@ __all__ = [
     "Refusal",
     "SchemaTooNew",
     "StoreError",
+    "WindowExcluded",
 ]
 
 
