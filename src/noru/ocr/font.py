@@ -228,11 +228,13 @@ def _fit(
     *,
     around: int = 0,
     shift: float = 0.0,
+    at: tuple[int, int] | None = None,
 ) -> tuple[float, int, int, int] | None:
     """How well ``face`` at ``size`` (with its bold: a compiler prints its
     file names bold) fits the samples: (spread score, x, baseline, samples
     drawn exactly) at the alignment that puts each glyph's ink where its
-    sample's is, or the best within ``around`` pixels of it."""
+    sample's is, or the best within ``around`` pixels of it; or at the
+    alignment ``at`` (x, baseline) alone."""
     import numpy as np
 
     wanted = _sampled(samples)
@@ -263,6 +265,8 @@ def _fit(
     if not len(shifts):
         return None
     x0, baseline0 = (round(float(v)) for v in np.median(shifts, axis=0))
+    if at is not None:
+        (x0, baseline0), around = at, 0
     best: tuple[float, int, int, int] | None = None
     flat = samples.flat
     for baseline in range(baseline0 - around, baseline0 + around + 1):
@@ -322,14 +326,23 @@ def identify(
         return None
     for font in known:
         if (font.width, font.height) == (width, height):
-            fitted = _fit(
-                font.face, font.size, font.hinting, samples, width, height,
-                around=1, shift=font.shift,
-            )  # fmt: skip
-            if fitted is not None and fitted[0] <= min(FIT, AGAIN * font.fit + AGAIN_SLACK):
-                # The same font may sit a pixel elsewhere in another
-                # terminal's cells of the same size.
-                return dataclasses.replace(font, x=fitted[1], baseline=fitted[2], fit=fitted[0])
+            # Where it fits as it sat before, it is the very font found
+            # before, its glyphs (and its wide letters) drawn already: a
+            # pixel aside may fit a new sample as well, but drawing them all
+            # again would cost a look a second. Its fit stays the one it was
+            # found by, so that each look is measured against that.
+            again = min(FIT, AGAIN * font.fit + AGAIN_SLACK)
+            for around, at in ((0, (font.x, font.baseline)), (1, None)):
+                fitted = _fit(
+                    font.face, font.size, font.hinting, samples, width, height,
+                    around=around, shift=font.shift, at=at,
+                )  # fmt: skip
+                if fitted is not None and fitted[0] <= again:
+                    # The same font may sit a pixel elsewhere in another
+                    # terminal's cells of the same size.
+                    if (fitted[1], fitted[2]) == (font.x, font.baseline):
+                        return font
+                    return dataclasses.replace(font, x=fitted[1], baseline=fitted[2])
     # First round: every face at sizes half a pixel apart, drawn as
     # fontconfig draws by default; then the best few at finer sizes, with
     # every hinting, and the alignment looked for a pixel around.
