@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from noru.capture import Capturer
+from noru.capture import Capturer, Grab
 from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL
 from tests import real_terminals
@@ -191,6 +191,24 @@ def _wheel_record(count: int) -> list[str]:
     return lines
 
 
+def _grabbed_across(server: XServer, lines: list[str]) -> tuple[list[Grab], list[Grab]]:
+    """Every display grabbed before an xterm showing ``lines`` (100
+    columns: wider than every row) was drawn, and after it was put across
+    the edge, the edge between its rows 9 and 10."""
+    with Capturer(display=server.display) as capturer:
+        before = settled(capturer)
+        opened = real_terminals.open_xterm(
+            server, lines, columns=100, rows=len(lines) + 1,
+            font="DejaVu Sans Mono", size=9, x=300, y=600,
+        )  # fmt: skip
+        with opened as client:
+            _, height, _, pad = client.cell
+            move_window(
+                server, client.window_id, 300, 600 + EDGE - (client.rect[1] + pad + 10 * height)
+            )
+            return before, settled(capturer)
+
+
 @pytest.mark.parametrize("late", ["upper", "lower"])
 def test_ordinary_key_like_rows_by_the_edge_are_served_when_the_other_display_shows_none(
     stacked_monitors: XServer, home: Path, engine: TesseractEngine, late: str
@@ -203,23 +221,7 @@ def test_ordinary_key_like_rows_by_the_edge_are_served_when_the_other_display_sh
     (nothing across the edge says a token was wrapped there)."""
     require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
     lines = ["$ cat noru-1.0.dist-info/RECORD", *_wheel_record(16), "$ "]
-    columns = 100  # wider than every row
-    with Capturer(display=stacked_monitors.display) as capturer:
-        before = settled(capturer)
-        opened = real_terminals.open_xterm(
-            stacked_monitors, lines, columns=columns, rows=len(lines) + 1,
-            font="DejaVu Sans Mono", size=9, x=300, y=600,
-        )  # fmt: skip
-        with opened as client:
-            _, height, _, pad = client.cell
-            # The edge between the terminal's rows 9 and 10.
-            move_window(
-                stacked_monitors,
-                client.window_id,
-                300,
-                600 + EDGE - (client.rect[1] + pad + 10 * height),
-            )
-            after = settled(capturer)
+    before, after = _grabbed_across(stacked_monitors, lines)
     shown = 1 if late == "upper" else 0
     grabs = [before[0], after[1]] if late == "upper" else [after[0], before[1]]
     screens, texts, _ = served_grabs(home, engine, grabs)
@@ -254,21 +256,7 @@ def test_an_ordinary_certificate_across_the_edge_is_served_when_both_displays_sh
     require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
     rng = random.Random("stacked-certificate")
     lines = ["$ cat /etc/ssl/certs/example.pem", *_certificate(rng, 14), "$ "]
-    with Capturer(display=stacked_monitors.display) as capturer:
-        opened = real_terminals.open_xterm(
-            stacked_monitors, lines, columns=100, rows=len(lines) + 1,
-            font="DejaVu Sans Mono", size=9, x=300, y=600,
-        )  # fmt: skip
-        with opened as client:
-            _, height, _, pad = client.cell
-            # The edge between the terminal's rows 9 and 10, both base64.
-            move_window(
-                stacked_monitors,
-                client.window_id,
-                300,
-                600 + EDGE - (client.rect[1] + pad + 10 * height),
-            )
-            grabs = settled(capturer)
+    _, grabs = _grabbed_across(stacked_monitors, lines)  # rows 9 and 10: both base64
     screens, texts, _ = served_grabs(home, engine, grabs)
     assert screens == [(0, 0, 1920, 1080), (0, EDGE, 1920, 1080)]
     assert "BEGIN CERTIFICATE" in texts[0] and "END CERTIFICATE" in texts[1], texts
