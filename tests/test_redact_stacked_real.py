@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from noru.capture import Capturer
+from noru.capture import Capturer, Grab
 from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL
 from tests import real_terminals
@@ -191,6 +191,24 @@ def _wheel_record(count: int) -> list[str]:
     return lines
 
 
+def _grabbed_across(server: XServer, lines: list[str]) -> tuple[list[Grab], list[Grab]]:
+    """Every display grabbed before an xterm showing ``lines`` (100
+    columns: wider than every row) was drawn, and after it was put across
+    the edge, the edge between its rows 9 and 10."""
+    with Capturer(display=server.display) as capturer:
+        before = settled(capturer)
+        opened = real_terminals.open_xterm(
+            server, lines, columns=100, rows=len(lines) + 1,
+            font="DejaVu Sans Mono", size=9, x=300, y=600,
+        )  # fmt: skip
+        with opened as client:
+            _, height, _, pad = client.cell
+            move_window(
+                server, client.window_id, 300, 600 + EDGE - (client.rect[1] + pad + 10 * height)
+            )
+            return before, settled(capturer)
+
+
 @pytest.mark.parametrize("late", ["upper", "lower"])
 def test_ordinary_key_like_rows_by_the_edge_are_served_when_the_other_display_shows_none(
     stacked_monitors: XServer, home: Path, engine: TesseractEngine, late: str
@@ -203,23 +221,7 @@ def test_ordinary_key_like_rows_by_the_edge_are_served_when_the_other_display_sh
     (nothing across the edge says a token was wrapped there)."""
     require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
     lines = ["$ cat noru-1.0.dist-info/RECORD", *_wheel_record(16), "$ "]
-    columns = 100  # wider than every row
-    with Capturer(display=stacked_monitors.display) as capturer:
-        before = settled(capturer)
-        opened = real_terminals.open_xterm(
-            stacked_monitors, lines, columns=columns, rows=len(lines) + 1,
-            font="DejaVu Sans Mono", size=9, x=300, y=600,
-        )  # fmt: skip
-        with opened as client:
-            _, height, _, pad = client.cell
-            # The edge between the terminal's rows 9 and 10.
-            move_window(
-                stacked_monitors,
-                client.window_id,
-                300,
-                600 + EDGE - (client.rect[1] + pad + 10 * height),
-            )
-            after = settled(capturer)
+    before, after = _grabbed_across(stacked_monitors, lines)
     shown = 1 if late == "upper" else 0
     grabs = [before[0], after[1]] if late == "upper" else [after[0], before[1]]
     screens, texts, _ = served_grabs(home, engine, grabs)
@@ -229,3 +231,42 @@ def test_ordinary_key_like_rows_by_the_edge_are_served_when_the_other_display_sh
     assert "[redacted" not in texts[shown], texts[shown]
     for row in rows:  # each row's path, as read
         assert row.split(",")[0] in texts[shown], (row, texts[shown])
+
+
+def _certificate(rng: random.Random, rows: int) -> list[str]:
+    """A PEM certificate as ``cat`` shows it: its body's base64 (random
+    bytes look as a DER body does) in rows of 64 characters, each ending
+    before a wider terminal's last column."""
+    body = base64.b64encode(rng.randbytes(48 * rows)).decode()
+    return [
+        "-----BEGIN CERTIFICATE-----",
+        *(body[at : at + 64] for at in range(0, len(body), 64)),
+        "-----END CERTIFICATE-----",
+    ]
+
+
+def test_an_ordinary_certificate_across_the_edge_is_served_when_both_displays_show_it(
+    stacked_monitors: XServer, home: Path, engine: TesseractEngine
+) -> None:
+    """Both displays grabbed together, a terminal across the edge showing
+    a certificate, the edge between two of its base64 rows. Its rows end
+    before the terminal's last column: none runs on over the edge, so the
+    key-like rows above it, read on the upper display, are no wrapped
+    token's part and are served as read."""
+    require(real_terminals.missing("xterm") is None, real_terminals.missing("xterm") or "")
+    rng = random.Random("stacked-certificate")
+    lines = ["$ cat /etc/ssl/certs/example.pem", *_certificate(rng, 14), "$ "]
+    _, grabs = _grabbed_across(stacked_monitors, lines)  # rows 9 and 10: both base64
+    screens, texts, _ = served_grabs(home, engine, grabs)
+    assert screens == [(0, 0, 1920, 1080), (0, EDGE, 1920, 1080)]
+    assert "BEGIN CERTIFICATE" in texts[0] and "END CERTIFICATE" in texts[1], texts
+    assert "[redacted" not in texts[0], texts[0]
+    for row in lines[2:10]:  # the base64 rows above the edge, as read (a character's misread aside)
+        assert any(_near_same(row, read) for read in texts[0].splitlines()), (row, texts[0])
+
+
+def _near_same(row: str, read: str) -> bool:
+    """Whether ``read`` is ``row`` but for a character or two (the engine's
+    misreads)."""
+    read = read.strip()
+    return len(read) == len(row) and sum(a != b for a, b in zip(row, read, strict=True)) <= 2

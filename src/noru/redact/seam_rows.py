@@ -23,14 +23,23 @@ it or the line before or after, now across the edge too; a secret's label
 in it or the line before; key-like text in it), and the rest of that cut
 row on the other display (the part of the row no line of that image holds:
 its other half's height) with it. A line within a row's height of the
-edge with a key-like word (``unsure.key_like``) is filled too: a wrapped
-token's part cut off from its label and its rest, its prefix misread or
-its row read as two lines, is no format's. A row just under a line so
-filled (its top within ``UNDER`` of a row's height of that line's bottom:
-a cut row's other half may be unread) that starts at its grid's first
-column with a run of a token's characters (a digit and a letter both,
-``TAIL_LEAST`` characters or more) is taken as a wrapped secret's rest:
-its run is redacted too.
+edge with a key-like word (``unsure.key_like``) is filled too where a
+wrapped token's part would be (a token's part cut off from its label and
+its rest, its prefix misread or its row read as two lines, is no
+format's): a line on no terminal's grid (where it wraps is not known), a
+row of a line wrapped there, a grid's row that runs to its last column,
+cut by the edge or ending with a key-like word, or under the edge a grid's
+row that starts at its first column with a key-like word. A grid's row
+above the edge that ends before its last column runs on over no edge: an
+ordinary screen's key-like rows there (a certificate's base64, a wheel's
+RECORD) are served as read. A row just under a line so filled (its top
+within ``UNDER`` of a row's height of that line's bottom: a cut row's
+other half may be unread) that starts at its grid's first column with a
+run of a token's characters (a digit and a letter both, ``TAIL_LEAST``
+characters or more) is taken as a wrapped secret's rest, when the filled
+line is a grid's row that runs to its last column (a row that ends before
+it is continued by no row under it) or a line on no grid: its run is
+redacted too.
 
 This holds where only one display has lines near the edge too: the
 other's rows there may be unread (a cut row's half read as nothing), or
@@ -41,14 +50,14 @@ though, nothing says a token runs over it but the rows themselves, and an
 ordinary screen's key-like words by an edge (a wheel's RECORD hashes,
 base64 lines that end mid-row, a hash whose cut half is read as mixed
 case) are no secret's part: only lines where a wrapped token's part would
-be are filled there. A grid's row that runs to its last column (a wrapped
-line's row before its last), cut by the edge or ending with a key-like
-word; under the edge, a grid's row that starts at its first column with
-a key-like word (a token's rest; a base64 block's row there looks the
-same and is filled too); a row of a line seen wrapped there; a row the
-edge cuts beside a secret found. And a wrapped secret's rest is looked
-for only under a row that runs to its last column: a row that ends
-before it is continued by no row under it.
+be are filled there, of every line unsure, not only the key-like ones. A
+grid's row that runs to its last column (a wrapped line's row before its
+last), cut by the edge or ending with a key-like word; under the edge, a
+grid's row that starts at its first column with a key-like word (a
+token's rest; a base64 block's row there looks the same and is filled
+too); a row of a line seen wrapped there; a row the edge cuts beside a
+secret found. And a wrapped secret's rest is looked for only under a grid's
+row that runs to its last column.
 
 Displays of different scales are joined too: every line is placed in root
 coordinates (the layout's, on Wayland), where a window's rows and cells
@@ -244,6 +253,30 @@ def _key_like_at(lines: Sequence[OcrLine], edge: int, height: int) -> set[int]:
     }
 
 
+def _wrap_parts(
+    lines: Sequence[OcrLine],
+    where: Sequence[_At],
+    groups: Sequence[Sequence[int]],
+    near: Collection[int],
+    *,
+    lower: int,
+) -> set[int]:
+    """Of the key-like lines ``near`` the edge, those where a part of a
+    token wrapped over it would be: a line on no terminal's grid (a
+    browser's, proportional text: where it wraps is not known), a row of a
+    line wrapped here (``groups``), a grid's row ``_at_a_wrap`` (on image
+    ``lower``: under the edge). A grid's row above the edge that ends before
+    its last column (a certificate's base64) runs on over no edge."""
+    wrapped = {n for group in groups if len(group) > 1 for n in group}
+    return {
+        n
+        for n in near
+        if lines[n].columns is None
+        or n in wrapped
+        or _at_a_wrap(lines[n], bool(where[n].cut), where[n].image == lower)
+    }
+
+
 def _one_sided(
     lines: Sequence[OcrLine],
     where: Sequence[_At],
@@ -327,9 +360,14 @@ def stacked(
         if "secrets" in categories:
             edge = images[lower].screen_rect
             assert edge is not None
-            doubtful = unsure(searched, joined, groups) | _key_like_at(lines, edge[1], height)
+            near = _key_like_at(lines, edge[1], height)
+            doubtful = unsure(searched, joined, groups) | _wrap_parts(
+                lines, where, groups, near, lower=lower
+            )
         sides = {at.image for at in where}
-        ends = doubtful
+        # A wrapped secret's rest is looked for under a row that runs to its
+        # grid's last column only (or a line with no grid: its wrapping unknown).
+        ends = {n for n in doubtful if lines[n].columns is None or _to_last_column(lines[n])}
         if len(sides) == 1:
             # Nothing read across the edge: only where a wrapped token would be.
             doubtful = _one_sided(lines, where, joined, groups, doubtful, below=lower in sides)
