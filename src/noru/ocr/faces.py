@@ -249,7 +249,9 @@ def regulars_having(chars: tuple[str, ...]) -> tuple[tuple[Face, tuple[str, ...]
     with _DRAWING:
         for face in families.values():
             ft = _ft_face(face)
-            has = tuple(c for c in chars if ft is not None and ft.get_char_index(c))
+            if ft is None:
+                continue
+            has = tuple(c for c in chars if ft.get_char_index(c))
             if has:
                 found.append((face, has))
     return tuple(found)

@@ -320,13 +320,19 @@ class Shapes:
         monospaced face of it: both faces' drawings are kept, a character
         drawn two ways is no rival to itself."""
         faces = [(face, CHARSET) for face in (font.face, font.bold) if face is not None]
-        for mono in (False, True):
-            faces += fallbacks(font.face, _FALLEN_BACK, mono=mono)
-        return faces + [
-            (face, icons)
-            for face, icons in regulars_having(_ICONS)
-            if face not in (font.face, font.bold)
-        ]
+        drawn = {(face, char) for face, chars in faces for char in chars}
+        for face, chars in (
+            *fallbacks(font.face, _FALLEN_BACK),
+            *fallbacks(font.face, _FALLEN_BACK, mono=True),
+            *regulars_having(_ICONS),
+        ):
+            # Both lists mostly name the same face for a character, and a
+            # family's icons may be its fallback's already: each drawn once.
+            new = tuple(char for char in chars if (face, char) not in drawn)
+            if new:
+                faces.append((face, new))
+                drawn.update((face, char) for char in new)
+        return faces
 
     def bleed(self, glyph: int, rows: int, columns: int) -> Array | None:
         """What drawing ``glyph`` leaves in a cell when it is drawn ``rows``
