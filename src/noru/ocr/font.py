@@ -266,7 +266,7 @@ def _fit(
         return None
     x0, baseline0 = (round(float(v)) for v in np.median(shifts, axis=0))
     if at is not None:
-        (x0, baseline0), around = at, 0
+        (x0, baseline0), around = at, 0  # that alignment alone
     best: tuple[float, int, int, int] | None = None
     flat = samples.flat
     for baseline in range(baseline0 - around, baseline0 + around + 1):
@@ -332,17 +332,20 @@ def identify(
             # again would cost a look a second. Its fit stays the one it was
             # found by, so that each look is measured against that.
             again = min(FIT, AGAIN * font.fit + AGAIN_SLACK)
-            for around, at in ((0, (font.x, font.baseline)), (1, None)):
-                fitted = _fit(
-                    font.face, font.size, font.hinting, samples, width, height,
-                    around=around, shift=font.shift, at=at,
-                )  # fmt: skip
-                if fitted is not None and fitted[0] <= again:
-                    # The same font may sit a pixel elsewhere in another
-                    # terminal's cells of the same size.
-                    if (fitted[1], fitted[2]) == (font.x, font.baseline):
-                        return font
-                    return dataclasses.replace(font, x=fitted[1], baseline=fitted[2])
+            placed = _fit(
+                font.face, font.size, font.hinting, samples, width, height,
+                shift=font.shift, at=(font.x, font.baseline),
+            )  # fmt: skip
+            if placed is not None and placed[0] <= again:
+                return font
+            # The same font may sit a pixel elsewhere in another terminal's
+            # cells of the same size.
+            moved = _fit(
+                font.face, font.size, font.hinting, samples, width, height,
+                around=1, shift=font.shift,
+            )  # fmt: skip
+            if moved is not None and moved[0] <= again:
+                return dataclasses.replace(font, x=moved[1], baseline=moved[2])
     # First round: every face at sizes half a pixel apart, drawn as
     # fontconfig draws by default; then the best few at finer sizes, with
     # every hinting, and the alignment looked for a pixel around.
