@@ -267,7 +267,7 @@ def _wrap_parts(
     line wrapped here (``groups``), a grid's row ``_at_a_wrap`` (on image
     ``lower``: under the edge). A grid's row above the edge that ends before
     its last column (a certificate's base64) runs on over no edge."""
-    wrapped = {n for group in groups if len(group) > 1 for n in group}
+    wrapped = _wrapped(groups)
     return {
         n
         for n in near
@@ -291,7 +291,7 @@ def _one_sided(
     would be (the module's doc): a wrap's part (``_at_a_wrap``), a row of
     a line wrapped here (``groups``), a row the edge cuts beside a secret
     ``found``."""
-    wrapped = {n for group in groups if len(group) > 1 for n in group}
+    wrapped = _wrapped(groups)
 
     def beside(n: int) -> bool:
         return any(found[m] for m in (n - 1, n, n + 1) if 0 <= m < len(lines))
@@ -305,6 +305,11 @@ def _one_sided(
     }
 
 
+def _wrapped(groups: Sequence[Sequence[int]]) -> set[int]:
+    """The lines that are rows of a line seen wrapped (a group of two or more)."""
+    return {n for group in groups if len(group) > 1 for n in group}
+
+
 def _to_last_column(line: OcrLine) -> bool:
     """Whether ``line`` is a terminal grid's row that runs to its last
     column (``wrap``'s rule: a wrapped line's row but its last)."""
@@ -312,12 +317,11 @@ def _to_last_column(line: OcrLine) -> bool:
 
 
 def _at_a_wrap(line: OcrLine, cut: bool, below: bool) -> bool:
-    """Whether ``line``, near an edge across which no line was read, is
-    where a part of a token wrapped over that edge would be: a grid's row
-    that runs to its last column, cut by the edge or ending with a
-    key-like word (the token's row before the edge, or one after it);
-    or, ``below`` the edge, a grid's row that starts at its first column
-    with a key-like word (the token's rest)."""
+    """Whether ``line``, near an edge, is where a part of a token wrapped
+    over that edge would be: a grid's row that runs to its last column,
+    cut by the edge or ending with a key-like word (the token's row before
+    the edge, or one after it); or, ``below`` the edge, a grid's row that
+    starts at its first column with a key-like word (the token's rest)."""
     if line.columns is None:
         return False
     last = _LAST.search(line.text)
