@@ -351,6 +351,46 @@ def test_a_powerline_segment_s_end_is_its_glyph(tmp_path: Path, screen: Screen) 
         ], (got, row)
 
 
+# A few lines of a Powerline prompt in VTE, with its scrollbar beside them:
+# segments of their own colours, text in the paper's colour on them, and no
+# pixel row or column of the paper between two rows' or cells' ink.
+FEW_ON_SEGMENTS = [
+    next(
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt) == ("powerline-prompt", *which)
+    )
+    for which in (("xfce4-terminal", "DejaVu Sans Mono", 9), ("xfce4-terminal", "Hermit", 15))
+]
+
+
+@pytest.mark.parametrize("screen", FEW_ON_SEGMENTS, ids=[s.family for s in FEW_ON_SEGMENTS])
+def test_a_few_lines_on_segments_of_their_own_colours_are_read_on_their_grid(
+    tmp_path: Path, screen: Screen
+) -> None:
+    """The grid is found from the text's outlines where its ink shows none,
+    so every line comes back in its columns (the history number under the
+    prompt too, an underscore reaching a segment's bottom edge too); a
+    segment's end VTE draws its own way may be misread, but then its line
+    is not served as sure."""
+    record, read = _drawn_and_read(screen, tmp_path)
+    assert read.confidences is not None
+    served = [
+        (line.rstrip(), confidence)
+        for line, confidence in zip(read.lines, read.confidences, strict=True)
+        if line.strip() and not chrome(line, record["optional"])
+    ]
+    shown = [row for row in record["truth"] if row.strip()]
+    assert len(served) == len(shown), served
+    for (got, confidence), row in zip(served, shown, strict=True):
+        assert len(got) == len(row), (got, row)
+        assert [c for c, r in zip(got, row, strict=True) if c != r and r != "\ue0b0"] == [], (
+            got,
+            row,
+        )
+        assert got == row or confidence < 0.99, (got, row, confidence)
+
+
 def test_an_icon_read_as_a_character_its_font_draws_otherwise_is_not_sure(
     tmp_path: Path,
 ) -> None:

@@ -299,7 +299,7 @@ def read(
     rgb = rgb.convert("RGB")
     paper = background(rgb)
     whole, sub_pixel = ink_of(rgb, paper)
-    found = span(whole)
+    found = span(whole, rgb)
     if found is None:
         return None
     top, bottom, cells = found

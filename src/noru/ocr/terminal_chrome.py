@@ -146,7 +146,9 @@ def own_backgrounds(
 ) -> Image.Image:
     """``dark`` (``ink`` of ``rgb`` from its paper) with each cell drawn on a
     colour of its own (its top and bottom pixel rows off the paper: a glyph
-    seldom reaches them) measured from that colour, the commonest there.
+    seldom reaches them) measured from that colour, the commonest on the
+    cell's edge: its sides too, for a glyph that fills a whole pixel row at
+    the cell's top or bottom (an underscore).
     Whole rows of their own colour are measured so by
     ``terminal_ink.row_ink``."""
     import numpy as np
@@ -159,9 +161,8 @@ def own_backgrounds(
     packed = (pixels[..., 0] << 16) | (pixels[..., 1] << 8) | pixels[..., 2]
     for row, column in owned:
         x, y = cells.x + int(column) * cells.width, cells.y + int(row) * cells.height
-        edges = np.concatenate(
-            (packed[y, x : x + cells.width], packed[y + cells.height - 1, x : x + cells.width])
-        )
+        box = packed[y : y + cells.height, x : x + cells.width]
+        edges = np.concatenate((box[0], box[-1], box[1:-1, 0], box[1:-1, -1]))
         values, counts = np.unique(edges, return_counts=True)
         colour = int(values[counts.argmax()])
         own = ((colour >> 16) & 255, (colour >> 8) & 255, colour & 255)

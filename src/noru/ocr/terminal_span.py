@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from noru.ocr.terminal_grid import PHASE_SLACK, Cells, find_cells
-from noru.ocr.terminal_ink import INK, PAPER, darkest, lighter_than
+from noru.ocr.terminal_grid import PHASE_SLACK, Cells, few_lines, find_cells
+from noru.ocr.terminal_ink import INK, PAPER, darkest, edges, lighter_than
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -73,24 +73,35 @@ def _thin(gap: tuple[int, int], cells: Cells, dark: Image.Image) -> bool:
     return darkest(dark.crop((0, start, dark.width, end))) < 255 - INK
 
 
-def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
+def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, Cells] | None:
     """The pixel rows that are the terminal's, top to bottom, and its grid:
     the longest run of rows showing its background (a title bar, a toolbar
     above it, a frame's edge below it do not), or where that holds only a
     few lines, the longest whose lines repeat; with the runs beside it that
     lie on its grid across rows of another background (a status line, a
-    selection), or a line drawn across the rows (box drawing)."""
+    selection), or a line drawn across the rows (box drawing).
+
+    Where a run's ink shows no grid, and only a few lines, and ``rgb`` (the
+    same pixels) is given, its text's outlines may (``edges``): a prompt's
+    lines on segments of their own colours leave the ink no gap between
+    cells or rows. A page of text (an app's) that is no grid is not looked
+    at twice."""
     runs = _runs(dark)
     if not runs:
         return None
     tallest = sorted(range(len(runs)), key=lambda i: runs[i][0] - runs[i][1])
+    outlines = None
     # The longest run gives the grid; where its lines show none (a tail of
     # lines too unlike to repeat below a highlighted row) or only a few
     # (their pitch guessed from one line's height), a shorter run whose
     # lines repeat gives it.
     core, cells = -1, None
     for index in tallest:
-        found = find_cells(dark.crop((0, runs[index][0], dark.width, runs[index][1])))
+        box = (0, runs[index][0], dark.width, runs[index][1])
+        found = find_cells(dark.crop(box))
+        if found is None and rgb is not None and few_lines(dark.crop(box)):
+            outlines = outlines or edges(rgb)
+            found = find_cells(outlines.crop(box))
         if found is not None and (cells is None or not found.few):
             core, cells = index, found
             if not found.few:
