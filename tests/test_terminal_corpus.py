@@ -391,6 +391,41 @@ def test_a_few_lines_on_segments_of_their_own_colours_are_read_on_their_grid(
         assert got == row or confidence < 0.99, (got, row, confidence)
 
 
+def test_a_compiler_s_small_marks_are_served_under_the_code_not_dropped(
+    tmp_path: Path,
+) -> None:
+    """kitty draws Python's ``~~~~^^^^`` under the failing call at 8 pt
+    (192 dpi) thinner than the font's drawing: each ``~`` joins the next,
+    a wavy bar no straighter than a ``~``, so it is no ``-`` or line drawn
+    across cells, and a row of such marks is text, not a rule to drop.
+    Every row of marks is served where it is shown, its carets in their
+    columns; a row not exactly as shown is not served as sure."""
+    (screen,) = [
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt) == ("python-traceback", "kitty", "Cousine", 8)
+    ]
+    record, read = _drawn_and_read(screen, tmp_path)
+    assert read.confidences is not None
+    served = {
+        line.rstrip(): confidence
+        for line, confidence in zip(read.lines, read.confidences, strict=True)
+        if line.strip()
+    }
+    marks = [row for row in record["truth"] if row.strip() and set(row.strip()) <= set("~^")]
+    assert any("~" in row for row in marks), marks
+    for row in marks:
+        carets = [i for i, c in enumerate(row) if c == "^"]
+        twins = [
+            line
+            for line in served
+            if len(line) == len(row) and [i for i, c in enumerate(line) if c == "^"] == carets
+        ]
+        assert twins, (row, list(served))
+        assert all(line == row or served[line] < 0.99 for line in twins), twins
+    assert sum(row in served for row in marks) >= len(marks) // 2, marks
+
+
 def test_an_icon_read_as_a_character_its_font_draws_otherwise_is_not_sure(
     tmp_path: Path,
 ) -> None:
