@@ -426,6 +426,55 @@ def test_a_compiler_s_small_marks_are_served_under_the_code_not_dropped(
     assert sum(row in served for row in marks) >= len(marks) // 2, marks
 
 
+# Text on cells of their own colour, in the paper's colour: a pager's
+# reverse-video status line at the bottom (rxvt-unicode), npm's ``WARN``
+# badge (st, 16 pt at 192 dpi, its letters leaving no room in the badge).
+OWN_COLOUR = [
+    next(
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt) == (kind, terminal, family, size)
+    )
+    for kind, terminal, family, size in (
+        ("man-page", "urxvt", "Liberation Mono", 14),
+        ("npm-install", "st", "Hermit", 16),
+    )
+]
+
+
+@pytest.mark.parametrize("screen", OWN_COLOUR, ids=[s.kind for s in OWN_COLOUR])
+def test_text_on_cells_of_its_own_colour_is_read_in_them(tmp_path: Path, screen: Screen) -> None:
+    """The cells of another colour are found whole, on the terminal's rows:
+    the status line's rows below its letters (which end the run of the
+    background's rows) belong to it, and a short badge's rows are placed by
+    the runs between its letters. Every line is served as shown."""
+    record, read = _drawn_and_read(screen, tmp_path)
+    served = [
+        line.rstrip()
+        for line in read.lines
+        if line.strip() and not chrome(line, record["optional"])
+    ]
+    assert served == [row for row in record["truth"] if row.strip()]
+
+
+def test_a_glyph_drawn_past_its_cell_leaves_no_mark_in_the_row_above(tmp_path: Path) -> None:
+    """xfce4-terminal at 8 pt draws a prompt's ``✔`` and segment ends from
+    faces taller than Anonymous Pro's cells: their tips reach into the row
+    above. The lines above them (``$PATH``, a CSV row) are served as shown,
+    with no ``|`` or ``.`` where a tip reached."""
+    (screen,) = [
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt)
+        == ("powerline-prompt", "xfce4-terminal", "Anonymous Pro", 8)
+    ]
+    record, read = _drawn_and_read(screen, tmp_path)
+    served = {line.rstrip() for line in read.lines if line.strip()}
+    plain = [row for row in record["truth"] if row.strip() and row.isascii()]
+    assert len(plain) >= 3, plain
+    assert [row for row in plain if row not in served] == [], sorted(served)
+
+
 def test_an_icon_read_as_a_character_its_font_draws_otherwise_is_not_sure(
     tmp_path: Path,
 ) -> None:
