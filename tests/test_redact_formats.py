@@ -587,6 +587,19 @@ BROWSER_READS += [
         "Using ATBBg74K18NkMcw5qMkTlaNitv7_LwUgegLVhE9A3D8FF for this session.",
         "ATBBg74K18NkMcw5qMkTIaNItv7LwUgegLVhE9A3D8FF",
     ),
+    # an I read as | in a Discord bot token (and a stray space after it)
+    (
+        "MjU1MjAONzg4MzcSNjMwMTQ2.Q2IE-1.FKNKRyxCI3H4ARsG8ClfpLnAr_|_EOJSSWOFO3 # do not commit",
+        "MjU1MjA0Nzg4Mzc5NjMwMTQ2.Q2IE-1.FkNKRyxCl3H4ARsG8ClfpLnAr_I_EOJS5WOFO3",
+    ),
+    (
+        "MjULMjAONzg4Mzc5NjMwMTQ2.Q2IE-1.FKNKRyxCI3H4ARsG8ClfpLnAr_|_ EOJSSWOFO3 # do not commit",
+        "MjU1MjA0Nzg4Mzc5NjMwMTQ2.Q2IE-1.FkNKRyxCl3H4ARsG8ClfpLnAr_I_EOJS5WOFO3",
+    ),
+    (
+        "[MTlyODIONTEWMTkK3Njk2MDM4.GtMkYV.RmfggFUJy|VU9jAvq6DKreywt0Y4k7sGiD-RS2]",
+        "MTIyODI0NTEwMTk3Njk2MDM4.GtMkYV.RmfggFUJyIVU9jAvq6DKreywt0Y4k7sGiD-RS2",
+    ),
     # a round letter's left side read as ( (and a J as ])
     (
         "xai-PHShbVoBhYtGOlofJd(OANOZHRMKMjtP7d915QRmkORBr9rDIIPQb9vVLLKmAOBqUDHeLOSKQAH2uBPJMm",
@@ -602,6 +615,25 @@ BROWSER_READS += [
         "r8_ZtsvEocXLQj4pVu3qum0oBPBLgGp7X9JIXZ4W",
     ),
     ("=> 18_5ZcNc2gpvZavHp7WBxVFJnHCJsOalzD4qk66G", "r8_5ZcNc2gpvZavHp7WBxVFJnHCJs0alzD4qk66G"),
+    # a JWT's dot read as a comma, or as nothing but a space; a J as 1)
+    (
+        "eyJhbGciOiJIUzI1NilsInR5cCI6IkpXVCJ9.eyJzdWIiOirTFGo9NyPYLhif4C9jSxUxgBfDa5SMfZy2BNRMOQ,"
+        " jtjuLZvv2 1KeiPaZ3bMZq2E-Ya2AVUjXKu77sc_VJaj # do not commit",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOirTFGo9NyPYLhif4C9jSxUxgBfDa5SMfZy2BNRM0Q."
+        "jtjuLZvv21KeiPaZ3bMZq2E-Ya2AVUjXKu77sc_VJaj",
+    ),
+    (
+        "eyJhbGciOiJIUZI1NilsInR5cCI6IkpXVCJ9.eyJzdWIiOirTFGo9NyPYLhif4 C9jSxUxgBfDa5SMfZy2BNRMO0Q"
+        " jtjuLZvv21KeiPaZ3bMZq2E-Ya2AVUjXKu77sc_VJaj # do not commit",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOirTFGo9NyPYLhif4C9jSxUxgBfDa5SMfZy2BNRM0Q."
+        "jtjuLZvv21KeiPaZ3bMZq2E-Ya2AVUjXKu77sc_VJaj",
+    ),
+    (
+        "[eyJhbGciOiJIUZI1NilsINR5cCI6IkpXVCJ9.eyJzdWIiOidVpFDXEOTHgwWLd10nwODcOtWzu7YjCGydh5QRtc"
+        ".ac4VJ 1) Vb6TQwPa9LvbjRkZEU6HZjkVKuXGAUcC7rvm]",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOidVpFDXE0THgwWLd10nwODcOtWzu7YjCGydh5QRtc."
+        "ac4VJ1JVb6TQwPa9LvbjRkZEu6HZjkVKuXGAUcC7rvm",
+    ),
     # a prefix's _ read apart from both its neighbours
     ("=> whsec _ JuOYjIDlie6oLccuTxt40G73irBwABbc", "whsec_JuOYjlDlie6oLccuTxt4oG73irBwABbc"),
     # three or four characters added in a token of one length (a capital
@@ -647,6 +679,10 @@ BROWSER_READS += [
         "'sk.ey) lljoiy1f21XEG6vpFOxNbWBTLWiVeQjIKjanxSTbuC80A957uPOdSO4 Ji6Q2qZTgpcx6hn6z-2Qpk',",
         "sk.eyJ1Ijoiy1f21XEG6vpFOxNbWBTLWiVeQjIKjanxSTbuC80A957uPOdSO4.Ji6Q2qZTqpcx6hn6z-2Qpk",
     ),
+    # a kubeadm token's l read as !, its 1 as l1, its 7 as T
+    ("‘pdv5zx.b3aanh1jo0zcoi4!',", "pdv5zx.b3aanh1jo0zcoi4l"),
+    ("=> z4afl1d.lbdnyixux8706e4t", "z4af1d.lbdnyixux87o6e4t"),
+    ("Tnuyig.2di9dmj7foztdlp2 # do not commit", "7nuyig.2di9dmj7foztdlp2"),
 ]
 
 
@@ -692,6 +728,13 @@ def test_marks_read_as_a_token_s_characters_make_no_secret_of_prose_or_code() ->
             "Using dp.pt. Th6GvW9eFOZHzuWbyvFCIY6C3SNqESUrEDip41s21xB for this session.",
             "dp.pt. Th6GvW9eFOZHzuWbyvFCIY6C3SNqESUrEDip41s21xB",
         ),
+        # a JWT's signature, then a short word of prose
+        (
+            "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3"
+            "I9PlFUP0THsR8U is expired",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0"
+            "THsR8U",
+        ),
     ],
 )
 def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) -> None:
@@ -712,6 +755,8 @@ def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) 
         # parenthesis of prose (a line of Node.js's changelog)
         "    token = hf_token_from(environment_variables_and_the_cache_dir)",
         "* **tools**: install npm PowerShell scripts on Windows (Luke Karrys) [#52009]",
+        # a name of code about a dot: a first part of 7 has no digit
+        "from package.subpackage2module import handler",
         # a URL's path: its / are a path's, not a J
         "see https://discord.com/api/webhooks/1234567890123456789/the-docs-for-webhooks here",
     ],
