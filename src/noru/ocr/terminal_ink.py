@@ -194,21 +194,50 @@ def row_ink(
 def fits(mask: Any, high: int, wide: int, *, grow: bool = False) -> Any:
     """Where a ``high`` x ``wide`` box fits wholly in ``mask`` (its top left
     corner); with ``grow``, every pixel of such a box at a corner in
-    ``mask``."""
+    ``mask``. A box is a run ``wide`` along a row in ``high`` rows running:
+    one axis at a time (a screen's worth of pixels, each look)."""
     import numpy as np
 
-    sums = np.pad(mask.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
     rows, columns = mask.shape
     if grow:
-        # Each pixel is in a box whose corner is set when the boxes' corners
-        # above and left of it, ``high`` x ``wide`` of them, hold one.
-        y0 = np.clip(np.arange(rows) - high + 1, 0, rows)
-        x0 = np.clip(np.arange(columns) - wide + 1, 0, columns)
-        y1, x1 = np.arange(rows) + 1, np.arange(columns) + 1
-        count = sums[y1][:, x1] - sums[y0][:, x1] - sums[y1][:, x0] + sums[y0][:, x0]
-        return count > 0
+        # A pixel is in a box whose corner is set when a corner lies within
+        # ``wide`` to its left, in one of the ``high`` rows up to it.
+        return _any_before(_any_before(mask, wide, axis=1), high, axis=0)
     fits = np.zeros(mask.shape, dtype=bool)
     if rows >= high and columns >= wide:
-        area = sums[high:, wide:] - sums[:-high, wide:] - sums[high:, :-wide] + sums[:-high, :-wide]
-        fits[: rows - high + 1, : columns - wide + 1] = area == high * wide
+        along = _window(mask, wide, axis=1) == wide
+        fits[: rows - high + 1, : columns - wide + 1] = _window(along, high, axis=0) == high
     return fits
+
+
+def _window(mask: Any, size: int, *, axis: int) -> Any:
+    """How many of each run of ``size`` along ``axis`` (0 or 1) are set, by
+    where the run starts."""
+    import numpy as np
+
+    sums = np.cumsum(mask, axis=axis, dtype=_counts(mask.shape[axis]))
+    if axis == 1:
+        return np.concatenate((sums[:, size - 1 : size], sums[:, size:] - sums[:, :-size]), axis=1)
+    return np.concatenate((sums[size - 1 : size], sums[size:] - sums[:-size]), axis=0)
+
+
+def _any_before(mask: Any, size: int, *, axis: int) -> Any:
+    """Whether any of the ``size`` pixels up to each along ``axis`` (0 or 1:
+    itself and those before it) is set."""
+    import numpy as np
+
+    sums = np.cumsum(mask, axis=axis, dtype=_counts(mask.shape[axis]))
+    if size < mask.shape[axis]:
+        if axis == 1:
+            sums[:, size:] -= sums[:, :-size].copy()
+        else:
+            sums[size:] -= sums[:-size].copy()
+    return sums > 0
+
+
+def _counts(length: int) -> Any:
+    """The smallest integer type a count along ``length`` pixels fits in:
+    half the memory a screen's running sums take in 32 bits."""
+    import numpy as np
+
+    return np.uint16 if length < 2**16 else np.int64
