@@ -315,6 +315,26 @@ def test_a_screen_mostly_of_wide_letters_is_read_by_its_font_and_theirs(
     assert served == [row for row in record["truth"] if row.strip()]
 
 
+def test_where_wide_letters_gaps_misplace_the_cells_the_glyphs_column_is_tried(
+    tmp_path: Path,
+) -> None:
+    """st draws wide letters from their pen, narrower than their two cells:
+    on a short screen mostly of them (Hack 11 pt), the gaps after them
+    outvote the spaces between words and place the cells a few pixels off,
+    where no font fits. The glyphs' thinnest column is tried then: the font
+    is found there, and every Latin word of every line (``(0x0O1l,``,
+    ``code=213)``, the prompts) comes back as drawn."""
+    (screen,) = [
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt) == ("cjk", "st", "Hack", 11)
+    ]
+    record, read = _drawn_and_read(screen, tmp_path)
+    served = Counter(word for line in read.lines for word in line.split() if word.isascii())
+    shown = Counter(word for row in record["truth"] for word in row.split() if word.isascii())
+    assert shown and not shown - served, shown - served
+
+
 # Powerline prompts whose segments' solid ends (``\ue0b0``) the terminal
 # draws from another face its own way: st, Konsole and kitty.
 SEGMENTED = [

@@ -296,6 +296,10 @@ def read(
     With ``fonts``, the grid's font is looked for among the installed ones
     (``noru.ocr.glyphs``), and where it is found a cell whose pixels are
     clearly one of its glyphs is that glyph's character, whatever was read.
+    Where no font fits the cells the spaces between words placed and the
+    glyphs' thinnest column places them otherwise (``Cells.other``: wide
+    letters' gaps outvoted the spaces), the grid there is read too, and
+    kept where a font fits it.
     """
     rgb = rgb.convert("RGB")
     paper = background(rgb)
@@ -304,6 +308,51 @@ def read(
     if found is None:
         return None
     top, bottom, cells = found
+    on = functools.partial(
+        _read_on,
+        rgb,
+        whole,
+        sub_pixel,
+        paper,
+        top,
+        bottom,
+        origin=origin,
+        reader=reader,
+        rows=rows,
+        how=how,
+        agree_cells=agree_cells,
+        fonts=fonts,
+    )
+    read, fitted = on(cells)
+    if fonts is not None and agree_cells and not fitted and cells.other is not None:
+        # No font fits the cells the spaces placed: the glyphs' thinnest
+        # column may have been right (wide letters' gaps outvote spaces).
+        x = cells.x + cells.other
+        columns = min(cells.columns, (whole.width - x) // cells.width)
+        again, fits = on(dataclasses.replace(cells, x=x, columns=columns, other=None))
+        if fits:
+            return again
+    return read
+
+
+def _read_on(
+    rgb: Image.Image,
+    whole: Image.Image,
+    sub_pixel: bool,
+    paper: tuple[int, int, int],
+    top: int,
+    bottom: int,
+    cells: Cells,
+    *,
+    origin: tuple[int, int],
+    reader: RowReader,
+    rows: Rows,
+    how: str,
+    agree_cells: bool,
+    fonts: Fonts | None,
+) -> tuple[Read | None, bool]:
+    """``read`` on the grid ``cells`` of the rows ``top`` to ``bottom`` of
+    ``rgb`` (``whole``: its ink), and whether a font was found to fit it."""
     # A row whose cells reach past the region's edge (its first row starting
     # above it, a band of a bigger region cut close to a line) is cut with
     # paper beyond the edge: its ink is all there.
@@ -389,7 +438,7 @@ def read(
             if drawn or len(done) == len(order):
                 break
     if cells.few and not drawn:
-        return None  # a few lines no installed font draws: the engine's layout reads them
+        return None, False  # a few lines no installed font draws: the engine's layout
     sure = {bands[i].keys[c] for (i, c), decision in drawn.items() if decision.sure}
 
     def settled(key: bytes) -> str | None:
@@ -409,4 +458,5 @@ def read(
     _read_parts(bands, todo, cells, votes, settled, read_rows, done=done)
     if drawings is not None:
         drawn = terminal_glyphs.with_claims(bands, drawn, votes, drawings, cells)
-    return Read(lines_of(bands, cells, votes, bars, agreed, drawn, (ox, oy), wide), rest)
+    lines = lines_of(bands, cells, votes, bars, agreed, drawn, (ox, oy), wide)
+    return Read(lines, rest), drawings is not None

@@ -167,7 +167,12 @@ class Cells:
     ``rows`` of them, in the pixels of the image it was found in. ``few``:
     its rows were placed by the baselines of a few lines, not by their
     repeats, so that only the font's glyphs fitting its cells say it is a
-    terminal's grid (proportional text folds into cells as well)."""
+    terminal's grid (proportional text folds into cells as well).
+    ``other``: where the spaces between words placed the cells and the
+    thinnest column of the glyphs' gaps says otherwise (a screen mostly of
+    wide letters, whose gaps mislead the spaces' count), how many pixels
+    right of ``x`` that column says they start: the grid to try where no
+    font fits this one."""
 
     x: int
     y: int
@@ -176,6 +181,7 @@ class Cells:
     columns: int
     rows: int
     few: bool = False
+    other: int | None = None
 
     @property
     def grid(self) -> Grid:
@@ -243,6 +249,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     if found is None:
         return None
     width, x = found
+    other = None
     if fold(glyphs, width)[0] > COLUMN_GAP:
         # Glyphs as wide as their cells: the thinnest phase is no sure edge
         # (a glyph's middle may be thin); the spaces between words are, and
@@ -250,6 +257,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
         spaced = space_phase(plain, y, height, width, bars, thinnest=x)
         if spaced is None:
             return None
+        other = (x - spaced) % width or None
         x = spaced
     # The grid starts after the bars at its left (rxvt-unicode's scrollbar)
     # and spans the columns up to the first bar at its right.
@@ -272,7 +280,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     )
     if columns < 8 or inked_rows < (1 if few else MIN_ROWS):
         return None
-    return Cells(x, y, width, height, columns, rows, few=few is not None)
+    return Cells(x, y, width, height, columns, rows, few=few is not None, other=other)
 
 
 def _crossings(dark: Image.Image) -> bytes:

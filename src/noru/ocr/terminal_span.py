@@ -139,7 +139,7 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
         shift = (rows_gap[0] - new_top) % cells.height
     extended = dark.crop((0, new_top, dark.width, runs[last][1]))
     rows = (extended.height - shift) // cells.height
-    grid = Cells(cells.x, shift, cells.width, cells.height, cells.columns, rows)
+    grid = dataclasses.replace(cells, y=shift, rows=rows, few=False)
     return _whole_rows(dark, new_top, runs[last][1], _reaching_left(extended, grid))
 
 
