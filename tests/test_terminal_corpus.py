@@ -335,6 +335,41 @@ def test_where_wide_letters_gaps_misplace_the_cells_the_glyphs_column_is_tried(
     assert shown and not shown - served, shown - served
 
 
+@pytest.mark.parametrize("family", ["DejaVu Sans Mono", "Liberation Mono"])
+def test_a_row_of_marks_under_a_few_lines_does_not_set_their_pitch(
+    tmp_path: Path, family: str
+) -> None:
+    """A short tsc error in st at 9 pt: four runs of ink, the last a row of
+    ``~`` marks too thin to hold a baseline. Counted as a line, it made the
+    lines too many to be placed by their baselines and too few to repeat,
+    and a pitch a pixel short put every row between two lines. The marks'
+    run is left out of the baselines: every line is served as shown."""
+    import dataclasses
+
+    base = next(s for s in plan(SEED) if (s.kind, s.terminal) == ("tsc-error", "st"))
+    screen = dataclasses.replace(
+        base,
+        id=f"marks-{family}",
+        split="train",
+        family=family,
+        size_pt=9,
+        size_band="small",
+        dpi=96,
+        theme="solarized-light",
+        length="short",
+        columns=120,
+        rows=36,
+        text_rows=6,
+        chrome="none",
+        highlight=None,
+        seed="11-32",
+    )
+    record, read = _drawn_and_read(screen, tmp_path)
+    assert any(set(row.strip()) == {"~"} for row in record["truth"])  # the marks' row
+    served = [line.rstrip() for line in read.lines if line.strip()]
+    assert served == [row for row in record["truth"] if row.strip()]
+
+
 # Powerline prompts whose segments' solid ends (``\ue0b0``) the terminal
 # draws from another face its own way: st, Konsole and kitty.
 SEGMENTED = [

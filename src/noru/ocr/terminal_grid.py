@@ -434,7 +434,15 @@ def _by_baselines(
     cannot both lie in its rows. Sparse text repeats best at a multiple of
     its pitch (a man page's title, a blank row, a heading and its line). A
     run much taller than the others (a highlighted row, inked from edge to
-    edge of its cells) has no baseline of its own and is left out there."""
+    edge of its cells) has no baseline of its own and is left out there;
+    nor has a run much thinner than the others, anywhere."""
+    if runs:
+        # A run of marks alone (a compiler's ``~~~~`` under the code) is
+        # too thin to hold a baseline: its line's rows are the others'.
+        heights = sorted(bottom - top for top, bottom in runs)
+        usual = heights[len(heights) // 2]
+        bodied = [(top, bottom) for top, bottom in runs if bottom - top >= SLIVER * usual]
+        runs = bodied if len(bodied) >= 2 else runs
     if not runs or (than is None and len(runs) > FEW_LINES):
         return None
     if than is not None:
