@@ -62,8 +62,15 @@ def off_paper(rgb: Image.Image, paper: tuple[int, int, int], *, margin: int = 0)
     crosses."""
     import numpy as np
 
-    pixels = np.asarray(rgb, dtype=np.int16)
-    off = np.abs(pixels - np.array(paper, dtype=np.int16)).max(axis=2) > PAPER
+    # A channel at a time, in its own bytes: a screen's pixels as 16-bit
+    # differences took some 50 MB at once.
+    pixels = np.asarray(rgb, dtype=np.uint8)
+    off = np.zeros(pixels.shape[:2], dtype=bool)
+    for channel, value in enumerate(paper):
+        if value + PAPER < 255:
+            off |= pixels[..., channel] > value + PAPER
+        if value - PAPER > 0:
+            off |= pixels[..., channel] < value - PAPER
     off[:, _bars(off, margin)] = False
     return off
 

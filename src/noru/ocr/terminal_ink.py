@@ -176,21 +176,39 @@ def row_ink(
 def fits(mask: Any, high: int, wide: int, *, grow: bool = False) -> Any:
     """Where a ``high`` x ``wide`` box fits wholly in ``mask`` (its top left
     corner); with ``grow``, every pixel of such a box at a corner in
-    ``mask``."""
+    ``mask``.
+
+    A box's test along one axis, then along the other, in one boolean copy
+    of ``mask``: a screen's integral image (eight bytes a pixel) and the
+    four copies its corners were gathered into took some 120 MB at once."""
     import numpy as np
 
-    sums = np.pad(mask.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
-    rows, columns = mask.shape
+    held = np.array(mask, dtype=bool)
+    for axis, length in ((0, high), (1, wide)):
+        # Windows of 1, 2, 4... pixels, each two of the one before; then the
+        # largest two that cover ``length``, overlapped.
+        span = 1
+        while span * 2 <= length:
+            _widen(held, span, axis=axis, grow=grow)
+            span *= 2
+        if length > span:
+            _widen(held, length - span, axis=axis, grow=grow)
+    return held
+
+
+def _widen(held: Any, step: int, *, axis: int, grow: bool) -> None:
+    """In place along ``axis``: with ``grow``, each pixel or the one ``step``
+    before it (those before the start left out); without, each pixel and the
+    one ``step`` after it (False where that lies past the end)."""
+
+    def part(start: int | None, stop: int | None) -> tuple[slice, ...]:
+        return (slice(None),) * axis + (slice(start, stop),)
+
+    size = held.shape[axis]
     if grow:
-        # Each pixel is in a box whose corner is set when the boxes' corners
-        # above and left of it, ``high`` x ``wide`` of them, hold one.
-        y0 = np.clip(np.arange(rows) - high + 1, 0, rows)
-        x0 = np.clip(np.arange(columns) - wide + 1, 0, columns)
-        y1, x1 = np.arange(rows) + 1, np.arange(columns) + 1
-        count = sums[y1][:, x1] - sums[y0][:, x1] - sums[y1][:, x0] + sums[y0][:, x0]
-        return count > 0
-    fits = np.zeros(mask.shape, dtype=bool)
-    if rows >= high and columns >= wide:
-        area = sums[high:, wide:] - sums[:-high, wide:] - sums[high:, :-wide] + sums[:-high, :-wide]
-        fits[: rows - high + 1, : columns - wide + 1] = area == high * wide
-    return fits
+        if step < size:
+            held[part(step, None)] |= held[part(None, -step)].copy()
+        return
+    if step < size:
+        held[part(None, -step)] &= held[part(step, None)].copy()
+    held[part(max(0, size - step), None)] = False
