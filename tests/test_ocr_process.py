@@ -212,7 +212,8 @@ def test_a_process_that_has_read_a_capture_has_loaded_nothing_it_does_not_use(
 ) -> None:
     """Its jobs need the engine, the history's reader and the pipe: not the
     person's settings and access state (what only the app's saving of a
-    capture's text reads), not the socket's client nor the capture package."""
+    capture's text reads), not the socket's client nor the capture package,
+    and of the store not the writer's part (it opens the history read-only)."""
     out = tmp_path / "loaded"
     with child_process(home, ("-c", _LOADED, str(out))) as proc:
         assert isinstance(answer(proc), Ready)
@@ -223,9 +224,11 @@ def test_a_process_that_has_read_a_capture_has_loaded_nothing_it_does_not_use(
         assert proc.wait(timeout=30) == 0
     loaded = set(out.read_text().split())
     assert "noru.recognition" in loaded and "noru.ocr.tesseract" in loaded
+    assert "noru.store.reader" in loaded
     assert not loaded & {"noru.access", "noru.edits", "noru.exclusions", "noru.settings"}
     assert not {name for name in loaded if name.startswith("noru.capture")}
     assert not loaded & {"noru.appwire.client", "socket"}
+    assert not loaded & {"noru.store.writer", "noru.store.indexing", "noru.store.removal"}
 
 
 def test_pixels_cut_short_by_the_app_stopping_end_the_process_quietly(
