@@ -199,6 +199,16 @@ def test_the_process_loads_nothing_of_the_app_it_does_not_use() -> None:
     assert not loaded & {"noru.appwire.client", "socket"}
 
 
+def test_the_app_s_worker_meets_the_process_only_through_the_pipe() -> None:
+    """What both sides share (the messages, the variable that carries the
+    app's pid) is the pipe's: the app does not load the process's module."""
+    code = "import sys, noru.app.ocr_worker; print(*sorted(sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(done.stdout.split())
+    assert "noru.appwire.ocr_pipe" in loaded
+    assert "noru.app.ocr_process" not in loaded
+
+
 # The OCR process on argv[2]'s history, writing what it loaded to argv[1] as it ends.
 _LOADED = (
     "import sys; from pathlib import Path; from noru.app import ocr_process as p; "

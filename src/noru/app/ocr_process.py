@@ -46,6 +46,7 @@ from noru import __version__
 from noru.appwire import codec
 from noru.appwire.messages import PROTOCOL, Malformed, Mismatch
 from noru.appwire.ocr_pipe import (
+    PARENT,
     REASON_LIMIT,
     Fatal,
     PipeReply,
@@ -59,10 +60,7 @@ if TYPE_CHECKING:
     from noru.ocr import Engine
     from noru.store import Reader
 
-__all__ = ["IDLE_EXIT", "PARENT", "main"]
-
-# The environment variable that carries the app's pid to this process.
-PARENT = "NORU_OCR_PARENT"
+__all__ = ["IDLE_EXIT", "main"]
 
 # Seconds without a job before the process exits by itself: the app ends an
 # idle one much sooner (ocr_worker.LINGER); this is for an app that does not.
@@ -98,8 +96,9 @@ def _die_with_parent() -> bool:
     cannot cover an app that died before the request: this process has
     then been adopted, by pid 1 or by a subreaper (``systemd --user``, a
     container's init, tini), so only a parent that is not the app's pid
-    (``PARENT``, which ``spawn_child`` sets) tells; the pid this process
-    finds its parent to be as it starts could already be the adopter's.
+    (``PARENT`` of ``noru.appwire.ocr_pipe``, which ``spawn_child`` sets)
+    tells; the pid this process finds its parent to be as it starts could
+    already be the adopter's.
     Started without it (by hand, by a test), it trusts the parent it has.
     """
     try:
