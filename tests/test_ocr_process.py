@@ -241,6 +241,54 @@ def test_a_process_that_has_read_a_capture_has_loaded_nothing_it_does_not_use(
     assert not loaded & {"noru.store.writer", "noru.store.indexing", "noru.store.removal"}
 
 
+# The OCR process on argv[2]'s history, its engine told as it reads whether
+# the rows it was sent are still held; what it was told goes to argv[1].
+_WATCHED = """
+import sys, weakref
+from pathlib import Path
+from noru import ocr
+from noru.app import ocr_process as p
+from noru.imaging import png
+out, sent, held = Path(sys.argv[1]), [], []
+copy = png.Scanlines.image
+def image(rows):
+    sent.append(weakref.ref(rows))
+    return copy(rows)
+png.Scanlines.image = image
+make = ocr.get_engine
+def get_engine(*args, **kwargs):
+    engine = make(*args, **kwargs)
+    read = engine.recognise
+    def recognise(picture, **options):
+        held.extend(ref() is not None for ref in sent)
+        return read(picture, **options)
+    engine.recognise = recognise
+    return engine
+ocr.get_engine = get_engine
+sys.argv[1:] = ["tesseract", sys.argv[2]]
+code = p.main()
+out.write_text(repr(held))
+sys.exit(code)
+"""
+
+
+def test_the_rows_a_job_was_sent_are_let_go_before_its_screen_is_read(
+    home: Path, stored: tuple[str, Image.Image], tmp_path: Path
+) -> None:
+    """Pillow copies them into the picture it reads: a 2560x1600 screen's
+    12 MB of rows are not held beside it while it is read."""
+    capture_id, image = stored
+    out = tmp_path / "held"
+    with child_process(home, ("-c", _WATCHED, str(out))) as proc:
+        assert isinstance(answer(proc), Ready)
+        send(proc, Recognise(capture_id, (rows(image),)))
+        assert "quarterly ledger" in text(answer(proc))
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    assert out.read_text() == "[False]"
+
+
 def test_pixels_cut_short_by_the_app_stopping_end_the_process_quietly(
     child: subprocess.Popen[bytes], stored: tuple[str, Image.Image]
 ) -> None:

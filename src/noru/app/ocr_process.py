@@ -67,16 +67,19 @@ __all__ = ["IDLE_EXIT", "main"]
 IDLE_EXIT = 600.0
 
 
-def _job(engine: Engine, history: Reader, job: Recognise) -> PipeReply:
-    """One job's answer. Each image's pixels are let go once Pillow has
-    copied them: bytes that outlived the job held the last 2560x1600
-    screen's 12 MB while the process waited for its next."""
+def _job(engine: Engine, history: Reader, jobs: list[Recognise]) -> PipeReply:
+    """The answer to the one job in ``jobs``, which it takes out, so that
+    nothing else holds the job: its images' rows are let go as soon as
+    Pillow has copied them, before the pictures are read (a 2560x1600
+    screen's rows are 12 MB beside its pixels' 16)."""
     from noru.errors import OcrError
     from noru.recognition import recognise_capture
 
-    pictures = [rows.image() for rows in job.pixels]
+    job = jobs.pop()
+    capture, pictures = job.capture, [rows.image() for rows in job.pixels]
+    del job
     try:
-        text = recognise_capture(history, job.capture, engine, pictures)
+        text = recognise_capture(history, capture, engine, pictures)
     except OcrError as exc:
         return Unreadable(str(exc)[:REASON_LIMIT])
     return Recognised(text.engine, text.version, tuple(text.lines_per_image))
@@ -165,11 +168,13 @@ def main() -> int:
         if isinstance(job, Mismatch):  # an app of another version: it is told, and we go
             _say(out, Mismatch(PROTOCOL, __version__))
             return 1
+        jobs = [job]
+        del job
         try:
-            reply = _job(engine, history, job)
+            reply = _job(engine, history, jobs)
         except Exception as exc:  # one bad job fails that capture, not the process
             reply = Unreadable(f"the OCR process failed on it: {exc}"[:REASON_LIMIT])
-        del job
+        del jobs
         _say(out, reply)
         worked = True
 
