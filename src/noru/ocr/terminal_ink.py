@@ -28,6 +28,7 @@ __all__ = [
     "darker_than",
     "darkest",
     "fits",
+    "in_rgb",
     "ink",
     "ink_of",
     "is_sub_pixel",
@@ -47,6 +48,12 @@ SUB_PIXEL_ROWS = 4  # one pixel row in this many is looked at
 # Pixels within this many levels of the paper's colour are paper (anti-aliasing
 # aside).
 PAPER = 12
+
+
+def in_rgb(image: Image.Image) -> Image.Image:
+    """``image`` in "RGB": itself when it is already, for reading only
+    (``convert`` would copy it: a screen's band of 2560x950 is 9 MB)."""
+    return image if image.mode == "RGB" else image.convert("RGB")
 
 
 @functools.cache
@@ -89,9 +96,10 @@ def ink_of(
     """``ink``, and whether it was taken as sub-pixel text."""
     from PIL import Image, ImageChops
 
-    rgb = rgb.convert("RGB")
+    rgb = in_rgb(rgb)
     plain = Image.new("RGB", rgb.size, paper if paper is not None else background(rgb))
     difference = ImageChops.difference(rgb, plain)
+    del plain  # not held while the difference is measured
     if sub_pixel is None:
         sub_pixel = is_sub_pixel(difference)
     if sub_pixel:
