@@ -186,37 +186,43 @@ def fits(mask: Any, high: int, wide: int, *, grow: bool = False) -> Any:
     corner); with ``grow``, every pixel of such a box at a corner in
     ``mask``.
 
-    A box's test along one axis, then along the other, in one boolean copy
-    of ``mask``: a screen's integral image (eight bytes a pixel) and the
-    four copies its corners were gathered into took some 120 MB at once."""
+    A box's test along one axis, then along the other, in two boolean
+    arrays of ``mask``'s size, each step written from one into the other: a
+    screen's integral image (eight bytes a pixel) and the four copies its
+    corners were gathered into took some 120 MB at once."""
     import numpy as np
 
     held = np.array(mask, dtype=bool)
+    spare = np.empty_like(held)
     for axis, length in ((0, high), (1, wide)):
         # Windows of 1, 2, 4... pixels, each two of the one before; then the
         # largest two that cover ``length``, overlapped.
         span = 1
         while span * 2 <= length:
-            _widen(held, span, axis=axis, grow=grow)
+            held, spare = _widen(held, spare, span, axis=axis, grow=grow), held
             span *= 2
         if length > span:
-            _widen(held, length - span, axis=axis, grow=grow)
+            held, spare = _widen(held, spare, length - span, axis=axis, grow=grow), held
     return held
 
 
-def _widen(held: Any, step: int, *, axis: int, grow: bool) -> None:
-    """In place along ``axis``: with ``grow``, each pixel or the one ``step``
-    before it (those before the start left out); without, each pixel and the
-    one ``step`` after it (False where that lies past the end)."""
+def _widen(held: Any, out: Any, step: int, *, axis: int, grow: bool) -> Any:
+    """``held`` along ``axis`` written into ``out`` (and returned): with
+    ``grow``, each pixel or the one ``step`` before it (those before the
+    start left out); without, each pixel and the one ``step`` after it
+    (False where that lies past the end)."""
+    import numpy as np
 
     def part(start: int | None, stop: int | None) -> tuple[slice, ...]:
         return (slice(None),) * axis + (slice(start, stop),)
 
     size = held.shape[axis]
-    if grow:
-        if step < size:
-            held[part(step, None)] |= held[part(None, -step)].copy()
-        return
-    if step < size:
-        held[part(None, -step)] &= held[part(step, None)].copy()
-    held[part(max(0, size - step), None)] = False
+    if step >= size:
+        out[...] = held if grow else False
+    elif grow:
+        out[part(None, step)] = held[part(None, step)]
+        np.logical_or(held[part(step, None)], held[part(None, -step)], out=out[part(step, None)])
+    else:
+        np.logical_and(held[part(None, -step)], held[part(step, None)], out=out[part(None, -step)])
+        out[part(size - step, None)] = False
+    return out
