@@ -10,18 +10,24 @@ import threading
 from noru.app.memory import QuietSpell, Trimmer, malloc_trim
 from tests.parts import require
 
-# Threads allocate and free capture-sized buffers, as the app's connection
-# and encode threads do; then the process trims and reports its RSS in MB.
-_SCRIPT = textwrap.dedent(
+# What the scripts below run in a process of their own start with: its RSS in MB.
+_RSS = textwrap.dedent(
     """
-    import threading
     from pathlib import Path
-    from noru.app.memory import malloc_trim, tune_malloc
 
     def rss():
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) // 1024
+    """
+)
+
+# Threads allocate and free capture-sized buffers, as the app's connection
+# and encode threads do; then the process trims and reports its RSS in MB.
+_SCRIPT = _RSS + textwrap.dedent(
+    """
+    import threading
+    from noru.app.memory import malloc_trim, tune_malloc
 
     assert tune_malloc()
     before = rss()
@@ -214,17 +220,11 @@ def test_a_trim_the_c_library_cannot_do_is_not_counted() -> None:
 # Two threads that stay alive (as the OCR process's reading threads do) pass
 # screen-sized buffers through their own arenas; the main thread trims while
 # they wait. Argument "tuned": the OCR process's settings first.
-_READERS = textwrap.dedent(
+_READERS = _RSS + textwrap.dedent(
     """
     import sys
     import threading
-    from pathlib import Path
     from noru.app.memory import malloc_trim, tune_reader_malloc
-
-    def rss():
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) // 1024
 
     if sys.argv[1] == "tuned":
         assert tune_reader_malloc()
@@ -279,16 +279,10 @@ def test_with_the_readers_malloc_tuned_a_trim_reaches_their_threads_arenas() -> 
 # A reading thread frees a screen-sized buffer while something it allocated
 # after it lives on (as the engine's memories do); no trim. Prints the RSS
 # growth in MB while the buffer lives and once it is freed.
-_HOLE = textwrap.dedent(
+_HOLE = _RSS + textwrap.dedent(
     """
     import threading
-    from pathlib import Path
     from noru.app.memory import tune_reader_malloc
-
-    def rss():
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) // 1024
 
     assert tune_reader_malloc()
     kept = []
