@@ -578,6 +578,114 @@ BROWSER_READS = [
 ]
 
 
+# The same, seeds 370-379 of the held-out lines (looked at, so tuned on
+# now), each a class of misread: what a proportional font's glyphs are
+# read as.
+BROWSER_READS += [
+    # a gap between two glyphs read as an _ inside a long token
+    (
+        "Using ATBBg74K18NkMcw5qMkTlaNitv7_LwUgegLVhE9A3D8FF for this session.",
+        "ATBBg74K18NkMcw5qMkTIaNItv7LwUgegLVhE9A3D8FF",
+    ),
+    # an I read as | in a Discord bot token (and a stray space after it)
+    (
+        "MjU1MjAONzg4MzcSNjMwMTQ2.Q2IE-1.FKNKRyxCI3H4ARsG8ClfpLnAr_|_EOJSSWOFO3 # do not commit",
+        "MjU1MjA0Nzg4Mzc5NjMwMTQ2.Q2IE-1.FkNKRyxCl3H4ARsG8ClfpLnAr_I_EOJS5WOFO3",
+    ),
+    (
+        "MjULMjAONzg4Mzc5NjMwMTQ2.Q2IE-1.FKNKRyxCI3H4ARsG8ClfpLnAr_|_ EOJSSWOFO3 # do not commit",
+        "MjU1MjA0Nzg4Mzc5NjMwMTQ2.Q2IE-1.FkNKRyxCl3H4ARsG8ClfpLnAr_I_EOJS5WOFO3",
+    ),
+    (
+        "[MTlyODIONTEWMTkK3Njk2MDM4.GtMkYV.RmfggFUJy|VU9jAvq6DKreywt0Y4k7sGiD-RS2]",
+        "MTIyODI0NTEwMTk3Njk2MDM4.GtMkYV.RmfggFUJyIVU9jAvq6DKreywt0Y4k7sGiD-RS2",
+    ),
+    # a round letter's left side read as ( (and a J as ])
+    (
+        "xai-PHShbVoBhYtGOlofJd(OANOZHRMKMjtP7d915QRmkORBr9rDIIPQb9vVLLKmAOBqUDHeLOSKQAH2uBPJMm",
+        "xai-PH5hbVoBhYtG0IofJdOANOZHRMKMjtP7d915QRmk0RBr9rDIlPQb9vLLkmA0BqUDHeLOSKQAH2uBPJMm",
+    ),
+    (
+        "xai-PHShbVoBhYtGOlof]Jd(OANOZHRMKMjtP7d915QRmkORBr9rDIIPQb9vLLKmAOBqUDHeLOSKQAH2uBPJMm",
+        "xai-PH5hbVoBhYtG0IofJdOANOZHRMKMjtP7d915QRmk0RBr9rDIlPQb9vLLkmA0BqUDHeLOSKQAH2uBPJMm",
+    ),
+    # an r before a digit read as 1 in a prefix
+    (
+        "18_ZtsvEocXLQj4pVu3qum0oBPBLgGp7X9JIXZ4W # do not commit",
+        "r8_ZtsvEocXLQj4pVu3qum0oBPBLgGp7X9JIXZ4W",
+    ),
+    ("=> 18_5ZcNc2gpvZavHp7WBxVFJnHCJsOalzD4qk66G", "r8_5ZcNc2gpvZavHp7WBxVFJnHCJs0alzD4qk66G"),
+    # a JWT's dot read as a comma, or as nothing but a space; a J as 1)
+    (
+        "eyJhbGciOiJIUzI1NilsInR5cCI6IkpXVCJ9.eyJzdWIiOirTFGo9NyPYLhif4C9jSxUxgBfDa5SMfZy2BNRMOQ,"
+        " jtjuLZvv2 1KeiPaZ3bMZq2E-Ya2AVUjXKu77sc_VJaj # do not commit",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOirTFGo9NyPYLhif4C9jSxUxgBfDa5SMfZy2BNRM0Q."
+        "jtjuLZvv21KeiPaZ3bMZq2E-Ya2AVUjXKu77sc_VJaj",
+    ),
+    (
+        "eyJhbGciOiJIUZI1NilsInR5cCI6IkpXVCJ9.eyJzdWIiOirTFGo9NyPYLhif4 C9jSxUxgBfDa5SMfZy2BNRMO0Q"
+        " jtjuLZvv21KeiPaZ3bMZq2E-Ya2AVUjXKu77sc_VJaj # do not commit",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOirTFGo9NyPYLhif4C9jSxUxgBfDa5SMfZy2BNRM0Q."
+        "jtjuLZvv21KeiPaZ3bMZq2E-Ya2AVUjXKu77sc_VJaj",
+    ),
+    (
+        "[eyJhbGciOiJIUZI1NilsINR5cCI6IkpXVCJ9.eyJzdWIiOidVpFDXEOTHgwWLd10nwODcOtWzu7YjCGydh5QRtc"
+        ".ac4VJ 1) Vb6TQwPa9LvbjRkZEU6HZjkVKuXGAUcC7rvm]",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOidVpFDXE0THgwWLd10nwODcOtWzu7YjCGydh5QRtc."
+        "ac4VJ1JVb6TQwPa9LvbjRkZEu6HZjkVKuXGAUcC7rvm",
+    ),
+    # a prefix's _ read apart from both its neighbours
+    ("=> whsec _ JuOYjIDlie6oLccuTxt40G73irBwABbc", "whsec_JuOYjlDlie6oLccuTxt4oG73irBwABbc"),
+    # three or four characters added in a token of one length (a capital
+    # read as its small letter and itself; a 9 as OIA; marks in gaps)
+    (
+        "=> tk-us-n4dDAmMTYkKCU2iXTTjSd04aJASsJ3jRggeOrggHBL2fdytizDm",
+        "tk-us-n4DAmTYkCU2iXTTjSd04aJASsJ3jRggeOrggHBL2fdytizDm",
+    ),
+    (
+        "Using ntn_31537143138iEQI5SqDqnDEDPobQYO9pr6érF6QO9WCOIAQIBY for this session.",
+        "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",
+    ),
+    (
+        "sha256~odKNm18Jg7mIrCyU4uO0MEeEHmS5aE0H6Wsaq/Yiueg6-1 # do not commit",
+        "sha256~odKNm18Jg7mIrCyU4uO0MEeEHm5aE0H6WsqYiueq6-1",
+    ),
+    (
+        '‘fio-u-I-46I1qtX/TRVMRU-40-kOC6ZNsyUWVmkKtkTKAT4ymVAnwZzIKKL33TXnSaFp1las0",',
+        "fio-u-I-46IqtXJTRVMRU-40-kOC6zNsyUWVmKtkTKAT4ymVAnwZzlKKL33TXnSaFp1as0",
+    ),
+    ("Using ASIAZWR5VODSQG32LQxXxX for this session.", "ASIAZWR5VODSQG32LQXX"),
+    # a 7 read as / between two hexadecimal digits; a / added inside a
+    # webhook's key (its URL's own are a path's)
+    (
+        "‘pul-c72dce3aed908f802543f35e92f85e6d4e35b/cc',",
+        "pul-c72dce3aed908f802543f35e92f85e6d4e35b7cc",
+    ),
+    (
+        "Using https://discord.com/api/webhooks/1234567890123456789/hwAS3TPjkLy5fdvYwcm/7xtXDgHD9d"
+        "FZK6BYN8HH-QzZksfG8WZSO0zh0_xDWU9eSe-ZAS for this session.",
+        "hwAS3TPjkLy5fdvYwcm7xtXDgHD9dFZK6BYN8HH-QzZksfG8WZS0zh0_xDWU9eSe-ZAS",
+    ),
+    # the J of a prefix's eyJ read as ) or ], a stray space after it
+    (
+        "sk.ey) LljoiwntoS8uQRygvLdZUKUziL9UiguVEaWa}by80083tNhZaxeXITi.xClpx8zS3wZ3uy80RzUpeG # x",
+        "sk.eyJ1IjoiwntoS8uQRygvLdZUkUziL9UiguVEaWaJby8oo83tNhZaxeXlTi.xC1px8zS3wZ3uy80RzUpeG",
+    ),
+    (
+        "sk.ey] LljoiwntoS8uQRygvLdZUkKUZiL9UViguVEaWaJby80083tNhZaxexITi.xC1px8zS3wZ3uy80RzUpeG",
+        "sk.eyJ1IjoiwntoS8uQRygvLdZUkUziL9UiguVEaWaJby8oo83tNhZaxeXlTi.xC1px8zS3wZ3uy80RzUpeG",
+    ),
+    (
+        "'sk.ey) lljoiy1f21XEG6vpFOxNbWBTLWiVeQjIKjanxSTbuC80A957uPOdSO4 Ji6Q2qZTgpcx6hn6z-2Qpk',",
+        "sk.eyJ1Ijoiy1f21XEG6vpFOxNbWBTLWiVeQjIKjanxSTbuC80A957uPOdSO4.Ji6Q2qZTqpcx6hn6z-2Qpk",
+    ),
+    # a kubeadm token's l read as !, its 1 as l1, its 7 as T
+    ("‘pdv5zx.b3aanh1jo0zcoi4!',", "pdv5zx.b3aanh1jo0zcoi4l"),
+    ("=> z4afl1d.lbdnyixux8706e4t", "z4af1d.lbdnyixux87o6e4t"),
+    ("Tnuyig.2di9dmj7foztdlp2 # do not commit", "7nuyig.2di9dmj7foztdlp2"),
+]
+
+
 @pytest.mark.parametrize(("line", "value"), BROWSER_READS, ids=range(len(BROWSER_READS)))
 def test_what_a_browser_s_text_is_read_as_still_gives_the_value(line: str, value: str) -> None:
     """No 8 characters of the value in a row are left in the line as agents
@@ -605,3 +713,53 @@ def test_marks_read_as_a_token_s_characters_make_no_secret_of_prose_or_code() ->
     ]
     for line in ordinary:
         assert find(line) == [], (line, find(line))
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        # as Chromium's text was read (a format of one length reaches past its
+        # length by the characters the engine adds: not by a word after it)
+        (
+            "Using Alza5Jsb4ipPoazlpxf3v5TFbajDxas78BMLg-e for this session.",
+            "Alza5Jsb4ipPoazlpxf3v5TFbajDxas78BMLg-e",
+        ),
+        (
+            "Using dp.pt. Th6GvW9eFOZHzuWbyvFCIY6C3SNqESUrEDip41s21xB for this session.",
+            "dp.pt. Th6GvW9eFOZHzuWbyvFCIY6C3SNqESUrEDip41s21xB",
+        ),
+        # a JWT's signature, then a short word of prose
+        (
+            "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3"
+            "I9PlFUP0THsR8U is expired",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0"
+            "THsR8U",
+        ),
+    ],
+)
+def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) -> None:
+    start = line.index(value)
+    assert [(f.start, f.end) for f in find(line)] == [(start, start + len(value))], [
+        line[f.start : f.end] for f in find(line)
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # an _ after a short body is a name's, not a gap read in a long token
+        "    path = hf_hub_download(repo_id=repo, filename='config.json', revision=rev)",
+        "npm_config_strict_peer_dependencies_for_the_build=true npm install",
+        "export ATBB_rotation_policy_for_the_workspace_tokens=weekly",
+        # a ( inside a call is no glyph of a token, nor one that opens a
+        # parenthesis of prose (a line of Node.js's changelog)
+        "    token = hf_token_from(environment_variables_and_the_cache_dir)",
+        "* **tools**: install npm PowerShell scripts on Windows (Luke Karrys) [#52009]",
+        # a name of code about a dot: a first part of 7 has no digit
+        "from package.subpackage2module import handler",
+        # a URL's path: its / are a path's, not a J
+        "see https://discord.com/api/webhooks/1234567890123456789/the-docs-for-webhooks here",
+    ],
+)
+def test_the_browsers_misreads_make_no_secret_of_names_and_paths(line: str) -> None:
+    assert find(line) == [], [line[f.start : f.end] for f in find(line)]

@@ -351,6 +351,130 @@ def test_a_powerline_segment_s_end_is_its_glyph(tmp_path: Path, screen: Screen) 
         ], (got, row)
 
 
+# A few lines of a Powerline prompt in VTE, with its scrollbar beside them:
+# segments of their own colours, text in the paper's colour on them, and no
+# pixel row or column of the paper between two rows' or cells' ink.
+FEW_ON_SEGMENTS = [
+    next(
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt) == ("powerline-prompt", *which)
+    )
+    for which in (("xfce4-terminal", "DejaVu Sans Mono", 9), ("xfce4-terminal", "Hermit", 15))
+]
+
+
+@pytest.mark.parametrize("screen", FEW_ON_SEGMENTS, ids=[s.family for s in FEW_ON_SEGMENTS])
+def test_a_few_lines_on_segments_of_their_own_colours_are_read_on_their_grid(
+    tmp_path: Path, screen: Screen
+) -> None:
+    """The grid is found from the text's outlines where its ink shows none,
+    so every line comes back in its columns (the history number under the
+    prompt too, an underscore reaching a segment's bottom edge too); a
+    segment's end VTE draws its own way may be misread, but then its line
+    is not served as sure."""
+    record, read = _drawn_and_read(screen, tmp_path)
+    assert read.confidences is not None
+    served = [
+        (line.rstrip(), confidence)
+        for line, confidence in zip(read.lines, read.confidences, strict=True)
+        if line.strip() and not chrome(line, record["optional"])
+    ]
+    shown = [row for row in record["truth"] if row.strip()]
+    assert len(served) == len(shown), served
+    for (got, confidence), row in zip(served, shown, strict=True):
+        assert len(got) == len(row), (got, row)
+        assert [c for c, r in zip(got, row, strict=True) if c != r and r != "\ue0b0"] == [], (
+            got,
+            row,
+        )
+        assert got == row or confidence < 0.99, (got, row, confidence)
+
+
+def test_a_compiler_s_small_marks_are_served_under_the_code_not_dropped(
+    tmp_path: Path,
+) -> None:
+    """kitty draws Python's ``~~~~^^^^`` under the failing call at 8 pt
+    (192 dpi) thinner than the font's drawing: each ``~`` joins the next,
+    a wavy bar no straighter than a ``~``, so it is no ``-`` or line drawn
+    across cells, and a row of such marks is text, not a rule to drop.
+    Every row of marks is served where it is shown, its carets in their
+    columns; a row not exactly as shown is not served as sure."""
+    (screen,) = [
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt) == ("python-traceback", "kitty", "Cousine", 8)
+    ]
+    record, read = _drawn_and_read(screen, tmp_path)
+    assert read.confidences is not None
+    served = {
+        line.rstrip(): confidence
+        for line, confidence in zip(read.lines, read.confidences, strict=True)
+        if line.strip()
+    }
+    marks = [row for row in record["truth"] if row.strip() and set(row.strip()) <= set("~^")]
+    assert any("~" in row for row in marks), marks
+    for row in marks:
+        carets = [i for i, c in enumerate(row) if c == "^"]
+        twins = [
+            line
+            for line in served
+            if len(line) == len(row) and [i for i, c in enumerate(line) if c == "^"] == carets
+        ]
+        assert twins, (row, list(served))
+        assert all(line == row or served[line] < 0.99 for line in twins), twins
+    assert sum(row in served for row in marks) >= len(marks) // 2, marks
+
+
+# Text on cells of their own colour, in the paper's colour: a pager's
+# reverse-video status line at the bottom (rxvt-unicode), npm's ``WARN``
+# badge (st, 16 pt at 192 dpi, its letters leaving no room in the badge).
+OWN_COLOUR = [
+    next(
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt) == (kind, terminal, family, size)
+    )
+    for kind, terminal, family, size in (
+        ("man-page", "urxvt", "Liberation Mono", 14),
+        ("npm-install", "st", "Hermit", 16),
+    )
+]
+
+
+@pytest.mark.parametrize("screen", OWN_COLOUR, ids=[s.kind for s in OWN_COLOUR])
+def test_text_on_cells_of_its_own_colour_is_read_in_them(tmp_path: Path, screen: Screen) -> None:
+    """The cells of another colour are found whole, on the terminal's rows:
+    the status line's rows below its letters (which end the run of the
+    background's rows) belong to it, and a short badge's rows are placed by
+    the runs between its letters. Every line is served as shown."""
+    record, read = _drawn_and_read(screen, tmp_path)
+    served = [
+        line.rstrip()
+        for line in read.lines
+        if line.strip() and not chrome(line, record["optional"])
+    ]
+    assert served == [row for row in record["truth"] if row.strip()]
+
+
+def test_a_glyph_drawn_past_its_cell_leaves_no_mark_in_the_row_above(tmp_path: Path) -> None:
+    """xfce4-terminal at 8 pt draws a prompt's ``✔`` and segment ends from
+    faces taller than Anonymous Pro's cells: their tips reach into the row
+    above. The lines above them (``$PATH``, a CSV row) are served as shown,
+    with no ``|`` or ``.`` where a tip reached."""
+    (screen,) = [
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt)
+        == ("powerline-prompt", "xfce4-terminal", "Anonymous Pro", 8)
+    ]
+    record, read = _drawn_and_read(screen, tmp_path)
+    served = {line.rstrip() for line in read.lines if line.strip()}
+    plain = [row for row in record["truth"] if row.strip() and row.isascii()]
+    assert len(plain) >= 3, plain
+    assert [row for row in plain if row not in served] == [], sorted(served)
+
+
 def test_an_icon_read_as_a_character_its_font_draws_otherwise_is_not_sure(
     tmp_path: Path,
 ) -> None:

@@ -46,6 +46,7 @@ from noru.ocr.terminal_chrome import (
     own_backgrounds,
     true_rows,
     without_chrome,
+    without_spilt_glyphs,
     without_spilt_lines,
 )
 from noru.ocr.terminal_glyphs import runs_of
@@ -299,7 +300,7 @@ def read(
     rgb = in_rgb(rgb)  # read, never drawn on: what is drawn on is its copy below
     paper = background(rgb)
     whole, sub_pixel = ink_of(rgb, paper)
-    found = span(whole)
+    found = span(whole, rgb)
     if found is None:
         return None
     top, bottom, cells = found
@@ -322,6 +323,7 @@ def read(
     cells = true_rows(off, cells)
     inked = own_backgrounds(rgb, inked, off, cells, sub_pixel=sub_pixel)
     inked = without_spilt_lines(without_chrome(inked, off, cells, margin=pad), cells)
+    inked = without_spilt_glyphs(inked, cells)
     ox, oy = origin[0] - side, origin[1] + top - pad
     rest = [
         (origin[0], origin[1] + y, whole.width, h)

@@ -30,7 +30,14 @@ from noru.ocr.terminal_ink import INK, PAPER, fits, ink
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["off_paper", "own_backgrounds", "true_rows", "without_chrome", "without_spilt_lines"]
+__all__ = [
+    "off_paper",
+    "own_backgrounds",
+    "true_rows",
+    "without_chrome",
+    "without_spilt_glyphs",
+    "without_spilt_lines",
+]
 
 # Ink (0-255) that counts where bars are looked for: a scrollbar's trough is
 # a shade off the paper, and so is a pane's border.
@@ -48,6 +55,9 @@ TEXT_SHARE = 0.25
 # height: no glyph's strokes are that thick, even a wide one crowded into a
 # small cell.
 BLOCK = 0.6
+# A glyph's tip drawn past its cell reaches this share of a row's height into
+# the next row at most (``without_spilt_glyphs``).
+SPILL = 0.25
 # A cell is on a colour of its own when this share of its top and bottom
 # pixel rows is not the paper; a row may hold a block when one of its cells
 # has this share.
@@ -121,7 +131,11 @@ def _rows_with(shares: Any, least: float, cells: Cells, height: int) -> tuple[in
 def true_rows(off: Any, cells: Cells) -> Cells:
     """``cells`` with its rows starting where the terminal's do, where blocks
     of another colour show them: each column's runs of block a whole number
-    of rows long (not a scrollbar's thumb) start on the terminal's grid."""
+    of rows long (not a scrollbar's thumb) start on the terminal's grid.
+    Where no block holds a box (``_box``: a short word on its own colour,
+    npm's ``WARN``, its letters leaving no room between them), the runs of
+    every column off the paper are looked at: those between its letters
+    run its whole height."""
     import numpy as np
 
     span = _rows_with(_shares(off, cells), MAY_HOLD, cells, off.shape[0])
@@ -130,22 +144,34 @@ def true_rows(off: Any, cells: Cells) -> Cells:
     top, bottom = span
     high, wide = _box(cells)
     corners = fits(off[top:bottom], high, wide)
-    if not corners.any():
-        return cells
-    blocks = fits(corners, high, wide, grow=True)
     phases = np.zeros(cells.height, dtype=np.int64)
+    if corners.any():
+        _vote_phases(phases, fits(corners, high, wide, grow=True), top, cells)
+    if not phases.any():
+        _vote_phases(phases, off[top:bottom], top, cells)
+    if not phases.any():
+        return cells
+    phase = int(phases.argmax())
+    return dataclasses.replace(cells, y=phase, rows=(off.shape[0] - phase) // cells.height)
+
+
+def _vote_phases(phases: Any, blocks: Any, top: int, cells: Cells) -> None:
+    """Add to ``phases`` (one count per pixel row of a cell) where each run
+    of ``blocks`` down a pixel column a whole number of rows long starts,
+    twice for a run exactly that long."""
+    import numpy as np
+
     for column in np.nonzero(blocks.any(axis=0))[0]:
         edges = np.diff(np.concatenate(([0], blocks[:, column].astype(np.int8), [0])))
         for start, end in zip(np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0], strict=True):
             if start == 0 or end == len(blocks):
                 continue  # cut by the rows looked at (a scrollbar): its length is unknown
             rows = round((end - start) / cells.height)
-            if rows >= 1 and abs(end - start - rows * cells.height) <= 1:
-                phases[(top + start) % cells.height] += 1
-    if not phases.any():
-        return cells
-    phase = int(phases.argmax())
-    return dataclasses.replace(cells, y=phase, rows=(off.shape[0] - phase) // cells.height)
+            off_by = abs(end - start - rows * cells.height)
+            if rows >= 1 and off_by <= 1:
+                # A run a pixel short or long may have missed its first
+                # pixel: one that is exactly whole rows tells more.
+                phases[(top + start) % cells.height] += 2 - off_by
 
 
 def own_backgrounds(
@@ -153,7 +179,9 @@ def own_backgrounds(
 ) -> Image.Image:
     """``dark`` (``ink`` of ``rgb`` from its paper) with each cell drawn on a
     colour of its own (its top and bottom pixel rows off the paper: a glyph
-    seldom reaches them) measured from that colour, the commonest there.
+    seldom reaches them) measured from that colour, the commonest on the
+    cell's edge: its sides too, for a glyph that fills a whole pixel row at
+    the cell's top or bottom (an underscore).
     Whole rows of their own colour are measured so by
     ``terminal_ink.row_ink``."""
     import numpy as np
@@ -166,9 +194,8 @@ def own_backgrounds(
     packed = (pixels[..., 0] << 16) | (pixels[..., 1] << 8) | pixels[..., 2]
     for row, column in owned:
         x, y = cells.x + int(column) * cells.width, cells.y + int(row) * cells.height
-        edges = np.concatenate(
-            (packed[y, x : x + cells.width], packed[y + cells.height - 1, x : x + cells.width])
-        )
+        box = packed[y : y + cells.height, x : x + cells.width]
+        edges = np.concatenate((box[0], box[-1], box[1:-1, 0], box[1:-1, -1]))
         values, counts = np.unique(edges, return_counts=True)
         colour = int(values[counts.argmax()])
         own = ((colour >> 16) & 255, (colour >> 8) & 255, colour & 255)
@@ -269,3 +296,61 @@ def without_spilt_lines(dark: Image.Image, cells: Cells) -> Image.Image:
     if not found.any():
         return dark
     return Image.fromarray(np.where(found, np.uint8(255), pixels))
+
+
+def without_spilt_glyphs(dark: Image.Image, cells: Cells) -> Image.Image:
+    """``dark`` without the tips of glyphs drawn past their cells into the
+    row above or below (a ``✔`` or a Powerline arrow from a taller fallback
+    face, a descender in tight rows): where a cell's ink lies only within
+    ``SPILL`` of a row's height from its edge with the next row, runs
+    across that edge into a glyph there that reaches beyond it, and crosses
+    the edge only where that glyph does (a ``_`` along the whole edge is
+    its own), it is that glyph's, not a character (``|``, ``.``, `````)."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.asarray(dark, dtype=np.uint8)
+    inked = pixels < 255 - INK
+    high, wide = cells.height, cells.width
+    reach = max(2, round(SPILL * high))
+    found = np.zeros(inked.shape, dtype=bool)
+    for row in range(1, cells.rows):
+        edge = cells.y + row * high
+        if edge - high < 0 or edge + high > inked.shape[0]:
+            continue
+        crossing = inked[edge - 1] & inked[edge]
+        if not crossing.any():
+            continue
+        first = max(0, -(cells.x // wide))  # the first column wholly in the image
+        last = min(cells.columns, (inked.shape[1] - cells.x) // wide)
+        if last <= first:
+            continue
+        span = crossing[cells.x + first * wide : cells.x + last * wide]
+        for column in first + np.flatnonzero(span.reshape(last - first, wide).any(axis=1)):
+            x = cells.x + int(column) * wide
+            upper = inked[edge - high : edge, x : x + wide]
+            lower = inked[edge : edge + high, x : x + wide]
+            if (
+                not upper[: high - reach].any()
+                and lower[reach:].any()
+                and _within(upper[-1], lower[0])
+            ):
+                found[edge - reach : edge, x : x + wide] = True  # the glyph below's tip
+            elif (
+                not lower[reach:].any()
+                and upper[: high - reach].any()
+                and _within(lower[0], upper[-1])
+            ):
+                found[edge : edge + reach, x : x + wide] = True  # the glyph above's tip
+    if not found.any():
+        return dark
+    return Image.fromarray(np.where(found, np.uint8(255), pixels))
+
+
+def _within(tip: Any, glyph: Any) -> bool:
+    """Whether the inked pixels of a tip's row at the edge all lie within a
+    pixel of the glyph's inked pixels across it."""
+    near = glyph.copy()
+    near[1:] |= glyph[:-1]
+    near[:-1] |= glyph[1:]
+    return bool(tip.any() and not (tip & ~near).any())

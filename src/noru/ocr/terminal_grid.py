@@ -26,7 +26,7 @@ from noru.ocr.terminal_phase import space_phase
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["BAR", "PHASE_SLACK", "Cells", "find_cells"]
+__all__ = ["BAR", "PHASE_SLACK", "Cells", "few_lines", "find_cells"]
 
 # Ink unbroken along a pixel row for this many rows' heights is a line drawn
 # across cells, no glyph's.
@@ -197,7 +197,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     # text would fill every row's gap); nor are solid blocks (a highlighted
     # row, the cursor), which fill a row's gap to the next.
     bars = [value >= BAR * 255 for value in columns_profile]
-    plain = _without_blocks(dark)
+    plain = _without_blocks(dark, bars)
     # Nor is a block any part of the columns' profile (a prompt's coloured
     # segments fill the gaps between cells).
     text = [
@@ -287,18 +287,27 @@ def _crossings(dark: Image.Image) -> bytes:
     return bytes(np.minimum(edges, 255).astype(np.uint8))
 
 
-def _without_blocks(dark: Image.Image) -> Image.Image:
+def few_lines(dark: Image.Image) -> bool:
+    """Whether ``dark``'s ink lies in at most ``FEW_LINES`` runs of pixel
+    rows: a prompt or two, not a page of text (a dialog, a document)."""
+    return len(_line_runs(_profile(dark, rows=True))) <= FEW_LINES
+
+
+def _without_blocks(dark: Image.Image, bars: list[bool]) -> Image.Image:
     """``dark`` without solid blocks of ink, for the rows' profile: a
     highlighted row has no gap to the next. A block holds a square of
     ``SOLID`` of a line's height: a large font's strokes are thick too (a
-    window's one line of 40 px text was cut into 8 px rows)."""
+    window's one line of 40 px text was cut into 8 px rows). A line's height
+    is measured beside the ``bars`` (pixel columns inked in every row, a
+    scrollbar), which would make the whole region one line."""
     import numpy as np
     from PIL import Image
 
     pixels = np.asarray(dark, dtype=np.uint8)
     heights = []
     start = None
-    inked = [bool(v) for v in np.any(pixels < 255 - INK, axis=1).tolist()]
+    beside = pixels[:, ~np.asarray(bars, dtype=bool)] if any(bars) else pixels
+    inked = [bool(v) for v in np.any(beside < 255 - INK, axis=1).tolist()]
     rows = [*inked, False]
     for y, value in enumerate(rows):
         if value and start is None:

@@ -27,6 +27,7 @@ __all__ = [
     "background",
     "darker_than",
     "darkest",
+    "edges",
     "fits",
     "in_rgb",
     "ink",
@@ -107,6 +108,23 @@ def ink_of(
         return ImageChops.invert(mean), True
     r, g, b = difference.split()
     return ImageChops.invert(ImageChops.lighter(ImageChops.lighter(r, g), b)), False
+
+
+def edges(rgb: Image.Image) -> Image.Image:
+    """``rgb`` as "L", dark where a pixel differs by ``INK`` (in any channel)
+    from the one left of it or above it: the outlines of text, whatever the
+    colour under it. Text on colours of its own (a prompt's segments, each
+    its own colour, with text in the paper's colour on them) is no ink apart
+    from its background in ``ink``, and its blocks leave the grid no gaps;
+    in outline its letters stand apart as on the paper."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.asarray(rgb.convert("RGB"), dtype=np.int16)
+    step = np.zeros(pixels.shape[:2], dtype=np.int16)
+    step[:, 1:] = np.abs(pixels[:, 1:] - pixels[:, :-1]).max(axis=2)
+    step[1:] = np.maximum(step[1:], np.abs(pixels[1:] - pixels[:-1]).max(axis=2))
+    return Image.fromarray(np.where(step > INK, np.uint8(0), np.uint8(255)))
 
 
 def is_sub_pixel(difference: Image.Image) -> bool:

@@ -8,10 +8,10 @@ Pure Pillow.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from noru.ocr.terminal_grid import PHASE_SLACK, Cells, find_cells
-from noru.ocr.terminal_ink import INK, PAPER, darkest, lighter_than
+from noru.ocr.terminal_grid import PHASE_SLACK, Cells, few_lines, find_cells
+from noru.ocr.terminal_ink import INK, PAPER, darkest, edges, lighter_than
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -26,6 +26,11 @@ MIN_RUN = 3
 # Rows not the background this thin, between rows that are, are a line drawn
 # across the terminal (box drawing), in a share of a row.
 THIN_LINE = 0.15
+# A block cut by the run's edge goes on past it (``_goes_on``): the edge row
+# inked in this share of its extent (its letters are paper), each row past
+# it in GOES_ON of it, with ink past its ends at most the rest.
+SOLID = 0.5
+GOES_ON = 0.9
 
 
 def _runs(dark: Image.Image) -> list[tuple[int, int]]:
@@ -73,24 +78,35 @@ def _thin(gap: tuple[int, int], cells: Cells, dark: Image.Image) -> bool:
     return darkest(dark.crop((0, start, dark.width, end))) < 255 - INK
 
 
-def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
+def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, Cells] | None:
     """The pixel rows that are the terminal's, top to bottom, and its grid:
     the longest run of rows showing its background (a title bar, a toolbar
     above it, a frame's edge below it do not), or where that holds only a
     few lines, the longest whose lines repeat; with the runs beside it that
     lie on its grid across rows of another background (a status line, a
-    selection), or a line drawn across the rows (box drawing)."""
+    selection), or a line drawn across the rows (box drawing).
+
+    Where a run's ink shows no grid, and only a few lines, and ``rgb`` (the
+    same pixels) is given, its text's outlines may (``edges``): a prompt's
+    lines on segments of their own colours leave the ink no gap between
+    cells or rows. A page of text (an app's) that is no grid is not looked
+    at twice."""
     runs = _runs(dark)
     if not runs:
         return None
     tallest = sorted(range(len(runs)), key=lambda i: runs[i][0] - runs[i][1])
+    outlines = None
     # The longest run gives the grid; where its lines show none (a tail of
     # lines too unlike to repeat below a highlighted row) or only a few
     # (their pitch guessed from one line's height), a shorter run whose
     # lines repeat gives it.
     core, cells = -1, None
     for index in tallest:
-        found = find_cells(dark.crop((0, runs[index][0], dark.width, runs[index][1])))
+        box = (0, runs[index][0], dark.width, runs[index][1])
+        found = find_cells(dark.crop(box))
+        if found is None and rgb is not None and few_lines(dark.crop(box)):
+            outlines = outlines or edges(rgb)
+            found = find_cells(outlines.crop(box))
         if found is not None and (cells is None or not found.few):
             core, cells = index, found
             if not found.few:
@@ -108,7 +124,7 @@ def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
     while last < len(runs) - 1 and joins((runs[last][1], runs[last + 1][0])):
         last += 1
     if (first, last) == (core, core):
-        return top, bottom, cells
+        return _whole_rows(dark, top, bottom, cells)
     new_top = runs[first][0]
     gaps = [(runs[i][1], runs[i + 1][0]) for i in range(first, last)]
     rows_gap = next((gap for gap in gaps if not _thin(gap, cells, dark)), None)
@@ -124,7 +140,46 @@ def span(dark: Image.Image) -> tuple[int, int, Cells] | None:
     extended = dark.crop((0, new_top, dark.width, runs[last][1]))
     rows = (extended.height - shift) // cells.height
     grid = Cells(cells.x, shift, cells.width, cells.height, cells.columns, rows)
-    return new_top, runs[last][1], _reaching_left(extended, grid)
+    return _whole_rows(dark, new_top, runs[last][1], _reaching_left(extended, grid))
+
+
+def _whole_rows(dark: Image.Image, top: int, bottom: int, cells: Cells) -> tuple[int, int, Cells]:
+    """``top``, ``bottom`` and ``cells`` with the last (first) grid row the
+    run ends (starts) in whole, where the ink goes on past its edge as it
+    was at it: a reverse-video status line under the text, whose lettered
+    rows show the paper's colour and its rows below the letters do not
+    (they end the run of the background's rows, half way down its cells).
+    A frame or a bar past the edge is not the row's own ink."""
+    import numpy as np
+
+    pixels = np.asarray(dark, dtype=np.uint8) < 255 - INK
+    end = top + cells.y + -(-(bottom - top - cells.y) // cells.height) * cells.height
+    if bottom < end <= pixels.shape[0] and _goes_on(pixels[bottom - 1], pixels[bottom:end]):
+        bottom = end
+        cells = dataclasses.replace(cells, rows=(bottom - top - cells.y) // cells.height)
+    start = top + cells.y - ((cells.y + cells.height - 1) // cells.height) * cells.height
+    if 0 <= start < top and _goes_on(pixels[top], pixels[start:top][::-1]):
+        cells = dataclasses.replace(cells, y=cells.y + top - start, rows=cells.rows + 1)
+        top = start
+    return top, bottom, cells
+
+
+def _goes_on(edge: Any, beyond: Any) -> bool:
+    """Whether the run's ``edge`` pixel row is a block of ink (``SOLID`` of
+    it from its first inked pixel to its last, the letters in it aside) and
+    each row ``beyond`` it is that block whole, with little ink past its
+    ends: a row of another colour cut by the run, not a frame."""
+    import numpy as np
+
+    inked = np.flatnonzero(edge)
+    if not len(inked) or not len(beyond):
+        return False
+    left, right = int(inked[0]), int(inked[-1]) + 1
+    if len(inked) < SOLID * (right - left):
+        return False
+    inside = beyond[:, left:right].mean(axis=1)
+    outside = beyond.sum(axis=1) - beyond[:, left:right].sum(axis=1)
+    return bool((inside >= GOES_ON).all() and (outside <= (1 - GOES_ON) * (right - left)).all())
 
 
 def _reaching_left(dark: Image.Image, cells: Cells) -> Cells:

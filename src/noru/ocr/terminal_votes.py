@@ -40,6 +40,9 @@ LIKE = 0.05
 CELL_INK = 0.2
 # The least darkness that is ink in a cell.
 FAINT = 24
+# A bar across a cell is a line when this share of its pixel columns is
+# inked through the bar's whole thickness (``_straight``).
+STRAIGHT = 0.7
 
 
 def edge(width: int) -> int:
@@ -230,7 +233,11 @@ def bar(key: bytes, cells: Cells) -> str | None:
         return "│"  # a line from the cell's top to its bottom, thin
     if whole is not None and (whole[0] == 0 or whole[2] == cells.width):
         thickness, thick = whole[3] - whole[1], max(2, height // 8)
-        if thickness <= max(4, height // 4) and 0.2 * height <= whole[1] < 0.75 * height:
+        if (
+            thickness <= max(4, height // 4)
+            and 0.2 * height <= whole[1] < 0.75 * height
+            and _straight(inked, whole)
+        ):
             if whole[0] == 0 and whole[2] == cells.width:
                 return "━" if thickness > thick else "─"
             # A thick bar to one edge from within a third of the other: the
@@ -249,9 +256,25 @@ def bar(key: bytes, cells: Cells) -> str | None:
     # From edge to edge of the whole cell, at the bar's own rows: a line.
     row = inked.crop((0, top, cells.width, bottom)).getbbox()
     across = row is not None and row[0] == 0 and row[2] == cells.width
-    if right - left >= 0.4 * cells.width and not across and 0.3 * height <= top < 0.65 * height:
+    if (
+        right - left >= 0.4 * cells.width
+        and not across
+        and 0.3 * height <= top < 0.65 * height
+        and _straight(inked, (left + side, top, right + side, bottom))
+    ):
         return "-"
     return None
+
+
+def _straight(inked: Image.Image, box: tuple[int, int, int, int]) -> bool:
+    """Whether the ink in ``box`` is a straight bar: most of its pixel
+    columns inked through its whole thickness. A small ``~`` whose waves
+    join its neighbours' runs from edge to edge too, but each column holds
+    a part of its thickness only."""
+    import numpy as np
+
+    part = np.asarray(inked.crop(box), dtype=np.uint8) > 0  # ink is white here
+    return float(part.all(axis=0).mean()) >= STRAIGHT
 
 
 def stroke(key: bytes, cells: Cells) -> int:

@@ -19,6 +19,7 @@ from noru.redact.shapes import (
     BODY,
     HEX,
     IL1,
+    J_READ,
     LOWER,
     O0,
     S5,
@@ -33,8 +34,18 @@ from noru.redact.shapes import (
 __all__ = ["FORMATS"]
 
 # A kubeadm token's characters, [a-z0-9], as the engine reads them (an
-# ``l`` read as ``I`` or ``|`` too).
-_KUBEADM = LOWER.replace("]", "I|]")
+# ``l`` read as ``I``, ``|`` or ``!`` too; a ``7``, an ``8``, a ``6`` as
+# the capital of their shape, ``T``, ``B``, ``G``).
+_KUBEADM = LOWER.replace("]", "I|!TBG]")
+
+# A JWT's characters (base64url, an ``l``, an ``I`` or a ``J`` read as
+# ``|``), and its header or payload: ``eyJ`` (its ``J`` read as ``I`` too)
+# and 8 or more, a stray space before any.
+_JWT = "[A-Za-z0-9_|-]"
+_JWT_PART = rf"ey(?:I|{J_READ})(?: ?{_JWT}){{8,}}"
+# A few characters of a JWT's signature read apart (``1)`` for ``1J``):
+# with a digit or a glyph, as no short word of prose has.
+_JWT_BIT = r"(?=[A-Za-z_-]*[0-9|)\]}])[A-Za-z0-9_|)\]}-]{1,5}"
 
 FORMATS: tuple[Rule, ...] = (
     # --- Amazon Web Services ---------------------------------------------
@@ -137,12 +148,13 @@ FORMATS: tuple[Rule, ...] = (
         needles=("webhook.office.com",),
     ),
     # A Discord bot token: a user id in base64 (starts M, N or O, the O
-    # read as o or 0 now and then), a time, an HMAC; a Telegram bot's: its
-    # id, a colon, ``AA`` and 33 more.
+    # read as o or 0 now and then), a time, an HMAC (an ``I`` or an ``l``
+    # of them read as ``|``); a Telegram bot's: its id, a colon, ``AA`` and
+    # 33 more.
     rule(
         "discord-token",
-        r"(?<![A-Za-z0-9_-])(?P<v>[MNOo0][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"
-        r"(?![A-Za-z0-9_-])",
+        r"(?<![A-Za-z0-9_|-])(?P<v>[MNOo0][A-Za-z0-9_|-]{23,27}\.[A-Za-z0-9_|-]{6}\."
+        r"[A-Za-z0-9_|-]{27,40})(?![A-Za-z0-9_|-])",
         needles=(".",),
     ),
     token("telegram-token", r"(?<!:)[0-9OlI]{6,12}:A", "[A-Za-z0-9_|-]", 34, needles=(":a",)),
@@ -345,13 +357,14 @@ FORMATS: tuple[Rule, ...] = (
     # A kubeadm bootstrap token (``token: abcdef.0123456789abcdef``): 6 and
     # 16 of [a-z0-9] about a dot; the second part has a digit and a letter,
     # which a dotted name of code (``config.getattribute``) has not. A
-    # proportional font's reading adds a character in the 16 now and then
-    # and reads an ``l`` as ``I`` or ``|``. (Not one character fewer: a
+    # proportional font's reading adds a character in either part now and
+    # then (an ``l`` read as ``l1``); a first part of 7 must hold a digit
+    # too, as a name of code's seldom does. (Not one character fewer: a
     # name of code as ``x25519.X25519PublicKey`` would be taken.)
     rule(
         "kubeadm-token",
-        rf"(?<![A-Za-z0-9._/@-])(?P<v>{_KUBEADM}{{6}}\.(?=[a-zA-Z|]*[0-9])(?=[0-9]*[a-zA-Z])"
-        rf"{_KUBEADM}{{16,17}})"
+        rf"(?<![A-Za-z0-9._/@-])(?P<v>(?:{_KUBEADM}{{6}}|(?=[a-zA-Z|!]*[0-9]){_KUBEADM}{{7}})\."
+        rf"(?=[a-zA-Z|!]*[0-9])(?=[0-9]*[a-zA-Z|!]){_KUBEADM}{{16,17}})"
         r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
         needles=(".",),
     ),
@@ -361,13 +374,16 @@ FORMATS: tuple[Rule, ...] = (
     # A JWT: header and payload start with ``eyJ`` (base64 of ``{"``). Read
     # in a proportional font, the engine puts a space inside a long token
     # now and then (a page in Firefox: ``...ODEiLCAib xfD7 boCUP...``): its
-    # parts take single spaces, its signature up to two more pieces; an ``l``,
-    # an ``I`` or the ``J`` of ``eyJ`` read as ``|`` is its character.
+    # parts take single spaces, its signature up to two more pieces (one of
+    # a few characters before one, ``...ac4VJ 1) Vb6TQw...``); an ``l``, an
+    # ``I`` or the ``J`` of ``eyJ`` read as ``|`` is its character. A dot
+    # between its parts is read as a comma now and then, or as nothing but
+    # the space before a long signature (``...BNRMO0Q jtjuLZvv21Kei...``).
     rule(
         "jwt",
-        r"(?P<v>\bey[JI|](?: ?[A-Za-z0-9_|-]){8,} ?\. ?ey[JI|](?: ?[A-Za-z0-9_|-]){8,} ?\. ?"
-        r"[A-Za-z0-9_|-]{2,}(?: [A-Za-z0-9_|-]{6,}){0,2})",
-        needles=("eyj", "eyi"),
+        rf"(?P<v>\b{_JWT_PART} ?[.,] ?{_JWT_PART}(?: ?[.,] ?| (?={_JWT}{{16}}))"
+        rf"{_JWT}{{2,}}(?: (?:{_JWT_BIT} )?{_JWT}{{6,}}){{0,2}})",
+        needles=("eyj", "eyi", "ey)", "ey}", "eyl", "ey/"),
     ),
     # A URL's password: scheme://user:PASSWORD@host (a space the engine put
     # before the ``@`` taken).

@@ -5,16 +5,20 @@ monospace font's dotted ``0`` as ``@`` where it is drawn small (a window
 a HiDPI display's compositor scales down).
 
 A ``/`` beside another is no ``J`` (a URL's ``//``, Google's ``1//0``
-prefix). Each such glyph between two of a token's characters ends the token for
-every rule (its alphabet holds none of them), so the rest is too short
-for its format and is served. ``unconfused`` gives the line with each
-such glyph there read as a character of a token's alphabet (one for one,
-so a finding's span is the same in the line as read), for the rules of
-formats to be searched in again: what a format finds only there is the
-engine's misread of it. Only the formats' own shapes (a fixed part, a
-length, an alphabet) are searched so, not labels: a mark between two
-letters in prose (``(s)he``, ``a/b``) is made a letter, and no format's
-fixed part and length come of that.
+prefix), nor one with another after it before a space (a path's, a
+webhook's URL before its key); one between two hexadecimal digits is
+read as the ``7`` it likely was (``...35b/cc`` for ``...35b7cc``: a
+hexadecimal token has no ``J``). Each such glyph between two of a
+token's characters ends the token for every rule (its alphabet holds
+none of them), so the rest is too short for its format and is served.
+``unconfused`` gives the line with each such glyph there read as a
+character of a token's alphabet (one for one, so a finding's span is the
+same in the line as read), for the rules of formats to be searched in
+again: what a format finds only there is the engine's misread of it.
+Only the formats' own shapes (a fixed part, a length, an alphabet) are
+searched so, not labels: a mark between two letters in prose (``(s)he``,
+``a/b``) is made a letter, and no format's fixed part and length come
+of that.
 """
 
 from __future__ import annotations
@@ -101,8 +105,13 @@ def unconfused(line: str) -> str | None:
     chars: list[str] | None = None
     spaces: list[int] | None = None
     for at, char in stands.items():
-        if line[at] == "/" and "/" in (line[at - 1 : at], line[at + 1 : at + 2]):
-            continue  # ``//``: a URL's, or Google's ``1//0``; a J is one glyph
+        if line[at] == "/":
+            if "/" in (line[at - 1 : at], line[at + 1 : at + 2]):
+                continue  # ``//``: a URL's, or Google's ``1//0``; a J is one glyph
+            if _another_slash_after(line, at):
+                continue  # a path's (a webhook's URL before its key)
+            if _HEX_DIGIT.match(line[at - 1 : at]) and _HEX_DIGIT.match(line[at + 1 : at + 2]):
+                char = "7"  # between two hexadecimal digits: a 7 (``...35b/cc``)
         before, after = tokenish(at - 1), tokenish(at + 1)
         if not (
             (before and after)
@@ -117,6 +126,16 @@ def unconfused(line: str) -> str | None:
             chars = chars if chars is not None else list(line)
             chars[at] = char
     return "".join(chars) if chars is not None else None
+
+
+_HEX_DIGIT = re.compile(r"[0-9a-fA-F]")
+
+
+def _another_slash_after(line: str, at: int) -> bool:
+    """Whether a ``/`` lies after ``at`` in the run of characters (between
+    spaces) ``at`` is in: the ``/`` at ``at`` parts a path's pieces."""
+    end = line.find(" ", at)
+    return "/" in line[at + 1 : end if end != -1 else len(line)]
 
 
 def _in_a_long_run(spaces: list[int], size: int, at: int) -> bool:

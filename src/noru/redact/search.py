@@ -13,7 +13,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from noru.redact.rules import CATEGORY_OF, OPTIONAL_RULES, RULES, Rule
-from noru.redact.shapes import Finding, piece_like, word_like
+from noru.redact.shapes import Finding, canon, piece_like, word_like
 
 __all__ = ["NEEDLES_CUT", "category", "formats", "matched", "searched"]
 
@@ -79,10 +79,31 @@ def _doubled(needle: str) -> tuple[str, ...]:
     return tuple(needle[: k + 1] + needle[k:] for k, c in enumerate(needle) if c in "lo")
 
 
-# Each rule's needles (by its index in ``_RULES``), whole, cut by a space
-# and with a glyph read as two.
+# What ``shapes.fixed`` takes for a fixed part's ``j`` and ``r`` (as
+# ``canon`` folds them): a ``J`` read as a bracket or a stroke, an ``r`` as
+# a ``1``.
+_MISREAD = {"j": ")]}|/", "r": "1"}
+
+
+def _misread(needle: str) -> tuple[str, ...]:
+    """``needle`` with one of its ``j`` or ``r`` read as ``shapes.fixed``
+    takes it (``sk.ey)`` for ``sk.eyj``, ``18_`` for ``r8_``), as
+    ``canon`` folds it."""
+    return tuple(
+        canon(needle[:k] + other + needle[k + 1 :])
+        for k, c in enumerate(needle)
+        for other in _MISREAD.get(c, "")
+    )
+
+
+# Each rule's needles (by its index in ``_RULES``), whole, cut by a space,
+# with a glyph read as two and with a ``j`` or ``r`` misread.
 NEEDLES_CUT = [
-    (*r.needles, *(c for n in r.needles for c in (*_cuts(n), *_doubled(n)))) for r in _RULES
+    (
+        *r.needles,
+        *(c for n in r.needles for c in (*_cuts(n), *_doubled(n), *_misread(n))),
+    )
+    for r in _RULES
 ]
 
 
@@ -134,6 +155,9 @@ def _gram(needle: str) -> tuple[str, ...]:
 STRONG_PREFIX = 5
 # A token's first piece this long, after its prefix, is no word's (``_joined``).
 LONG_BODY = 16
+# A format of one length read in a proportional font: one character more in
+# this many, at most, beside two (``_joined``).
+ADDED_IN = 10
 
 
 def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
@@ -144,9 +168,11 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     makes it up), but not a word of a natural language after a prefix
     alone or a word (``ASIA PACIFIC SOUTHEAST`` is three words, not an AWS
     key id); None when no run of pieces is the format's length. A
-    format of one length of 20 or more takes two characters fewer or more
-    (of 16 or more, one):
-    in a proportional font the engine drops or adds one now and then. After
+    format of one length of 20 or more takes two characters fewer, and two
+    more or one in ``ADDED_IN`` of its length if that is more (of 16 or
+    more, one fewer and two more): in a proportional font the engine drops
+    a character now and then, and adds more (a capital read as its small
+    letter and itself, ``dD``; a ``9`` as ``OIA``). After
     a prefix of ``STRONG_PREFIX`` characters or more (``tskey-``, a Twitter
     bearer token's ``AAAA...``), any piece is joined while the token is
     still short of its format's length: such a prefix is no word's, and
@@ -162,17 +188,25 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     piece that looks like a token's is joined (``glc_yma0IqA2/rI IYg
     o5vrNuTH...``). A base64 body's ``+`` is read apart now and then
     (``...t2oZjt + +1XW6J3...AG + OvSLZ...``): a piece that begins with one,
-    or follows one that ends with one, is the token's (no word is)."""
+    or follows one that ends with one, is the token's (no word is). A
+    piece after an ``_`` of a body that has none (``Rule.apart``: the gap
+    between two glyphs read so) is joined only after ``LONG_BODY`` of the
+    body's characters or more: after fewer, the ``_`` is a name's
+    (``npm_config_...``)."""
     at, size = m.start("p"), -len(m["p"])
     end = None
     first = m["p"] + m["b"]
-    pieces = [first, *m["rest"][1:].split(" ")] if m["rest"] else [first]
+    # the pieces and what parts each from the one before (a space, an ``_``)
+    parts = re.split(f"([{rule.apart}])", m["rest"])
+    pieces, parted = [first, *parts[2::2]], ["", *parts[1::2]]
     low, high = rule.low, rule.high
     one_length = high - low <= 4
     if one_length and low >= 20:
-        low, high = low - 2, high + 2  # a character the engine dropped or added
+        # characters the engine dropped or added (a glyph read as two:
+        # ``dD``, ``mM``, ``OIA`` for ``9``; a mark read in a gap)
+        low, high = low - 2, high + max(2, low // ADDED_IN)
     elif one_length and low >= 16:
-        low, high = low - 1, high + 1
+        low, high = low - 1, high + 2
     words = not m["b"] or word_like(m["b"])
     strong = len(m["p"]) >= STRONG_PREFIX or (
         len(m["b"]) >= LONG_BODY and piece_like(m["b"]) and not one_length
@@ -185,8 +219,10 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
         bridge = size < low and len(piece) <= 3 and piece_like(after)
         if k and not (one_length or piece_like(piece) or long_run or plus or bridge):
             break
-        if k and words and word_like(piece):
-            break
+        if k and (words or size >= low) and word_like(piece):
+            break  # words after a prefix or a word; a word after a whole token
+        if parted[k] == "_" and size < LONG_BODY:
+            break  # a name's words (``npm_config_...``), not a gap in a long token
         size += len(piece)
         if size > high:
             break

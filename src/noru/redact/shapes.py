@@ -22,6 +22,7 @@ __all__ = [
     "BODY",
     "HEX",
     "IL1",
+    "J_READ",
     "LOWER",
     "O0",
     "S5",
@@ -62,14 +63,31 @@ LOWER = "[a-z0-9CKOPSUVWXZ]"
 _FLIPS = frozenset("ckopsuvwxz")
 # Those the engine reads as two glyphs now and then, in a proportional font.
 _DOUBLED = frozenset("oO0lI1")
-_CONFUSED = {"o": O0, "O": O0, "0": O0, "l": IL1, "I": IL1, "1": IL1, "S": S5, "5": S5}
+# A proportional font's ``r`` before a digit is read as a ``1`` now and
+# then (``18_`` for ``r8_``).
+_CONFUSED = {
+    "o": O0,
+    "O": O0,
+    "0": O0,
+    "l": IL1,
+    "I": IL1,
+    "1": IL1,
+    "S": S5,
+    "5": S5,
+    "r": "[r1]",
+}
+# A ``J`` as a proportional font's is read: itself, or a bracket or a
+# stroke (``)``, ``]``, ``}``, ``|``, ``/``), a stray space after it now
+# and then (``sk.ey) Lljoi...`` for ``sk.eyJ1Ijoi...``).
+J_READ = r"(?:J|[)\]}|/] ?)"
 
 
 def fixed(text: str) -> str:
     """A format's fixed part as a pattern that takes the engine's misreads
     of it: confused characters (a stroke or a round one read as two:
-    ``pplIx-``), case flips of letters of one shape, and ``_`` read as a
-    space (not at its start)."""
+    ``pplIx-``), case flips of letters of one shape, a ``J`` read as a
+    bracket (``J_READ``), and ``_`` read as a space or apart from its
+    neighbours (``whsec _ Ju...``; not at its start)."""
     out = []
     for i, char in enumerate(text):
         if char in _CONFUSED:
@@ -77,8 +95,10 @@ def fixed(text: str) -> str:
             out.append(_CONFUSED[char] + ("{1,2}" if char in _DOUBLED else ""))
         elif char.lower() in _FLIPS:
             out.append(f"[{char.lower()}{char.upper()}]")
+        elif char == "J":
+            out.append(J_READ)
         elif char == "_" and i:
-            out.append("[_ ]")
+            out.append("(?: ?_ ?| )")
         else:
             out.append(re.escape(char))
     return "".join(out)
@@ -118,7 +138,8 @@ class Rule:
     (``b``) and up to five pieces after single spaces (``rest``), so that a
     piece it does not take is searched again; ``low`` and ``high`` are its
     body's length, spaces aside; with ``outside``, its prefix is where the
-    value is (a webhook's URL), not part of it. ``needles``: a line can
+    value is (a webhook's URL), not part of it; ``apart``: the characters
+    that part its pieces. ``needles``: a line can
     only match if its ``canon`` holds one of them (none: any line can), so
     most lines are passed over by a substring search, not a pattern."""
 
@@ -128,6 +149,7 @@ class Rule:
     high: int = 0
     needles: tuple[str, ...] = ()
     outside: bool = False
+    apart: str = " "
 
 
 def rule(kind: str, pattern: str, flags: int = 0, *, needles: tuple[str, ...] = ()) -> Rule:
@@ -148,20 +170,28 @@ def token(
     """A token: ``prefix`` (a pattern; ``fixed`` of a literal), then ``low``
     to ``high`` characters of ``body``. Inside a body of letters, a ``)``,
     ``]``, ``}`` or ``|`` is the engine's reading of a ``J`` (or an ``l``,
-    an ``I``: in a proportional font), not the token's end, and so is one
-    that ends the token before a space or the line's end (``...Vvlyaxr)``).
+    an ``I``: in a proportional font), a ``(`` between two of its
+    characters its reading of a round letter's left side (``...Jd(OANOZ...``
+    for ``...JdOANOZ...``), not the token's end, and so is one of the
+    first four that ends the token before a space or the line's end
+    (``...Vvlyaxr)``). The pieces after the body are parted by
+    a space (the engine's, inside a long token), or in a body of letters
+    with no ``_`` by an ``_`` too: the engine reads the gap between two of
+    a proportional font's glyphs so now and then (``...Nitv7_LwUg...``).
     With ``glued``, one letter or digit may stand right before the prefix:
     the engine reads an input field's edge as one now and then
     (``Wwhsec_...``); a prefix that long is no part of a word."""
     letters = "A-Z" in body or "a-z" in body
     glyph = "[)\\]}|]"
-    unit = f"(?:{body}|{glyph}(?={body})|(?<={body}){glyph}(?=\\s|$))" if letters else body
+    inside = f"(?<={body})\\((?={body})"  # not after a space: a parenthesis of prose opens so
+    unit = f"(?:{body}|{glyph}(?={body})|{inside}|(?<={body}){glyph}(?=\\s|$))" if letters else body
     if "+/" in body:
         unit = f"(?:{unit}|-(?=\\+))"  # base64's ``+`` read as ``-+`` (in a proportional font)
+    apart = " _" if letters and "_" not in body else " "
     before = "(?<![A-Za-z0-9]{2})" if glued else "(?<![A-Za-z0-9])"
     pattern = (
         rf"{before}(?P<p>{prefix})"
-        rf"(?=(?P<b>{unit}*)(?!{body})(?P<rest>(?: {unit}+(?!{body})){{0,5}}))"
+        rf"(?=(?P<b>{unit}*)(?!{body})(?P<rest>(?:[{apart}]{unit}+(?!{body})){{0,5}}))"
     )
     return Rule(
         kind,
@@ -170,6 +200,7 @@ def token(
         low if high is None else high,
         tuple(map(canon, needles)),
         outside,
+        apart,
     )
 
 
