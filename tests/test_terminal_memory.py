@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from noru.ocr.terminal_chrome import off_paper
-from noru.ocr.terminal_ink import PAPER, fits
+from noru.ocr.terminal_ink import INK, PAPER, edges, fits
 
 SCREEN = (1600, 2560)  # rows, columns
 
@@ -82,3 +82,18 @@ def test_a_screen_s_colour_off_the_paper_is_measured_in_a_few_bytes_a_pixel() ->
     apart = np.abs(pixels.astype(np.int16) - np.array(paper, dtype=np.int16)).max(axis=2)
     assert (off == (apart > PAPER)).all()
     assert most_held(lambda: off_paper(screen, paper)) <= 8 * SCREEN[0] * SCREEN[1]
+
+
+def test_a_screen_s_outlines_are_found_in_a_few_bytes_a_pixel() -> None:
+    rng = np.random.default_rng(9)
+    # Blocks of a few colours, as segments and text draw them.
+    pixels = (rng.integers(0, 4, (*SCREEN, 3), dtype=np.uint8) * 85).astype(np.uint8)
+    screen = Image.fromarray(pixels, "RGB")
+    found = np.asarray(edges(screen))
+    # Dark where any channel differs by more than INK from the pixel left or above.
+    wide = pixels.astype(np.int16)
+    step = np.zeros(SCREEN, dtype=np.int16)
+    step[:, 1:] = np.abs(wide[:, 1:] - wide[:, :-1]).max(axis=2)
+    step[1:] = np.maximum(step[1:], np.abs(wide[1:] - wide[:-1]).max(axis=2))
+    assert (found == np.where(step > INK, 0, 255)).all()
+    assert most_held(lambda: edges(screen)) <= 8 * SCREEN[0] * SCREEN[1]
