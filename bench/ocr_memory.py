@@ -4,7 +4,8 @@ Nine 2560x1600 screenshots of a real xterm 200x60 of dense log lines in
 DejaVu Sans Mono 9 pt (three terminals, each as printed, one line scrolled
 in, one line changed) on a private Xvfb; then, in a process of its own for
 each allocator setting, the OCR process's steps one at a time (Python; its
-imports; the engine; warm and trimmed; the nine screens read; trimmed; the
+imports; the engine; warm and trimmed; the nine screens read, and the most
+it held while reading them, sampled every few milliseconds; trimmed; the
 engine closed), with its PSS (``/proc/self/smaps``: a process of its own,
 so every shared page counts whole) and where it lies: the main heap, the
 reading threads' arenas, Python's own small-object arenas, the rest. The
@@ -22,8 +23,11 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +35,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 SETTINGS = {
     "glibc's own (as shipped before)": "untuned",
-    "arenas bounded (tune_reader_malloc, now)": "tuned",
+    "tune_reader_malloc (now: buffers of 1 MB or more mapped alone)": "tuned",
 }
 
 
@@ -70,6 +74,30 @@ def pss_by_place() -> dict[str, float]:
     return {place: kb / 1024 for place, kb in found.items()}
 
 
+@contextmanager
+def peak_pss() -> Iterator[list[float]]:
+    """The most PSS (MB) the process held while the block ran, sampled every
+    few milliseconds from ``/proc/self/smaps_rollup`` on a thread of its own."""
+    most = [0.0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while True:
+            for line in Path("/proc/self/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    most[0] = max(most[0], int(line.split()[1]) / 1024)
+            if done.wait(0.003):
+                return
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        yield most
+    finally:
+        done.set()
+        sampler.join()
+
+
 def child(shots: Path, setting: str) -> None:
     """The OCR process's steps, one line each: label and PSS by place."""
 
@@ -101,9 +129,10 @@ def child(shots: Path, setting: str) -> None:
         with Image.open(path) as opened:
             image = opened.convert("RGB")
         before = sum(os.times()[:2])
-        engine.recognise(image)
+        with peak_pss() as peak:
+            engine.recognise(image)
         cpu += sum(os.times()[:2]) - before
-        most = max(most, sum(pss_by_place().values()))
+        most = max(most, peak[0])
         del image
     print("most while reading", f"total={most:.1f}", sep="\t")
     step("nine screens read")

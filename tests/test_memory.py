@@ -10,18 +10,24 @@ import threading
 from noru.app.memory import QuietSpell, Trimmer, malloc_trim
 from tests.parts import require
 
-# Threads allocate and free capture-sized buffers, as the app's connection
-# and encode threads do; then the process trims and reports its RSS in MB.
-_SCRIPT = textwrap.dedent(
+# What the scripts below run in a process of their own start with: its RSS in MB.
+_RSS = textwrap.dedent(
     """
-    import threading
     from pathlib import Path
-    from noru.app.memory import malloc_trim, tune_malloc
 
     def rss():
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) // 1024
+    """
+)
+
+# Threads allocate and free capture-sized buffers, as the app's connection
+# and encode threads do; then the process trims and reports its RSS in MB.
+_SCRIPT = _RSS + textwrap.dedent(
+    """
+    import threading
+    from noru.app.memory import malloc_trim, tune_malloc
 
     assert tune_malloc()
     before = rss()
@@ -214,17 +220,11 @@ def test_a_trim_the_c_library_cannot_do_is_not_counted() -> None:
 # Two threads that stay alive (as the OCR process's reading threads do) pass
 # screen-sized buffers through their own arenas; the main thread trims while
 # they wait. Argument "tuned": the OCR process's settings first.
-_READERS = textwrap.dedent(
+_READERS = _RSS + textwrap.dedent(
     """
     import sys
     import threading
-    from pathlib import Path
     from noru.app.memory import malloc_trim, tune_reader_malloc
-
-    def rss():
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) // 1024
 
     if sys.argv[1] == "tuned":
         assert tune_reader_malloc()
@@ -274,3 +274,42 @@ def test_with_the_readers_malloc_tuned_a_trim_reaches_their_threads_arenas() -> 
     glibc()
     assert _kept_by_readers("plain") >= 16
     assert _kept_by_readers("tuned") <= 4
+
+
+# A reading thread frees a screen-sized buffer while something it allocated
+# after it lives on (as the engine's memories do); no trim. Prints the RSS
+# growth in MB while the buffer lives and once it is freed.
+_HOLE = _RSS + textwrap.dedent(
+    """
+    import threading
+    from noru.app.memory import tune_reader_malloc
+
+    assert tune_reader_malloc()
+    kept = []
+
+    def reader():
+        before = rss()
+        screen = bytearray(12 << 20)
+        kept.append(bytearray(4096))
+        held = rss() - before
+        del screen
+        print(held, rss() - before)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    thread.join()
+    """
+)
+
+
+def test_a_screen_a_reading_thread_lets_go_goes_back_without_a_trim() -> None:
+    """The OCR process's reading threads free a screen's buffers as they go:
+    each goes back to the system as it is freed, not left mapped in the
+    thread's arena under what was allocated after it until a trim."""
+    glibc()
+    done = subprocess.run(
+        [sys.executable, "-c", _HOLE], capture_output=True, text=True, timeout=60, check=True
+    )
+    held, left = map(int, done.stdout.split())
+    assert held >= 10
+    assert left <= 2

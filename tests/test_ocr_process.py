@@ -199,6 +199,16 @@ def test_the_process_loads_nothing_of_the_app_it_does_not_use() -> None:
     assert not loaded & {"noru.appwire.client", "socket"}
 
 
+def test_the_app_s_worker_meets_the_process_only_through_the_pipe() -> None:
+    """What both sides share (the messages, the variable that carries the
+    app's pid) is the pipe's: the app does not load the process's module."""
+    code = "import sys, noru.app.ocr_worker; print(*sorted(sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(done.stdout.split())
+    assert "noru.appwire.ocr_pipe" in loaded
+    assert "noru.app.ocr_process" not in loaded
+
+
 # The OCR process on argv[2]'s history, writing what it loaded to argv[1] as it ends.
 _LOADED = (
     "import sys; from pathlib import Path; from noru.app import ocr_process as p; "
@@ -212,7 +222,8 @@ def test_a_process_that_has_read_a_capture_has_loaded_nothing_it_does_not_use(
 ) -> None:
     """Its jobs need the engine, the history's reader and the pipe: not the
     person's settings and access state (what only the app's saving of a
-    capture's text reads), not the socket's client nor the capture package."""
+    capture's text reads), not the socket's client nor the capture package,
+    and of the store not the writer's part (it opens the history read-only)."""
     out = tmp_path / "loaded"
     with child_process(home, ("-c", _LOADED, str(out))) as proc:
         assert isinstance(answer(proc), Ready)
@@ -223,9 +234,59 @@ def test_a_process_that_has_read_a_capture_has_loaded_nothing_it_does_not_use(
         assert proc.wait(timeout=30) == 0
     loaded = set(out.read_text().split())
     assert "noru.recognition" in loaded and "noru.ocr.tesseract" in loaded
+    assert "noru.store.reader" in loaded
     assert not loaded & {"noru.access", "noru.edits", "noru.exclusions", "noru.settings"}
     assert not {name for name in loaded if name.startswith("noru.capture")}
     assert not loaded & {"noru.appwire.client", "socket"}
+    assert not loaded & {"noru.store.writer", "noru.store.indexing", "noru.store.removal"}
+
+
+# The OCR process on argv[2]'s history, its engine told as it reads whether
+# the rows it was sent are still held; what it was told goes to argv[1].
+_WATCHED = """
+import sys, weakref
+from pathlib import Path
+from noru import ocr
+from noru.app import ocr_process as p
+from noru.imaging import png
+out, sent, held = Path(sys.argv[1]), [], []
+copy = png.Scanlines.image
+def image(rows):
+    sent.append(weakref.ref(rows))
+    return copy(rows)
+png.Scanlines.image = image
+make = ocr.get_engine
+def get_engine(*args, **kwargs):
+    engine = make(*args, **kwargs)
+    read = engine.recognise
+    def recognise(picture, **options):
+        held.extend(ref() is not None for ref in sent)
+        return read(picture, **options)
+    engine.recognise = recognise
+    return engine
+ocr.get_engine = get_engine
+sys.argv[1:] = ["tesseract", sys.argv[2]]
+code = p.main()
+out.write_text(repr(held))
+sys.exit(code)
+"""
+
+
+def test_the_rows_a_job_was_sent_are_let_go_before_its_screen_is_read(
+    home: Path, stored: tuple[str, Image.Image], tmp_path: Path
+) -> None:
+    """Pillow copies them into the picture it reads: a 2560x1600 screen's
+    12 MB of rows are not held beside it while it is read."""
+    capture_id, image = stored
+    out = tmp_path / "held"
+    with child_process(home, ("-c", _WATCHED, str(out))) as proc:
+        assert isinstance(answer(proc), Ready)
+        send(proc, Recognise(capture_id, (rows(image),)))
+        assert "quarterly ledger" in text(answer(proc))
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    assert out.read_text() == "[False]"
 
 
 def test_pixels_cut_short_by_the_app_stopping_end_the_process_quietly(

@@ -24,10 +24,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from noru.errors import OcrError, StoreError
 from noru.ocr import Engine, OcrLine, get_engine
-from noru.store import CaptureRecord, ImageRecord, Store
+from noru.store import CaptureRecord, ImageRecord
 
 if TYPE_CHECKING:
     from PIL import Image
+
+    from noru.store import Store
 
 __all__ = ["CaptureText", "History", "open_engine", "recognise_and_save", "recognise_capture"]
 

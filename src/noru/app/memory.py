@@ -17,12 +17,15 @@ what its busiest moment took. Two measures, from the app's start:
   and that look should find its pages still mapped. After the person's
   capture, ``SOON`` (two seconds): no one looks again at once.
 
-The OCR process reads on two threads, each with its own arena, and
-malloc_trim cannot shrink the top of a thread's arena, which glibc lets grow
-to twice the largest buffer freed (tens of MB each). ``tune_reader_malloc()``
-bounds it: buffers up to 32 MB come from the arenas (reused, as above) and
-an arena's top past 8 MB goes back at once; measured, what the process
-keeps after a trim fell 9 MB, its peak 20-40 MB, for the same CPU time.
+The OCR process reads on two threads, each with its own arena. A screen's
+buffers freed inside an arena stay mapped, under whatever was allocated
+after them, until a trim; and glibc lets a thread arena's free top grow to
+twice the largest buffer freed (tens of MB each), which malloc_trim cannot
+shrink. ``tune_reader_malloc()`` maps each buffer of ``READER_MAPPED`` or
+more on its own, so that it goes back to the system as it is freed (a
+band's pixels, its masks, a screen's copy: a reading's most is about 30 MB
+less, what it leaves 40 MB less, for some 10 % more CPU time faulting them
+in), and gives back an arena's free top past 8 MB at once.
 
 Where there is no glibc (macOS, musl) they do nothing.
 """
@@ -37,6 +40,7 @@ from collections.abc import Callable
 __all__ = [
     "LONGEST",
     "QUIET",
+    "READER_MAPPED",
     "SOON",
     "QuietSpell",
     "Trimmer",
@@ -45,6 +49,8 @@ __all__ = [
     "tune_reader_malloc",
 ]
 
+# Buffers of this many bytes or more the OCR process maps on their own.
+READER_MAPPED = 1 << 20
 QUIET = 10.0  # seconds without a capture before memory is handed back
 SOON = 2.0  # the same after a capture no agent waits for (the person's)
 LONGEST = 30.0  # seconds of captures at most between two trims
@@ -92,7 +98,7 @@ def tune_reader_malloc() -> bool:
     if _MALLOPT is None:
         return False
     settings = (
-        (M_MMAP_THRESHOLD, 32 << 20),  # glibc's most: a screen's buffers from the arenas
+        (M_MMAP_THRESHOLD, READER_MAPPED),  # handed back as freed, not kept in an arena
         (M_TRIM_THRESHOLD, 8 << 20),  # an arena's free top past this goes back
     )
     return all(_MALLOPT(parameter, value) == 1 for parameter, value in settings)

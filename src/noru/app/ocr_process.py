@@ -46,6 +46,7 @@ from noru import __version__
 from noru.appwire import codec
 from noru.appwire.messages import PROTOCOL, Malformed, Mismatch
 from noru.appwire.ocr_pipe import (
+    PARENT,
     REASON_LIMIT,
     Fatal,
     PipeReply,
@@ -59,26 +60,26 @@ if TYPE_CHECKING:
     from noru.ocr import Engine
     from noru.store import Reader
 
-__all__ = ["IDLE_EXIT", "PARENT", "main"]
-
-# The environment variable that carries the app's pid to this process.
-PARENT = "NORU_OCR_PARENT"
+__all__ = ["IDLE_EXIT", "main"]
 
 # Seconds without a job before the process exits by itself: the app ends an
 # idle one much sooner (ocr_worker.LINGER); this is for an app that does not.
 IDLE_EXIT = 600.0
 
 
-def _job(engine: Engine, history: Reader, job: Recognise) -> PipeReply:
-    """One job's answer. Each image's pixels are let go once Pillow has
-    copied them: bytes that outlived the job held the last 2560x1600
-    screen's 12 MB while the process waited for its next."""
+def _job(engine: Engine, history: Reader, jobs: list[Recognise]) -> PipeReply:
+    """The answer to the one job in ``jobs``, which it takes out, so that
+    nothing else holds the job: its images' rows are let go as soon as
+    Pillow has copied them, before the pictures are read (a 2560x1600
+    screen's rows are 12 MB beside its pixels' 16)."""
     from noru.errors import OcrError
     from noru.recognition import recognise_capture
 
-    pictures = [rows.image() for rows in job.pixels]
+    job = jobs.pop()
+    capture, pictures = job.capture, [rows.image() for rows in job.pixels]
+    del job
     try:
-        text = recognise_capture(history, job.capture, engine, pictures)
+        text = recognise_capture(history, capture, engine, pictures)
     except OcrError as exc:
         return Unreadable(str(exc)[:REASON_LIMIT])
     return Recognised(text.engine, text.version, tuple(text.lines_per_image))
@@ -98,8 +99,9 @@ def _die_with_parent() -> bool:
     cannot cover an app that died before the request: this process has
     then been adopted, by pid 1 or by a subreaper (``systemd --user``, a
     container's init, tini), so only a parent that is not the app's pid
-    (``PARENT``, which ``spawn_child`` sets) tells; the pid this process
-    finds its parent to be as it starts could already be the adopter's.
+    (``PARENT`` of ``noru.appwire.ocr_pipe``, which ``spawn_child`` sets)
+    tells; the pid this process finds its parent to be as it starts could
+    already be the adopter's.
     Started without it (by hand, by a test), it trusts the parent it has.
     """
     try:
@@ -166,11 +168,13 @@ def main() -> int:
         if isinstance(job, Mismatch):  # an app of another version: it is told, and we go
             _say(out, Mismatch(PROTOCOL, __version__))
             return 1
+        jobs = [job]
+        del job
         try:
-            reply = _job(engine, history, job)
+            reply = _job(engine, history, jobs)
         except Exception as exc:  # one bad job fails that capture, not the process
             reply = Unreadable(f"the OCR process failed on it: {exc}"[:REASON_LIMIT])
-        del job
+        del jobs
         _say(out, reply)
         worked = True
 

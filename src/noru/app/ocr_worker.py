@@ -61,10 +61,9 @@ from pathlib import Path
 from typing import IO, NamedTuple, Protocol
 
 from noru import appwire, imaging
-from noru.app.ocr_process import PARENT
 from noru.app.writer import Writer
 from noru.appwire import codec
-from noru.appwire.ocr_pipe import Fatal, Ready, Recognise, Recognised, Unreadable
+from noru.appwire.ocr_pipe import PARENT, Fatal, Ready, Recognise, Recognised, Unreadable
 from noru.config import Config
 from noru.errors import OcrError
 from noru.recognition import CaptureText

@@ -18,6 +18,7 @@ from noru.ocr.base import OcrLine
 __all__ = [
     "MAX_JOB_LINE",
     "MAX_SIDE",
+    "PARENT",
     "REASON_LIMIT",
     "Fatal",
     "PipeReply",
@@ -33,6 +34,9 @@ MAX_JOB_LINE = 16 * 1024 * 1024
 MAX_SIDE = 32768
 # A reason is stored with the capture and shown to agents: keep it short.
 REASON_LIMIT = 200
+# The environment variable that carries the app's pid to the child it starts,
+# so that a child adopted before it could ask to die with the app tells.
+PARENT = "NORU_OCR_PARENT"
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,8 @@ __all__ = ["MEMO_JOBS", "Memo"]
 
 # Jobs remembered: a few screens' worth of windows and bands.
 MEMO_JOBS = 256
+# Rows of a job's pixels hashed at a time for its key.
+KEY_ROWS = 64
 
 # Lines, boxes relative to the region: text, box, confidence, columns, unexplained.
 _Stored = tuple[tuple[str, Rect, float, int | None, tuple[tuple[int, int, float], ...]], ...]
@@ -57,7 +59,10 @@ class Memo:
         digest.update(f"{how}|{job.source.mode}|{w}x{h}|{job.unit < 0}|".encode())
         for cx, cy, cw, ch in job.covered:  # where they lie relative to the region
             digest.update(f"{cx - x},{cy - y},{cw},{ch};".encode())
-        digest.update(job.source.crop((x, y, x + w, y + h)).tobytes())
+        # A strip of rows at a time: the same bytes in the same order as the
+        # region's whole, without a copy of a screen's pixels and their bytes.
+        for top in range(y, y + h, KEY_ROWS):
+            digest.update(job.source.crop((x, top, x + w, min(y + h, top + KEY_ROWS))).tobytes())
         return digest.digest()
 
     @staticmethod

@@ -51,7 +51,7 @@ from noru.ocr.terminal_chrome import (
 )
 from noru.ocr.terminal_glyphs import runs_of
 from noru.ocr.terminal_grid import Cells, find_cells
-from noru.ocr.terminal_ink import background, ink, ink_of, row_ink
+from noru.ocr.terminal_ink import background, in_rgb, ink, ink_of, row_ink
 from noru.ocr.terminal_lines import lines_of
 from noru.ocr.terminal_rows import Glyph, RowReader, Rows, place
 from noru.ocr.terminal_span import span
@@ -60,7 +60,7 @@ from noru.ocr.terminal_votes import Votes, bar, inked_columns
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Read", "background", "find_cells", "ink", "read"]
+__all__ = ["Read", "background", "find_cells", "in_rgb", "ink", "read"]
 
 # A part of a row is read by the engine while one of its cell images was
 # shown in fewer than this many parts read before it; the rest are known by
@@ -301,7 +301,7 @@ def read(
     letters' gaps outvoted the spaces), the grid there is read too, and
     kept where a font fits it.
     """
-    rgb = rgb.convert("RGB")
+    rgb = in_rgb(rgb)  # read, never drawn on: what is drawn on is its copy below
     paper = background(rgb)
     whole, sub_pixel = ink_of(rgb, paper)
     found = span(whole, rgb)

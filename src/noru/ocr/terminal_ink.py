@@ -29,6 +29,7 @@ __all__ = [
     "darkest",
     "edges",
     "fits",
+    "in_rgb",
     "ink",
     "ink_of",
     "is_sub_pixel",
@@ -48,6 +49,12 @@ SUB_PIXEL_ROWS = 4  # one pixel row in this many is looked at
 # Pixels within this many levels of the paper's colour are paper (anti-aliasing
 # aside).
 PAPER = 12
+
+
+def in_rgb(image: Image.Image) -> Image.Image:
+    """``image`` in "RGB": itself when it is already, for reading only
+    (``convert`` would copy it: a screen's band of 2560x950 is 9 MB)."""
+    return image if image.mode == "RGB" else image.convert("RGB")
 
 
 @functools.cache
@@ -90,9 +97,10 @@ def ink_of(
     """``ink``, and whether it was taken as sub-pixel text."""
     from PIL import Image, ImageChops
 
-    rgb = rgb.convert("RGB")
+    rgb = in_rgb(rgb)
     plain = Image.new("RGB", rgb.size, paper if paper is not None else background(rgb))
     difference = ImageChops.difference(rgb, plain)
+    del plain  # not held while the difference is measured
     if sub_pixel is None:
         sub_pixel = is_sub_pixel(difference)
     if sub_pixel:
@@ -108,15 +116,24 @@ def edges(rgb: Image.Image) -> Image.Image:
     colour under it. Text on colours of its own (a prompt's segments, each
     its own colour, with text in the paper's colour on them) is no ink apart
     from its background in ``ink``, and its blocks leave the grid no gaps;
-    in outline its letters stand apart as on the paper."""
+    in outline its letters stand apart as on the paper.
+
+    A channel at a time, in its own bytes (the larger less the smaller of
+    two levels is their distance): a band's pixels as 16-bit differences
+    took some 20 bytes a pixel at once."""
     import numpy as np
     from PIL import Image
 
-    pixels = np.asarray(rgb.convert("RGB"), dtype=np.int16)
-    step = np.zeros(pixels.shape[:2], dtype=np.int16)
-    step[:, 1:] = np.abs(pixels[:, 1:] - pixels[:, :-1]).max(axis=2)
-    step[1:] = np.maximum(step[1:], np.abs(pixels[1:] - pixels[:-1]).max(axis=2))
-    return Image.fromarray(np.where(step > INK, np.uint8(0), np.uint8(255)))
+    pixels = np.asarray(in_rgb(rgb))
+    edge = np.zeros(pixels.shape[:2], dtype=bool)
+    for channel in range(pixels.shape[2]):
+        level = pixels[..., channel]
+        for one, other, at in (
+            (level[:, 1:], level[:, :-1], (slice(None), slice(1, None))),  # the one left
+            (level[1:], level[:-1], (slice(1, None),)),  # the one above
+        ):
+            edge[at] |= np.maximum(one, other) - np.minimum(one, other) > INK
+    return Image.fromarray(np.where(edge, np.uint8(0), np.uint8(255)))
 
 
 def is_sub_pixel(difference: Image.Image) -> bool:
@@ -194,50 +211,45 @@ def row_ink(
 def fits(mask: Any, high: int, wide: int, *, grow: bool = False) -> Any:
     """Where a ``high`` x ``wide`` box fits wholly in ``mask`` (its top left
     corner); with ``grow``, every pixel of such a box at a corner in
-    ``mask``. A box is a run ``wide`` along a row in ``high`` rows running:
-    one axis at a time (a screen's worth of pixels, each look)."""
+    ``mask``.
+
+    A box's test along one axis, then along the other, in two boolean
+    arrays of ``mask``'s size, each step written from one into the other: a
+    screen's integral image (eight bytes a pixel) and the four copies its
+    corners were gathered into took some 120 MB at once."""
     import numpy as np
 
-    rows, columns = mask.shape
-    if grow:
-        # A pixel is in a box whose corner is set when a corner lies within
-        # ``wide`` to its left, in one of the ``high`` rows up to it.
-        return _any_before(_any_before(mask, wide, axis=1), high, axis=0)
-    fits = np.zeros(mask.shape, dtype=bool)
-    if rows >= high and columns >= wide:
-        along = _window(mask, wide, axis=1) == wide
-        fits[: rows - high + 1, : columns - wide + 1] = _window(along, high, axis=0) == high
-    return fits
+    held = np.array(mask, dtype=bool)
+    spare = np.empty_like(held)
+    for axis, length in ((0, high), (1, wide)):
+        # Windows of 1, 2, 4... pixels, each two of the one before; then the
+        # largest two that cover ``length``, overlapped.
+        span = 1
+        while span * 2 <= length:
+            held, spare = _widen(held, spare, span, axis=axis, grow=grow), held
+            span *= 2
+        if length > span:
+            held, spare = _widen(held, spare, length - span, axis=axis, grow=grow), held
+    return held
 
 
-def _window(mask: Any, size: int, *, axis: int) -> Any:
-    """How many of each run of ``size`` along ``axis`` (0 or 1) are set, by
-    where the run starts."""
+def _widen(held: Any, out: Any, step: int, *, axis: int, grow: bool) -> Any:
+    """``held`` along ``axis`` written into ``out`` (and returned): with
+    ``grow``, each pixel or the one ``step`` before it (those before the
+    start left out); without, each pixel and the one ``step`` after it
+    (False where that lies past the end)."""
     import numpy as np
 
-    sums = np.cumsum(mask, axis=axis, dtype=_counts(mask.shape[axis]))
-    if axis == 1:
-        return np.concatenate((sums[:, size - 1 : size], sums[:, size:] - sums[:, :-size]), axis=1)
-    return np.concatenate((sums[size - 1 : size], sums[size:] - sums[:-size]), axis=0)
+    def part(start: int | None, stop: int | None) -> tuple[slice, ...]:
+        return (slice(None),) * axis + (slice(start, stop),)
 
-
-def _any_before(mask: Any, size: int, *, axis: int) -> Any:
-    """Whether any of the ``size`` pixels up to each along ``axis`` (0 or 1:
-    itself and those before it) is set."""
-    import numpy as np
-
-    sums = np.cumsum(mask, axis=axis, dtype=_counts(mask.shape[axis]))
-    if size < mask.shape[axis]:
-        if axis == 1:
-            sums[:, size:] -= sums[:, :-size].copy()
-        else:
-            sums[size:] -= sums[:-size].copy()
-    return sums > 0
-
-
-def _counts(length: int) -> Any:
-    """The smallest integer type a count along ``length`` pixels fits in:
-    half the memory a screen's running sums take in 32 bits."""
-    import numpy as np
-
-    return np.uint16 if length < 2**16 else np.int64
+    size = held.shape[axis]
+    if step >= size:
+        out[...] = held if grow else False
+    elif grow:
+        out[part(None, step)] = held[part(None, step)]
+        np.logical_or(held[part(step, None)], held[part(None, -step)], out=out[part(step, None)])
+    else:
+        np.logical_and(held[part(None, -step)], held[part(step, None)], out=out[part(None, -step)])
+        out[part(size - step, None)] = False
+    return out

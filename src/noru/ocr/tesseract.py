@@ -238,7 +238,7 @@ class TesseractEngine:
         if region is None:
             return None
         x, y, w, h = region
-        rgb = job.source.crop((x, y, x + w, y + h)).convert("RGB")
+        rgb = terminal.in_rgb(job.source.crop((x, y, x + w, y + h)))  # a copy of its own
         if job.covered:  # windows on top are no part of it: its background there
             fill = terminal.background(rgb)
             draw = ImageDraw.Draw(rgb)

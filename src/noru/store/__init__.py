@@ -14,8 +14,12 @@ One writer, many read-only readers (like datasette's database.py). The parts:
   ``removal``: deletes and pruning (``Removing``);
 - ``files``: the image files; ``records``: the typed records; ``codec``: JSON columns.
 
-This module only re-exports.
+This module only re-exports, and ``Store`` only when it is asked for: a
+process that only reads history (the app's OCR process) loads neither
+``writer`` nor its upkeep (``indexing``, ``removal``).
 """
+
+from typing import TYPE_CHECKING, Any
 
 from noru.store import records
 from noru.store.connection import map_sqlite_errors
@@ -28,7 +32,9 @@ from noru.store.queries import (
 )
 from noru.store.reader import Reader
 from noru.store.records import *  # noqa: F403  (the typed records: records.__all__)
-from noru.store.writer import Store
+
+if TYPE_CHECKING:
+    from noru.store.writer import Store
 
 __all__ = [
     "SEARCH_BOUND",
@@ -41,3 +47,12 @@ __all__ = [
     "map_sqlite_errors",
 ]
 __all__ += records.__all__
+
+
+def __getattr__(name: str) -> Any:
+    """``Store``, imported when it is first asked for (PEP 562)."""
+    if name == "Store":
+        from noru.store.writer import Store
+
+        return Store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
