@@ -133,12 +133,13 @@ def true_rows(off: Any, cells: Cells) -> Cells:
     of another colour show them: each column's runs of block a whole number
     of rows long (not a scrollbar's thumb) start on the terminal's grid.
     Where no block holds a box (``_box``: a short word on its own colour,
-    npm's ``WARN``, its letters leaving no room between them), the runs of
-    every column off the paper are looked at: those between its letters
-    run its whole height."""
+    npm's ``WARN``, its letters leaving no room between them), the runs off
+    the paper down its cells' columns are looked at: those between its
+    letters run its whole height."""
     import numpy as np
 
-    span = _rows_with(_shares(off, cells), MAY_HOLD, cells, off.shape[0])
+    shares = _shares(off, cells)
+    span = _rows_with(shares, MAY_HOLD, cells, off.shape[0])
     if span is None:
         return cells
     top, bottom = span
@@ -148,7 +149,15 @@ def true_rows(off: Any, cells: Cells) -> Cells:
     if corners.any():
         _vote_phases(phases, fits(corners, high, wide, grow=True), top, cells)
     if not phases.any():
-        _vote_phases(phases, off[top:bottom], top, cells)
+        # Only in the cells of another colour (and a row beside them, the
+        # grid's rows being unsure): a glyph's stroke as tall as a row
+        # elsewhere (a ``(``, a ``|``) is no block.
+        held = np.zeros(off.shape, dtype=bool)
+        for row, column in np.argwhere(shares >= MAY_HOLD):
+            x = cells.x + int(column) * cells.width
+            y = cells.y + (int(row) - 1) * cells.height
+            held[max(0, y) : max(0, y + 3 * cells.height), max(0, x) : x + cells.width] = True
+        _vote_phases(phases, (off & held)[top:bottom], top, cells)
     if not phases.any():
         return cells
     phase = int(phases.argmax())
@@ -179,9 +188,9 @@ def own_backgrounds(
 ) -> Image.Image:
     """``dark`` (``ink`` of ``rgb`` from its paper) with each cell drawn on a
     colour of its own (its top and bottom pixel rows off the paper: a glyph
-    seldom reaches them) measured from that colour, the commonest on the
-    cell's edge: its sides too, for a glyph that fills a whole pixel row at
-    the cell's top or bottom (an underscore).
+    seldom reaches them) measured from that colour, the commonest there;
+    where two are as common, the top row's (an underscore along the whole
+    bottom row is the glyph's).
     Whole rows of their own colour are measured so by
     ``terminal_ink.row_ink``."""
     import numpy as np
@@ -195,9 +204,7 @@ def own_backgrounds(
     for row, column in owned:
         x, y = cells.x + int(column) * cells.width, cells.y + int(row) * cells.height
         box = packed[y : y + cells.height, x : x + cells.width]
-        edges = np.concatenate((box[0], box[-1], box[1:-1, 0], box[1:-1, -1]))
-        values, counts = np.unique(edges, return_counts=True)
-        colour = int(values[counts.argmax()])
+        colour = _commonest(np.concatenate((box[0], box[-1])), first=box[0])
         own = ((colour >> 16) & 255, (colour >> 8) & 255, colour & 255)
         cell = rgb.crop((x, y, x + cells.width, y + cells.height))
         measured = ink(cell, own, sub_pixel=sub_pixel)
@@ -209,6 +216,20 @@ def own_backgrounds(
                 measured.paste(255, (side, 0, side + 1, cells.height))
         dark.paste(measured, (x, y))
     return dark
+
+
+def _commonest(colours: Any, *, first: Any) -> int:
+    """The commonest of ``colours`` (packed RGB); of two as common, the
+    commonest in ``first``."""
+    import numpy as np
+
+    values, counts = np.unique(colours, return_counts=True)
+    tied = values[counts == counts.max()]
+    if len(tied) == 1:
+        return int(tied[0])
+    among = first[np.isin(first, tied)]
+    kinds, many = np.unique(among, return_counts=True)
+    return int(kinds[many.argmax()]) if len(kinds) else int(tied[0])
 
 
 def without_chrome(dark: Image.Image, off: Any, cells: Cells, *, margin: int = 0) -> Image.Image:

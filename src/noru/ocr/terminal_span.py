@@ -86,31 +86,21 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
     lie on its grid across rows of another background (a status line, a
     selection), or a line drawn across the rows (box drawing).
 
-    Where a run's ink shows no grid, and only a few lines, and ``rgb`` (the
-    same pixels) is given, its text's outlines may (``edges``): a prompt's
-    lines on segments of their own colours leave the ink no gap between
-    cells or rows. A page of text (an app's) that is no grid is not looked
-    at twice."""
+    Where no run's ink shows a grid and ``rgb`` (the same pixels) is given,
+    the outlines of its text (``edges``) in the runs of a few lines may: a
+    prompt's lines on segments of their own colours leave the ink no gap
+    between cells or rows. A page of text (an app's) that is no grid is
+    not looked at twice."""
     runs = _runs(dark)
     if not runs:
         return None
     tallest = sorted(range(len(runs)), key=lambda i: runs[i][0] - runs[i][1])
-    outlines = None
-    # The longest run gives the grid; where its lines show none (a tail of
-    # lines too unlike to repeat below a highlighted row) or only a few
-    # (their pitch guessed from one line's height), a shorter run whose
-    # lines repeat gives it.
-    core, cells = -1, None
-    for index in tallest:
-        box = (0, runs[index][0], dark.width, runs[index][1])
-        found = find_cells(dark.crop(box))
-        if found is None and rgb is not None and few_lines(dark.crop(box)):
-            outlines = outlines or edges(rgb)
-            found = find_cells(outlines.crop(box))
-        if found is not None and (cells is None or not found.few):
-            core, cells = index, found
-            if not found.few:
-                break
+    core, cells = _core(dark, runs, tallest)
+    if cells is None and rgb is not None:
+        # No run's ink shows a grid: the outlines of the runs of a few lines.
+        outlines = edges(rgb)
+        few = [i for i in tallest if few_lines(dark.crop((0, runs[i][0], dark.width, runs[i][1])))]
+        core, cells = _core(outlines, runs, few)
     if cells is None:
         return None
     top, bottom = runs[core]
@@ -141,6 +131,23 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
     rows = (extended.height - shift) // cells.height
     grid = dataclasses.replace(cells, y=shift, rows=rows, few=False)
     return _whole_rows(dark, new_top, runs[last][1], _reaching_left(extended, grid))
+
+
+def _core(
+    dark: Image.Image, runs: list[tuple[int, int]], order: list[int]
+) -> tuple[int, Cells | None]:
+    """The run that gives the grid, and the grid: the longest (``order``)
+    whose lines repeat, or where none does, the longest with a grid placed
+    by a few lines' baselines (its lines show none: a tail of lines too
+    unlike to repeat below a highlighted row)."""
+    core, cells = -1, None
+    for index in order:
+        found = find_cells(dark.crop((0, runs[index][0], dark.width, runs[index][1])))
+        if found is not None and (cells is None or not found.few):
+            core, cells = index, found
+            if not found.few:
+                break
+    return core, cells
 
 
 def _whole_rows(dark: Image.Image, top: int, bottom: int, cells: Cells) -> tuple[int, int, Cells]:
