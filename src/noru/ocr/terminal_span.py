@@ -166,7 +166,8 @@ def _whole_rows(dark: Image.Image, top: int, bottom: int, cells: Cells) -> tuple
         cells = dataclasses.replace(cells, rows=(bottom - top - cells.y) // cells.height)
     start = top + cells.y - ((cells.y + cells.height - 1) // cells.height) * cells.height
     if 0 <= start < top and _goes_on(pixels[top], pixels[start:top][::-1]):
-        cells = dataclasses.replace(cells, y=cells.y + top - start, rows=cells.rows + 1)
+        # The row the run starts in is the grid's first now, at its top.
+        cells = dataclasses.replace(cells, y=0, rows=(bottom - start) // cells.height)
         top = start
     return top, bottom, cells
 
