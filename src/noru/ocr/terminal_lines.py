@@ -163,14 +163,17 @@ def lines_of(
             if shaped == "-" and _one_stroke(band, column, bars, cells, ACROSS):
                 # A line's first or last cell, drawn from a pixel or two in.
                 shaped = "─"
-            if (
+            half = (
                 (shaped == "-" and _one_stroke(band, column, bars, cells))
                 or (shaped in ("━", "─") and _short_line(band, column, bars))
-            ) and _among_unexplained(band, index, column, drawn):
+            ) and _among_unexplained(band, index, column, drawn)
+            if half:
                 # Half of a wide letter (``ー``, ``一``), not two hyphens.
                 shaped, barred = agreed(key), False
             there = band.placed.get(column)
-            nearest = shaped is None and _nearest_instead(glyph, read=there is not None)
+            # Nor is such a half the hyphen its drawing is nearest.
+            nearest = not half and shaped is None
+            nearest = nearest and _nearest_instead(glyph, read=there is not None)
             if nearest:
                 assert glyph is not None
                 shaped = glyph.char
