@@ -335,16 +335,14 @@ def without_spilt_glyphs(dark: Image.Image, cells: Cells) -> Image.Image:
     high, wide = cells.height, cells.width
     reach = max(2, round(SPILL * high))
     found = np.zeros(inked.shape, dtype=bool)
-    for row in range(1, cells.rows):
+    first = max(0, -(cells.x // wide))  # the first column wholly in the image
+    last = min(cells.columns, (inked.shape[1] - cells.x) // wide)
+    for row in range(1, cells.rows if last > first else 0):
         edge = cells.y + row * high
         if edge - high < 0 or edge + high > inked.shape[0]:
             continue
         crossing = inked[edge - 1] & inked[edge]
         if not crossing.any():
-            continue
-        first = max(0, -(cells.x // wide))  # the first column wholly in the image
-        last = min(cells.columns, (inked.shape[1] - cells.x) // wide)
-        if last <= first:
             continue
         span = crossing[cells.x + first * wide : cells.x + last * wide]
         for column in first + np.flatnonzero(span.reshape(last - first, wide).any(axis=1)):

@@ -416,6 +416,12 @@ def _line_runs(profile: bytes) -> list[tuple[int, int]]:
     return [run for run in runs if run[0] >= 0]
 
 
+def _usual_height(runs: Sequence[tuple[int, int]]) -> int:
+    """The median height of ``runs`` (top, bottom), the upper one of two."""
+    heights = sorted(bottom - top for top, bottom in runs)
+    return heights[len(heights) // 2]
+
+
 def _by_baselines(
     profile: bytes, runs: Sequence[tuple[int, int]], *, than: int | None = None
 ) -> tuple[int, int] | None:
@@ -439,15 +445,13 @@ def _by_baselines(
     if runs:
         # A run of marks alone (a compiler's ``~~~~`` under the code) is
         # too thin to hold a baseline: its line's rows are the others'.
-        heights = sorted(bottom - top for top, bottom in runs)
-        usual = heights[len(heights) // 2]
+        usual = _usual_height(runs)
         bodied = [(top, bottom) for top, bottom in runs if bottom - top >= SLIVER * usual]
         runs = bodied if len(bodied) >= 2 else runs
     if not runs or (than is None and len(runs) > FEW_LINES):
         return None
     if than is not None:
-        heights = sorted(bottom - top for top, bottom in runs)
-        usual = heights[len(heights) // 2]
+        usual = _usual_height(runs)
         runs = [(top, bottom) for top, bottom in runs if bottom - top <= BLOCK_RUN * usual]
         if len(runs) < 2:
             return None

@@ -159,13 +159,17 @@ def _whole_rows(dark: Image.Image, top: int, bottom: int, cells: Cells) -> tuple
     A frame or a bar past the edge is not the row's own ink."""
     import numpy as np
 
-    pixels = np.asarray(dark, dtype=np.uint8) < 255 - INK
+    def inked(first: int, last: int) -> Any:  # only the rows looked at, each look
+        return np.asarray(dark.crop((0, first, dark.width, last)), dtype=np.uint8) < 255 - INK
+
     end = top + cells.y + -(-(bottom - top - cells.y) // cells.height) * cells.height
-    if bottom < end <= pixels.shape[0] and _goes_on(pixels[bottom - 1], pixels[bottom:end]):
-        bottom = end
-        cells = dataclasses.replace(cells, rows=(bottom - top - cells.y) // cells.height)
+    if bottom < end <= dark.height:
+        past = inked(bottom - 1, end)
+        if _goes_on(past[0], past[1:]):
+            bottom = end
+            cells = dataclasses.replace(cells, rows=(bottom - top - cells.y) // cells.height)
     start = top + cells.y - ((cells.y + cells.height - 1) // cells.height) * cells.height
-    if 0 <= start < top and _goes_on(pixels[top], pixels[start:top][::-1]):
+    if 0 <= start < top and _goes_on((above := inked(start, top + 1))[-1], above[-2::-1]):
         # The row the run starts in is the grid's first now, at its top.
         cells = dataclasses.replace(cells, y=0, rows=(bottom - start) // cells.height)
         top = start
