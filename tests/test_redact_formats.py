@@ -683,6 +683,43 @@ BROWSER_READS += [
     ("‘pdv5zx.b3aanh1jo0zcoi4!',", "pdv5zx.b3aanh1jo0zcoi4l"),
     ("=> z4afl1d.lbdnyixux8706e4t", "z4af1d.lbdnyixux87o6e4t"),
     ("Tnuyig.2di9dmj7foztdlp2 # do not commit", "7nuyig.2di9dmj7foztdlp2"),
+    # a kubeadm token's first j read with the bracket before it as one
+    # glyph: an L (Firefox), the bracket alone (Chromium)
+    ("  Lytp5n.uh8bobyrqOrmug!7]", "jytp5n.uh8bobyrq0rmugl7"),
+    ("  [ytp5n.uh8bobyrqOrmug!7]", "jytp5n.uh8bobyrq0rmugl7"),
+    # a fixed part's round 0 read as Q0 (Chromium)
+    ("=> sqQ0atp-RW10Me3CkKIHAL-_HoDFE5", "sq0atp-RW10Me3CkKlHAL-_HoDFE5"),
+    # a JWT's J read as its small letter
+    (
+        "‘eyJhbGciOiJ|UzI1NilsInR5cCI6IkpXVCJ9.eyjzdWliOi9uxgOXytBWLn6zzIkZ2FHGly1VvkORGuhQoZa6V"
+        "b._qiW-RXnkqUalTZIIWHRMBgdDRy965fF_yEO36pYxHr',",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOi9uxgOXytBWLn6zzIkZ2FHGly1VvkORGuhQoZa6V"
+        "b._qiW-RXnkqUalTZIIWHRMBgdDRy965fF_yEO36pYxHr",
+    ),
+    # a hexadecimal digit read as a letter no hexadecimal holds, after a
+    # long prefix (0e5 read NeS)
+    (
+        "[sntryu_d90710d491fab83a98bbc886580ef1ccfaaeNeSa2bad1ffd035a2468155ed6c8]",
+        "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",
+    ),
+    # stray spaces inside a Brevo key, one of them before a lone digit
+    (
+        "'‘xkeysib-2032012097a2559e3a06ff5c74fb647ec392e915 7 6fec9f4a8544edb9a66ae35-bE5Shd2HbU9"
+        "aj88R',",
+        "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",
+    ),
+    (
+        "[xkeysib-9cf68289be0848dac7 7a6a33ca5b2e8ach87 36a26ef7 1f99F732c686b9d67509-wRq330Dihc"
+        "GNs079]",
+        "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",
+    ),
+    # a fragment read as a short word between two long pieces of a token
+    (
+        "Using sk_test_HOBtq6BIQIDUEqNWZeiHY 1dInEQXBrlhGORbwrpfcajlpZ2 bel HhNOLVzxARCDKJoB8ADYT"
+        "GgCsd80DbTrAPp6cd55nNkeplZtC for this session.",
+        "sk_test_HOBtq6BlQIpUEqNWZeiHY1dInEQXBrIhG0RbwrpfcaJlpZ2be1HhNOLVzxARCDKJoB8ADYTGgCsd80D"
+        "bTrAPp6cd55nNkeplZtC",
+    ),
 ]
 
 
@@ -735,6 +772,26 @@ def test_marks_read_as_a_token_s_characters_make_no_secret_of_prose_or_code() ->
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0"
             "THsR8U",
         ),
+        # a JWT's signature, then long words of prose (taken as pieces of
+        # its signature the engine read apart, they were redacted)
+        (
+            "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3"
+            "I9PlFUP0THsR8U expired yesterday",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0"
+            "THsR8U",
+        ),
+        (
+            "-H Authorization: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl"
+            "0w5N_XgL0n3I9PlFUP0THsR8U Content-Type",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0"
+            "THsR8U",
+        ),
+        # a short word and a name of code after a token of a range of lengths
+        (
+            "Using sk_test_HOBtq6BlQIpUEqNWZeiHY1dInEQXBrIhG0RbwrpfcaJlpZ2be1Hh in myProjectConfig"
+            "urationName here",
+            "sk_test_HOBtq6BlQIpUEqNWZeiHY1dInEQXBrIhG0RbwrpfcaJlpZ2be1Hh",
+        ),
     ],
 )
 def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) -> None:
@@ -757,6 +814,8 @@ def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) 
         "* **tools**: install npm PowerShell scripts on Windows (Luke Karrys) [#52009]",
         # a name of code about a dot: a first part of 7 has no digit
         "from package.subpackage2module import handler",
+        # nor one in a bracket, its first letter an L
+        "[Loader.subpackage2module]",
         # a URL's path: its / are a path's, not a J
         "see https://discord.com/api/webhooks/1234567890123456789/the-docs-for-webhooks here",
     ],

@@ -22,6 +22,7 @@ from noru.redact.shapes import (
     J_READ,
     LOWER,
     O0,
+    OPENED_J,
     S5,
     UPPER,
     Rule,
@@ -169,12 +170,9 @@ FORMATS: tuple[Rule, ...] = (
         r"(?![A-Za-z0-9_-])",
         needles=("sg.",),
     ),
-    rule(
-        "brevo-key",
-        rf"\b(?P<v>(?:{fixed('xkeysib-')}|{fixed('xsmtpsib-')}){HEX}{{62,66}}-[A-Za-z0-9|]{{14,18}})"
-        r"(?![A-Za-z0-9])",
-        needles=("xkeysib-", "xsmtpsib-"),
-    ),
+    # Brevo: 64 hexadecimal digits, a dash, 16 letters and digits: a token
+    # of one length, so that stray spaces inside it are joined.
+    prefixed("brevo-key", ("xkeysib-", "xsmtpsib-"), "[A-Za-z0-9|-]", 81),
     prefixed("mailgun-key", "key-", HEX, 32),
     rule(
         "mailchimp-key",
@@ -360,10 +358,15 @@ FORMATS: tuple[Rule, ...] = (
     # proportional font's reading adds a character in either part now and
     # then (an ``l`` read as ``l1``); a first part of 7 must hold a digit
     # too, as a name of code's seldom does. (Not one character fewer: a
-    # name of code as ``x25519.X25519PublicKey`` would be taken.)
+    # name of code as ``x25519.X25519PublicKey`` would be taken.) Its
+    # first ``j`` read with a bracket before it as one glyph (``OPENED_J``:
+    # ``Lytp5n.``) is taken when the rest of the first part holds a digit:
+    # a name of code (``Loader.``) seldom does.
     rule(
         "kubeadm-token",
-        rf"(?<![A-Za-z0-9._/@-])(?P<v>(?:{_KUBEADM}{{6}}|(?=[a-zA-Z|!]*[0-9]){_KUBEADM}{{7}})\."
+        rf"(?<![A-Za-z0-9._/@-])(?P<v>(?:{_KUBEADM}{{6}}"
+        rf"|{OPENED_J}(?=[a-zA-Z|!]{{0,4}}[0-9]){_KUBEADM}{{5}}"
+        rf"|(?=[a-zA-Z|!]*[0-9]){_KUBEADM}{{7}})\."
         rf"(?=[a-zA-Z|!]*[0-9])(?=[0-9]*[a-zA-Z|!]){_KUBEADM}{{16,17}})"
         r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
         needles=(".",),
@@ -379,10 +382,12 @@ FORMATS: tuple[Rule, ...] = (
     # ``I`` or the ``J`` of ``eyJ`` read as ``|`` is its character. A dot
     # between its parts is read as a comma now and then, or as nothing but
     # the space before a long signature (``...BNRMO0Q jtjuLZvv21Kei...``).
+    # Its signature's pieces after a space (group ``more``) are the line's
+    # words when they read as prose (``... expired yesterday``).
     rule(
         "jwt",
         rf"(?P<v>\b{_JWT_PART} ?[.,] ?{_JWT_PART}(?: ?[.,] ?| (?={_JWT}{{16}}))"
-        rf"{_JWT}{{2,}}(?: (?:{_JWT_BIT} )?{_JWT}{{6,}}){{0,2}})",
+        rf"{_JWT}{{2,}}(?P<more>(?: (?:{_JWT_BIT} )?{_JWT}{{6,}}){{0,2}}))",
         needles=("eyj", "eyi", "ey)", "ey}", "eyl", "ey/"),
     ),
     # A URL's password: scheme://user:PASSWORD@host (a space the engine put

@@ -49,6 +49,8 @@ def matched(line: str, searched: Iterable[int]) -> list[Finding]:
         rule = _RULES[i]
         for m in rule.pattern.finditer(line):
             end = _joined(line, m, rule) if rule.high else m.end("v")
+            if "more" in rule.pattern.groupindex:
+                end = _without_words(line, m.start("more"), end)
             if end is None:
                 continue
             if rule.kind == "phone" and not 9 <= sum(c.isdigit() for c in m["v"]) <= 15:
@@ -79,20 +81,20 @@ def _doubled(needle: str) -> tuple[str, ...]:
     return tuple(needle[: k + 1] + needle[k:] for k, c in enumerate(needle) if c in "lo")
 
 
-# What ``shapes.fixed`` takes for a fixed part's ``j`` and ``r`` (as
-# ``canon`` folds them): a ``J`` read as a bracket or a stroke, an ``r`` as
-# a ``1``.
-_MISREAD = {"j": ")]}|/", "r": "1"}
+# What ``shapes.fixed`` takes for a fixed part's ``j``, ``r`` and round
+# ``o`` (as ``canon`` folds them): a ``J`` read as a bracket or a stroke,
+# an ``r`` as a ``1``, a round glyph as a ``Q`` or a ``Q`` and itself.
+_MISREAD = {"j": tuple(")]}|/"), "r": ("1",), "o": ("q", "qo")}
 
 
 def _misread(needle: str) -> tuple[str, ...]:
-    """``needle`` with one of its ``j`` or ``r`` read as ``shapes.fixed``
-    takes it (``sk.ey)`` for ``sk.eyj``, ``18_`` for ``r8_``), as
-    ``canon`` folds it."""
+    """``needle`` with one of its ``j``, ``r`` or ``o`` read as
+    ``shapes.fixed`` takes it (``sk.ey)`` for ``sk.eyj``, ``18_`` for
+    ``r8_``, ``sqq0atp-`` for ``sq0atp-``), as ``canon`` folds it."""
     return tuple(
         canon(needle[:k] + other + needle[k + 1 :])
         for k, c in enumerate(needle)
-        for other in _MISREAD.get(c, "")
+        for other in _MISREAD.get(c, ())
     )
 
 
@@ -186,9 +188,13 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     are the token's; ``... for this session`` is not). While a token is
     short of its least length, a fragment of up to 3 characters before a
     piece that looks like a token's is joined (``glc_yma0IqA2/rI IYg
-    o5vrNuTH...``). A base64 body's ``+`` is read apart now and then
-    (``...t2oZjt + +1XW6J3...AG + OvSLZ...``): a piece that begins with one,
-    or follows one that ends with one, is the token's (no word is). A
+    o5vrNuTH...``), and so is one between two pieces of ``LONG_BODY``
+    characters or more past it, word or not, the second with digits
+    (``...cajlpZ2 bel HhNOLVzx...``): a word of prose seldom stands between
+    two runs so long, nor a name of code after it (``in myConfigName``).
+    A base64 body's ``+`` is read apart now and then (``...t2oZjt +
+    +1XW6J3...AG + OvSLZ...``): a piece that begins with one, or follows
+    one that ends with one, is the token's (no word is). A
     piece after an ``_`` of a body that has none (``Rule.apart``: the gap
     between two glyphs read so) is joined only after ``LONG_BODY`` of the
     body's characters or more: after fewer, the ``_`` is a name's
@@ -214,12 +220,17 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     for k, piece in enumerate(pieces):
         plus = k and (piece.startswith("+") or pieces[k - 1].endswith("+"))
         long_run = strong and (size < low or not word_like(piece))
-        # a fragment of a few characters between pieces of a token still short
+        # a fragment of a few characters between pieces of a token still
+        # short, or between two long ones
         after = pieces[k + 1] if k + 1 < len(pieces) else ""
-        bridge = size < low and len(piece) <= 3 and piece_like(after)
+        bridge = (
+            len(piece) <= 3
+            and piece_like(after)
+            and (size < low or (_long_run(after) and len(pieces[k - 1]) >= LONG_BODY))
+        )
         if k and not (one_length or piece_like(piece) or long_run or plus or bridge):
             break
-        if k and (words or size >= low) and word_like(piece):
+        if k and not bridge and (words or size >= low) and word_like(piece):
             break  # words after a prefix or a word; a word after a whole token
         if parted[k] == "_" and size < LONG_BODY:
             break  # a name's words (``npm_config_...``), not a gap in a long token
@@ -233,6 +244,28 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
         while line[end - 1] in ".)]}" and end > m.end("p") + low:
             end -= 1  # a sentence's full stop after a token whose body takes dots
     return end
+
+
+def _without_words(line: str, start: int, end: int | None) -> int | None:
+    """Where a value ends whose pieces after a space from ``start`` on
+    (a pattern's group ``more``: a token's pieces the engine read apart)
+    are taken up to ``end``, but for those at its end that read as words
+    of prose, hyphenated or not (``... expired yesterday``, ``...
+    Content-Type``): a token's random pieces seldom do, and a word after
+    a token is the line's."""
+    if end is None or end <= start:
+        return end
+    pieces = line[start:end].split(" ")
+    while len(pieces) > 1 and all(word_like(part) for part in pieces[-1].split("-")):
+        pieces.pop()
+    return start + len(" ".join(pieces))
+
+
+def _long_run(piece: str) -> bool:
+    """Whether ``piece`` is a long run of a token's (``LONG_BODY``
+    characters or more, two digits or more among letters), as a name of
+    code seldom is."""
+    return len(piece) >= LONG_BODY and piece_like(piece) and sum(c.isdigit() for c in piece) >= 2
 
 
 def _credential_like(value: str) -> bool:

@@ -25,6 +25,7 @@ __all__ = [
     "J_READ",
     "LOWER",
     "O0",
+    "OPENED_J",
     "S5",
     "TOKEN_CHARS",
     "UPPER",
@@ -63,12 +64,15 @@ LOWER = "[a-z0-9CKOPSUVWXZ]"
 _FLIPS = frozenset("ckopsuvwxz")
 # Those the engine reads as two glyphs now and then, in a proportional font.
 _DOUBLED = frozenset("oO0lI1")
+# A round letter or digit of a fixed part: as ``O0``, or a ``Q`` (alone,
+# or with itself: ``sqQ0atp-`` for ``sq0atp-``, in a proportional font).
+_ROUND = "[O0oQ]"
 # A proportional font's ``r`` before a digit is read as a ``1`` now and
 # then (``18_`` for ``r8_``).
 _CONFUSED = {
-    "o": O0,
-    "O": O0,
-    "0": O0,
+    "o": _ROUND,
+    "O": _ROUND,
+    "0": _ROUND,
     "l": IL1,
     "I": IL1,
     "1": IL1,
@@ -76,10 +80,16 @@ _CONFUSED = {
     "5": S5,
     "r": "[r1]",
 }
-# A ``J`` as a proportional font's is read: itself, or a bracket or a
-# stroke (``)``, ``]``, ``}``, ``|``, ``/``), a stray space after it now
-# and then (``sk.ey) Lljoi...`` for ``sk.eyJ1Ijoi...``).
-J_READ = r"(?:J|[)\]}|/] ?)"
+# A ``J`` as a proportional font's is read: itself, its small letter
+# (``eyjzdW...``), or a bracket or a stroke (``)``, ``]``, ``}``, ``|``,
+# ``/``), a stray space after it now and then (``sk.ey) Lljoi...`` for
+# ``sk.eyJ1Ijoi...``).
+J_READ = r"(?:[Jj]|[)\]}|/] ?)"
+# An opening bracket and a token's first ``j`` after it (whose hook runs
+# under the bracket) read as one glyph: an ``L``, or the bracket alone
+# (``Lytp5n...``, ``[ytp5n...`` for ``[jytp5n...``): where a token has no
+# fixed part, its first character may be read so.
+OPENED_J = r"[L\[(]"
 
 
 def fixed(text: str) -> str:
@@ -210,12 +220,20 @@ def prefixed(
     """``token`` of literal prefixes (one, or any of a tuple)."""
     prefixes = (prefix,) if isinstance(prefix, str) else prefix
     pattern = "(?:" + "|".join(map(fixed, prefixes)) + ")"
-    glued = min(map(len, prefixes)) >= GLUED_PREFIX
+    shortest = min(map(len, prefixes))
+    glued = shortest >= GLUED_PREFIX
+    if body == HEX and shortest >= WIDE_PREFIX:
+        body = ALNUM
     return token(kind, pattern, body, low, high, needles=prefixes, glued=glued)
 
 
 # A literal prefix at least this long may have a glyph glued before it (``token``).
 GLUED_PREFIX = 5
+# After a literal prefix at least this long, a hexadecimal body is taken
+# as letters and digits (``prefixed``): the engine reads a digit of it as
+# a letter no hexadecimal holds now and then (``NeS`` for ``0e5``), and
+# its length is what counts after a prefix no word has.
+WIDE_PREFIX = 6
 
 
 @dataclass(frozen=True, order=True)
