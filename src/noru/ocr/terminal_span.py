@@ -26,6 +26,13 @@ MIN_RUN = 3
 # Rows not the background this thin, between rows that are, are a line drawn
 # across the terminal (box drawing), in a share of a row.
 THIN_LINE = 0.15
+# A run of background rows this share of a row tall or less is no line's.
+SLIVER = 0.25
+# Rows between two runs lie on the grid as a status line or a selection
+# when the colour filling them is this many times ``PAPER`` levels from the
+# paper: a window's toolbar shaded a few levels off it (Konsole's, under
+# a white terminal) is cut from the run by those levels alone.
+OWN_FILL = 2
 # A block cut by the run's edge goes on past it (``_goes_on``): the edge row
 # inked in this share of its extent (its letters are paper), each row past
 # it in GOES_ON of it, with ink past its ends at most the rest.
@@ -67,6 +74,17 @@ def _on_grid(gap: tuple[int, int], top: int, cells: Cells) -> bool:
     return rows >= 1 and min(rest, pitch - rest) <= 1 and min(phase, pitch - phase) <= off
 
 
+def _filled(gap: tuple[int, int], dark: Image.Image) -> bool:
+    """Whether rows ``gap`` are filled with a colour of their own (their
+    median pixel ``OWN_FILL`` times ``PAPER`` levels off the paper): a
+    status line's or a selection's, not a shade of the paper."""
+    from PIL import ImageStat
+
+    start, end = gap
+    (median,) = ImageStat.Stat(dark.crop((0, start, dark.width, end))).median
+    return median <= 255 - OWN_FILL * PAPER
+
+
 def _thin(gap: tuple[int, int], cells: Cells, dark: Image.Image) -> bool:
     """Whether rows ``gap`` (not the background) are a line drawn across the
     terminal's rows (a pager's ``───┬───`` under its header, a pane's
@@ -104,10 +122,21 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
     if cells is None:
         return None
     top, bottom = runs[core]
+    # A run between two others thinner than a share of a row holds no line:
+    # the densest rows of a highlighted row's letters, light on it, in the
+    # paper's colour. Its rows are the highlight's. (At the region's edge
+    # such a run is where the region starts: a row of another background
+    # below it lies between it and the core.)
+    runs = [
+        run
+        for i, run in enumerate(runs)
+        if i in (0, core, len(runs) - 1) or run[1] - run[0] >= SLIVER * cells.height
+    ]
+    core = runs.index((top, bottom))
     first, last = core, core
 
     def joins(gap: tuple[int, int]) -> bool:
-        return _on_grid(gap, top, cells) or _thin(gap, cells, dark)
+        return (_on_grid(gap, top, cells) and _filled(gap, dark)) or _thin(gap, cells, dark)
 
     while first > 0 and joins((runs[first - 1][1], runs[first][0])):
         first -= 1
