@@ -82,7 +82,7 @@ from tests.real_terminals import (
     open_xterm,
     xterm_screen,
 )
-from tests.terminal_texts import KINDS
+from tests.terminal_texts import KINDS, PROBES
 
 __all__ = [
     "FAMILIES",
@@ -225,7 +225,7 @@ class Screen:
 
     def shown(self) -> list[Shown]:
         """The lines printed, as the kind's generator makes them from the seed."""
-        kind = KINDS[self.kind]
+        kind = KINDS.get(self.kind) or PROBES[self.kind]
         return kind(random.Random(f"{self.seed}:text"), self.columns - 1, self.text_rows)
 
     def truth(self) -> list[str]:

@@ -565,3 +565,158 @@ def test_a_prompt_s_marks_are_read_in_the_face_konsole_falls_back_to(tmp_path: P
         where = [(i, c) for i, c in enumerate(row) if c in marks]
         twins = [line for line in served if len(line) == len(row) and line[-8:] == row[-8:]]
         assert any([(i, line[i]) for i, _ in where] == where for line in twins), (row, twins)
+
+
+# A project's tree (``tree -L 3``, a kind no part of the corpus holds) in
+# terminals that draw box drawing themselves, each its own way.
+TREES = [
+    ("kitty", "DejaVu Sans Mono", 10, "dark"),
+    ("xfce4-terminal", "Anonymous Pro", 14, "light"),
+    ("alacritty", "Hack", 11, "solarized-dark"),
+]
+
+
+@pytest.mark.parametrize("where", TREES, ids=[t[0] for t in TREES])
+def test_a_tree_s_joints_and_lines_are_read_as_drawn_and_served_sure(
+    tmp_path: Path, where: tuple[str, str, int, str]
+) -> None:
+    """kitty draws the light ``─`` as thick as DejaVu's heavy ``━``, and
+    the grid's rows start a pixel above its cells (its ``├`` showed no ink
+    in its top row: ``┌``); VTE's ``│`` beside a blank cell is drawn like
+    the Hangul ``ㅏ``. The terminal's own drawing is read by its shape,
+    not the font's glyphs: every line comes back as printed, and a line
+    meeting a joint is light beyond doubt (served sure)."""
+    import dataclasses
+
+    terminal, family, size, theme = where
+    base = next(s for s in plan(SEED) if s.terminal == terminal)
+    screen = dataclasses.replace(
+        base,
+        id=f"tree-{terminal}",
+        kind="tree",
+        split="train",
+        family=family,
+        size_pt=size,
+        size_band="small" if size <= 10 else "medium" if size <= 12 else "large",
+        dpi=96,
+        theme=theme,
+        length="short",
+        columns=100,
+        rows=30,
+        text_rows=24,
+        chrome="none",
+        highlight=None,
+        seed=f"tree-{size}",
+    )
+    record, read = _drawn_and_read(screen, tmp_path)
+    served = [
+        (line.rstrip(), confidence)
+        for line, confidence in zip(read.lines, read.confidences, strict=True)
+        if line.strip()
+    ]
+    assert [line for line, _ in served] == [row for row in record["truth"] if row.strip()]
+    assert all(confidence >= 0.99 for line, confidence in served if "──" in line), served
+
+
+def _variant(terminal: str, chrome: str = "none", **changes: Any) -> Screen:
+    """A screen of ``terminal`` (with ``chrome``) from the training part's
+    plan, with ``changes``: a case a test draws on purpose."""
+    import dataclasses
+
+    base = next(s for s in plan(SEED) if s.terminal == terminal and s.chrome == chrome)
+    return dataclasses.replace(base, split="train", highlight=None, **changes)
+
+
+# Konsole's toolbar, shaded a few levels off white, under a light terminal
+# whose rows are as tall as the toolbar's shaded part below its text.
+TOOLBARS = [
+    _variant(
+        "konsole",
+        "default",
+        id=f"toolbar-{family}",
+        kind="json",
+        family=family,
+        size_pt=10,
+        size_band="small",
+        dpi=96,
+        theme="light",
+        length="short",
+        columns=80,
+        rows=24,
+        text_rows=12,
+        seed="p10",
+    )
+    for family in ("Liberation Mono", "Cousine")
+]
+
+
+@pytest.mark.parametrize("screen", TOOLBARS, ids=[s.family for s in TOOLBARS])
+def test_a_toolbar_shaded_off_the_paper_is_no_row_of_the_terminal(
+    tmp_path: Path, screen: Screen
+) -> None:
+    """The toolbar's shade below its text is cut from the paper's rows by
+    a few levels only, and is one row tall: taken for a status line on the
+    grid, it joined the terminal, whose rows then started at the toolbar's
+    text. A status line is filled with a colour of its own; the toolbar
+    stays out, and every line is served as printed."""
+    record, read = _drawn_and_read(screen, tmp_path)
+    served = [line.rstrip() for line in read.lines if line.strip()]
+    truth = [row for row in record["truth"] if row.strip()]
+    assert served[-len(truth) :] == truth  # the window's menus come first
+
+
+def test_a_highlighted_row_s_letters_do_not_cut_it_in_two(tmp_path: Path) -> None:
+    """top's header row in reverse video, at 15 pt and 192 dpi in
+    xfce4-terminal: its letters' densest pixel rows show the paper's
+    colour over three rows, which counted as a run of the terminal's own
+    rows and cut the header in two, neither half a whole row. The summary
+    above it was then left to the engine's page layout, a word a line. A
+    run that thin holds no line: the header is one row, the summary on the
+    grid, every line served as printed."""
+    screen = _variant(
+        "xfce4-terminal",
+        id="top-header",
+        kind="top",
+        family="DejaVu Sans Mono",
+        size_pt=15,
+        size_band="hidpi",
+        dpi=192,
+        theme="dark",
+        length="dense",
+        columns=90,
+        rows=24,
+        text_rows=24,
+        seed="p15",
+    )
+    record, read = _drawn_and_read(screen, tmp_path)
+    served = [line.rstrip() for line in read.lines if line.strip()]
+    assert served == [row for row in record["truth"] if row.strip()]
+
+
+def test_an_underscore_at_a_row_s_bottom_stays_in_its_row(tmp_path: Path) -> None:
+    """st at 10 pt DejaVu Sans Mono with wide letters among the Latin: the
+    gap between two rows is three pixel rows, and the first of them holds
+    the underscores (``user_id``, ``_2021.pdf``). The edge between rows was
+    put in the gap's middle, under the underscores' row: they were read in
+    the row below as marks of nothing, and served as spaces, sure. The
+    edge lies past the gap's ink: every Latin word comes back as drawn."""
+    screen = _variant(
+        "st",
+        id="underscores",
+        kind="cjk",
+        family="DejaVu Sans Mono",
+        size_pt=10,
+        size_band="small",
+        dpi=96,
+        theme="solarized-dark",
+        length="dense",
+        columns=120,
+        rows=30,
+        text_rows=30,
+        seed="c10",
+    )
+    record, read = _drawn_and_read(screen, tmp_path)
+    served = Counter(word for line in read.lines for word in line.split() if word.isascii())
+    shown = Counter(word for row in record["truth"] for word in row.split() if word.isascii())
+    assert sum(word.count("_") for word in shown.elements()) >= 5  # what the test is about
+    assert shown and not shown - served, shown - served

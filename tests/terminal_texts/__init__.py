@@ -25,9 +25,9 @@ import random
 from collections.abc import Callable
 
 from tests.terminal_shown import Shown
-from tests.terminal_texts import builds, code, data, layout, shell, system, vcs
+from tests.terminal_texts import builds, code, data, layout, probes, shell, system, vcs
 
-__all__ = ["KINDS", "Kind"]
+__all__ = ["KINDS", "PROBES", "Kind"]
 
 Kind = Callable[[random.Random, int, int], list[Shown]]
 
@@ -64,3 +64,7 @@ KINDS: dict[str, Kind] = {
     "cjk": data.cjk,
     "tmux-panes": layout.tmux_panes,
 }
+
+# Kinds single tests draw, never planned into the corpus
+# (``tests.terminal_texts.probes``).
+PROBES: dict[str, Kind] = {"tree": probes.tree}

@@ -20,7 +20,7 @@ from noru.ocr import font, glyphs
 from noru.ocr.glyphs import Decision, Font, Fonts, Shapes
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_ink import darkest
-from noru.ocr.terminal_votes import Votes
+from noru.ocr.terminal_votes import Votes, bar
 from noru.ocr.wide import near_hangul, sure, wide_shapes
 
 if TYPE_CHECKING:
@@ -56,6 +56,10 @@ STROKES = frozenset("-‐–—_=~")
 # A cell whose ink is all the glyphs beside it left there, but for this much
 # coverage, holds no glyph: a space (``BLANK``), not a phantom character.
 BLANK_INK = 0.25
+# Box drawing no wide letter's half is: a line from a cell's top to its
+# bottom (a tree's ``│`` beside a blank cell drew like ``ㅏ``). A joint may
+# be: the right half of ``배`` is drawn like ``┘``.
+DOWN_LINES = frozenset({"│"})
 BLANK = Decision(" ", 0.0, 1.0, -1)
 # The cells around a cell, as (rows below, columns right).
 _AROUND = [(r, c) for r in (-1, 0, 1) for c in (-1, 0, 1) if (r, c) != (0, 0)]
@@ -175,6 +179,7 @@ def decide(
         bands,
         found,
         fitting,
+        cells,
         lambda i, column: array_of[item] if (item := scaled.get((i, column))) else blank,
     )
     if by_sure and fitting.x < 0 and len(letters) < WIDE_FIT * pairs:
@@ -215,6 +220,7 @@ def _wide(
     bands: Sequence[Band],
     drawn: dict[tuple[int, int], Decision],
     font: Font,
+    cells: Cells,
     cell: Callable[[int, int], Array],
 ) -> tuple[dict[tuple[int, int], Decision], int]:
     """The wide letters (``noru.ocr.wide``) among the cells the font left
@@ -229,6 +235,10 @@ def _wide(
         decision = drawn.get((i, column))
         return decision is not None and decision.sure and decision is not BLANK
 
+    def boxed(i: int, column: int) -> bool:  # a line down the cell
+        key = bands[i].keys.get(column)
+        return key is not None and bar(key, cells) in DOWN_LINES
+
     starts = sorted(
         {
             (i, start)
@@ -238,6 +248,7 @@ def _wide(
             for start in (column - 1, column)
             if not (settled(i, start) and settled(i, start + 1))
             and (start in band.keys or start + 1 in band.keys)
+            and not (boxed(i, start) or boxed(i, start + 1))
         }
     )
     if _both_unsure(bands, settled) < WIDE_LEAST:

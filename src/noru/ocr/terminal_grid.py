@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from noru.geometry import Rect
 from noru.ocr.monospace import Grid, fold
 from noru.ocr.terminal_ink import INK, darker_than, darkest, fits
-from noru.ocr.terminal_phase import space_phase
+from noru.ocr.terminal_phase import lines_down_phase, space_phase
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -44,6 +44,9 @@ ADVANCE_SHARE = (0.3, 0.75)
 # the mean phase's ink: the gap between cells.
 COLUMN_GAP = 0.35
 ROW_GAP = 0.25
+# Phases of a gap between rows within this share of the mean phase of its
+# emptiest are as empty as it (``_gap_middle``).
+EMPTIEST = 0.005
 # Glyphs as wide as their cells (Hermit, Terminus) leave no empty phase
 # between cells, only a thinner one: a fold's emptiest phase counts as the
 # gap when it holds at most WIDE_GAP of the mean and at most STANDS_OUT of
@@ -143,11 +146,16 @@ def _pitch(
         period = next((p for p in peaks if p >= least), peaks[-1])
     else:
         period = next(p for p in peaks if lags[p - 1] >= REPEATS * tallest)
-    return period, _gap_middle(profile, period)
+    return period, _gap_middle(profile, period, edge_past_ink=not wide)
 
 
-def _gap_middle(profile: Sequence[int], period: int) -> int:
-    """The middle of the emptiest phases of ``profile`` folded at ``period``."""
+def _gap_middle(profile: Sequence[int], period: int, *, edge_past_ink: bool = False) -> int:
+    """The middle of the emptiest phases of ``profile`` folded at ``period``.
+    With ``edge_past_ink`` (rows), where that middle is inked, the middle of
+    the phases as empty as the emptiest (``EMPTIEST``: a stray glyph's top
+    is no line's ink): ink in the gap between two rows belongs to the line
+    it touches (an underscore, a descender; a tall letter's top), so the
+    edge between them lies past it, where no ink is."""
     _, phase = fold(profile, period)
     sums = [0] * period
     for i, value in enumerate(profile):
@@ -158,7 +166,12 @@ def _gap_middle(profile: Sequence[int], period: int) -> int:
         before += 1
     while after < period - 1 - before and sums[(phase + after + 1) % period] <= quiet:
         after += 1
-    return (phase + (after - before + 1) // 2) % period
+    middle = (phase + (after - before + 1) // 2) % period
+    run = [(phase + d) % period for d in range(-before, after + 1)]
+    emptiest = [p for p in run if sums[p] <= sums[phase] + EMPTIEST * sum(sums) / period]
+    if edge_past_ink and middle not in emptiest:
+        return emptiest[len(emptiest) // 2]
+    return middle
 
 
 @dataclass(frozen=True)
@@ -195,6 +208,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     """The monospace cell grid of ``dark`` (``ink``'s image), or None. Its
     first row (or column) may start a few pixels above (left of) the image,
     ``y`` (``x``) < 0, when text lies at the image's edge."""
+    import numpy as np
     from PIL import ImageDraw
 
     columns_profile = list(_profile(dark, rows=False))
@@ -234,6 +248,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
         few = _by_baselines(rows_profile, runs, than=found[0])
         found = few or _halved(crossings, runs, found)
     height, y = found
+    y = lines_down_phase(np.asarray(plain) < 255 - INK, height, y)
     # The advance from the glyphs' gaps, lines across cells left out; what
     # lies left of the first cell is any ink (a line starting in column 0).
     lined = _without_lines(plain, LINE_CELLS * height)
@@ -366,7 +381,7 @@ def _halved(
     for half in (pitch // 2, (pitch + 1) // 2):
         if half < ROW_PITCH[0] or usual > half or fold(crossings, half)[0] > ROW_GAP:
             continue
-        return half, _gap_middle(crossings, half)
+        return half, _gap_middle(crossings, half, edge_past_ink=True)
     return found
 
 

@@ -14,7 +14,7 @@ from noru.ocr.base import OcrLine, is_border, is_rule
 from noru.ocr.glyphs import Decision
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_rows import Glyph
-from noru.ocr.terminal_votes import Votes, stroke
+from noru.ocr.terminal_votes import JOINTS, Votes, stroke
 from noru.ocr.wide import sure as wide_sure
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ NEAREST_APART = 2.0
 # Rows shorter than this many pixels: a line two pixels thick may be light
 # or heavy, as the terminal draws it (``_either_weight``).
 WEIGHED_BELOW = 30
+# Heavy lines, by the light ones of their shape.
+LIGHT = {"━": "─", "┃": "│"}
 # The shapes of box drawing a line across a cell runs into from the side.
 ACROSS = frozenset("─┬┴┼├┤┌┐└┘")
 # A pixel this dark (0-255, dark on white) is a stroke's, where one is
@@ -150,7 +152,11 @@ def lines_of(
             if column in chars or column in halves:
                 continue
             glyph = drawn.get((index, column))
-            if glyph is not None and glyph.sure:
+            if (
+                glyph is not None
+                and glyph.sure
+                and not _drawn_by_terminal(glyph, band, column, bars)
+            ):
                 if not glyph.char.strip():
                     continue  # ink the glyphs beside it left: a space
                 chars[column] = glyph.char
@@ -195,7 +201,7 @@ def lines_of(
             )
             ways[column] = _way(char, font_known=bool(drawn), by=by, glyph=glyph)
             how[ways[column]] += 1
-            if not weighed and char == "─" and barred:
+            if not weighed and char == "─" and barred and not _meets_joint(band, column, bars):
                 weighed = _either_weight(key, cells)  # once a line is enough
         if not chars:
             continue
@@ -234,6 +240,37 @@ def lines_of(
     return lines
 
 
+def _drawn_by_terminal(
+    glyph: Decision, band: Band, column: int, bars: Callable[[bytes], str | None]
+) -> bool:
+    """Whether a cell the font's glyph decided is box drawing the terminal
+    drew its own way: its shape (``bars``) is another line or joint than
+    the glyph's, or the glyph's heavy line meets a joint (which is light,
+    ``JOINTS``: kitty draws a tree's light ``─`` as thick as DejaVu's
+    heavy ``━``). A line's weight alone is the font's to say where the
+    terminal draws it from the font (xterm's ``━`` in pip's bars)."""
+    if not "\u2500" <= glyph.char <= "\u257f":
+        return False
+    shape = bars(band.keys[column])
+    if shape is None:
+        return False
+    if LIGHT.get(shape, shape) != LIGHT.get(glyph.char, glyph.char):
+        return True
+    return glyph.char in LIGHT and _meets_joint(band, column, bars)
+
+
+def _meets_joint(band: Band, column: int, bars: Callable[[bytes], str | None]) -> bool:
+    """Whether the line across ``column`` runs into a joint (a tree's
+    ``├──``): its weight is the joint's, which is light (``JOINTS``)."""
+    for step in (-1, 1):
+        beside = column + step
+        while (key := band.keys.get(beside)) is not None and bars(key) == "─":
+            beside += step
+        if key is not None and bars(key) in JOINTS.values():
+            return True
+    return False
+
+
 def _either_weight(key: bytes, cells: Cells) -> bool:
     """Whether a light line's thickness in a cell is also a heavy one's in
     some terminal: two or more pixels in a row under ``WEIGHED_BELOW`` tall
@@ -269,8 +306,8 @@ def _one_stroke(
 def _short_line(band: Band, column: int, bars: Callable[[bytes], str | None]) -> bool:
     """Whether the line in ``column`` spans two cells at most with the bars
     beside it: a wide letter's stroke (``ー``), where a drawn line (pip's
-    progress bar, a border) runs on."""
-    lines = ("━", "─", "-")
+    progress bar, a border) runs on, or meets a joint (a tree's ``├──``)."""
+    lines = ("━", "-", *ACROSS)
     left = right = column
     while (key := band.keys.get(left - 1)) is not None and bars(key) in lines:
         left -= 1

@@ -17,8 +17,27 @@ from noru.ocr.terminal_ink import INK
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["BETWEEN", "SPACE", "SPACES", "SPACES_AGREE", "SPACES_WITH_WIDE", "space_phase"]
+__all__ = [
+    "BETWEEN",
+    "SPACE",
+    "SPACES",
+    "SPACES_AGREE",
+    "SPACES_WITH_WIDE",
+    "lines_down_phase",
+    "space_phase",
+]
 
+# A line drawn down this many rows or more, unbroken, is box drawing
+# (``lines_down_phase``): a glyph's stem is shorter than a row.
+LINE_DOWN_ROWS = 1.5
+# The rows' phase moves to where lines down start by at most this share of
+# a row: the phase the gaps between lines of text give is that near.
+LINE_DOWN_MOVE = 0.25
+# Lines down this many or more (each its own run of rows) place the rows.
+LINE_DOWN_LEAST = 3
+# This share of the lines' ends near ``y`` agree on the edge (a glyph's
+# stem touching a line's end makes it start a pixel or two off).
+LINE_DOWN_AGREE = 0.75
 # A gap between words this share of a cell wide is one space
 # (``space_phase``), and so many of them place the cells.
 SPACE = (0.6, 1.4)
@@ -102,3 +121,39 @@ def _with_narrow_wide_letters(votes: Any, near: Any, thinnest: int, width: int) 
         if spaces >= SPACES and between <= BETWEEN * total and (best is None or spaces > best[0]):
             best = (spaces, phase)
     return best[1] if best is not None else None
+
+
+def lines_down_phase(ink: Any, height: int, y: int) -> int:
+    """Where the rows start (a phase of ``height``), given ``y`` from the
+    gaps between lines of text: box drawing run down the rows (a tree's
+    ``│``, a pane's border) over ``LINE_DOWN_ROWS`` or more starts and ends
+    at a cell's edge (where its first cell has an arm up, its last one
+    down) or its middle (``┌``, ``└``), never elsewhere. The gaps between
+    lines of text (descenders below, capitals above) may miss the cells'
+    edges by a pixel or two, and a joint's arm that reaches the edge then
+    shows none there. The edge those lines' ends near ``y`` agree on
+    (``LINE_DOWN_AGREE``, within ``LINE_DOWN_MOVE``: a middle is half a
+    row away), else ``y``.
+    ``ink``: boolean pixels, bars (a scrollbar, a frame) left out."""
+    import numpy as np
+
+    # Each column's runs of ink, top to bottom: where each starts and ends
+    # (columns first, so the n-th start and the n-th end are one run's).
+    steps = np.diff(ink.T.astype(np.int8), axis=1, prepend=0, append=0)
+    _, tops = np.nonzero(steps == 1)
+    _, ends = np.nonzero(steps == -1)
+    inside = (tops > 0) & (ends < ink.shape[0])  # not cut by the region's edge
+    lines = inside & (ends - tops >= LINE_DOWN_ROWS * height)
+    # One line is no evidence (two glyphs touching in tight rows run as
+    # far); a line two pixels wide is one line.
+    runs = set(zip(tops[lines].tolist(), ends[lines].tolist(), strict=True))
+    if len(runs) < LINE_DOWN_LEAST:
+        return y
+    moves = (np.array([edge for run in runs for edge in run]) - y) % height
+    moves = np.where(moves > height / 2, moves - height, moves)  # the nearer way
+    near = moves[np.abs(moves) <= LINE_DOWN_MOVE * height]
+    if not len(near):
+        return y
+    values, counts = np.unique(near, return_counts=True)
+    best = int(np.argmax(counts))
+    return y + int(values[best]) if counts[best] >= LINE_DOWN_AGREE * len(near) else y

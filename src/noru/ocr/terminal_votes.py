@@ -26,7 +26,7 @@ from noru.ocr.terminal_ink import INK, darker_than, darkest
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["Votes", "bar", "edge", "inked_columns", "stroke"]
+__all__ = ["JOINTS", "Votes", "bar", "edge", "inked_columns", "stroke"]
 
 # A cell image is read as one character when this many of its copies were
 # read and this share of them as that character.
