@@ -162,6 +162,10 @@ NAMED_NOT_HELD = [
     "Tells curl to use HTTP Basic authentication when communicating with the given proxy.",
     "curl --proxy-basic --proxy-user user:passwd -x proxy https://example.com",
     "This needs a basic understanding of git. Token authentication is enabled by default.",
+    # A word of prose after the scheme's name, hyphenated or capitalised, a
+    # sentence's full stop after it (a Debian changelog's, Unicode's plane)
+    "    + Install only the basic sub-variants. Do not install the 0, 1, l, Dollar,",
+    "  characters outside the Basic Multilingual Plane are two code units",
     "  1.00 % 0.1 gives 0.09999999999999995 instead",
     "r = y + 0.9468822170900693*i + 0.6235565819861433*q",
     # `env`'s working directories, a token's endpoint, a test named after a

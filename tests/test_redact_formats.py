@@ -683,6 +683,15 @@ BROWSER_READS += [
     ("‘pdv5zx.b3aanh1jo0zcoi4!',", "pdv5zx.b3aanh1jo0zcoi4l"),
     ("=> z4afl1d.lbdnyixux8706e4t", "z4af1d.lbdnyixux87o6e4t"),
     ("Tnuyig.2di9dmj7foztdlp2 # do not commit", "7nuyig.2di9dmj7foztdlp2"),
+    # a kubeadm token's one digit of its 16, a 1, read as l: no digit left
+    # there, but no word either
+    ("token: x8d4n2.cqmvlpbnrxhwkeyt", "x8d4n2.cqmv1pbnrxhwkeyt"),
+    ("  [k2oe7w.zjlqhvbxrtyapmnd]", "k2oe7w.zj1qhvbxrtyapmnd"),
+    # Airtable's hexadecimal with a . read inside it (Chromium)
+    (
+        "‘pathLezV4Q1IMtIfR.ca98fd636f5ed4.af466dce401e687342ff78e5c49852e2dbdebb635f00ea6cfe’,",
+        "pathLezV4Q1IMtlfR.ca98fd636f5ed4af466dce401e687342ff78e5c49852e2dbdebb635f00ea6cfe",
+    ),
     # a kubeadm token's first j read with the bracket before it as one
     # glyph: an L (Firefox), the bracket alone (Chromium)
     ("  Lytp5n.uh8bobyrqOrmug!7]", "jytp5n.uh8bobyrq0rmugl7"),
@@ -816,6 +825,12 @@ def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) 
         "from package.subpackage2module import handler",
         # nor one in a bracket, its first letter an L
         "[Loader.subpackage2module]",
+        # a second part of words about a digit, its capital no case flip,
+        # nor one of words with no digit (a glyph read for a 1 in it)
+        "import module.Subpackage2module",
+        "from module.subpackage2module import handler",
+        "const style = window.getComputedStyle(element);",
+        "  v1beta.getComputedStyle",
         # a URL's path: its / are a path's, not a J
         "see https://discord.com/api/webhooks/1234567890123456789/the-docs-for-webhooks here",
     ],

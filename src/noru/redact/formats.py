@@ -361,13 +361,17 @@ FORMATS: tuple[Rule, ...] = (
     # name of code as ``x25519.X25519PublicKey`` would be taken.) Its
     # first ``j`` read with a bracket before it as one glyph (``OPENED_J``:
     # ``Lytp5n.``) is taken when the rest of the first part holds a digit:
-    # a name of code (``Loader.``) seldom does.
+    # a name of code (``Loader.``) seldom does. A second part with no
+    # digit as read (its ``1`` read as ``l``) is taken when it holds a
+    # glyph read for a ``1`` and the first part a digit; a second part of
+    # words (``Subpackage2module``, ``getComputedStyle``) is a name's
+    # either way (``search``, ``shapes.name_like``).
     rule(
         "kubeadm-token",
         rf"(?<![A-Za-z0-9._/@-])(?P<v>(?:{_KUBEADM}{{6}}"
         rf"|{OPENED_J}(?=[a-zA-Z|!]{{0,4}}[0-9]){_KUBEADM}{{5}}"
         rf"|(?=[a-zA-Z|!]*[0-9]){_KUBEADM}{{7}})\."
-        rf"(?=[a-zA-Z|!]*[0-9])(?=[0-9]*[a-zA-Z|!]){_KUBEADM}{{16,17}})"
+        rf"(?=[a-zA-Z|!]*[0-9lI|!])(?=[0-9]*[a-zA-Z|!]){_KUBEADM}{{16,17}})"
         r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
         needles=(".",),
     ),

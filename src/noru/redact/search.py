@@ -13,7 +13,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from noru.redact.rules import CATEGORY_OF, OPTIONAL_RULES, RULES, Rule
-from noru.redact.shapes import Finding, canon, piece_like, word_like
+from noru.redact.shapes import Finding, canon, name_like, piece_like, word_like
 
 __all__ = ["NEEDLES_CUT", "category", "formats", "matched", "searched"]
 
@@ -56,6 +56,8 @@ def matched(line: str, searched: Iterable[int]) -> list[Finding]:
             if rule.kind == "phone" and not 9 <= sum(c.isdigit() for c in m["v"]) <= 15:
                 continue
             if rule.kind == "bearer-token" and not _credential_like(m["v"]):
+                continue
+            if rule.kind == "kubeadm-token" and not _kubeadm_like(m["v"]):
                 continue
             start = m.start("v") if not rule.high else m.end("p") if rule.outside else m.start("p")
             found.append(Finding(start, end, rule.kind))
@@ -234,6 +236,8 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
             break  # words after a prefix or a word; a word after a whole token
         if parted[k] == "_" and size < LONG_BODY:
             break  # a name's words (``npm_config_...``), not a gap in a long token
+        if parted[k] == "." and not (piece_like(pieces[k - 1]) and piece_like(piece)):
+            break  # a dotted name after a token (``.json``), not a speck read inside it
         size += len(piece)
         if size > high:
             break
@@ -268,9 +272,28 @@ def _long_run(piece: str) -> bool:
     return len(piece) >= LONG_BODY and piece_like(piece) and sum(c.isdigit() for c in piece) >= 2
 
 
+def _kubeadm_like(value: str) -> bool:
+    """A kubeadm token as read (``formats``): its second part no name of
+    code made of words (``module.Subpackage2module``); with no digit in
+    it as read, a glyph read for its ``1`` in it and a digit in its first
+    part (``x8d4n2.cqmvlpbnrxhwkeyt``; ``window.getComputedStyle`` is
+    code)."""
+    first, _, second = value.rpartition(".")
+    if name_like(second):
+        return False
+    return any(c.isdigit() for c in second) or (
+        any(c.isdigit() for c in first) and any(c in "lI|!" for c in second)
+    )
+
+
 def _credential_like(value: str) -> bool:
     """A credential after ``Bearer`` or ``Basic``: a digit, both cases, or a
-    token's punctuation in it; a word of prose has none of them."""
+    token's punctuation in it; a word of prose has none of them, nor words
+    joined by hyphens (``Multilingual``, ``sub-variants.``: a sentence's
+    full stop after them is no token's)."""
+    value = value.rstrip(".")
+    if all(word_like(part) for part in value.split("-")):
+        return False
     return (
         any(c.isdigit() for c in value)
         or (any(c.islower() for c in value) and any(c.isupper() for c in value))

@@ -35,6 +35,7 @@ __all__ = [
     "canon",
     "case_changes",
     "fixed",
+    "name_like",
     "piece_like",
     "prefixed",
     "rule",
@@ -187,10 +188,13 @@ def token(
     (``...Vvlyaxr)``). The pieces after the body are parted by
     a space (the engine's, inside a long token), or in a body of letters
     with no ``_`` by an ``_`` too: the engine reads the gap between two of
-    a proportional font's glyphs so now and then (``...Nitv7_LwUg...``).
-    With ``glued``, one letter or digit may stand right before the prefix:
-    the engine reads an input field's edge as one now and then
-    (``Wwhsec_...``); a prefix that long is no part of a word."""
+    a proportional font's glyphs so now and then (``...Nitv7_LwUg...``);
+    in a body of letters of one length, ``DOTTED_BODY`` or more, with no
+    ``.``, by a ``.`` too: a speck read inside it (Airtable's
+    ``...636f5ed4.af466...``). With ``glued``, one letter or digit may
+    stand right before the prefix: the engine reads an input field's edge
+    as one now and then (``Wwhsec_...``); a prefix that long is no part of
+    a word."""
     letters = "A-Z" in body or "a-z" in body
     glyph = "[)\\]}|]"
     inside = f"(?<={body})\\((?={body})"  # not after a space: a parenthesis of prose opens so
@@ -198,6 +202,9 @@ def token(
     if "+/" in body:
         unit = f"(?:{unit}|-(?=\\+))"  # base64's ``+`` read as ``-+`` (in a proportional font)
     apart = " _" if letters and "_" not in body else " "
+    one_length = high is None or high - low <= 4
+    if letters and "." not in body and one_length and low >= DOTTED_BODY:
+        apart += "."  # a speck between two glyphs read as a dot (``..5ed4.af46..``)
     before = "(?<![A-Za-z0-9]{2})" if glued else "(?<![A-Za-z0-9])"
     pattern = (
         rf"{before}(?P<p>{prefix})"
@@ -227,6 +234,10 @@ def prefixed(
     return token(kind, pattern, body, low, high, needles=prefixes, glued=glued)
 
 
+# A token's body of one length at least this long takes a ``.`` the engine
+# read inside it (``token``, ``search``): its pieces about the dot are
+# joined when both look like a token's and together they are its length.
+DOTTED_BODY = 32
 # A literal prefix at least this long may have a glyph glued before it (``token``).
 GLUED_PREFIX = 5
 # After a literal prefix at least this long, a hexadecimal body is taken
@@ -300,6 +311,31 @@ def word_like(text: str) -> bool:
     if max((len(run) for run in _CONSONANTS.findall(upper)), default=0) > 4:
         return False
     return all(a + b not in _NOT_IN_WORDS for a, b in itertools.pairwise(upper))
+
+
+# A name of code made of words (``name_like``): its longest word this long
+# at least, its others 3; one digit among them at most.
+NAME_WORD = 6
+
+
+def name_like(text: str) -> bool:
+    """Whether ``text`` reads as a name of code made of words
+    (``Subpackage2module``, ``getComputedStyle``), not a run of a token's
+    random characters: cut at a digit and before a capital, each piece a
+    word (``word_like``) of 3 letters or more, the longest of
+    ``NAME_WORD`` or more, one digit at most. Of random runs of 16 of
+    [a-z0-9], about 2 in 10,000 read so."""
+    if sum(c.isdigit() for c in text) > 1:
+        return False
+    pieces = [p for p in _NAME_CUT.split(text) if p]
+    return (
+        bool(pieces)
+        and all(len(p) >= 3 and word_like(p) for p in pieces)
+        and max(map(len, pieces)) >= NAME_WORD
+    )
+
+
+_NAME_CUT = re.compile(r"[0-9]|(?=[A-Z])", re.ASCII)
 
 
 def case_changes(text: str) -> int:
