@@ -137,9 +137,12 @@ def lines_down_phase(ink: Any, height: int, y: int) -> int:
     ``ink``: boolean pixels, bars (a scrollbar, a frame) left out."""
     import numpy as np
 
+    # A line over a row or more crosses the rows at ``y``'s phase: only
+    # the columns inked there are looked at (a few, on a page of text).
+    crossing = np.flatnonzero(ink[y % height :: height].any(axis=0))
     # Each column's runs of ink, top to bottom: where each starts and ends
     # (columns first, so the n-th start and the n-th end are one run's).
-    steps = np.diff(ink.T.astype(np.int8), axis=1, prepend=0, append=0)
+    steps = np.diff(ink[:, crossing].T.astype(np.int8), axis=1, prepend=0, append=0)
     _, tops = np.nonzero(steps == 1)
     _, ends = np.nonzero(steps == -1)
     inside = (tops > 0) & (ends < ink.shape[0])  # not cut by the region's edge
