@@ -720,3 +720,19 @@ def test_an_underscore_at_a_row_s_bottom_stays_in_its_row(tmp_path: Path) -> Non
     shown = Counter(word for row in record["truth"] for word in row.split() if word.isascii())
     assert sum(word.count("_") for word in shown.elements()) >= 5  # what the test is about
     assert shown and not shown - served, shown - served
+
+
+def test_katakana_s_long_mark_drawn_as_a_bar_is_served_as_the_mark(tmp_path: Path) -> None:
+    """st at 11 pt Hack draws ``ー`` (in ``エラー:``) as a plain bar over two
+    cells, from the pen: it was served as ``-`` and a space. A bar right
+    after a katakana letter is the long mark: every line of ``エラー`` on
+    the screen is served as drawn."""
+    (screen,) = [
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt) == ("cjk", "st", "Hack", 11)
+    ]
+    record, read = _drawn_and_read(screen, tmp_path)
+    marked = [row for row in record["truth"] if row.startswith("エラー")]
+    served = [line.rstrip() for line in read.lines]
+    assert marked and all(row in served for row in marked), (marked, served)

@@ -23,6 +23,7 @@ from noru.ocr.band_grids import one_grid
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
 from noru.ocr.cells import read_with_grids
 from noru.ocr.glyphs import Fonts
+from noru.ocr.kana import kana_lines
 from noru.ocr.memo import Memo
 from noru.ocr.regions import Job, plan_jobs, reading_order, split_rows
 from noru.ocr.second import SecondOpinion
@@ -166,6 +167,7 @@ class TesseractEngine:
             lines = tuple(reading_order(jobs, results))
             if self.second is not None:
                 lines = tuple(self.second.revise(image, lines))
+            lines = tuple(kana_lines(lines))
         return OcrResult(lines, self.reader, self.version, mean_confidence(lines))
 
     def _plan(self, image: Image.Image, regions: Sequence[Rect] | None) -> list[Job]:
