@@ -586,15 +586,11 @@ def test_a_tree_s_joints_and_lines_are_read_as_drawn_and_served_sure(
     the Hangul ``ㅏ``. The terminal's own drawing is read by its shape,
     not the font's glyphs: every line comes back as printed, and a line
     meeting a joint is light beyond doubt (served sure)."""
-    import dataclasses
-
     terminal, family, size, theme = where
-    base = next(s for s in plan(SEED) if s.terminal == terminal)
-    screen = dataclasses.replace(
-        base,
+    screen = _variant(
+        terminal,
         id=f"tree-{terminal}",
         kind="tree",
-        split="train",
         family=family,
         size_pt=size,
         size_band="small" if size <= 10 else "medium" if size <= 12 else "large",
@@ -604,8 +600,6 @@ def test_a_tree_s_joints_and_lines_are_read_as_drawn_and_served_sure(
         columns=100,
         rows=30,
         text_rows=24,
-        chrome="none",
-        highlight=None,
         seed=f"tree-{size}",
     )
     record, read = _drawn_and_read(screen, tmp_path)
