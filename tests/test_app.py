@@ -493,3 +493,22 @@ def test_doctor_reports_each_part(app: AppProcess, home: Path, desktop: XServer)
     ], out
     assert done.returncode == 0, out
     assert "(configured)" in out and "ocr engine rapidocr (optional):" in out
+
+
+def test_an_app_that_runs_for_hours_keeps_no_record_per_capture_whose_text_settled(
+    home: Path,
+) -> None:
+    """The person's captures no agent claims each left a record of their text
+    having settled, for as long as the app ran: a slow climb over a day."""
+    from noru.app.core import SETTLING_KEPT, App
+
+    app = App(home)
+    try:
+        for n in range(SETTLING_KEPT * 3):
+            app._event(f"capture-{n}")  # as a capture does, before its OCR
+            app._settle(f"capture-{n}")  # as the OCR queue does once it is read
+        assert len(app._settled) <= SETTLING_KEPT
+        # The newest are still known settled: a handoff claiming one answers at once.
+        assert app._event(f"capture-{SETTLING_KEPT * 3 - 1}").is_set()
+    finally:
+        app.close()

@@ -276,23 +276,28 @@ def test_with_the_readers_malloc_tuned_a_trim_reaches_their_threads_arenas() -> 
     assert _kept_by_readers("tuned") <= 4
 
 
-# A reading thread frees a screen-sized buffer while something it allocated
-# after it lives on (as the engine's memories do); no trim. Prints the RSS
-# growth in MB while the buffer lives and once it is freed.
-_HOLE = _RSS + textwrap.dedent(
+# A reading thread allocates COUNT buffers of SIZE bytes, each followed by
+# something small that lives on (as the engine's memories do), then frees the
+# buffers; no trim. Prints the RSS growth in MB while they live and once they
+# are freed.
+_LET_GO = _RSS + textwrap.dedent(
     """
+    import sys
     import threading
     from noru.app.memory import tune_reader_malloc
 
     assert tune_reader_malloc()
+    count, size = map(int, sys.argv[1:])
     kept = []
 
     def reader():
         before = rss()
-        screen = bytearray(12 << 20)
-        kept.append(bytearray(4096))
+        buffers = []
+        for _ in range(count):
+            buffers.append(bytearray(size))
+            kept.append(bytearray(4096))
         held = rss() - before
-        del screen
+        del buffers
         print(held, rss() - before)
 
     thread = threading.Thread(target=reader)
@@ -302,14 +307,33 @@ _HOLE = _RSS + textwrap.dedent(
 )
 
 
+def _let_go(count: int, size: int) -> tuple[int, int]:
+    """The RSS growth (MB) of a tuned reading thread while its buffers live,
+    and once it has freed them."""
+    glibc()
+    done = subprocess.run(
+        [sys.executable, "-c", _LET_GO, str(count), str(size)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    held, left = map(int, done.stdout.split())
+    return held, left
+
+
 def test_a_screen_a_reading_thread_lets_go_goes_back_without_a_trim() -> None:
     """The OCR process's reading threads free a screen's buffers as they go:
     each goes back to the system as it is freed, not left mapped in the
     thread's arena under what was allocated after it until a trim."""
-    glibc()
-    done = subprocess.run(
-        [sys.executable, "-c", _HOLE], capture_output=True, text=True, timeout=60, check=True
-    )
-    held, left = map(int, done.stdout.split())
+    held, left = _let_go(1, 12 << 20)
     assert held >= 10
+    assert left <= 2
+
+
+def test_the_pieces_a_reading_thread_cuts_from_a_band_go_back_as_they_are_freed() -> None:
+    """Not only a screen-sized buffer: pieces of a few hundred kB (a band's
+    rows) are not left as holes in the thread's arena under what it keeps."""
+    held, left = _let_go(40, 400_000)
+    assert held >= 14
     assert left <= 2

@@ -59,6 +59,10 @@ log = logging.getLogger("noru.app")
 # How long a live request waits for another capture to finish before "busy".
 CAPTURE_WAIT = 0.25
 SERVED_CACHE = 4
+# Captures whose text's settling is remembered, newest last: an agent waits
+# on its own look at once, and the handoff on the person's newest capture;
+# the person's captures no agent claims would otherwise each keep one.
+SETTLING_KEPT = 64
 
 
 class App:
@@ -145,8 +149,13 @@ class App:
         self.ocr.start()
 
     def _event(self, capture_id: str) -> threading.Event:
+        """Set once ``capture_id``'s text has settled. Only the newest
+        ``SETTLING_KEPT`` are kept: a wait on an older one lasts the settle."""
         with self._settled_lock:
-            return self._settled.setdefault(capture_id, threading.Event())
+            event = self._settled.setdefault(capture_id, threading.Event())
+            while len(self._settled) > SETTLING_KEPT:
+                self._settled.pop(next(iter(self._settled)))
+            return event
 
     def _quiet(self) -> bool:
         """Quiet for a while (``Trimmer``): the grab's shared memory and every
