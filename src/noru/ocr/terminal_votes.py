@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from noru.ocr.monospace import MIN_CORE_SHARE, MIN_SHARE, MIN_VOTES
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_ink import INK, darker_than, darkest
 
@@ -28,11 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["JOINTS", "Votes", "bar", "edge", "inked_columns", "stroke"]
 
-# A cell image is read as one character when this many of its copies were
-# read and this share of them as that character.
-MIN_VOTES = 3
-MIN_SHARE = 0.6
-MIN_CORE_SHARE = 0.75
+# A cell image is read as one character as a monospace grid's is
+# (``noru.ocr.monospace``: MIN_VOTES copies read, MIN_SHARE of them alike).
 # A cell image is the character of an agreed one it is drawn like, in another
 # colour, when they differ by at most this share of its ink.
 LIKE = 0.05
