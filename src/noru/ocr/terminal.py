@@ -51,7 +51,7 @@ from noru.ocr.terminal_chrome import (
 )
 from noru.ocr.terminal_glyphs import runs_of
 from noru.ocr.terminal_grid import Cells, find_cells
-from noru.ocr.terminal_ink import INK, background, darkest, in_rgb, ink, ink_of, row_ink
+from noru.ocr.terminal_ink import background, in_rgb, ink, ink_left_of, ink_of, row_ink
 from noru.ocr.terminal_lines import lines_of
 from noru.ocr.terminal_rows import Glyph, RowReader, Rows, place
 from noru.ocr.terminal_span import span
@@ -330,7 +330,7 @@ def read(
         x = cells.x + cells.other
         # Ink left of its first whole cell (short of the pixel column just
         # before it) is a first column the shift would leave out.
-        if x > 1 and darkest(whole.crop((0, top, x - 1, bottom))) < 255 - INK:
+        if ink_left_of(whole.crop((0, top, max(0, x), bottom)), x):
             x -= cells.width
         columns = min(cells.columns + (x < cells.x), (whole.width - x) // cells.width)
         again, fits = on(dataclasses.replace(cells, x=x, columns=columns, other=None))

@@ -31,6 +31,7 @@ __all__ = [
     "fits",
     "in_rgb",
     "ink",
+    "ink_left_of",
     "ink_of",
     "is_sub_pixel",
     "lighter_than",
@@ -75,6 +76,13 @@ def darkest(dark: Image.Image) -> int:
     """The darkest value of an "L" image (255: no ink at all)."""
     extrema: Sequence[float] = dark.getextrema()  # type: ignore[assignment]  # "L": (low, high)
     return int(extrema[0])
+
+
+def ink_left_of(dark: Image.Image, x: int) -> bool:
+    """Whether ``dark`` (``ink``'s image) holds ink left of pixel column
+    ``x``, short of the column just before it (a glyph or a reverse block
+    reaching a pixel out of its cell is no character left of it)."""
+    return x > 1 and darkest(dark.crop((0, 0, x - 1, dark.height))) < 255 - INK
 
 
 def ink(

@@ -11,7 +11,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from noru.ocr.terminal_grid import PHASE_SLACK, Cells, few_lines, find_cells
-from noru.ocr.terminal_ink import INK, PAPER, darkest, edges, lighter_than
+from noru.ocr.terminal_ink import INK, PAPER, darkest, edges, ink_left_of, lighter_than
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -229,6 +229,6 @@ def _reaching_left(dark: Image.Image, cells: Cells) -> Cells:
     from column 0, where the core's rows start at column 7): as
     ``find_cells`` places a grid with ink left of its first cell."""
     x, width = cells.x, cells.width
-    if 1 < x < width and darkest(dark.crop((0, 0, x - 1, dark.height))) < 255 - INK:
+    if x < width and ink_left_of(dark, x):
         return dataclasses.replace(cells, x=x - width, columns=cells.columns + 1)
     return cells
