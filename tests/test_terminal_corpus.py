@@ -730,3 +730,74 @@ def test_katakana_s_long_mark_drawn_as_a_bar_is_served_as_the_mark(tmp_path: Pat
     marked = [row for row in record["truth"] if row.startswith("エラー")]
     served = [line.rstrip() for line in read.lines]
     assert marked and all(row in served for row in marked), (marked, served)
+
+
+def test_a_scrollbar_s_arrow_across_two_cells_is_no_character(tmp_path: Path) -> None:
+    """Konsole's scrollbar at 192 dpi, beside Liberation Mono at 8 pt: its
+    arrow is wider than a cell and inks the grid's last two columns, far
+    from the row's text. Counted as the neighbour of the other, neither
+    cell was taken for chrome; RapidOCR read the two as a wide letter
+    (``二``, ``一``), served at 0.98. The grid's last columns, far from
+    the row's other ink, are chrome however many of them the arrow inks:
+    every line of the terminal is served as printed, and nothing more."""
+    screen = _variant(
+        "konsole",
+        "default",
+        id="scrollbar-arrow",
+        kind="ls-la",
+        family="Liberation Mono",
+        size_pt=8,
+        size_band="hidpi",
+        dpi=192,
+        theme="light",
+        length="dense",
+        columns=100,
+        rows=30,
+        text_rows=30,
+        seed="e8",
+    )
+    record, read = _drawn_and_read(screen, tmp_path)
+    served = [line.rstrip() for line in read.lines if line.strip()]
+    truth = [row for row in record["truth"] if row.strip()]
+    assert served[-len(truth) :] == truth  # the window's menus come first
+
+
+def test_letters_a_face_draws_alike_are_told_by_the_words_around_them(
+    tmp_path: Path,
+) -> None:
+    """CMU Typewriter Text at 10 pt draws ``O`` and ``0`` pixel for pixel
+    alike. Drawings alike were one, named by the first of them (``0``):
+    ``EDIT0R``, ``H0ME``, ``D0CKER_H0ST`` were served sure. A cell of
+    such a drawing is either letter, as the engine read it in its word:
+    every name comes back as printed, and a line holding a twin the
+    engine cannot tell is not served as sure."""
+    found = subprocess.run(
+        ["fc-match", "-f", "%{family}", "CMU Typewriter Text"], capture_output=True, text=True
+    ).stdout
+    require("CMU Typewriter Text" in found.split(","), "fonts-cmu is not installed")
+    screen = _variant(
+        "st",
+        id="twins",
+        kind="env-listing",
+        family="CMU Typewriter Text",
+        size_pt=10,
+        size_band="small",
+        dpi=96,
+        theme="solarized-light",
+        length="dense",
+        columns=100,
+        rows=40,
+        text_rows=40,
+        seed="t10",
+    )
+    record, read = _drawn_and_read(screen, tmp_path)
+    truth = [row for row in record["truth"] if row.strip()]
+    served = {
+        line.rstrip(): confidence
+        for line, confidence in zip(read.lines, read.confidences, strict=True)
+        if line.strip()
+    }
+    named = [row for row in truth if "O" in row.split("=")[0]]
+    assert len(named) >= 3  # what the test is about: names with an O
+    assert all(row.split("=")[0] in {line.split("=")[0] for line in served} for row in named)
+    assert all(confidence < 0.99 for line, confidence in served.items() if line not in truth)

@@ -112,6 +112,10 @@ class Decision:
     runner_up: float
     glyph: int  # its drawing's index in ``Shapes``
     claim: float | None = None
+    # The other ASCII characters the font draws exactly as ``char`` (``O``
+    # and ``0`` in a typewriter face at a small size): the cell is one of
+    # them, which one its drawing cannot tell.
+    twins: str = ""
 
     @property
     def sure(self) -> bool:
@@ -241,7 +245,10 @@ class Shapes:
     """Every character of a font (and its bold) drawn in a grid's cells: each
     cell's nearest character (``decide``). Characters drawn alike (``,`` and
     ``‚`` in most faces, a letter and its bold where the bold is missing) are
-    one drawing, the first of them in CHARSET: ASCII before the rest.
+    one drawing, the first of them in CHARSET: ASCII before the rest. Two
+    ASCII characters drawn alike (``O`` and ``0``, ``l`` and ``1`` in some
+    faces at some sizes) are twins: a cell nearest their drawing is either,
+    and its decision is not sure (``Decision.twins``).
 
     A glyph can reach into the cells beside it (a ``|`` taller than its row,
     an ``m`` wider than a tight cell): ``bleed`` is what a glyph in a
@@ -255,7 +262,8 @@ class Shapes:
         glyphs: list[Array] = []
         # Where each drawing came from: its canvas and its index there.
         self._sources: list[tuple[Canvas, int]] = []
-        seen: set[bytes] = set()
+        seen: dict[bytes, int] = {}
+        twins: list[str] = []
         reach = max(font.width, font.height) + Canvas.reach
         for face, wanted in self._faces(font):
             drawn = draw(face, font.size, font.hinting, wanted, font.shift)
@@ -265,12 +273,21 @@ class Shapes:
             placed = canvas.cells(font.x, font.baseline)
             for i, (char, glyph) in enumerate(zip(drawn.chars, placed, strict=True)):
                 key = glyph.tobytes()
-                if glyph.any() and key not in seen:
-                    seen.add(key)
+                if not glyph.any():
+                    continue
+                if key not in seen:
+                    seen[key] = len(chars)
                     chars.append(char)
+                    twins.append("")
                     glyphs.append(glyph)
                     self._sources.append((canvas, i))
+                    continue
+                first = seen[key]
+                named = chars[first] + twins[first]
+                if char.isascii() and chars[first].isascii() and char not in named:
+                    twins[first] += char
         self.chars = tuple(chars)
+        self.twins = tuple(twins)
         # A character outside ASCII must be nearer by this much to be chosen.
         self.prior = np.array([0.0 if c.isascii() else RARE for c in chars], np.float32)
         self.glyphs = (
@@ -292,17 +309,26 @@ class Shapes:
             order = np.argsort(apart, axis=1)[:, :RANKED]
             for row, ranked in zip(apart, order, strict=True):
                 char = self.chars[ranked[0]]
-                # A bold drawing of the same character is no rival.
-                other = next((row[j] for j in ranked[1:] if self.chars[j] != char), 1.0)
-                found.append(Decision(char, float(row[ranked[0]]), float(other), int(ranked[0])))
+                twins = self.twins[ranked[0]]
+                # A bold drawing of the same character is no rival; a twin,
+                # drawn the same, is as near.
+                other = (
+                    row[ranked[0]]
+                    if twins
+                    else next((row[j] for j in ranked[1:] if self.chars[j] != char), 1.0)
+                )
+                found.append(
+                    Decision(char, float(row[ranked[0]]), float(other), int(ranked[0]), twins=twins)
+                )
         return found
 
     def distance(self, cell: Array, char: str) -> float | None:
         """The cell's distance to the nearest drawing of ``char`` (None when
-        the font draws it like another character, or not at all)."""
+        the font draws it like another character outside ASCII, or not at
+        all)."""
         import numpy as np
 
-        drawings = [i for i, c in enumerate(self.chars) if c == char]
+        drawings = [i for i, c in enumerate(self.chars) if char in (c, *self.twins[i])]
         if not drawings:
             return None
         flat = cell.ravel().astype(np.float32)[None, :]

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 __all__ = ["MISSES", "Band", "chance", "lines_of"]
 
 # A cell no glyph decides in the grid's last this many columns, more than
-# this many cells from the row's other ink, is chrome.
+# this many cells from the row's other ink before them, is chrome (a
+# scrollbar's arrow may ink both).
 EDGE_COLUMNS = 2
 LONE = 3
 # The chance that a cell is wrong, by how it was decided (``_way``): by its
@@ -56,6 +57,10 @@ MISSES = {
     # 0.01, but its distances are a font's the reader was tuned on; a line
     # holding one is not served as sure.
     "nearest": 0.05,
+    # One of the characters the grid's font draws alike (``_twin``), told
+    # by the engine's reading. Set from a set of fonts in neither part (no
+    # training font draws two ASCII characters alike).
+    "twin": 0.05,
     "engine": 0.28,
     "engine-alone": 0.016,
     "engine-other": 0.89,
@@ -105,11 +110,12 @@ class Band(Protocol):
 
 def _chrome_at_edge(column: int, inked: Iterable[int], cells: Cells) -> bool:
     """Whether an inked cell no glyph of the font is, in the grid's last
-    columns and far from the row's other ink, is a window's chrome (a
-    scrollbar's arrow) rather than a character."""
-    if column < cells.columns - EDGE_COLUMNS:
+    columns and far from the row's other ink before them, is a window's
+    chrome (a scrollbar's arrow) rather than a character."""
+    edge = cells.columns - EDGE_COLUMNS
+    if column < edge:
         return False
-    return all(abs(other - column) > LONE for other in inked if other != column)
+    return all(column - other > LONE for other in inked if other < edge)
 
 
 def lines_of(
@@ -166,6 +172,14 @@ def lines_of(
                 decided[key] = bars(key) or agreed(key)
             shaped = decided[key]
             barred = bars(key) is not None
+            there = band.placed.get(column)
+            if glyph is not None and glyph.twins and not barred:
+                # Copies of a twin's drawing are of either twin: no vote.
+                chars[column] = _twin(glyph, band, drawn, index, column)
+                loose.append(column)
+                ways[column] = "twin"
+                how["twin"] += 1
+                continue
             if shaped == "-" and _one_stroke(band, column, bars, cells, ACROSS):
                 # A line's first or last cell, drawn from a pixel or two in.
                 shaped = "─"
@@ -176,7 +190,6 @@ def lines_of(
             if half:
                 # Half of a wide letter (``ー``, ``一``), not two hyphens.
                 shaped, barred = agreed(key), False
-            there = band.placed.get(column)
             # Nor is such a half the hyphen its drawing is nearest.
             nearest = not half and shaped is None
             nearest = nearest and _nearest_instead(glyph, read=there is not None)
@@ -366,6 +379,34 @@ def _nearest_instead(glyph: Decision | None, *, read: bool) -> bool:
         and glyph.distance <= NEAREST_NEAR
         and glyph.runner_up >= NEAREST_APART * glyph.distance
     )
+
+
+def _twin(
+    glyph: Decision,
+    band: Band,
+    drawn: dict[tuple[int, int], Decision],
+    index: int,
+    column: int,
+) -> str:
+    """Which of the characters a font draws alike (``Decision.twins``) the
+    cell at ``column`` of band ``index`` is: a letter between letters and a
+    digit between digits, as the glyphs beside it were surely decided
+    (``EDITOR``, ``90%``, ``4012``); among those left, as the engine read
+    it there, where it read one of them (its reading of the word); else
+    the first of them."""
+    both = glyph.char + glyph.twins
+    beside = [
+        d.char
+        for c in (column - 1, column + 1)
+        if (d := drawn.get((index, c))) is not None and d.sure and d.char.isalnum()
+    ]
+    for kind in (str.isalpha, str.isdigit):
+        if beside and all(kind(char) for char in beside):
+            both = "".join(c for c in both if kind(c)) or both
+    there = band.placed.get(column)
+    if len(both) > 1 and there is not None and there.text in both:
+        return there.text
+    return both[0]
 
 
 def _way(char: str | None, *, font_known: bool, by: str, glyph: Decision | None = None) -> str:
