@@ -9,6 +9,7 @@ joined when together they are the format's length.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Collection, Iterable
 
@@ -100,12 +101,29 @@ def _misread(needle: str) -> tuple[str, ...]:
     )
 
 
+def _dots_read_as_spaces(needle: str) -> tuple[str, ...]:
+    """``needle`` with its dots after its first character read as spaces
+    (``shapes.MARK_READ``: ``sl pTY...`` for ``sl.pTY...``, ``dp pt
+    ...``), each or all, as ``canon`` folds a space (``_``)."""
+    dots = [k for k, c in enumerate(needle) if c == "." and k]
+    return tuple(
+        "".join("_" if k in chosen else c for k, c in enumerate(needle))
+        for n in range(1, len(dots) + 1)
+        for chosen in itertools.combinations(dots, n)
+    )
+
+
 # Each rule's needles (by its index in ``_RULES``), whole, cut by a space,
-# with a glyph read as two and with a ``j`` or ``r`` misread.
+# with a glyph read as two, with a ``j`` or ``r`` misread and with a dot
+# read as a space.
 NEEDLES_CUT = [
     (
         *r.needles,
-        *(c for n in r.needles for c in (*_cuts(n), *_doubled(n), *_misread(n))),
+        *(
+            c
+            for n in r.needles
+            for c in (*_cuts(n), *_doubled(n), *_misread(n), *_dots_read_as_spaces(n))
+        ),
     )
     for r in _RULES
 ]
