@@ -898,6 +898,8 @@ def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) 
         "import module.Subpackage2module",
         "from module.subpackage2module import handler",
         "const style = window.getComputedStyle(element);",
+        # an algorithm's name and number, then words: a name of code
+        "from cryptography.hazmat.primitives.asymmetric import x25519.X25519PrivateKey",
         "  v1beta.getComputedStyle",
         # a URL's path: its / are a path's, not a J
         "see https://discord.com/api/webhooks/1234567890123456789/the-docs-for-webhooks here",

@@ -372,8 +372,9 @@ FORMATS: tuple[Rule, ...] = (
     # a name of code (``Loader.``) seldom does. A second part with no
     # digit as read (its ``1`` read as ``l``) is taken when it holds a
     # glyph read for a ``1`` and the first part a digit; a second part of
-    # words (``Subpackage2module``, ``getComputedStyle``) is a name's
-    # either way (``search``, ``shapes.name_like``).
+    # words (``Subpackage2module``, ``getComputedStyle``, after an
+    # algorithm's name and number ``X25519PrivateKey``) is a name's either
+    # way (``search``, ``shapes.name_like``).
     rule(
         "kubeadm-token",
         rf"(?<![A-Za-z0-9._/@-])(?P<v>(?:{_KUBEADM}{{6}}"

@@ -333,8 +333,13 @@ def name_like(text: str) -> bool:
     (``Subpackage2module``, ``getComputedStyle``), not a run of a token's
     random characters: cut at a digit and before a capital, each piece a
     word (``word_like``) of 3 letters or more, the longest of
-    ``NAME_WORD`` or more, one digit at most. Of random runs of 16 of
-    [a-z0-9], about 2 in 10,000 read so."""
+    ``NAME_WORD`` or more, one digit at most; after an algorithm's name
+    and number, if it starts with one (``X25519PrivateKey``,
+    ``sha256Digest``). Of random runs of 16 of [a-z0-9],
+    about 2 in 10,000 read so."""
+    head = _ALGORITHM.match(text)
+    if head is not None:
+        text = text[head.end() :]
     if sum(c.isdigit() for c in text) > 1:
         return False
     pieces = [p for p in _NAME_CUT.split(text) if p]
@@ -346,6 +351,13 @@ def name_like(text: str) -> bool:
 
 
 _NAME_CUT = re.compile(r"[0-9]|(?=[A-Z])", re.ASCII)
+
+# An algorithm's name and number at the start of a name of code, a word
+# after it (``X25519PrivateKey``, ``Ed25519PublicKey``, ``sha256Digest``):
+# one to three letters and digits, then a capital. A random run of
+# [a-z0-9] has no capital there but a case flip, and a word after that
+# seldom.
+_ALGORITHM = re.compile(r"[A-Za-z]{1,3}[0-9]+(?=[A-Z])", re.ASCII)
 
 
 def case_changes(text: str) -> int:
