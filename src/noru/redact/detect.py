@@ -22,7 +22,7 @@ from noru.redact.places import (
     placed,
 )
 from noru.redact.rules import CARD, CARD_DIGITS, DEFAULT_CATEGORIES, canon
-from noru.redact.search import category, formats, matched, searched
+from noru.redact.search import category, credential_like, formats, matched, searched
 from noru.redact.shapes import Finding
 from noru.redact.spaces import MIXED_RUN, despaced, one_space, padded_pieces
 
@@ -94,8 +94,14 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
     if "secrets" in categories:
         misread = unconfused(line)
         if misread is not None:
-            # A glyph no token holds, read inside one (``sk.ey)1Ijoi...``).
-            found += _shaped(misread, canon(misread), categories)
+            # A glyph no token holds, read inside one (``sk.ey)1Ijoi...``);
+            # a credential after ``Bearer`` as read, not as made so (a
+            # path's ``/`` made a ``J`` makes no token of ``username/password``).
+            found += [
+                f
+                for f in _shaped(misread, canon(misread), categories)
+                if f.kind != "bearer-token" or credential_like(line[f.start : f.end])
+            ]
         found += placed(line, folded)
         if "==" in line:
             found += padded_pieces(line)

@@ -21,6 +21,7 @@ from noru.redact.shapes import (
     IL1,
     J_READ,
     LOWER,
+    MARK_READ,
     O0,
     OPENED_J,
     S5,
@@ -312,7 +313,14 @@ FORMATS: tuple[Rule, ...] = (
         64,
         needles=("pat",),
     ),
-    rule("maxmind-key", r"\b(?P<v>[A-Za-z0-9|]{5,7}_[A-Za-z0-9|]{27,31}_mmk)\b", needles=("_mmk",)),
+    # MaxMind: 6, ``_``, 29 and the fixed ``_mmk``; either ``_`` read as a
+    # space too (the fixed end and the lengths tell the key).
+    rule(
+        "maxmind-key",
+        rf"\b(?P<v>[A-Za-z0-9|]{{5,7}}{MARK_READ['_']}[A-Za-z0-9|]{{27,31}}"
+        rf"{MARK_READ['_']}{fixed('mmk')})\b",
+        needles=("_mmk",),
+    ),
     # Harness: three parts about two dots; read in a proportional font, a
     # space now and then inside a part or after a dot (an ``_`` read so).
     rule(
@@ -323,7 +331,7 @@ FORMATS: tuple[Rule, ...] = (
     ),
     rule(
         "terraform-token",
-        r"\b(?P<v>[A-Za-z0-9|]{13,15}\.atlasv1\. ?[A-Za-z0-9_=|-]{60,70})",
+        rf"\b(?P<v>[A-Za-z0-9|]{{13,15}}{MARK_READ['.']}{fixed('atlasv1.')}[A-Za-z0-9_=|-]{{60,70}})",
         needles=("atlasv1",),
     ),
     token(
@@ -364,8 +372,9 @@ FORMATS: tuple[Rule, ...] = (
     # a name of code (``Loader.``) seldom does. A second part with no
     # digit as read (its ``1`` read as ``l``) is taken when it holds a
     # glyph read for a ``1`` and the first part a digit; a second part of
-    # words (``Subpackage2module``, ``getComputedStyle``) is a name's
-    # either way (``search``, ``shapes.name_like``).
+    # words (``Subpackage2module``, ``getComputedStyle``, after an
+    # algorithm's name and number ``X25519PrivateKey``) is a name's either
+    # way (``search``, ``shapes.name_like``).
     rule(
         "kubeadm-token",
         rf"(?<![A-Za-z0-9._/@-])(?P<v>(?:{_KUBEADM}{{6}}"

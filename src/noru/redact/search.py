@@ -9,13 +9,14 @@ joined when together they are the format's length.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Collection, Iterable
 
 from noru.redact.rules import CATEGORY_OF, OPTIONAL_RULES, RULES, Rule
 from noru.redact.shapes import Finding, canon, name_like, piece_like, word_like
 
-__all__ = ["NEEDLES_CUT", "category", "formats", "matched", "searched"]
+__all__ = ["NEEDLES_CUT", "category", "credential_like", "formats", "matched", "searched"]
 
 
 def category(kind: str) -> str:
@@ -55,7 +56,7 @@ def matched(line: str, searched: Iterable[int]) -> list[Finding]:
                 continue
             if rule.kind == "phone" and not 9 <= sum(c.isdigit() for c in m["v"]) <= 15:
                 continue
-            if rule.kind == "bearer-token" and not _credential_like(m["v"]):
+            if rule.kind == "bearer-token" and not credential_like(m["v"]):
                 continue
             if rule.kind == "kubeadm-token" and not _kubeadm_like(m["v"]):
                 continue
@@ -100,12 +101,29 @@ def _misread(needle: str) -> tuple[str, ...]:
     )
 
 
+def _dots_read_as_spaces(needle: str) -> tuple[str, ...]:
+    """``needle`` with its dots after its first character read as spaces
+    (``shapes.MARK_READ``: ``sl pTY...`` for ``sl.pTY...``, ``dp pt
+    ...``), each or all, as ``canon`` folds a space (``_``)."""
+    dots = [k for k, c in enumerate(needle) if c == "." and k]
+    return tuple(
+        "".join("_" if k in chosen else c for k, c in enumerate(needle))
+        for n in range(1, len(dots) + 1)
+        for chosen in itertools.combinations(dots, n)
+    )
+
+
 # Each rule's needles (by its index in ``_RULES``), whole, cut by a space,
-# with a glyph read as two and with a ``j`` or ``r`` misread.
+# with a glyph read as two, with a ``j`` or ``r`` misread and with a dot
+# read as a space.
 NEEDLES_CUT = [
     (
         *r.needles,
-        *(c for n in r.needles for c in (*_cuts(n), *_doubled(n), *_misread(n))),
+        *(
+            c
+            for n in r.needles
+            for c in (*_cuts(n), *_doubled(n), *_misread(n), *_dots_read_as_spaces(n))
+        ),
     )
     for r in _RULES
 ]
@@ -286,16 +304,37 @@ def _kubeadm_like(value: str) -> bool:
     )
 
 
-def _credential_like(value: str) -> bool:
+def credential_like(value: str) -> bool:
     """A credential after ``Bearer`` or ``Basic``: a digit, both cases, or a
     token's punctuation in it; a word of prose has none of them, nor words
-    joined by hyphens (``Multilingual``, ``sub-variants.``: a sentence's
-    full stop after them is no token's)."""
+    joined by hyphens, slashes or dots, as prose, paths and file names
+    join them (``Multilingual``, ``sub-variants.``: a sentence's full stop
+    after them is no token's; ``username/password``, ``package.json``:
+    ``_words_joined``)."""
     value = value.rstrip(".")
-    if all(word_like(part) for part in value.split("-")):
+    if _words_joined(value):
         return False
     return (
         any(c.isdigit() for c in value)
         or (any(c.islower() for c in value) and any(c.isupper() for c in value))
         or any(c in "._~+/=" for c in value)
     )
+
+
+# What joins words in prose and paths: a hyphen, a slash, a dot.
+_JOINS = re.compile(r"[-/.]", re.ASCII)
+# A file name's extension (``json``, ``py``): a few small letters after its
+# dot, which need not read as a word.
+_EXTENSION = re.compile(r"\.[a-z]{1,4}$", re.ASCII)
+
+
+def _words_joined(value: str) -> bool:
+    """Whether ``value`` is words joined by hyphens, slashes or dots
+    (``readability/style``, ``username/password``, ``/usr/share/doc``),
+    a file's extension after them (``package.json``): each part a word of
+    prose (``word_like``), none a token's random run."""
+    ending = _EXTENSION.search(value)
+    if ending is not None and ending.start():
+        value = value[: ending.start()]
+    parts = [part for part in _JOINS.split(value) if part]
+    return bool(parts) and all(word_like(part) for part in parts)

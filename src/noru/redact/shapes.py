@@ -24,6 +24,7 @@ __all__ = [
     "IL1",
     "J_READ",
     "LOWER",
+    "MARK_READ",
     "O0",
     "OPENED_J",
     "S5",
@@ -93,12 +94,21 @@ J_READ = r"(?:[Jj]|[)\]}|/] ?)"
 OPENED_J = r"[L\[(]"
 
 
+# A fixed part's ``_`` or ``.`` after its first character (a vendor's
+# prefix and its separator: ``ghp_``, ``sl.``, ``dp.pt.``) as the engine
+# reads it: itself, apart from its neighbours (``whsec _ Ju...``), or a
+# space (an ``_`` drawn under the line, a dot too small to be a glyph:
+# ``sl pTY...``, ``atlasv1 Jalyb...``). The format's length and alphabet
+# after it, not the mark, tell a token from a word there.
+MARK_READ = {"_": "(?: ?_ ?| )", ".": r"(?: ?\. ?| )"}
+
+
 def fixed(text: str) -> str:
     """A format's fixed part as a pattern that takes the engine's misreads
     of it: confused characters (a stroke or a round one read as two:
     ``pplIx-``), case flips of letters of one shape, a ``J`` read as a
-    bracket (``J_READ``), and ``_`` read as a space or apart from its
-    neighbours (``whsec _ Ju...``; not at its start)."""
+    bracket (``J_READ``), and an ``_`` or a ``.`` (not at its start) read
+    as a space or apart from its neighbours (``MARK_READ``)."""
     out = []
     for i, char in enumerate(text):
         if char in _CONFUSED:
@@ -108,8 +118,8 @@ def fixed(text: str) -> str:
             out.append(f"[{char.lower()}{char.upper()}]")
         elif char == "J":
             out.append(J_READ)
-        elif char == "_" and i:
-            out.append("(?: ?_ ?| )")
+        elif char in "_." and i:
+            out.append(MARK_READ[char])
         else:
             out.append(re.escape(char))
     return "".join(out)
@@ -323,8 +333,13 @@ def name_like(text: str) -> bool:
     (``Subpackage2module``, ``getComputedStyle``), not a run of a token's
     random characters: cut at a digit and before a capital, each piece a
     word (``word_like``) of 3 letters or more, the longest of
-    ``NAME_WORD`` or more, one digit at most. Of random runs of 16 of
-    [a-z0-9], about 2 in 10,000 read so."""
+    ``NAME_WORD`` or more, one digit at most; after an algorithm's name
+    and number, if it starts with one (``X25519PrivateKey``,
+    ``sha256Digest``). Of random runs of 16 of [a-z0-9],
+    about 2 in 10,000 read so."""
+    head = _ALGORITHM.match(text)
+    if head is not None:
+        text = text[head.end() :]
     if sum(c.isdigit() for c in text) > 1:
         return False
     pieces = [p for p in _NAME_CUT.split(text) if p]
@@ -336,6 +351,13 @@ def name_like(text: str) -> bool:
 
 
 _NAME_CUT = re.compile(r"[0-9]|(?=[A-Z])", re.ASCII)
+
+# An algorithm's name and number at the start of a name of code, a word
+# after it (``X25519PrivateKey``, ``Ed25519PublicKey``, ``sha256Digest``):
+# one to three letters and digits, then a capital. A random run of
+# [a-z0-9] has no capital there but a case flip, and a word after that
+# seldom.
+_ALGORITHM = re.compile(r"[A-Za-z]{1,3}[0-9]+(?=[A-Z])", re.ASCII)
 
 
 def case_changes(text: str) -> int:
