@@ -801,3 +801,46 @@ def test_letters_a_face_draws_alike_are_told_by_the_words_around_them(
     assert len(named) >= 3  # what the test is about: names with an O
     assert all(row.split("=")[0] in {line.split("=")[0] for line in served} for row in named)
     assert all(confidence < 0.99 for line, confidence in served.items() if line not in truth)
+
+
+def test_a_fallback_face_s_heavy_line_is_read_across_its_cells(tmp_path: Path) -> None:
+    """st draws pip's ``━`` bars from the face fontconfig falls back to
+    where the grid's face has none (CMU Typewriter Text at 11 pt): drawn a
+    little past its cell, each cell of the bar holds one darker
+    anti-aliased pixel above the line. That pixel made the line's rows one
+    too many and not straight: no cell was a line, and forty cells of bar
+    were served as one ``-`` and spaces. A pixel or two beside the rows a
+    line fills is its edge: each bar comes back as a line across its forty
+    cells (its weight left in doubt: such a line is not served as sure)."""
+    found = subprocess.run(
+        ["fc-match", "-f", "%{family}", "CMU Typewriter Text"], capture_output=True, text=True
+    ).stdout
+    require("CMU Typewriter Text" in found.split(","), "fonts-cmu is not installed")
+    screen = _variant(
+        "st",
+        id="fallback-bars",
+        kind="pip-install",
+        family="CMU Typewriter Text",
+        size_pt=11,
+        size_band="medium",
+        dpi=96,
+        theme="solarized-dark",
+        length="short",
+        columns=100,
+        rows=30,
+        text_rows=20,
+        seed="b11",
+    )
+    record, read = _drawn_and_read(screen, tmp_path)
+    bars = [row for row in record["truth"] if "━" in row]
+    assert bars  # what the test is about
+    served = [
+        (line.rstrip(), confidence)
+        for line, confidence in zip(read.lines, read.confidences, strict=True)
+        if line.strip()
+    ]
+    for row in bars:
+        lined = row.replace("━", "─")
+        got = [(line, c) for line, c in served if line.replace("━", "─") == lined]
+        assert got, (row, served)
+        assert all(line == row or c < 0.99 for line, c in got), got

@@ -390,8 +390,8 @@ def _twin(
 ) -> str:
     """Which of the characters a font draws alike (``Decision.twins``) the
     cell at ``column`` of band ``index`` is: a letter between letters and a
-    digit between digits, as the glyphs beside it were surely decided
-    (``EDITOR``, ``90%``, ``4012``); among those left, as the engine read
+    digit between digits, as the glyphs either side were surely decided
+    (``EDITOR``, ``4012``; not ``0.0s``); among those left, as the engine read
     it there, where it read one of them (its reading of the word); else
     the first of them."""
     both = glyph.char + glyph.twins
@@ -401,7 +401,7 @@ def _twin(
         if (d := drawn.get((index, c))) is not None and d.sure and d.char.isalnum()
     ]
     for kind in (str.isalpha, str.isdigit):
-        if beside and all(kind(char) for char in beside):
+        if len(beside) == 2 and all(kind(char) for char in beside):
             both = "".join(c for c in both if kind(c)) or both
     there = band.placed.get(column)
     if len(both) > 1 and there is not None and there.text in both:

@@ -229,12 +229,13 @@ def bar(key: bytes, cells: Cells) -> str | None:
         and whole[2] - whole[0] <= max(2, cells.width // 4)
     ):
         return "│"  # a line from the cell's top to its bottom, thin
-    if whole is not None and (whole[0] == 0 or whole[2] == cells.width):
-        thickness, thick = whole[3] - whole[1], max(2, height // 8)
+    span = _line_rows(inked, whole) if whole is not None else None
+    if whole is not None and span is not None and (whole[0] == 0 or whole[2] == cells.width):
+        thickness, thick = span[3] - span[1], max(2, height // 8)
         if (
             thickness <= max(4, height // 4)
-            and 0.2 * height <= whole[1] < 0.75 * height
-            and _straight(inked, whole)
+            and 0.2 * height <= span[1] < 0.75 * height
+            and _straight(inked, span)
         ):
             if whole[0] == 0 and whole[2] == cells.width:
                 return "━" if thickness > thick else "─"
@@ -244,7 +245,7 @@ def bar(key: bytes, cells: Cells) -> str | None:
             if (
                 thickness > thick
                 and whole[2] - whole[0] >= cells.width - cells.width // 3
-                and inked.crop(whole).getextrema() == (255, 255)
+                and inked.crop(span).getextrema() == (255, 255)
             ):
                 return "━"
     if bottom - top > max(2, height // 8):
@@ -262,6 +263,27 @@ def bar(key: bytes, cells: Cells) -> str | None:
     ):
         return "-"
     return None
+
+
+def _line_rows(inked: Image.Image, whole: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """``whole`` (the ink's box) cut to the rows a line across it fills:
+    those at least half inked, with the few pixels an anti-aliased edge
+    darkens beside them (a fallback face's ``━``, drawn a little past its
+    cell, darkens one pixel above it) left out; ``whole`` where they are
+    more than such a pixel or two, or no row is half inked."""
+    import numpy as np
+
+    ink = np.asarray(inked, dtype=np.uint8) > 0
+    width = ink.shape[1]
+    full = np.flatnonzero(ink.sum(axis=1) * 2 >= width)
+    if not full.size or full[-1] - full[0] + 1 != full.size:
+        return whole
+    top, bottom = int(full[0]), int(full[-1]) + 1
+    outside = int(ink.sum()) - int(ink[top:bottom].sum())
+    near = int(ink[max(0, top - 1) : bottom + 1].sum()) - int(ink[top:bottom].sum())
+    if outside != near or outside > max(1, width // 4):
+        return whole
+    return whole[0], top, whole[2], bottom
 
 
 def _straight(inked: Image.Image, box: tuple[int, int, int, int]) -> bool:
