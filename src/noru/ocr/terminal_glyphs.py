@@ -36,10 +36,13 @@ __all__ = ["BLANK", "Band", "claimed", "decide", "runs_of"]
 SURE_GLYPH = 0.99
 UNSURE_SHARE = 0.2
 # Wide letters are looked for where a grid shows at least this many pairs
-# of inked cells side by side that no glyph of its font settles: drawing
-# them takes a second or more a font, and a screen of Latin text rarely
-# shows two such pairs.
+# of inked cells side by side that no glyph of its font settles, one of
+# them at least not near (``LATIN_NEAR``) an ASCII glyph: drawing them
+# takes a second or more a font, and a screen of Latin text rarely shows
+# two such pairs. Its letters the glyphs leave unsure (a bold ``e`` by a
+# regular one, a reverse-video header) are near their own.
 WIDE_LEAST = 2
+LATIN_NEAR = 0.2
 # A font so found is kept where the wide letters' drawings fit at least this
 # share of the pairs of cells it leaves.
 WIDE_FIT = 0.1
@@ -251,7 +254,17 @@ def _wide(
             and not (boxed(i, start) or boxed(i, start + 1))
         }
     )
-    if _both_unsure(bands, settled) < WIDE_LEAST:
+
+    def latin(i: int, column: int) -> bool:  # near an ASCII glyph, if unsure
+        decision = drawn.get((i, column))
+        return (
+            decision is not None
+            and decision.char.isascii()
+            and decision.char.strip() != ""
+            and decision.distance <= LATIN_NEAR
+        )
+
+    if _both_unsure(bands, settled, latin) < WIDE_LEAST:
         return {}, len(starts)  # no wide letters to draw ~13,000 letters for
     pairs = [np.hstack([cell(i, start), cell(i, start + 1)]) for i, start in starts]
     decisions = wide_shapes(font).decide(pairs)
@@ -325,19 +338,27 @@ def _without_crossings(
     return kept
 
 
-def _both_unsure(bands: Sequence[Band], settled: Callable[[int, int], bool]) -> int:
-    """How many pairs of inked cells side by side, neither of them settled,
-    a row holds (each cell in one pair at most): the mark of wide letters,
-    which a screen of Latin text rarely shows (a ligature, an icon)."""
+def _both_unsure(
+    bands: Sequence[Band],
+    settled: Callable[[int, int], bool],
+    latin: Callable[[int, int], bool],
+) -> int:
+    """How many pairs of inked cells side by side, neither of them settled
+    and not both near ASCII glyphs (``latin``), a row holds (each cell in
+    one pair at most): the mark of wide letters, which a screen of Latin
+    text rarely shows (a ligature, an icon)."""
     count = 0
     for i, band in enumerate(bands):
         used: set[int] = set()
         for column in sorted(band.keys):
             if column in used or column + 1 not in band.keys:
                 continue
-            if not settled(i, column) and not settled(i, column + 1):
-                count += 1
-                used.update((column, column + 1))
+            if settled(i, column) or settled(i, column + 1):
+                continue
+            if latin(i, column) and latin(i, column + 1):
+                continue
+            count += 1
+            used.update((column, column + 1))
     return count
 
 
