@@ -797,6 +797,24 @@ BROWSER_READS += [
         "sk_test_HOBtq6BlQIpUEqNWZeiHY1dInEQXBrIhG0RbwrpfcaJlpZ2be1HhNOLVzxARCDKJoB8ADYTGgCsd80D"
         "bTrAPp6cd55nNkeplZtC",
     ),
+    # a fixed part's letter read as its small letter and its capital (K as
+    # kK), and the body's too (Firefox)
+    (
+        "[FLWSECkK-e5aa46d2adclfbad3ae3d321dfb270cb-xX]",
+        "FLWSECK-e5aa46d2adc1fbad3ae3d321dfb270cb-X",
+    ),
+    # a base64 key of one length read three characters long: letters read
+    # as their small letter and capital (mM, kK) (Chromium)
+    (
+        "k4VEiOPLmMDkwG5gwqUgFVkKMYOZnqWoPEO4ZslkhcRtGEZgsrppieC7q1BowmQg6qrm4R5adPSilzelYMuzqV0"
+        "Jg== # do not commit",
+        "k4VEi0PLmDkwG5gwqUgFVkMYOZnqWoPEO4ZslkhcRtGEZgsrppieC7q1BowmQg6qrm4R5adPSilzelYMuzqV0Jg==",
+    ),
+    # a fixed part's c read as ce, an opening quote before it (Chromium)
+    (
+        "‘pcesk_vF4Wn7_IlLLmSTOHtGaZiEiOqKZ1U80Cvk2R4ckMqDfGf]XVoOtc37ISgFISIYCOUEodWUUu',",
+        "pcsk_vF4Wn7_llLLmST0HtGaZiEiOqKZ1U80Cvk2R4ckMqDfGfJXVoOtc37ISgFISIYCOUEodWUUu",
+    ),
 ]
 
 
@@ -878,6 +896,15 @@ def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) 
     ]
 
 
+@pytest.mark.parametrize("word", ["key", "cat", "get"])
+def test_a_word_before_a_whole_key_of_one_length_is_left_to_the_agent(word: str) -> None:
+    """A storage key is read a few characters long and found so; a short
+    word before it, one space apart, is no piece of it cut by the engine."""
+    key = "ceH3B8R9VXfG3YftcZph7GrApkj1Sb0gwUyzthiHOsumb4z44AECtYIxBnRBkNupW1F9uMKA/1nDGMdxf2VW14=="
+    line = f"$ {word} {key}"
+    assert find(line) == [Finding(line.index(key), len(line), "azure-storage-key")]
+
+
 @pytest.mark.parametrize(
     "line",
     [
@@ -907,3 +934,4 @@ def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) 
 )
 def test_the_browsers_misreads_make_no_secret_of_names_and_paths(line: str) -> None:
     assert find(line) == [], [line[f.start : f.end] for f in find(line)]
+
