@@ -935,3 +935,43 @@ def test_a_word_before_a_whole_key_of_one_length_is_left_to_the_agent(word: str)
 def test_the_browsers_misreads_make_no_secret_of_names_and_paths(line: str) -> None:
     assert find(line) == [], [line[f.start : f.end] for f in find(line)]
 
+
+_NARROW_KEY = (
+    "k4VEi0PLmDkwG5gwqUgFVkMYOZnqWoPEO4ZslkhcRtGEZgsrppieC7q1BowmQg6qrm4R5adPSilzelYMuzqV0Jg"
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"Key {_NARROW_KEY}",
+        f"key1    {_NARROW_KEY}",
+        f"AccountKey\t{_NARROW_KEY}",
+        f"Primary key {_NARROW_KEY}",
+        # as read, a few characters long
+        f"Access key {_NARROW_KEY[:40]}mM{_NARROW_KEY[40:]}",
+    ],
+)
+def test_a_storage_key_whose_end_a_field_cuts_off_is_found_beside_its_label(line: str) -> None:
+    """A portal's field too narrow to show a storage key's ``==``, its label
+    beside it with no colon: the key is found by its length and alphabet."""
+    start = line.index(_NARROW_KEY[:20])
+    assert find(line) == [Finding(start, len(line), "azure-storage-key")]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "gpg: using RSA key 0123456789ABCDEF0123456789ABCDEF01234567",
+        f"gpg: using RSA key {'4AEE18F83AFDEB23' * 11}",
+        f"RSA key {_NARROW_KEY}",
+        f"Public key {_NARROW_KEY}",
+        f"Key {_NARROW_KEY[:60]}",
+        f"key {'abcdefgh' * 11}",
+        # words of prose or a name of code, as long as a key
+        f"Key {'ThequickbrownfoxjumpsoverthelazydogAgain' * 2}x2Z4",
+        "key getAccountStorageKeyFromTheVaultWithRetries2AndBackoffWhenTheServiceIsUnavailableNow",
+    ],
+)
+def test_no_key_is_taken_beside_a_public_keys_label_nor_of_another_shape(line: str) -> None:
+    assert find(line) == [], find(line)
