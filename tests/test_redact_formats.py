@@ -797,6 +797,24 @@ BROWSER_READS += [
         "sk_test_HOBtq6BlQIpUEqNWZeiHY1dInEQXBrIhG0RbwrpfcaJlpZ2be1HhNOLVzxARCDKJoB8ADYTGgCsd80D"
         "bTrAPp6cd55nNkeplZtC",
     ),
+    # a fixed part's letter read as its small letter and its capital (K as
+    # kK), and the body's too (Firefox)
+    (
+        "[FLWSECkK-e5aa46d2adclfbad3ae3d321dfb270cb-xX]",
+        "FLWSECK-e5aa46d2adc1fbad3ae3d321dfb270cb-X",
+    ),
+    # a base64 key of one length read three characters long: letters read
+    # as their small letter and capital (mM, kK) (Chromium)
+    (
+        "k4VEiOPLmMDkwG5gwqUgFVkKMYOZnqWoPEO4ZslkhcRtGEZgsrppieC7q1BowmQg6qrm4R5adPSilzelYMuzqV0"
+        "Jg== # do not commit",
+        "k4VEi0PLmDkwG5gwqUgFVkMYOZnqWoPEO4ZslkhcRtGEZgsrppieC7q1BowmQg6qrm4R5adPSilzelYMuzqV0Jg==",
+    ),
+    # a fixed part's c read as ce, an opening quote before it (Chromium)
+    (
+        "‘pcesk_vF4Wn7_IlLLmSTOHtGaZiEiOqKZ1U80Cvk2R4ckMqDfGf]XVoOtc37ISgFISIYCOUEodWUUu',",
+        "pcsk_vF4Wn7_llLLmST0HtGaZiEiOqKZ1U80Cvk2R4ckMqDfGfJXVoOtc37ISgFISIYCOUEodWUUu",
+    ),
 ]
 
 
@@ -878,6 +896,15 @@ def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) 
     ]
 
 
+@pytest.mark.parametrize("word", ["key", "cat", "get"])
+def test_a_word_before_a_whole_key_of_one_length_is_left_to_the_agent(word: str) -> None:
+    """A storage key is read a few characters long and found so; a short
+    word before it, one space apart, is no piece of it cut by the engine."""
+    key = "ceH3B8R9VXfG3YftcZph7GrApkj1Sb0gwUyzthiHOsumb4z44AECtYIxBnRBkNupW1F9uMKA/1nDGMdxf2VW14=="
+    line = f"$ {word} {key}"
+    assert find(line) == [Finding(line.index(key), len(line), "azure-storage-key")]
+
+
 @pytest.mark.parametrize(
     "line",
     [
@@ -907,3 +934,44 @@ def test_a_word_after_a_whole_token_is_left_to_the_agent(line: str, value: str) 
 )
 def test_the_browsers_misreads_make_no_secret_of_names_and_paths(line: str) -> None:
     assert find(line) == [], [line[f.start : f.end] for f in find(line)]
+
+
+_NARROW_KEY = (
+    "k4VEi0PLmDkwG5gwqUgFVkMYOZnqWoPEO4ZslkhcRtGEZgsrppieC7q1BowmQg6qrm4R5adPSilzelYMuzqV0Jg"
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"Key {_NARROW_KEY}",
+        f"key1    {_NARROW_KEY}",
+        f"AccountKey\t{_NARROW_KEY}",
+        f"Primary key {_NARROW_KEY}",
+        # as read, a few characters long
+        f"Access key {_NARROW_KEY[:40]}mM{_NARROW_KEY[40:]}",
+    ],
+)
+def test_a_storage_key_whose_end_a_field_cuts_off_is_found_beside_its_label(line: str) -> None:
+    """A portal's field too narrow to show a storage key's ``==``, its label
+    beside it with no colon: the key is found by its length and alphabet."""
+    start = line.index(_NARROW_KEY[:20])
+    assert find(line) == [Finding(start, len(line), "azure-storage-key")]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "gpg: using RSA key 0123456789ABCDEF0123456789ABCDEF01234567",
+        f"gpg: using RSA key {'4AEE18F83AFDEB23' * 11}",
+        f"RSA key {_NARROW_KEY}",
+        f"Public key {_NARROW_KEY}",
+        f"Key {_NARROW_KEY[:60]}",
+        f"key {'abcdefgh' * 11}",
+        # words of prose or a name of code, as long as a key
+        f"Key {'ThequickbrownfoxjumpsoverthelazydogAgain' * 2}x2Z4",
+        "key getAccountStorageKeyFromTheVaultWithRetries2AndBackoffWhenTheServiceIsUnavailableNow",
+    ],
+)
+def test_no_key_is_taken_beside_a_public_keys_label_nor_of_another_shape(line: str) -> None:
+    assert find(line) == [], find(line)

@@ -16,6 +16,7 @@ from noru.redact.places import (
     MIN_TOKEN,
     NUMBER_DIGITS,
     aws_secrets,
+    bare_keys,
     columns,
     key_bodies,
     labelled,
@@ -108,6 +109,8 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
         if any(f.kind == "aws-key" for f in found):
             found += aws_secrets(line)
         found += labelled(line)
+        if "ey" in folded:
+            found += bare_keys(line)
     if "cards" in categories:
         found += _cards(line)
     for mine in own:

@@ -33,7 +33,16 @@ from noru.redact.shapes import (
     token,
 )
 
-__all__ = ["FORMATS"]
+__all__ = ["FORMATS", "STORAGE_KEY"]
+
+# An Azure storage key's base64, ``==`` aside: 86 characters, as the engine
+# reads it two fewer or three more (a character dropped, or added: a round
+# glyph read as two, ``...H8HpOO0gU...`` for ``...H8HpO0gU...``; a letter
+# as its small letter and its capital, ``...PLmMDkw...`` for
+# ``...PLmDkw...``), short of the next length padded base64 has (90, of 67
+# bytes, ``==`` aside): a blob of another length is no key misread
+# (``sha512-...==``, a small image's ``iVBOR...==``).
+STORAGE_KEY = (84, 89)
 
 # A kubeadm token's characters, [a-z0-9], as the engine reads them (an
 # ``l`` read as ``I``, ``|`` or ``!`` too; a ``7``, an ``8``, a ``6`` as
@@ -225,16 +234,7 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("xai-key", "xai-", ALNUM, 70, 90),
     prefixed("replicate-token", "r8_", ALNUM, 37),
     prefixed("perplexity-key", "pplx-", ALNUM, 48),
-    # Pinecone: ``pcsk_``; a proportional font's ``c`` is read as ``e`` there.
-    token(
-        "pinecone-key",
-        rf"[pP][cCe]{fixed('sk_')}",
-        BODY,
-        40,
-        100,
-        needles=("pcsk_", "pesk_"),
-        glued=True,
-    ),
+    prefixed("pinecone-key", "pcsk_", BODY, 40, 100),
     prefixed("langsmith-key", ("lsv2_pt_", "lsv2_sk_"), BODY, 40, 60),
     # --- Google, Microsoft, cloud and hosting ------------------------------
     token("google-api-key", rf"{A4}[I1l|][zZ]a", "[0-9A-Za-z_|-]", 35, needles=("aiza",)),
@@ -249,10 +249,12 @@ FORMATS: tuple[Rule, ...] = (
         r"(?![A-Za-z0-9_~.-])",
         needles=("q~",),
     ),
-    # A storage account's key: 64 bytes in base64, 86 characters and ``==``.
+    # A storage account's key: 64 bytes in base64, 86 characters and ``==``
+    # (``STORAGE_KEY``: as many as the engine reads, a few dropped or added).
     rule(
         "azure-storage-key",
-        r"(?<![A-Za-z0-9+/-])(?P<v>[A-Za-z0-9+/|][A-Za-z0-9+/|-]{83,87}==)(?![A-Za-z0-9+/=])",
+        rf"(?<![A-Za-z0-9+/-])(?P<v>[A-Za-z0-9+/|][A-Za-z0-9+/|-]"
+        rf"{{{STORAGE_KEY[0] - 1},{STORAGE_KEY[1] - 1}}}==)(?![A-Za-z0-9+/=])",
         needles=("==",),
     ),
     # A shared access signature in a URL: its ``sig``.

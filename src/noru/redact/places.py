@@ -1,8 +1,9 @@
 """Secrets found by where they stand, not by a format of their own: after a
 label that names one (``password = ...``, ``"access token": ...``), in a
 command's options and a client's files (``rules.PLACED``), beside an AWS
-access key id, in a CSV's column under a header that names one, and a
-private key's body lines. ``detect`` runs these beside the formats.
+access key id, in a CSV's column under a header that names one, a
+private key's body lines, and a storage key whose ``==`` a field cut off
+beside a label with no colon. ``detect`` runs these beside the formats.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from noru.redact.formats import STORAGE_KEY
 from noru.redact.rules import (
     AWS_SECRET,
     DESCRIPTORS,
@@ -34,6 +36,7 @@ __all__ = [
     "MIN_TOKEN",
     "NUMBER_DIGITS",
     "aws_secrets",
+    "bare_keys",
     "columns",
     "key_bodies",
     "labelled",
@@ -181,6 +184,47 @@ def aws_secrets(line: str) -> list[Finding]:
             and any(c.isdigit() or c in "/+" for c in value)
         ):
             found.append(Finding(m.start("v"), m.end("v"), "aws-secret"))
+    return found
+
+
+# A label that ends in a key's name (``Key``, ``key1``, ``AccountKey``,
+# ``Access key``), a space or a tab, then a run of base64 as long as a
+# storage key's (``formats.STORAGE_KEY``) with no ``==`` after it: a portal's
+# field too narrow to show the key's end, its label beside it, no colon.
+_BARE_KEY = re.compile(
+    rf"key[0-9]?[ \t]{{1,4}}(?P<v>[A-Za-z0-9+/|]{{{STORAGE_KEY[0]},{STORAGE_KEY[1]}}})"
+    r"(?![A-Za-z0-9+/=|_.-])",
+    re.ASCII | re.IGNORECASE,
+)
+# The words of a public key's label (``RSA key``, ``ssh-ed25519 key``): what
+# follows is no secret.
+_PUBLIC_KEY = frozenset({"public", "pub", "ssh", "gpg", "pgp", "host", "known", "rsa", "dsa"})
+# How varied a storage key's characters are at least, in bits per character:
+# 86 random characters of base64 hold 5.4 on average and hardly ever under
+# 5; a run of words, or of a few characters repeated, holds far less.
+_KEY_ENTROPY = 4.9
+
+
+def bare_keys(line: str) -> list[Finding]:
+    """Storage keys beside a label that names a key, with no colon nor
+    ``=`` between and no ``==`` after (a field too narrow to show it: ``Key
+    k4VEi...``): a run of base64 of the key's length, capitals, small
+    letters and digits mixed and as varied as random bytes are; not after
+    a public key's label (``RSA key``), nor a hexadecimal fingerprint."""
+    found = []
+    for m in _BARE_KEY.finditer(line):
+        value = m["v"]
+        label = _parts(line[max(0, m.start() - 40) : m.start("v")])
+        if _PUBLIC_KEY.intersection(label[-4:]) or re.fullmatch(r"[0-9A-Fa-f]+", value):
+            continue
+        if not (
+            any(c.isdigit() for c in value)
+            and any(c.isupper() for c in value)
+            and any(c.islower() for c in value)
+            and _entropy(value) >= _KEY_ENTROPY
+        ):
+            continue
+        found.append(Finding(m.start("v"), m.end("v"), "azure-storage-key"))
     return found
 
 

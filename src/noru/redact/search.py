@@ -78,22 +78,25 @@ def _cuts(needle: str) -> tuple[str, ...]:
 
 
 def _doubled(needle: str) -> tuple[str, ...]:
-    """``needle`` with one of its strokes or round glyphs read as two
-    (``shapes.fixed`` takes them: ``pplIx-``, ``dtO0cO1.``), as ``canon``
+    """``needle`` with one of its letters read as two (``shapes.fixed``
+    takes them: a stroke or a round glyph, ``pplIx-``, ``dtO0cO1.``; a
+    letter as itself and its other case, ``FLWSECkK-``), as ``canon``
     folds them."""
-    return tuple(needle[: k + 1] + needle[k:] for k, c in enumerate(needle) if c in "lo")
+    return tuple(needle[: k + 1] + needle[k:] for k, c in enumerate(needle) if c.isalpha())
 
 
-# What ``shapes.fixed`` takes for a fixed part's ``j``, ``r`` and round
-# ``o`` (as ``canon`` folds them): a ``J`` read as a bracket or a stroke,
-# an ``r`` as a ``1``, a round glyph as a ``Q`` or a ``Q`` and itself.
-_MISREAD = {"j": tuple(")]}|/"), "r": ("1",), "o": ("q", "qo")}
+# What ``shapes.fixed`` takes for a fixed part's ``j``, ``r``, round ``o``
+# and ``c`` (as ``canon`` folds them): a ``J`` read as a bracket or a
+# stroke, an ``r`` as a ``1``, a round glyph as a ``Q`` or a ``Q`` and
+# itself, a ``c`` as an ``e`` or a ``c`` and an ``e``.
+_MISREAD = {"j": tuple(")]}|/"), "r": ("1",), "o": ("q", "qo"), "c": ("e", "ce")}
 
 
 def _misread(needle: str) -> tuple[str, ...]:
-    """``needle`` with one of its ``j``, ``r`` or ``o`` read as
+    """``needle`` with one of its ``j``, ``r``, ``o`` or ``c`` read as
     ``shapes.fixed`` takes it (``sk.ey)`` for ``sk.eyj``, ``18_`` for
-    ``r8_``, ``sqq0atp-`` for ``sq0atp-``), as ``canon`` folds it."""
+    ``r8_``, ``sqq0atp-`` for ``sq0atp-``, ``pcesk_`` for ``pcsk_``), as
+    ``canon`` folds it."""
     return tuple(
         canon(needle[:k] + other + needle[k + 1 :])
         for k, c in enumerate(needle)

@@ -103,21 +103,36 @@ OPENED_J = r"[L\[(]"
 MARK_READ = {"_": "(?: ?_ ?| )", ".": r"(?: ?\. ?| )"}
 
 
+# A fixed part's small ``c`` as a proportional font's is read: itself or
+# its capital (``_FLIPS``), either read as both (``cC``), an ``e`` after it
+# (``pcesk_`` for ``pcsk_``: its opening read as a glyph of its own), or
+# an ``e`` alone.
+_SMALL_C = "(?:[cC]{1,2}e?|e)"
+
+
 def fixed(text: str) -> str:
     """A format's fixed part as a pattern that takes the engine's misreads
     of it: confused characters (a stroke or a round one read as two:
-    ``pplIx-``), case flips of letters of one shape, a ``J`` read as a
-    bracket (``J_READ``), and an ``_`` or a ``.`` (not at its start) read
-    as a space or apart from its neighbours (``MARK_READ``)."""
+    ``pplIx-``), case flips of letters of one shape, a letter read as
+    itself and its other case (a proportional font's glyph read as two:
+    ``FLWSECkK-`` for ``FLWSECK-``), a small ``c`` read as ``ce`` or
+    ``e`` (``_SMALL_C``), a ``J`` read as a bracket (``J_READ``), and an
+    ``_`` or a ``.`` (not at its start) read as a space or apart from its
+    neighbours (``MARK_READ``)."""
     out = []
     for i, char in enumerate(text):
         if char in _CONFUSED:
             # ``l`` read as ``lI``, ``0`` as ``O0`` (``pplIx-``, ``dtO0cO1.``)
             out.append(_CONFUSED[char] + ("{1,2}" if char in _DOUBLED else ""))
+        elif char == "c":
+            out.append(_SMALL_C)
         elif char.lower() in _FLIPS:
-            out.append(f"[{char.lower()}{char.upper()}]")
+            out.append(f"[{char.lower()}{char.upper()}]{{1,2}}")
         elif char == "J":
             out.append(J_READ)
+        elif char.isascii() and char.isalpha():
+            both = f"{char.lower()}{char.upper()}"
+            out.append(f"(?:{char}|{both}|{both[::-1]})")
         elif char in "_." and i:
             out.append(MARK_READ[char])
         else:

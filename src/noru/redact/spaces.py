@@ -13,11 +13,12 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 
+from noru.redact.formats import STORAGE_KEY
 from noru.redact.rules import OPTIONAL_RULES, RULES, canon
 from noru.redact.search import NEEDLES_CUT, matched
 from noru.redact.shapes import Finding, piece_like, word_like
 
-__all__ = ["MIXED_RUN", "STORAGE_KEY", "despaced", "one_space", "padded_pieces"]
+__all__ = ["MIXED_RUN", "despaced", "one_space", "padded_pieces"]
 
 
 # What a piece of a token after a stray space nearly always holds (``_GAP``
@@ -109,7 +110,9 @@ def one_space(
     (the line holds their needles; ``folded``: its ``canon``) whose needles
     the two runs hold are tried. A space already inside a finding is passed
     by, and so is one after a run a format found alone (a token of a range
-    of lengths would take the next word)."""
+    of lengths would take the next word), and one between a word of prose
+    and a run a format found alone (``echo ceH3...==``: a format of one
+    length, read a few characters long, would take the word before)."""
     held = _needles_at(folded, (i for i in searched if i not in _NOT_ACROSS))
     if not held:
         return []
@@ -136,6 +139,8 @@ def one_space(
         if end - start - 1 < _JOINED_AT_LEAST or at - start < 2 or end - at - 1 < 2:
             continue
         if any(f.start <= at and at - 1 < f.end for f in found):
+            continue
+        if word_like(line[start:at]) and any(f.start == at + 1 for f in found):
             continue
         first, last = bisect.bisect_left(held, (start,)), bisect.bisect_left(held, (end,))
         tried = {i for _, stop, i in held[first:last] if stop <= end}
@@ -187,10 +192,6 @@ def _run_start(line: str, at: int) -> int:
     return at
 
 
-# An Azure storage key's base64, ``==`` aside: 86 characters, one or two
-# more or fewer as a proportional font is read (a character dropped, or
-# one added: ``...H8HpOO0gU...`` for ``...H8HpO0gU...``).
-STORAGE_KEY = (84, 88)
 # Pieces of it joined at most (a key read in five pieces has been seen).
 _STORAGE_PIECES = 6
 # The key's last piece and its padding; a piece before it (a ``J`` read
