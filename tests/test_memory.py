@@ -6,9 +6,13 @@ import subprocess
 import sys
 import textwrap
 import threading
+from pathlib import Path
 
 from noru.app.memory import QuietSpell, Trimmer, malloc_trim
+from noru.app.writer import PAGE_CACHE, Writer
+from tests.history_data import bulk
 from tests.parts import require
+from tests.sqlite_memory import sqlite_memory
 
 # What the scripts below run in a process of their own start with: its RSS in MB.
 _RSS = textwrap.dedent(
@@ -103,6 +107,24 @@ def test_with_malloc_tuned_the_next_capture_reuses_the_pages_of_the_last() -> No
     # again on the next capture (about 200 faults a capture here; 7,700 in the
     # app with its mix of threads and sizes). Tuned, the heap's pages are reused.
     assert int(done.stdout) < 100, done.stdout
+
+
+def test_the_apps_writer_keeps_few_of_the_historys_pages_in_memory(home: Path) -> None:
+    # The writer stays open for as long as the app runs: SQLite's own page
+    # cache (about 2 MB) would fill with the history's pages and stay.
+    require(sqlite_memory() is not None, "SQLite's count of its memory (libsqlite3 by name)")
+    bulk(home, [f"capture {n}: " + "words on the screen " * 100 for n in range(2000)])
+    writer = Writer(home)
+    try:
+        before = sqlite_memory()
+        read = writer.call(
+            lambda store: store.db.execute("SELECT sum(length(ocr)) FROM capture_text").fetchone()
+        )
+        grown = (sqlite_memory() or 0) - (before or 0)
+    finally:
+        writer.close()
+    assert read[0] > 4_000_000  # every page of the text read, twice SQLite's own cache
+    assert grown < (PAGE_CACHE + 128) * 1024, grown
 
 
 # --- when the trimmer trims: the rule at chosen moments, then the thread ---

@@ -17,10 +17,15 @@ from typing import Any, TypeVar
 
 from noru.store import Store
 
-__all__ = ["Writer"]
+__all__ = ["PAGE_CACHE", "Writer"]
 
 log = logging.getLogger("noru.app")
 T = TypeVar("T")
+
+# KiB of the history's pages the app's writer keeps in memory, for as long as
+# the app runs (SQLite's default is 2,000: filled within minutes of captures,
+# and never handed back while the connection is open).
+PAGE_CACHE = 512
 
 
 class Writer:
@@ -28,6 +33,7 @@ class Writer:
         self._jobs: queue.Queue[tuple[Callable[[Store], Any], Future[Any]] | None] = queue.Queue()
         # Opened here so that a bad store fails the start.
         self._store = Store.open(home, min_free=min_free)
+        self._store.keep_pages(PAGE_CACHE)
         self._thread = threading.Thread(target=self._run, name="noru-writer", daemon=True)
         self._thread.start()
 

@@ -91,6 +91,14 @@ class Store(Removing):
                 self.db.execute(f"PRAGMA busy_timeout = {int(waits)}")
         return not busy
 
+    def keep_pages(self, kib: int) -> None:
+        """Keep at most ``kib`` KiB of the history's pages in memory (SQLite's
+        page cache, about 2 MB unless told), for a writer that stays open (the
+        app's): a capture's writes touch few pages, and reading the others
+        again from the system's file cache costs less than a write's fsync."""
+        with map_sqlite_errors("open the history"):
+            self.db.execute(f"PRAGMA cache_size = {-int(kib)}")
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with map_sqlite_errors("write the history"):
