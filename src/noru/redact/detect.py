@@ -15,8 +15,6 @@ from noru.redact.glyphs import unconfused
 from noru.redact.places import (
     MIN_TOKEN,
     NUMBER_DIGITS,
-    aws_secrets,
-    bare_keys,
     columns,
     key_bodies,
     labelled,
@@ -26,6 +24,7 @@ from noru.redact.rules import CARD, CARD_DIGITS, DEFAULT_CATEGORIES, canon
 from noru.redact.search import category, credential_like, formats, matched, searched
 from noru.redact.shapes import Finding
 from noru.redact.spaces import MIXED_RUN, despaced, one_space, padded_pieces
+from noru.redact.unlabelled import aws_secrets, bare_keys
 
 __all__ = [
     "MIN_TOKEN",

@@ -1,21 +1,17 @@
 """Secrets found by where they stand, not by a format of their own: after a
 label that names one (``password = ...``, ``"access token": ...``), in a
 command's options and a client's files (``rules.PLACED``), beside an AWS
-access key id, in a CSV's column under a header that names one, a
-private key's body lines, and a storage key whose ``==`` a field cut off
-beside a label with no colon. ``detect`` runs these beside the formats.
+access key id, in a CSV's column under a header that names one, and a
+private key's body lines (``unlabelled``: keys beside what names them with
+no ``=`` or ``:``). ``detect`` runs these beside the formats.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from noru.redact.formats import STORAGE_KEY
 from noru.redact.rules import (
-    AWS_SECRET,
     DESCRIPTORS,
     KEY_LABEL,
     LABEL_CHARS,
@@ -30,13 +26,19 @@ from noru.redact.rules import (
     PLACEHOLDERS,
     PUTTY_PRIVATE,
 )
-from noru.redact.shapes import TOKEN_CHARS, Finding, case_changes, piece_like, word_like
+from noru.redact.shapes import (
+    TOKEN_CHARS,
+    Finding,
+    case_changes,
+    entropy,
+    label_words,
+    piece_like,
+    word_like,
+)
 
 __all__ = [
     "MIN_TOKEN",
     "NUMBER_DIGITS",
-    "aws_secrets",
-    "bare_keys",
     "columns",
     "key_bodies",
     "labelled",
@@ -122,7 +124,7 @@ def _header(fields: list[str], sep: str) -> tuple[str, int, dict[int, str]] | No
         return None
     columns = {}
     for column, name in enumerate(names):
-        words = _parts(name)
+        words = label_words(name)
         if LABEL_NAME.search(name) and words[-1] not in (*DESCRIPTORS, "id", "ids", "link"):
             if words[-1].endswith("key") and not _a_secrets_key(words):
                 continue
@@ -171,63 +173,6 @@ def _held(value: str, kind: str, *, option: bool = False) -> bool:
     return len(value) >= MIN_TOKEN
 
 
-def aws_secrets(line: str) -> list[Finding]:
-    """AWS secret access keys beside an access key id on one line, unlabelled
-    (``echo "$ID $SECRET"``, a row of accessKeys.csv): 40 of base64's
-    characters, in both cases with a digit or ``/`` or ``+``."""
-    found = []
-    for m in AWS_SECRET.finditer(line):
-        value = m["v"]
-        if (
-            any(c.islower() for c in value)
-            and any(c.isupper() for c in value)
-            and any(c.isdigit() or c in "/+" for c in value)
-        ):
-            found.append(Finding(m.start("v"), m.end("v"), "aws-secret"))
-    return found
-
-
-# A label that ends in a key's name (``Key``, ``key1``, ``AccountKey``,
-# ``Access key``), a space or a tab, then a run of base64 as long as a
-# storage key's (``formats.STORAGE_KEY``) with no ``==`` after it: a portal's
-# field too narrow to show the key's end, its label beside it, no colon.
-_BARE_KEY = re.compile(
-    rf"key[0-9]?[ \t]{{1,4}}(?P<v>[A-Za-z0-9+/|]{{{STORAGE_KEY[0]},{STORAGE_KEY[1]}}})"
-    r"(?![A-Za-z0-9+/=|_.-])",
-    re.ASCII | re.IGNORECASE,
-)
-# The words of a public key's label (``RSA key``, ``ssh-ed25519 key``): what
-# follows is no secret.
-_PUBLIC_KEY = frozenset({"public", "pub", "ssh", "gpg", "pgp", "host", "known", "rsa", "dsa"})
-# How varied a storage key's characters are at least, in bits per character:
-# 86 random characters of base64 hold 5.4 on average and hardly ever under
-# 5; a run of words, or of a few characters repeated, holds far less.
-_KEY_ENTROPY = 4.9
-
-
-def bare_keys(line: str) -> list[Finding]:
-    """Storage keys beside a label that names a key, with no colon nor
-    ``=`` between and no ``==`` after (a field too narrow to show it: ``Key
-    k4VEi...``): a run of base64 of the key's length, capitals, small
-    letters and digits mixed and as varied as random bytes are; not after
-    a public key's label (``RSA key``), nor a hexadecimal fingerprint."""
-    found = []
-    for m in _BARE_KEY.finditer(line):
-        value = m["v"]
-        label = _parts(line[max(0, m.start() - 40) : m.start("v")])
-        if _PUBLIC_KEY.intersection(label[-4:]) or re.fullmatch(r"[0-9A-Fa-f]+", value):
-            continue
-        if not (
-            any(c.isdigit() for c in value)
-            and any(c.isupper() for c in value)
-            and any(c.islower() for c in value)
-            and _entropy(value) >= _KEY_ENTROPY
-        ):
-            continue
-        found.append(Finding(m.start("v"), m.end("v"), "azure-storage-key"))
-    return found
-
-
 # A label's name, then ``=`` or ``:`` within a few words: a line without
 # one has no labelled value (most lines of a log or of code have none).
 _LABEL_AND_VALUE = re.compile(
@@ -252,7 +197,7 @@ def labelled(line: str) -> list[Finding]:
             continue
         start = _label_start(line, name.start())
         label = line[start:end]
-        words = _parts(label)
+        words = label_words(label)
         last = words[-1]  # its last word
         if last in DESCRIPTORS:
             continue  # ``password_encryption``, ``token_url``: about a secret, not one
@@ -353,16 +298,10 @@ def _keylike(value: str) -> bool:
     mixed = (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)) or (
         case_changes(value) >= 4
     )
-    return mixed and _entropy(value) >= 3.0
+    return mixed and entropy(value) >= 3.0
 
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
-
-
-def _entropy(text: str) -> float:
-    """Shannon entropy of ``text``'s characters, in bits per character."""
-    counts = Counter(text)
-    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
 
 
 def _pieces_after(line: str, value: str, stop: int) -> int:
@@ -395,13 +334,6 @@ def _inside_a_word(line: str, end: int) -> bool:
         return False  # a plural: ``tokens``, ``SECRETS``
     last = line[end - 1]
     return (last.islower() and rest[0].islower()) or (last.isupper() and rest[0].isupper())
-
-
-def _parts(label: str) -> list[str]:
-    """A label's words, lower case: ``tokenData.packages_and_scopes`` ->
-    ``token data packages and scopes``."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label)
-    return [part.lower() for part in re.split(r"[\s_.\-]+", spaced) if part] or [""]
 
 
 def _closes_a_string(line: str, start: int, end: int, quote: str) -> bool:

@@ -11,7 +11,9 @@ is found (``Finding``).
 from __future__ import annotations
 
 import itertools
+import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 __all__ = [
@@ -35,7 +37,9 @@ __all__ = [
     "Rule",
     "canon",
     "case_changes",
+    "entropy",
     "fixed",
+    "label_words",
     "name_like",
     "piece_like",
     "prefixed",
@@ -378,3 +382,16 @@ _ALGORITHM = re.compile(r"[A-Za-z]{1,3}[0-9]+(?=[A-Z])", re.ASCII)
 def case_changes(text: str) -> int:
     letters = [c.isupper() for c in text if c.isalpha()]
     return sum(a != b for a, b in itertools.pairwise(letters))
+
+
+def entropy(text: str) -> float:
+    """Shannon entropy of ``text``'s characters, in bits per character."""
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def label_words(label: str) -> list[str]:
+    """A label's words, lower case: ``tokenData.packages_and_scopes`` ->
+    ``token data packages and scopes``."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label)
+    return [part.lower() for part in re.split(r"[\s_.\-]+", spaced) if part] or [""]
