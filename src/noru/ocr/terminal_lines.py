@@ -168,18 +168,18 @@ def lines_of(
                 chars[column] = glyph.char
                 how["glyph"] += 1
                 continue
-            if key not in decided:
-                decided[key] = bars(key) or agreed(key)
-            shaped = decided[key]
             barred = bars(key) is not None
             there = band.placed.get(column)
             if glyph is not None and glyph.twins and not barred:
                 # Copies of a twin's drawing are of either twin: no vote.
-                chars[column] = _twin(glyph, band, drawn, index, column)
+                chars[column] = _twin(glyph, there, drawn, index, column)
                 loose.append(column)
                 ways[column] = "twin"
                 how["twin"] += 1
                 continue
+            if key not in decided:
+                decided[key] = bars(key) or agreed(key)
+            shaped = decided[key]
             if shaped == "-" and _one_stroke(band, column, bars, cells, ACROSS):
                 # A line's first or last cell, drawn from a pixel or two in.
                 shaped = "─"
@@ -383,7 +383,7 @@ def _nearest_instead(glyph: Decision | None, *, read: bool) -> bool:
 
 def _twin(
     glyph: Decision,
-    band: Band,
+    there: Glyph | None,
     drawn: dict[tuple[int, int], Decision],
     index: int,
     column: int,
@@ -392,8 +392,8 @@ def _twin(
     cell at ``column`` of band ``index`` is: a letter between letters and a
     digit between digits, as the glyphs either side were surely decided
     (``EDITOR``, ``4012``; not ``0.0s``); among those left, as the engine read
-    it there, where it read one of them (its reading of the word); else
-    the first of them."""
+    it there (``there``, its reading of the word), where it read one of
+    them; else the first of them."""
     both = glyph.char + glyph.twins
     beside = [
         d.char
@@ -403,7 +403,6 @@ def _twin(
     for kind in (str.isalpha, str.isdigit):
         if len(beside) == 2 and all(kind(char) for char in beside):
             both = "".join(c for c in both if kind(c)) or both
-    there = band.placed.get(column)
     if len(both) > 1 and there is not None and there.text in both:
         return there.text
     return both[0]

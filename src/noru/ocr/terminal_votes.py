@@ -229,8 +229,8 @@ def bar(key: bytes, cells: Cells) -> str | None:
         and whole[2] - whole[0] <= max(2, cells.width // 4)
     ):
         return "│"  # a line from the cell's top to its bottom, thin
-    span = _line_rows(inked, whole) if whole is not None else None
-    if whole is not None and span is not None and (whole[0] == 0 or whole[2] == cells.width):
+    if whole is not None and (whole[0] == 0 or whole[2] == cells.width):
+        span = _line_rows(inked, whole)
         thickness, thick = span[3] - span[1], max(2, height // 8)
         if (
             thickness <= max(4, height // 4)
