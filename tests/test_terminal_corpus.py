@@ -599,7 +599,6 @@ def test_a_tree_s_joints_and_lines_are_read_as_drawn_and_served_sure(
         kind="tree",
         family=family,
         size_pt=size,
-        size_band="small" if size <= 10 else "medium" if size <= 12 else "large",
         dpi=96,
         theme=theme,
         length="short",
@@ -620,11 +619,18 @@ def test_a_tree_s_joints_and_lines_are_read_as_drawn_and_served_sure(
 
 def _variant(terminal: str, chrome: str = "none", **changes: Any) -> Screen:
     """A screen of ``terminal`` (with ``chrome``) from the training part's
-    plan, with ``changes``: a case a test draws on purpose."""
+    plan, with ``changes``: a case a test draws on purpose. Its size band
+    follows from its size and dpi."""
     import dataclasses
 
     base = next(s for s in plan(SEED) if s.terminal == terminal and s.chrome == chrome)
-    return dataclasses.replace(base, split="train", highlight=None, **changes)
+    screen = dataclasses.replace(base, split="train", highlight=None, **changes)
+    band = (
+        "hidpi"
+        if screen.dpi == 192
+        else next(b for b, sizes in SIZE_BANDS.items() if b != "hidpi" and screen.size_pt in sizes)
+    )
+    return dataclasses.replace(screen, size_band=band)
 
 
 # Konsole's toolbar, shaded a few levels off white, under a light terminal
@@ -637,7 +643,6 @@ TOOLBARS = [
         kind="json",
         family=family,
         size_pt=10,
-        size_band="small",
         dpi=96,
         theme="light",
         length="short",
@@ -679,7 +684,6 @@ def test_a_highlighted_row_s_letters_do_not_cut_it_in_two(tmp_path: Path) -> Non
         kind="top",
         family="DejaVu Sans Mono",
         size_pt=15,
-        size_band="hidpi",
         dpi=192,
         theme="dark",
         length="dense",
@@ -706,7 +710,6 @@ def test_an_underscore_at_a_row_s_bottom_stays_in_its_row(tmp_path: Path) -> Non
         kind="cjk",
         family="DejaVu Sans Mono",
         size_pt=10,
-        size_band="small",
         dpi=96,
         theme="solarized-dark",
         length="dense",
@@ -753,7 +756,6 @@ def test_a_scrollbar_s_arrow_across_two_cells_is_no_character(tmp_path: Path) ->
         kind="ls-la",
         family="Liberation Mono",
         size_pt=8,
-        size_band="hidpi",
         dpi=192,
         theme="light",
         length="dense",
@@ -784,7 +786,6 @@ def test_letters_a_face_draws_alike_are_told_by_the_words_around_them(
         kind="env-listing",
         family="CMU Typewriter Text",
         size_pt=10,
-        size_band="small",
         dpi=96,
         theme="solarized-light",
         length="dense",
@@ -822,7 +823,6 @@ def test_a_fallback_face_s_heavy_line_is_read_across_its_cells(tmp_path: Path) -
         kind="pip-install",
         family="CMU Typewriter Text",
         size_pt=11,
-        size_band="medium",
         dpi=96,
         theme="solarized-dark",
         length="short",
