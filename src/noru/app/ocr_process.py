@@ -23,6 +23,12 @@ pipe when it stops, and when the process has had no job for a while
 3 s after a capture no one waits for); ``IDLE_EXIT`` seconds
 without a job end it too, should the app never do so.
 
+The fonts terminals were found drawn in are kept in HOME's ``fonts.json``
+(``FONTS_FILE``, written when they change, ``noru.ocr.font_memory``), so a
+fresh process knows the person's terminals' fonts without looking for them
+among the installed faces again; it is only this process's to write, and
+only a hint (a font there is fitted to a grid before it is used).
+
 It warms its engine before it says it is ready (the models, the bitmap
 fonts, one small reading), so a look waits for none of that beyond the
 start. What reading took is handed back once no job came for ``QUIET``
@@ -36,6 +42,7 @@ keeping it (docs/performance.md, "Soak and memory").
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import sys
@@ -58,9 +65,13 @@ from noru.appwire.ocr_pipe import (
 
 if TYPE_CHECKING:
     from noru.ocr import Engine
+    from noru.ocr.glyphs import Font, Fonts
     from noru.store import Reader
 
-__all__ = ["IDLE_EXIT", "main"]
+__all__ = ["FONTS_FILE", "IDLE_EXIT", "main"]
+
+# In the data dir: the fonts found on terminals' grids (``noru.ocr.font_memory``).
+FONTS_FILE = "fonts.json"
 
 # Seconds without a job before the process exits by itself: the app ends an
 # idle one much sooner (ocr_worker.LINGER); this is for an app that does not.
@@ -83,6 +94,31 @@ def _job(engine: Engine, history: Reader, jobs: list[Recognise]) -> PipeReply:
     except OcrError as exc:
         return Unreadable(str(exc)[:REASON_LIMIT])
     return Recognised(text.engine, text.version, tuple(text.lines_per_image))
+
+
+def _remembered(home: Path) -> Fonts:
+    """The fonts kept in ``home`` by the processes before, tried first."""
+    from noru.ocr import font_memory
+    from noru.ocr.glyphs import Fonts
+
+    fonts = Fonts()
+    try:
+        text = (home / FONTS_FILE).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return fonts  # none yet, or not readable: they are looked for again
+    for font in reversed(font_memory.load(text)):
+        fonts.keep(font)
+    return fonts
+
+
+def _remember(home: Path, fonts: list[Font]) -> None:
+    """Keep ``fonts`` (most recent first) for the next process. Not kept
+    (a full disk, a read-only data dir) costs the next process the search."""
+    from noru.atomic import replace_text
+    from noru.ocr import font_memory
+
+    with contextlib.suppress(OSError):
+        replace_text(home / FONTS_FILE, font_memory.dump(fonts), mode=0o600)
 
 
 def _say(out: BinaryIO, reply: PipeReply | Mismatch) -> None:
@@ -137,7 +173,9 @@ def main() -> int:
         second = sys.argv[3] == "second" if len(sys.argv) == 4 else None
         if second is None:
             second = load_config(home).ocr_second_opinion
-        engine = get_engine(name, second_opinion=second)
+        fonts = _remembered(home)
+        kept = fonts.recent()
+        engine = get_engine(name, second_opinion=second, fonts=fonts)
         warm(engine)
         malloc_trim()
     except Exception as exc:
@@ -177,6 +215,9 @@ def main() -> int:
         del jobs
         _say(out, reply)
         worked = True
+        if set(fonts.recent()) != set(kept):  # found one (their order is not worth a write)
+            kept = fonts.recent()
+            _remember(home, kept)
 
 
 if __name__ == "__main__":

@@ -17,10 +17,14 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from noru.errors import OcrError
 from noru.ocr.base import Engine, EngineStatus, OcrLine, OcrResult, mean_confidence
 from noru.ocr.tessdata import INSTALL_ADVICE, locate_tessdata, require_tessdata
+
+if TYPE_CHECKING:
+    from noru.ocr.glyphs import Fonts
 
 __all__ = [
     "DEFAULT_ENGINE",
@@ -43,7 +47,7 @@ __all__ = [
 DEFAULT_ENGINE = "tesseract"
 
 
-EngineFactory = Callable[[Path | None, bool], Engine]
+EngineFactory = Callable[[Path | None, bool, "Fonts | None"], Engine]
 EngineProbe = Callable[[Path | None], EngineStatus]
 
 
@@ -57,9 +61,10 @@ _REGISTRY: dict[str, _Registration] = {}
 
 
 def register_engine(name: str, *, factory: EngineFactory, probe: EngineProbe) -> None:
-    """Make ``name`` selectable. ``factory(tessdata, second_opinion)`` builds an
-    engine (raising ``OcrError`` when it cannot; ``second_opinion``: whether
-    it may ask another engine about the lines it is unsure of);
+    """Make ``name`` selectable. ``factory(tessdata, second_opinion, fonts)``
+    builds an engine (raising ``OcrError`` when it cannot; ``second_opinion``:
+    whether it may ask another engine about the lines it is unsure of;
+    ``fonts``: where an engine that finds terminals' fonts keeps them);
     ``probe(tessdata)`` says whether it could, cheaply and without raising."""
     _REGISTRY[name] = _Registration(factory, probe)
 
@@ -82,15 +87,22 @@ def describe(name: str = DEFAULT_ENGINE, *, tessdata: Path | None = None) -> Eng
 
 
 def get_engine(
-    name: str = DEFAULT_ENGINE, *, tessdata: Path | None = None, second_opinion: bool = True
+    name: str = DEFAULT_ENGINE,
+    *,
+    tessdata: Path | None = None,
+    second_opinion: bool = True,
+    fonts: Fonts | None = None,
 ) -> Engine:
     """A ready engine; ``OcrError`` says what to install when it cannot be made.
     ``second_opinion``: lines Tesseract is unsure of may be read again by
-    RapidOCR (``noru.ocr.second``; config.toml's ``ocr_second_opinion``)."""
+    RapidOCR (``noru.ocr.second``; config.toml's ``ocr_second_opinion``).
+    ``fonts``: the fonts terminals were found drawn in, tried first and kept
+    there (``noru.ocr.font_memory`` carries them to the next process); a
+    memory of its own without it."""
     registration = _REGISTRY.get(name)
     if registration is None:
         raise OcrError(f"unknown OCR engine {name!r}; known: {_known()}")
-    return registration.factory(tessdata, second_opinion)
+    return registration.factory(tessdata, second_opinion, fonts)
 
 
 def warm(engine: Engine) -> None:
@@ -116,11 +128,11 @@ def _known() -> str:
 # --- the default engine ---------------------------------------------------------
 
 
-def _tesseract_factory(tessdata: Path | None, second_opinion: bool) -> Engine:
+def _tesseract_factory(tessdata: Path | None, second_opinion: bool, fonts: Fonts | None) -> Engine:
     from noru.ocr.tesseract import TesseractEngine, TesseractSettings
 
     settings = TesseractSettings(second_opinion=second_opinion)
-    return TesseractEngine(tessdata=tessdata, settings=settings)
+    return TesseractEngine(tessdata=tessdata, settings=settings, fonts=fonts)
 
 
 def _tesseract_probe(tessdata: Path | None) -> EngineStatus:
@@ -147,7 +159,7 @@ register_engine(DEFAULT_ENGINE, factory=_tesseract_factory, probe=_tesseract_pro
 # --- optional engines -------------------------------------------------------------
 
 
-def _rapidocr_factory(tessdata: Path | None, second_opinion: bool) -> Engine:
+def _rapidocr_factory(tessdata: Path | None, second_opinion: bool, fonts: Fonts | None) -> Engine:
     from noru.ocr.rapid import RapidEngine
 
     return RapidEngine()  # its models come with its wheel: no data path

@@ -346,9 +346,16 @@ def identify(
             )  # fmt: skip
             if moved is not None and moved[0] <= again:
                 return dataclasses.replace(font, x=moved[1], baseline=moved[2])
-    # First round: every face at sizes half a pixel apart, drawn as
-    # fontconfig draws by default; then the best few at finer sizes, with
-    # every hinting, and the alignment looked for a pixel around.
+    return _search(samples, cells, width, height)
+
+
+def _search(samples: _Samples, cells: Sequence[Array], width: int, height: int) -> Font | None:
+    """The installed face, size, hinting and alignment nearest the samples;
+    None when none fits.
+
+    First round: every face at sizes half a pixel apart, drawn as
+    fontconfig draws by default; then the best few at finer sizes, with
+    every hinting, and the alignment looked for a pixel around."""
     first: list[tuple[float, Face, float]] = []
     for face in monospace_faces():
         metrics = _metrics(face)

@@ -107,7 +107,11 @@ class TesseractEngine:
     reader: str
 
     def __init__(
-        self, *, tessdata: Path | None = None, settings: TesseractSettings | None = None
+        self,
+        *,
+        tessdata: Path | None = None,
+        settings: TesseractSettings | None = None,
+        fonts: Fonts | None = None,
     ) -> None:
         try:
             import tesserocr
@@ -121,7 +125,7 @@ class TesseractEngine:
         self._lock = threading.Lock()
         self.memo = Memo()  # what recent jobs read, so an unchanged window is not read again
         self.rows = Rows()  # what terminal rows read as, so a scrolled one reads its new row only
-        self.fonts = Fonts()  # the fonts terminals were found drawn in
+        self.fonts = Fonts() if fonts is None else fonts  # the fonts terminals were found drawn in
         self.second = SecondOpinion() if self.settings.second_opinion else None
         self._apis: list[Any] = []
         try:
