@@ -21,8 +21,10 @@ from PIL import Image, ImageDraw
 from noru.capture import Capturer
 from noru.ocr import OcrLine, terminal_rows
 from noru.ocr import terminal as rows_reader
+from noru.ocr.faces import monospace_faces
 from noru.ocr.tesseract import TesseractEngine, TesseractSettings
 from tests import real_clients, real_terminals
+from tests.parts import require
 from tests.real_clients import Client
 from tests.redaction_cases import planted
 from tests.sway import Sway, enter_session
@@ -987,3 +989,38 @@ def test_long_unbroken_tokens_come_back_as_drawn(
     # now and then (`A05` read `AO5`): all but two rows as drawn (pushed
     # along their cells, 4 of these 15 were).
     assert sum(line in read for line in lines) >= len(lines) - 2, read
+
+
+NPM = [
+    "$ npm install",
+    "npm WARN deprecated glob@7.2.3: Glob versions prior to v9 are no longer supported",
+    "npm WARN deprecated rimraf@3.0.2: Rimraf versions prior to v4 are no longer supported",
+    "npm WARN deprecated inflight@1.0.6: This module is not supported, and leaks memory",
+    "npm ERR! code ERESOLVE",
+    "npm ERR! ERESOLVE unable to resolve dependency tree",
+    "npm ERR!",
+    "npm ERR! While resolving: ledger-web@2.14.0",
+    "npm ERR! Found: react@17.0.2",
+    'npm ERR! Could not resolve dependency: peer react@"^18.2.0" from react-dom@18.2.0',
+    "$ npm install --legacy-peer-deps",
+    "added 1287 packages, and audited 1288 packages in 41s",
+]
+
+
+def test_a_narrow_face_filling_its_cells_is_read_cell_by_cell(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """CMU Typewriter Text at 7 pt in st: five pixels a cell, each glyph
+    filling its cell, so no phase of one cell is empty, and two cells' fold,
+    a little emptier by chance, was taken for the advance: every other
+    character was read (``$ npm install`` came back ``$nminal``). Half an
+    advance that folds nearly as emptily is the advance."""
+    require(
+        any(f.family == "CMU Typewriter Text" for f in monospace_faces()),
+        "CMU Typewriter Text is not installed (fonts-cmu)",
+    )
+    read = read_on(
+        desktop, capturer, engine, "st", NPM, columns=110, rows=28,
+        font="CMU Typewriter Text", size=7, theme="solarized-light",
+    )  # fmt: skip
+    assert sum(line in read for line in NPM) >= len(NPM) - 2, read

@@ -53,6 +53,9 @@ EMPTIEST = 0.005
 # what the folds at the other periods typically do (proportional text folds
 # alike at every period).
 WIDE_GAP = 0.75
+# Half an advance is the advance where the columns fold there with a phase
+# this nearly as empty as at the whole (``_half_advance``).
+HALF_SLACK = 0.05
 STANDS_OUT = 0.75
 # A peak of a profile's autocorrelation this share of the tallest is a period
 # it repeats at.
@@ -263,7 +266,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     found = _pitch(glyphs, low, high, COLUMN_GAP, wide=True)
     if found is None:
         return None
-    width, x = found
+    width, x = _half_advance(glyphs, low, found)
     other = None
     if fold(glyphs, width)[0] > COLUMN_GAP:
         # Glyphs as wide as their cells: the thinnest phase is no sure edge
@@ -383,6 +386,22 @@ def _halved(
             continue
         return half, _gap_middle(crossings, half, edge_past_ink=True)
     return found
+
+
+def _half_advance(glyphs: Sequence[int], low: int, found: tuple[int, int]) -> tuple[int, int]:
+    """The advance ``found``, or half of it where the columns fold there
+    nearly as emptily (``HALF_SLACK``): a narrow face's glyphs fill their
+    cells (monofur at 8 pt, five pixels wide), so no phase of one cell is
+    empty enough and two cells' fold, a little emptier by chance, was
+    taken, reading every other character. Glyphs in cells twice as wide
+    leave no half of a cell so empty: ink lies in every phase of a half."""
+    width = found[0]
+    half = width // 2
+    if width % 2 or half < low:
+        return found
+    if fold(glyphs, half)[0] > fold(glyphs, width)[0] + HALF_SLACK:
+        return found
+    return half, _gap_middle(glyphs, half)
 
 
 def _line_height(profile: bytes) -> int | None:
