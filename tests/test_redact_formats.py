@@ -16,7 +16,8 @@ import pytest
 from noru.redact import Finding, find, find_lines
 from noru.redact.rules import RULES, canon
 from tests.redaction_cases import leaked
-from tests.redaction_formats import FORMATS, TUNED, TUNED_SEED, lines, misread, placed
+from tests.redaction_formats import FORMATS, TUNED, TUNED_SEED, lines, misread, placed, wrapped
+from tests.terminal_shown import xterm_screen
 
 CASES = [case for template in TUNED for case in lines(TUNED_SEED, [template])]
 LABELLED = "SERVICE_CREDENTIAL="  # a label of TUNED: its value is the whole of what follows
@@ -975,3 +976,12 @@ def test_a_storage_key_whose_end_a_field_cuts_off_is_found_beside_its_label(line
 )
 def test_no_key_is_taken_beside_a_public_keys_label_nor_of_another_shape(line: str) -> None:
     assert find(line) == [], find(line)
+
+
+@pytest.mark.parametrize("seed", [TUNED_SEED, 394])
+def test_every_wrapped_line_puts_its_value_across_the_end_of_a_row(seed: int) -> None:
+    for line, value, kind in wrapped(seed, 80):
+        rows = xterm_screen([line], columns=80, rows=10**6)
+        start = line.index(value)
+        assert len(rows) > 1 and all(len(row) == 80 for row in rows[:-1]), kind
+        assert start // 80 < (start + len(value) - 1) // 80, kind
