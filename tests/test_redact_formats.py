@@ -8,15 +8,26 @@ held-out part is measured by bench/redact_formats.py.
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
 import pytest
 
 from noru.redact import Finding, find, find_lines
+from noru.redact.apply import replaced
 from noru.redact.rules import RULES, canon
 from tests.redaction_cases import leaked
-from tests.redaction_formats import FORMATS, TUNED, TUNED_SEED, lines, misread, placed, wrapped
+from tests.redaction_formats import (
+    FORMATS,
+    KIND,
+    TUNED,
+    TUNED_SEED,
+    lines,
+    misread,
+    placed,
+    wrapped,
+)
 from tests.terminal_shown import xterm_screen
 
 CASES = [case for template in TUNED for case in lines(TUNED_SEED, [template])]
@@ -985,3 +996,29 @@ def test_every_wrapped_line_puts_its_value_across_the_end_of_a_row(seed: int) ->
         start = line.index(value)
         assert len(rows) > 1 and all(len(row) == 80 for row in rows[:-1]), kind
         assert start // 80 < (start + len(value) - 1) // 80, kind
+
+
+# Formats of 100 characters or more (``shapes.LONG_FORMAT``), as generated.
+LONG = ["dropbox-token", "aws-session-token", "onepassword-token", "aws-bedrock-key"]
+
+
+@pytest.mark.parametrize("name", LONG)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_long_token_the_engine_cut_into_many_pieces_is_found_whole(name: str, seed: int) -> None:
+    """A token of 100 characters or more read in a terminal's row with ten
+    stray spaces, two of them around one character (``...9pzYUESbe3 f
+    gNyMg...``), as the engine reads a Dropbox token at times: found
+    whole, no 8 of its characters left."""
+    rng = random.Random(f"many/{name}/{seed}")
+    value = FORMATS[name](rng)
+    while len(value) > 400:  # a short-term Bedrock key's thousand: a long-term one
+        value = FORMATS[name](rng)
+    cuts = sorted(rng.sample(range(8, len(value) - 4, 3), 8))
+    cuts += [cuts[2] + 1, cuts[5] + 1]  # a lone character between two spaces
+    ends = [0, *sorted(cuts), len(value)]
+    spaced = " ".join(value[a:b] for a, b in itertools.pairwise(ends))
+    line = f"  {spaced}"
+    found = find(line)
+    shown = replaced(line, found)
+    assert leaked(shown, value) is None, (spaced, found)
+    assert [f.kind for f in found] == [KIND.get(name, name)], found
