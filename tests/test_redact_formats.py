@@ -1022,3 +1022,38 @@ def test_a_long_token_the_engine_cut_into_many_pieces_is_found_whole(name: str, 
     shown = replaced(line, found)
     assert leaked(shown, value) is None, (spaced, found)
     assert [f.kind for f in found] == [KIND.get(name, name)], found
+
+
+@pytest.mark.parametrize(
+    ("name", "head"), [("dropbox-token", "sl."), ("aws-bedrock-short-key", "bedrock-api-key-"),
+                       ("flyio-token", "fm2_")],
+)  # fmt: skip
+def test_a_long_format_s_fixed_letters_read_as_capitals_are_still_its_format(
+    name: str, head: str
+) -> None:
+    """A small letter at a row's start read as its capital (``SL.`` for
+    Dropbox's ``sl.``): a format of 100 characters or more takes its fixed
+    letters in either case."""
+    rng = random.Random(f"capitals/{name}")
+    value = FORMATS[name](rng)
+    while not value.startswith(head):  # Fly.io's other, short, prefix
+        value = FORMATS[name](rng)
+    read = head.upper() + value[len(head) :]
+    line = f"Using {read} for this session."
+    found = find(line)
+    assert [(f.start, f.end, f.kind) for f in found] == [(6, 6 + len(read), KIND.get(name, name))]
+
+
+def test_a_glyph_opening_a_long_token_s_piece_is_read_as_the_token_s() -> None:
+    """A long token's piece after a stray space whose first character (a
+    ``0``) the engine read as ``@`` (``... @9pzYUESbe3 f ...``) is the
+    token's: the token is found whole. A handle after ``@`` is no piece."""
+    value = "sl.W0oaoaxVoE6Wr-1-z2I55Vj09pzYUE9be3fgNyMgEPsDcuyM3HXEQFNZ1QLyimxfW6y-Jz6AI" + (
+        "vprZuB-ZdFPJTD_LjquMkSn7-RDLrAlS7cMCJIna2hqkIkO1RopQM9lnyP8ZX9nqq"
+    )
+    read = "sl.WOoaoaxVoE6Wr- 1-22155Vj @9pzYUESbe3 f gNyMgEPsDcuyM3HXEQFNZ1QLyimx fW6y -JZ6A" + (
+        "lvprZuB-ZdFPITD_LjquMkSn7-RDLrALS7cMCJIna2hqkIkO1RopQM9 lnyP8ZX9nqq"
+    )
+    found = find(read)
+    assert leaked(replaced(read, found), value) is None, found
+    assert find("thanks @alice2bob3x for the review of @types/node2x") == []

@@ -258,6 +258,11 @@ def prefixed(
     """``token`` of literal prefixes (one, or any of a tuple)."""
     prefixes = (prefix,) if isinstance(prefix, str) else prefix
     pattern = "(?:" + "|".join(map(fixed, prefixes)) + ")"
+    if low >= LONG_FORMAT:
+        # Its fixed letters in either case: the engine reads a small letter
+        # at a row's start as its capital now and then (``SL.`` for
+        # Dropbox's ``sl.``), and a body so long makes any prefix its own.
+        pattern = f"(?i:{pattern})"
     shortest = min(map(len, prefixes))
     glued = shortest >= GLUED_PREFIX
     if body == HEX and shortest >= WIDE_PREFIX:
