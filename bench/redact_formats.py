@@ -44,8 +44,19 @@ run before); ``--kinds``: only those kinds. In training, a line too long
 for a row is shown as its value alone when that fits (the tuned line
 ``{v}``), so that long values are read too.
 
+``--real --wrapped [COLUMNS] --from N``: lines as a terminal wraps them, a
+figure of their own. Every kind's value of the seeds N on (``tests.
+redaction_formats.wrapped``: a ``cat`` of a file, an ``export``, a log
+line) on a line that the terminals of bench/redact_real.py, 80 columns wide
+(or ``COLUMNS``: 150, the width the other lines are shown at), wrap with
+the value across a row's end (a long one over several rows); the pages are left out
+(a page wraps at its words, not across a token). The text is searched with
+its rows joined as they were wrapped (``noru.redact.wrap``), and a value
+counts as left when 8 of its characters in a row are, its rows' parts put
+back together. Seeds 394-399 are tuned on; later ones are held out.
+
     .venv/bin/python bench/redact_formats.py [--real [--seeds 2] [--first 0 | --from 300]
-        [--training] [--clients Chromium,xfce4] [--kinds aws-bedrock-key]]
+        [--training] [--clients Chromium,xfce4] [--kinds aws-bedrock-key] [--wrapped [150]]]
 """
 
 from __future__ import annotations
@@ -56,6 +67,7 @@ import random
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,6 +135,7 @@ def real(
     dump: str = "",
     start: int | None = None,
     kinds_only: str = "",
+    wrapped: int = 0,
 ) -> None:
     """Recall per client and per kind on what real clients draw, as read:
     the second round's values and lines, or with ``training`` the first's;
@@ -131,18 +144,23 @@ def real(
     (a JSON line: client, kind, value, the lines read that hold part of it),
     whole, to look at (refused for the held-out part); ``start``: the
     seeds ``start`` on instead of the part's own; ``kinds_only``: the
-    comma-separated kinds to show (all when empty)."""
+    comma-separated kinds to show (all when empty); ``wrapped``: when not 0,
+    every kind's value on a line longer than a row (``tests.
+    redaction_formats.wrapped``), in the terminals only, that many columns
+    wide."""
     if dump and not training:
         raise SystemExit("--dump is for the training part only: held-out misses are not looked at")
     import tempfile
 
     from tests.page_layout import layouts
+    from tests.redaction_formats import wrapped as wrapped_lines
+    from tests.terminal_shown import xterm_screen
     from tests.xserver import running_xserver
 
     from noru.capture import Capturer
     from noru.ocr.tesseract import TesseractEngine
     from redact_pixels import held, ink_of, shown_and_seen
-    from redact_real import SHOWN
+    from redact_real import SHOWN, wrapping
 
     engine = TesseractEngine()
     # per client and per kind: caught in text, in pixels (strict, unreadable),
@@ -168,26 +186,47 @@ def real(
             for (line, value, kind), alone in zip(lines(seed, templates), bare, strict=True):
                 if wanted and kind not in wanted:
                     continue
+                if wrapped:
+                    break
                 if training and len(line.expandtabs(8)) > 148:
                     line = alone  # the tuned line "{v}": long values are read too
                 if len(line.expandtabs(8)) > 148:
                     skipped.add(kind)
                 else:
                     cases.append((line.expandtabs(8), value, kind))
-            for name, opener in SHOWN.items():
+            if wrapped:
+                cases = [
+                    case for case in wrapped_lines(seed, wrapped)
+                    if not wanted or case[2] in wanted
+                ]  # fmt: skip
+            for name, opener in (wrapping(wrapped) if wrapped else SHOWN).items():
                 if only and not any(w and w in name for w in only.split(",")):
                     continue
                 size = 20 if name.endswith(" px") else 50  # what fits its window (a page: 20)
-                for half in (cases[at : at + size] for at in range(0, len(cases), size)):
+                if wrapped:
+                    screenfuls = _screenfuls(
+                        cases,
+                        lambda line: len(xterm_screen([line], columns=wrapped, rows=10**6)),
+                    )
+                else:
+                    screenfuls = [cases[at : at + size] for at in range(0, len(cases), size)]
+                for half in screenfuls:
                     shown = [line for line, _, _ in half]
                     screens += 1
                     home = Path(tmp) / f"home-{screens}"  # a store of its own
-                    seen = shown_and_seen(server, capturer, engine, opener, shown, home, pages)
+                    seen = shown_and_seen(
+                        server, capturer, engine, opener, shown, home, pages,
+                        columns=wrapped or 150,
+                    )  # fmt: skip
                     inside, everything = held(seen)
                     placed[name][0] += inside
                     placed[name][1] += everything
                     served = re.sub(r"\[redacted: [a-z0-9-]+\]", "#", seen.text)
                     agent = re.sub(r"\[redacted: [a-z0-9-]+\]", "#", seen.agent)
+                    if wrapped:
+                        # A value's parts on rows one after another: left
+                        # together, they are as many characters in a row.
+                        served, agent = served.replace("\n", ""), agent.replace("\n", "")
                     for line, value, kind in half:
                         ok = leaked(served, value) is None
                         ink = ink_of(seen, line, value)
@@ -203,7 +242,10 @@ def real(
                         elif ok and not filled:
                             unfilled.append((name, kind, value, ink))
                         if not ok:
-                            near = [t for t in seen.read if leaked(t, value)]
+                            near = [t for t in seen.read if leaked(t, value)] or [
+                                " | ".join(t for t in seen.read if t.replace(" ", "") and
+                                           t.replace(" ", "")[:8] in value)
+                            ]  # fmt: skip
                             missed.append((name, kind, value, near[0] if near else "?"))
                             if dump:
                                 with open(dump, "a", encoding="utf-8") as out:
@@ -213,6 +255,8 @@ def real(
     engine.close()
     total = [sum(c[i] for c in clients.values()) for i in range(5)]
     part = "training (held-out first round)" if training else "held-out second round"
+    if wrapped:
+        part = f"lines wrapped {wrapped} columns wide"
     if start is not None:
         part += f", seeds {start}-{start + seeds - 1}"
     print(f"formats on real clients, Tesseract {engine.version}, {part}")
@@ -250,6 +294,26 @@ def real(
             print(f"  {name}: {kind}: {value[:60]}")
 
 
+# Rows of a terminal's screen of wrapped lines (what fits 1,600 pixels in
+# each terminal's font).
+SCREEN_ROWS = 60
+
+
+def _screenfuls(cases: list, rows_of: Callable[[str], int]) -> list[list]:
+    """``cases`` (line first) in screens of at most ``SCREEN_ROWS`` rows
+    (a line taller than that alone)."""
+    screens: list[list] = [[]]
+    used = 0
+    for case in cases:
+        rows = rows_of(case[0])
+        if screens[-1] and used + rows > SCREEN_ROWS:
+            screens.append([])
+            used = 0
+        screens[-1].append(case)
+        used += rows
+    return [screen for screen in screens if screen]
+
+
 def _shares(counts: list[int]) -> str:
     """Text, pixels (both ways) and the text agents get, each caught of tried."""
     return "".join(f" {share([caught, counts[4]]):>20}" for caught in counts[:4])
@@ -279,9 +343,23 @@ def main() -> None:
     parser.add_argument(
         "--dump", default="", help="with --real --training: write each miss whole to this file"
     )
+    parser.add_argument(
+        "--wrapped",
+        type=int,
+        nargs="?",
+        const=80,
+        default=0,
+        help="with --real --from N: every kind on a line a terminal this many columns"
+        " wide (80 when not given) wraps (terminals only)",
+    )
     args = parser.parse_args()
     if args.real:
-        real(args.first, args.seeds, args.training, args.clients, args.dump, args.start, args.kinds)
+        if args.wrapped and args.start is None:
+            raise SystemExit("--wrapped takes its seeds from --from")
+        real(
+            args.first, args.seeds, args.training, args.clients, args.dump, args.start,
+            args.kinds, args.wrapped,
+        )  # fmt: skip
         return
     parts = {
         "tuned": measure((TUNED_SEED,), TUNED),

@@ -40,15 +40,16 @@ from tests.page_layout import Layouts
 from tests.page_layout import drawn as page_drawn
 from tests.real_clients import Client
 from tests.served_terminal import stored_and_seen
-from tests.terminal_shown import cell_width
+from tests.terminal_shown import cell_width, xterm_screen
 from tests.xserver import XServer
 
 from noru.capture import Capturer
 from noru.geometry import Rect
 from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL, fill
-from noru.redact import find_lines
 from noru.redact.apply import replaced
+from noru.redact.rules import DEFAULT_CATEGORIES
+from noru.redact.wrap import find_written
 from redact_real import Opener
 
 PAGES = ("firefox", "chromium")
@@ -60,7 +61,7 @@ class Seen:
     """A screen of lines as read and as served, and where each was drawn."""
 
     read: list[str]  # the lines the engine read
-    text: str  # as bench/redact_real.py serves it: each line's findings replaced
+    text: str  # each row's findings replaced, its rows joined where wrapped to search
     agent: str  # the text agents get (``for_agent``)
     drawn: dict[str, list[Rect]]  # each shown line: its characters' boxes in the grab
     taken: np.ndarray  # the grab (RGB)
@@ -79,21 +80,29 @@ def _grid(client: Client, columns: int, rows: int) -> tuple[int, int, int, int]:
         return w // columns, h // rows, w % columns // 2, h % rows // 2
 
 
-def _terminal(client: Client, lines: Sequence[str]) -> dict[str, list[Rect]]:
-    """Each line's characters' cells, in the window: its grid (bench/redact_real.py's
-    ``SHOWN`` asks for 150 columns and two rows more than the lines)."""
-    width, height, left, top = _grid(client, 150, len(lines) + 2)
+def _terminal(client: Client, lines: Sequence[str], columns: int) -> dict[str, list[Rect]]:
+    """Each line's characters' cells, in the window: its grid
+    (bench/redact_real.py's ``SHOWN`` asks for 150 columns and two rows more
+    than the lines; ``wrapping`` for ``columns`` and two rows more than the
+    lines take wrapped there), a line longer than a row over the rows it
+    wraps to (``tests.terminal_shown.xterm_screen``)."""
     rows = list(client.lines)
+    width, height, left, top = _grid(client, columns, len(rows) + 2)
     drawn: dict[str, list[Rect]] = {}
     at = 0
     for line in lines:
-        row = rows.index(line, at)
-        at = row + 1
-        boxes, column = [], 0
-        for char in line:
-            span = cell_width(char)
-            boxes.append((left + column * width, top + row * height, span * width, height))
-            column += span
+        parts = xterm_screen([line], columns=columns, rows=10**6) or [""]
+        row = rows.index(parts[0], at)
+        at = row + len(parts)
+        boxes = []
+        for n, part in enumerate(parts):
+            column = 0
+            for char in part:
+                span = cell_width(char)
+                boxes.append(
+                    (left + column * width, top + (row + n) * height, span * width, height)
+                )
+                column += span
         drawn[line] = boxes
     return drawn
 
@@ -106,16 +115,19 @@ def shown_and_seen(
     lines: list[str],
     home: Path,
     pages: Layouts,
+    columns: int = 150,
 ) -> Seen:
     """``lines`` shown by a real client, its window grabbed, kept in the
     store at ``home``, read and served as agents get it; with where the
-    client drew each line's characters."""
+    client drew each line's characters (a terminal ``columns`` wide)."""
     pages.clear()
     with opener(server, lines, layout=pages.url) as client:
         client.bring_under_pointer()
         (grab,) = capturer.grab_window("pointer")
         drawn = (
-            page_drawn(client, pages.take()) if client.kind in PAGES else _terminal(client, lines)
+            page_drawn(client, pages.take())
+            if client.kind in PAGES
+            else _terminal(client, lines, columns)
         )
     stored, seen, (picture,) = stored_and_seen(home, engine, [grab])
     ((*boxes,),) = seen.boxes
@@ -124,9 +136,10 @@ def shown_and_seen(
     (image,) = stored.images
     # Chromium's own bar over the page (run as root, it has no sandbox): not
     # the page, and its ``--no-sandbox`` holds 8 characters of a Plaid token.
-    read = [line.text for line in image.ocr_lines or ()]
-    read = [t for t in read if "unsupported command-line flag" not in t]
-    found = find_lines(read)
+    rows = [r for r in image.ocr_lines or () if "unsupported command-line flag" not in r.text]
+    read = [line.text for line in rows]
+    # Each line's findings, its rows joined where the terminal wrapped it.
+    found, _ = find_written(rows, DEFAULT_CATEGORIES)
     text = "\n".join(replaced(t, f) if f else t for t, f in zip(read, found, strict=True))
     (agent_image,) = seen.record.images
     agent = "\n".join(

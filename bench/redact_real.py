@@ -21,6 +21,7 @@ finding covers.
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import sys
 import tempfile
@@ -28,13 +29,14 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "src"), str(ROOT / "bench")]
 
 from tests import real_clients, real_terminals  # noqa: E402
 from tests.redaction_cases import ORDINARY, leaked, planted  # noqa: E402
+from tests.terminal_shown import xterm_screen  # noqa: E402
 from tests.xserver import XServer, running_xserver  # noqa: E402
 
 from noru.capture import Capturer  # noqa: E402
@@ -95,6 +97,59 @@ SHOWN: dict[str, Opener] = {
         layout=layout,
     ),
 }
+
+
+# A terminal's width for lines it wraps (bench/redact_formats.py --real
+# --wrapped): most terminals open 80 columns wide.
+WRAP_COLUMNS = 80
+
+
+def _rows(lines: list[str], columns: int) -> int:
+    """The rows ``lines`` take wrapped at ``columns``, and two more."""
+    return sum(len(xterm_screen([line], columns=columns, rows=10**6)) or 1 for line in lines) + 2
+
+
+def _wrapping(
+    kind: str,
+    extra: dict[str, Any],
+    columns: int,
+    server: XServer,
+    lines: list[str],
+    layout: str | None = None,
+) -> AbstractContextManager[real_clients.Client]:
+    """The terminal ``kind`` showing ``lines`` ``columns`` wide, wrapped,
+    as tall as they take."""
+    rows = _rows(lines, columns)
+    if kind == "xterm":
+        return real_terminals.open_xterm(server, lines, columns=columns, rows=rows, **extra)
+    return real_terminals.open_terminal(
+        server,
+        kind,
+        lines,
+        columns=columns,
+        rows=rows,
+        wraps=True,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def wrapping(columns: int = WRAP_COLUMNS) -> dict[str, Opener]:
+    """``SHOWN``'s terminals, ``columns`` wide, lines longer than that
+    wrapped, as tall as the lines take."""
+    at = {"x": 60, "y": 60}
+    xft = {"font": "DejaVu Sans Mono"}
+    return {
+        name: functools.partial(_wrapping, kind, extra, columns)
+        for name, kind, extra in (
+            ("xterm bitmap", "xterm", at),
+            ("xterm Xft 9", "xterm", {**xft, "size": 9, **at}),
+            ("xterm Xft 10 dark", "xterm", {**xft, "size": 10, "theme": "dark"}),
+            ("rxvt-unicode 10 dark", "urxvt", at),
+            ("st 9 light", "st", {"size": 9, "theme": "light", **at}),
+            ("kitty 10 dark", "kitty", at),
+            ("xfce4-terminal 10 dark", "xfce4-terminal", at),
+        )
+    }
 
 
 def shown_and_served(

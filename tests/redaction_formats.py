@@ -288,6 +288,68 @@ FRESH = [
 ]
 
 
+# How a terminal shows a value ``{v}`` on a line longer than its row: a
+# ``cat`` of a file, an ``export``, a log line. ``{pad}`` (words of the
+# line's own kind) is as long as it takes for the value to start at a seeded
+# column and cross the row's last column (``wrapped``); written before the
+# wrapped lines were first run, and not changed after.
+WRAPPED = [
+    "dev@build-07:~/src/{pad}$ export DEPLOY_CREDENTIAL={v}",
+    '    "{pad}_credential": "{v}",',
+    "{PAD}_SECRET={v}",
+    "2026-12-06T19:12:03.114Z INFO {pad.}: using {v} for this session",
+    "$ ./run --profile {pad-} --key {v}",
+    "  {pad_}_token: {v}",
+]
+# Words a pad is made of, joined by its template's separator.
+_PAD_WORDS = ("ledger", "api", "deploy", "service", "prod", "config", "worker", "billing",
+              "auth", "client", "jobs", "internal", "staging", "reports", "sync")  # fmt: skip
+_PADS = {"{pad}": "/", "{PAD}": "_", "{pad_}": "_", "{pad.}": ".", "{pad-}": "-"}
+
+
+def _pad(rng: random.Random, size: int, sep: str, capitals: bool) -> str:
+    """``size`` characters of ordinary words joined by ``sep``, ending in a
+    letter; in capitals with ``capitals``."""
+    words = ""
+    while len(words) < size:
+        words += (sep if words else "") + rng.choice(_PAD_WORDS)
+    words = words[:size]
+    if words.endswith(sep):
+        words = words[:-1] + "s"
+    return words.upper() if capitals else words
+
+
+def wrapped(seed: int, columns: int) -> list[tuple[str, str, str]]:
+    """(line, value, kind): each format's value of ``seed`` in one of
+    ``WRAPPED`` in turn, on a line a terminal ``columns`` wide wraps with
+    the value across the end of a row: a value shorter than a row starts
+    1 to its length less one columns before the row's end; a longer one
+    anywhere in the row (it crosses its end wherever it starts). The line
+    starts at the first column, so its rows are ``columns`` wide each."""
+    out = []
+    for n, (name, make) in enumerate(FORMATS.items()):
+        rng = random.Random(f"{seed}/{name}")
+        value = make(rng)
+        shown = AROUND.get(name, "{v}").format(v=value)
+        template = WRAPPED[(n + seed) % len(WRAPPED)]
+        place = random.Random(f"{seed}/{name}/wrapped")
+        before = template.split("{v}")[0]
+        token, sep = next(((t, s) for t, s in _PADS.items() if t in before), ("", ""))
+        fixed = len(before.replace(token, "")) + shown.index(value)
+        if len(value) < columns:
+            start = columns - place.randrange(1, len(value))
+        else:
+            start = place.randrange(0, columns)
+        size = (start - fixed) % columns if token else 0
+        if token and size < 3:
+            size += columns  # the words before run over a row of their own
+        line = (
+            template.replace(token, _pad(place, size, sep, token == "{PAD}")) if token else template
+        )
+        out.append((line.format(v=shown), value, KIND.get(name, name)))
+    return out
+
+
 def values(seed: int) -> list[tuple[str, str]]:
     """(kind, value) for every format, drawn with ``seed``."""
     rng = random.Random(seed)

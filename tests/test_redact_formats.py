@@ -8,15 +8,27 @@ held-out part is measured by bench/redact_formats.py.
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
 import pytest
 
 from noru.redact import Finding, find, find_lines
+from noru.redact.apply import replaced
 from noru.redact.rules import RULES, canon
 from tests.redaction_cases import leaked
-from tests.redaction_formats import FORMATS, TUNED, TUNED_SEED, lines, misread, placed
+from tests.redaction_formats import (
+    FORMATS,
+    KIND,
+    TUNED,
+    TUNED_SEED,
+    lines,
+    misread,
+    placed,
+    wrapped,
+)
+from tests.terminal_shown import xterm_screen
 
 CASES = [case for template in TUNED for case in lines(TUNED_SEED, [template])]
 LABELLED = "SERVICE_CREDENTIAL="  # a label of TUNED: its value is the whole of what follows
@@ -975,3 +987,73 @@ def test_a_storage_key_whose_end_a_field_cuts_off_is_found_beside_its_label(line
 )
 def test_no_key_is_taken_beside_a_public_keys_label_nor_of_another_shape(line: str) -> None:
     assert find(line) == [], find(line)
+
+
+@pytest.mark.parametrize("seed", [TUNED_SEED, 394])
+def test_every_wrapped_line_puts_its_value_across_the_end_of_a_row(seed: int) -> None:
+    for line, value, kind in wrapped(seed, 80):
+        rows = xterm_screen([line], columns=80, rows=10**6)
+        start = line.index(value)
+        assert len(rows) > 1 and all(len(row) == 80 for row in rows[:-1]), kind
+        assert start // 80 < (start + len(value) - 1) // 80, kind
+
+
+# Formats of 100 characters or more (``shapes.LONG_FORMAT``), as generated.
+LONG = ["dropbox-token", "aws-session-token", "onepassword-token", "aws-bedrock-key"]
+
+
+@pytest.mark.parametrize("name", LONG)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_long_token_the_engine_cut_into_many_pieces_is_found_whole(name: str, seed: int) -> None:
+    """A token of 100 characters or more read in a terminal's row with ten
+    stray spaces, two of them around one character (``...9pzYUESbe3 f
+    gNyMg...``), as the engine reads a Dropbox token at times: found
+    whole, no 8 of its characters left."""
+    rng = random.Random(f"many/{name}/{seed}")
+    value = FORMATS[name](rng)
+    while len(value) > 400:  # a short-term Bedrock key's thousand: a long-term one
+        value = FORMATS[name](rng)
+    cuts = sorted(rng.sample(range(8, len(value) - 4, 3), 8))
+    cuts += [cuts[2] + 1, cuts[5] + 1]  # a lone character between two spaces
+    ends = [0, *sorted(cuts), len(value)]
+    spaced = " ".join(value[a:b] for a, b in itertools.pairwise(ends))
+    line = f"  {spaced}"
+    found = find(line)
+    shown = replaced(line, found)
+    assert leaked(shown, value) is None, (spaced, found)
+    assert [f.kind for f in found] == [KIND.get(name, name)], found
+
+
+@pytest.mark.parametrize(
+    ("name", "head"), [("dropbox-token", "sl."), ("aws-bedrock-short-key", "bedrock-api-key-"),
+                       ("flyio-token", "fm2_")],
+)  # fmt: skip
+def test_a_long_format_s_fixed_letters_read_as_capitals_are_still_its_format(
+    name: str, head: str
+) -> None:
+    """A small letter at a row's start read as its capital (``SL.`` for
+    Dropbox's ``sl.``): a format of 100 characters or more takes its fixed
+    letters in either case."""
+    rng = random.Random(f"capitals/{name}")
+    value = FORMATS[name](rng)
+    while not value.startswith(head):  # Fly.io's other, short, prefix
+        value = FORMATS[name](rng)
+    read = head.upper() + value[len(head) :]
+    line = f"Using {read} for this session."
+    found = find(line)
+    assert [(f.start, f.end, f.kind) for f in found] == [(6, 6 + len(read), KIND.get(name, name))]
+
+
+def test_a_glyph_opening_a_long_token_s_piece_is_read_as_the_token_s() -> None:
+    """A long token's piece after a stray space whose first character (a
+    ``0``) the engine read as ``@`` (``... @9pzYUESbe3 f ...``) is the
+    token's: the token is found whole. A handle after ``@`` is no piece."""
+    value = "sl.W0oaoaxVoE6Wr-1-z2I55Vj09pzYUE9be3fgNyMgEPsDcuyM3HXEQFNZ1QLyimxfW6y-Jz6AI" + (
+        "vprZuB-ZdFPJTD_LjquMkSn7-RDLrAlS7cMCJIna2hqkIkO1RopQM9lnyP8ZX9nqq"
+    )
+    read = "sl.WOoaoaxVoE6Wr- 1-22155Vj @9pzYUESbe3 f gNyMgEPsDcuyM3HXEQFNZ1QLyimx fW6y -JZ6A" + (
+        "lvprZuB-ZdFPITD_LjquMkSn7-RDLrALS7cMCJIna2hqkIkO1RopQM9 lnyP8ZX9nqq"
+    )
+    found = find(read)
+    assert leaked(replaced(read, found), value) is None, found
+    assert find("thanks @alice2bob3x for the review of @types/node2x") == []

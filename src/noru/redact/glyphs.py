@@ -118,6 +118,7 @@ def unconfused(line: str) -> str | None:
             or (before and marked(at + 1))
             or (marked(at - 1) and after)
             or (before and line[at + 1 : at + 2] == " " and _long_run_before(line, at))
+            or (line[at - 1 : at] in ("", " ") and after and _token_run_after(line, at))
         ):
             continue
         if spaces is None:
@@ -147,6 +148,28 @@ def _in_a_long_run(spaces: list[int], size: int, at: int) -> bool:
     start = spaces[k - 1] + 1 if k else 0
     end = spaces[k] if k < len(spaces) else size
     return end - start >= RUN_LEAST
+
+
+# A glyph after a space (or at the line's start) opens a token's piece when
+# at least this many letters and digits follow it, mixed as a token's are
+# (``... @9pzYUESbe3 f ...``: a long token's piece after a stray space,
+# its ``0`` read as ``@``); a handle or a word after one does not.
+_RUN_AFTER = 8
+_MIXED_RUN = re.compile(r"[A-Za-z]+[0-9]|[0-9]+[A-Za-z]", re.ASCII)
+
+
+def _token_run_after(line: str, at: int) -> bool:
+    """Whether ``_RUN_AFTER`` letters and digits (or more) follow ``at``
+    up to a space or the line's end, letters and digits alternating at
+    least twice, as a token's random run does."""
+    end = line.find(" ", at + 1)
+    run = line[at + 1 : end if end != -1 else len(line)]
+    return (
+        len(run) >= _RUN_AFTER
+        and run.isascii()
+        and run.isalnum()
+        and len(_MIXED_RUN.findall(run)) >= 2
+    )
 
 
 def _long_run_before(line: str, at: int) -> bool:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from noru.redact.rules import CATEGORY_OF, OPTIONAL_RULES, RULES, Rule
-from noru.redact.shapes import Finding, canon, name_like, piece_like, word_like
+from noru.redact.shapes import LONG_FORMAT, Finding, canon, name_like, piece_like, word_like
 
 __all__ = ["NEEDLES_CUT", "category", "credential_like", "formats", "matched", "searched"]
 
@@ -202,7 +202,10 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     bearer token's ``AAAA...``), any piece is joined while the token is
     still short of its format's length: such a prefix is no word's, and
     the engine cuts a long token read in a proportional font into pieces of
-    any look (``...ZfT fa lVMIKFHIE6 LHaUYuW8 ...``). So too after a first
+    any look (``...ZfT fa lVMIKFHIE6 LHaUYuW8 ...``). So too for a format
+    of ``LONG_FORMAT`` characters or more, whatever its prefix (Dropbox's
+    ``sl.``, read in a terminal's row as ``...9pzYUESbe3 f gNyMg...``): no
+    run of words is joined so long, the first a word ending it. So too after a first
     piece of ``LONG_BODY`` characters or more that looks like a token's: a
     long base64 body (a Bedrock key's ``ABSK...``) is no word, and what the
     engine cuts from it (``...vLAqY pKKFaDOES pOvBrOs+cY/...``) is joined
@@ -237,8 +240,10 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     elif one_length and low >= 16:
         low, high = low - 1, high + 2
     words = not m["b"] or word_like(m["b"])
-    strong = len(m["p"]) >= STRONG_PREFIX or (
-        len(m["b"]) >= LONG_BODY and piece_like(m["b"]) and not one_length
+    strong = (
+        len(m["p"]) >= STRONG_PREFIX
+        or rule.low >= LONG_FORMAT
+        or (len(m["b"]) >= LONG_BODY and piece_like(m["b"]) and not one_length)
     )
     for k, piece in enumerate(pieces):
         plus = k and (piece.startswith("+") or pieces[k - 1].endswith("+"))

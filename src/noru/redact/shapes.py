@@ -25,6 +25,7 @@ __all__ = [
     "HEX",
     "IL1",
     "J_READ",
+    "LONG_FORMAT",
     "LOWER",
     "MARK_READ",
     "O0",
@@ -235,9 +236,10 @@ def token(
     if letters and "." not in body and one_length and low >= DOTTED_BODY:
         apart += "."  # a speck between two glyphs read as a dot (``..5ed4.af46..``)
     before = "(?<![A-Za-z0-9]{2})" if glued else "(?<![A-Za-z0-9])"
+    pieces = LONG_PIECES if low >= LONG_FORMAT else PIECES
     pattern = (
         rf"{before}(?P<p>{prefix})"
-        rf"(?=(?P<b>{unit}*)(?!{body})(?P<rest>(?:[{apart}]{unit}+(?!{body})){{0,5}}))"
+        rf"(?=(?P<b>{unit}*)(?!{body})(?P<rest>(?:[{apart}]{unit}+(?!{body})){{0,{pieces}}}))"
     )
     return Rule(
         kind,
@@ -256,6 +258,11 @@ def prefixed(
     """``token`` of literal prefixes (one, or any of a tuple)."""
     prefixes = (prefix,) if isinstance(prefix, str) else prefix
     pattern = "(?:" + "|".join(map(fixed, prefixes)) + ")"
+    if low >= LONG_FORMAT:
+        # Its fixed letters in either case: the engine reads a small letter
+        # at a row's start as its capital now and then (``SL.`` for
+        # Dropbox's ``sl.``), and a body so long makes any prefix its own.
+        pattern = f"(?i:{pattern})"
     shortest = min(map(len, prefixes))
     glued = shortest >= GLUED_PREFIX
     if body == HEX and shortest >= WIDE_PREFIX:
@@ -267,6 +274,15 @@ def prefixed(
 # read inside it (``token``, ``search``): its pieces about the dot are
 # joined when both look like a token's and together they are its length.
 DOTTED_BODY = 32
+# A format this long at least (``token``, ``search``): the engine cuts a
+# token so long into many pieces (a Dropbox token read in a terminal's row,
+# ``sl.WOoa0axVoE6Wr - 1-22155Vj 09pzYUESbe3 f gNyMg...``: ten), and a run
+# of pieces so long is no prose, so its pieces are joined whatever they look
+# like while it is short of its format's length.
+LONG_FORMAT = 100
+# The pieces after a token's body that are joined at most: of a format of
+# ``LONG_FORMAT`` or more, and of any other.
+LONG_PIECES, PIECES = 16, 5
 # A literal prefix at least this long may have a glyph glued before it (``token``).
 GLUED_PREFIX = 5
 # After a literal prefix at least this long, a hexadecimal body is taken
