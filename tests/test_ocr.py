@@ -27,8 +27,9 @@ from noru.ocr import (
     locate_tessdata,
     mean_confidence,
 )
+from noru.ocr.band_cuts import split_rows
 from noru.ocr.base import clean_line, decode_lines, encode_lines
-from noru.ocr.regions import Piece, cut, split_rows
+from noru.ocr.regions import Piece, cut
 from tests.ocr_suite import KNOWN, TOUCHING, line_with, missing, overlap
 from tests.parts import require
 from tests.screens import FONT_PACKAGE, fonts_available, window_screen

@@ -846,6 +846,33 @@ def test_a_fallback_face_s_heavy_line_is_read_across_its_cells(tmp_path: Path) -
         assert all(line == row or c < 0.99 for line, c in got), got
 
 
+def test_a_band_cut_leaves_highlighted_words_whole(tmp_path: Path) -> None:
+    """npm's ``WARN`` on a yellow block, row after row, in rxvt-unicode at
+    192 dpi: the blocks of two rows touch, so the rows between them repeat
+    and a big terminal's band was cut there, a pixel inside the next row's
+    cells. That row's block, a pixel short in the band below, was taken
+    for chrome: its ``WARN`` was served as spaces at 0.9994 (and a line of
+    its own, ``————``). A cut goes through rows of one colour where some
+    are near: every ``WARN`` comes back, and no line served sure is wrong."""
+    screen = next(
+        s
+        for s in plan(SEED)
+        if (s.kind, s.terminal, s.family, s.size_pt, s.dpi)
+        == ("npm-install", "urxvt", "Hack", 11, 192)
+    )
+    record, read = _drawn_and_read(screen, tmp_path)
+    warned = [row for row in record["truth"] if " WARN " in row]
+    assert len(warned) >= 8  # what the test is about: blocks on rows that touch
+    served = {
+        line.rstrip(): confidence
+        for line, confidence in zip(read.lines, read.confidences, strict=True)
+        if line.strip()
+    }
+    assert all(row in served for row in warned), [r for r in warned if r not in served]
+    truth = set(record["truth"])
+    assert all(confidence < 0.99 for line, confidence in served.items() if line not in truth)
+
+
 # Screens of Latin text whose glyphs leave a few pairs of cells side by side
 # unsure: a kitty docker ps in Hermit at 13 pt (its letters a little off the
 # face's drawings), and top's reverse-video header in rxvt-unicode.

@@ -17,7 +17,8 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect, order_boxes
-from noru.ocr.regions import histogram_mode, split_rows
+from noru.ocr.band_cuts import split_rows
+from noru.ocr.regions import histogram_mode
 
 if TYPE_CHECKING:
     from PIL import Image

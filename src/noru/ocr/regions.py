@@ -14,7 +14,7 @@ throws away as a line or a frame. So each window region is read on its own:
 
 What lies outside every region (a panel, desktop icons) is read from a copy
 with the regions painted over (``mask_regions``). A region too big for one
-thread can be cut into bands between text lines (``split_rows``).
+thread can be cut into bands between text lines (``noru.ocr.band_cuts``).
 ``plan_jobs`` makes an engine's list of what to read, and ``reading_order``
 puts what the jobs found back in the order a person reads the screen.
 
@@ -24,7 +24,6 @@ image the caller gave. Pure Pillow; no engine is imported here.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -45,7 +44,6 @@ __all__ = [
     "mask_regions",
     "plan_jobs",
     "reading_order",
-    "split_rows",
 ]
 
 # A border line is at most this many pixels thick (1-2 px frames, with an
@@ -327,48 +325,6 @@ def _commonest_outside(rgb: Image.Image, covered: Image.Image) -> tuple[int, int
         return (0, 0, 0)
     # A tie goes to the darkest, so the fill never depends on counting order.
     return max(counts, key=lambda colour: (counts[colour], tuple(-v for v in colour)))
-
-
-# A band is cut only inside this many identical rows in a row, so the cut
-# runs through the gap between two text lines, never through a glyph.
-BLANK_RUN = 4
-
-
-def split_rows(image: Image.Image, region: Rect, parts: int) -> list[Rect]:
-    """``region`` cut into up to ``parts`` bands of about equal height, each
-    cut made in a run of identical rows (the gap between text lines) near
-    its ideal position. Fewer bands when no such gap lies near enough."""
-    from PIL import ImageChops
-
-    clipped = clip(region, (0, 0, *image.size))
-    if clipped is None:
-        return []
-    if parts <= 1:
-        return [clipped]
-    x, y, w, h = clipped
-    grey = image.crop((x, y, x + w, y + h)).convert("L")
-    # blank[r]: row r+1 is identical to row r. A cut at row c needs blank rows
-    # around it: the gap between two text lines, not the middle of one.
-    diff = ImageChops.difference(grey.crop((0, 0, w, h - 1)), grey.crop((0, 1, w, h)))
-    blank = [not changed for changed in diff.getprojection()[1]]
-    cuts: list[int] = []
-    reach = h // (2 * parts)
-    for k in range(1, parts):
-        ideal = k * h // parts
-        for offset in range(reach):
-            found = None
-            for row in (ideal - offset, ideal + offset):
-                if BLANK_RUN <= row < h - BLANK_RUN and all(
-                    blank[row - BLANK_RUN // 2 : row + BLANK_RUN // 2]
-                ):
-                    found = row
-                    break
-            if found is not None:
-                if not cuts or found > cuts[-1] + BLANK_RUN:
-                    cuts.append(found)
-                break
-    edges = [0, *cuts, h]
-    return [(x, y + top, w, bottom - top) for top, bottom in itertools.pairwise(edges)]
 
 
 def dedupe_lines(lines: Sequence[OcrLine]) -> list[OcrLine]:

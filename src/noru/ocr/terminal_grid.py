@@ -22,6 +22,8 @@ from noru.geometry import Rect
 from noru.ocr.monospace import Grid, fold
 from noru.ocr.terminal_ink import INK, darker_than, darkest, fits
 from noru.ocr.terminal_phase import lines_down_phase, space_phase
+from noru.ocr.terminal_pitch import gap_middle, half_advance
+from noru.ocr.terminal_pitch import pitch as repeating
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -44,22 +46,6 @@ ADVANCE_SHARE = (0.3, 0.75)
 # the mean phase's ink: the gap between cells.
 COLUMN_GAP = 0.35
 ROW_GAP = 0.25
-# Phases of a gap between rows within this share of the mean phase of its
-# emptiest are as empty as it (``_gap_middle``).
-EMPTIEST = 0.005
-# Glyphs as wide as their cells (Hermit, Terminus) leave no empty phase
-# between cells, only a thinner one: a fold's emptiest phase counts as the
-# gap when it holds at most WIDE_GAP of the mean and at most STANDS_OUT of
-# what the folds at the other periods typically do (proportional text folds
-# alike at every period).
-WIDE_GAP = 0.75
-# Half an advance is the advance where the columns fold there with a phase
-# this nearly as empty as at the whole (``_half_advance``).
-HALF_SLACK = 0.05
-STANDS_OUT = 0.75
-# A peak of a profile's autocorrelation this share of the tallest is a period
-# it repeats at.
-REPEATS = 0.7
 # Rows of text a region must show for its row pitch to be found by repeats;
 # fewer are placed by their baselines, where a good share of a line's ink
 # ends (``_by_baselines``).
@@ -98,83 +84,6 @@ def _profile(dark: Image.Image, *, rows: bool) -> bytes:
     inked = dark.point(darker_than(256 - INK))
     size = (1, dark.height) if rows else (dark.width, 1)
     return inked.resize(size, Image.Resampling.BOX).tobytes()
-
-
-def _pitch(
-    profile: Sequence[int],
-    low: int,
-    high: int,
-    gap: float,
-    *,
-    least: int | None = None,
-    wide: bool = False,
-) -> tuple[int, int] | None:
-    """The pitch of ``profile``'s rows (or cells) in ``[low, high]``, and the
-    middle of the emptiest phases at it: where the gap between two rows (or
-    cells) is.
-
-    The pitch is the smallest period at which the profile repeats (a peak of
-    its autocorrelation) and folds with an emptiest phase holding at most
-    ``gap`` of the mean's ink: with ``least``, the smallest such period of
-    at least that many pixels (a line of text is no taller than its row),
-    else the smallest whose peak is nearly as high as the highest. Folding
-    alone cannot tell a few rows 22 pixels apart from 20 (each row's gap is
-    wider than they drift), and repeating alone prefers five rows' period on
-    a screen of compiler errors (a message, a blank line, a source line, its
-    carets, a blank line). With ``wide``, where no fold has so empty a
-    phase, one that stands out from the rest does (``WIDE_GAP``)."""
-    import statistics
-
-    import numpy as np
-
-    values = np.array(list(profile), dtype=np.float64)
-    high = min(high, len(values) - 1)
-    if high < max(2, low):
-        return None
-    folds = {period: fold(profile, period)[0] for period in range(max(2, low), high + 1)}
-    if wide and min(folds.values()) > gap:
-        gap = min(WIDE_GAP, STANDS_OUT * statistics.median(folds.values()))
-    # The autocorrelation at every lag up to one past ``high``.
-    lags = np.array([float(values[:-lag] @ values[lag:]) for lag in range(1, high + 2)])
-    tallest = 0.0
-    peaks: list[int] = []
-    for period in range(max(2, low), high + 1):
-        here = lags[period - 1]
-        if here >= lags[period - 2] and here >= lags[period] and folds[period] <= gap:
-            peaks.append(period)
-            tallest = max(tallest, here)
-    if not peaks or tallest <= 0:
-        return None
-    if least is not None:
-        period = next((p for p in peaks if p >= least), peaks[-1])
-    else:
-        period = next(p for p in peaks if lags[p - 1] >= REPEATS * tallest)
-    return period, _gap_middle(profile, period, edge_past_ink=not wide)
-
-
-def _gap_middle(profile: Sequence[int], period: int, *, edge_past_ink: bool = False) -> int:
-    """The middle of the emptiest phases of ``profile`` folded at ``period``.
-    With ``edge_past_ink`` (rows), where that middle is inked, the middle of
-    the phases as empty as the emptiest (``EMPTIEST``: a stray glyph's top
-    is no line's ink): ink in the gap between two rows belongs to the line
-    it touches (an underscore, a descender; a tall letter's top), so the
-    edge between them lies past it, where no ink is."""
-    _, phase = fold(profile, period)
-    sums = [0] * period
-    for i, value in enumerate(profile):
-        sums[i % period] += value
-    quiet = sums[phase] + 0.02 * sum(sums) / period
-    before = after = 0
-    while before < period - 1 and sums[(phase - before - 1) % period] <= quiet:
-        before += 1
-    while after < period - 1 - before and sums[(phase + after + 1) % period] <= quiet:
-        after += 1
-    middle = (phase + (after - before + 1) // 2) % period
-    run = [(phase + d) % period for d in range(-before, after + 1)]
-    emptiest = [p for p in run if sums[p] <= sums[phase] + EMPTIEST * sum(sums) / period]
-    if edge_past_ink and middle not in emptiest:
-        return emptiest[len(emptiest) // 2]
-    return middle
 
 
 @dataclass(frozen=True)
@@ -238,7 +147,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     runs = _line_runs(rows_profile)
     few = _by_baselines(rows_profile, runs)
     crossings = _crossings(plain)
-    found = few or _pitch(
+    found = few or repeating(
         crossings,
         ROW_PITCH[0],
         min(ROW_PITCH[1], dark.height // 2),
@@ -263,10 +172,10 @@ def find_cells(dark: Image.Image) -> Cells | None:
         ]
     low = max(ADVANCE[0], int(height * ADVANCE_SHARE[0]))
     high = min(ADVANCE[1], int(height * ADVANCE_SHARE[1]) + 1)
-    found = _pitch(glyphs, low, high, COLUMN_GAP, wide=True)
+    found = repeating(glyphs, low, high, COLUMN_GAP, wide=True)
     if found is None:
         return None
-    width, x = _half_advance(glyphs, low, found)
+    width, x = half_advance(glyphs, low, found)
     other = None
     if fold(glyphs, width)[0] > COLUMN_GAP:
         # Glyphs as wide as their cells: the thinnest phase is no sure edge
@@ -384,24 +293,8 @@ def _halved(
     for half in (pitch // 2, (pitch + 1) // 2):
         if half < ROW_PITCH[0] or usual > half or fold(crossings, half)[0] > ROW_GAP:
             continue
-        return half, _gap_middle(crossings, half, edge_past_ink=True)
+        return half, gap_middle(crossings, half, edge_past_ink=True)
     return found
-
-
-def _half_advance(glyphs: Sequence[int], low: int, found: tuple[int, int]) -> tuple[int, int]:
-    """The advance ``found``, or half of it where the columns fold there
-    nearly as emptily (``HALF_SLACK``): a narrow face's glyphs fill their
-    cells (monofur at 8 pt, five pixels wide), so no phase of one cell is
-    empty enough and two cells' fold, a little emptier by chance, was
-    taken, reading every other character. Glyphs in cells twice as wide
-    leave no half of a cell so empty: ink lies in every phase of a half."""
-    width = found[0]
-    half = width // 2
-    if width % 2 or half < low:
-        return found
-    if fold(glyphs, half)[0] > fold(glyphs, width)[0] + HALF_SLACK:
-        return found
-    return half, _gap_middle(glyphs, half)
 
 
 def _line_height(profile: bytes) -> int | None:

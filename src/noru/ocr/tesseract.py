@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from noru.errors import OcrError
 from noru.geometry import Rect, clip
+from noru.ocr.band_cuts import split_rows
 from noru.ocr.band_grids import one_grid
 from noru.ocr.base import OcrLine, OcrResult, clean_line, mean_confidence
 from noru.ocr.cells import read_with_grids
 from noru.ocr.glyphs import Fonts
 from noru.ocr.kana import kana_lines
 from noru.ocr.memo import Memo
-from noru.ocr.regions import Job, plan_jobs, reading_order, split_rows
+from noru.ocr.regions import Job, plan_jobs, reading_order
 from noru.ocr.second import SecondOpinion
 from noru.ocr.terminal import Read
 from noru.ocr.terminal_rows import Glyph, Rows
