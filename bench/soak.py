@@ -25,6 +25,12 @@ captures refused. Then a summary: each figure at the end of the first
 ``--warmup`` minutes beside its last and its largest since. Every process
 it starts is stopped by its pid.
 
+Ctrl-C (SIGINT) or SIGTERM stops it where it is: the agents' calls in
+flight are dropped and their sessions closed, the app stopped by its pid
+(it runs in a session of its own, as do the person's captures and the
+agents' `noru mcp`, so a terminal's Ctrl-C reaches the soak and not them), and the summary covers
+the samples taken before; the exit status is 128 + the signal's number.
+
     .venv/bin/python bench/soak.py [--minutes 60] [--every 5] [--look 15]
         [--restart 300] [--idle-tail 0] [--budget 20MB] [--sample 30]
 """
@@ -152,6 +158,7 @@ class Soak:
         self.log = home.parent / "app.log"
         self.start = time.monotonic()
         self.words: list[str] = []
+        self.stopped: signal.Signals | None = None  # the signal that stopped the run
 
     # --- the app ----------------------------------------------------------
 
@@ -163,7 +170,11 @@ class Soak:
         (self.home / "config.toml").write_text(f'max_disk = "{self.args.budget}"\nredact = []\n')
         with self.log.open("wb") as log:
             self.app = subprocess.Popen(
-                [*NORU, "app"], env=self.env, stdout=subprocess.DEVNULL, stderr=log
+                [*NORU, "app"],
+                env=self.env,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                start_new_session=True,  # stopped by its pid, after the agents' sessions
             )
         client = AppClient(self.home)
         deadline = time.monotonic() + 60
@@ -212,15 +223,19 @@ class Soak:
 
     # --- the work ---------------------------------------------------------
 
-    def capture(self, terminal: Any, rng: random.Random, row: int) -> None:
+    async def capture(self, terminal: Any, rng: random.Random, row: int) -> None:
+        """The person's capture; a stop while it runs kills it (by its pid)."""
         line = log_line(rng, row)
         self.words.append(line.split()[3])
         terminal.print_line(line)
-        time.sleep(0.2)  # xterm draws it
-        done = subprocess.run([*NORU, "capture"], env=self.env, capture_output=True, text=True)
+        await anyio.sleep(0.2)  # xterm draws it
+        done = await anyio.run_process(
+            [*NORU, "capture"], env=self.env, check=False, start_new_session=True
+        )
         if done.returncode:
             self.tally.refused += 1
-            self.tally.problems.append(f"noru capture: {done.stderr.strip()[:200]}")
+            said = done.stderr.decode(errors="replace").strip()[:200]
+            self.tally.problems.append(f"noru capture: {said}")
         else:
             self.tally.captures += 1
 
@@ -263,6 +278,31 @@ def agent_params(env: dict[str, str]) -> StdioServerParameters:
 
 
 async def soak(run: Soak, terminal: Any) -> None:
+    """The work, until its end or a SIGINT or SIGTERM (``run.stopped``)."""
+    async with anyio.create_task_group() as group:
+        await group.start(watch_signals, run, group.cancel_scope)
+        await work(run, terminal)
+        group.cancel_scope.cancel()  # the watcher
+    if run.stopped is None:
+        run.sample()
+
+
+async def watch_signals(
+    run: Soak, scope: anyio.CancelScope, *, task_status: Any = anyio.TASK_STATUS_IGNORED
+) -> None:
+    """The first SIGINT or SIGTERM cancels the work, an agent's call in
+    flight too (it may wait on an app that no longer answers); one after
+    it changes nothing while the sessions close."""
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        task_status.started()
+        async for signum in signals:
+            if run.stopped is None:
+                run.stopped = signal.Signals(signum)
+                print(f"\n{run.stopped.name}: stopping", flush=True)
+                scope.cancel()
+
+
+async def work(run: Soak, terminal: Any) -> None:
     args, env = run.args, run.env
     rng = random.Random(1)
     print(
@@ -285,7 +325,7 @@ async def soak(run: Soak, terminal: Any) -> None:
                 next_sample += args.sample
             if now < busy_until:
                 if now >= next_capture:
-                    run.capture(terminal, rng, row)
+                    await run.capture(terminal, rng, row)
                     row += 1
                     next_capture += args.every
                 if now >= next_look:
@@ -303,11 +343,14 @@ async def soak(run: Soak, terminal: Any) -> None:
                         await run.look(visitor)
                     next_visitor += 300
             await anyio.sleep(max(0.05, min(next_sample, next_capture, next_look) - now))
-    run.sample()
 
 
 def summary(run: Soak, warmup: float) -> None:
     tally = run.tally
+    if run.stopped is not None:
+        print(f"\nstopped by {run.stopped.name}: the figures of the samples before it")
+    if not run.samples:
+        return
     print(
         f"\n{tally.captures} captures, {tally.looks} looks, {tally.searches} searches, "
         f"{tally.restarts} OCR restarts; captures kept at the end {run.samples[-1].kept} "
@@ -370,6 +413,9 @@ def main() -> None:
     parser.add_argument("--sample", type=float, default=30.0, help="seconds between samples")
     parser.add_argument("--warmup", type=float, default=5.0, help="minutes before 'flat' counts")
     args = parser.parse_args()
+    # Until the work starts (and while it runs: watch_signals), SIGTERM is
+    # taken as Ctrl-C is: what was started so far is stopped on the way out.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     with (
         tempfile.TemporaryDirectory() as tmp,
         running_xserver(Path(tmp), width=2560, height=1600) as server,
@@ -383,14 +429,23 @@ def main() -> None:
         ) as terminal:
             run = Soak(args, Path(tmp) / "home", env)
             try:
-                app = run.start_app()
+                run.start_app()
                 run.start = time.monotonic()
                 anyio.run(soak, run, terminal)
+            except KeyboardInterrupt:  # before the work, or between its steps
+                run.stopped = run.stopped or signal.SIGINT
             finally:
+                # What is left is stopping what was started, by pid: not cut
+                # short by a second Ctrl-C.
+                for signum in (signal.SIGINT, signal.SIGTERM):
+                    signal.signal(signum, signal.SIG_IGN)
                 if run.app is not None:
                     _stop(run.app)
             summary(run, args.warmup)
-            print(f"app stopped with {app.returncode}")
+            if run.app is not None:
+                print(f"app stopped with {run.app.returncode}")
+    if run.stopped is not None:
+        raise SystemExit(128 + run.stopped)
 
 
 if __name__ == "__main__":

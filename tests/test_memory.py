@@ -109,6 +109,36 @@ def test_with_malloc_tuned_the_next_capture_reuses_the_pages_of_the_last() -> No
     assert int(done.stdout) < 100, done.stdout
 
 
+# A thread allocates and ends before the allocator is tuned: its arena stays
+# (the next thread takes it), out of reach of the one-arena setting.
+_LATE = textwrap.dedent(
+    """
+    import threading
+    from noru.app.memory import tune_malloc
+
+    def work():
+        rows = [bytearray(4096) for _ in range(64)]
+        del rows
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    try:
+        tune_malloc()
+    except RuntimeError as exc:
+        print(exc)
+    """
+)
+
+
+def test_tuning_malloc_after_a_thread_allocated_is_refused_saying_so() -> None:
+    glibc()
+    done = subprocess.run(
+        [sys.executable, "-c", _LATE], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "tune_malloc() after a thread allocated" in done.stdout, done.stdout
+
+
 def test_the_apps_writer_keeps_few_of_the_historys_pages_in_memory(home: Path) -> None:
     # The writer stays open for as long as the app runs: SQLite's own page
     # cache (about 2 MB) would fill with the history's pages and stay.

@@ -301,6 +301,33 @@ def test_an_engine_its_child_cannot_start_leaves_captures_pending_and_says_why(
     assert record(home, second).ocr_state == "pending"
 
 
+def test_a_failed_jobs_count_is_forgotten_once_its_capture_is_gone(
+    home: Path, tmp_path: Path, work: Callable[..., Worked], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job that raises (here: ``redact_at_rest`` on and the person's rules
+    damaged, so its text may not be stored) is counted, and its capture
+    asked again up to ``MAX_ATTEMPTS``, then left pending. Once the capture
+    is gone (deleted by the person) its count goes too: the counts of a
+    long-running app stay those of captures still pending."""
+    from click.testing import CliRunner
+
+    from noru.app import ocr_worker
+    from noru.cli import main
+
+    monkeypatch.setattr(ocr_worker, "RESCAN", 0.02)
+    (home / "config.toml").write_text("redact_at_rest = true\n")
+    (home / "redactions.json").write_text("{ damaged")
+    capture_id = pending_capture(home, tmp_path, "quarterly ledger")
+    child = MemoryChild([hello(), *[codec.encode(READ)] * ocr_worker.MAX_ATTEMPTS])
+    worked = work(child)
+    worked.worker.start()
+    wait_until(lambda: len(child.jobs()) == ocr_worker.MAX_ATTEMPTS, "every attempt")
+    assert record(home, capture_id).ocr_state == "pending"
+    result = CliRunner().invoke(main, ["delete", "--yes", capture_id])
+    assert result.exit_code == 0, result.output
+    wait_until(lambda: not worked.worker._failures, "the count forgotten", seconds=30)
+
+
 # --- with the real child process ------------------------------------------------
 
 

@@ -80,13 +80,49 @@ _MALLOC_TRIM = _glibc("malloc_trim", ctypes.c_size_t)
 _MALLOPT = _glibc("mallopt", ctypes.c_int, ctypes.c_int)
 
 
+def _arenas() -> int | None:
+    """How many arenas glibc's allocator holds now (``malloc_info``'s
+    heaps: the main one, and one for each thread that allocated until the
+    limit); None where it cannot tell."""
+    try:
+        libc = ctypes.CDLL(None)
+        memstream, info = libc.open_memstream, libc.malloc_info
+        fclose, free = libc.fclose, libc.free
+    except (OSError, AttributeError, TypeError):
+        return None
+    memstream.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+    memstream.restype = ctypes.c_void_p
+    info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    fclose.argtypes = [ctypes.c_void_p]
+    free.argtypes = [ctypes.c_void_p]
+    text, size = ctypes.c_void_p(), ctypes.c_size_t()
+    stream = memstream(ctypes.byref(text), ctypes.byref(size))
+    if not stream:
+        return None
+    said = info(0, stream)
+    fclose(stream)  # sets text and size
+    try:
+        return ctypes.string_at(text, size.value).count(b"<heap nr=") if said == 0 else None
+    finally:
+        free(text)
+
+
 def tune_malloc() -> bool:
     """Set glibc's allocator up for the app (see above); False where unsupported.
 
-    Call it before any thread starts: a thread that has allocated keeps its arena.
+    Only before any thread has allocated: a thread that has keeps its arena
+    (and one that ended leaves it to the next thread), out of reach of the
+    one-arena setting. ``RuntimeError`` when glibc already holds an arena
+    other than the main one, so that a start-up reordered around it fails
+    where it is run rather than leaving the app's memory silently untuned.
     """
     if _MALLOPT is None:
         return False
+    arenas = _arenas()
+    if arenas is not None and arenas > 1:
+        raise RuntimeError(
+            f"tune_malloc() after a thread allocated ({arenas} malloc arenas): call it first"
+        )
     settings = (
         (M_ARENA_MAX, 1),  # one arena, so that malloc_trim reaches every free page
         (M_MMAP_MAX, 0),  # no mmap per large buffer: the heap's pages are reused

@@ -246,7 +246,7 @@ class OcrWorker:
         # (priority, order, id): live captures (0) go before resumed backlog (1).
         self._queue: queue.PriorityQueue[tuple[int, int, str | None]] = queue.PriorityQueue()
         self._order = itertools.count()
-        self._failures: dict[str, int] = {}
+        self._failures: dict[str, int] = {}  # pending captures whose job raised: how often
         self._pixels: dict[str, list[imaging.Scanlines]] = {}
         self._pixels_lock = threading.Lock()
         self._awaited: set[str] = set()  # queued captures an agent waits for
@@ -339,9 +339,18 @@ class OcrWorker:
                 self._retire()
                 if not self.available:
                     continue  # they wait for an engine that runs
-                for capture_id in self.writer.call(lambda store: store.pending_ocr()):
+                pending = self.writer.call(lambda store: store.pending_ocr())
+                self._forget_failures(pending)
+                for capture_id in pending:
                     if self._failures.get(capture_id, 0) < MAX_ATTEMPTS:
                         self._queue.put((1, next(self._order), capture_id))
+
+    def _forget_failures(self, pending: Sequence[str]) -> None:
+        """Keep the failed jobs' counts of captures still pending only: one
+        read since, or deleted (by the person, by retention), is never
+        queued again, and its count would stay for the app's whole life."""
+        still = set(pending)
+        self._failures = {c: n for c, n in self._failures.items() if c in still}
 
     def _reap(self) -> None:
         """A child that ended on its own (killed, or idle past ``IDLE_EXIT``)
