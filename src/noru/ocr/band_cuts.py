@@ -74,11 +74,11 @@ def _near(quiet: Sequence[bool], ideal: int, reach: int) -> int | None:
 def _one_colour(grey: Image.Image) -> list[bool]:
     """Whether each row of ``grey`` is one grey, but for ``EDGE_SHARE`` of
     its width at each side."""
+    import numpy as np
+
     side = round(grey.width * EDGE_SHARE)
-    inner = grey.crop((side, 0, grey.width - side, grey.height))
-    rows = inner.tobytes()
-    width = inner.width
-    return [
-        min(rows[r * width : (r + 1) * width]) == max(rows[r * width : (r + 1) * width])
-        for r in range(inner.height)
-    ]
+    inner = np.asarray(grey.crop((side, 0, grey.width - side, grey.height)))
+    if inner.shape[1] == 0:
+        return [True] * grey.height
+    one: list[bool] = (inner.min(axis=1) == inner.max(axis=1)).tolist()
+    return one
