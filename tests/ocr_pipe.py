@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from noru import __version__
 from noru.app.ocr_worker import EngineSetting
@@ -28,6 +28,9 @@ from noru.store import CaptureRecord, Filters, Reader
 from tests import processes
 from tests.processes import stop
 
+if TYPE_CHECKING:
+    from PIL import Image
+
 __all__ = [
     "MemoryChild",
     "MemorySpawn",
@@ -36,6 +39,7 @@ __all__ = [
     "hello",
     "ocr_children",
     "pending_capture",
+    "pending_image",
     "queued",
     "record",
     "send",
@@ -47,15 +51,22 @@ FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 def pending_capture(home: Path, folder: Path, words: str) -> str:
     """A screenshot of ``words`` in the history, its text not read yet
     (``noru import --no-ocr``): its capture id."""
-    from click.testing import CliRunner
     from PIL import Image, ImageDraw, ImageFont
-
-    from noru.cli import main
 
     image = Image.new("RGB", (900, 240), (255, 255, 255))
     draw = ImageDraw.Draw(image)
     draw.text((40, 90), words, font=ImageFont.truetype(FONT, 40), fill=(0, 0, 0))
-    path = folder / f"{words.replace(' ', '_')}.png"
+    return pending_image(home, folder, image, words.replace(" ", "_"))
+
+
+def pending_image(home: Path, folder: Path, image: Image.Image, name: str) -> str:
+    """``image`` in the history (saved as ``name``.png in ``folder``), its
+    text not read yet (``noru import --no-ocr``): its capture id."""
+    from click.testing import CliRunner
+
+    from noru.cli import main
+
+    path = folder / f"{name}.png"
     image.save(path)
     result = CliRunner().invoke(main, ["import", "--no-ocr", str(path)])
     assert result.exit_code == 0, result.output

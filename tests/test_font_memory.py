@@ -17,20 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from PIL import Image
 
 from noru.app.ocr_process import FONTS_FILE
 from noru.appwire.ocr_pipe import Ready, Recognise, Recognised
 from noru.capture import Capturer
-from noru.cli import main
 from noru.ocr import font, font_memory
 from noru.ocr.faces import bold_of, monospace_faces
 from noru.ocr.glyphs import KEPT_FONTS, Font, Fonts
 from noru.ocr.tesseract import TesseractEngine
-from noru.store import Filters, Reader
 from tests import real_terminals
-from tests.ocr_pipe import answer, child_process, send
+from tests.ocr_pipe import answer, child_process, pending_image, send
 from tests.parts import require
 from tests.xserver import XServer
 
@@ -182,16 +179,6 @@ def test_a_fresh_engine_reads_a_terminal_in_a_font_remembered_without_a_search(
         fresh.close()
 
 
-def stored(home: Path, folder: Path, image: Image.Image, name: str) -> str:
-    """``image`` in the history, its text not read yet: its capture id."""
-    path = folder / f"{name}.png"
-    image.save(path)
-    result = CliRunner().invoke(main, ["import", "--no-ocr", str(path)])
-    assert result.exit_code == 0, result.output
-    with Reader.open(home) as reader:
-        return reader.list_rows(Filters(), limit=1)[0][0].id
-
-
 def read_by_a_process(home: Path, capture_id: str) -> str:
     with child_process(home) as proc:
         assert isinstance(answer(proc), Ready)
@@ -209,7 +196,7 @@ def test_the_ocr_process_keeps_the_fonts_it_found_for_the_next_one(
 ) -> None:
     kept = home / FONTS_FILE
     kept.write_text("{damaged", encoding="utf-8")  # as no file: read, then written anew
-    first = stored(home, tmp_path, shown(desktop, capturer, FIRST), "first")
+    first = pending_image(home, tmp_path, shown(desktop, capturer, FIRST), "first")
     assert FIRST[-1] in read_by_a_process(home, first)
     (found,) = font_memory.load(kept.read_text(encoding="utf-8"))
     assert found.face.family == MONO
@@ -217,7 +204,7 @@ def test_the_ocr_process_keeps_the_fonts_it_found_for_the_next_one(
     # A fresh process reads another screen in that font: it found no font
     # it did not know, and leaves the file as it was.
     before = kept.stat()
-    second = stored(home, tmp_path, shown(desktop, capturer, SECOND), "second")
+    second = pending_image(home, tmp_path, shown(desktop, capturer, SECOND), "second")
     assert SECOND[-1] in read_by_a_process(home, second)
     after = kept.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
@@ -227,6 +214,6 @@ def test_a_data_dir_the_process_cannot_write_costs_only_the_search(
     desktop: XServer, capturer: Capturer, home: Path, tmp_path: Path
 ) -> None:
     (home / FONTS_FILE).mkdir()  # stops root too, where a file's mode would not
-    first = stored(home, tmp_path, shown(desktop, capturer, FIRST), "first")
+    first = pending_image(home, tmp_path, shown(desktop, capturer, FIRST), "first")
     assert FIRST[-1] in read_by_a_process(home, first)
     assert (home / FONTS_FILE).is_dir()
