@@ -181,24 +181,23 @@ def real(
         wanted = {k for k in kinds_only.split(",") if k}
         screens = 0
         for seed in picked:
-            cases = []
-            bare = [line for line, _, _ in lines(seed, ["{v}"])]  # as shown (a webhook's URL)
-            for (line, value, kind), alone in zip(lines(seed, templates), bare, strict=True):
-                if wanted and kind not in wanted:
-                    continue
-                if wrapped:
-                    break
-                if training and len(line.expandtabs(8)) > 148:
-                    line = alone  # the tuned line "{v}": long values are read too
-                if len(line.expandtabs(8)) > 148:
-                    skipped.add(kind)
-                else:
-                    cases.append((line.expandtabs(8), value, kind))
             if wrapped:
                 cases = [
                     case for case in wrapped_lines(seed, wrapped)
                     if not wanted or case[2] in wanted
                 ]  # fmt: skip
+            else:
+                cases = []
+                bare = [line for line, _, _ in lines(seed, ["{v}"])]  # as shown (a webhook's URL)
+                for (line, value, kind), alone in zip(lines(seed, templates), bare, strict=True):
+                    if wanted and kind not in wanted:
+                        continue
+                    if training and len(line.expandtabs(8)) > 148:
+                        line = alone  # the tuned line "{v}": long values are read too
+                    if len(line.expandtabs(8)) > 148:
+                        skipped.add(kind)
+                    else:
+                        cases.append((line.expandtabs(8), value, kind))
             for name, opener in (wrapping(wrapped) if wrapped else SHOWN).items():
                 if only and not any(w and w in name for w in only.split(",")):
                     continue
