@@ -14,8 +14,6 @@ A missing part skips on a developer machine and fails under CI=true.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +24,7 @@ from PIL import Image
 
 from tests.ocr_readers import Reader, Reading, make_reader
 from tests.ocr_scoring import chrome, levenshtein, score, tokens
-from tests.parts import require
+from tests.parts import require, require_family
 from tests.real_terminals import TERMINALS, missing_any
 from tests.terminal_corpus import (
     AXES,
@@ -133,21 +131,10 @@ def test_a_screen_s_truth_is_its_rows_and_every_line_fits_without_wrapping(
         assert all(row == row.rstrip() and "\t" not in row for row in truth), screen.id
 
 
-def _require_family(family: str, package: str = "") -> None:
-    """Fails the test unless fontconfig has ``family`` by that very name (it
-    falls back to another family without a word)."""
-    require(shutil.which("fc-match") is not None, "fc-match is not installed (apt: fontconfig)")
-    found = subprocess.run(
-        ["fc-match", "-f", "%{family}", family], capture_output=True, text=True, check=True
-    ).stdout
-    apt = f" (apt: {package})" if package else ""
-    require(family in found.split(","), f"font family {family!r} is not installed{apt}: {found}")
-
-
 def test_every_family_is_one_fontconfig_has_by_that_very_name() -> None:
     for family in FAMILIES:
         if family != BITMAP:
-            _require_family(family)
+            require_family(family)
 
 
 def test_edit_distance_counts_insertions_deletions_and_substitutions() -> None:
@@ -779,7 +766,7 @@ def test_letters_a_face_draws_alike_are_told_by_the_words_around_them(
     such a drawing is either letter, as the engine read it in its word:
     every name comes back as printed, and a line holding a twin the
     engine cannot tell is not served as sure."""
-    _require_family("CMU Typewriter Text", "fonts-cmu")
+    require_family("CMU Typewriter Text", "fonts-cmu")
     screen = _variant(
         "st",
         id="twins",
@@ -816,7 +803,7 @@ def test_a_fallback_face_s_heavy_line_is_read_across_its_cells(tmp_path: Path) -
     were served as one ``-`` and spaces. A pixel or two beside the rows a
     line fills is its edge: each bar comes back as a line across its forty
     cells (its weight left in doubt: such a line is not served as sure)."""
-    _require_family("CMU Typewriter Text", "fonts-cmu")
+    require_family("CMU Typewriter Text", "fonts-cmu")
     screen = _variant(
         "st",
         id="fallback-bars",

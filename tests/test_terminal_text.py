@@ -21,10 +21,9 @@ from PIL import Image, ImageDraw
 from noru.capture import Capturer
 from noru.ocr import OcrLine, terminal_rows
 from noru.ocr import terminal as rows_reader
-from noru.ocr.faces import monospace_faces
 from noru.ocr.tesseract import TesseractEngine, TesseractSettings
 from tests import real_clients, real_terminals
-from tests.parts import require
+from tests.parts import require_family
 from tests.real_clients import Client
 from tests.redaction_cases import planted
 from tests.sway import Sway, enter_session
@@ -1015,10 +1014,7 @@ def test_a_narrow_face_filling_its_cells_is_read_cell_by_cell(
     a little emptier by chance, was taken for the advance: every other
     character was read (``$ npm install`` came back ``$nminal``). Half an
     advance that folds nearly as emptily is the advance."""
-    require(
-        any(f.family == "CMU Typewriter Text" for f in monospace_faces()),
-        "CMU Typewriter Text is not installed (fonts-cmu)",
-    )
+    require_family("CMU Typewriter Text", "fonts-cmu")
     read = read_on(
         desktop, capturer, engine, "st", NPM, columns=110, rows=28,
         font="CMU Typewriter Text", size=7, theme="solarized-light",
