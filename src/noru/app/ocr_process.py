@@ -215,8 +215,9 @@ def main() -> int:
         del jobs
         _say(out, reply)
         worked = True
-        if set(fonts.recent()) != set(kept):  # found one (their order is not worth a write)
-            kept = fonts.recent()
+        now = fonts.recent()
+        if set(now) != set(kept):  # found one (their order is not worth a write)
+            kept = now
             _remember(home, kept)
 
 
