@@ -1,15 +1,29 @@
-"""The loop thread every D-Bus speaker runs its calls on (noru.sessionbus)."""
+"""D-Bus as every part reaches it (noru.sessionbus): the loop thread its
+calls run on, a bus joined and left, a refused call in words."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dbus_fast import Message, MessageType
 
-from noru.sessionbus import LoopThread, daemon, session_address
+from noru.sessionbus import (
+    BROKEN,
+    LoopThread,
+    daemon,
+    ended,
+    error_words,
+    join,
+    leave,
+    method_call,
+    session_address,
+)
+from tests.session_bus import running_session_bus
 
 
 @pytest.fixture
@@ -113,3 +127,49 @@ def test_the_session_bus_is_found_as_dbus_clients_find_it(
         "/org/freedesktop/DBus",
         "NameHasOwner",
     )
+
+
+def test_a_joined_bus_says_a_refused_call_in_words_and_is_left_closed(
+    loop: LoopThread, tmp_path: Path
+) -> None:
+    with running_session_bus(tmp_path) as session:
+
+        async def talk() -> tuple[str, bool, bool]:
+            bus = await join(session.address, 10)
+            reply = await bus.call(method_call("org.noru.Nobody", "/", "org.noru.Nobody", "Hello"))
+            watching = asyncio.ensure_future(ended(bus))
+            await leave(bus, 10)
+            await asyncio.wait_for(watching, 10)
+            return error_words(reply), bus.connected, watching.done()
+
+        words, connected, noticed = loop.run(talk, 30)
+    assert words.startswith("org.freedesktop.DBus.Error.ServiceUnknown: ")
+    assert "org.noru.Nobody" in words
+    assert not connected and noticed
+
+
+def test_a_call_refused_without_a_message_is_said_by_its_name_alone() -> None:
+    reply = Message(
+        message_type=MessageType.ERROR,
+        error_name="org.freedesktop.DBus.Error.AccessDenied",
+        reply_serial=1,
+    )
+    assert error_words(reply) == "org.freedesktop.DBus.Error.AccessDenied"
+
+
+def test_a_bus_that_never_answers_is_given_up_as_broken(loop: LoopThread, tmp_path: Path) -> None:
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with silent:  # listens, and never says a word of D-Bus's greeting
+        silent.bind(str(tmp_path / "silent"))
+        silent.listen(1)
+
+        async def try_it() -> BaseException | None:
+            try:
+                await join(f"unix:path={tmp_path / 'silent'}", 0.2)
+            except BROKEN as exc:
+                return exc
+            return None
+
+        assert isinstance(loop.run(try_it, 30), BROKEN)
+    with pytest.raises(BROKEN):  # and one where nothing listens at all
+        loop.run(lambda: join(f"unix:path={tmp_path / 'silent'}", 10), 30)

@@ -3,7 +3,8 @@ session bus), for every part that asks it: the Screenshot backend
 (``noru.capture.portal``) and the global shortcut (``noru.app.portal_shortcut``).
 
 - ``join_bus`` and ``call``: the session bus joined and one call made, each
-  within its timeout, a broken bus said as a ``CaptureError``;
+  within its timeout, a broken bus said as a ``CaptureError`` (the bus is
+  left with ``noru.sessionbus.leave``);
 - ``version``: the portal's version of one of its interfaces, or
   ``Unoffered`` with its words and whether the interface is missing;
 - ``add_match``: a subscription to the portal's signals, refused said as a
@@ -30,6 +31,7 @@ from typing import Any, TypeVar
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
+from noru import sessionbus
 from noru.errors import CaptureError
 from noru.sessionbus import BROKEN, LoopThread, daemon, method_call, said, session_address
 
@@ -43,8 +45,6 @@ __all__ = [
     "Unoffered",
     "add_match",
     "call",
-    "disconnect",
-    "error_words",
     "join_bus",
     "portal_missing",
     "request",
@@ -60,11 +60,6 @@ REQUEST = "org.freedesktop.portal.Request"
 CONNECT_TIMEOUT = 5.0
 # The first call may start xdg-desktop-portal and the desktop's backends.
 CALL_TIMEOUT = 25.0
-
-
-def error_words(reply: Message) -> str:
-    detail = reply.body[0] if reply.body and isinstance(reply.body[0], str) else ""
-    return f"{reply.error_name}: {detail}".strip().rstrip(":")
 
 
 class PortalLoop(LoopThread):
@@ -100,14 +95,14 @@ class Unoffered(CaptureError):
     ``words``, its words; ``missing``, whether they say it has no such interface."""
 
     def __init__(self, interface: str, reply: Message) -> None:
-        self.words = error_words(reply)
+        self.words = sessionbus.error_words(reply)
         self.missing = reply.error_name in _MISSING
         super().__init__(f"the desktop portal does not offer {interface} ({self.words})")
 
 
 async def join_bus(address: str) -> MessageBus:
     try:
-        return await asyncio.wait_for(MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT)
+        return await sessionbus.join(address, CONNECT_TIMEOUT)
     except BROKEN as exc:
         raise CaptureError(
             f"the session bus ({address}) cannot be joined to reach the desktop portal: {said(exc)}"
@@ -138,7 +133,9 @@ async def add_match(bus: MessageBus, rule: str) -> None:
     """Subscribe ``bus`` to the signals ``rule`` matches (the bus daemon's ``AddMatch``)."""
     reply = await call(bus, daemon("AddMatch", "s", [rule]), CONNECT_TIMEOUT)
     if reply.message_type is not MessageType.METHOD_RETURN:
-        raise CaptureError(f"the session bus refused a subscription: {error_words(reply)}")
+        raise CaptureError(
+            f"the session bus refused a subscription: {sessionbus.error_words(reply)}"
+        )
 
 
 async def request(
@@ -191,7 +188,9 @@ async def request(
             bus, method_call(PORTAL, PORTAL_PATH, interface, member, signature, body(token))
         )
         if reply.message_type is not MessageType.METHOD_RETURN:
-            raise CaptureError(f"the desktop portal refused {what}: {error_words(reply)}")
+            raise CaptureError(
+                f"the desktop portal refused {what}: {sessionbus.error_words(reply)}"
+            )
         handle = str(reply.body[0])
         if handle not in paths:
             paths.add(handle)
@@ -212,12 +211,6 @@ async def request(
             with contextlib.suppress(*BROKEN):
                 bus.send(daemon("RemoveMatch", "s", [rule]))
     return int(response), dict(results)
-
-
-async def disconnect(bus: MessageBus) -> None:
-    bus.disconnect()
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(bus.wait_for_disconnect(), 1.0)  # type: ignore[no-untyped-call]
 
 
 def portal_missing() -> str | None:
@@ -243,7 +236,7 @@ def portal_missing() -> str | None:
                 "wlroots compositors: xdg-desktop-portal-wlr)"
             )
         finally:
-            await disconnect(bus)
+            await sessionbus.leave(bus)
 
     loop = PortalLoop()
     try:

@@ -1,8 +1,9 @@
 """D-Bus as every part that speaks it reaches it (the accessibility reader,
 the desktop portal, the portal's shortcut, the Noru menu): where the
-session bus is, a method call as they all build it, the bus daemon's own
-calls, what a broken connection raises, and the event loop thread that
-code which is not asynchronous itself runs its calls on.
+session bus is, a bus joined within a timeout and left again, a method call
+as they all build it, the bus daemon's own calls, a refused call's error in
+words, what a broken connection raises, and the event loop thread that code
+which is not asynchronous itself runs its calls on.
 
 ``LoopThread``: an asyncio event loop on a daemon thread of its own. It
 starts on first use and again after ``close``; ``run`` waits at most its
@@ -27,9 +28,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dbus_fast import Message
+from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 
-__all__ = ["BROKEN", "LoopThread", "daemon", "method_call", "said", "session_address"]
+__all__ = [
+    "BROKEN",
+    "LoopThread",
+    "daemon",
+    "ended",
+    "error_words",
+    "join",
+    "leave",
+    "method_call",
+    "said",
+    "session_address",
+]
 
 T = TypeVar("T")
 
@@ -53,6 +66,35 @@ def session_address() -> str | None:
     if runtime and (Path(runtime) / "bus").exists():
         return f"unix:path={Path(runtime) / 'bus'}"
     return None
+
+
+async def join(address: str, timeout: float) -> MessageBus:
+    """The bus at ``address`` joined, within ``timeout`` seconds: a bus that
+    does not answer is given up, never waited on for ever. Fails with one of
+    ``BROKEN``, which the caller says in its own words."""
+    return await asyncio.wait_for(MessageBus(bus_address=address).connect(), timeout)
+
+
+async def ended(bus: MessageBus) -> None:
+    """Returns when ``bus``'s connection has ended, however it ended."""
+    with contextlib.suppress(Exception):
+        await bus.wait_for_disconnect()  # type: ignore[no-untyped-call]
+
+
+async def leave(bus: MessageBus, timeout: float = 1.0) -> None:
+    """Disconnect ``bus`` and wait, at most ``timeout`` seconds, until its
+    socket is closed; never fails (it was being left)."""
+    bus.disconnect()
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(ended(bus), timeout)
+
+
+def error_words(reply: Message) -> str:
+    """A refused call's error in words: its D-Bus error name, then its
+    message when it has one (``org.freedesktop.DBus.Error.ServiceUnknown:
+    The name ... was not provided by any .service files``)."""
+    detail = reply.body[0] if reply.body and isinstance(reply.body[0], str) else ""
+    return f"{reply.error_name}: {detail}".strip().rstrip(":")
 
 
 def method_call(

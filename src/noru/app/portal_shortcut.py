@@ -59,13 +59,12 @@ from noru.desktop_portal import (
     Unoffered,
     add_match,
     call,
-    disconnect,
     join_bus,
     request,
     version,
 )
 from noru.errors import CaptureError
-from noru.sessionbus import BROKEN, method_call, session_address
+from noru.sessionbus import BROKEN, ended, leave, method_call, session_address
 
 __all__ = [
     "GLOBAL_SHORTCUTS",
@@ -196,7 +195,7 @@ class PortalShortcut:
                         bus.call(method_call(PORTAL, self._session, SESSION, "Close")),
                         CONNECT_TIMEOUT,
                     )
-            await disconnect(bus)
+            await leave(bus)
 
         with contextlib.suppress(CaptureError):
             loop.run(close, 3 * CONNECT_TIMEOUT)
@@ -309,8 +308,7 @@ class PortalShortcut:
         task.add_done_callback(self._tasks.discard)
 
     async def _watch(self, bus: MessageBus) -> None:
-        with contextlib.suppress(Exception):  # gone with an error, or cancelled at the close
-            await bus.wait_for_disconnect()  # type: ignore[no-untyped-call]
+        await ended(bus)  # however it ended: with an error, or left at the close
         if not self._stopping:
             _safely(self._lost, "the connection to the session bus was lost")
 

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
+from noru import sessionbus
 from noru.ax import atspi
 from noru.sessionbus import BROKEN, LoopThread, method_call, said, session_address
 
@@ -71,17 +72,12 @@ def no_session() -> Unreachable:
 
 async def _join(address: str, what: str) -> MessageBus:
     try:
-        return await asyncio.wait_for(MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT)
+        return await sessionbus.join(address, CONNECT_TIMEOUT)
     except BROKEN as exc:
         raise Unreachable(
             f"no accessibility bus in this session: the {what} ({address}) "
             f"cannot be joined: {said(exc)}"
         ) from exc
-
-
-def _error_words(reply: Message) -> str:
-    detail = reply.body[0] if reply.body and isinstance(reply.body[0], str) else ""
-    return f"{reply.error_name}: {detail}".strip().rstrip(":")
 
 
 async def session_call(
@@ -103,9 +99,7 @@ async def session_call(
             f"did not answer: {said(exc)}"
         ) from exc
     finally:
-        bus.disconnect()
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(_ended(bus), CONNECT_TIMEOUT)
+        await sessionbus.leave(bus, CONNECT_TIMEOUT)
     if reply.message_type is not MessageType.METHOD_RETURN:
         missing = reply.error_name in (
             "org.freedesktop.DBus.Error.ServiceUnknown",
@@ -116,7 +110,7 @@ async def session_call(
         hint = " (at-spi2-core is not installed or cannot start; apt: at-spi2-core)"
         raise Unreachable(
             f"no accessibility bus in this session: {atspi.BUS_NAME} on the session bus "
-            f"answers {_error_words(reply)}{hint if missing else ''}"
+            f"answers {sessionbus.error_words(reply)}{hint if missing else ''}"
         )
     return reply.body[0] if reply.body else None
 
@@ -255,11 +249,6 @@ def _quiet_ends(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> Non
     loop.default_exception_handler(context)
 
 
-async def _ended(bus: MessageBus) -> None:
-    with contextlib.suppress(Exception):
-        await bus.wait_for_disconnect()  # type: ignore[no-untyped-call]
-
-
 class _Loop:
     """The event loop thread and the link it keeps."""
 
@@ -306,7 +295,7 @@ class _Loop:
                 f"no accessibility bus in this session: {atspi.BUS_NAME} gave no address"
             )
         bus = await _join(address, "accessibility bus")
-        return Link(session, address, bus, asyncio.ensure_future(_ended(bus)))
+        return Link(session, address, bus, asyncio.ensure_future(sessionbus.ended(bus)))
 
     def forget(self, link: Link) -> None:
         """Drop ``link`` (called on the loop): the next read makes a new one."""

@@ -72,13 +72,12 @@ from noru.desktop_portal import (
     PORTAL,
     PortalLoop,
     Unoffered,
-    disconnect,
     join_bus,
     request,
     version,
 )
 from noru.errors import CaptureError, PermissionDenied
-from noru.sessionbus import session_address
+from noru.sessionbus import leave, session_address
 
 __all__ = ["GRANT_HOW", "GRANT_NEXT_ACTION", "PortalBackend"]
 
@@ -328,4 +327,4 @@ class PortalBackend(Backend):
         return not self._bus.connected
 
     def close(self) -> None:
-        self._loop.close(lambda: disconnect(self._bus))
+        self._loop.close(lambda: leave(self._bus))
