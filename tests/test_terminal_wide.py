@@ -9,6 +9,7 @@ import pytest
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
+from tests.parts import require_family
 from tests.test_terminal_text import (  # noqa: F401  (fixtures)
     capturer,
     engine,
@@ -51,3 +52,51 @@ def test_wide_letters_are_read_by_their_drawings(
         font=family, theme=theme,
     )  # fmt: skip
     assert [line for line in read if line.strip()] == SHOWN
+
+
+# A dense screen, a third of its cells wide letters: file names, log
+# messages and commit subjects.
+DENSE = [
+    "$ ls -la ~/reports",
+    "-rw-r--r-- 1 me me  333651 Mar 19 22:19 配置文件加载完成_2022.docx",
+    "-rw-r--r-- 1 me me  588735 Mar  2 23:37 修复支付回调的重复处理_2022.xlsx",
+    "-rw-r--r-- 1 me me  200326 Mar  3 10:32 会议记录_2019.pdf",
+    "-rw-r--r-- 1 me me  122285 Mar  1 14:30 用户登录失败_2024.csv",
+    "$ tail -n 6 /var/log/app/worker.log",
+    "2025-02-27 03:10:11.939 ERROR [报告书] ビルドに成功しました, user_id=17117",
+    "2025-07-18 05:07:24.665 WARN  [数据库连接超时] 로그인 세션 만료, user_id=35224",
+    "2025-11-11 08:26:12.108 WARN  [订单已创建] ビルドに成功しました, user_id=34960",
+    "2025-07-16 12:50:52.132 ERROR [配置文件加载完成] 文件上传成功, user_id=59271",
+    "2025-07-15 15:51:13.471 ERROR [配置文件加载完成] 会议记录, user_id=91511",
+    "2025-03-06 17:58:17.819 WARN  [订单已创建] 用户登录失败, user_id=49890",
+    "$ git log --oneline -6",
+    "7fbc864 設定ファイルが見つかりません (#330)",
+    "de93359 新增导出报表功能 (#372)",
+    "89168d5 로그인 세션 만료 (#244)",
+    "3273b44 認証トークンの有効期限切れ (#48)",
+    "2ce3c2e ビルドに成功しました (#699)",
+    "5026019 配置文件加载完成 (#215)",
+    '$ echo "用户登录失败" | wc -c',
+    "19",
+    "エラー: 修复支付回调的重复处理 (s3://bucket-0l1, code=235)",
+    "エラー: 設定ファイルが見つかりません (O_RDONLY, code=60)",
+    "エラー: 订单已创建 (xvda1, code=68)",
+]
+
+
+def test_a_narrow_face_dense_with_wide_letters_is_read_at_its_own_cells(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """CMU Typewriter Text at 9 pt: six pixels a cell, its glyphs filling
+    them, under wide letters that each ink the middle of a pair of cells.
+    The whole screen folds best at two cells, which was taken for the
+    advance: every line was left to the engine (log lines came back
+    ``HARN [数据库连接超时]9 豆``). Stretches of Latin between the wide letters
+    still fold at their own cells, and say the advance is half."""
+    require_family("CMU Typewriter Text", "fonts-cmu")
+    read = read_on(
+        desktop, capturer, engine, "alacritty", DENSE, columns=100, rows=30, size=9,
+        font="CMU Typewriter Text", theme="solarized-light",
+    )  # fmt: skip
+    exact = [line for line in DENSE if line in read]
+    assert len(exact) >= len(DENSE) - 3, [line for line in read if line.strip()]

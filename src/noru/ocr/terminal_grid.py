@@ -22,7 +22,7 @@ from noru.geometry import Rect
 from noru.ocr.monospace import Grid, fold
 from noru.ocr.terminal_ink import INK, darker_than, darkest, fits
 from noru.ocr.terminal_phase import lines_down_phase, space_phase
-from noru.ocr.terminal_pitch import gap_middle, half_advance
+from noru.ocr.terminal_pitch import gap_middle, half_advance, rows_fold_at_half
 from noru.ocr.terminal_pitch import pitch as repeating
 
 if TYPE_CHECKING:
@@ -176,6 +176,12 @@ def find_cells(dark: Image.Image) -> Cells | None:
     if found is None:
         return None
     width, x = half_advance(glyphs, low, found)
+    if (
+        width == found[0]
+        and width // 2 >= low
+        and rows_fold_at_half(_row_profiles(lined, y, height, bars), width)
+    ):
+        width, x = width // 2, gap_middle(glyphs, width // 2)
     other = None
     if fold(glyphs, width)[0] > COLUMN_GAP:
         # Glyphs as wide as their cells: the thinnest phase is no sure edge
@@ -208,6 +214,18 @@ def find_cells(dark: Image.Image) -> Cells | None:
     if columns < 8 or inked_rows < (1 if few else MIN_ROWS):
         return None
     return Cells(x, y, width, height, columns, rows, few=few is not None, other=other)
+
+
+def _row_profiles(dark: Image.Image, y: int, height: int, bars: list[bool]) -> list[list[int]]:
+    """The columns' profile of each row of the grid in ``dark``, the
+    ``bars`` left out."""
+    profiles = []
+    for top in range(y, dark.height - height + 1, height):
+        if top < 0:
+            continue
+        band = _profile(dark.crop((0, top, dark.width, top + height)), rows=False)
+        profiles.append([0 if bar else value for value, bar in zip(band, bars, strict=True)])
+    return profiles
 
 
 def _crossings(dark: Image.Image) -> bytes:
