@@ -355,6 +355,9 @@ LOOK_ALIKES = [
     # words and a short base64 value whose == ends the line: no key's length
     "echo the quick brown fox jumps over the lazy dog and more words to pad SGVsbG8gd29ybGQ==",
     '"integrity": "sha512-q8ESAxERF1cBbqSS/tLCgqwtoL7KJaGLLTqOPGLj4z7fv0eg 4zxS5y0XoyfQLI9Ww==",',
+    # base64 of 70 bytes, the padded length after a storage key's misread ones
+    "  blob: MDEyMzQ1Njc4OWFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6MDEyMzQ1Njc4OWFiY2RlZmdoaWprbG1ub3"
+    "BxcnN0dXZ3eA==",
 ]
 
 
@@ -647,6 +650,19 @@ BROWSER_READS = [
         "Copied ap5k5aNQoK/H8HpOO0gUIq) XsJFAniiYKGQJ8zxocEJQvv4PzgUslosKrOUSkLprZUNyWIXLrjsQwilt"
         "50r8e7U== to the clipboard",
         "ap5k5aNQoK/H8HpO0gUIqJXsJFAniiYkGQJ8zxocEJQvv4PzgUslosKr0USkLprZUNyWIXLrjsQwllt50r8e7U==",
+    ),
+    # an Azure storage key read four characters long in a bracket (an l read
+    # lI, a z zZ, a 9 OI, an 8 B8), and one in three pieces after a quote
+    # read as a typographic one
+    (
+        "  [EJZXqIFP2ZKdVbqlIEMKMd6WdAzZ1V+iuGOINKQQMQwl+S300e4uqBWTZSMB8tOX5YOMgsC+3vVrHJVTU8BBY"
+        "m+SWn==",
+        "EJZXqIFP2zKdVbqIEMKMd6WdAz1V+iuG9NKQQMQwI+S30oe4uqBWTZSM8t0X5YOMgsC+3vVrHJVTU8BBYm+SWn==",
+    ),
+    (
+        "  ‘Ib30Wr5GFeXVjqLpBW7yJRdVHq4fzoVs9pTNPCPZQsaVL6gZGxu8w2PCRbUF nO wi7zxrtCXCUhJ+MOnG"
+        'OJjl9==",',
+        "Ib30Wr5GFeXVjqLpBW7yJRdVHq4fzoVs9pTNPCPZQsaVL6gZGxu8w2PCRbUFnOwi7zxrtCXCUhJ+MOnGOJjl9==",
     ),
     # a Grafana cloud token whose + are read apart, one between spaces
     (
