@@ -664,6 +664,12 @@ BROWSER_READS = [
         'OJjl9==",',
         "Ib30Wr5GFeXVjqLpBW7yJRdVHq4fzoVs9pTNPCPZQsaVL6gZGxu8w2PCRbUFnOwi7zxrtCXCUhJ+MOnGOJjl9==",
     ),
+    # a j read as ; inside a storage key (Chromium)
+    (
+        "GZgCAXf8k4bMIRIhI/Fc7adidjQO4PZPFc5oRPq3ssrHc/bAw6VFu4tHynuj7xXOJ5ZOSUIQIF;BNShFFGO6Wa=="
+        " # do not commit",
+        "GZgCAXf8k4bMlRlhl/Fc7adldjQO4PZPFc5oRPq3ssrHc/bAw6VFu4tHynuj7xXOJ5Z0SUiQlfjBN8hFFGO6Wa==",
+    ),
     # a Grafana cloud token whose + are read apart, one between spaces
     (
         "= glc_ri8QaOUxXsu7uJ7e/NYuk3jUPYsVaMKMcM9myj4WeoZs2UQ3t2o0Zjt + +1XW6J3gfz8BniUgZChLrAG "
@@ -870,6 +876,9 @@ def test_marks_read_as_a_token_s_characters_make_no_secret_of_prose_or_code() ->
         "x86_64-linux-gnu/libssl.so.3 libcrypto.so.3 (0x00007f3a2c000000)",
         "git@github.com:noru-project/noru.git and alice@example.com",
         "root@build-7f3a9c2e:~/src/project-2026$ ls",
+        # a ; between letters: code's, CSS's and a connection string's
+        "a{color:red;background:blue;margin:0}for(i=0;i<n;i++){x=y;z=w}",
+        "DefaultEndpointsProtocol=https;AccountName=ledger;EndpointSuffix=core.windows.net",
     ]
     for line in ordinary:
         assert find(line) == [], (line, find(line))
