@@ -13,6 +13,8 @@ others) are in tests/real_terminals.py, built on the same plumbing.
 
 - ``open_tk_text``: a Tk Text widget (this Python's tkinter), word-wrapped;
   Tk itself reports which display lines are fully visible.
+- ``open_tk_fields``: a Tk form of labels and entries too narrow for their
+  values, scrolled to their end; Tk reports what each entry shows whole.
 - ``open_gtk``: GTK3 ``Gtk.Label``s above a word-wrapped ``Gtk.TextView``,
   run by the system Python (python3-gi; a virtualenv cannot import gi); GTK
   reports the visible display lines.
@@ -87,6 +89,7 @@ __all__ = [
     "open_gtk",
     "open_gtk_form",
     "open_qt_form",
+    "open_tk_fields",
     "open_tk_text",
     "start_process",
     "wait_drawn",
@@ -600,6 +603,104 @@ def open_tk_text(
         return window, tuple(shown)
 
     return launch(server, "tk", title, start, ready, problem=missing("tk"))
+
+
+_TK_FIELDS = """
+import json, sys, tkinter as tk
+from tkinter import ttk
+p = json.loads(sys.argv[1])
+root = tk.Tk(className="Noru-fields")
+style = ttk.Style(root)
+style.theme_use("clam")
+style.configure("Field.TEntry", padding=(6, 4), fieldbackground=p["background"],
+                foreground=p["foreground"])
+root.title(p["title"])
+root.geometry("+{x}+{y}".format(**p))
+root.configure(background=p["background"], padx=16, pady=16)
+font = (p["family"], p["size"])
+entries = []
+for n, (label, value) in enumerate(p["fields"]):
+    tk.Label(root, text=label, font=font, background=p["background"],
+             foreground=p["foreground"]).grid(row=n, column=0, sticky="w", padx=(0, 12), pady=6)
+    entry = ttk.Entry(root, width=p["chars"], font=font, style="Field.TEntry")
+    entry.insert(0, value)
+    entry.grid(row=n, column=1, sticky="w", pady=6)
+    entries.append(entry)
+root.wait_visibility()
+root.update()
+for entry in entries:
+    entry.icursor("end")
+    entry.xview_moveto(1.0 if p["end"] else 0.0)
+root.update()
+# What each entry shows whole: from its first character in view to its last
+# (a character the entry's edge cuts is left out).
+shown = []
+for entry in entries:
+    value, width = entry.get(), entry.winfo_width()
+    first, last = entry.index("@2"), entry.index("@%d" % (width - 3))
+    if first < len(value) and entry.bbox(first)[0] < 0:
+        first += 1
+    if last < len(value):
+        x, _, w, _ = entry.bbox(last)
+        if x + w > width - 2:
+            last -= 1
+    shown.append([value[first : last + 1],
+                  [entry.winfo_rootx(), entry.winfo_rooty(), width, entry.winfo_height()]])
+print(json.dumps(shown), flush=True)
+root.mainloop()
+"""
+
+
+def open_tk_fields(
+    server: XServer,
+    fields: Sequence[tuple[str, str]],
+    *,
+    chars: int = 24,
+    end: bool = True,
+    size: int = 10,
+    family: str = "DejaVu Sans",
+    theme: Theme = "light",
+    x: int = 40,
+    y: int = 40,
+    title: str | None = None,
+) -> Client:
+    """A Tk form: each of ``fields`` a label and, beside it, an entry ``chars``
+    average characters wide holding a value, scrolled to the value's end as
+    after a paste (with ``end``; else its start). ``lines`` is what each entry
+    shows whole, as Tk says; ``places["field N"]`` each entry's rectangle."""
+    check_text([text for pair in fields for text in pair])
+    title = title or new_title("tk-fields")
+    background, foreground = THEMES[theme]
+    params = {
+        "title": title,
+        "fields": [list(pair) for pair in fields],
+        "chars": chars,
+        "end": end,
+        "family": family,
+        "size": size,
+        "background": background,
+        "foreground": foreground,
+        **{"x": x, "y": y},
+    }
+    places: dict[str, Rect] = {}
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        args = [sys.executable, "-c", _TK_FIELDS, json.dumps(params)]
+        return start_process(args, env=server.env, log=folder / "log", pipe=True), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        assert process.stdout is not None
+        shown = json.loads(read_line(process, process.stdout, f"Tk fields {title!r}"))
+        for n, (_, rect) in enumerate(shown):
+            places[f"field {n}"] = (rect[0], rect[1], rect[2], rect[3])
+        window = find_window(server, process, _title_pattern(title), f"Tk {title!r}", log)
+        return window, tuple(text for text, _ in shown)
+
+    client = launch(server, "tk", title, start, ready, problem=missing("tk"))
+    client.places.update(places)
+    return client
 
 
 # --- GTK 3 ----------------------------------------------------------------------------

@@ -1003,7 +1003,6 @@ def test_a_storage_key_whose_end_a_field_cuts_off_is_found_beside_its_label(line
         f"gpg: using RSA key {'4AEE18F83AFDEB23' * 11}",
         f"RSA key {_NARROW_KEY}",
         f"Public key {_NARROW_KEY}",
-        f"Key {_NARROW_KEY[:60]}",
         f"key {'abcdefgh' * 11}",
         # words of prose or a name of code, as long as a key
         f"Key {'ThequickbrownfoxjumpsoverthelazydogAgain' * 2}x2Z4",
