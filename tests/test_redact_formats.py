@@ -355,6 +355,10 @@ LOOK_ALIKES = [
     # words and a short base64 value whose == ends the line: no key's length
     "echo the quick brown fox jumps over the lazy dog and more words to pad SGVsbG8gd29ybGQ==",
     '"integrity": "sha512-q8ESAxERF1cBbqSS/tLCgqwtoL7KJaGLLTqOPGLj4z7fv0eg 4zxS5y0XoyfQLI9Ww==",',
+    # a doc's placeholder in capitals that names the secret (npm's npmrc page)
+    "//somewhere-else.com/myorg/:_authToken=MYTOKEN1",
+    "API_KEY=YOUR_API_KEY",
+    '  "password": "YOUR_PASSWORD",',
     # base64 of 70 bytes, the padded length after a storage key's misread ones
     "  blob: MDEyMzQ1Njc4OWFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6MDEyMzQ1Njc4OWFiY2RlZmdoaWprbG1ub3"
     "BxcnN0dXZ3eA==",

@@ -216,6 +216,8 @@ def labelled(line: str) -> list[Finding]:
         value = line[begin:stop]
         if len(value) < 4 or value.lower().strip("*.") in PLACEHOLDERS or _reference(value):
             continue
+        if _names_a_secret(value):
+            continue  # ``_authToken=MYTOKEN1``, ``YOUR_API_KEY``: a doc's placeholder
         if value.startswith(":") or _a_place(value):
             continue  # ``test_token.py::test_x``; ``PWD=/home/me``: where, not a secret
         if m["q"] is None and (any(c in value for c in "([{") or _code(line, m, label, last, stop)):
@@ -416,6 +418,20 @@ def _a_place(value: str) -> bool:
         (p.isalpha() and case_changes(p) <= 1) or p.isdigit() or (p.isalnum() and len(p) <= 8)
         for p in parts
     )
+
+
+# A name in capitals (words joined by ``_``, a number of one or two digits
+# after) that holds a secret's name: what a doc writes where the secret
+# goes (``MYTOKEN1``, ``YOUR_API_KEY``, ``NPM_TOKEN_HERE``). A token's
+# random capitals have digits inside, and seldom spell a secret's name.
+_NAMES_A_SECRET = re.compile(r"[A-Z][A-Z_]*[0-9]{0,2}")
+_SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASS|PWD|CREDENTIAL")
+
+
+def _names_a_secret(value: str) -> bool:
+    """Whether a labelled value is a placeholder that names the secret in
+    capitals, not the secret."""
+    return _NAMES_A_SECRET.fullmatch(value) is not None and _SECRET_NAME.search(value) is not None
 
 
 def _reference(value: str) -> bool:
