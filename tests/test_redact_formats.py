@@ -668,6 +668,12 @@ BROWSER_READS = [
         'OJjl9==",',
         "Ib30Wr5GFeXVjqLpBW7yJRdVHq4fzoVs9pTNPCPZQsaVL6gZGxu8w2PCRbUFnOwi7zxrtCXCUhJ+MOnGOJjl9==",
     ),
+    # a storage key in pieces after a quote read as *
+    (
+        "  *MB1nARmHKqFBi2LFlwNowwrxpSG + Kbxaf3fPvfyuYiAOVZjND3FzZZ68maviP4zZhemBsBg+121sDlvPpbg"
+        'ky7E==",',
+        "MB1nARmHKqFBi2LFlwNowwrXpSG+Kbxaf3fPvfyuYiA0vZjND3FzZ68maviP4zZhemBsBg+l21sDlvPpbgky7E==",
+    ),
     # a j read as ; inside a storage key (Chromium)
     (
         "GZgCAXf8k4bMIRIhI/Fc7adidjQO4PZPFc5oRPq3ssrHc/bAw6VFu4tHynuj7xXOJ5ZOSUIQIF;BNShFFGO6Wa=="

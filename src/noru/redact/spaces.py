@@ -199,8 +199,9 @@ _STORAGE_PIECES = 6
 _PADDED = re.compile(r"(?<![A-Za-z0-9+/|)\]}])([A-Za-z0-9+/|)\]}]+)==(?![A-Za-z0-9+/=])", re.ASCII)
 _B64_CHAR = re.compile(r"[A-Za-z0-9+/|)\]}]", re.ASCII)
 # What may stand before the key's first piece: a space, a quote (a straight
-# one read as a typographic one too, ``‘ceH3...``), a field's edge.
-_KEY_EDGE = " \t\"'`=:(<[{,;‘’“”„«»"
+# one read as a typographic one or as ``*`` too: ``‘Ib30...``,
+# ``*MB1n...``), a field's edge.
+_KEY_EDGE = " \t\"'`*=:(<[{,;‘’“”„«»"
 
 
 def padded_pieces(line: str) -> list[Finding]:
