@@ -13,8 +13,9 @@ others) are in tests/real_terminals.py, built on the same plumbing.
 
 - ``open_tk_text``: a Tk Text widget (this Python's tkinter), word-wrapped;
   Tk itself reports which display lines are fully visible.
-- ``open_tk_fields``: a Tk form of labels and entries too narrow for their
-  values, scrolled to their end; Tk reports what each entry shows whole.
+- ``open_tk_fields``, ``open_gtk_fields``: a form of labels and entries too
+  narrow for their values, scrolled to their end or not; the toolkit
+  reports what each entry shows whole.
 - ``open_gtk``: GTK3 ``Gtk.Label``s above a word-wrapped ``Gtk.TextView``,
   run by the system Python (python3-gi; a virtualenv cannot import gi); GTK
   reports the visible display lines.
@@ -87,6 +88,7 @@ __all__ = [
     "open_chromium",
     "open_firefox",
     "open_gtk",
+    "open_gtk_fields",
     "open_gtk_form",
     "open_qt_form",
     "open_tk_fields",
@@ -964,6 +966,119 @@ def open_gtk_form(
 
     client = launch(server, "gtk", title, start, ready, problem=missing("gtk"))
     client.places = places
+    return client
+
+
+_GTK_FIELDS = """
+import json, sys
+import gi
+gi.require_version("Gtk", "3.0")
+gi.require_version("Gdk", "3.0")
+from gi.repository import Gdk, GLib, Gtk, Pango
+p = json.loads(sys.argv[1])
+GLib.set_prgname("noru-gtk-fields")
+Gdk.set_program_class("Noru-gtk-fields")
+css = Gtk.CssProvider()
+rule = '* { font-family: "%s"; font-size: %dpt; }' % (p["family"], p["size"])
+css.load_from_data(rule.encode())
+Gtk.StyleContext.add_provider_for_screen(
+    Gdk.Screen.get_default(), css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION
+)
+Gtk.Settings.get_default().props.gtk_application_prefer_dark_theme = p["dark"]
+window = Gtk.Window(title=p["title"])
+window.move(p["x"], p["y"])
+grid = Gtk.Grid(column_spacing=12, row_spacing=8, margin=16)
+entries = []
+for n, (label, value) in enumerate(p["fields"]):
+    grid.attach(Gtk.Label(label=label, xalign=0), 0, n, 1, 1)
+    entry = Gtk.Entry(text=value, width_chars=p["chars"], max_width_chars=p["chars"])
+    grid.attach(entry, 1, n, 1, 1)
+    entries.append(entry)
+window.add(grid)
+window.connect("destroy", Gtk.main_quit)
+
+def scroll():
+    for entry in entries:
+        entry.set_position(-1 if p["end"] else 0)
+    window.set_focus(None)  # no insertion cursor drawn beside a value
+    GLib.timeout_add(300, report)
+    return False
+
+# What each entry shows whole (a character its text area's edge cuts is
+# left out), by its layout's own positions, and where the entry is.
+def report():
+    _, ox, oy = window.get_window().get_origin()
+    shown = []
+    for entry in entries:
+        layout, (lx, _) = entry.get_layout(), entry.get_layout_offsets()
+        area, text = entry.get_text_area(), entry.get_text()
+        inside = []
+        for i in range(len(text)):
+            box = layout.index_to_pos(len(text[:i].encode()))
+            left = lx + box.x / Pango.SCALE
+            if area.x <= left and left + box.width / Pango.SCALE <= area.x + area.width:
+                inside.append(i)
+        x, y = entry.translate_coordinates(window, 0, 0)
+        a = entry.get_allocation()
+        part = text[inside[0] : inside[-1] + 1] if inside else ""
+        shown.append([part, [ox + x, oy + y, a.width, a.height]])
+    print(json.dumps(shown), flush=True)
+    return False
+
+window.show_all()
+GLib.timeout_add(300, scroll)
+Gtk.main()
+"""
+
+
+def open_gtk_fields(
+    server: XServer,
+    fields: Sequence[tuple[str, str]],
+    *,
+    chars: int = 20,
+    end: bool = True,
+    size: int = 10,
+    family: str = "DejaVu Sans",
+    theme: Theme = "light",
+    x: int = 40,
+    y: int = 40,
+    title: str | None = None,
+) -> Client:
+    """``open_tk_fields``'s form in GTK 3: a grid of labels and ``Gtk.Entry``s
+    ``chars`` characters wide, scrolled to their values' end (with ``end``)
+    or start; ``lines`` what each shows whole, by its Pango layout;
+    ``places["field N"]`` each entry's rectangle."""
+    check_text([text for pair in fields for text in pair])
+    title = title or new_title("gtk-fields")
+    params = {
+        "title": title,
+        "fields": [list(pair) for pair in fields],
+        "chars": chars,
+        "end": end,
+        "family": family,
+        "size": size,
+        "dark": theme == "dark",
+        **{"x": x, "y": y},
+    }
+    places: dict[str, Rect] = {}
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        env = {**server.env, "XDG_CACHE_HOME": str(folder), "XDG_CONFIG_HOME": str(folder)}
+        args = [SYSTEM_PYTHON, "-c", _GTK_FIELDS, json.dumps(params)]
+        return start_process(args, env=env, log=folder / "log", pipe=True), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        assert process.stdout is not None
+        shown = json.loads(read_line(process, process.stdout, f"GTK fields {title!r}"))
+        for n, (_, rect) in enumerate(shown):
+            places[f"field {n}"] = (rect[0], rect[1], rect[2], rect[3])
+        window = find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
+        return window, tuple(text for text, _ in shown)
+
+    client = launch(server, "gtk", title, start, ready, problem=missing("gtk"))
+    client.places.update(places)
     return client
 
 

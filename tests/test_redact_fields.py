@@ -22,6 +22,8 @@ PART = "OrOwd8S7Bal6j7pGLou3SHv"
         (f"Personal access token |{PART}", PART),
         ("Client secret |TSI4f28gZ|2CePvzZaqLxj4sxrv|", "TSI4f28gZ|2CePvzZaqLxj4sxrv"),
         ("API key [wxAscRuzOI8G5UBBBpiA84Yr", "wxAscRuzOI8G5UBBBpiA84Yr"),
+        # GTK's rounded field: its edges read as ( and :
+        ("API key (Cj9Z51dfAels7xPTBOLK:", "Cj9Z51dfAels7xPTBOLK"),
         ("Secret key 2H9UZ0+t1sAq6DdWXLgEJKC", "2H9UZ0+t1sAq6DdWXLgEJKC"),
         ("Key k4VEi0PLmDkwG5gwqUgFVkMYOZnqWoPEO4ZslkhcRtGEZgsrppieC7q1Bowm", None),
         # a password's field shown in clear

@@ -1,6 +1,6 @@
 """A key in a form's field too narrow for it never reaches an agent.
 
-A real Tk form (labels, and beside each an entry narrower than its value,
+A real Tk form and a real GTK 3 one (labels, and beside each an entry narrower than its value,
 scrolled to the value's end as after a paste: the format's prefix out of
 view; or showing its start, the rest of the format's length cut off) is
 grabbed by Noru's capturer, kept by the store's writer, read by the real
@@ -8,8 +8,8 @@ engine as the app's OCR child reads it and served as agents get
 it (``for_agent``). The engine reads the column of labels apart from the
 column of fields, so each key's part is a line of its own, no format's:
 its label beside it says it is a key's (docs/security.md, "Secrets on
-screen"). Where each field is, and what it shows whole, is Tk's own word,
-not the engine's.
+screen"). Where each field is, and what it shows whole, is the toolkit's
+own word, not the engine's.
 """
 
 from __future__ import annotations
@@ -52,14 +52,16 @@ def _form(rng: random.Random) -> tuple[list[tuple[str, str]], int]:
 
 
 @pytest.mark.parametrize("end", [True, False], ids=["scrolled to its end", "its end cut off"])
+@pytest.mark.parametrize("kind", ["tk", "gtk"])
 def test_a_key_in_a_field_narrower_than_it_is_redacted_in_text_and_pixels(
-    desktop: XServer, home: Path, engine: TesseractEngine, end: bool
+    desktop: XServer, home: Path, engine: TesseractEngine, kind: real_clients.AppKind, end: bool
 ) -> None:
-    problem = real_clients.missing("tk")
+    problem = real_clients.missing(kind)
     require(problem is None, problem or "")
     fields, keys = _form(random.Random(37))
+    opener = real_clients.open_tk_fields if kind == "tk" else real_clients.open_gtk_fields
     with (
-        real_clients.open_tk_fields(desktop, fields, end=end) as client,
+        opener(desktop, fields, end=end) as client,
         Capturer(display=desktop.display) as capturer,
     ):
         client.bring_under_pointer()

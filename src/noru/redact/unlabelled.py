@@ -81,14 +81,16 @@ def bare_keys(line: str) -> list[Finding]:
 # ``Personal access token``, ``Client secret``, ``key1``), then its field:
 # no ``=`` nor ``:`` between (those are ``places.labelled``'s), a space or
 # the field's edge read as a glyph (``|``, ``[``). ``v``: the field's text,
-# its edges' glyphs on it (``edged``).
+# its edges' glyphs on it (``edged``: left out of what is judged, kept in
+# what is redacted).
 FIELD_LABEL = re.compile(
     r"(?<![A-Za-z0-9_])(?P<name>pa[s5]{2}(?:w[o0]rd|wd|phrase)|[s5]ecret|t[o0]ken|credential"
-    r"|key[0-9]?)(?=(?:[ \t]+[|\[({]?|[|\[({])[ \t]?(?P<v>\S+))",
+    r"|key[0-9]?)(?=(?:[ \t]+[|\[({'\"‘“]?|[|\[({])[ \t]?(?P<v>\S+))",
     re.ASCII | re.IGNORECASE,
 )
-# A field's edges as the engine reads them beside its text.
-_EDGES = ("|[({", "|])}")
+# A field's edges as the engine reads them beside its text (a rounded
+# border: ``(`` before it, ``:`` after it), and quotes read there.
+_EDGES = ("|[({'\"‘“", "|])}:;.,'\"’”")
 
 
 def field_values(line: str, label: str = "") -> list[Finding]:
@@ -120,7 +122,9 @@ def field_values(line: str, label: str = "") -> list[Finding]:
         kind = label_kind(" ".join(words[-3:]))
         if _wordy(value) or not (keylike(value) or (kind == "password" and _password_like(value))):
             continue
-        found.append(Finding(start - shift, end - shift, kind))
+        # The span takes the edges' glyphs too: one may be the key's last
+        # character misread (an ``x`` read as ``:``), its ink beside them.
+        found.append(Finding(m.start("v") - shift, m.end("v") - shift, kind))
     return found
 
 
