@@ -13,8 +13,8 @@ others) are in tests/real_terminals.py, built on the same plumbing.
 
 - ``open_tk_text``: a Tk Text widget (this Python's tkinter), word-wrapped;
   Tk itself reports which display lines are fully visible.
-- ``open_tk_fields``, ``open_gtk_fields``: a form of labels and entries too
-  narrow for their values, scrolled to their end or not; the toolkit
+- ``open_fields``: a form of labels and entries too narrow for their
+  values, scrolled to their end or not, in Tk or GTK 3; the toolkit
   reports what each entry shows whole.
 - ``open_gtk``: GTK3 ``Gtk.Label``s above a word-wrapped ``Gtk.TextView``,
   run by the system Python (python3-gi; a virtualenv cannot import gi); GTK
@@ -86,12 +86,11 @@ __all__ = [
     "move_window",
     "new_title",
     "open_chromium",
+    "open_fields",
     "open_firefox",
     "open_gtk",
-    "open_gtk_fields",
     "open_gtk_form",
     "open_qt_form",
-    "open_tk_fields",
     "open_tk_text",
     "start_process",
     "wait_drawn",
@@ -653,58 +652,6 @@ root.mainloop()
 """
 
 
-def open_tk_fields(
-    server: XServer,
-    fields: Sequence[tuple[str, str]],
-    *,
-    chars: int = 24,
-    end: bool = True,
-    size: int = 10,
-    family: str = "DejaVu Sans",
-    theme: Theme = "light",
-    x: int = 40,
-    y: int = 40,
-    title: str | None = None,
-) -> Client:
-    """A Tk form: each of ``fields`` a label and, beside it, an entry ``chars``
-    average characters wide holding a value, scrolled to the value's end as
-    after a paste (with ``end``; else its start). ``lines`` is what each entry
-    shows whole, as Tk says; ``places["field N"]`` each entry's rectangle."""
-    check_text([text for pair in fields for text in pair])
-    title = title or new_title("tk-fields")
-    background, foreground = THEMES[theme]
-    params = {
-        "title": title,
-        "fields": [list(pair) for pair in fields],
-        "chars": chars,
-        "end": end,
-        "family": family,
-        "size": size,
-        "background": background,
-        "foreground": foreground,
-        **{"x": x, "y": y},
-    }
-    places: dict[str, Rect] = {}
-
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        args = [sys.executable, "-c", _TK_FIELDS, json.dumps(params)]
-        return start_process(args, env=server.env, log=folder / "log", pipe=True), False
-
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        assert process.stdout is not None
-        shown = json.loads(read_line(process, process.stdout, f"Tk fields {title!r}"))
-        for n, (_, rect) in enumerate(shown):
-            places[f"field {n}"] = (rect[0], rect[1], rect[2], rect[3])
-        window = find_window(server, process, _title_pattern(title), f"Tk {title!r}", log)
-        return window, tuple(text for text, _ in shown)
-
-    client = launch(server, "tk", title, start, ready, problem=missing("tk"))
-    client.places.update(places)
-    return client
-
-
 # --- GTK 3 ----------------------------------------------------------------------------
 
 _GTK = """
@@ -1031,11 +978,12 @@ Gtk.main()
 """
 
 
-def open_gtk_fields(
+def open_fields(
     server: XServer,
+    kind: Literal["tk", "gtk"],
     fields: Sequence[tuple[str, str]],
     *,
-    chars: int = 20,
+    chars: int = 22,
     end: bool = True,
     size: int = 10,
     family: str = "DejaVu Sans",
@@ -1044,12 +992,16 @@ def open_gtk_fields(
     y: int = 40,
     title: str | None = None,
 ) -> Client:
-    """``open_tk_fields``'s form in GTK 3: a grid of labels and ``Gtk.Entry``s
-    ``chars`` characters wide, scrolled to their values' end (with ``end``)
-    or start; ``lines`` what each shows whole, by its Pango layout;
+    """A form in Tk (this Python's tkinter, ttk's clam theme) or GTK 3 (the
+    system Python's): each of ``fields`` a label and, beside it, an entry
+    ``chars`` average characters wide holding a value, scrolled to the
+    value's end as after a paste (with ``end``; else its start), no
+    insertion cursor drawn. ``lines`` is what each entry shows whole, as
+    the toolkit says (Tk's indexes, GTK's Pango layout);
     ``places["field N"]`` each entry's rectangle."""
     check_text([text for pair in fields for text in pair])
-    title = title or new_title("gtk-fields")
+    title = title or new_title(f"{kind}-fields")
+    background, foreground = THEMES[theme]
     params = {
         "title": title,
         "fields": [list(pair) for pair in fields],
@@ -1057,6 +1009,8 @@ def open_gtk_fields(
         "end": end,
         "family": family,
         "size": size,
+        "background": background,
+        "foreground": foreground,
         "dark": theme == "dark",
         **{"x": x, "y": y},
     }
@@ -1064,20 +1018,23 @@ def open_gtk_fields(
 
     def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
         env = {**server.env, "XDG_CACHE_HOME": str(folder), "XDG_CONFIG_HOME": str(folder)}
-        args = [SYSTEM_PYTHON, "-c", _GTK_FIELDS, json.dumps(params)]
+        program, script = (
+            (sys.executable, _TK_FIELDS) if kind == "tk" else (SYSTEM_PYTHON, _GTK_FIELDS)
+        )
+        args = [program, "-c", script, json.dumps(params)]
         return start_process(args, env=env, log=folder / "log", pipe=True), False
 
     def ready(
         process: subprocess.Popen[str], folder: Path, log: Path
     ) -> tuple[str, tuple[str, ...]]:
         assert process.stdout is not None
-        shown = json.loads(read_line(process, process.stdout, f"GTK fields {title!r}"))
+        shown = json.loads(read_line(process, process.stdout, f"{kind} fields {title!r}"))
         for n, (_, rect) in enumerate(shown):
             places[f"field {n}"] = (rect[0], rect[1], rect[2], rect[3])
-        window = find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
+        window = find_window(server, process, _title_pattern(title), f"{kind} {title!r}", log)
         return window, tuple(text for text, _ in shown)
 
-    client = launch(server, "gtk", title, start, ready, problem=missing("gtk"))
+    client = launch(server, kind, title, start, ready, problem=missing(kind))
     client.places.update(places)
     return client
 

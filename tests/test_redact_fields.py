@@ -22,6 +22,8 @@ PART = "OrOwd8S7Bal6j7pGLou3SHv"
         (f"Personal access token |{PART}", PART),
         ("Client secret |TSI4f28gZ|2CePvzZaqLxj4sxrv|", "TSI4f28gZ|2CePvzZaqLxj4sxrv"),
         ("API key [wxAscRuzOI8G5UBBBpiA84Yr", "wxAscRuzOI8G5UBBBpiA84Yr"),
+        # a J read as } inside it, a glyph the field's edge cuts read as I
+        ("Client secret tSoGP6tNcsrTnEjnrNOdCCg}I", "tSoGP6tNcsrTnEjnrNOdCCg}I"),
         # GTK's rounded field: its edges read as ( and :
         ("API key (Cj9Z51dfAels7xPTBOLK:", "Cj9Z51dfAels7xPTBOLK"),
         ("Secret key 2H9UZ0+t1sAq6DdWXLgEJKC", "2H9UZ0+t1sAq6DdWXLgEJKC"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ import pytest
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from noru.present.pixels import FILL, fill
+from noru.redact.unsure import UNSURE_KIND
 from tests import real_clients
 from tests.drawn_ink import commonest, ink
 from tests.parts import require
@@ -54,14 +56,13 @@ def _form(rng: random.Random) -> tuple[list[tuple[str, str]], int]:
 @pytest.mark.parametrize("end", [True, False], ids=["scrolled to its end", "its end cut off"])
 @pytest.mark.parametrize("kind", ["tk", "gtk"])
 def test_a_key_in_a_field_narrower_than_it_is_redacted_in_text_and_pixels(
-    desktop: XServer, home: Path, engine: TesseractEngine, kind: real_clients.AppKind, end: bool
+    desktop: XServer, home: Path, engine: TesseractEngine, kind: Literal["tk", "gtk"], end: bool
 ) -> None:
     problem = real_clients.missing(kind)
     require(problem is None, problem or "")
     fields, keys = _form(random.Random(37))
-    opener = real_clients.open_tk_fields if kind == "tk" else real_clients.open_gtk_fields
     with (
-        opener(desktop, fields, end=end) as client,
+        real_clients.open_fields(desktop, kind, fields, end=end) as client,
         Capturer(display=desktop.display) as capturer,
     ):
         client.bring_under_pointer()
@@ -87,8 +88,8 @@ def test_a_key_in_a_field_narrower_than_it_is_redacted_in_text_and_pixels(
             assert leaked(agent, part) is None, (label, part, agent)
             assert drawn.any() and not left.any(), (label, int(left.sum()), int(drawn.sum()))
         else:
-            # what no label says is a key's is served as read (a row the
-            # engine may have lost beside a key's is filled: an edge of it)
-            assert leaked(read, part) is not None, (label, read)
-            assert leaked(agent, part) is not None, (label, agent)
-            assert 2 * left.sum() > drawn.sum(), (label, int(left.sum()), int(drawn.sum()))
+            assert leaked(read, part) is not None, (label, read)  # read, and so checked
+    # What no label says is a key's is taken by no rule: each key is one
+    # finding (a line too unsure to check beside them may be filled whole,
+    # ``noru.redact.unsure``: a rule of its own).
+    assert len([k for k in seen.kinds if k != UNSURE_KIND]) == keys, seen.kinds

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from noru.redact.formats import STORAGE_KEY
+from noru.redact.glyphs import unconfused
 from noru.redact.places import a_secrets_key, keylike, label_kind
 from noru.redact.rules import AWS_SECRET
 from noru.redact.shapes import Finding, entropy, label_words
@@ -113,7 +114,9 @@ def field_values(line: str, label: str = "") -> list[Finding]:
         if m.start("v") < shift:
             continue
         start, end = edged(text, *m.span("v"))
-        value = text[start:end]
+        # judged as the formats are: a glyph no token holds read inside it
+        # (``...NOdCCg}I`` for ``...NOdCCgJP``) as the token's character
+        value = unconfused(text[start:end]) or text[start:end]
         words = label_words(text[max(0, m.start("name") - 40) : m.end("name")])
         if words[-1].startswith("key") and (
             not a_secrets_key(words) or _PUBLIC_KEY.intersection(words[-4:])
