@@ -91,6 +91,7 @@ FIELD_LABEL = re.compile(
 )
 # A field's edges as the engine reads them beside its text (a rounded
 # border: ``(`` before it, ``:`` after it), and quotes read there.
+_QUOTES = "'\"‘’“”"
 _EDGES = ("|[({'\"‘“", "|])}:;.,'\"’”")
 
 
@@ -125,9 +126,14 @@ def field_values(line: str, label: str = "") -> list[Finding]:
         kind = label_kind(" ".join(words[-3:]))
         if _wordy(value) or not (keylike(value) or (kind == "password" and _password_like(value))):
             continue
-        # The span takes the edges' glyphs too: one may be the key's last
-        # character misread (an ``x`` read as ``:``), its ink beside them.
-        found.append(Finding(m.start("v") - shift, m.end("v") - shift, kind))
+        # The span takes the edges' glyphs too (one may be the key's last
+        # character misread, an ``x`` read as ``:``), but not its quotes.
+        begin, stop = m.span("v")
+        while begin < stop and text[begin] in _QUOTES:
+            begin += 1
+        while stop > begin and text[stop - 1] in _QUOTES:
+            stop -= 1
+        found.append(Finding(begin - shift, stop - shift, kind))
     return found
 
 
