@@ -668,6 +668,18 @@ BROWSER_READS = [
         'OJjl9==",',
         "Ib30Wr5GFeXVjqLpBW7yJRdVHq4fzoVs9pTNPCPZQsaVL6gZGxu8w2PCRbUFnOwi7zxrtCXCUhJ+MOnGOJjl9==",
     ),
+    # held out on seeds 406-407 (seen since): a run of _ read one short in
+    # a format of a range of lengths, an S read as $, a stray space in a
+    # Harness token's last part
+    (
+        "=> figd__RcNyMZ47Jk1EQ37fXalTRTalGRIkn9ekG3GgGX",
+        "figd___RcNyMZ47Jk1EQ37fXalTRTalGRIkh9ekG3GgGX",
+    ),
+    ("\"ZWp6Q~U-gldxyKOwOFzDdxu8$73JhOCQmSATICSn',", "ZWp6Q~U-gldxyKOw0FzDdxu8S73JhOCQm5ATlc5n"),
+    (
+        "\u2018pat. F9ZNATh8M5d4MyqiNyQygt.u6RY2xYRdAUCy46aZFALEvpH.fkTHINbVpSIBoAI5 3tdG',",
+        "pat.F9zNATh8M5d4MyqiNyQygt.u6RY2xYRdAUCy46aZFALEvpH.fkTHINbVpSlBoAl53tdG",
+    ),
     # a storage key in pieces after a quote read as *
     (
         "  *MB1nARmHKqFBi2LFlwNowwrxpSG + Kbxaf3fPvfyuYiAOVZjND3FzZZ68maviP4zZhemBsBg+121sDlvPpbg"
@@ -886,6 +898,8 @@ def test_marks_read_as_a_token_s_characters_make_no_secret_of_prose_or_code() ->
         "x86_64-linux-gnu/libssl.so.3 libcrypto.so.3 (0x00007f3a2c000000)",
         "git@github.com:noru-project/noru.git and alice@example.com",
         "root@build-7f3a9c2e:~/src/project-2026$ ls",
+        # a $ opening a shell's or a template's name
+        "echo $HOME/$USER_CONFIG_DIRECTORY and ${PASSWORD_FILE_PATH} in $(pwd)/a$b",
         # a ; between letters: code's, CSS's and a connection string's
         "a{color:red;background:blue;margin:0}for(i=0;i<n;i++){x=y;z=w}",
         "DefaultEndpointsProtocol=https;AccountName=ledger;EndpointSuffix=core.windows.net",
@@ -933,6 +947,16 @@ def test_marks_read_as_a_token_s_characters_make_no_secret_of_prose_or_code() ->
             "Using sk_test_HOBtq6BlQIpUEqNWZeiHY1dInEQXBrIhG0RbwrpfcaJlpZ2be1Hh in myProjectConfig"
             "urationName here",
             "sk_test_HOBtq6BlQIpUEqNWZeiHY1dInEQXBrIhG0RbwrpfcaJlpZ2be1Hh",
+        ),
+        # a word after a whole Harness token, capitalised or not
+        (
+            "pat.F9zNATh8M5d4MyqiNyQygt.u6RY2xYRdAUCy46aZFALEvpH.fkTHINbVpSlBoAl53tdG Is revoked",
+            "pat.F9zNATh8M5d4MyqiNyQygt.u6RY2xYRdAUCy46aZFALEvpH.fkTHINbVpSlBoAl53tdG",
+        ),
+        # a figma token of its least length and a word
+        (
+            "figd_RcNyMZ47Jk1EQ37fXalTRTalGRIkh9ekG3GgGXab is set",
+            "figd_RcNyMZ47Jk1EQ37fXalTRTalGRIkh9ekG3GgGXab",
         ),
     ],
 )

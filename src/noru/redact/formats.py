@@ -327,11 +327,14 @@ FORMATS: tuple[Rule, ...] = (
         needles=("_mmk",),
     ),
     # Harness: three parts about two dots; read in a proportional font, a
-    # space now and then inside a part or after a dot (an ``_`` read so).
+    # space now and then inside a part or after a dot (an ``_`` read so);
+    # in the last, one, before a piece with a digit or a capital (not a word
+    # of prose after a whole token: ``... is``).
     rule(
         "harness-token",
         rf"\b(?P<v>(?:{fixed('pat.')}|{fixed('sat.')})(?:[A-Za-z0-9_|-] ?){{21,23}}"
-        r"\. ?(?:[A-Za-z0-9|] ?){22,26}\. ?[A-Za-z0-9|]{18,22})\b",
+        r"\. ?(?:[A-Za-z0-9|] ?){22,26}\. ?(?:[A-Za-z0-9|]{18,22}\b|(?=[A-Za-z0-9| ]{18,23}\b)"
+        r"[A-Za-z0-9|]{4,21} (?=[A-Za-z|]*[0-9A-Z|])[A-Za-z0-9|]+))\b",
         needles=("pat.", "sat."),
     ),
     rule(
