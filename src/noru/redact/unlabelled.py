@@ -82,8 +82,8 @@ def bare_keys(line: str) -> list[Finding]:
 # ``Personal access token``, ``Client secret``, ``key1``), then its field:
 # no ``=`` nor ``:`` between (those are ``places.labelled``'s), a space or
 # the field's edge read as a glyph (``|``, ``[``). ``v``: the field's text,
-# its edges' glyphs on it (``edged``: left out of what is judged, kept in
-# what is redacted).
+# its edges' glyphs on it (``_edged``: left out of what is judged, kept in
+# what is redacted but for quotes).
 FIELD_LABEL = re.compile(
     r"(?<![A-Za-z0-9_])(?P<name>pa[s5]{2}(?:w[o0]rd|wd|phrase)|[s5]ecret|t[o0]ken|credential"
     r"|key[0-9]?)(?=(?:[ \t]+[|\[({'\"‘“]?|[|\[({])[ \t]?(?P<v>\S+))",
@@ -103,8 +103,8 @@ def field_values(line: str, label: str = "") -> list[Finding]:
     (``places.keylike``: 16 characters or more of a token's alphabet,
     letters and digits mixed, as varied as random text; hexadecimal from
     32), not words run together (``_wordy``): a word, a name, a path or
-    a commit id is no key's part; a
-    password's, a password shown in clear (``_password_like``). A label
+    a commit id is no key's part; after a password's label, a password
+    shown in clear (``_password_like``). A label
     that is only a ``key`` must be a secret's (not ``RSA key``, ``sort
     key``). ``label``: the label's line when the engine read it apart, its
     field alone on ``line``."""
@@ -114,7 +114,7 @@ def field_values(line: str, label: str = "") -> list[Finding]:
     for m in FIELD_LABEL.finditer(text):
         if m.start("v") < shift:
             continue
-        start, end = edged(text, *m.span("v"))
+        start, end = _edged(text, *m.span("v"))
         # judged as the formats are: a glyph no token holds read inside it
         # (``...NOdCCg}I`` for ``...NOdCCgJP``) as the token's character
         value = unconfused(text[start:end]) or text[start:end]
@@ -168,7 +168,7 @@ def _password_like(value: str) -> bool:
     )
 
 
-def edged(text: str, start: int, end: int) -> tuple[int, int]:
+def _edged(text: str, start: int, end: int) -> tuple[int, int]:
     """A field's text without its edges read as glyphs around it."""
     while start < end and text[start] in _EDGES[0]:
         start += 1
