@@ -28,6 +28,7 @@ PART = "OrOwd8S7Bal6j7pGLou3SHv"
         ("API key (Cj9Z51dfAels7xPTBOLK:", "Cj9Z51dfAels7xPTBOLK"),
         ("Secret key 2H9UZ0+t1sAq6DdWXLgEJKC", "2H9UZ0+t1sAq6DdWXLgEJKC"),
         ("Key k4VEi0PLmDkwG5gwqUgFVkMYOZnqWoPEO4ZslkhcRtGEZgsrppieC7q1Bowm", None),
+        ("Service credential  k3Jd9sLq2ZxP0aB7mWq4Rt8YuV2nC", "k3Jd9sLq2ZxP0aB7mWq4Rt8YuV2nC"),
         # a password's field shown in clear
         ("Password XFcqgGxKh1ZxXfu!BeC", "XFcqgGxKh1ZxXfu!BeC"),
     ],

@@ -123,9 +123,9 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
     return found
 
 
-# What a line holds, in ``canon``'s form, wherever ``field_values`` may find
-# a field beside its label.
-_FIELD_NAMES = ("ey", "tok", "ecret", "pass", "credential")
+# What a line holds, in ``canon``'s form (``credentlal``: its ``i`` folded),
+# wherever ``field_values`` may find a field beside its label.
+_FIELD_NAMES = ("key", "tok", "ecret", "pass", "credent")
 
 
 def _shaped(line: str, folded: str, categories: Collection[str]) -> list[Finding]:
