@@ -13,6 +13,9 @@ others) are in tests/real_terminals.py, built on the same plumbing.
 
 - ``open_tk_text``: a Tk Text widget (this Python's tkinter), word-wrapped;
   Tk itself reports which display lines are fully visible.
+- ``open_fields``: a form of labels and entries too narrow for their
+  values, scrolled to their end or not, in Tk or GTK 3; the toolkit
+  reports what each entry shows whole.
 - ``open_gtk``: GTK3 ``Gtk.Label``s above a word-wrapped ``Gtk.TextView``,
   run by the system Python (python3-gi; a virtualenv cannot import gi); GTK
   reports the visible display lines.
@@ -83,6 +86,7 @@ __all__ = [
     "move_window",
     "new_title",
     "open_chromium",
+    "open_fields",
     "open_firefox",
     "open_gtk",
     "open_gtk_form",
@@ -602,6 +606,52 @@ def open_tk_text(
     return launch(server, "tk", title, start, ready, problem=missing("tk"))
 
 
+_TK_FIELDS = """
+import json, sys, tkinter as tk
+from tkinter import ttk
+p = json.loads(sys.argv[1])
+root = tk.Tk(className="Noru-fields")
+style = ttk.Style(root)
+style.theme_use("clam")
+style.configure("Field.TEntry", padding=(6, 4), fieldbackground=p["background"],
+                foreground=p["foreground"])
+root.title(p["title"])
+root.geometry("+{x}+{y}".format(**p))
+root.configure(background=p["background"], padx=16, pady=16)
+font = (p["family"], p["size"])
+entries = []
+for n, (label, value) in enumerate(p["fields"]):
+    tk.Label(root, text=label, font=font, background=p["background"],
+             foreground=p["foreground"]).grid(row=n, column=0, sticky="w", padx=(0, 12), pady=6)
+    entry = ttk.Entry(root, width=p["chars"], font=font, style="Field.TEntry")
+    entry.insert(0, value)
+    entry.grid(row=n, column=1, sticky="w", pady=6)
+    entries.append(entry)
+root.wait_visibility()
+root.update()
+for entry in entries:
+    entry.icursor("end")
+    entry.xview_moveto(1.0 if p["end"] else 0.0)
+root.update()
+# What each entry shows whole: from its first character in view to its last
+# (a character the entry's edge cuts is left out).
+shown = []
+for entry in entries:
+    value, width = entry.get(), entry.winfo_width()
+    first, last = entry.index("@2"), entry.index("@%d" % (width - 3))
+    if first < len(value) and entry.bbox(first)[0] < 0:
+        first += 1
+    if last < len(value):
+        x, _, w, _ = entry.bbox(last)
+        if x + w > width - 2:
+            last -= 1
+    shown.append([value[first : last + 1],
+                  [entry.winfo_rootx(), entry.winfo_rooty(), width, entry.winfo_height()]])
+print(json.dumps(shown), flush=True)
+root.mainloop()
+"""
+
+
 # --- GTK 3 ----------------------------------------------------------------------------
 
 _GTK = """
@@ -863,6 +913,129 @@ def open_gtk_form(
 
     client = launch(server, "gtk", title, start, ready, problem=missing("gtk"))
     client.places = places
+    return client
+
+
+_GTK_FIELDS = """
+import json, sys
+import gi
+gi.require_version("Gtk", "3.0")
+gi.require_version("Gdk", "3.0")
+from gi.repository import Gdk, GLib, Gtk, Pango
+p = json.loads(sys.argv[1])
+GLib.set_prgname("noru-gtk-fields")
+Gdk.set_program_class("Noru-gtk-fields")
+css = Gtk.CssProvider()
+rule = '* { font-family: "%s"; font-size: %dpt; }' % (p["family"], p["size"])
+css.load_from_data(rule.encode())
+Gtk.StyleContext.add_provider_for_screen(
+    Gdk.Screen.get_default(), css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION
+)
+Gtk.Settings.get_default().props.gtk_application_prefer_dark_theme = p["dark"]
+window = Gtk.Window(title=p["title"])
+window.move(p["x"], p["y"])
+grid = Gtk.Grid(column_spacing=12, row_spacing=8, margin=16)
+entries = []
+for n, (label, value) in enumerate(p["fields"]):
+    grid.attach(Gtk.Label(label=label, xalign=0), 0, n, 1, 1)
+    entry = Gtk.Entry(text=value, width_chars=p["chars"], max_width_chars=p["chars"])
+    grid.attach(entry, 1, n, 1, 1)
+    entries.append(entry)
+window.add(grid)
+window.connect("destroy", Gtk.main_quit)
+
+def scroll():
+    for entry in entries:
+        entry.set_position(-1 if p["end"] else 0)
+    window.set_focus(None)  # no insertion cursor drawn beside a value
+    GLib.timeout_add(300, report)
+    return False
+
+# What each entry shows whole (a character its text area's edge cuts is
+# left out), by its layout's own positions, and where the entry is.
+def report():
+    _, ox, oy = window.get_window().get_origin()
+    shown = []
+    for entry in entries:
+        layout, (lx, _) = entry.get_layout(), entry.get_layout_offsets()
+        area, text = entry.get_text_area(), entry.get_text()
+        inside = []
+        for i in range(len(text)):
+            box = layout.index_to_pos(len(text[:i].encode()))
+            left = lx + box.x / Pango.SCALE
+            if area.x <= left and left + box.width / Pango.SCALE <= area.x + area.width:
+                inside.append(i)
+        x, y = entry.translate_coordinates(window, 0, 0)
+        a = entry.get_allocation()
+        part = text[inside[0] : inside[-1] + 1] if inside else ""
+        shown.append([part, [ox + x, oy + y, a.width, a.height]])
+    print(json.dumps(shown), flush=True)
+    return False
+
+window.show_all()
+GLib.timeout_add(300, scroll)
+Gtk.main()
+"""
+
+
+def open_fields(
+    server: XServer,
+    kind: Literal["tk", "gtk"],
+    fields: Sequence[tuple[str, str]],
+    *,
+    chars: int = 22,
+    end: bool = True,
+    size: int = 10,
+    family: str = "DejaVu Sans",
+    theme: Theme = "light",
+    x: int = 40,
+    y: int = 40,
+    title: str | None = None,
+) -> Client:
+    """A form in Tk (this Python's tkinter, ttk's clam theme) or GTK 3 (the
+    system Python's): each of ``fields`` a label and, beside it, an entry
+    ``chars`` average characters wide holding a value, scrolled to the
+    value's end as after a paste (with ``end``; else its start), no
+    insertion cursor drawn. ``lines`` is what each entry shows whole, as
+    the toolkit says (Tk's indexes, GTK's Pango layout);
+    ``places["field N"]`` each entry's rectangle."""
+    check_text([text for pair in fields for text in pair])
+    title = title or new_title(f"{kind}-fields")
+    background, foreground = THEMES[theme]
+    params = {
+        "title": title,
+        "fields": [list(pair) for pair in fields],
+        "chars": chars,
+        "end": end,
+        "family": family,
+        "size": size,
+        "background": background,
+        "foreground": foreground,
+        "dark": theme == "dark",
+        **{"x": x, "y": y},
+    }
+    places: dict[str, Rect] = {}
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        env = {**server.env, "XDG_CACHE_HOME": str(folder), "XDG_CONFIG_HOME": str(folder)}
+        program, script = (
+            (sys.executable, _TK_FIELDS) if kind == "tk" else (SYSTEM_PYTHON, _GTK_FIELDS)
+        )
+        args = [program, "-c", script, json.dumps(params)]
+        return start_process(args, env=env, log=folder / "log", pipe=True), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        assert process.stdout is not None
+        shown = json.loads(read_line(process, process.stdout, f"{kind} fields {title!r}"))
+        for n, (_, rect) in enumerate(shown):
+            places[f"field {n}"] = (rect[0], rect[1], rect[2], rect[3])
+        window = find_window(server, process, _title_pattern(title), f"{kind} {title!r}", log)
+        return window, tuple(text for text, _ in shown)
+
+    client = launch(server, kind, title, start, ready, problem=missing(kind))
+    client.places.update(places)
     return client
 
 

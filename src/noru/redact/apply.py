@@ -39,6 +39,8 @@ part is replaced and filled in its own image. Displays stacked one above
 the other have their rows near the edge searched as one screen's, a row
 the edge cuts filled beside a secret (``noru.redact.seam_rows``). An OCR line too uncertain to
 check that lies beside a secret is filled whole (``noru.redact.unsure``).
+A form's field read apart from its label beside or above it is searched
+with that label (``noru.redact.fields``).
 
 A capture's source facts are looked at too (``facts``): a secret in a
 window title (a terminal titled with the command it runs), an app's or a
@@ -55,7 +57,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from noru.geometry import Rect
-from noru.redact import seam_rows, seams
+from noru.redact import fields, seam_rows, seams
 from noru.redact.detect import Finding, find_lines
 from noru.redact.facts import source_for_agent
 from noru.redact.policy import Policy
@@ -220,6 +222,8 @@ def _ocr_lines(
     )
     if cut is not None:
         found = cut.alone(position, lines, found)
+    if "secrets" in policy.categories:
+        found = [merged(f, extra) for f, extra in zip(found, fields.beside(lines), strict=True)]
     if values:
         found = [
             merged(f, parts_of(line.text, values)) for f, line in zip(found, lines, strict=True)

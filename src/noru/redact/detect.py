@@ -24,7 +24,7 @@ from noru.redact.rules import CARD, CARD_DIGITS, DEFAULT_CATEGORIES, canon
 from noru.redact.search import category, credential_like, formats, matched, searched
 from noru.redact.shapes import Finding
 from noru.redact.spaces import MIXED_RUN, despaced, one_space, padded_pieces
-from noru.redact.unlabelled import aws_secrets, bare_keys
+from noru.redact.unlabelled import aws_secrets, bare_keys, field_values
 
 __all__ = [
     "MIN_TOKEN",
@@ -110,6 +110,8 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
         found += labelled(line)
         if "ey" in folded:
             found += bare_keys(line)
+        if any(name in folded for name in _FIELD_NAMES):
+            found += field_values(line)
     if "cards" in categories:
         found += _cards(line)
     for mine in own:
@@ -119,6 +121,11 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
                 if m.end(group) > m.start(group):
                     found.append(Finding(m.start(group), m.end(group), mine.kind))
     return found
+
+
+# What a line holds, in ``canon``'s form (``credentlal``: its ``i`` folded),
+# wherever ``field_values`` may find a field beside its label.
+_FIELD_NAMES = ("key", "tok", "ecret", "pass", "credent")
 
 
 def _shaped(line: str, folded: str, categories: Collection[str]) -> list[Finding]:

@@ -36,13 +36,16 @@ from noru.redact.shapes import (
 __all__ = ["FORMATS", "STORAGE_KEY"]
 
 # An Azure storage key's base64, ``==`` aside: 86 characters, as the engine
-# reads it two fewer or three more (a character dropped, or added: a round
-# glyph read as two, ``...H8HpOO0gU...`` for ``...H8HpO0gU...``; a letter
-# as its small letter and its capital, ``...PLmMDkw...`` for
-# ``...PLmDkw...``), short of the next length padded base64 has (90, of 67
-# bytes, ``==`` aside): a blob of another length is no key misread
-# (``sha512-...==``, a small image's ``iVBOR...==``).
-STORAGE_KEY = (84, 89)
+# reads it two fewer or six more (a character dropped, or added: a round
+# glyph read as two, ``...H8HpOO0gU...`` for ``...H8HpO0gU...``, a ``9`` as
+# ``OI``; a letter as its small letter and its capital, ``...PLmMDkw...``
+# for ``...PLmDkw...``, ``...AzZ1...`` for ``...Az1...``; a browser's page
+# has added four to one key). 90 is the length padded base64 has next (of
+# 67 bytes, ``==`` aside): no digest or key is 67 bytes long, and 91 and 92
+# are no padded base64's at all, so a run of them before ``==`` is a key
+# misread; 94, the next, is a blob of another length (a small image's
+# ``iVBOR...==``). A ``sha512-...==`` is 86 long, its ``-`` before it.
+STORAGE_KEY = (84, 92)
 
 # A kubeadm token's characters, [a-z0-9], as the engine reads them (an
 # ``l`` read as ``I``, ``|`` or ``!`` too; a ``7``, an ``8``, a ``6`` as
@@ -324,11 +327,14 @@ FORMATS: tuple[Rule, ...] = (
         needles=("_mmk",),
     ),
     # Harness: three parts about two dots; read in a proportional font, a
-    # space now and then inside a part or after a dot (an ``_`` read so).
+    # space now and then inside a part or after a dot (an ``_`` read so);
+    # in the last, one, before a piece with a digit or a capital (not a word
+    # of prose after a whole token: ``... is``).
     rule(
         "harness-token",
         rf"\b(?P<v>(?:{fixed('pat.')}|{fixed('sat.')})(?:[A-Za-z0-9_|-] ?){{21,23}}"
-        r"\. ?(?:[A-Za-z0-9|] ?){22,26}\. ?[A-Za-z0-9|]{18,22})\b",
+        r"\. ?(?:[A-Za-z0-9|] ?){22,26}\. ?(?:[A-Za-z0-9|]{18,22}\b|(?=[A-Za-z0-9| ]{18,23}\b)"
+        r"[A-Za-z0-9|]{4,21} (?=[A-Za-z|]*[0-9A-Z|])[A-Za-z0-9|]+))\b",
         needles=("pat.", "sat."),
     ),
     rule(

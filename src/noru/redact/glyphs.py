@@ -1,6 +1,7 @@
 """Glyphs the engine reads as no token's character inside a token: a
 proportional font's ``J`` read as ``)``, ``]``, ``}`` or ``/``, an ``l`` or
-an ``I`` as ``!``, a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢``; a
+an ``I`` as ``!``, a ``j`` as ``;`` and an ``S`` as ``$`` (between two of a
+token's characters only), a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢``; a
 monospace font's dotted ``0`` as ``@`` where it is drawn small (a window
 a HiDPI display's compositor scales down).
 
@@ -34,6 +35,8 @@ __all__ = ["unconfused"]
 # alphabet, and a misread one is no better known).
 _MARKS = {
     "!": "l",
+    ";": "j",
+    "$": "S",
     "@": "0",
     "¡": "i",
     ")": "J",
@@ -59,7 +62,7 @@ _MARKS = {
 
 # A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
 # holds: ``é``, ``ü``); only a line holding one is searched again.
-_MAYBE = re.compile(r"[!¡)\]}/\\@€£¢¥§©®°ßµ«»—–]|[^\x00-\x7f]")
+_MAYBE = re.compile(r"[!¡)\]}/\\@€£¢¥§©®°ßµ«»—–;$]|[^\x00-\x7f]")
 # A token's character beside a glyph: a letter, a digit, or a ``|`` (what
 # the engine reads for an ``l``, an ``I`` or a ``J``: ``...tQ|/YoW...``).
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9|]")
@@ -113,6 +116,10 @@ def unconfused(line: str) -> str | None:
             if _HEX_DIGIT.match(line[at - 1 : at]) and _HEX_DIGIT.match(line[at + 1 : at + 2]):
                 char = "7"  # between two hexadecimal digits: a 7 (``...35b/cc``)
         before, after = tokenish(at - 1), tokenish(at + 1)
+        if line[at] in ";$" and not (before and after):
+            # code's and a connection string's ``;`` ends a part, a shell's
+            # ``$`` opens a name: a j or an S has letters about it
+            continue
         if not (
             (before and after)
             or (before and marked(at + 1))

@@ -39,8 +39,11 @@ from noru.redact.shapes import (
 __all__ = [
     "MIN_TOKEN",
     "NUMBER_DIGITS",
+    "a_secrets_key",
     "columns",
     "key_bodies",
+    "keylike",
+    "label_kind",
     "labelled",
     "placed",
 ]
@@ -126,9 +129,9 @@ def _header(fields: list[str], sep: str) -> tuple[str, int, dict[int, str]] | No
     for column, name in enumerate(names):
         words = label_words(name)
         if LABEL_NAME.search(name) and words[-1] not in (*DESCRIPTORS, "id", "ids", "link"):
-            if words[-1].endswith("key") and not _a_secrets_key(words):
+            if words[-1].endswith("key") and not a_secrets_key(words):
                 continue
-            columns[column] = _label_kind(name)
+            columns[column] = label_kind(name)
     return (sep, len(fields), columns) if columns else None
 
 
@@ -150,7 +153,7 @@ def placed(line: str, folded: str) -> list[Finding]:
             value = line[begin:stop].rstrip()
             stop = begin + len(value)
             name = m["name"] if "name" in rule.pattern.groupindex else None
-            kind = _label_kind(name) if name else rule.kind
+            kind = label_kind(name) if name else rule.kind
             if _held(value, kind, option=name is not None):
                 found.append(Finding(begin, stop, kind))
     return found
@@ -202,7 +205,7 @@ def labelled(line: str) -> list[Finding]:
         if last in DESCRIPTORS:
             continue  # ``password_encryption``, ``token_url``: about a secret, not one
         key_only = KEY_LABEL.fullmatch(name[0]) is not None
-        if key_only and not _a_secrets_key(words):
+        if key_only and not a_secrets_key(words):
             continue  # ``primary_key``, ``sort key``, ``key_id``: no secret's
         if m["q"] is not None:
             if _closes_a_string(line, start, end, m["quote"]):
@@ -213,14 +216,16 @@ def labelled(line: str) -> list[Finding]:
         value = line[begin:stop]
         if len(value) < 4 or value.lower().strip("*.") in PLACEHOLDERS or _reference(value):
             continue
+        if _names_a_secret(value):
+            continue  # ``_authToken=MYTOKEN1``, ``YOUR_API_KEY``: a doc's placeholder
         if value.startswith(":") or _a_place(value):
             continue  # ``test_token.py::test_x``; ``PWD=/home/me``: where, not a secret
         if m["q"] is None and (any(c in value for c in "([{") or _code(line, m, label, last, stop)):
             continue  # a call, a type, an index, a name of the code: not a value
         if m["q"] is None and m["sep"] == ":" and _compound_word(value):
             continue  # ``secrets-left: held-out``, ``token: read-only``: a word of prose
-        kind = _label_kind(label)
-        if key_only and not _keylike(value.strip()):
+        kind = label_kind(label)
+        if key_only and not keylike(value.strip()):
             continue  # ``key: name``, ``key = "Enter"``: a key of a map or a keyboard
         if kind != "password" and value.isdigit() and len(value) <= NUMBER_DIGITS:
             continue  # a count or a size (``max_tokens: 4096``); a PIN is a password's
@@ -269,7 +274,7 @@ def _label_end(line: str, end: int) -> int:
     return end + m.end() if m else end
 
 
-def _a_secrets_key(words: list[str]) -> bool:
+def a_secrets_key(words: list[str]) -> bool:
     """Whether a label that is a ``key`` names a secret's: not a database's,
     a map's, a keyboard's or a public one, nor its id or name."""
     keys = [i for i, word in enumerate(words) if "key" in word]
@@ -283,7 +288,7 @@ def _a_secrets_key(words: list[str]) -> bool:
     return not any(w in ("id", "ids", "name", "names", "fingerprint", "file") for w in after)
 
 
-def _keylike(value: str) -> bool:
+def keylike(value: str) -> bool:
     """Whether a value looks like a key or a token drawn at random, not a
     word, a name of code, an id or a path: 16 characters or more of a
     token's alphabet, mixed (a digit and a letter, or many changes of case;
@@ -415,6 +420,20 @@ def _a_place(value: str) -> bool:
     )
 
 
+# A name in capitals (words joined by ``_``, a number of one or two digits
+# after) that holds a secret's name: what a doc writes where the secret
+# goes (``MYTOKEN1``, ``YOUR_API_KEY``, ``NPM_TOKEN_HERE``). A token's
+# random capitals have digits inside, and seldom spell a secret's name.
+_NAMES_A_SECRET = re.compile(r"[A-Z][A-Z_]*[0-9]{0,2}")
+_SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASS|PWD|CREDENTIAL")
+
+
+def _names_a_secret(value: str) -> bool:
+    """Whether a labelled value is a placeholder that names the secret in
+    capitals, not the secret."""
+    return _NAMES_A_SECRET.fullmatch(value) is not None and _SECRET_NAME.search(value) is not None
+
+
 def _reference(value: str) -> bool:
     """Whether a labelled value names where the secret is, not the secret:
     ``$TOKEN``, ``${{ secrets.X }}``, ``%(password)s``, ``{{ token }}``,
@@ -428,7 +447,7 @@ def _reference(value: str) -> bool:
     return not any(len(p) >= 12 and any(c.isdigit() for c in p) for p in value.split("."))
 
 
-def _label_kind(label: str) -> str:
+def label_kind(label: str) -> str:
     name = label.lower().replace("0", "o").replace("5", "s")
     if "secret" in name and ("aws" in name or ("access" in name and "key" in name)):
         return "aws-secret"

@@ -195,9 +195,11 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     key id); None when no run of pieces is the format's length. A
     format of one length of 20 or more takes two characters fewer, and two
     more or one in ``ADDED_IN`` of its length if that is more (of 16 or
-    more, one fewer and two more): in a proportional font the engine drops
-    a character now and then, and adds more (a capital read as its small
-    letter and itself, ``dD``; a ``9`` as ``OIA``). After
+    more, one fewer and two more); a format of a range of lengths, its
+    least 20 or more, takes two fewer than its least: in a proportional
+    font the engine drops a character now and then (a run of ``_`` drawn
+    as one line read one short), and adds more (a capital read as its
+    small letter and itself, ``dD``; a ``9`` as ``OIA``). After
     a prefix of ``STRONG_PREFIX`` characters or more (``tskey-``, a Twitter
     bearer token's ``AAAA...``), any piece is joined while the token is
     still short of its format's length: such a prefix is no word's, and
@@ -239,6 +241,11 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
         low, high = low - 2, high + max(2, low // ADDED_IN)
     elif one_length and low >= 16:
         low, high = low - 1, high + 2
+    elif low >= 20:
+        # a format of a range of lengths read short of its least (a run of
+        # ``_`` drawn as one line read one short: ``figd__Rc...`` for
+        # ``figd___Rc...``; a character dropped)
+        low -= 2
     words = not m["b"] or word_like(m["b"])
     strong = (
         len(m["p"]) >= STRONG_PREFIX

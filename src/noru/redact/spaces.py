@@ -198,8 +198,10 @@ _STORAGE_PIECES = 6
 # as ``)``, ``]`` or ``}`` is the key's).
 _PADDED = re.compile(r"(?<![A-Za-z0-9+/|)\]}])([A-Za-z0-9+/|)\]}]+)==(?![A-Za-z0-9+/=])", re.ASCII)
 _B64_CHAR = re.compile(r"[A-Za-z0-9+/|)\]}]", re.ASCII)
-# What may stand before the key's first piece: a space, a quote, a field's edge.
-_KEY_EDGE = " \t\"'`=:(<[{,;"
+# What may stand before the key's first piece: a space, a quote (a straight
+# one read as a typographic one or as ``*`` too: ``‘Ib30...``,
+# ``*MB1n...``), a field's edge.
+_KEY_EDGE = " \t\"'`*=:(<[{,;‘’“”„«»"
 
 
 def padded_pieces(line: str) -> list[Finding]:

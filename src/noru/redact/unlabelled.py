@@ -1,8 +1,11 @@
 """Keys found beside what names them, with no label's ``=`` or ``:``
 between: an AWS secret access key beside its access key id on one line
-(``echo "$ID $SECRET"``, a row of accessKeys.csv), and a storage key beside
-a label that names a key, in a field too narrow to show its ``==``.
-``detect`` runs these beside the formats and ``places``.
+(``echo "$ID $SECRET"``, a row of accessKeys.csv), a storage key beside
+a label that names a key, in a field too narrow to show its ``==``, and a
+form's field beside its label that names a secret (``API key``, ``Client
+secret``), showing a key or the part of one a narrow field scrolls to.
+``detect`` runs these beside the formats and ``places``; ``fields`` pairs
+a label and its field the engine read as two lines.
 """
 
 from __future__ import annotations
@@ -10,10 +13,12 @@ from __future__ import annotations
 import re
 
 from noru.redact.formats import STORAGE_KEY
+from noru.redact.glyphs import unconfused
+from noru.redact.places import a_secrets_key, keylike, label_kind
 from noru.redact.rules import AWS_SECRET
 from noru.redact.shapes import Finding, entropy, label_words
 
-__all__ = ["aws_secrets", "bare_keys"]
+__all__ = ["FIELD_LABEL", "aws_secrets", "bare_keys", "field_values"]
 
 
 def aws_secrets(line: str) -> list[Finding]:
@@ -71,3 +76,102 @@ def bare_keys(line: str) -> list[Finding]:
             continue
         found.append(Finding(m.start("v"), m.end("v"), "azure-storage-key"))
     return found
+
+
+# A form's label that names a secret, ending in its name (``API key``,
+# ``Personal access token``, ``Client secret``, ``key1``), then its field:
+# no ``=`` nor ``:`` between (those are ``places.labelled``'s), a space or
+# the field's edge read as a glyph (``|``, ``[``). ``v``: the field's text,
+# its edges' glyphs on it (``_edged``: left out of what is judged, kept in
+# what is redacted but for quotes).
+FIELD_LABEL = re.compile(
+    r"(?<![A-Za-z0-9_])(?P<name>pa[s5]{2}(?:w[o0]rd|wd|phrase)|[s5]ecret|t[o0]ken|credential"
+    r"|key[0-9]?)(?=(?:[ \t]+[|\[({'\"‘“]?|[|\[({])[ \t]?(?P<v>\S+))",
+    re.ASCII | re.IGNORECASE,
+)
+# A field's edges as the engine reads them beside its text (a rounded
+# border: ``(`` before it, ``:`` after it), and quotes read there.
+_QUOTES = "'\"‘’“”"
+_EDGES = ("|[({'\"‘“", "|])}:;.,'\"’”")
+
+
+def field_values(line: str, label: str = "") -> list[Finding]:
+    """A field's key beside its label that names a secret, with no colon nor
+    ``=`` between (``API key |wxAscRuzOl8G5...``): a form's row, its field
+    maybe too narrow for the key, showing a part of it with its prefix
+    scrolled out of view. What the field shows must look drawn at random
+    (``places.keylike``: 16 characters or more of a token's alphabet,
+    letters and digits mixed, as varied as random text; hexadecimal from
+    32), not words run together (``_wordy``): a word, a name, a path or
+    a commit id is no key's part; after a password's label, a password
+    shown in clear (``_password_like``). A label
+    that is only a ``key`` must be a secret's (not ``RSA key``, ``sort
+    key``). ``label``: the label's line when the engine read it apart, its
+    field alone on ``line``."""
+    text = f"{label} {line}" if label else line
+    shift = len(label) + 1 if label else 0
+    found = []
+    for m in FIELD_LABEL.finditer(text):
+        if m.start("v") < shift:
+            continue
+        start, end = _edged(text, *m.span("v"))
+        # judged as the formats are: a glyph no token holds read inside it
+        # (``...NOdCCg}I`` for ``...NOdCCgJP``) as the token's character
+        value = unconfused(text[start:end]) or text[start:end]
+        words = label_words(text[max(0, m.start("name") - 40) : m.end("name")])
+        if words[-1].startswith("key") and (
+            not a_secrets_key(words) or _PUBLIC_KEY.intersection(words[-4:])
+        ):
+            continue
+        kind = label_kind(" ".join(words[-3:]))
+        if _wordy(value) or not (keylike(value) or (kind == "password" and _password_like(value))):
+            continue
+        # The span takes the edges' glyphs too (one may be the key's last
+        # character misread, an ``x`` read as ``:``), but not its quotes.
+        begin, stop = m.span("v")
+        while begin < stop and text[begin] in _QUOTES:
+            begin += 1
+        while stop > begin and text[stop - 1] in _QUOTES:
+            stop -= 1
+        found.append(Finding(begin - shift, stop - shift, kind))
+    return found
+
+
+# Words in a name of code or in prose run together: a capital or none, then
+# small letters; in a key drawn at random such runs are short.
+_WORDS = re.compile(r"[A-Z]?[a-z]{3,}")
+# The share of a value's letters in such words at which it reads as words
+# (``getAccountStorageKeyFromTheVault...``); random runs of base64's
+# characters reach it in under 2 in 100 of 16 characters, 1 in 100 of 24.
+_WORDY = 0.7
+
+
+def _wordy(value: str) -> bool:
+    """Whether ``value`` is words run together (a name of code, prose
+    without its spaces), not a key's random characters."""
+    letters = sum(c.isalpha() for c in value)
+    return letters > 0 and sum(map(len, _WORDS.findall(value))) >= _WORDY * letters
+
+
+def _password_like(value: str) -> bool:
+    """Whether a password's field shows a password in clear (``Show
+    password``): 10 characters or more, capitals, small letters and digits
+    mixed, any punctuation among them, as varied as random text; not a
+    path nor a URL."""
+    return (
+        len(value) >= 10
+        and "/" not in value
+        and any(c.isdigit() for c in value)
+        and any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and entropy(value) >= 3.0
+    )
+
+
+def _edged(text: str, start: int, end: int) -> tuple[int, int]:
+    """A field's text without its edges read as glyphs around it."""
+    while start < end and text[start] in _EDGES[0]:
+        start += 1
+    while end > start and text[end - 1] in _EDGES[1]:
+        end -= 1
+    return start, end
