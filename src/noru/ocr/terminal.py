@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect, clip
-from noru.ocr import terminal_glyphs
+from noru.ocr import box_joints, terminal_glyphs
 from noru.ocr.base import OcrLine
 from noru.ocr.glyphs import Decision, Fonts, Shapes
 from noru.ocr.terminal_chrome import (
@@ -462,5 +462,16 @@ def _read_on(
     _read_parts(bands, todo, cells, votes, settled, read_rows, done=done)
     if drawings is not None:
         drawn = terminal_glyphs.with_claims(bands, drawn, votes, drawings, cells)
-    lines = lines_of(bands, cells, votes, bars, agreed, drawn, (ox, oy), wide)
+    lines = _joined(lines_of(bands, cells, votes, bars, agreed, drawn, (ox, oy), wide), cells, oy)
     return Read(lines, rest), drawings is not None
+
+
+def _joined(lines: list[OcrLine], cells: Cells, oy: int) -> list[OcrLine]:
+    """``lines`` (one a row of ``cells``) with their box drawing joined from
+    row to row (``noru.ocr.box_joints``)."""
+    rows = {(line.box[1] - oy - cells.y) // cells.height: line.text for line in lines}
+    texts = box_joints.join(rows)
+    return [
+        dataclasses.replace(line, text=texts[row]) if texts[row] != line.text else line
+        for line, row in zip(lines, rows, strict=True)
+    ]

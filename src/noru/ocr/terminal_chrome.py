@@ -262,8 +262,10 @@ def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
     the grid's cells (tmux's pane border, a pager's gutter ``│``, box
     drawing): a run of them as thin as a stroke (at most ``STROKE`` of a
     cell's width) with text on both sides, in rows enough (``TEXT_ROWS``,
-    ``TEXT_SHARE``). A scrollbar's trough and edges stand beside the text,
-    with at most its arrows beyond them."""
+    ``TEXT_SHARE``), or on one side within the grid's columns (a tree's
+    ``│`` down its first column). A scrollbar's trough and edges stand
+    beside the text, outside the grid, with at most its arrows beyond
+    them."""
     import numpy as np
 
     drawn = np.zeros(bars.shape, dtype=bool)
@@ -282,7 +284,8 @@ def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
             continue
         left = text[:, :first].any(axis=1).sum()
         right = text[:, last + 1 :].any(axis=1).sum()
-        if left >= least and right >= least:
+        inside = cells.x <= first and last < cells.x + cells.columns * cells.width
+        if (left >= least and right >= least) or (inside and max(left, right) >= least):
             drawn[first : last + 1] = True
     return drawn
 

@@ -72,6 +72,7 @@ SLIVER = 0.4
 # A column inked in this share of the region's pixel rows is a bar (a
 # scrollbar, a window edge), not text: it is left out of the grid.
 BAR = 0.9
+THIN_BAR = 3
 # A band of another background is whole rows of the grid when its edges lie
 # within this share of a row of the grid's (``_on_grid``).
 PHASE_SLACK = 0.15
@@ -128,7 +129,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     # no part of the rows' profile either (a scrollbar beside a few lines of
     # text would fill every row's gap); nor are solid blocks (a highlighted
     # row, the cursor), which fill a row's gap to the next.
-    bars = [value >= BAR * 255 for value in columns_profile]
+    bars = _bars(dark, columns_profile)
     plain = _without_blocks(dark, bars)
     # Nor is a block any part of the columns' profile (a prompt's coloured
     # segments fill the gaps between cells).
@@ -226,6 +227,41 @@ def _row_profiles(dark: Image.Image, y: int, height: int, bars: list[bool]) -> l
         band = _profile(dark.crop((0, top, dark.width, top + height)), rows=False)
         profiles.append([0 if bar else value for value, bar in zip(band, bars, strict=True)])
     return profiles
+
+
+def _bars(dark: Image.Image, profile: Sequence[int]) -> list[bool]:
+    """The pixel columns inked in ``BAR`` of the region's rows: a scrollbar
+    or a window's edge, no cells. A run of them at most ``THIN_BAR`` wide,
+    clear of the region's sides, down at least ``MIN_ROWS`` lines of text,
+    is a line the text draws down its cells (a tree's ``│`` that a terminal
+    drawing box drawing itself runs unbroken from row to row): cells, not
+    chrome (scrollbars are eight pixels wide or more). Down a line or two,
+    a stroke or a coloured segment's edge fills as many rows."""
+    import numpy as np
+    from PIL import Image
+
+    bars = [value >= BAR * 255 for value in profile]
+    thin = []
+    start = 0
+    while start < len(bars):
+        if not bars[start]:
+            start += 1
+            continue
+        end = start
+        while end < len(bars) and bars[end]:
+            end += 1
+        if end - start <= THIN_BAR and start > 0 and end < len(bars):
+            thin.append((start, end))
+        start = end
+    if not thin:
+        return bars
+    pixels = np.array(dark, dtype=np.uint8)
+    pixels[:, np.asarray(bars, dtype=bool)] = 255
+    if len(_line_runs(_profile(Image.fromarray(pixels), rows=True))) < MIN_ROWS:
+        return bars
+    for start, end in thin:
+        bars[start:end] = [False] * (end - start)
+    return bars
 
 
 def _crossings(dark: Image.Image) -> bytes:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from noru.ocr.base import OcrLine, is_border, is_rule
 from noru.ocr.glyphs import Decision
 from noru.ocr.terminal_grid import Cells
+from noru.ocr.terminal_ink import INK
 from noru.ocr.terminal_rows import Glyph
 from noru.ocr.terminal_votes import JOINTS, Votes, stroke
 from noru.ocr.wide import sure as wide_sure
@@ -94,6 +95,8 @@ ACROSS = frozenset("─┬┴┼├┤┌┐└┘")
 # A pixel this dark (0-255, dark on white) is a stroke's, where one is
 # looked for crossing a cell's edge.
 STROKE_DARK = 128
+# Dashes a font may draw as a line across its cell (``_drawn_by_terminal``).
+DASHES = frozenset("-‐‑‒–—―")
 # A run of cells no glyph explains goes on across this many cells without ink.
 RUN_GAP = 1
 
@@ -161,7 +164,7 @@ def lines_of(
             if (
                 glyph is not None
                 and glyph.sure
-                and not _drawn_by_terminal(glyph, band, column, bars)
+                and not _drawn_by_terminal(glyph, band, column, bars, cells)
             ):
                 if not glyph.char.strip():
                     continue  # ink the glyphs beside it left: a space
@@ -254,14 +257,23 @@ def lines_of(
 
 
 def _drawn_by_terminal(
-    glyph: Decision, band: Band, column: int, bars: Callable[[bytes], str | None]
+    glyph: Decision,
+    band: Band,
+    column: int,
+    bars: Callable[[bytes], str | None],
+    cells: Cells,
 ) -> bool:
     """Whether a cell the font's glyph decided is box drawing the terminal
     drew its own way: its shape (``bars``) is another line or joint than
     the glyph's, or the glyph's heavy line meets a joint (which is light,
     ``JOINTS``: kitty draws a tree's light ``─`` as thick as DejaVu's
     heavy ``━``). A line's weight alone is the font's to say where the
-    terminal draws it from the font (xterm's ``━`` in pip's bars)."""
+    terminal draws it from the font (xterm's ``━`` in pip's bars). A dash
+    (``DASHES``) whose stroke runs unbroken through lines into a joint is
+    a line too (a tree's ``├──``, Alacritty's thin line nearest Cousine's
+    ``—``)."""
+    if glyph.char in DASHES:
+        return bars(band.keys[column]) == "─" and _runs_into_joint(band, column, bars, cells)
     if not "\u2500" <= glyph.char <= "\u257f":
         return False
     shape = bars(band.keys[column])
@@ -291,6 +303,36 @@ def _either_weight(key: bytes, cells: Cells) -> bool:
     return cells.height < WEIGHED_BELOW and stroke(key, cells) >= 2
 
 
+def _runs_into_joint(
+    band: Band, column: int, bars: Callable[[bytes], str | None], cells: Cells
+) -> bool:
+    """Whether the line across ``column`` runs on, unbroken from cell to
+    cell through lines across, into a joint (``JOINTS``) on either side."""
+    for step in (-1, 1):
+        here = column
+        while (key := band.keys.get(here + step)) is not None:
+            shape = bars(key)
+            if shape not in ACROSS or not _joined(band, min(here, here + step), cells, 255 - INK):
+                break
+            if shape in JOINTS.values():
+                return True
+            here += step
+    return False
+
+
+def _joined(band: Band, left: int, cells: Cells, dark: int = STROKE_DARK) -> bool:
+    """Whether a stroke crosses the edge between ``left`` and the cell after
+    it: some pixel row darker than ``dark`` on both sides of it (with the
+    ink's own threshold, a line whose anti-aliased end meets the next one's
+    start: a fallback face's ``─``, a pixel narrower than the cell)."""
+    x = (left + 1) * cells.width
+    if not 0 < x < band.dark.width:
+        return False
+    before = band.dark.crop((x - 1, 0, x, band.dark.height)).tobytes()
+    after = band.dark.crop((x, 0, x + 1, band.dark.height)).tobytes()
+    return any(a < dark and b < dark for a, b in zip(before, after, strict=True))
+
+
 def _one_stroke(
     band: Band,
     column: int,
@@ -303,16 +345,10 @@ def _one_stroke(
     cell's edges would be a line across (``─``), so two that meet are one
     stroke drawn over two cells; one that meets a line (``ACROSS``) is
     that line's end."""
-    for beside, edge in ((column + 1, column + 1), (column - 1, column)):
+    for beside in (column + 1, column - 1):
         key = band.keys.get(beside)
-        if key is None or bars(key) not in into:
-            continue
-        x = edge * cells.width
-        if 0 < x < band.dark.width:
-            left = band.dark.crop((x - 1, 0, x, band.dark.height)).tobytes()
-            right = band.dark.crop((x, 0, x + 1, band.dark.height)).tobytes()
-            if any(a < STROKE_DARK and b < STROKE_DARK for a, b in zip(left, right, strict=True)):
-                return True
+        if key is not None and bars(key) in into and _joined(band, min(column, beside), cells):
+            return True
     return False
 
 
@@ -326,6 +362,9 @@ def _short_line(band: Band, column: int, bars: Callable[[bytes], str | None]) ->
         left -= 1
     while (key := band.keys.get(right + 1)) is not None and bars(key) in lines:
         right += 1
+    joints = JOINTS.values()
+    if any(bars(band.keys[c]) in joints for c in range(left, right + 1) if c != column):
+        return False  # a tree's ``├─sda1``: one cell of line after its joint
     return right - left < 2
 
 

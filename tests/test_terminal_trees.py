@@ -1,0 +1,149 @@
+"""Trees drawn with box drawing (`tree`, `lsblk`, `npm ls`, `cargo tree`) come
+back as the lines the terminal shows: real terminals on a real X server,
+read by the real engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from noru.capture import Capturer
+from noru.ocr.tesseract import TesseractEngine
+from tests.parts import require_family
+from tests.test_terminal_text import (  # noqa: F401  (fixtures)
+    capturer,
+    engine,
+    read_on,
+)
+from tests.xserver import XServer
+
+pytestmark = pytest.mark.usefixtures("desktop")
+
+CARGO_TREE = [
+    "$ cargo tree --depth 2",
+    "ledger v0.4.2 (/home/me/ledger)",
+    "├── anyhow v1.0.86",
+    "├── clap v4.5.9",
+    "│   ├── clap_builder v4.5.9",
+    "│   └── clap_derive v4.5.8 (*)",
+    "├── memchr v2.7.4",
+    "├── serde v1.0.204",
+    "│   └── serde_derive v1.0.204",
+    "└── tokio v1.38.0",
+    "    ├── bytes v1.6.1",
+    "    └── pin-project-lite v0.2.14",
+]
+
+LSBLK = [
+    "$ lsblk",
+    "NAME        MAJ:MIN RM   SIZE RO TYPE MOUNTPOINTS",
+    "vda         254:0    0   320G  0 disk",
+    "├─vda1      254:1    0     1G  0 part /boot/efi",
+    "├─vda2      254:2    0    31G  0 part [SWAP]",
+    "└─vda3      254:3    0   288G  0 part /",
+    "nvme0n1     259:0    0   1.8T  0 disk",
+    "├─nvme0n1p1 259:1    0   512M  0 part /boot",
+    "└─nvme0n1p2 259:2    0   1.8T  0 part /home",
+]
+
+
+def test_a_tree_s_lines_drawn_by_the_terminal_are_lines(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """Alacritty draws box drawing itself: its thin `─` is nearest
+    Cousine's `—`, and each line of the tree came back `├—— memchr` at
+    0.9999. A dash whose stroke runs on through lines into a joint is a
+    line."""
+    require_family("Cousine", "fonts-croscore")
+    read = read_on(
+        desktop, capturer, engine, "alacritty", CARGO_TREE, columns=60, rows=14, size=13,
+        font="Cousine", theme="dark",
+    )  # fmt: skip
+    assert [line for line in read if line.strip()] == CARGO_TREE
+
+
+def test_one_cell_of_line_after_a_joint_is_a_line(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """kitty draws `├─vda1`'s line two pixels thick, from the joint to the
+    letter: one cell of line beside a joint was taken for half of a wide
+    letter (`ー`), and read as what the engine saw there (`├Fvda2`)."""
+    require_family("mononoki", "fonts-mononoki")
+    read = read_on(
+        desktop, capturer, engine, "kitty", LSBLK, columns=60, rows=11, size=9,
+        font="mononoki", theme="light",
+    )  # fmt: skip
+    assert [line for line in read if line.strip()] == LSBLK
+
+
+# The inside of a tree: every row's first cell but the command's is a line
+# down it.
+SUBTREE = [
+    "$ tree src | tail -n 24",
+    "│   ├── cache.rs",
+    "│   └── store",
+    "│       ├── flush.ts",
+    "│       ├── flush.py",
+    "│       └── lookup.md",
+    "├── sync.rs",
+    "├── register",
+    "│   ├── close.json",
+    "│   └── read.yaml",
+    "├── spawn.toml",
+    "│   └── retry.rs",
+    "├── ledger",
+    "│   ├── batch.rs",
+    "│   ├── entry.rs",
+    "│   └── settle",
+    "│       ├── apply.rs",
+    "│       └── undo.rs",
+    "├── config.toml",
+    "├── worker",
+    "│   ├── pool.rs",
+    "│   └── queue.rs",
+    "├── lib.rs",
+    "├── error.rs",
+    "└── main.rs",
+]
+
+
+def test_a_line_down_every_row_is_text_not_a_scrollbar(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """Alacritty runs a tree's `│` unbroken from row to row: down the whole
+    window, it was taken for a scrollbar, and the grid started after it, so
+    every line lost its first cell (`├── sync.rs` came back `—— sync.rs`)."""
+    require_family("Cousine", "fonts-croscore")
+    read = read_on(
+        desktop, capturer, engine, "alacritty", SUBTREE, columns=40, rows=len(SUBTREE) + 1,
+        size=16, font="Cousine", theme="dark",
+    )  # fmt: skip
+    assert [line for line in read if line.strip()] == SUBTREE
+
+
+NPM_LS = [
+    "$ npm ls --depth=1",
+    "ledger-web@2.4.1 /srv/ledger-web",
+    "├─┬ eslint@8.57.0",
+    "│ ├── debug@4.3.5 deduped",
+    "│ └── semver@7.6.2",
+    "├─┬ vite@5.3.1",
+    "│ ├── picocolors@1.0.1",
+    "│ └── rollup@4.18.0",
+    "├── dotenv@16.4.5",
+    "└── zod@3.23.8",
+]
+
+
+def test_a_joint_whose_line_stops_a_pixel_short_is_that_joint(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """st draws DejaVu Sans Mono's own `├`, which at 8 pt and 192 dpi stops a
+    pixel under its cell's top: its shape was taken for `┌` over the font's
+    glyph (as where a terminal draws box drawing its own way), served at
+    0.9999 (`┌─┬ eslint@8.57.0`)."""
+    require_family("DejaVu Sans Mono", "fonts-dejavu-core")
+    read = read_on(
+        desktop, capturer, engine, "st", NPM_LS, columns=50, rows=12, size=8, dpi=192,
+        font="DejaVu Sans Mono", theme="dark",
+    )  # fmt: skip
+    assert [line for line in read if line.strip()] == NPM_LS
