@@ -262,10 +262,11 @@ def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
     the grid's cells (tmux's pane border, a pager's gutter ``│``, box
     drawing): a run of them as thin as a stroke (at most ``STROKE`` of a
     cell's width) with text on both sides, in rows enough (``TEXT_ROWS``,
-    ``TEXT_SHARE``), or on one side within the grid's columns (a tree's
-    ``│`` down its first column). A scrollbar's trough and edges stand
-    beside the text, outside the grid, with at most its arrows beyond
-    them."""
+    ``TEXT_SHARE``), or within the grid's columns with text after it (a
+    tree's ``│`` down its first column). A scrollbar's trough and edges
+    stand beside the text, at its end or outside the grid, with at most
+    its arrows beyond them (Konsole's, a line a pixel wide at the grid's
+    right)."""
     import numpy as np
 
     drawn = np.zeros(bars.shape, dtype=bool)
@@ -285,7 +286,7 @@ def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
         left = text[:, :first].any(axis=1).sum()
         right = text[:, last + 1 :].any(axis=1).sum()
         inside = cells.x <= first and last < cells.x + cells.columns * cells.width
-        if (left >= least and right >= least) or (inside and max(left, right) >= least):
+        if (left >= least and right >= least) or (inside and right >= least):
             drawn[first : last + 1] = True
     return drawn
 
