@@ -9,6 +9,9 @@ there: a line down a cell ends only where a joint or a corner takes it, and
 a tree's ``│`` above a ``┌`` is its ``├``. So is an engine's ``|`` met so by
 box drawing, a line the grid's font left unsure.
 
+It holds box drawing's joints by their arms (``JOINTS``), by which the cells'
+reader (``noru.ocr.terminal_votes``) tells a joint from its pixels too.
+
 Pure Python.
 """
 
@@ -17,22 +20,24 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 
-__all__ = ["join"]
+__all__ = ["JOINTS", "join"]
 
-# Box drawing by the edges its lines reach: left, right, up, down.
-ARMS = {
-    "│": (False, False, True, True),
-    "┌": (False, True, False, True),
-    "┐": (True, False, False, True),
-    "└": (False, True, True, False),
-    "┘": (True, False, True, False),
-    "├": (False, True, True, True),
-    "┤": (True, False, True, True),
-    "┬": (True, True, False, True),
-    "┴": (True, True, True, False),
-    "┼": (True, True, True, True),
+# Box drawing's joints by the edges their lines reach: left, right, up, down
+# (``terminal_votes.junction`` tells a cell's by its pixels).
+JOINTS = {
+    (True, True, False, True): "┬",
+    (True, True, True, False): "┴",
+    (True, True, True, True): "┼",
+    (False, True, True, True): "├",
+    (True, False, True, True): "┤",
+    (False, True, False, True): "┌",
+    (True, False, False, True): "┐",
+    (False, True, True, False): "└",
+    (True, False, True, False): "┘",
 }
-_BY_ARMS = {arms: char for char, arms in ARMS.items()}
+# A joint or a line down by its arms, and back.
+_BY_ARMS = {**JOINTS, (False, False, True, True): "│"}
+ARMS = {char: arms for arms, char in _BY_ARMS.items()}
 UP, DOWN = 2, 3
 
 

@@ -462,11 +462,13 @@ def _read_on(
     _read_parts(bands, todo, cells, votes, settled, read_rows, done=done)
     if drawings is not None:
         drawn = terminal_glyphs.with_claims(bands, drawn, votes, drawings, cells)
-    lines = _joined(lines_of(bands, cells, votes, bars, agreed, drawn, (ox, oy), wide), cells, oy)
+    lines = _with_joints(
+        lines_of(bands, cells, votes, bars, agreed, drawn, (ox, oy), wide), cells, oy
+    )
     return Read(lines, rest), drawings is not None
 
 
-def _joined(lines: list[OcrLine], cells: Cells, oy: int) -> list[OcrLine]:
+def _with_joints(lines: list[OcrLine], cells: Cells, oy: int) -> list[OcrLine]:
     """``lines`` (one a row of ``cells``) with their box drawing joined from
     row to row (``noru.ocr.box_joints``)."""
     rows = {(line.box[1] - oy - cells.y) // cells.height: line.text for line in lines}

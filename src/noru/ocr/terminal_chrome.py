@@ -286,7 +286,7 @@ def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
         left = text[:, :first].any(axis=1).sum()
         right = text[:, last + 1 :].any(axis=1).sum()
         inside = cells.x <= first and last < cells.x + cells.columns * cells.width
-        if (left >= least and right >= least) or (inside and right >= least):
+        if right >= least and (left >= least or inside):
             drawn[first : last + 1] = True
     return drawn
 

@@ -11,11 +11,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from noru.ocr.base import OcrLine, is_border, is_rule
+from noru.ocr.box_joints import JOINTS
 from noru.ocr.glyphs import Decision
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_ink import INK
 from noru.ocr.terminal_rows import Glyph
-from noru.ocr.terminal_votes import JOINTS, Votes, stroke
+from noru.ocr.terminal_votes import Votes, stroke
 from noru.ocr.wide import sure as wide_sure
 
 if TYPE_CHECKING:
@@ -273,7 +274,9 @@ def _drawn_by_terminal(
     a line too (a tree's ``├──``, Alacritty's thin line nearest Cousine's
     ``—``)."""
     if glyph.char in DASHES:
-        return bars(band.keys[column]) == "─" and _runs_into_joint(band, column, bars, cells)
+        return bars(band.keys[column]) == "─" and _meets_joint(
+            band, column, bars, lambda left: _joined(band, left, cells, 255 - INK)
+        )
     if not "\u2500" <= glyph.char <= "\u257f":
         return False
     shape = bars(band.keys[column])
@@ -284,15 +287,27 @@ def _drawn_by_terminal(
     return glyph.char in LIGHT and _meets_joint(band, column, bars)
 
 
-def _meets_joint(band: Band, column: int, bars: Callable[[bytes], str | None]) -> bool:
+def _meets_joint(
+    band: Band,
+    column: int,
+    bars: Callable[[bytes], str | None],
+    joined: Callable[[int], bool] | None = None,
+) -> bool:
     """Whether the line across ``column`` runs into a joint (a tree's
-    ``├──``): its weight is the joint's, which is light (``JOINTS``)."""
+    ``├──``): its weight is the joint's, which is light (``JOINTS``). With
+    ``joined`` (whether a stroke crosses the edge after a column), only
+    where the line crosses each edge on the way unbroken."""
     for step in (-1, 1):
-        beside = column + step
-        while (key := band.keys.get(beside)) is not None and bars(key) == "─":
-            beside += step
-        if key is not None and bars(key) in JOINTS.values():
-            return True
+        here = column
+        while (key := band.keys.get(here + step)) is not None:
+            if joined is not None and not joined(min(here, here + step)):
+                break
+            shape = bars(key)
+            if shape in JOINTS.values():
+                return True
+            if shape != "─":
+                break
+            here += step
     return False
 
 
@@ -301,23 +316,6 @@ def _either_weight(key: bytes, cells: Cells) -> bool:
     some terminal: two or more pixels in a row under ``WEIGHED_BELOW`` tall
     (kitty and Konsole draw ``─`` two pixels thick there, Alacritty ``━``)."""
     return cells.height < WEIGHED_BELOW and stroke(key, cells) >= 2
-
-
-def _runs_into_joint(
-    band: Band, column: int, bars: Callable[[bytes], str | None], cells: Cells
-) -> bool:
-    """Whether the line across ``column`` runs on, unbroken from cell to
-    cell through lines across, into a joint (``JOINTS``) on either side."""
-    for step in (-1, 1):
-        here = column
-        while (key := band.keys.get(here + step)) is not None:
-            shape = bars(key)
-            if shape not in ACROSS or not _joined(band, min(here, here + step), cells, 255 - INK):
-                break
-            if shape in JOINTS.values():
-                return True
-            here += step
-    return False
 
 
 def _joined(band: Band, left: int, cells: Cells, dark: int = STROKE_DARK) -> bool:

@@ -146,11 +146,11 @@ def rows_fold_at_half(rows: Sequence[Sequence[int]], width: int) -> bool:
     them still folds at its own cells, while letters in cells of the whole
     ``width`` ink their middles, and no stretch of them folds at the
     half."""
-    said, counted = half_share(rows, width)
+    said, counted = _half_share(rows, width)
     return said >= 2 and said >= HALF_ROWS * counted
 
 
-def half_share(rows: Sequence[Sequence[int]], width: int) -> tuple[int, int]:
+def _half_share(rows: Sequence[Sequence[int]], width: int) -> tuple[int, int]:
     """How many stretches of the rows fold at half of ``width``, and of how
     many counted (``rows_fold_at_half``)."""
     half = width // 2

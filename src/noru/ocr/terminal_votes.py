@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from noru.ocr.box_joints import JOINTS
 from noru.ocr.monospace import MIN_CORE_SHARE, MIN_SHARE, MIN_VOTES
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_ink import INK, darker_than, darkest
@@ -27,7 +28,7 @@ from noru.ocr.terminal_ink import INK, darker_than, darkest
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["JOINTS", "Votes", "bar", "edge", "inked_columns", "stroke"]
+__all__ = ["Votes", "bar", "edge", "inked_columns", "stroke"]
 
 # A cell image is read as one character as a monospace grid's is
 # (``noru.ocr.monospace``: MIN_VOTES copies read, MIN_SHARE of them alike).
@@ -310,18 +311,6 @@ def stroke(key: bytes, cells: Cells) -> int:
 # top or bottom (a pixel at least): a font's own line, its face's height
 # less than the row's (``junction``). A corner's line stops at the middle.
 SHORT = 0.1
-# Box drawing's joints by the edges their lines reach: left, right, up, down.
-JOINTS = {
-    (True, True, False, True): "┬",
-    (True, True, True, False): "┴",
-    (True, True, True, True): "┼",
-    (False, True, True, True): "├",
-    (True, False, True, True): "┤",
-    (False, True, False, True): "┌",
-    (True, False, False, True): "┐",
-    (False, True, True, False): "└",
-    (True, False, True, False): "┘",
-}
 
 
 def _run(found: Sequence[int]) -> tuple[int, int] | None:
@@ -380,8 +369,8 @@ def junction(inked: Image.Image) -> str | None:
     for wanted, spans in reach:
         if wanted and not all(any(px[x, y] for y in range(a, b + 1)) for x, a, b in spans):
             return None
-    up, down_ = range(ends["u"], top), range(bottom + 1, ends["d"] + 1)
-    for wanted, ys in ((arms[2], up), (arms[3], down_)):
+    above, below = range(ends["u"], top), range(bottom + 1, ends["d"] + 1)
+    for wanted, ys in ((arms[2], above), (arms[3], below)):
         if wanted and not all(any(px[x, y] for x in range(left, right + 1)) for y in ys):
             return None
     return char
