@@ -1266,6 +1266,63 @@ def _page_window(
     return window
 
 
+@dataclass(frozen=True)
+class _Page:
+    """What a browser is opened on: ``heading`` and ``lines`` at ``size``
+    pixels in ``theme``, posting its layout to ``layout`` (``_write_page``)."""
+
+    heading: str
+    lines: tuple[str, ...]
+    size: int
+    theme: Theme
+    layout: str | None
+
+
+def _open_page(
+    server: XServer,
+    kind: Literal["firefox", "chromium"],
+    title: str,
+    page: _Page,
+    env: Mapping[str, str],
+    command: Callable[[Path, str], list[str]],
+    *,
+    size: tuple[int, int],
+    place: tuple[int, int] | None = None,
+) -> Client:
+    """A browser showing ``page``, titled ``title``: ``command(folder, url)``
+    makes its profile in the client's folder and gives its command line;
+    ``env`` its environment, to which its HOME, caches and settings in that
+    folder are added. ``place``: where to move the window once it is found
+    (for a browser with no option for it). Its lines: the tab's title, the
+    address where the browser shows it (Firefox), the heading, the lines."""
+    shown: list[str] = []
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        url = _write_page(
+            folder, page.heading, page.lines, title=title, size=page.size, theme=page.theme,
+            layout=page.layout,
+        )  # fmt: skip
+        shown.extend([title, *([url] if kind == "firefox" else []), page.heading, *page.lines])
+        home = {
+            "HOME": str(folder),
+            "XDG_CACHE_HOME": str(folder / "cache"),
+            "XDG_CONFIG_HOME": str(folder / "config"),
+        }
+        # Its own process group: a browser is many processes, stopped together.
+        args = command(folder, url)
+        return start_process(args, env={**env, **home}, log=folder / "log", own_group=True), True
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        window = _page_window(server, process, log, kind, title, size)
+        if place is not None:
+            move_window(server, window, *place)
+        return window, tuple(shown)
+
+    return launch(server, kind, title, start, ready, problem=missing(kind))
+
+
 def _write_page(
     folder: Path,
     heading: str,
@@ -1324,48 +1381,33 @@ def open_firefox(
     check_text([heading, *lines])
     title = title or new_title("page")
     program = firefox_program()
-    shown: list[str] = []
+    env = {
+        **server.env,
+        "MOZ_CRASHREPORTER_DISABLE": "1",  # else a crash helper outlives the group
+        "NO_AT_BRIDGE": "1",
+    }
+    if bus is not None:
+        del env["NO_AT_BRIDGE"]
+        env.update({**bus, "GNOME_ACCESSIBILITY": "1"})
 
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+    def command(folder: Path, url: str) -> list[str]:
         profile = folder / "profile"
         profile.mkdir()
         (profile / "user.js").write_text(
             "".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in _PREFS.items())
         )
-        url = _write_page(
-            folder, heading, lines, title=title, size=size, theme=theme, layout=layout
-        )
-        shown.extend([title, url, heading, *lines])
-        env = {
-            **server.env,
-            # Its caches and settings in the client's folder, not the person's home.
-            "HOME": str(folder),
-            "XDG_CACHE_HOME": str(folder / "cache"),
-            "XDG_CONFIG_HOME": str(folder / "config"),
-            "MOZ_CRASHREPORTER_DISABLE": "1",  # else a crash helper outlives the group
-            "NO_AT_BRIDGE": "1",
-        }
-        if bus is not None:
-            del env["NO_AT_BRIDGE"]
-            env.update({**bus, "GNOME_ACCESSIBILITY": "1"})
-        args = [
+        return [
             str(program),
             "--new-instance",
             *("--profile", str(profile)),
             *("--width", str(width), "--height", str(height)),
             url,
         ]
-        # Its own process group: Firefox is many processes, stopped together.
-        return start_process(args, env=env, log=folder / "log", own_group=True), True
 
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        window = _page_window(server, process, log, "firefox", title, (width, height))
-        move_window(server, window, x, y)  # Firefox has no option for its position
-        return window, tuple(shown)
-
-    return launch(server, "firefox", title, start, ready, problem=missing("firefox"))
+    page = _Page(heading, tuple(lines), size, theme, layout)
+    return _open_page(
+        server, "firefox", title, page, env, command, size=(width, height), place=(x, y)
+    )
 
 
 # --- Chromium ---------------------------------------------------------------------------
@@ -1400,24 +1442,13 @@ def open_chromium(
     check_text([heading, *lines])
     title = title or new_title("chromium")
     program = chromium_program()
-    shown: list[str] = []
+    env = {**server.env, **bus}
+    env.pop("ACCESSIBILITY_ENABLED", None)
+    if accessibility:
+        env["ACCESSIBILITY_ENABLED"] = "1"
 
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        url = _write_page(
-            folder, heading, lines, title=title, size=size, theme="light", layout=layout
-        )
-        shown.extend([title, heading, *lines])
-        env = {
-            **server.env,
-            **bus,
-            "HOME": str(folder),
-            "XDG_CACHE_HOME": str(folder / "cache"),
-            "XDG_CONFIG_HOME": str(folder / "config"),
-        }
-        env.pop("ACCESSIBILITY_ENABLED", None)
-        if accessibility:
-            env["ACCESSIBILITY_ENABLED"] = "1"
-        args = [
+    def command(folder: Path, url: str) -> list[str]:
+        return [
             str(program),
             "--no-sandbox",
             f"--user-data-dir={folder / 'profile'}",
@@ -1434,13 +1465,6 @@ def open_chromium(
             *(["--force-renderer-accessibility"] if renderer else []),
             url,
         ]
-        # Its own process group: Chromium is many processes, stopped together.
-        return start_process(args, env=env, log=folder / "log", own_group=True), True
 
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        window = _page_window(server, process, log, "chromium", title, (width, height))
-        return window, tuple(shown)
-
-    return launch(server, "chromium", title, start, ready, problem=missing("chromium"))
+    page = _Page(heading, tuple(lines), size, "light", layout)
+    return _open_page(server, "chromium", title, page, env, command, size=(width, height))

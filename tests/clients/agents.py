@@ -152,16 +152,7 @@ class Agent:
     def run(self, launch: Launch, prompt: str, log: Path) -> subprocess.CompletedProcess[str]:
         """The client run headless on ``prompt`` to its end (its output kept in ``log``)."""
         argv = [a.replace("{prompt}", prompt) for a in launch.argv]
-        done = subprocess.run(
-            argv,
-            env=launch.env,
-            cwd=launch.cwd,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            check=False,
-        )
+        done = _run_in(launch, argv)
         log.write_text(
             f"$ {shlex.join(argv)}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
         )
@@ -170,17 +161,23 @@ class Agent:
     def list_servers(self, launch: Launch) -> tuple[int, str]:
         """`CLIENT mcp list` in the set-up ``launch``'s HOME and project: its
         exit status, and what it printed (stdout, then stderr), colours removed."""
-        done = subprocess.run(
-            [launch.argv[0], *self.list_args],
-            env=launch.env,
-            cwd=launch.cwd,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            check=False,
-        )
+        done = _run_in(launch, [launch.argv[0], *self.list_args])
         return done.returncode, re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
+
+
+def _run_in(launch: Launch, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """``argv`` run to its end in ``launch``'s environment and folder, with
+    nothing on its stdin; its output kept."""
+    return subprocess.run(
+        argv,
+        env=launch.env,
+        cwd=launch.cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
 
 
 # --- Claude Code ---------------------------------------------------------------------
