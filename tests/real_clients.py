@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 from types import TracebackType
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 import mss
 from PIL import Image
@@ -81,6 +81,7 @@ __all__ = [
     "find_window_of",
     "firefox_program",
     "launch",
+    "launch_script",
     "log_tail",
     "missing",
     "move_window",
@@ -92,6 +93,7 @@ __all__ = [
     "open_gtk_form",
     "open_qt_form",
     "open_tk_text",
+    "own_folders",
     "start_process",
     "wait_drawn",
 ]
@@ -520,6 +522,49 @@ def new_title(kind: str) -> str:
     return f"Noru {kind} {next(_serial)}"
 
 
+def own_folders(folder: Path) -> dict[str, str]:
+    """The environment that keeps a program's caches, settings (dconf) and
+    runtime files in its client's ``folder``, not the person's home."""
+    return {
+        "XDG_CACHE_HOME": str(folder),
+        "XDG_CONFIG_HOME": str(folder),
+        "XDG_RUNTIME_DIR": str(folder),
+    }
+
+
+def launch_script(
+    server: XServer,
+    kind: AppKind,
+    title: str,
+    script: tuple[str, str],
+    params: Mapping[str, Any],
+    *,
+    env: Callable[[Path], dict[str, str]],
+    lines: Callable[[Any], tuple[str, ...]],
+) -> Client:
+    """A window titled ``title`` opened by a script: ``script`` is (the Python
+    that runs it, its source), given ``params`` as JSON in ``sys.argv[1]``
+    and ``env(folder)`` as its environment. Once drawn, it prints one JSON
+    line, its report of what it shows; ``lines(report)`` is the client's
+    ``lines`` (and may keep more of the report, its widgets' places)."""
+    program, source = script
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        args = [program, "-c", source, json.dumps(params)]
+        return start_process(args, env=env(folder), log=folder / "log", pipe=True), False
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        assert process.stdout is not None
+        what = f"{kind} {title!r}"
+        report = json.loads(read_line(process, process.stdout, what))
+        window = find_window(server, process, _title_pattern(title), what, log)
+        return window, lines(report)
+
+    return launch(server, kind, title, start, ready, problem=missing(kind))
+
+
 # --- Tk ------------------------------------------------------------------------------
 
 _TK_TEXT = """
@@ -591,19 +636,10 @@ def open_tk_text(
         **{"x": x, "y": y, "width": width, "height": height},
     }
 
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        args = [sys.executable, "-c", _TK_TEXT, json.dumps(params)]
-        return start_process(args, env=server.env, log=folder / "log", pipe=True), False
-
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        assert process.stdout is not None
-        shown = json.loads(read_line(process, process.stdout, f"Tk text {title!r}"))
-        window = find_window(server, process, _title_pattern(title), f"Tk {title!r}", log)
-        return window, tuple(shown)
-
-    return launch(server, "tk", title, start, ready, problem=missing("tk"))
+    return launch_script(
+        server, "tk", title, (sys.executable, _TK_TEXT), params,
+        env=lambda folder: server.env, lines=tuple,
+    )  # fmt: skip
 
 
 _TK_FIELDS = """
@@ -654,24 +690,41 @@ root.mainloop()
 
 # --- GTK 3 ----------------------------------------------------------------------------
 
-_GTK = """
+# What every GTK script starts with: the system Python's GTK 3, its ``p``
+# (the parameters), its program's name and class (``p["program"]``), its
+# theme and font, and its ``window`` titled and placed.
+_GTK_START = """
 import json, sys
 import gi
 gi.require_version("Gtk", "3.0")
 gi.require_version("Gdk", "3.0")
-from gi.repository import Gdk, GLib, Gtk
+from gi.repository import Gdk, GLib, Gtk, Pango
 p = json.loads(sys.argv[1])
-GLib.set_prgname("noru-gtk")
-Gdk.set_program_class("Noru-gtk")
+GLib.set_prgname(p["program"])
+Gdk.set_program_class(p["program"].capitalize())
 Gtk.Settings.get_default().props.gtk_application_prefer_dark_theme = p["dark"]
 css = Gtk.CssProvider()
-css.load_from_data(('* { font-family: "DejaVu Sans"; font-size: %dpt; }' % p["size"]).encode())
+rule = '* { font-family: "%s"; font-size: %dpt; }' % (p["family"], p["size"])
+css.load_from_data(rule.encode())
 Gtk.StyleContext.add_provider_for_screen(
     Gdk.Screen.get_default(), css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION
 )
 window = Gtk.Window(title=p["title"])
-window.set_default_size(p["width"], p["height"])
 window.move(p["x"], p["y"])
+"""
+
+
+def _gtk_params(
+    program: str, title: str, *, family: str = "DejaVu Sans", size: int = 10, dark: bool = False
+) -> dict[str, Any]:
+    """The parameters ``_GTK_START`` reads (with the caller's ``x`` and ``y``)."""
+    return {"program": program, "title": title, "family": family, "size": size, "dark": dark}
+
+
+_GTK = (
+    _GTK_START
+    + """
+window.set_default_size(p["width"], p["height"])
 box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8, margin=14)
 for text in p["labels"]:
     box.pack_start(Gtk.Label(label=text, xalign=0), False, False, 0)
@@ -732,6 +785,7 @@ window.show_all()
 window.get_window().get_frame_clock().connect("after-paint", painted)
 Gtk.main()
 """
+)
 
 
 def open_gtk(
@@ -751,55 +805,23 @@ def open_gtk(
     check_text([*labels, *lines])
     title = title or new_title("gtk")
     params = {
-        "title": title,
+        **_gtk_params("noru-gtk", title, size=size, dark=theme == "dark"),
         "labels": list(labels),
         "lines": list(lines),
-        "size": size,
-        "dark": theme == "dark",
         **{"x": x, "y": y, "width": width, "height": height},
     }
 
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        env = {
-            **server.env,
-            # No accessibility bus here; without this GTK warns about it.
-            "NO_AT_BRIDGE": "1",
-            # dconf and caches in the client's folder, not the person's home.
-            "XDG_CACHE_HOME": str(folder),
-            "XDG_CONFIG_HOME": str(folder),
-            "XDG_RUNTIME_DIR": str(folder),
-        }
-        args = [SYSTEM_PYTHON, "-c", _GTK, json.dumps(params)]
-        return start_process(args, env=env, log=folder / "log", pipe=True), False
+    def env(folder: Path) -> dict[str, str]:
+        # No accessibility bus here; without NO_AT_BRIDGE GTK warns about it.
+        return {**server.env, "NO_AT_BRIDGE": "1", **own_folders(folder)}
 
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        assert process.stdout is not None
-        shown = json.loads(read_line(process, process.stdout, f"GTK {title!r}"))
-        window = find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
-        return window, tuple(shown)
-
-    return launch(server, "gtk", title, start, ready, problem=missing("gtk"))
+    return launch_script(server, "gtk", title, (SYSTEM_PYTHON, _GTK), params, env=env, lines=tuple)
 
 
-_GTK_FORM = """
-import json, sys
-import gi
-gi.require_version("Gtk", "3.0")
-gi.require_version("Gdk", "3.0")
-from gi.repository import Gdk, GLib, Gtk
-p = json.loads(sys.argv[1])
-GLib.set_prgname("noru-gtk-form")
-Gdk.set_program_class("Noru-gtk-form")
-css = Gtk.CssProvider()
-css.load_from_data(b'* { font-family: "DejaVu Sans"; font-size: 10pt; }')
-Gtk.StyleContext.add_provider_for_screen(
-    Gdk.Screen.get_default(), css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION
-)
-window = Gtk.Window(title=p["title"])
+_GTK_FORM = (
+    _GTK_START
+    + """
 window.set_default_size(p["width"], p["height"])
-window.move(p["x"], p["y"])
 box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8, margin=14)
 widgets = {}
 for n, text in enumerate(p["labels"]):
@@ -849,6 +871,7 @@ window.get_window().get_frame_clock().connect("after-paint", painted)
 GLib.timeout_add(50, settle)
 Gtk.main()
 """
+)
 
 
 def open_gtk_form(
@@ -878,7 +901,7 @@ def open_gtk_form(
     check_text([*labels, entry, *view, button, *cells])
     title = title or new_title("gtk-form")
     params = {
-        "title": title,
+        **_gtk_params("noru-gtk-form", title),
         "labels": list(labels),
         "entry": entry,
         "secret": secret,
@@ -890,50 +913,30 @@ def open_gtk_form(
     }
     places: dict[str, Rect] = {}
 
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        env = {
-            **server.env,
-            **bus,
-            "XDG_CACHE_HOME": str(folder),
-            "XDG_CONFIG_HOME": str(folder),
-            "XDG_RUNTIME_DIR": str(folder),
-        }
+    def env(folder: Path) -> dict[str, str]:
+        env = {**server.env, **bus, **own_folders(folder)}
         env.pop("NO_AT_BRIDGE", None)
-        args = [SYSTEM_PYTHON, "-c", _GTK_FORM, json.dumps(params)]
-        return start_process(args, env=env, log=folder / "log", pipe=True), False
+        return env
 
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        assert process.stdout is not None
-        reported = json.loads(read_line(process, process.stdout, f"GTK form {title!r}"))
-        places.update({name: (x, y, w, h) for name, (x, y, w, h) in reported.items()})
-        window = find_window(server, process, _title_pattern(title), f"GTK {title!r}", log)
-        return window, (*labels, entry, *view, button, *cells)
+    def lines(reported: dict[str, list[int]]) -> tuple[str, ...]:
+        places.update(_places(reported))
+        return (*labels, entry, *view, button, *cells)
 
-    client = launch(server, "gtk", title, start, ready, problem=missing("gtk"))
+    client = launch_script(
+        server, "gtk", title, (SYSTEM_PYTHON, _GTK_FORM), params, env=env, lines=lines
+    )
     client.places = places
     return client
 
 
-_GTK_FIELDS = """
-import json, sys
-import gi
-gi.require_version("Gtk", "3.0")
-gi.require_version("Gdk", "3.0")
-from gi.repository import Gdk, GLib, Gtk, Pango
-p = json.loads(sys.argv[1])
-GLib.set_prgname("noru-gtk-fields")
-Gdk.set_program_class("Noru-gtk-fields")
-css = Gtk.CssProvider()
-rule = '* { font-family: "%s"; font-size: %dpt; }' % (p["family"], p["size"])
-css.load_from_data(rule.encode())
-Gtk.StyleContext.add_provider_for_screen(
-    Gdk.Screen.get_default(), css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION
-)
-Gtk.Settings.get_default().props.gtk_application_prefer_dark_theme = p["dark"]
-window = Gtk.Window(title=p["title"])
-window.move(p["x"], p["y"])
+def _places(reported: dict[str, list[int]]) -> dict[str, Rect]:
+    """A form's report of where its widgets are, by name."""
+    return {name: (x, y, w, h) for name, (x, y, w, h) in reported.items()}
+
+
+_GTK_FIELDS = (
+    _GTK_START
+    + """
 grid = Gtk.Grid(column_spacing=12, row_spacing=8, margin=16)
 entries = []
 for n, (label, value) in enumerate(p["fields"]):
@@ -976,6 +979,7 @@ window.show_all()
 GLib.timeout_add(300, scroll)
 Gtk.main()
 """
+)
 
 
 def open_fields(
@@ -1002,39 +1006,26 @@ def open_fields(
     check_text([text for pair in fields for text in pair])
     title = title or new_title(f"{kind}-fields")
     background, foreground = THEMES[theme]
-    params = {
-        "title": title,
+    params = {  # GTK's script reads them all, Tk's what it needs
+        **_gtk_params("noru-gtk-fields", title, family=family, size=size, dark=theme == "dark"),
         "fields": [list(pair) for pair in fields],
         "chars": chars,
         "end": end,
-        "family": family,
-        "size": size,
         "background": background,
         "foreground": foreground,
-        "dark": theme == "dark",
         **{"x": x, "y": y},
     }
     places: dict[str, Rect] = {}
 
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        env = {**server.env, "XDG_CACHE_HOME": str(folder), "XDG_CONFIG_HOME": str(folder)}
-        program, script = (
-            (sys.executable, _TK_FIELDS) if kind == "tk" else (SYSTEM_PYTHON, _GTK_FIELDS)
-        )
-        args = [program, "-c", script, json.dumps(params)]
-        return start_process(args, env=env, log=folder / "log", pipe=True), False
+    def lines(shown: list[tuple[str, list[int]]]) -> tuple[str, ...]:
+        places.update(_places({f"field {n}": rect for n, (_, rect) in enumerate(shown)}))
+        return tuple(text for text, _ in shown)
 
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        assert process.stdout is not None
-        shown = json.loads(read_line(process, process.stdout, f"{kind} fields {title!r}"))
-        for n, (_, rect) in enumerate(shown):
-            places[f"field {n}"] = (rect[0], rect[1], rect[2], rect[3])
-        window = find_window(server, process, _title_pattern(title), f"{kind} {title!r}", log)
-        return window, tuple(text for text, _ in shown)
-
-    client = launch(server, kind, title, start, ready, problem=missing(kind))
+    script = (sys.executable, _TK_FIELDS) if kind == "tk" else (SYSTEM_PYTHON, _GTK_FIELDS)
+    client = launch_script(
+        server, kind, title, script, params,
+        env=lambda folder: {**server.env, **own_folders(folder)}, lines=lines,
+    )  # fmt: skip
     client.places.update(places)
     return client
 
@@ -1114,31 +1105,20 @@ def open_qt_form(
     }
     places: dict[str, Rect] = {}
 
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        env = {
-            **server.env,
-            **bus,
-            "QT_QPA_PLATFORM": "xcb",
-            "XDG_CACHE_HOME": str(folder),
-            "XDG_CONFIG_HOME": str(folder),
-            "XDG_RUNTIME_DIR": str(folder),
-        }
+    def env(folder: Path) -> dict[str, str]:
+        env = {**server.env, **bus, "QT_QPA_PLATFORM": "xcb", **own_folders(folder)}
         env.pop("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", None)
         if accessible:
             env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] = "1"
-        args = [sys.executable, "-c", _QT_FORM, json.dumps(params)]
-        return start_process(args, env=env, log=folder / "log", pipe=True), False
+        return env
 
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        assert process.stdout is not None
-        reported = json.loads(read_line(process, process.stdout, f"Qt form {title!r}"))
-        places.update({name: (x, y, w, h) for name, (x, y, w, h) in reported.items()})
-        window = find_window(server, process, _title_pattern(title), f"Qt {title!r}", log)
-        return window, (*labels, entry, button)
+    def lines(reported: dict[str, list[int]]) -> tuple[str, ...]:
+        places.update(_places(reported))
+        return (*labels, entry, button)
 
-    client = launch(server, "qt", title, start, ready, problem=missing("qt"))
+    client = launch_script(
+        server, "qt", title, (sys.executable, _QT_FORM), params, env=env, lines=lines
+    )
     client.places = places
     return client
 
@@ -1259,7 +1239,88 @@ _REPORT = """
     screen: [window.mozInnerScreenX ?? null, window.mozInnerScreenY ?? null],
     ratio: devicePixelRatio}}));"""
 
-_FIREFOX_SUFFIX = " — Mozilla Firefox"
+# What each browser adds to a page's title in its window's name, and that
+# as a pattern (Firefox's dash is matched as any text).
+_BROWSER_TITLES = {
+    "firefox": (" — Mozilla Firefox", " .* Mozilla Firefox$"),
+    "chromium": (" - Chromium", " - Chromium$"),
+}
+
+
+def _page_window(
+    server: XServer,
+    process: subprocess.Popen[str],
+    log: Path,
+    kind: Literal["firefox", "chromium"],
+    title: str,
+    size: tuple[int, int],
+) -> str:
+    """The browser's window once the page titled ``title`` is drawn;
+    ``ValueError`` when the page says that it did not fit in ``size``."""
+    suffix, pattern = _BROWSER_TITLES[kind]
+    found = _title_pattern(title)[:-1] + "( [(]overflow[)])?" + pattern
+    window = find_window(server, process, found, f"{kind} {title!r}", log)
+    name = server.run("xdotool", "getwindowname", window).rstrip("\n")
+    if name != title + suffix:
+        raise ValueError(f"the page does not fit in {size[0]}x{size[1]}: {name!r}")
+    return window
+
+
+@dataclass(frozen=True)
+class _Page:
+    """What a browser is opened on: ``heading`` and ``lines`` at ``size``
+    pixels in ``theme``, posting its layout to ``layout`` (``_write_page``)."""
+
+    heading: str
+    lines: tuple[str, ...]
+    size: int
+    theme: Theme
+    layout: str | None
+
+
+def _open_page(
+    server: XServer,
+    kind: Literal["firefox", "chromium"],
+    title: str,
+    page: _Page,
+    env: Mapping[str, str],
+    command: Callable[[Path, str], list[str]],
+    *,
+    size: tuple[int, int],
+    place: tuple[int, int] | None = None,
+) -> Client:
+    """A browser showing ``page``, titled ``title``: ``command(folder, url)``
+    makes its profile in the client's folder and gives its command line;
+    ``env`` its environment, to which its HOME, caches and settings in that
+    folder are added. ``place``: where to move the window once it is found
+    (for a browser with no option for it). Its lines: the tab's title, the
+    address where the browser shows it (Firefox), the heading, the lines."""
+    shown: list[str] = []
+
+    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+        url = _write_page(
+            folder, page.heading, page.lines, title=title, size=page.size, theme=page.theme,
+            layout=page.layout,
+        )  # fmt: skip
+        shown.extend([title, *([url] if kind == "firefox" else []), page.heading, *page.lines])
+        home = {
+            "HOME": str(folder),
+            "XDG_CACHE_HOME": str(folder / "cache"),
+            "XDG_CONFIG_HOME": str(folder / "config"),
+        }
+        # Its own process group: a browser is many processes, stopped together.
+        args = command(folder, url)
+        return start_process(args, env={**env, **home}, log=folder / "log", own_group=True), True
+
+    def ready(
+        process: subprocess.Popen[str], folder: Path, log: Path
+    ) -> tuple[str, tuple[str, ...]]:
+        window = _page_window(server, process, log, kind, title, size)
+        if place is not None:
+            move_window(server, window, *place)
+        return window, tuple(shown)
+
+    return launch(server, kind, title, start, ready, problem=missing(kind))
 
 
 def _write_page(
@@ -1320,57 +1381,36 @@ def open_firefox(
     check_text([heading, *lines])
     title = title or new_title("page")
     program = firefox_program()
-    shown: list[str] = []
+    env = {
+        **server.env,
+        "MOZ_CRASHREPORTER_DISABLE": "1",  # else a crash helper outlives the group
+        "NO_AT_BRIDGE": "1",
+    }
+    if bus is not None:
+        del env["NO_AT_BRIDGE"]
+        env.update({**bus, "GNOME_ACCESSIBILITY": "1"})
 
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
+    def command(folder: Path, url: str) -> list[str]:
         profile = folder / "profile"
         profile.mkdir()
         (profile / "user.js").write_text(
             "".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in _PREFS.items())
         )
-        url = _write_page(
-            folder, heading, lines, title=title, size=size, theme=theme, layout=layout
-        )
-        shown.extend([title, url, heading, *lines])
-        env = {
-            **server.env,
-            # Its caches and settings in the client's folder, not the person's home.
-            "HOME": str(folder),
-            "XDG_CACHE_HOME": str(folder / "cache"),
-            "XDG_CONFIG_HOME": str(folder / "config"),
-            "MOZ_CRASHREPORTER_DISABLE": "1",  # else a crash helper outlives the group
-            "NO_AT_BRIDGE": "1",
-        }
-        if bus is not None:
-            del env["NO_AT_BRIDGE"]
-            env.update({**bus, "GNOME_ACCESSIBILITY": "1"})
-        args = [
+        return [
             str(program),
             "--new-instance",
             *("--profile", str(profile)),
             *("--width", str(width), "--height", str(height)),
             url,
         ]
-        # Its own process group: Firefox is many processes, stopped together.
-        return start_process(args, env=env, log=folder / "log", own_group=True), True
 
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        pattern = _title_pattern(title)[:-1] + "( [(]overflow[)])? .* Mozilla Firefox$"
-        window = find_window(server, process, pattern, f"Firefox {title!r}", log)
-        name = server.run("xdotool", "getwindowname", window).rstrip("\n")
-        if name != title + _FIREFOX_SUFFIX:
-            raise ValueError(f"the page does not fit in {width}x{height}: {name!r}")
-        move_window(server, window, x, y)  # Firefox has no option for its position
-        return window, tuple(shown)
-
-    return launch(server, "firefox", title, start, ready, problem=missing("firefox"))
+    page = _Page(heading, tuple(lines), size, theme, layout)
+    return _open_page(
+        server, "firefox", title, page, env, command, size=(width, height), place=(x, y)
+    )
 
 
 # --- Chromium ---------------------------------------------------------------------------
-
-_CHROMIUM_SUFFIX = " - Chromium"
 
 
 def chromium_program() -> str | None:
@@ -1402,24 +1442,13 @@ def open_chromium(
     check_text([heading, *lines])
     title = title or new_title("chromium")
     program = chromium_program()
-    shown: list[str] = []
+    env = {**server.env, **bus}
+    env.pop("ACCESSIBILITY_ENABLED", None)
+    if accessibility:
+        env["ACCESSIBILITY_ENABLED"] = "1"
 
-    def start(folder: Path) -> tuple[subprocess.Popen[str], bool]:
-        url = _write_page(
-            folder, heading, lines, title=title, size=size, theme="light", layout=layout
-        )
-        shown.extend([title, heading, *lines])
-        env = {
-            **server.env,
-            **bus,
-            "HOME": str(folder),
-            "XDG_CACHE_HOME": str(folder / "cache"),
-            "XDG_CONFIG_HOME": str(folder / "config"),
-        }
-        env.pop("ACCESSIBILITY_ENABLED", None)
-        if accessibility:
-            env["ACCESSIBILITY_ENABLED"] = "1"
-        args = [
+    def command(folder: Path, url: str) -> list[str]:
+        return [
             str(program),
             "--no-sandbox",
             f"--user-data-dir={folder / 'profile'}",
@@ -1436,17 +1465,6 @@ def open_chromium(
             *(["--force-renderer-accessibility"] if renderer else []),
             url,
         ]
-        # Its own process group: Chromium is many processes, stopped together.
-        return start_process(args, env=env, log=folder / "log", own_group=True), True
 
-    def ready(
-        process: subprocess.Popen[str], folder: Path, log: Path
-    ) -> tuple[str, tuple[str, ...]]:
-        pattern = _title_pattern(title)[:-1] + "( [(]overflow[)])? - Chromium$"
-        window = find_window(server, process, pattern, f"Chromium {title!r}", log)
-        name = server.run("xdotool", "getwindowname", window).rstrip("\n")
-        if name != title + _CHROMIUM_SUFFIX:
-            raise ValueError(f"the page does not fit in {width}x{height}: {name!r}")
-        return window, tuple(shown)
-
-    return launch(server, "chromium", title, start, ready, problem=missing("chromium"))
+    page = _Page(heading, tuple(lines), size, "light", layout)
+    return _open_page(server, "chromium", title, page, env, command, size=(width, height))

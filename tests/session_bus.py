@@ -1,5 +1,8 @@
 """A private D-Bus session bus for accessibility tests, and everything it starts.
 
+``hung(bus)``: the bus's daemon stopped while a block runs, a bus that
+takes every connection (the kernel queues them) and answers none.
+
 ``running_session_bus(tmp)`` starts ``dbus-daemon --session`` with a home,
 runtime and config folder of its own under ``tmp`` and no display, and
 yields a ``SessionBus``: its address and the environment a client needs to
@@ -23,6 +26,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -40,6 +44,7 @@ __all__ = [
     "SessionBus",
     "accessibility_bus",
     "carrying",
+    "hung",
     "missing",
     "running_session_bus",
 ]
@@ -139,3 +144,14 @@ def running_session_bus(tmp: Path) -> Iterator[SessionBus]:
             time.sleep(0.05)
         if left:
             raise RuntimeError(f"processes of the test's session bus outlived it: {left}")
+
+
+@contextmanager
+def hung(bus: SessionBus) -> Iterator[None]:
+    """``bus``'s daemon stopped (SIGSTOP) while the block runs: it accepts
+    connections and answers nothing; it goes on (SIGCONT) after the block."""
+    os.kill(bus.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(bus.pid, signal.SIGCONT)

@@ -18,7 +18,7 @@ from tests import real_terminals
 from tests.app_process import AppProcess, running_app, wait_until
 from tests.noru_cli import noru_command
 from tests.panel_host import PanelHost
-from tests.session_bus import SessionBus, running_session_bus
+from tests.session_bus import SessionBus, hung, running_session_bus
 from tests.wire import StdioSession, agent_looks
 
 ACCESS_ITEMS = {
@@ -221,6 +221,27 @@ def test_without_a_host_the_app_runs_on_and_registers_when_one_appears(
     assert "no StatusNotifierItem host" in (tmp_path / "app.log").read_text()
 
 
+def test_a_session_bus_that_never_answers_costs_the_menu_not_the_app(
+    home: Path, desktop: Any, bus: SessionBus, tmp_path: Path
+) -> None:
+    said = "cannot reach the session D-Bus (no answer within 5 s): the Noru menu is not shown"
+    env = {**desktop.env, "NORU_HOME": str(home)}
+    with hung(bus), _app(home, desktop, bus, tmp_path):
+        status = subprocess.run(
+            [*noru_command(), "status"], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert f"Noru menu: not shown: {said}" in status.stdout
+        taken = subprocess.run(
+            [*noru_command(), "capture", "--display", "1"], env=env,
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert taken.returncode == 0, taken.stderr
+        assert _count(home) == 1
+    log = (tmp_path / "app.log").read_text()
+    assert f"note: {said}" in log  # said at the start, and the app stopped with 0
+    assert "Traceback" not in log
+
+
 def test_a_notification_says_which_client_looked_and_a_burst_is_one_notification(
     home: Path, desktop: Any, bus: SessionBus, tmp_path: Path
 ) -> None:
@@ -284,6 +305,8 @@ def test_doctor_says_whether_the_menu_and_notifications_can_show(
 
     assert "not shown: no StatusNotifierItem host" in doctor()
     assert "notifications: no server" in doctor()
+    with hung(bus):
+        assert "not shown: cannot reach the session D-Bus (no answer within 2 s)" in doctor()
     server = PanelHost(bus.address, notifications=True)
     try:
         assert "the app shows the Noru menu; notifications: yes" in doctor()

@@ -71,8 +71,12 @@ def session_address() -> str | None:
 async def join(address: str, timeout: float) -> MessageBus:
     """The bus at ``address`` joined, within ``timeout`` seconds: a bus that
     does not answer is given up, never waited on for ever. Fails with one of
-    ``BROKEN``, which the caller says in its own words."""
-    return await asyncio.wait_for(MessageBus(bus_address=address).connect(), timeout)
+    ``BROKEN``, which the caller says in its own words (a timeout's own words
+    say how long it waited)."""
+    try:
+        return await asyncio.wait_for(MessageBus(bus_address=address).connect(), timeout)
+    except TimeoutError as exc:
+        raise TimeoutError(f"no answer within {timeout:g} s") from exc
 
 
 async def ended(bus: MessageBus) -> None:

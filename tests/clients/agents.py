@@ -81,15 +81,33 @@ def _noru_config(client: str, home: Path, *options: str) -> tuple[str, str]:
     return done.stdout, done.stderr
 
 
-def _base_env(home: Path, node_bin: Path) -> dict[str, str]:
-    """A clean environment: a private HOME, Node 22 first on PATH, no proxy."""
+def _folders(work: Path) -> tuple[Path, Path]:
+    """The client's private HOME and its project (where it runs) in ``work``, made."""
+    home, project = work / "home", work / "project"
+    for folder in (home, project):
+        folder.mkdir(exist_ok=True)
+    return home, project
+
+
+def _env(home: Path, node_bin: Path, noru: Noru, own: dict[str, str]) -> dict[str, str]:
+    """A clean environment: a private HOME, Node 22 first on PATH, no proxy;
+    then the client's ``own`` settings, and what the person exported for
+    Noru (``Noru.env``)."""
     return {
         "HOME": str(home),
         "PATH": f"{node_bin}:{os.environ.get('PATH', '/usr/bin:/bin')}",
         "TERM": "dumb",
         "LANG": "C.UTF-8",
         "NO_COLOR": "1",
+        **own,
+        **noru.env(),
     }
+
+
+def _prefixed(prefix: str) -> Callable[[str], tuple[str, str | None]]:
+    """A client that offers Noru's tool ``name`` to its model as ``prefix``
+    and the name, in no namespace."""
+    return lambda name: (f"{prefix}{name}", None)
 
 
 @dataclass(frozen=True)
@@ -134,16 +152,7 @@ class Agent:
     def run(self, launch: Launch, prompt: str, log: Path) -> subprocess.CompletedProcess[str]:
         """The client run headless on ``prompt`` to its end (its output kept in ``log``)."""
         argv = [a.replace("{prompt}", prompt) for a in launch.argv]
-        done = subprocess.run(
-            argv,
-            env=launch.env,
-            cwd=launch.cwd,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            check=False,
-        )
+        done = _run_in(launch, argv)
         log.write_text(
             f"$ {shlex.join(argv)}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
         )
@@ -152,17 +161,23 @@ class Agent:
     def list_servers(self, launch: Launch) -> tuple[int, str]:
         """`CLIENT mcp list` in the set-up ``launch``'s HOME and project: its
         exit status, and what it printed (stdout, then stderr), colours removed."""
-        done = subprocess.run(
-            [launch.argv[0], *self.list_args],
-            env=launch.env,
-            cwd=launch.cwd,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            check=False,
-        )
+        done = _run_in(launch, [launch.argv[0], *self.list_args])
         return done.returncode, re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
+
+
+def _run_in(launch: Launch, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """``argv`` run to its end in ``launch``'s environment and folder, with
+    nothing on its stdin; its output kept."""
+    return subprocess.run(
+        argv,
+        env=launch.env,
+        cwd=launch.cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
 
 
 # --- Claude Code ---------------------------------------------------------------------
@@ -171,11 +186,8 @@ class Agent:
 def _claude_prepare(
     exe: Path, work: Path, node_bin: Path, api: str, noru: Noru, options: dict[str, Any]
 ) -> Launch:
-    home, project = work / "home", work / "project"
-    home.mkdir(exist_ok=True)
-    project.mkdir(exist_ok=True)
-    env = {
-        **_base_env(home, node_bin),
+    home, project = _folders(work)
+    own = {
         "ANTHROPIC_BASE_URL": api,
         "ANTHROPIC_API_KEY": "sk-ant-stand-in",
         # Nothing beyond loopback: no telemetry, error reports or update checks.
@@ -185,8 +197,8 @@ def _claude_prepare(
         "DISABLE_ERROR_REPORTING": "1",
     }
     if options.get("tool_search") is False:
-        env["ENABLE_TOOL_SEARCH"] = "false"
-    env.update(noru.env())
+        own["ENABLE_TOOL_SEARCH"] = "false"
+    env = _env(home, node_bin, noru, own)
     # The README's line, as `noru config claude-code [--http URL]` prints it.
     _, where = noru.config("claude-code")
     line = where.split("Alternatively: ", 1)[1].splitlines()[0].strip()
@@ -210,10 +222,6 @@ def _claude_prepare(
     return Launch(argv, env, project)
 
 
-def _claude_exposed(name: str) -> tuple[str, str | None]:
-    return f"mcp__noru__{name}", None
-
-
 def _claude_connected(out: str) -> bool:
     return any(line.startswith("noru: ") and "✔ Connected" in line for line in out.splitlines())
 
@@ -226,7 +234,7 @@ CLAUDE_CODE = Agent(
     program="claude",
     dialect=Anthropic(),
     client_name="claude-code",
-    exposed=_claude_exposed,
+    exposed=_prefixed("mcp__noru__"),
     prepare=_claude_prepare,
     connected=_claude_connected,
     resource=lambda uri: Call("ReadMcpResourceTool", {"server": "noru", "uri": uri}),
@@ -246,9 +254,9 @@ CODEX_MODEL = "gpt-5.5"
 def _codex_prepare(
     exe: Path, work: Path, node_bin: Path, api: str, noru: Noru, options: dict[str, Any]
 ) -> Launch:
-    home, codex_home, project = work / "home", work / "codex", work / "project"
-    for folder in (home, codex_home, project):
-        folder.mkdir(exist_ok=True)
+    home, project = _folders(work)
+    codex_home = work / "codex"
+    codex_home.mkdir(exist_ok=True)
     server, _ = noru.config("codex")  # `noru config codex [--http URL]`, as it is
     config = f"""model = "{options.get("model", CODEX_MODEL)}"
 model_provider = "stand_in"
@@ -273,12 +281,9 @@ stream_max_retries = 0
 required = true
 """
     (codex_home / "config.toml").write_text(config)
-    env = {
-        **_base_env(home, node_bin),
-        "CODEX_HOME": str(codex_home),
-        "STAND_IN_API_KEY": "sk-stand-in",
-        **noru.env(),
-    }
+    env = _env(
+        home, node_bin, noru, {"CODEX_HOME": str(codex_home), "STAND_IN_API_KEY": "sk-stand-in"}
+    )
     argv = ["exec", "--skip-git-repo-check", "--ephemeral", "--json", "{prompt}"]
     return Launch(argv, env, project)
 
@@ -320,9 +325,8 @@ CODEX = Agent(
 def _gemini_prepare(
     exe: Path, work: Path, node_bin: Path, api: str, noru: Noru, options: dict[str, Any]
 ) -> Launch:
-    home, project = work / "home", work / "project"
-    (home / ".gemini").mkdir(parents=True, exist_ok=True)
-    project.mkdir(exist_ok=True)
+    home, project = _folders(work)
+    (home / ".gemini").mkdir(exist_ok=True)
     servers = json.loads(noru.config("gemini")[0])["mcpServers"]
     settings = {
         "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
@@ -332,18 +336,13 @@ def _gemini_prepare(
         "mcpServers": servers,
     }
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings, indent=2))
-    env = {
-        **_base_env(home, node_bin),
+    own = {
         "GEMINI_API_KEY": "stand-in-key",
         "GOOGLE_GEMINI_BASE_URL": api,
         "GEMINI_CLI_NO_RELAUNCH": "true",
-        **noru.env(),
     }
+    env = _env(home, node_bin, noru, own)
     return Launch(["-p", "{prompt}", "-o", "json"], env, project)
-
-
-def _gemini_exposed(name: str) -> tuple[str, str | None]:
-    return f"mcp_noru_{name}", None
 
 
 def _gemini_connected(out: str) -> bool:
@@ -361,7 +360,7 @@ GEMINI = Agent(
     program="gemini",
     dialect=Gemini(),
     client_name="gemini-cli-mcp-client",
-    exposed=_gemini_exposed,
+    exposed=_prefixed("mcp_noru_"),
     prepare=_gemini_prepare,
     connected=_gemini_connected,
     resource=lambda uri: Call("read_mcp_resource", {"uri": uri}),
@@ -384,14 +383,13 @@ _OPENCODE_MODEL = {
 def _opencode_prepare(
     exe: Path, work: Path, node_bin: Path, api: str, noru: Noru, options: dict[str, Any]
 ) -> Launch:
-    home, project = work / "home", work / "project"
+    home, project = _folders(work)
     config_dir = home / ".config" / "opencode"
     # Its plugin package counts as installed, so it does not ask the npm
     # registry for it at every start.
     (config_dir / "node_modules").mkdir(parents=True, exist_ok=True)
     lock = {"packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}
     (config_dir / "package-lock.json").write_text(json.dumps(lock))
-    project.mkdir(exist_ok=True)
     servers = json.loads(noru.config("opencode")[0])["mcp"]
     config = {
         "$schema": "https://opencode.ai/config.json",
@@ -411,8 +409,7 @@ def _opencode_prepare(
         "mcp": servers,
     }
     (config_dir / "opencode.json").write_text(json.dumps(config, indent=2))
-    env = {
-        **_base_env(home, node_bin),
+    own = {
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_CACHE_HOME": str(home / ".cache"),
@@ -421,13 +418,8 @@ def _opencode_prepare(
         "OPENCODE_DISABLE_AUTOUPDATE": "1",
         "OPENCODE_DISABLE_SHARE": "1",
         "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-        **noru.env(),
     }
-    return Launch(["run", "{prompt}"], env, project)
-
-
-def _opencode_exposed(name: str) -> tuple[str, str | None]:
-    return f"noru_{name}", None
+    return Launch(["run", "{prompt}"], _env(home, node_bin, noru, own), project)
 
 
 def _opencode_connected(out: str) -> bool:
@@ -442,7 +434,7 @@ OPENCODE = Agent(
     program="opencode",
     dialect=ChatCompletions(),
     client_name="opencode",
-    exposed=_opencode_exposed,
+    exposed=_prefixed("noru_"),
     prepare=_opencode_prepare,
     connected=_opencode_connected,
     resource=lambda uri: Call("read_mcp_resource", {"server": "noru", "uri": uri}),
@@ -455,10 +447,9 @@ OPENCODE = Agent(
 def _copilot_prepare(
     exe: Path, work: Path, node_bin: Path, api: str, noru: Noru, options: dict[str, Any]
 ) -> Launch:
-    home, project = work / "home", work / "project"
+    home, project = _folders(work)
     copilot_home = home / ".copilot"
-    copilot_home.mkdir(parents=True, exist_ok=True)
-    project.mkdir(exist_ok=True)
+    copilot_home.mkdir(exist_ok=True)
     (copilot_home / "mcp-config.json").write_text(noru.config("copilot")[0])
     # A model of the person's own provider ("bring your own key"): no GitHub
     # account then. Copilot passes an image on only to a model it is told sees.
@@ -471,14 +462,13 @@ def _copilot_prepare(
         ],
     }
     (copilot_home / "providers.json").write_text(json.dumps(providers, indent=2))
-    env = {
-        **_base_env(home, node_bin),
+    own = {
         "COPILOT_HOME": str(copilot_home),
         "COPILOT_AUTO_UPDATE": "false",
         # The package it unpacks at its first start (235 MB), kept between runs.
         "XDG_CACHE_HOME": str(CACHE / "copilot"),
-        **noru.env(),
     }
+    env = _env(home, node_bin, noru, own)
     argv = [
         "-p", "{prompt}",
         "--model", "stand-in/model",
@@ -492,10 +482,6 @@ def _copilot_prepare(
     return Launch(argv, env, project)
 
 
-def _copilot_exposed(name: str) -> tuple[str, str | None]:
-    return f"noru-{name}", None
-
-
 COPILOT = Agent(
     key="copilot",
     product="GitHub Copilot CLI",
@@ -504,7 +490,7 @@ COPILOT = Agent(
     program="copilot",
     dialect=ChatCompletions(),
     client_name="copilot-cli",
-    exposed=_copilot_exposed,
+    exposed=_prefixed("noru-"),
     prepare=_copilot_prepare,
     # It only reads its file; whether Noru connects shows in a run.
     connected=lambda out: "noru (local)" in out,

@@ -6,10 +6,9 @@ from __future__ import annotations
 import asyncio
 
 from dbus_fast import MessageType
-from dbus_fast.aio import MessageBus
 
 from noru.panel.interfaces import WATCHER
-from noru.sessionbus import BROKEN, daemon, session_address
+from noru.sessionbus import BROKEN, daemon, join, leave, said, session_address
 
 __all__ = ["hosts"]
 
@@ -23,7 +22,7 @@ def hosts(timeout: float = 2.0) -> dict[str, bool] | str:
         return "no session D-Bus (DBUS_SESSION_BUS_ADDRESS)"
 
     async def ask() -> dict[str, bool]:
-        bus = await MessageBus(bus_address=address).connect()
+        bus = await join(address, timeout)
         try:
             found = {}
             for key, name in (
@@ -36,9 +35,11 @@ def hosts(timeout: float = 2.0) -> dict[str, bool] | str:
                 )
             return found
         finally:
-            bus.disconnect()
+            await leave(bus)
 
     try:
         return asyncio.run(asyncio.wait_for(ask(), timeout))
+    except TimeoutError:  # the bus joined or not, the time was up
+        return f"cannot reach the session D-Bus (no answer within {timeout:g} s)"
     except BROKEN as exc:
-        return f"cannot reach the session D-Bus ({exc})"
+        return f"cannot reach the session D-Bus ({said(exc)})"

@@ -46,16 +46,20 @@ from noru.panel.interfaces import (
     pixmaps_of,
 )
 from noru.panel.notify import Notifier
-from noru.sessionbus import BROKEN, daemon, method_call, session_address
+from noru.sessionbus import BROKEN, daemon, join, leave, method_call, said, session_address
 from noru.settings import snapshot
 from noru.store import Reader
 
-__all__ = ["FOLLOW", "LOOK_SHOWN", "Panel", "console_command"]
+__all__ = ["BUS_TIMEOUT", "FOLLOW", "LOOK_SHOWN", "Panel", "console_command"]
 
 log = logging.getLogger("noru.app")
 
 FOLLOW = 0.5  # seconds between looks at the access file
 LOOK_SHOWN = 5.0  # seconds the icon says an agent looked
+# Seconds the session bus has to be joined, then to answer the menu's setup,
+# then the host its registration: a bus that does not answer costs the menu,
+# never the app (its start waits no longer, its stop is not held).
+BUS_TIMEOUT = 5.0
 
 
 class Capturing(Protocol):
@@ -250,11 +254,19 @@ class Panel:
                 await asyncio.wait_for(self._stopped.wait(), FOLLOW)
 
     async def _register(self, bus: MessageBus) -> None:
-        reply = await bus.call(
-            method_call(
-                WATCHER, WATCHER_PATH, WATCHER, "RegisterStatusNotifierItem", "s", [self.bus_name]
-            )
+        call = method_call(
+            WATCHER, WATCHER_PATH, WATCHER, "RegisterStatusNotifierItem", "s", [self.bus_name]
         )
+        try:
+            reply = await asyncio.wait_for(bus.call(call), BUS_TIMEOUT)
+        except TimeoutError:
+            self.registered = False
+            self.problem = (
+                f"the StatusNotifierItem host did not answer within {BUS_TIMEOUT:g} s: the Noru"
+                " menu is not shown until a host starts"
+            )
+            log.warning(self.problem)
+            return
         if reply is None or reply.message_type == MessageType.ERROR:
             self.registered = False
             self.problem = (
@@ -274,59 +286,70 @@ class Panel:
             self._first_registration_tried.set()
             return
         try:
-            bus = await MessageBus(bus_address=address).connect()
+            bus = await join(address, BUS_TIMEOUT)
         except BROKEN as exc:
-            self.problem = f"cannot reach the session D-Bus ({exc}): the Noru menu is not shown"
+            self.problem = (
+                f"cannot reach the session D-Bus ({said(exc)}): the Noru menu is not shown"
+            )
+            log.warning(self.problem)
             self._first_registration_tried.set()
             return
         try:
-            self._item, self._menu = ItemInterface(self), MenuInterface(self)
-            bus.export(ITEM_PATH, self._item)
-            bus.export(MENU_PATH, self._menu)
-            self.bus_name = f"org.kde.StatusNotifierItem-{os.getpid()}-1"
-            await bus.request_name(self.bus_name)
-
-            def watcher_changed(message: Message) -> None:
-                if message.member != "NameOwnerChanged" or message.body[0] != WATCHER:
-                    return
-                if not message.body[2]:  # the host went away, and the menu with it
-                    self.registered = False
-                    self.problem = (
-                        "the StatusNotifierItem host left the session bus: the Noru menu is"
-                        " not shown until a host starts"
-                    )
-                    log.info(self.problem)
-                    return
-                task = asyncio.ensure_future(self._register(bus))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-
-            bus.add_message_handler(watcher_changed)
-            self._notifier = Notifier(
-                bus,
-                str(ICONS / "noru-looking.png"),
-                lambda: self._actions.submit(self._run_action, "pause"),
-            )
-            await self._notifier.watch()
-            await bus.call(
-                daemon(
-                    "AddMatch",
-                    "s",
-                    [
-                        "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',"
-                        f"arg0='{WATCHER}'"
-                    ],
-                )
-            )
+            try:
+                await asyncio.wait_for(self._show(bus), BUS_TIMEOUT)
+            except TimeoutError:  # said in words, as join says its own
+                raise TimeoutError(f"no answer within {BUS_TIMEOUT:g} s") from None
             await self._register(bus)
             self._first_registration_tried.set()
             await self._follow_access()
         except BROKEN as exc:
-            self.problem = f"the session D-Bus failed ({exc}): the Noru menu is gone"
+            self.problem = f"the session D-Bus failed ({said(exc)}): the Noru menu is gone"
             log.warning(self.problem)
         finally:
             self._first_registration_tried.set()
-            bus.disconnect()
+            await leave(bus)
+
+    async def _show(self, bus: MessageBus) -> None:
+        """The item and its menu exported on ``bus``, a name taken, and the
+        host's comings and goings heard."""
+        self._item, self._menu = ItemInterface(self), MenuInterface(self)
+        bus.export(ITEM_PATH, self._item)
+        bus.export(MENU_PATH, self._menu)
+        self.bus_name = f"org.kde.StatusNotifierItem-{os.getpid()}-1"
+        await bus.request_name(self.bus_name)
+
+        def watcher_changed(message: Message) -> None:
+            if message.member != "NameOwnerChanged" or message.body[0] != WATCHER:
+                return
+            if not message.body[2]:  # the host went away, and the menu with it
+                self.registered = False
+                self.problem = (
+                    "the StatusNotifierItem host left the session bus: the Noru menu is"
+                    " not shown until a host starts"
+                )
+                log.info(self.problem)
+                return
+            task = asyncio.ensure_future(self._register(bus))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        bus.add_message_handler(watcher_changed)
+        self._notifier = Notifier(
+            bus,
+            str(ICONS / "noru-looking.png"),
+            lambda: self._actions.submit(self._run_action, "pause"),
+        )
+        await self._notifier.watch()
+        await bus.call(
+            daemon(
+                "AddMatch",
+                "s",
+                [
+                    "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',"
+                    f"arg0='{WATCHER}'"
+                ],
+            )
+        )
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
@@ -337,9 +360,11 @@ class Panel:
         finally:
             self._loop.close()
 
-    def start(self, wait: float = 2.0) -> None:
-        """Start, and wait up to ``wait`` seconds for the first registration, so
-        the app can say at its start whether the menu is shown (``problem``)."""
+    def start(self, wait: float = BUS_TIMEOUT + 1.0) -> None:
+        """Start, and wait up to ``wait`` seconds for the first registration
+        (a bus that answers takes milliseconds; one that does not is given up
+        within ``BUS_TIMEOUT``), so the app can say at its start whether the
+        menu is shown (``problem``)."""
         self._thread.start()
         self._first_registration_tried.wait(wait)
 
