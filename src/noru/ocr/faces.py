@@ -17,6 +17,7 @@ Pillow's own FreeType draws with one hinting only.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import dataclasses
 import functools
@@ -24,6 +25,7 @@ import shutil
 import subprocess
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,14 +39,20 @@ __all__ = [
     "Face",
     "bold_of",
     "draw",
+    "drawing",
     "fallbacks",
+    "hintings",
     "monospace_faces",
     "regulars_having",
+    "rendered",
 ]
 
 # How FreeType is asked to hint, by name: fontconfig's slight (the light
-# auto-hinter), full (the font's own instructions), none, and monochrome.
-HINTINGS = ("light", "full", "none", "mono")
+# auto-hinter), full (the font's own instructions), none, monochrome; and
+# slight with stem darkening, as Qt (Konsole) draws a face of PostScript
+# outlines (CFF: Hermit, Inconsolata), its stems a little thicker than Xft
+# draws them (``hintings``).
+HINTINGS = ("light", "full", "none", "mono", "darkened")
 # Characters whose advances a monospace face has alike; a few faces (Hermit's
 # bold and light) have one or two a little off, which terminals draw in the
 # grid's cell all the same.
@@ -307,6 +315,73 @@ class Drawn:
     tops: tuple[int, ...]
 
 
+def hintings(face: Face) -> tuple[str, ...]:
+    """The ways a terminal may have drawn ``face`` (``HINTINGS``): darkened
+    only where FreeType darkens, a face of PostScript outlines (CFF)."""
+    return HINTINGS if _is_cff(face.path) else HINTINGS[:-1]
+
+
+@functools.lru_cache(maxsize=256)
+def _is_cff(path: str) -> bool:
+    """Whether the font file holds PostScript (CFF) outlines: an OpenType
+    file whose tag is ``OTTO``."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(4) == b"OTTO"
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def drawing(face: Face, hinting: str) -> Iterator[tuple[Any, int, int] | None]:
+    """``face`` open in FreeType, with the load flags and render mode of
+    ``hinting`` (stem darkening on while a ``darkened`` face is in use); None
+    when FreeType cannot read it. One thread draws at a time."""
+    import freetype
+
+    flags = {
+        "light": freetype.FT_LOAD_TARGET_LIGHT,
+        "darkened": freetype.FT_LOAD_TARGET_LIGHT,
+        "full": freetype.FT_LOAD_DEFAULT,
+        "none": freetype.FT_LOAD_NO_HINTING,
+        "mono": freetype.FT_LOAD_TARGET_MONO | freetype.FT_LOAD_MONOCHROME,
+    }[hinting]
+    mode = freetype.FT_RENDER_MODE_MONO if hinting == "mono" else freetype.FT_RENDER_MODE_NORMAL
+    with _DRAWING:
+        ft = _ft_face(face)
+        if ft is None:
+            yield None
+            return
+        _darkening(hinting == "darkened")
+        try:
+            yield ft, flags, mode
+        finally:
+            _darkening(False)
+
+
+def _darkening(on: bool) -> None:
+    """FreeType's stem darkening of CFF outlines, on or off (off is its
+    default), for the glyphs loaded next; callers hold ``_DRAWING``."""
+    import freetype
+
+    value = ctypes.c_ubyte(0 if on else 1)
+    freetype.raw.FT_Property_Set(
+        freetype.get_handle(), b"cff", b"no-stem-darkening", ctypes.byref(value)
+    )
+
+
+def rendered(glyph: Any, face: Face, mode: int) -> npt.NDArray[np.uint8]:
+    """The glyph loaded in FreeType's slot, rendered (emboldened first for an
+    emboldened face, by a 24th of the em each way, as FreeType's own
+    synthetic bold, FT_GlyphSlot_Embolden, makes it), as coverage 0-255."""
+    import freetype
+
+    if face.emboldened:
+        freetype.raw.FT_GlyphSlot_Embolden(glyph._FT_GlyphSlot)
+    glyph.render(mode)
+    return _coverage(glyph.bitmap)
+
+
 @functools.lru_cache(maxsize=DRAWINGS_KEPT)
 def draw(
     face: Face, size: float, hinting: str, chars: tuple[str, ...], shift: float = 0.0
@@ -316,26 +391,25 @@ def draw(
     terminal that centres a glyph in a wider cell draws it between pixels),
     the ones the face has (others are left out); None when the face cannot
     be read."""
-
-    with _DRAWING:  # a FreeType face is one thread's at a time
-        ft = _ft_face(face)
-        if ft is None:
+    with drawing(face, hinting) as opened:
+        if opened is None:
             return None
-        return _draw(ft, face, size, hinting, chars, shift)
+        ft, flags, mode = opened
+        return _draw(ft, face, size, hinting, chars, shift, flags, mode)
 
 
 def _draw(
-    ft: Any, face: Face, size: float, hinting: str, chars: tuple[str, ...], shift: float
+    ft: Any,
+    face: Face,
+    size: float,
+    hinting: str,
+    chars: tuple[str, ...],
+    shift: float,
+    flags: int,
+    mode: int,
 ) -> Drawn | None:
     import freetype
 
-    flags = {
-        "light": freetype.FT_LOAD_TARGET_LIGHT,
-        "full": freetype.FT_LOAD_DEFAULT,
-        "none": freetype.FT_LOAD_NO_HINTING,
-        "mono": freetype.FT_LOAD_TARGET_MONO | freetype.FT_LOAD_MONOCHROME,
-    }[hinting]
-    mode = freetype.FT_RENDER_MODE_MONO if hinting == "mono" else freetype.FT_RENDER_MODE_NORMAL
     kept: list[str] = []
     advance = 0.0
     bitmaps: list[npt.NDArray[np.uint8]] = []
@@ -351,14 +425,9 @@ def _draw(
                 continue
             ft.load_char(char, flags)
             glyph = ft.glyph
-            if face.emboldened:
-                # Wider by a 24th of the em each way, as FreeType's own
-                # synthetic bold (FT_GlyphSlot_Embolden) makes it.
-                freetype.raw.FT_GlyphSlot_Embolden(glyph._FT_GlyphSlot)
-            glyph.render(mode)
+            bitmaps.append(rendered(glyph, face, mode))
             advance = max(advance, glyph.advance.x / 64)
             kept.append(char)
-            bitmaps.append(_coverage(glyph.bitmap))
             lefts.append(glyph.bitmap_left)
             tops.append(glyph.bitmap_top)
     except freetype.FT_Exception:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from noru.ocr.faces import HINTINGS, Drawn, Face, bold_of, draw, monospace_faces
+from noru.ocr.faces import Drawn, Face, bold_of, draw, hintings, monospace_faces
 from noru.ocr.glyphs import Canvas, Font, distances
 
 if TYPE_CHECKING:
@@ -376,7 +376,7 @@ def _search(samples: _Samples, cells: Sequence[Array], width: int, height: int) 
     steps = round(COARSE_STEP / FINE_STEP)
     for face, middle in finalists.items():
         for size in (middle + i * FINE_STEP for i in range(-steps, steps + 1)):
-            for hinting in HINTINGS:
+            for hinting in hintings(face):
                 fitted = _fit(face, size, hinting, samples, width, height, around=1)
                 if fitted is not None and (face not in fits or fitted[0] < fits[face][0]):
                     fits[face] = (fitted[0], face, size, hinting, fitted[1], fitted[2])

@@ -51,6 +51,9 @@ STROKE = 0.34
 # and this share of the pixel rows that hold text.
 TEXT_ROWS = 3
 TEXT_SHARE = 0.25
+# A scrollbar at the region's right is at most this many cells wide
+# (Konsole's at 192 dpi in a narrow face, about two and a half).
+SCROLLBAR = 4
 # A block of ink (a cursor) holds a box of this share of a cell's width and
 # height: no glyph's strokes are that thick, even a wide one crowded into a
 # small cell.
@@ -251,13 +254,15 @@ def without_chrome(dark: Image.Image, off: Any, cells: Cells, *, margin: int = 0
         if solid.any():
             found[top:bottom] |= fits(solid, high, wide, grow=True)
     bars = _bars(pixels < 255 - CHROME_INK, margin)
-    found[:, bars & ~_drawn(bars, pixels < 255 - INK, cells)] = True
+    drawn, end = _drawn(bars, pixels < 255 - INK, cells)
+    found[:, bars & ~drawn] = True
+    found[:, end:] = True
     if not found.any():
         return dark
     return Image.fromarray(np.where(found, np.uint8(255), pixels))
 
 
-def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
+def _drawn(bars: Any, inked: Any, cells: Cells) -> tuple[Any, int]:
     """Of the ``bars`` pixel columns, those that are a character drawn down
     the grid's cells (tmux's pane border, a pager's gutter ``│``, box
     drawing): a run of them as thin as a stroke (at most ``STROKE`` of a
@@ -266,13 +271,19 @@ def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
     tree's ``│`` down its first column). A scrollbar's trough and edges
     stand beside the text, at its end or outside the grid, with at most
     its arrows beyond them (Konsole's, a line a pixel wide at the grid's
-    right)."""
+    right). Returned with the pixel column where the text ends: past the
+    first bar that is no character, with text before it but none after and
+    at most ``SCROLLBAR`` cells from the region's right, what stands is the
+    scrollbar's (its arrows), wherever the grid's columns reach (the
+    region's width when there is no such bar; a pane beside a border, wider
+    than a scrollbar, keeps its few lines)."""
     import numpy as np
 
     drawn = np.zeros(bars.shape, dtype=bool)
+    end = len(bars)
     columns = np.nonzero(bars)[0]
     if not len(columns):
-        return drawn
+        return drawn, end
     text = inked & ~bars  # ink that is no bar's
     rows = text.any(axis=1).sum()  # pixel rows with text
     # Text beside a bar is in rows enough (a scrollbar's arrows, beyond its
@@ -281,14 +292,14 @@ def _drawn(bars: Any, inked: Any, cells: Cells) -> Any:
     widest = max(1, round(STROKE * cells.width))
     for run in np.split(columns, np.nonzero(np.diff(columns) > 1)[0] + 1):
         first, last = int(run[0]), int(run[-1])
-        if last - first + 1 > widest:
-            continue
         left = text[:, :first].any(axis=1).sum()
         right = text[:, last + 1 :].any(axis=1).sum()
         inside = cells.x <= first and last < cells.x + cells.columns * cells.width
-        if right >= least and (left >= least or inside):
+        if last - first + 1 <= widest and right >= least and (left >= least or inside):
             drawn[first : last + 1] = True
-    return drawn
+        elif left >= least and right < least and len(bars) - first <= SCROLLBAR * cells.width:
+            end = min(end, first)
+    return drawn, end
 
 
 def _box(cells: Cells) -> tuple[int, int]:
