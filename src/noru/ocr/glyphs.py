@@ -70,6 +70,12 @@ RATIO = 3.0
 SEGMENT_ENDS = frozenset("\ue0b0\ue0b2")
 NEAR_END = 0.13
 RATIO_END = 1.6
+# A run of cells is a ligature's (``noru.ocr.ligatures``) when this near its
+# drawing, and every other this many times as far: terminals place a
+# shaped ligature less alike than a glyph (Konsole's ``//`` is 0.09 from
+# HarfBuzz's, kitty's 0.004), and two cells' ink tells more than one's.
+NEAR_LIGATURE = 0.15
+RATIO_LIGATURE = 2.5
 # What a character outside ASCII adds to its distance: a terminal shows ASCII
 # far more often, and a few look alike (``0`` and ``Ø`` in a slashed-zero face).
 RARE = 0.015
@@ -116,9 +122,15 @@ class Decision:
     # and ``0`` in a typewriter face at a small size): the cell is one of
     # them, which one its drawing cannot tell.
     twins: str = ""
+    # One character of a ligature the run of cells it stands in is drawn as.
+    ligature: bool = False
 
     @property
     def sure(self) -> bool:
+        if self.ligature:
+            return self.distance <= NEAR_LIGATURE and self.runner_up >= max(
+                self.distance + MARGIN, RATIO_LIGATURE * self.distance
+            )
         if self.char in SEGMENT_ENDS:
             # Drawn from another face, each terminal its own way (scaled to
             # the cell, moved, blended between two segments' colours): near

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from noru.ocr import font, glyphs
 from noru.ocr.glyphs import Decision, Font, Fonts, Shapes
+from noru.ocr.ligatures import with_ligatures
 from noru.ocr.terminal_grid import Cells
 from noru.ocr.terminal_ink import darkest
 from noru.ocr.terminal_votes import Votes, bar
@@ -178,13 +179,13 @@ def decide(
             found[i, column] = again
     found = _without_crossings(found, scaled, array_of, shapes, cells)
     blank = np.zeros((cells.height, cells.width), np.float32)
-    letters, pairs = _wide(
-        bands,
-        found,
-        fitting,
-        cells,
-        lambda i, column: array_of[item] if (item := scaled.get((i, column))) else blank,
-    )
+
+    def ink_of(i: int, column: int) -> Array:
+        item = scaled.get((i, column))
+        return array_of[item] if item is not None else blank
+
+    found = with_ligatures([sorted(band.keys) for band in bands], found, ink_of, shapes)
+    letters, pairs = _wide(bands, found, fitting, cells, ink_of)
     if by_sure and fitting.x < 0 and len(letters) < WIDE_FIT * pairs:
         # Found by fewer cells, its pen left of its cells: the wide letters
         # may have led the grid's phase astray (a face so drawn fits a grid

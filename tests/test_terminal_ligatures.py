@@ -1,0 +1,52 @@
+"""A ligature font in a terminal that shapes its text (Konsole, kitty) draws
+`->` as one arrow across two cells, `!=` as one sign: real terminals on a
+real X server, read by the real engine, come back as the characters typed."""
+
+from __future__ import annotations
+
+import pytest
+
+from noru.capture import Capturer
+from noru.ocr.tesseract import TesseractEngine
+from tests import real_terminals
+from tests.parts import require_family
+from tests.test_terminal_text import (  # noqa: F401  (fixtures)
+    capturer,
+    engine,
+    window,
+)
+from tests.xserver import XServer
+
+pytestmark = pytest.mark.usefixtures("desktop")
+
+OPERATORS = [
+    "$ docker ps --format '{{.Ports}}'",
+    "0.0.0.0:8080->8080/tcp, :::8080->8080/tcp",
+    "if (a != b) { return x => x * 2; }",
+    "see https://example.com/docs // notes",
+    "std::vector<int> v; i++; j -= 1; ok ... done",
+    'assert total >= limit, "over"',
+]
+
+
+@pytest.mark.parametrize("terminal", ["konsole", "kitty"])
+def test_ligatures_come_back_as_the_characters_typed(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, terminal: str,  # noqa: F811
+) -> None:  # fmt: skip
+    """Fira Code's `->`, `!=`, `>=`, `//`, `::`, `++`, `...` were read
+    `--`, `#~`, ` 2`, every such line unsure; shaped by HarfBuzz in the
+    grid's font, each run of cells is its ligature's characters, and a
+    line whose every ligature is so told is served sure."""
+    require_family("Fira Code", "fonts-firacode")
+    real_terminals.need(terminal)
+    with real_terminals.open_terminal(
+        desktop, terminal, OPERATORS, x=60, y=60, columns=80, rows=10, size=11,
+        font="Fira Code", theme="light",
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    lines = [line for line in engine.recognise(image).lines if line.text.strip()]
+    text = lines[-len(OPERATORS) :]
+    read = "\n".join(f"{line.confidence:.4f} {line.text.rstrip()}" for line in lines)
+    assert [line.text.rstrip() for line in text] == OPERATORS, read
+    # The port mappings' `:::` is left to the engine in one cell.
+    assert all(line.confidence >= 0.99 for line in text[2:]), read
