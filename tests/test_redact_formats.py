@@ -692,6 +692,10 @@ BROWSER_READS = [
         " # do not commit",
         "GZgCAXf8k4bMlRlhl/Fc7adldjQO4PZPFc5oRPq3ssrHc/bAw6VFu4tHynuj7xXOJ5Z0SUiQlfjBN8hFFGO6Wa==",
     ),
+    # seen on seeds 408-409: a Docker Hub token's - read ~- (Firefox) and ~
+    # (Chromium)
+    ("\u2018dckr_pat_fyz~-CMZsDmT-Uz9AasC5GymwOB0',", "dckr_pat_fyz-CMZsDmT-Uz9AasC5GymwOB0"),
+    ("\u2018dckr_pat_fyz~CMZsDmT-Uz9AasC5GymwOB0',", "dckr_pat_fyz-CMZsDmT-Uz9AasC5GymwOB0"),
     # a Grafana cloud token whose + are read apart, one between spaces
     (
         "= glc_ri8QaOUxXsu7uJ7e/NYuk3jUPYsVaMKMcM9myj4WeoZs2UQ3t2o0Zjt + +1XW6J3gfz8BniUgZChLrAG "
@@ -888,7 +892,7 @@ def test_what_a_browser_s_text_is_read_as_still_gives_the_value(line: str, value
 
 def test_marks_read_as_a_token_s_characters_make_no_secret_of_prose_or_code() -> None:
     """A mark between letters (``(s)he``, ``a/b``, ``f(x)y``, a path, a
-    ``!``) read as a token's character is searched by the formats only,
+    ``!``, a ``~``) read as a token's character is searched by the formats only,
     which take none of these."""
     ordinary = [
         "if(x)y = src/noru/redact/formats.py and (s)he said hello!world",
@@ -903,9 +907,63 @@ def test_marks_read_as_a_token_s_characters_make_no_secret_of_prose_or_code() ->
         # a ; between letters: code's, CSS's and a connection string's
         "a{color:red;background:blue;margin:0}for(i=0;i<n;i++){x=y;z=w}",
         "DefaultEndpointsProtocol=https;AccountName=ledger;EndpointSuffix=core.windows.net",
+        # a ~ of a shell's home, a git revision, a backup file, a user's URL
+        "cd ~/src/noru && git diff HEAD~3 -- src/noru/redact/glyphs.py~ ~alice/notes",
+        "git rebase -i main~12 && git show v1.2.3~2:docs/security.md",
+        "see https://example.com/~alice/docs/release-notes-2026~draft for the plan",
+        "cp quarterly~report~2026~final~v2.odt /backup/quarterly-report~old",
+        "sha256~ is OpenShift's prefix and dckr_pat~ is Docker Hub's",
     ]
     for line in ordinary:
         assert find(line) == [], (line, find(line))
+
+
+# What the engine reads a token's ``-`` as in a proportional font: a tilde,
+# a tilde and the dash (Docker Hub tokens in Firefox and Chromium, seeds
+# 408-409), a dash of another width.
+DASH_READS = ("~", "~-", "-~", "\u2014", "\u2013", "\u2212")
+
+
+def _dashes_read(form: str) -> list[tuple[str, str, str]]:
+    """(line, value as read, kind): each tuned line whose value holds a
+    ``-`` between two letters or digits, each such ``-`` read as ``form``."""
+    cases = []
+    for line, value, kind in CASES:
+        for at, char in enumerate(value):
+            if char == "-" and value[at - 1 : at].isalnum() and value[at + 1 : at + 2].isalnum():
+                shown = value[:at] + form + value[at + 1 :]
+                cases.append((line.replace(value, shown), shown, kind))
+    return cases
+
+
+@pytest.mark.parametrize("form", DASH_READS)
+def test_a_token_s_dash_read_as_a_tilde_or_another_dash_is_found_whole(form: str) -> None:
+    """Every format whose alphabet or fixed part holds a ``-`` is still
+    found when the engine reads it as ``form``, the whole of what it read
+    replaced (the tilde too)."""
+    cases = _dashes_read(form)
+    assert {kind for _, _, kind in cases} >= {
+        "postman-key", "jwt", "slack-token", "openshift-token", "discord-webhook", "pypi-token"
+    }  # fmt: skip
+    missed = [line for line, shown, _ in cases if not _whole(line, shown)]
+    assert not missed, missed
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # as Chromium and Firefox read Docker Hub tokens (seeds 408-409)
+        "\u2018dckr_pat_fyz~-CMZsDmT-Uz9AasC5GymwOB0',",
+        "\u2018dckr_pat_fyz~CMZsDmT-Uz9AasC5GymwOB0',",
+        "=> dckr_pat_fyz-CMZsDmT~-Uz9AasC5GymwOB0",
+        # a Postman key's dash read so
+        "PMAK-5e81af8550fea1767a380737~-c5d12ccbc1b50770ce1ecd7dce78760204 # do not commit",
+    ],
+)
+def test_a_dash_read_as_a_tilde_and_itself_is_replaced_with_the_token(line: str) -> None:
+    value = line.split()[-1].strip("\u2018',") if "#" not in line else line.split()[0]
+    start = line.index(value)
+    assert [(f.start, f.end) for f in find(line)] == [(start, start + len(value))], find(line)
 
 
 @pytest.mark.parametrize(

@@ -140,6 +140,8 @@ def fixed(text: str) -> str:
             out.append(f"(?:{char}|{both}|{both[::-1]})")
         elif char in "_." and i:
             out.append(MARK_READ[char])
+        elif char == "~":
+            out.append("[~-]")  # as the line read again has it (``glyphs``: ``sha256-...``)
         else:
             out.append(re.escape(char))
     return "".join(out)
@@ -158,6 +160,7 @@ _CANON = str.maketrans(
         "5": "s",
         "2": "z",
         " ": "_",
+        "~": "-",
         "8": "b",
         "4": "a",
     }
@@ -166,9 +169,10 @@ _CANON = str.maketrans(
 
 def canon(text: str) -> str:
     """``text`` in small letters with the characters the engine confuses
-    made one (``0`` and ``o``; ``1``, ``i``, ``l`` and ``|``; ...) and a
-    space as ``_``: a line holds a rule's ``needles`` in this form
-    wherever the rule could match it."""
+    made one (``0`` and ``o``; ``1``, ``i``, ``l`` and ``|``; ``~`` and
+    ``-``, as a line read again has them: ``glyphs``; ...) and a space as
+    ``_``: a line holds a rule's ``needles`` in this form wherever the
+    rule could match it."""
     return text.lower().translate(_CANON)
 
 

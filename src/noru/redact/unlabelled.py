@@ -117,7 +117,8 @@ def field_values(line: str, label: str = "") -> list[Finding]:
         start, end = _edged(text, *m.span("v"))
         # judged as the formats are: a glyph no token holds read inside it
         # (``...NOdCCg}I`` for ``...NOdCCgJP``) as the token's character
-        value = unconfused(text[start:end]) or text[start:end]
+        readings = unconfused(text[start:end])
+        value = readings[0][0] if readings else text[start:end]
         words = label_words(text[max(0, m.start("name") - 40) : m.end("name")])
         if words[-1].startswith("key") and (
             not a_secrets_key(words) or _PUBLIC_KEY.intersection(words[-4:])
