@@ -692,8 +692,12 @@ BROWSER_READS = [
         " # do not commit",
         "GZgCAXf8k4bMlRlhl/Fc7adldjQO4PZPFc5oRPq3ssrHc/bAw6VFu4tHynuj7xXOJ5Z0SUiQlfjBN8hFFGO6Wa==",
     ),
-    # seen on seeds 408-409: a Docker Hub token's - read ~- (Firefox) and ~
-    # (Chromium)
+    # seen on seeds 408-409: a Postman key read in five pieces (Firefox), a
+    # Docker Hub token's - read ~- (Firefox) and ~ (Chromium)
+    (
+        "PMAK-b346f528db8715f0f455f5 1b-Obf757727 7bbc8dfdcd87 7 8fal6d500523",
+        "PMAK-b346f528db8715f0f455f51b-0bf7577277bbc8dfdcd8778fa16d500523",
+    ),
     ("\u2018dckr_pat_fyz~-CMZsDmT-Uz9AasC5GymwOB0',", "dckr_pat_fyz-CMZsDmT-Uz9AasC5GymwOB0"),
     ("\u2018dckr_pat_fyz~CMZsDmT-Uz9AasC5GymwOB0',", "dckr_pat_fyz-CMZsDmT-Uz9AasC5GymwOB0"),
     # a Grafana cloud token whose + are read apart, one between spaces
@@ -1112,6 +1116,52 @@ def test_every_wrapped_line_puts_its_value_across_the_end_of_a_row(seed: int) ->
         start = line.index(value)
         assert len(rows) > 1 and all(len(row) == 80 for row in rows[:-1]), kind
         assert start // 80 < (start + len(value) - 1) // 80, kind
+
+
+# Formats of one length after a fixed prefix: written as a token's
+# (``shapes.prefixed``) or as a pattern of parts (Postman's 24 and 34 about
+# a ``-``, Harness's three parts about two dots).
+OF_ONE_LENGTH = [
+    "postman-key", "harness-token", "brevo-key", "flutterwave-key", "sendgrid-key",
+    "shopify-token", "rubygems-key", "digitalocean-token", "sentry-token", "linear-key",
+    "age-key", "scalingo-token", "dynatrace-token", "intra42-secret", "plaid-token",
+]  # fmt: skip
+_CONFUSED_DIGITS = str.maketrans({"0": "O", "1": "l"})
+
+
+def _prefix_length(value: str) -> int:
+    """How long the fixed prefix of the format ``value`` is in (the rules'
+    own tokens' group ``p``)."""
+    for rule in RULES:
+        m = rule.pattern.match(value) if "p" in rule.pattern.groupindex else None
+        if m is not None and m.start("p") == 0 and not rule.outside:
+            return len(m["p"])
+    raise AssertionError(value)
+
+
+@pytest.mark.parametrize("name", OF_ONE_LENGTH)
+def test_a_token_of_one_length_read_in_five_pieces_is_found_whole(name: str) -> None:
+    """A token of one length after its prefix, cut by four stray spaces
+    into five pieces (one of a single character: ``...f455f5 1b-Obf757727
+    7bbc8dfdcd87 7 8fal6d...``, a Postman key in Firefox), its ``0`` read
+    ``O`` and its ``1`` ``l``: its pieces are joined within its length,
+    whatever each looks like, and it is found whole (values of seeds no
+    bench uses)."""
+    missed = []
+    for seed in range(12):
+        rng = random.Random(f"pieces/{name}/{seed}")
+        value = FORMATS[name](rng)
+        head = _prefix_length(value)
+        body = value[head:]
+        cuts = sorted(rng.sample(range(4, len(body) - 2, 3), 3))
+        cuts.append(cuts[1] + 1)  # a lone character between two spaces
+        ends = [0, *sorted(cuts), len(body)]
+        pieces = " ".join(body[a:b] for a, b in itertools.pairwise(ends))
+        line = f"\t{value[:head]}{pieces.translate(_CONFUSED_DIGITS)}\t"
+        found = find(line)
+        if [(f.start, f.end, f.kind) for f in found] != [(1, len(line) - 1, KIND.get(name, name))]:
+            missed.append((line, found))
+    assert not missed, missed
 
 
 # Formats of 100 characters or more (``shapes.LONG_FORMAT``), as generated.
