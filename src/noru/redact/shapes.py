@@ -36,6 +36,7 @@ __all__ = [
     "Z2",
     "Finding",
     "Rule",
+    "all_classes",
     "canon",
     "case_changes",
     "entropy",
@@ -397,6 +398,17 @@ _NAME_CUT = re.compile(r"[0-9]|(?=[A-Z])", re.ASCII)
 # [a-z0-9] has no capital there but a case flip, and a word after that
 # seldom.
 _ALGORITHM = re.compile(r"[A-Za-z]{1,3}[0-9]+(?=[A-Z])", re.ASCII)
+
+
+def all_classes(text: str) -> bool:
+    """Whether ``text`` holds a digit, a capital and a small letter, as a
+    random run of a key's characters nearly always does and a word or a
+    name seldom."""
+    return (
+        any(c.isdigit() for c in text)
+        and any(c.isupper() for c in text)
+        and any(c.islower() for c in text)
+    )
 
 
 def case_changes(text: str) -> int:
