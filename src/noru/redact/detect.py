@@ -92,14 +92,13 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
     folded = canon(line)
     found = _shaped(line, folded, categories)
     if "secrets" in categories:
-        misread = unconfused(line)
-        if misread is not None:
+        for text, at in unconfused(line):
             # A glyph no token holds, read inside one (``sk.ey)1Ijoi...``);
             # a credential after ``Bearer`` as read, not as made so (a
             # path's ``/`` made a ``J`` makes no token of ``username/password``).
             found += [
                 f
-                for f in _shaped(misread, canon(misread), categories)
+                for f in (_in_line(f, at) for f in _shaped(text, canon(text), categories))
                 if f.kind != "bearer-token" or credential_like(line[f.start : f.end])
             ]
         found += placed(line, folded)
@@ -139,12 +138,20 @@ def _shaped(line: str, folded: str, categories: Collection[str]) -> list[Finding
         # Found across a stray space only (else the line's own search found it).
         text, at = joined
         for f in formats(text, canon(text), categories):
-            start, end = at[f.start], at[f.end - 1] + 1
-            if end - start > f.end - f.start:
-                found.append(Finding(start, end, f.kind))
+            there = _in_line(f, at)
+            if there.end - there.start > f.end - f.start:
+                found.append(there)
     if "secrets" in categories:
         found += one_space(line, folded, rules, found)
     return found
+
+
+def _in_line(found: Finding, at: Sequence[int]) -> Finding:
+    """``found`` in a line made from one as read (its stray spaces taken
+    out, its glyphs read as a token's), as a span of the line as read
+    (``at``: where each character of the one made is in it): what it was
+    read from, the characters left out inside it too."""
+    return Finding(at[found.start], at[found.end - 1] + 1, found.kind)
 
 
 def _allowed(line: str, found: list[Finding], own: Iterable[Own | Allowed]) -> list[Finding]:

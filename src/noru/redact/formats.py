@@ -337,6 +337,9 @@ FORMATS: tuple[Rule, ...] = (
         r"[A-Za-z0-9|]{4,21} (?=[A-Za-z|]*[0-9A-Z|])[A-Za-z0-9|]+))\b",
         needles=("pat.", "sat."),
     ),
+    # And as a token of one length (22, 24 and 20 about two dots), so that
+    # more stray spaces than its parts take are joined.
+    prefixed("harness-token", ("pat.", "sat."), "[A-Za-z0-9_.|-]", 68),
     rule(
         "terraform-token",
         rf"\b(?P<v>[A-Za-z0-9|]{{13,15}}{MARK_READ['.']}{fixed('atlasv1.')}[A-Za-z0-9_=|-]{{60,70}})",
@@ -368,6 +371,10 @@ FORMATS: tuple[Rule, ...] = (
         rf"\b(?P<v>{fixed('PMAK-')}{HEX}{{22,26}}-{HEX}{{32,36}})(?![A-Za-z0-9])",
         needles=("pmak-",),
     ),
+    # Its 24 and 34 about their ``-`` as a token of one length too, so that
+    # the pieces stray spaces cut it in are joined (``...f455f5 1b-Obf757727
+    # 7bbc8dfdcd87 7 8fal6d...``), as a format of parts' pieces are not.
+    prefixed("postman-key", "PMAK-", f"{HEX[:-1]}-]", 59),
     # A kubeadm bootstrap token (``token: abcdef.0123456789abcdef``): 6 and
     # 16 of [a-z0-9] about a dot; the second part has a digit and a letter,
     # which a dotted name of code (``config.getattribute``) has not. A

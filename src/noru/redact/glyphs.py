@@ -3,19 +3,24 @@ proportional font's ``J`` read as ``)``, ``]``, ``}`` or ``/``, an ``l`` or
 an ``I`` as ``!``, a ``j`` as ``;`` and an ``S`` as ``$`` (between two of a
 token's characters only), a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢``; a
 monospace font's dotted ``0`` as ``@`` where it is drawn small (a window
-a HiDPI display's compositor scales down).
+a HiDPI display's compositor scales down); a token's ``-`` as a dash of
+another width, a ``~`` (between two of its characters only), or a ``~``
+and itself (``fyz~-CMZ``, ``fyz-~CMZ``: the two read as the one ``-``).
 
 A ``/`` beside another is no ``J`` (a URL's ``//``, Google's ``1//0``
 prefix), nor one with another after it before a space (a path's, a
-webhook's URL before its key); one between two hexadecimal digits is
+webhook's URL before its key), nor one after a piece of digits after
+another (an id in a URL's path, before a webhook's key); one between two hexadecimal digits is
 read as the ``7`` it likely was (``...35b/cc`` for ``...35b7cc``: a
 hexadecimal token has no ``J``). Each such glyph between two of a
 token's characters ends the token for every rule (its alphabet holds
 none of them), so the rest is too short for its format and is served.
 ``unconfused`` gives the line with each such glyph there read as a
-character of a token's alphabet (one for one, so a finding's span is the
-same in the line as read), for the rules of formats to be searched in
-again: what a format finds only there is the engine's misread of it.
+character of a token's alphabet (one for one, but a ``~`` beside a ``-``
+left out), and where each of its characters is in the line as read, for
+the rules of formats to be searched in again: what a format finds only
+there is the engine's misread of it, its span in the line as read all the
+characters it was read from.
 Only the formats' own shapes (a fixed part, a length, an alphabet) are
 searched so, not labels: a mark between two letters in prose (``(s)he``,
 ``a/b``) is made a letter, and no format's fixed part and length come
@@ -56,13 +61,24 @@ _MARKS = {
     "µ": "u",
     "«": "K",
     "»": "x",
+    # a token's ``-`` (Docker Hub's, Postman's, a JWT's) as a dash of
+    # another width, or a ``~`` (also read beside it: ``_TILDE``)
     "—": "-",
     "–": "-",
+    "‐": "-",
+    "‑": "-",
+    "‒": "-",
+    "―": "-",
+    "−": "-",
+    "~": "-",
 }
+# A ``~`` the engine read beside a token's ``-`` (``fyz~-CMZ``, ``fyz-~CMZ``
+# for ``fyz-CMZ``): the two are that ``-``, the ``~`` left out.
+_TILDE = "~"
 
 # A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
 # holds: ``é``, ``ü``); only a line holding one is searched again.
-_MAYBE = re.compile(r"[!¡)\]}/\\@€£¢¥§©®°ßµ«»—–;$]|[^\x00-\x7f]")
+_MAYBE = re.compile(r"[!¡)\]}/\\@€£¢¥§©®°ßµ«»;$~]|[^\x00-\x7f]")
 # A token's character beside a glyph: a letter, a digit, or a ``|`` (what
 # the engine reads for an ``l``, an ``I`` or a ``J``: ``...tQ|/YoW...``).
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9|]")
@@ -87,16 +103,32 @@ def _as_token_char(char: str) -> str | None:
     return base if base.isascii() and base.isalnum() else None
 
 
-def unconfused(line: str) -> str | None:
+def unconfused(line: str) -> list[tuple[str, list[int]]]:
     """``line`` with each glyph no token holds that lies between two of a
     token's characters (letters, digits, or such glyphs; a token's mark on
     one side), or that ends a long run of them before a space, read as
-    the token's character it likely was; None when there is none."""
+    the token's character it likely was (a ``~`` beside a ``-`` between
+    two of them left out), and where each of its characters is in
+    ``line``; where a ``~`` was read as a ``-``, the line read so again
+    with each ``~`` kept (a format's own: an Entra ID secret's ``Q~``).
+    The readings; none when there is no such glyph."""
     stands = {
         m.start(): char for m in _MAYBE.finditer(line) if (char := _as_token_char(m[0])) is not None
     }
-    if not stands:
-        return None
+    reading = _reread(line, stands) if stands else None
+    if reading is None:
+        return []
+    if reading[0].count(_TILDE) == line.count(_TILDE):
+        return [reading]
+    kept = _reread(line, {at: char for at, char in stands.items() if line[at] != _TILDE})
+    return [reading] if kept is None else [reading, kept]
+
+
+def _reread(line: str, stands: dict[int, str]) -> tuple[str, list[int]] | None:
+    """``line`` with the glyphs at ``stands`` (where each is, and the
+    token's character it may be) read so where they lie as a token's
+    (``unconfused``), and where each character is in ``line``; None when
+    none does."""
     size = len(line)
 
     def tokenish(at: int) -> bool:
@@ -111,14 +143,20 @@ def unconfused(line: str) -> str | None:
         if line[at] == "/":
             if "/" in (line[at - 1 : at], line[at + 1 : at + 2]):
                 continue  # ``//``: a URL's, or Google's ``1//0``; a J is one glyph
-            if _another_slash_after(line, at):
-                continue  # a path's (a webhook's URL before its key)
+            if _parts_a_path(line, at):
+                continue  # a path's, a URL's (a webhook's URL before its key)
             if _HEX_DIGIT.match(line[at - 1 : at]) and _HEX_DIGIT.match(line[at + 1 : at + 2]):
                 char = "7"  # between two hexadecimal digits: a 7 (``...35b/cc``)
         before, after = tokenish(at - 1), tokenish(at + 1)
-        if line[at] in ";$" and not (before and after):
+        if line[at] == _TILDE and "-" in (line[at - 1 : at], line[at + 1 : at + 2]):
+            # ``~-`` or ``-~``: the ``-`` itself, between two of a token's characters
+            dash = at + 1 if line[at + 1 : at + 2] == "-" else at - 1
+            before, after = tokenish(min(at, dash) - 1), tokenish(max(at, dash) + 1)
+            char = ""
+        if line[at] in ";$~" and not (before and after):
             # code's and a connection string's ``;`` ends a part, a shell's
-            # ``$`` opens a name: a j or an S has letters about it
+            # ``$`` opens a name, its ``~`` is a home (a backup file's ends
+            # one): a j, an S or a ``-`` has a token's characters about it
             continue
         if not (
             (before and after)
@@ -133,17 +171,27 @@ def unconfused(line: str) -> str | None:
         if _in_a_long_run(spaces, size, at):
             chars = chars if chars is not None else list(line)
             chars[at] = char
-    return "".join(chars) if chars is not None else None
+    if chars is None:
+        return None
+    return "".join(chars), [i for i, c in enumerate(chars) if c]
 
 
 _HEX_DIGIT = re.compile(r"[0-9a-fA-F]")
 
 
-def _another_slash_after(line: str, at: int) -> bool:
+def _parts_a_path(line: str, at: int) -> bool:
     """Whether a ``/`` lies after ``at`` in the run of characters (between
-    spaces) ``at`` is in: the ``/`` at ``at`` parts a path's pieces."""
+    spaces) ``at`` is in, or a piece of digits after another just before
+    it (an id in a URL's path, ``.../webhooks/1234567890/``): the ``/`` at
+    ``at`` parts a path's pieces (a webhook's URL before its key)."""
     end = line.find(" ", at)
-    return "/" in line[at + 1 : end if end != -1 else len(line)]
+    return "/" in line[at + 1 : end if end != -1 else len(line)] or (
+        _ID_IN_A_PATH.search(line, max(0, at - 40), at) is not None
+    )
+
+
+# A piece of digits after a ``/``, ending where it is searched to.
+_ID_IN_A_PATH = re.compile(r"/[0-9]+$")
 
 
 def _in_a_long_run(spaces: list[int], size: int, at: int) -> bool:

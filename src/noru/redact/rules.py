@@ -55,6 +55,19 @@ CATEGORY_OF = {"card": "cards", "email": "emails", "phone": "phones"}
 # The one table of formats (``formats``), searched in every line.
 RULES: tuple[Rule, ...] = FORMATS
 
+
+def _connection_part(kind: str, name: str, needle: str) -> Rule:
+    """The value of a connection string's part ``name`` (a pattern) after
+    its ``=``, to its ``;``, as ``kind``: the part's name first in the
+    string or after a ``;``, a space or a quote."""
+    return rule(
+        kind,
+        rf"(?:^|[;\s\"']){name}\s*=\s*(?P<quote>)(?P<v>[^;\s\"']{{8,}})",
+        re.IGNORECASE,
+        needles=(needle,),
+    )
+
+
 # Values in the places secrets stand, with no format of their own: after a
 # command's option for one, in a client's files, in a connection string.
 # Each is a kind and a pattern (group ``v``); ``detect`` holds the value to
@@ -109,18 +122,8 @@ PLACED: tuple[Rule, ...] = (
     ),
     # Connection strings: ``AccountKey=...;``, ``SharedAccessKey=...``,
     # ``Password=...;``, each to its ``;``.
-    rule(
-        "azure-storage-key",
-        r"(?:^|[;\s\"'])AccountKey\s*=\s*(?P<quote>)(?P<v>[^;\s\"']{8,})",
-        re.IGNORECASE,
-        needles=("accountkey",),
-    ),
-    rule(
-        "azure-sas",
-        r"(?:^|[;\s\"'])SharedAccess(?:Key|Signature)\s*=\s*(?P<quote>)(?P<v>[^;\s\"']{8,})",
-        re.IGNORECASE,
-        needles=("sharedaccess",),
-    ),
+    _connection_part("azure-storage-key", "AccountKey", "accountkey"),
+    _connection_part("azure-sas", "SharedAccess(?:Key|Signature)", "sharedaccess"),
     rule(
         "password",
         r";\s*(?:Password|Pwd|User Password)\s*=\s*(?P<quote>)(?P<v>[^;\"']{1,128})",

@@ -192,7 +192,8 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     piece looks like a token's (of a format of one length, any piece that
     makes it up), but not a word of a natural language after a prefix
     alone or a word (``ASIA PACIFIC SOUTHEAST`` is three words, not an AWS
-    key id); None when no run of pieces is the format's length. A
+    key id; hexadecimal letters glued to a prefix, ``shpca_eafd aec 5
+    ...``, are no word); None when no run of pieces is the format's length. A
     format of one length of 20 or more takes two characters fewer, and two
     more or one in ``ADDED_IN`` of its length if that is more (of 16 or
     more, one fewer and two more); a format of a range of lengths, its
@@ -246,7 +247,9 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
         # ``_`` drawn as one line read one short: ``figd__Rc...`` for
         # ``figd___Rc...``; a character dropped)
         low -= 2
-    words = not m["b"] or word_like(m["b"])
+    # after a prefix alone or a word; a body of hexadecimal letters alone
+    # glued to its prefix is a hexadecimal token's start (``shpca_eafd``)
+    words = not m["b"] or (word_like(m["b"]) and _HEX_LETTERS.fullmatch(m["b"]) is None)
     strong = (
         len(m["p"]) >= STRONG_PREFIX
         or rule.low >= LONG_FORMAT
@@ -281,6 +284,9 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
         while line[end - 1] in ".)]}" and end > m.end("p") + low:
             end -= 1  # a sentence's full stop after a token whose body takes dots
     return end
+
+
+_HEX_LETTERS = re.compile(r"[a-fA-F]+", re.ASCII)
 
 
 def _without_words(line: str, start: int, end: int | None) -> int | None:

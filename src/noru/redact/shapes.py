@@ -36,6 +36,7 @@ __all__ = [
     "Z2",
     "Finding",
     "Rule",
+    "all_classes",
     "canon",
     "case_changes",
     "entropy",
@@ -140,6 +141,8 @@ def fixed(text: str) -> str:
             out.append(f"(?:{char}|{both}|{both[::-1]})")
         elif char in "_." and i:
             out.append(MARK_READ[char])
+        elif char == "~":
+            out.append("[~-]")  # as the line read again has it (``glyphs``: ``sha256-...``)
         else:
             out.append(re.escape(char))
     return "".join(out)
@@ -158,6 +161,7 @@ _CANON = str.maketrans(
         "5": "s",
         "2": "z",
         " ": "_",
+        "~": "-",
         "8": "b",
         "4": "a",
     }
@@ -166,9 +170,10 @@ _CANON = str.maketrans(
 
 def canon(text: str) -> str:
     """``text`` in small letters with the characters the engine confuses
-    made one (``0`` and ``o``; ``1``, ``i``, ``l`` and ``|``; ...) and a
-    space as ``_``: a line holds a rule's ``needles`` in this form
-    wherever the rule could match it."""
+    made one (``0`` and ``o``; ``1``, ``i``, ``l`` and ``|``; ``~`` and
+    ``-``, as a line read again has them: ``glyphs``; ...) and a space as
+    ``_``: a line holds a rule's ``needles`` in this form wherever the
+    rule could match it."""
     return text.lower().translate(_CANON)
 
 
@@ -393,6 +398,17 @@ _NAME_CUT = re.compile(r"[0-9]|(?=[A-Z])", re.ASCII)
 # [a-z0-9] has no capital there but a case flip, and a word after that
 # seldom.
 _ALGORITHM = re.compile(r"[A-Za-z]{1,3}[0-9]+(?=[A-Z])", re.ASCII)
+
+
+def all_classes(text: str) -> bool:
+    """Whether ``text`` holds a digit, a capital and a small letter, as a
+    random run of a key's characters nearly always does and a word or a
+    name seldom."""
+    return (
+        any(c.isdigit() for c in text)
+        and any(c.isupper() for c in text)
+        and any(c.islower() for c in text)
+    )
 
 
 def case_changes(text: str) -> int:

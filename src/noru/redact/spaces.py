@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from noru.redact.formats import STORAGE_KEY
 from noru.redact.rules import OPTIONAL_RULES, RULES, canon
 from noru.redact.search import NEEDLES_CUT, matched
-from noru.redact.shapes import Finding, piece_like, word_like
+from noru.redact.shapes import Finding, all_classes, piece_like, word_like
 
 __all__ = ["MIXED_RUN", "despaced", "one_space", "padded_pieces"]
 
@@ -226,12 +226,6 @@ def padded_pieces(line: str) -> list[Finding]:
                 break
             start, total, pieces = at, total + len(piece), pieces + 1
         key = line[start : m.end(1)]
-        if (
-            pieces > 1
-            and low <= total <= high
-            and any(c.isdigit() for c in key)
-            and any(c.isupper() for c in key)
-            and any(c.islower() for c in key)
-        ):
+        if pieces > 1 and low <= total <= high and all_classes(key):
             out.append(Finding(start, m.end(), "azure-storage-key"))
     return out

@@ -16,7 +16,7 @@ from noru.redact.formats import STORAGE_KEY
 from noru.redact.glyphs import unconfused
 from noru.redact.places import a_secrets_key, keylike, label_kind
 from noru.redact.rules import AWS_SECRET
-from noru.redact.shapes import Finding, entropy, label_words
+from noru.redact.shapes import Finding, all_classes, entropy, label_words
 
 __all__ = ["FIELD_LABEL", "aws_secrets", "bare_keys", "field_values"]
 
@@ -67,12 +67,7 @@ def bare_keys(line: str) -> list[Finding]:
         label = label_words(line[max(0, m.start() - 40) : m.start("v")])
         if _PUBLIC_KEY.intersection(label[-4:]) or re.fullmatch(r"[0-9A-Fa-f]+", value):
             continue
-        if not (
-            any(c.isdigit() for c in value)
-            and any(c.isupper() for c in value)
-            and any(c.islower() for c in value)
-            and entropy(value) >= _KEY_ENTROPY
-        ):
+        if not (all_classes(value) and entropy(value) >= _KEY_ENTROPY):
             continue
         found.append(Finding(m.start("v"), m.end("v"), "azure-storage-key"))
     return found
@@ -117,7 +112,8 @@ def field_values(line: str, label: str = "") -> list[Finding]:
         start, end = _edged(text, *m.span("v"))
         # judged as the formats are: a glyph no token holds read inside it
         # (``...NOdCCg}I`` for ``...NOdCCgJP``) as the token's character
-        value = unconfused(text[start:end]) or text[start:end]
+        readings = unconfused(text[start:end])
+        value = readings[0][0] if readings else text[start:end]
         words = label_words(text[max(0, m.start("name") - 40) : m.end("name")])
         if words[-1].startswith("key") and (
             not a_secrets_key(words) or _PUBLIC_KEY.intersection(words[-4:])
@@ -158,14 +154,7 @@ def _password_like(value: str) -> bool:
     password``): 10 characters or more, capitals, small letters and digits
     mixed, any punctuation among them, as varied as random text; not a
     path nor a URL."""
-    return (
-        len(value) >= 10
-        and "/" not in value
-        and any(c.isdigit() for c in value)
-        and any(c.isupper() for c in value)
-        and any(c.islower() for c in value)
-        and entropy(value) >= 3.0
-    )
+    return len(value) >= 10 and "/" not in value and all_classes(value) and entropy(value) >= 3.0
 
 
 def _edged(text: str, start: int, end: int) -> tuple[int, int]:

@@ -46,6 +46,7 @@ from collections.abc import Sequence
 
 from noru.geometry import Rect
 from noru.redact.detect import Finding
+from noru.redact.shapes import all_classes
 from noru.store import OcrLine
 
 __all__ = [
@@ -87,11 +88,7 @@ _WORD = re.compile(rf"[A-Za-z0-9+/=_\-]{{{KEY_LIKE},}}")
 def key_like(text: str) -> bool:
     """Whether ``text`` holds a key-like word (the module's doc)."""
     return any(
-        any(c.isdigit() for c in word)
-        and any(c.islower() for c in word)
-        and any(c.isupper() for c in word)
-        and word.count("/") * 10 <= len(word)
-        for word in _WORD.findall(text)
+        all_classes(word) and word.count("/") * 10 <= len(word) for word in _WORD.findall(text)
     )
 
 
