@@ -700,12 +700,14 @@ BROWSER_READS = [
     ),
     ("\u2018dckr_pat_fyz~-CMZsDmT-Uz9AasC5GymwOB0',", "dckr_pat_fyz-CMZsDmT-Uz9AasC5GymwOB0"),
     # seen on seeds 410-411: a Mapbox token's J read )/ before a stray space
-    # (Firefox; the rest of its reading from the same token's in Chromium)
+    # (Firefox; the rest of its reading from the same token's in Chromium), a
+    # MaxMind key's _ read | (Firefox)
     (
         "Copied sk.ey)1Ijoit)/ LHW 1uvJ9cS5EbHzTiBribkhxxRIcvUIZ6pJMVIB4v6PoPkqQ1.B5CrK4M6KDYWFarQ"
         "QZDVXB to the clipboard",
         "sk.eyJ1IjoitJ1HW1uvJ9c5EbHzTiBribkhxxRlcvUlZ6pJMVIB4v6PoPkqQ1.B5CrK4M6KDYWFarQQZDVXB",
     ),
+    ("=> fIGZ1|awAVdGFlCUm77pCvJRJEmd64vfFYG_mmk", "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"),
     ("\u2018dckr_pat_fyz~CMZsDmT-Uz9AasC5GymwOB0',", "dckr_pat_fyz-CMZsDmT-Uz9AasC5GymwOB0"),
     # a Grafana cloud token whose + are read apart, one between spaces
     (
@@ -1216,6 +1218,35 @@ def test_a_j_read_as_two_glyphs_inside_a_token_is_found(name: str) -> None:
         if leaked(replaced(line, find(line)), value) is not None:
             missed.append((line, find(line)))
     assert not missed, missed
+
+
+# Formats with an ``_`` in their fixed part or between their parts.
+UNDERSCORED = [
+    "maxmind-key", "linear-key", "github-token", "settlemint-token", "planetscale-token",
+    "sentry-token", "typeform-token", "sourcegraph-token", "supabase-key", "figma-token",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", UNDERSCORED)
+def test_a_token_s_underscore_read_as_a_stroke_is_found(name: str) -> None:
+    """Each ``_`` of a token (its prefix's, one between its parts, its
+    body's), read as ``|`` by a proportional font's engine (``fIGZ1|awAV...``
+    for a MaxMind key's ``fIGZ1l_awAV...`` in Firefox, its ``l`` dropped
+    too): the token is found, no 8 of its characters in a row left (values
+    of seeds no bench uses)."""
+    missed = []
+    tried = 0
+    for seed in range(6):
+        rng = random.Random(f"underscore/{name}/{seed}")
+        value = FORMATS[name](rng)
+        for at in (i for i, c in enumerate(value) if c == "_" and i):
+            tried += 1
+            dropped = seed % 2 == 1 and value[at - 1].isalnum() and name == "maxmind-key"
+            read = value[: at - dropped] + "|" + value[at + 1 :]
+            line = _CONTEXTS[(seed + at) % len(_CONTEXTS)].format(read)
+            if leaked(replaced(line, find(line)), value) is not None:
+                missed.append((line, find(line)))
+    assert tried and not missed, missed
 
 
 # Formats of 100 characters or more (``shapes.LONG_FORMAT``), as generated.

@@ -116,16 +116,28 @@ def _dots_read_as_spaces(needle: str) -> tuple[str, ...]:
     )
 
 
+def _underscores_read_as_strokes(needle: str) -> tuple[str, ...]:
+    """``needle`` with one of its ``_`` read as ``|`` (``shapes.MARK_READ``:
+    ``lin|api_...``, ``...|mmk``), as ``canon`` folds it (``l``)."""
+    return tuple(needle[:k] + "l" + needle[k + 1 :] for k, c in enumerate(needle) if c == "_")
+
+
 # Each rule's needles (by its index in ``_RULES``), whole, cut by a space,
-# with a glyph read as two, with a ``j`` or ``r`` misread and with a dot
-# read as a space.
+# with a glyph read as two, with a ``j`` or ``r`` misread, with a dot read
+# as a space and with an ``_`` read as a stroke.
 NEEDLES_CUT = [
     (
         *r.needles,
         *(
             c
             for n in r.needles
-            for c in (*_cuts(n), *_doubled(n), *_misread(n), *_dots_read_as_spaces(n))
+            for c in (
+                *_cuts(n),
+                *_doubled(n),
+                *_misread(n),
+                *_dots_read_as_spaces(n),
+                *_underscores_read_as_strokes(n),
+            )
         ),
     )
     for r in _RULES
