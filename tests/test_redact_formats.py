@@ -1249,6 +1249,40 @@ def test_a_token_s_underscore_read_as_a_stroke_is_found(name: str) -> None:
     assert tried and not missed, missed
 
 
+# Formats of a fixed prefix of ``search.STRONG_PREFIX`` characters or more
+# before a body of letters and digits.
+STRONG_PREFIXED = [
+    "linear-key", "planetscale-token", "figma-token", "supabase-key", "settlemint-token",
+    "scalingo-token", "frameio-token",
+]  # fmt: skip
+_SHORT_WORDS = ["bo", "an", "to", "is", "of", "Up", "me", "Go"]
+_WORDS = ["Wander", "river", "Table", "stone", "Mirror", "garden"]
+
+
+@pytest.mark.parametrize("name", STRONG_PREFIXED)
+def test_a_token_whose_first_piece_is_a_two_letter_word_is_joined(name: str) -> None:
+    """A token whose body starts with two letters that make a word, cut by
+    stray spaces after them and after a word-like piece that follows
+    (``lin_api_bo Wander 5TKl...``): two characters after a prefix no word
+    has tell no word, and the pieces are joined (values of seeds no bench
+    uses)."""
+    missed = []
+    for seed in range(12):
+        rng = random.Random(f"two-letters/{name}/{seed}")
+        value = FORMATS[name](rng)
+        head = _prefix_length(value)
+        short, word = rng.choice(_SHORT_WORDS), rng.choice(_WORDS)
+        at = head + len(short) + len(word)
+        value = value[:head] + short + word + value[at:]
+        gap = " " if seed % 2 else ""
+        line = _CONTEXTS[seed % len(_CONTEXTS)].format(
+            f"{value[:head]}{short} {word}{gap}{value[at:]}"
+        )
+        if leaked(replaced(line, find(line)), value) is not None:
+            missed.append((line, find(line)))
+    assert not missed, missed
+
+
 # Formats of 100 characters or more (``shapes.LONG_FORMAT``), as generated.
 LONG = ["dropbox-token", "aws-session-token", "onepassword-token", "aws-bedrock-key"]
 
