@@ -5,7 +5,10 @@ token's characters only), a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢
 monospace font's dotted ``0`` as ``@`` where it is drawn small (a window
 a HiDPI display's compositor scales down); a token's ``-`` as a dash of
 another width, a ``~`` (between two of its characters only), or a ``~``
-and itself (``fyz~-CMZ``, ``fyz-~CMZ``: the two read as the one ``-``).
+and itself (``fyz~-CMZ``, ``fyz-~CMZ``: the two read as the one ``-``); a
+``J`` read as two glyphs, its hook a bracket and its stem another or a
+stroke (``...Ijoit)/ LHW...``, ``)|``, ``})``: the two read as the one
+``J``, before a stray space too).
 
 A ``/`` beside another is no ``J`` (a URL's ``//``, Google's ``1//0``
 prefix), nor one with another after it before a space (a path's, a
@@ -75,6 +78,10 @@ _MARKS = {
 # A ``~`` the engine read beside a token's ``-`` (``fyz~-CMZ``, ``fyz-~CMZ``
 # for ``fyz-CMZ``): the two are that ``-``, the ``~`` left out.
 _TILDE = "~"
+# A ``J`` read as two glyphs: its hook as a bracket, its stem as another
+# or as a stroke (``...Ijoit)/ LHW...``, ``)|``, ``})``; not ``//``): the
+# two are that ``J``, the second left out.
+_J_PAIR = re.compile(r"[)\]}][)\]}/|]")
 
 # A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
 # holds: ``é``, ``ü``); only a line holding one is searched again.
@@ -115,6 +122,8 @@ def unconfused(line: str) -> list[tuple[str, list[int]]]:
     stands = {
         m.start(): char for m in _MAYBE.finditer(line) if (char := _as_token_char(m[0])) is not None
     }
+    for m in _J_PAIR.finditer(line):
+        stands[m.start()], stands[m.start() + 1] = "J", ""
     reading = _reread(line, stands) if stands else None
     if reading is None:
         return []
@@ -138,8 +147,22 @@ def _reread(line: str, stands: dict[int, str]) -> tuple[str, list[int]] | None:
         return 0 <= at < size and line[at] in _TOKEN_MARK
 
     chars: list[str] | None = None
-    spaces: list[int] | None = None
+    spaces = [i for i, c in enumerate(line) if c == " "]
     for at, char in stands.items():
+        if not char:
+            continue  # a J's second glyph: read with its first
+        if stands.get(at + 1) == "":
+            # a J read as two glyphs: the two between a token's characters
+            # (or a mark of a token's on one side), or after them before a
+            # space (a stray one after it)
+            before, after = tokenish(at - 1), tokenish(at + 2)
+            ends = line[at + 2 : at + 3] in ("", " ") or marked(at + 2)
+            if ((before and (after or ends)) or (marked(at - 1) and after)) and _in_a_long_run(
+                spaces, size, at
+            ):
+                chars = chars if chars is not None else list(line)
+                chars[at], chars[at + 1] = "J", ""
+            continue
         if line[at] == "/":
             if "/" in (line[at - 1 : at], line[at + 1 : at + 2]):
                 continue  # ``//``: a URL's, or Google's ``1//0``; a J is one glyph
@@ -166,8 +189,6 @@ def _reread(line: str, stands: dict[int, str]) -> tuple[str, list[int]] | None:
             or (line[at - 1 : at] in ("", " ") and after and _token_run_after(line, at))
         ):
             continue
-        if spaces is None:
-            spaces = [i for i, c in enumerate(line) if c == " "]
         if _in_a_long_run(spaces, size, at):
             chars = chars if chars is not None else list(line)
             chars[at] = char

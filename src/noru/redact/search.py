@@ -116,16 +116,28 @@ def _dots_read_as_spaces(needle: str) -> tuple[str, ...]:
     )
 
 
+def _underscores_read_as_strokes(needle: str) -> tuple[str, ...]:
+    """``needle`` with one of its ``_`` read as ``|`` (``shapes.MARK_READ``:
+    ``lin|api_...``, ``...|mmk``), as ``canon`` folds it (``l``)."""
+    return tuple(needle[:k] + "l" + needle[k + 1 :] for k, c in enumerate(needle) if c == "_")
+
+
 # Each rule's needles (by its index in ``_RULES``), whole, cut by a space,
-# with a glyph read as two, with a ``j`` or ``r`` misread and with a dot
-# read as a space.
+# with a glyph read as two, with a ``j`` or ``r`` misread, with a dot read
+# as a space and with an ``_`` read as a stroke.
 NEEDLES_CUT = [
     (
         *r.needles,
         *(
             c
             for n in r.needles
-            for c in (*_cuts(n), *_doubled(n), *_misread(n), *_dots_read_as_spaces(n))
+            for c in (
+                *_cuts(n),
+                *_doubled(n),
+                *_misread(n),
+                *_dots_read_as_spaces(n),
+                *_underscores_read_as_strokes(n),
+            )
         ),
     )
     for r in _RULES
@@ -180,6 +192,10 @@ def _gram(needle: str) -> tuple[str, ...]:
 STRONG_PREFIX = 5
 # A token's first piece this long, after its prefix, is no word's (``_joined``).
 LONG_BODY = 16
+# A token's first piece this short, after a prefix of ``STRONG_PREFIX``
+# characters or more, tells no word (``_joined``): random characters make
+# a two-letter word one time in a few dozen.
+SHORT_BODY = 2
 # A format of one length read in a proportional font: one character more in
 # this many, at most, beside two (``_joined``).
 ADDED_IN = 10
@@ -248,8 +264,14 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
         # ``figd___Rc...``; a character dropped)
         low -= 2
     # after a prefix alone or a word; a body of hexadecimal letters alone
-    # glued to its prefix is a hexadecimal token's start (``shpca_eafd``)
-    words = not m["b"] or (word_like(m["b"]) and _HEX_LETTERS.fullmatch(m["b"]) is None)
+    # glued to its prefix is a hexadecimal token's start (``shpca_eafd``),
+    # and so is one of two characters after a prefix no word has
+    # (``lin_api_bo Wander...``: too short to tell a word)
+    words = not m["b"] or (
+        word_like(m["b"])
+        and _HEX_LETTERS.fullmatch(m["b"]) is None
+        and not (len(m["b"]) <= SHORT_BODY and len(m["p"]) >= STRONG_PREFIX)
+    )
     strong = (
         len(m["p"]) >= STRONG_PREFIX
         or rule.low >= LONG_FORMAT

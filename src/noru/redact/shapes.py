@@ -104,9 +104,11 @@ OPENED_J = r"[L\[(]"
 # prefix and its separator: ``ghp_``, ``sl.``, ``dp.pt.``) as the engine
 # reads it: itself, apart from its neighbours (``whsec _ Ju...``), or a
 # space (an ``_`` drawn under the line, a dot too small to be a glyph:
-# ``sl pTY...``, ``atlasv1 Jalyb...``). The format's length and alphabet
-# after it, not the mark, tell a token from a word there.
-MARK_READ = {"_": "(?: ?_ ?| )", ".": r"(?: ?\. ?| )"}
+# ``sl pTY...``, ``atlasv1 Jalyb...``), an ``_`` as a stroke (``|``: its
+# line read upright, ``fIGZ1|awAV...`` for MaxMind's ``fIGZ1l_awAV...``).
+# The format's length and alphabet after it, not the mark, tell a token
+# from a word there.
+MARK_READ = {"_": "(?: ?[_|] ?| )", ".": r"(?: ?\. ?| )"}
 
 
 # A fixed part's small ``c`` as a proportional font's is read: itself or
