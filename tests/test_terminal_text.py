@@ -230,6 +230,31 @@ def test_a_highlighted_row_above_a_tall_empty_screen_leaves_its_text_on_the_grid
     assert [line for line in read if line[:4].isdigit()] == shown, read
 
 
+@pytest.mark.parametrize("term", ["alacritty", "xterm"])
+def test_a_highlighted_first_row_at_the_window_s_top_is_a_row_of_the_grid(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, term: real_terminals.Terminal
+) -> None:
+    """alacritty and xterm draw their first row at the window's very top:
+    highlighted, it had no row of the paper above it to bound it, was left
+    off the grid and read by the engine alone (`/vi/` for `/v1/`, `| jq .`
+    a line of its own)."""
+    real_terminals.need(term)
+    shown = [
+        "$ curl -s https://api.example.io/v1/items/42 | jq .",
+        "{",
+        '  "name": "table-3wAE9F",',
+        '  "size": 1024',
+        "}",
+    ]
+    with real_terminals.open_terminal(
+        desktop, term, shown, columns=80, rows=7, font="Liberation Mono", size=12,
+        theme="solarized-dark", highlight=0, x=80, y=80,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert [line for line in read if line.strip()] == shown, read
+
+
 @pytest.mark.parametrize(
     ("term", "family", "size"), [("st", "DejaVu Sans Mono", 12), ("alacritty", "Noto Mono", 11)]
 )

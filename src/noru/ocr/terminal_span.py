@@ -133,10 +133,22 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
         if i in (0, core, len(runs) - 1) or run[1] - run[0] >= SLIVER * cells.height
     ]
     core = runs.index((top, bottom))
-    first, last = core, core
 
     def joins(gap: tuple[int, int]) -> bool:
         return (_on_grid(gap, top, cells) and _filled(gap, dark)) or _thin(gap, cells, dark)
+
+    if (
+        0 < runs[0][0] <= cells.height + 1
+        and _on_grid((0, runs[0][0]), top, cells)
+        and _filled((0, runs[0][0]), dark)
+    ):
+        # One row of another background at the region's very top (a
+        # highlighted first row in a terminal with no padding: alacritty,
+        # xterm): the region's edge bounds it as a run would. A window's
+        # bars above a terminal (Konsole's menu and toolbar) are taller.
+        runs.insert(0, (0, 0))
+        core += 1
+    first, last = core, core
 
     while first > 0 and joins((runs[first - 1][1], runs[first][0])):
         first -= 1
