@@ -50,3 +50,31 @@ def test_ligatures_come_back_as_the_characters_typed(
     assert [line.text.rstrip() for line in text] == OPERATORS, read
     # The port mappings' `:::` is left to the engine in one cell.
     assert all(line.confidence >= 0.99 for line in text[2:]), read
+
+
+def test_the_family_s_own_weight_is_found_among_look_alikes(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """Fira Code's Retina weight draws its letters nearly as its Regular
+    does, and was taken for it: its `&&` ligature differs, and the line
+    holding one was served unsure. Faces alike on every cell are told by
+    how well the samples fit."""
+    require_family("Fira Code", "fonts-firacode")
+    real_terminals.need("kitty")
+    shown = [
+        '$ docker ps --format "{{.Ports}}"',
+        OPERATORS[1],
+        "if (a != b && c >= d) { return x => x * 2; }",
+        "see https://www.example.com/docs // notes",
+        "std::vector<int> v; i++; j -= 1; ok ... done",
+    ]
+    with real_terminals.open_terminal(
+        desktop, "kitty", shown, x=60, y=60, columns=80, rows=7, size=11,
+        font="Fira Code", theme="light",
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    lines = [line for line in engine.recognise(image).lines if line.text.strip()]
+    read = "\n".join(f"{line.confidence:.4f} {line.text.rstrip()}" for line in lines)
+    assert [line.text.rstrip() for line in lines] == shown, read
+    # The port mappings' `:::` is left to the engine in one cell.
+    assert all(line.confidence >= 0.99 for n, line in enumerate(lines) if n != 1), read

@@ -74,6 +74,9 @@ FINALISTS = 3
 # Faces whose fits are this near the best one's are look-alikes, told apart
 # by the glyphs they do not share (``_of_lookalikes``).
 LOOKALIKE = 0.005
+# Look-alikes whose glyphs leave the screen's cells unexplained within this
+# share of each other are told by the samples' fit instead.
+UNEXPLAINED_TIE = 0.01
 PRINTABLE = tuple(chr(c) for c in range(33, 127))
 
 
@@ -412,7 +415,8 @@ def _of_lookalikes(
     and Hack) draw the sampled letters the same and differ in a few others
     (Liberation Mono's ``l`` is near Cousine's ``L``). Of those within
     LOOKALIKE of the nearest, the face whose printable ASCII glyphs are
-    nearest every cell on the screen, not only the sampled ones."""
+    nearest every cell on the screen, not only the sampled ones; of faces
+    alike there too (``UNEXPLAINED_TIE``), the one the samples fit best."""
     import numpy as np
 
     alike = [fit for fit in fits if fit[0] <= fits[0][0] + LOOKALIKE]
@@ -428,4 +432,11 @@ def _of_lookalikes(
         glyphs = Canvas(drawn, width, height).cells(x, baseline)
         return float(distances(flat, glyphs).min(axis=1).sum())
 
-    return min(alike, key=unexplained)
+    scored = [(unexplained(fit), fit) for fit in alike]
+    least = min(score for score, _ in scored)
+    # Alike there too (a weight of the same family a little heavier: Fira
+    # Code's Retina beside its Regular), the samples' fit tells.
+    return min(
+        (fit for score, fit in scored if score <= least * (1 + UNEXPLAINED_TIE)),
+        key=lambda fit: fit[0],
+    )
