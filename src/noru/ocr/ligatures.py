@@ -178,12 +178,14 @@ def with_ligatures(
             continue
         images = np.stack([_window(cell, i, start, length) for i, start, _ in wanted])
         apart = distances(images, windows.glyphs[length])
-        own = np.array([_own(images[n], run, found, shapes) for n, run in enumerate(wanted)])
         for n, (i, start, _) in enumerate(wanted):
             order = np.argsort(apart[n])
             nearest = float(apart[n][order[0]])
-            other = min(float(own[n]), float(apart[n][order[1]]) if len(order) > 1 else 1.0)
             text = windows.texts[length][int(order[0])]
+            other = float(apart[n][order[1]]) if len(order) > 1 else 1.0
+            if not Decision(text, nearest, other, -1, ligature=True).sure:
+                continue  # another ligature as near: the cells' own glyphs need not be drawn
+            other = min(other, _own(images[n], (i, start, length), found, shapes))
             if Decision(text, nearest, other, -1, ligature=True).sure:
                 chosen.append((nearest, i, start, length, text, other))
     out = dict(found)
