@@ -27,6 +27,7 @@ only with Noru. The figures go to ``figures.json`` beside the corpus.
     .venv/bin/python bench/ocr_terminals.py draw --split train --limit 20
     .venv/bin/python bench/ocr_terminals.py score                    # all three readers
     .venv/bin/python bench/ocr_terminals.py score --readers noru --misses 5
+    .venv/bin/python bench/ocr_terminals.py score --split held-out   # the headline only
 """
 
 from __future__ import annotations
@@ -291,6 +292,8 @@ def draw_command(args: argparse.Namespace) -> None:
 def score_command(args: argparse.Namespace, argv: Sequence[str]) -> None:
     folder = Path(args.out)
     records = read_corpus(folder)
+    if args.split != "all":
+        records = [r for r in records if r["split"] == args.split]
     names = args.readers.split(",")
     unknown = [n for n in names if n not in READERS]
     if unknown:
@@ -380,6 +383,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     scoring = commands.add_parser("score", help="read a drawn corpus and print its figures")
     scoring.add_argument("--readers", default=",".join(READERS))
     scoring.add_argument("--misses", type=int, default=0, help="the N worst screens, shown")
+    scoring.add_argument(
+        "--split", choices=("train", "held-out", "all"), default="all", help="only this part"
+    )
     scoring.add_argument("--out", default=str(DEFAULT_OUT))
     args = parser.parse_args(argv)
     if args.command == "draw":
