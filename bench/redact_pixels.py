@@ -12,8 +12,11 @@ from the program that drew it, never from what the engine found:
   manager (``Client.cell``) and its rows (``Client.lines``), each character
   its cells (two for a wide one);
 - a page: the browser's own layout, each character's DOM Range client rect,
-  which the page posts once drawn, put in the window by where the viewport
-  is (tests/page_layout.py).
+  which the page posts once drawn and after each resize, put in the window
+  by where the viewport is; the page grabbed again while a newer layout
+  comes (``tests.page_layout.as_laid_out``: Chromium's bar about its
+  ``--no-sandbox`` may show after the page's first layout and push the page
+  two rows down).
 
 A value's ink: the pixels of its characters' boxes in the image as grabbed
 that differ from the background (the commonest colour of the boxes' area)
@@ -36,7 +39,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 from tests.drawn_ink import commonest, ink
-from tests.page_layout import Layouts
+from tests.page_layout import Layouts, as_laid_out
 from tests.page_layout import drawn as page_drawn
 from tests.real_clients import Client
 from tests.served_terminal import stored_and_seen
@@ -123,12 +126,12 @@ def shown_and_seen(
     pages.clear()
     with opener(server, lines, layout=pages.url) as client:
         client.bring_under_pointer()
-        (grab,) = capturer.grab_window("pointer")
-        drawn = (
-            page_drawn(client, pages.take())
-            if client.kind in PAGES
-            else _terminal(client, lines, columns)
-        )
+        if client.kind in PAGES:
+            (grab,), layout = as_laid_out(pages, lambda: capturer.grab_window("pointer"))
+            drawn = page_drawn(client, layout)
+        else:
+            (grab,) = capturer.grab_window("pointer")
+            drawn = _terminal(client, lines, columns)
     stored, seen, (picture,) = stored_and_seen(home, engine, [grab])
     ((*boxes,),) = seen.boxes
     mask = fill(Image.new("RGB", picture.size, (255, 255, 255)), boxes)

@@ -2,11 +2,13 @@
 of a page's layout that the pixel tests and bench/redact_pixels.py check
 what agents get against.
 
-A page tests/real_clients.py writes with ``layout`` posts, once drawn,
-each of its lines' characters' DOM Range client rects and where its
-viewport is, to a loopback URL (``Layouts``); ``drawn`` puts them in the
-window's pixels. The boxes come from the program that drew the text,
-never from what the engine found.
+A page tests/real_clients.py writes with ``layout`` posts, once drawn
+and again after each resize of its viewport, each of its lines'
+characters' DOM Range client rects and where its viewport is, to a
+loopback URL (``Layouts``); ``as_laid_out`` grabs the page when its
+newest layout is the one it shows, ``drawn`` puts them in the window's
+pixels. The boxes come from the program that drew the text, never from
+what the engine found.
 """
 
 from __future__ import annotations
@@ -15,15 +17,21 @@ import json
 import math
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 from noru.geometry import Rect
 from tests.real_clients import Client
 
-__all__ = ["Layouts", "drawn", "layouts"]
+__all__ = ["SETTLE", "Layouts", "as_laid_out", "drawn", "layouts"]
+
+T = TypeVar("T")
+
+# Seconds a grab waits for a later layout (a page posts again when its
+# viewport is resized) before it is taken as the one the grab shows.
+SETTLE = 1.0
 
 
 class Layouts:
@@ -50,6 +58,16 @@ class Layouts:
     def take(self, timeout: float = 30.0) -> dict[str, Any]:
         return self.got.get(timeout=timeout)
 
+    def newest(self, timeout: float) -> dict[str, Any] | None:
+        """The last layout posted until none comes for ``timeout`` seconds;
+        None when none came."""
+        last = None
+        while True:
+            try:
+                last = self.got.get(timeout=timeout)
+            except queue.Empty:
+                return last
+
     def clear(self) -> None:
         while not self.got.empty():
             self.got.get_nowait()
@@ -65,6 +83,21 @@ def layouts() -> Iterator[Layouts]:
         served.server.shutdown()
         served.server.server_close()
         served.thread.join()
+
+
+def as_laid_out(pages: Layouts, grab: Callable[[], T]) -> tuple[T, dict[str, Any]]:
+    """``grab()`` taken when the page's layout is the one it shows, with that
+    layout: the page's first, else, when one came within ``SETTLE`` seconds
+    of the grab (its viewport was resized: Chromium's bar about its
+    ``--no-sandbox`` may show after the page is drawn, and push it down by
+    two rows), the page grabbed again with the newest, until none comes."""
+    layout = pages.take()
+    while True:
+        taken = grab()
+        newer = pages.newest(SETTLE)
+        if newer is None:
+            return taken, layout
+        layout = newer
 
 
 def drawn(client: Client, layout: dict[str, Any]) -> dict[str, list[Rect]]:

@@ -1221,10 +1221,13 @@ addEventListener("load", () => requestAnimationFrame(() => requestAnimationFrame
 </script></body></html>
 """
 
-# With ``layout``: once drawn, the page posts where the browser laid out
+# With ``layout``: once drawn, and again two frames after each resize of
+# its viewport (Chromium's bar over the page may show after the page is
+# drawn, and push it down), the page posts where the browser laid out
 # each character of each line (its DOM Range's client rect, CSS pixels of
 # the viewport) and where the viewport is, as JSON to that loopback URL.
 _REPORT = """
+  const report = () => {{
   const lines = [...document.querySelectorAll("p")].map((p) => {{
     const node = p.firstChild, range = document.createRange(), chars = [];
     for (let i = 0; node && i < node.length; i++) {{
@@ -1237,7 +1240,10 @@ _REPORT = """
   navigator.sendBeacon({url}, JSON.stringify({{
     lines, inner: [innerWidth, innerHeight], outer: [outerWidth, outerHeight],
     screen: [window.mozInnerScreenX ?? null, window.mozInnerScreenY ?? null],
-    ratio: devicePixelRatio}}));"""
+    ratio: devicePixelRatio}}));
+  }};
+  report();
+  addEventListener("resize", () => requestAnimationFrame(() => requestAnimationFrame(report)));"""
 
 # What each browser adds to a page's title in its window's name, and that
 # as a pattern (Firefox's dash is matched as any text).
