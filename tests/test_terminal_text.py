@@ -1045,3 +1045,33 @@ def test_a_narrow_face_filling_its_cells_is_read_cell_by_cell(
         font="CMU Typewriter Text", size=7, theme="solarized-light",
     )  # fmt: skip
     assert sum(line in read for line in NPM) >= len(NPM) - 2, read
+
+
+BOLD_DIRECTORIES = [
+    Shown.text("$ ls"),
+    Shown(
+        "LICENSE     Makefile    README.md   flush_job.py    node_modules    site_packages",
+        "LICENSE     Makefile    README.md   flush_job.py    \033[1;34mnode_modules\033[0m"
+        "    \033[1;34msite_packages\033[0m",
+    ),
+    Shown.text("$ ls node_modules/left_pad"),
+    Shown.text("index.js    package.json    read_me.md"),
+]
+
+
+def test_an_underscore_drawn_under_the_baseline_in_bold_is_an_underscore(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """VTE draws Cousine's bold `_` (ls's directories) a row of pixels under
+    the letters' baseline, at 0.71 of its row, across the whole cell: no
+    glyph of the font is that drawing, and its shape was taken for a line
+    drawn across the cells (`node─modules`, at 0.9994)."""
+    require_family("Cousine", "fonts-croscore")
+    real_terminals.need("xfce4-terminal")
+    with real_terminals.open_terminal(
+        desktop, "xfce4-terminal", BOLD_DIRECTORIES, columns=100, rows=6, font="Cousine",
+        size=10, theme="dark", x=60, y=60,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert [line for line in read if line.strip()] == [s.plain for s in BOLD_DIRECTORIES], read

@@ -42,6 +42,11 @@ FAINT = 24
 # A bar across a cell is a line when this share of its pixel columns is
 # inked through the bar's whole thickness (``_straight``).
 STRAIGHT = 0.7
+# A thin bar across a cell from this share of its height down is an
+# underscore; above it, a line (``─``, ``━``) drawn through the cells. VTE
+# draws Cousine's bold ``_`` at 0.71 of its row, full width, under a
+# letter's baseline: a line there was read in ``node─modules``.
+UNDERSCORE_TOP = 0.65
 
 
 def edge(width: int) -> int:
@@ -235,7 +240,7 @@ def bar(key: bytes, cells: Cells) -> str | None:
         thickness, thick = span[3] - span[1], max(2, height // 8)
         if (
             thickness <= max(4, height // 4)
-            and 0.2 * height <= span[1] < 0.75 * height
+            and 0.2 * height <= span[1] < UNDERSCORE_TOP * height
             and _straight(inked, span)
         ):
             if whole[0] == 0 and whole[2] == cells.width:
@@ -251,7 +256,7 @@ def bar(key: bytes, cells: Cells) -> str | None:
                 return "━"
     if bottom - top > max(2, height // 8):
         return None
-    if right - left >= 0.6 * cells.width and top >= 0.65 * height:
+    if right - left >= 0.6 * cells.width and top >= UNDERSCORE_TOP * height:
         return "_"
     # From edge to edge of the whole cell, at the bar's own rows: a line.
     row = inked.crop((0, top, cells.width, bottom)).getbbox()
