@@ -147,3 +147,29 @@ def test_a_joint_whose_line_stops_a_pixel_short_is_that_joint(
         font="DejaVu Sans Mono", theme="dark",
     )  # fmt: skip
     assert [line for line in read if line.strip()] == NPM_LS
+
+
+BAT_PAGE = [
+    "───────┬──────────────────────────────────────────────",
+    "       │ File: src/sync_request.ts",
+    "───────┼──────────────────────────────────────────────",
+    "   1   │ export function sync(xs: number[]): number {",
+    "   2   │   return xs.reduce((a, b) => a + b, 0);",
+    "   3   │ }",
+    "───────┴──────────────────────────────────────────────",
+]
+
+
+def test_a_scrollbar_left_of_the_grid_is_no_column_of_it(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """rxvt-unicode's scrollbar stands left of its first column: a line
+    drawn across the rows from that column (bat's frame) set the grid
+    looking for a column left of its first, and the scrollbar's ink made
+    one: every line came back a space to the right, at 0.9995 and more."""
+    require_family("Noto Mono", "fonts-noto-mono")
+    read = read_on(
+        desktop, capturer, engine, "urxvt", BAT_PAGE, columns=60, rows=9, size=9,
+        font="Noto Mono", theme="solarized-dark", chrome="default", dpi=192,
+    )  # fmt: skip
+    assert [line for line in read if line.strip()] == BAT_PAGE

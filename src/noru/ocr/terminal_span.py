@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from noru.ocr.terminal_grid import PHASE_SLACK, Cells, few_lines, find_cells
+from noru.ocr.terminal_grid import BAR, PHASE_SLACK, Cells, few_lines, find_cells
 from noru.ocr.terminal_ink import INK, PAPER, darkest, edges, ink_left_of, lighter_than
 
 if TYPE_CHECKING:
@@ -241,6 +241,16 @@ def _reaching_left(dark: Image.Image, cells: Cells) -> Cells:
     from column 0, where the core's rows start at column 7): as
     ``find_cells`` places a grid with ink left of its first cell."""
     x, width = cells.x, cells.width
-    if x < width and ink_left_of(dark, x):
+    if x < width and ink_left_of(dark, x) and _not_a_bar_left_of(dark, x):
         return dataclasses.replace(cells, x=x - width, columns=cells.columns + 1)
     return cells
+
+
+def _not_a_bar_left_of(dark: Image.Image, x: int) -> bool:
+    """Whether some of the ink left of pixel column ``x`` (short of the one
+    just before it) is not a bar down the rows (``BAR`` of them: a
+    scrollbar at the terminal's left, rxvt-unicode's, is no column)."""
+    import numpy as np
+
+    inked = np.asarray(dark.crop((0, 0, x - 1, dark.height)), dtype=np.uint8) < 255 - INK
+    return bool(inked[:, inked.mean(axis=0) < BAR].any())
