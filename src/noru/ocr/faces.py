@@ -318,7 +318,7 @@ class Drawn:
 def hintings(face: Face) -> tuple[str, ...]:
     """The ways a terminal may have drawn ``face`` (``HINTINGS``): darkened
     only where FreeType darkens, a face of PostScript outlines (CFF)."""
-    return HINTINGS if _is_cff(face.path) else HINTINGS[:-1]
+    return HINTINGS if _is_cff(face.path) else tuple(h for h in HINTINGS if h != "darkened")
 
 
 @functools.lru_cache(maxsize=256)

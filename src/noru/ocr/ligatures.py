@@ -37,7 +37,6 @@ _TYPED = """
     .= .- .? |= ^= += -= *= /= %= &= |- -| $> <$ <$> www __ 0x
 """
 SEQUENCES = tuple(_TYPED.split())
-LONGEST = 4
 
 
 @functools.lru_cache(maxsize=8)
@@ -151,10 +150,10 @@ def with_ligatures(
     """``found`` with the runs of cells a ligature of the grid's font draws:
     around each cell left unsure, every run of inked cells as long as a
     ligature (``rows``: each row's inked columns; ``cell``: a cell's ink,
-    0-1, by row and column) whose nearest ligature is near (``NEAR``) and
-    far nearer (``MARGIN``, ``RATIO``) than any other ligature of its length
-    and than its cells' own nearest glyphs side by side; where two overlap,
-    the nearer. Its cells are its characters, sure."""
+    0-1, by row and column) whose nearest ligature is sure of it
+    (``Decision.sure`` with ``ligature``: near, and far nearer than any other
+    ligature of its length and than its cells' own nearest glyphs side by
+    side); where two overlap, the nearer. Its cells are its characters."""
     import numpy as np
 
     windows = _windows(shapes.font)
