@@ -100,3 +100,38 @@ def test_a_narrow_face_dense_with_wide_letters_is_read_at_its_own_cells(
     )  # fmt: skip
     exact = [line for line in DENSE if line in read]
     assert len(exact) >= len(DENSE) - 3, [line for line in read if line.strip()]
+
+
+
+# A short log, its lines wrapped at 80 columns, half its cells wide letters.
+WIDE_LOG = [
+    "2025-01-05 21:49:22.726 ERROR [修复支付回调的重复处理] 修复支付回调的重复处理,",
+    "user_id=89368",
+    "2025-10-17 05:48:54.820 ERROR [修复支付回调的重复处理] 文件上传成功, user_id=87",
+    "460",
+    "df72dff ビルドに成功しました (#589)",
+    "53abe90 新增导出报表功能 (#225)",
+    "2025-08-09 05:14:45.452 ERROR [用户登录失败] ユーザー一覧の表示を高速化, user_i",
+    "d=12730",
+    'edge-lb-1$ echo "报告书" | wc -c',
+    "9a1d35c 用户登录失败 (#400)",
+    "cf11519 データベースへの接続がタイムアウトしました (#992)",
+]
+
+
+def test_a_face_as_wide_as_its_cells_among_wide_letters_keeps_its_cells(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """Hermit at 11 pt and 192 dpi: its glyphs as wide as their cells, wide
+    letters between them, the second row highlighted. No fold of the
+    columns stood out, so the looser gap let half a cell pass for the
+    advance: every other cell came back a space (``2 025-01-05 2 1 :49:2
+    2``). Twice that folds far emptier. (Two rows keep an unsure letter
+    past their end, where the next row's wide letters reach up into them.)"""
+    require_family("Hermit", "fonts-hermit")
+    read = read_on(
+        desktop, capturer, engine, "alacritty", WIDE_LOG, columns=80, rows=24, size=11, dpi=192,
+        font="Hermit", theme="solarized-dark", highlight=1,
+    )  # fmt: skip
+    exact = [line for line in WIDE_LOG if line in read]
+    assert len(exact) >= len(WIDE_LOG) - 2, [line for line in read if line.strip()]

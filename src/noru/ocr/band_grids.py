@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from noru.ocr.base import OcrLine
 from noru.ocr.regions import Job
-from noru.ocr.terminal_grid import PHASE_SLACK
+from noru.ocr.terminal_baselines import PHASE_SLACK
 
 __all__ = ["one_grid"]
 

@@ -13,30 +13,40 @@ Pure Pillow.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
 from noru.ocr.monospace import Grid, fold
+from noru.ocr.terminal_baselines import (
+    FEW_LINES,
+    MIN_ROWS,
+    PHASE_SLACK,
+    ROW_GAP,
+    ROW_PITCH,
+    by_baselines,
+    halved,
+    in_step,
+    line_height,
+    line_runs,
+)
 from noru.ocr.terminal_ink import INK, darker_than, darkest, fits
 from noru.ocr.terminal_phase import lines_down_phase, space_phase
-from noru.ocr.terminal_pitch import gap_middle, half_advance, rows_fold_at_half
+from noru.ocr.terminal_pitch import gap_middle, half_advance, rows_fold_at_half, whole_advance
 from noru.ocr.terminal_pitch import pitch as repeating
 
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["BAR", "PHASE_SLACK", "Cells", "few_lines", "find_cells"]
+__all__ = ["BAR", "Cells", "few_lines", "find_cells"]
 
 # Ink unbroken along a pixel row for this many rows' heights is a line drawn
 # across cells, no glyph's.
 LINE_CELLS = 3
 
-# Row pitches and column advances looked for, in pixels (terminal fonts from
-# 6 pt to HiDPI 2x at 16 pt).
-ROW_PITCH = (8, 72)
+# Column advances looked for, in pixels (terminal fonts from 6 pt to HiDPI
+# 2x at 16 pt).
 ADVANCE = (4, 40)
 # A monospace advance is this share of the row pitch (DejaVu Sans Mono and
 # its kin: about 0.5; Terminus and xterm's 9x15 0.6; the narrowest bitmap
@@ -45,37 +55,15 @@ ADVANCE_SHARE = (0.3, 0.75)
 # The emptiest phase of the folded column profile holds at most this share of
 # the mean phase's ink: the gap between cells.
 COLUMN_GAP = 0.35
-ROW_GAP = 0.25
-# Rows of text a region must show for its row pitch to be found by repeats;
-# fewer are placed by their baselines, where a good share of a line's ink
-# ends (``_by_baselines``).
-MIN_ROWS = 4
-BODY = 0.35
-# Up to this many lines of text are placed by their baselines
-# (``_by_baselines``): more repeat enough for a pitch.
-FEW_LINES = MIN_ROWS - 1
-# More lines are placed by their baselines when two of them lie nearer than
-# this share of the pitch found by repeats; a run this many times the usual
-# line's height is a block (a highlighted row), no line (``_by_baselines``).
-NEARER = 0.75
-BLOCK_RUN = 1.2
-# A row is at least this share of its lines' height (``_line_height``).
-LINE_SHARE = 0.9
 # Ink this share of a line's height (and at least this many pixels) high and
 # wide, wholly inked, is a block (a highlighted row, a prompt's coloured
 # segment), not a glyph's stroke: a stem is a sixth of a line at most.
 SOLID = 0.2
 LEAST_SOLID = 5
-# A run of inked pixel rows this share of the tallest, this near another, is
-# part of that line (an underscore below it).
-SLIVER = 0.4
 # A column inked in this share of the region's pixel rows is a bar (a
 # scrollbar, a window edge), not text: it is left out of the grid.
 BAR = 0.9
 THIN_BAR = 3
-# A band of another background is whole rows of the grid when its edges lie
-# within this share of a row of the grid's (``_on_grid``).
-PHASE_SLACK = 0.15
 
 
 def _profile(dark: Image.Image, *, rows: bool) -> bytes:
@@ -145,21 +133,17 @@ def find_cells(dark: Image.Image) -> Cells | None:
     rows_profile = _profile(plain, rows=True)
     # A few lines of text (a command and its one-line error) repeat too few
     # times for a pitch: their rows are placed by their baselines.
-    runs = _line_runs(rows_profile)
-    few = _by_baselines(rows_profile, runs)
+    runs = line_runs(rows_profile)
+    few = by_baselines(rows_profile, runs)
     crossings = _crossings(plain)
-    found = few or repeating(
-        crossings,
-        ROW_PITCH[0],
-        min(ROW_PITCH[1], dark.height // 2),
-        ROW_GAP,
-        least=_line_height(rows_profile),
-    )
+    least = line_height(rows_profile)
+    high = min(ROW_PITCH[1], dark.height // 2)
+    found = few or repeating(crossings, ROW_PITCH[0], high, ROW_GAP, least=least)
     if found is None:
         return None
     if few is None:
-        few = _by_baselines(rows_profile, runs, than=found[0])
-        found = few or _halved(crossings, runs, found)
+        few = by_baselines(rows_profile, runs, than=found[0])
+        found = few or halved(crossings, runs, in_step(runs, crossings, found, least, high))
     height, y = found
     y = lines_down_phase(np.asarray(plain) < 255 - INK, height, y)
     # The advance from the glyphs' gaps, lines across cells left out; what
@@ -176,7 +160,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     found = repeating(glyphs, low, high, COLUMN_GAP, wide=True)
     if found is None:
         return None
-    width, x = half_advance(glyphs, low, found)
+    width, x = half_advance(glyphs, low, whole_advance(glyphs, high, found))
     if (
         width == found[0]
         and width // 2 >= low
@@ -257,7 +241,7 @@ def _bars(dark: Image.Image, profile: Sequence[int]) -> list[bool]:
         return bars
     pixels = np.array(dark, dtype=np.uint8)
     pixels[:, np.asarray(bars, dtype=bool)] = 255
-    if len(_line_runs(_profile(Image.fromarray(pixels), rows=True))) < MIN_ROWS:
+    if len(line_runs(_profile(Image.fromarray(pixels), rows=True))) < MIN_ROWS:
         return bars
     for start, end in thin:
         bars[start:end] = [False] * (end - start)
@@ -279,7 +263,7 @@ def _crossings(dark: Image.Image) -> bytes:
 def few_lines(dark: Image.Image) -> bool:
     """Whether ``dark``'s ink lies in at most ``FEW_LINES`` runs of pixel
     rows: a prompt or two, not a page of text (a dialog, a document)."""
-    return len(_line_runs(_profile(dark, rows=True))) <= FEW_LINES
+    return len(line_runs(_profile(dark, rows=True))) <= FEW_LINES
 
 
 def _without_blocks(dark: Image.Image, bars: list[bool]) -> Image.Image:
@@ -329,137 +313,3 @@ def _without_lines(dark: Image.Image, long: int) -> Image.Image:
     if not across.any():
         return dark
     return Image.fromarray(np.where(fits(across, 1, long, grow=True), np.uint8(255), pixels))
-
-
-def _halved(
-    crossings: Sequence[int], runs: Sequence[tuple[int, int]], found: tuple[int, int]
-) -> tuple[int, int]:
-    """The row pitch ``found`` by repeats, or half of it where the rows fold
-    there with a phase as empty and most lines fit in it: text on every
-    other row (tsc's messages, each with a blank row below it) repeats
-    best at two rows, and a grid of two-row cells reads half the
-    characters. ``runs``: the lines' runs of pixel rows (``_line_runs``)."""
-    pitch = found[0]
-    if not runs:
-        return found
-    heights = sorted(bottom - top for top, bottom in runs)
-    usual = heights[len(heights) // 2]
-    for half in (pitch // 2, (pitch + 1) // 2):
-        if half < ROW_PITCH[0] or usual > half or fold(crossings, half)[0] > ROW_GAP:
-            continue
-        return half, gap_middle(crossings, half, edge_past_ink=True)
-    return found
-
-
-def _line_height(profile: bytes) -> int | None:
-    """How tall a line of text is (runs of inked pixel rows; a low quartile:
-    lines whose ink touches the next line's run together), a little less."""
-    heights = []
-    start = None
-    for y, value in enumerate([*profile, 0]):
-        if value and start is None:
-            start = y
-        elif not value and start is not None:
-            heights.append(y - start)
-            start = None
-    if len(heights) < MIN_ROWS:
-        return None
-    heights.sort()
-    return int(LINE_SHARE * heights[len(heights) // 4])
-
-
-def _line_runs(profile: bytes) -> list[tuple[int, int]]:
-    """The lines of ``profile`` (a rows' profile): runs of inked pixel rows,
-    top and bottom, with a sliver of ink apart from a line (an underscore
-    below its baseline, an accent above it) made part of the nearer line."""
-    runs: list[tuple[int, int]] = []
-    start = None
-    for y, value in enumerate([*profile, 0]):
-        if value and start is None:
-            start = y
-        elif not value and start is not None:
-            runs.append((start, y))
-            start = None
-    tallest = max((bottom - top for top, bottom in runs), default=0)
-    for i in sorted(range(len(runs)), key=lambda i: runs[i][1] - runs[i][0]):
-        top, bottom = runs[i]
-        if bottom - top >= SLIVER * tallest or len(runs) == 1 or top < 0:
-            continue
-        apart = [
-            (other_top - bottom if other_top >= bottom else top - other_bottom, j)
-            for j, (other_top, other_bottom) in enumerate(runs)
-            if j != i and other_top >= 0
-        ]
-        gap, j = min(apart)
-        if gap <= SLIVER * tallest:
-            runs[j] = (min(top, runs[j][0]), max(bottom, runs[j][1]))
-            runs[i] = (-1, -1)
-    return [run for run in runs if run[0] >= 0]
-
-
-def _usual_height(runs: Sequence[tuple[int, int]]) -> int:
-    """The median height of ``runs`` (top, bottom), the upper one of two."""
-    heights = sorted(bottom - top for top, bottom in runs)
-    return heights[len(heights) // 2]
-
-
-def _by_baselines(
-    profile: bytes, runs: Sequence[tuple[int, int]], *, than: int | None = None
-) -> tuple[int, int] | None:
-    """The row pitch and the grid's first row for text of at most
-    ``FEW_LINES`` lines (``runs``: ``_line_runs`` of ``profile``), from
-    where their bodies end: each line's baseline, the last pixel row
-    holding a good share of its ink (its descenders hold little). The
-    pitch makes every baseline a whole number
-    of rows from the first; one line's pitch is its own height with a
-    margin. Each row is cut so that its baseline lies as far from its top as
-    every other's: the glyphs of one font sit alike in every cell. None for
-    more lines, or lines that do not fit one pitch.
-
-    With ``than`` (a pitch found by repeats), any number of lines, and the
-    pitch they give only when it is smaller: two lines nearer than ``than``
-    cannot both lie in its rows. Sparse text repeats best at a multiple of
-    its pitch (a man page's title, a blank row, a heading and its line). A
-    run much taller than the others (a highlighted row, inked from edge to
-    edge of its cells) has no baseline of its own and is left out there;
-    nor has a run much thinner than the others, anywhere."""
-    if runs:
-        # A run of marks alone (a compiler's ``~~~~`` under the code) is
-        # too thin to hold a baseline: its line's rows are the others'.
-        usual = _usual_height(runs)
-        bodied = [(top, bottom) for top, bottom in runs if bottom - top >= SLIVER * usual]
-        runs = bodied if len(bodied) >= 2 else runs
-    if not runs or (than is None and len(runs) > FEW_LINES):
-        return None
-    if than is not None:
-        usual = _usual_height(runs)
-        runs = [(top, bottom) for top, bottom in runs if bottom - top <= BLOCK_RUN * usual]
-        if len(runs) < 2:
-            return None
-    baselines = []
-    for top, bottom in runs:
-        peak = max(profile[top:bottom])
-        body = [y for y in range(top, bottom) if profile[y] >= BODY * peak]
-        baselines.append(body[-1] + 1)
-    ascent = max(b - top for b, (top, _) in zip(baselines, runs, strict=True))
-    descent = max(bottom - b for b, (_, bottom) in zip(baselines, runs, strict=True))
-    margin = max(1, (ascent + descent) // 8)
-    least = ascent + descent + 2 * margin
-    if len(runs) == 1:
-        pitch = least
-    else:
-        gaps = [b - baselines[0] for b in baselines[1:]]
-        nearest = min(b - a for a, b in itertools.pairwise(baselines))
-        if nearest < ascent + descent:
-            return None  # lines closer than their own height: not one grid
-        if than is not None and nearest > NEARER * than:
-            return None  # the pitch found by repeats fits these lines
-        rows = max(1, nearest // (ascent + descent))
-        pitch = round(nearest / rows)
-        if any(abs(gap - round(gap / pitch) * pitch) > 1 for gap in gaps):
-            return None
-    if not ROW_PITCH[0] <= pitch <= ROW_PITCH[1]:
-        return None
-    # The first row may start above the region (a line at its top edge).
-    first = baselines[0] - (pitch - descent - margin)
-    return pitch, first - (first // pitch) * pitch if first >= 0 else first

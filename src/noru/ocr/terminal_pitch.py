@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from noru.ocr.monospace import fold
 
-__all__ = ["gap_middle", "half_advance", "pitch", "rows_fold_at_half"]
+__all__ = ["gap_middle", "half_advance", "pitch", "rows_fold_at_half", "whole_advance"]
 
 # Phases of a gap between rows within this share of the mean phase of its
 # emptiest are as empty as it (``gap_middle``).
@@ -29,6 +29,9 @@ REPEATS = 0.7
 # Half an advance is the advance where the columns fold there with a phase
 # this nearly as empty as at the whole (``half_advance``).
 HALF_SLACK = 0.05
+# Twice an advance is the advance where the columns fold there this much
+# more emptily (``whole_advance``).
+WHOLE_SLACK = 0.2
 # Stretches of a row that say the advance is half the one the whole region
 # folds at (``rows_fold_at_half``): HALF_ROW_CELLS cells of the whole, at
 # least HALF_INKED of their halves inked, folding at the half with a phase
@@ -135,6 +138,20 @@ def half_advance(glyphs: Sequence[int], low: int, found: tuple[int, int]) -> tup
     if fold(glyphs, half)[0] > fold(glyphs, width)[0] + HALF_SLACK:
         return found
     return half, gap_middle(glyphs, half)
+
+
+def whole_advance(glyphs: Sequence[int], high: int, found: tuple[int, int]) -> tuple[int, int]:
+    """The advance ``found``, or twice it where the columns fold there far
+    more emptily (``WHOLE_SLACK``): glyphs as wide as their cells (Hermit)
+    leave no empty phase between cells, and where wide letters (CJK) fill
+    the rest no fold stands out; the smallest period that passed for one
+    was half a cell, its fold no emptier than its neighbours'. Half of the
+    advance a narrow face fills its cells at folds nearly as emptily as
+    the whole (``half_advance``), never this much less so."""
+    width = 2 * found[0]
+    if width > high or fold(glyphs, width)[0] > fold(glyphs, found[0])[0] - WHOLE_SLACK:
+        return found
+    return width, gap_middle(glyphs, width)
 
 
 def rows_fold_at_half(rows: Sequence[Sequence[int]], width: int) -> bool:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from noru.ocr.terminal_grid import BAR, PHASE_SLACK, Cells, few_lines, find_cells
+from noru.ocr.terminal_baselines import PHASE_SLACK
+from noru.ocr.terminal_grid import BAR, Cells, few_lines, find_cells
 from noru.ocr.terminal_ink import INK, PAPER, darkest, edges, ink_left_of, lighter_than
 
 if TYPE_CHECKING:

@@ -1,0 +1,254 @@
+"""Where a region's lines of text lie, and the row pitch they give: runs
+of inked pixel rows (``line_runs``), how tall a line is (``line_height``),
+where each body ends (its baseline), and the pitch and first row those say
+(``by_baselines``, ``in_step``, ``halved``), for the grid's rows
+(``noru.ocr.terminal_grid``).
+
+Pure Python.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from noru.ocr.monospace import fold
+from noru.ocr.terminal_pitch import gap_middle
+
+__all__ = [
+    "MIN_ROWS",
+    "PHASE_SLACK",
+    "ROW_GAP",
+    "ROW_PITCH",
+    "by_baselines",
+    "halved",
+    "in_step",
+    "line_height",
+    "line_runs",
+]
+
+# Row pitches looked for, in pixels (terminal fonts from 6 pt to HiDPI 2x
+# at 16 pt).
+ROW_PITCH = (8, 72)
+# The emptiest phase of the folded rows' profile holds at most this share
+# of the mean phase's ink: the gap between rows.
+ROW_GAP = 0.25
+# Rows of text a region must show for its row pitch to be found by repeats;
+# fewer are placed by their baselines, where a good share of a line's ink
+# ends (``by_baselines``).
+MIN_ROWS = 4
+BODY = 0.35
+# Up to this many lines of text are placed by their baselines
+# (``by_baselines``): more repeat enough for a pitch.
+FEW_LINES = MIN_ROWS - 1
+# More lines are placed by their baselines when two of them lie nearer than
+# this share of the pitch found by repeats; a run this many times the usual
+# line's height is a block (a highlighted row), no line (``by_baselines``).
+NEARER = 0.75
+BLOCK_RUN = 1.2
+# A row is at least this share of its lines' height (``line_height``).
+LINE_SHARE = 0.9
+# A run of inked pixel rows this share of the tallest, this near another, is
+# part of that line (an underscore below it).
+SLIVER = 0.4
+# A band of another background is whole rows of the grid when its edges lie
+# within this share of a row of the grid's; lines' baselines lie at one
+# height in their rows within it (``in_step``).
+PHASE_SLACK = 0.15
+# A pitch in whose rows fewer than this share of the lines fit is no row
+# pitch where another fits at least ``IN_STEP`` of them; a line fits a row
+# reaching this share of a row past it (``in_step``).
+OUT_OF_STEP = 0.75
+IN_STEP = 0.9
+FIT_SLACK = 0.08
+
+
+def halved(
+    crossings: Sequence[int], runs: Sequence[tuple[int, int]], found: tuple[int, int]
+) -> tuple[int, int]:
+    """The row pitch ``found`` by repeats, or half of it where the rows fold
+    there with a phase as empty and most lines fit in it: text on every
+    other row (tsc's messages, each with a blank row below it) repeats
+    best at two rows, and a grid of two-row cells reads half the
+    characters. ``runs``: the lines' runs of pixel rows (``line_runs``)."""
+    pitch = found[0]
+    if not runs:
+        return found
+    heights = sorted(bottom - top for top, bottom in runs)
+    usual = heights[len(heights) // 2]
+    for half in (pitch // 2, (pitch + 1) // 2):
+        if half < ROW_PITCH[0] or usual > half or fold(crossings, half)[0] > ROW_GAP:
+            continue
+        return half, gap_middle(crossings, half, edge_past_ink=True)
+    return found
+
+
+def line_height(profile: bytes) -> int | None:
+    """How tall a line of text is (runs of inked pixel rows; a low quartile:
+    lines whose ink touches the next line's run together), a little less.
+    A run of marks alone (a compiler's ``~~~~`` under the code, on a row of
+    its own) is no line: a screen of errors holds many, and the quartile
+    of all runs was theirs."""
+    heights = []
+    start = None
+    for y, value in enumerate([*profile, 0]):
+        if value and start is None:
+            start = y
+        elif not value and start is not None:
+            heights.append(y - start)
+            start = None
+    if len(heights) < MIN_ROWS:
+        return None
+    heights.sort()
+    usual = heights[len(heights) // 2]
+    heights = [height for height in heights if height >= SLIVER * usual]
+    return int(LINE_SHARE * heights[len(heights) // 4])
+
+
+def line_runs(profile: bytes) -> list[tuple[int, int]]:
+    """The lines of ``profile`` (a rows' profile): runs of inked pixel rows,
+    top and bottom, with a sliver of ink apart from a line (an underscore
+    below its baseline, an accent above it) made part of the nearer line."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for y, value in enumerate([*profile, 0]):
+        if value and start is None:
+            start = y
+        elif not value and start is not None:
+            runs.append((start, y))
+            start = None
+    tallest = max((bottom - top for top, bottom in runs), default=0)
+    for i in sorted(range(len(runs)), key=lambda i: runs[i][1] - runs[i][0]):
+        top, bottom = runs[i]
+        if bottom - top >= SLIVER * tallest or len(runs) == 1 or top < 0:
+            continue
+        apart = [
+            (other_top - bottom if other_top >= bottom else top - other_bottom, j)
+            for j, (other_top, other_bottom) in enumerate(runs)
+            if j != i and other_top >= 0
+        ]
+        gap, j = min(apart)
+        if gap <= SLIVER * tallest:
+            runs[j] = (min(top, runs[j][0]), max(bottom, runs[j][1]))
+            runs[i] = (-1, -1)
+    return [run for run in runs if run[0] >= 0]
+
+
+def _baselines(profile: bytes, runs: Sequence[tuple[int, int]]) -> list[int]:
+    """Where each line of ``runs`` ends its body: the pixel row below the
+    last holding a good share (``BODY``) of its ink (descenders hold little)."""
+    baselines = []
+    for top, bottom in runs:
+        peak = max(profile[top:bottom])
+        body = [y for y in range(top, bottom) if profile[y] >= BODY * peak]
+        baselines.append(body[-1] + 1)
+    return baselines
+
+
+def in_step(
+    runs: Sequence[tuple[int, int]],
+    crossings: Sequence[int],
+    found: tuple[int, int],
+    least: int | None,
+    high: int,
+) -> tuple[int, int]:
+    """The row pitch ``found`` by repeats, or where most lines do not fit in
+    its rows (under ``OUT_OF_STEP`` of them at any phase), the smallest that
+    folds as emptily and fits ``IN_STEP`` of them: sparse text in a pattern
+    (a compiler's message, a blank row, the source line, its marks on a row
+    of their own, a blank row) repeats and folds at pitches no row has. The
+    lines are ``runs`` of one line's height, neither marks alone nor two
+    lines run together (dense text) nor a highlighted row's block; where
+    the usual one is taller than ``found``'s rows, lines run together
+    everywhere and say nothing."""
+    heights = sorted(bottom - top for top, bottom in runs)
+    if not heights:
+        return found
+    usual = heights[len(heights) // 2]
+    heights = [height for height in heights if height >= SLIVER * usual]
+    one = heights[len(heights) // 4]
+    lines = [run for run in runs if SLIVER * usual <= run[1] - run[0] <= BLOCK_RUN * one]
+    if found[0] < one or len(lines) < MIN_ROWS or _fitting(lines, found[0]) >= OUT_OF_STEP:
+        return found  # lines taller than its rows run together: they say nothing
+    for period in range(max(ROW_PITCH[0], least or 0, one), high + 1):
+        if fold(crossings, period)[0] <= ROW_GAP and _fitting(lines, period) >= IN_STEP:
+            return period, gap_middle(crossings, period, edge_past_ink=True)
+    return found
+
+
+def _fitting(lines: Sequence[tuple[int, int]], pitch: int) -> float:
+    """The largest share of ``lines`` (runs of pixel rows) that lie in one
+    row each of rows ``pitch`` tall, at any phase, within ``FIT_SLACK`` of
+    a row past its edges (a tall glyph's tip)."""
+    slack = max(1, round(FIT_SLACK * pitch))
+    best = 0
+    for phase in range(pitch):
+        best = max(
+            best,
+            sum((top - phase) % pitch + bottom - top <= pitch + slack for top, bottom in lines),
+        )
+    return best / len(lines)
+
+
+def _usual_height(runs: Sequence[tuple[int, int]]) -> int:
+    """The median height of ``runs`` (top, bottom), the upper one of two."""
+    heights = sorted(bottom - top for top, bottom in runs)
+    return heights[len(heights) // 2]
+
+
+def by_baselines(
+    profile: bytes, runs: Sequence[tuple[int, int]], *, than: int | None = None
+) -> tuple[int, int] | None:
+    """The row pitch and the grid's first row for text of at most
+    ``FEW_LINES`` lines (``runs``: ``line_runs`` of ``profile``), from
+    where their bodies end: each line's baseline, the last pixel row
+    holding a good share of its ink (its descenders hold little). The
+    pitch makes every baseline a whole number
+    of rows from the first; one line's pitch is its own height with a
+    margin. Each row is cut so that its baseline lies as far from its top as
+    every other's: the glyphs of one font sit alike in every cell. None for
+    more lines, or lines that do not fit one pitch.
+
+    With ``than`` (a pitch found by repeats), any number of lines, and the
+    pitch they give only when it is smaller: two lines nearer than ``than``
+    cannot both lie in its rows. Sparse text repeats best at a multiple of
+    its pitch (a man page's title, a blank row, a heading and its line). A
+    run much taller than the others (a highlighted row, inked from edge to
+    edge of its cells) has no baseline of its own and is left out there;
+    nor has a run much thinner than the others, anywhere."""
+    if runs:
+        # A run of marks alone (a compiler's ``~~~~`` under the code) is
+        # too thin to hold a baseline: its line's rows are the others'.
+        usual = _usual_height(runs)
+        bodied = [(top, bottom) for top, bottom in runs if bottom - top >= SLIVER * usual]
+        runs = bodied if len(bodied) >= 2 else runs
+    if not runs or (than is None and len(runs) > FEW_LINES):
+        return None
+    if than is not None:
+        usual = _usual_height(runs)
+        runs = [(top, bottom) for top, bottom in runs if bottom - top <= BLOCK_RUN * usual]
+        if len(runs) < 2:
+            return None
+    baselines = _baselines(profile, runs)
+    ascent = max(b - top for b, (top, _) in zip(baselines, runs, strict=True))
+    descent = max(bottom - b for b, (_, bottom) in zip(baselines, runs, strict=True))
+    margin = max(1, (ascent + descent) // 8)
+    least = ascent + descent + 2 * margin
+    if len(runs) == 1:
+        pitch = least
+    else:
+        gaps = [b - baselines[0] for b in baselines[1:]]
+        nearest = min(b - a for a, b in itertools.pairwise(baselines))
+        if nearest < ascent + descent:
+            return None  # lines closer than their own height: not one grid
+        if than is not None and nearest > NEARER * than:
+            return None  # the pitch found by repeats fits these lines
+        rows = max(1, nearest // (ascent + descent))
+        pitch = round(nearest / rows)
+        if any(abs(gap - round(gap / pitch) * pitch) > 1 for gap in gaps):
+            return None
+    if not ROW_PITCH[0] <= pitch <= ROW_PITCH[1]:
+        return None
+    # The first row may start above the region (a line at its top edge).
+    first = baselines[0] - (pitch - descent - margin)
+    return pitch, first - (first // pitch) * pitch if first >= 0 else first
