@@ -3,11 +3,14 @@ server, read by the real engine with two threads (``noru.ocr.band_grids``)."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
+from tests.terminal_texts.code import tsc_error
 from tests.test_terminal_text import (  # noqa: F401  (fixtures)
     as_drawn,
     capturer,
@@ -58,3 +61,25 @@ def test_rows_of_a_band_with_nothing_in_the_first_column_keep_their_indent(
         line for line in indented if not line.startswith("       ") or line[7] == " "
     ][:5]
     assert sum(line in wanted for line in read) >= len(wanted) - 2
+
+
+def test_a_band_of_compiler_errors_keeps_the_rows_of_the_whole(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """tsc's errors come in blocks (the message, a blank row, the source
+    line, its `~~~~` on a row of their own, a blank row): the lines repeat
+    at several pitches, and a band of them, at 192 dpi, was once read on
+    rows 25 pixels apart (its lines of marks taken for how tall a line is),
+    every row below cut through two lines of text."""
+    real_terminals.need("st")
+    shown = tsc_error(random.Random(253), 140, 36)
+    with real_terminals.open_terminal(
+        desktop, "st", shown, columns=140, rows=36, size=11, dpi=192, theme="light", x=20, y=20
+    ) as client:
+        image = window(capturer, client)
+    assert image.width * image.height >= 2 * 1_000_000  # read in bands
+    read = [line for line in as_drawn(list(engine.recognise(image).lines)) if line.strip()]
+    wanted = [s.plain for s in shown[-36:] if s.plain.strip()]
+    assert sum(line in wanted for line in read) >= len(wanted) - 1, [
+        line for line in read if line not in wanted
+    ]

@@ -25,15 +25,18 @@ BLANK_RUN = 4
 # side (a scrollbar, a frame): the rows between two lines may still be a
 # line's cells, a highlighted word's block reaching its cell's top and a
 # pixel or two above the gap's middle, and a band cut through it leaves the
-# block a pixel short; rows of one colour are no cell's block.
+# block a pixel short; rows of one colour are no cell's block. Best, through
+# rows of one colour from edge to edge: a block in the first columns (tsc's
+# line numbers in reverse video) lies within that share.
 EDGE_SHARE = 0.03
 
 
 def split_rows(image: Image.Image, region: Rect, parts: int) -> list[Rect]:
     """``region`` cut into up to ``parts`` bands of about equal height, each
     cut made in a run of identical rows near its ideal position, rows of one
-    colour where some are as near as half the reach, else the gap between
-    two text lines. Fewer bands when no such gap lies near enough."""
+    colour (edge to edge, else but for the edges) where some are as near as
+    half the reach, else the gap between two text lines. Fewer bands when
+    no such gap lies near enough."""
     from PIL import ImageChops
 
     clipped = clip(region, (0, 0, *image.size))
@@ -47,12 +50,17 @@ def split_rows(image: Image.Image, region: Rect, parts: int) -> list[Rect]:
     # around it: the gap between two text lines, not the middle of one.
     diff = ImageChops.difference(grey.crop((0, 0, w, h - 1)), grey.crop((0, 1, w, h)))
     blank = [not changed for changed in diff.getprojection()[1]]
+    whole = [same and one for same, one in zip(blank, _one_colour(grey, 0), strict=False)]
     plain = [same and one for same, one in zip(blank, _one_colour(grey), strict=False)]
     cuts: list[int] = []
     reach = h // (2 * parts)
     for k in range(1, parts):
         ideal = k * h // parts
-        found = _near(plain, ideal, reach // 2) or _near(blank, ideal, reach)
+        found = (
+            _near(whole, ideal, reach // 2)
+            or _near(plain, ideal, reach // 2)
+            or _near(blank, ideal, reach)
+        )
         if found is not None and (not cuts or found > cuts[-1] + BLANK_RUN):
             cuts.append(found)
     edges = [0, *cuts, h]
@@ -71,12 +79,12 @@ def _near(quiet: Sequence[bool], ideal: int, reach: int) -> int | None:
     return None
 
 
-def _one_colour(grey: Image.Image) -> list[bool]:
-    """Whether each row of ``grey`` is one grey, but for ``EDGE_SHARE`` of
-    its width at each side."""
+def _one_colour(grey: Image.Image, share: float = EDGE_SHARE) -> list[bool]:
+    """Whether each row of ``grey`` is one grey, but for ``share`` of its
+    width at each side."""
     import numpy as np
 
-    side = round(grey.width * EDGE_SHARE)
+    side = round(grey.width * share)
     inner = np.asarray(grey.crop((side, 0, grey.width - side, grey.height)))
     if inner.shape[1] == 0:
         return [True] * grey.height
