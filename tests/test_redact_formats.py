@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -193,6 +194,28 @@ def test_words_after_the_letters_of_a_dotted_prefix_are_no_token(line: str) -> N
     assert find(line) == [], [line[f.start : f.end] for f in find(line)]
 
 
+def _missed_cut(
+    kind: str, salt: str, last: str, cut: Callable[[random.Random, str], str]
+) -> list[str]:
+    """The lines of 100 values of ``kind`` (seeds no bench uses), each as
+    ``cut`` cuts it (given the seed's ``rng`` and the value), alone or in a
+    line of prose (``last``: the third line's), that leave something of the
+    value as agents get them."""
+    missed = []
+    for seed in range(5000, 5100):
+        rng = random.Random(f"{seed}/{kind}{salt}")
+        value = FORMATS[kind](rng)
+        spaced = cut(rng, value)
+        shown = rng.choice(["{v}", "# rotate {v} (expired)", last]).format(v=spaced)
+        found = find(shown)
+        served = "".join(
+            "#" if any(f.start <= i < f.end for f in found) else c for i, c in enumerate(shown)
+        )
+        if leaked(served, value) is not None:
+            missed.append(shown)
+    return missed
+
+
 @pytest.mark.parametrize("kind", ["aws-bedrock-key", "grafana-token", "aws-session-token"])
 def test_a_long_base64_token_cut_by_two_stray_spaces_anywhere_is_found_whole(kind: str) -> None:
     """A long base64 token read in a proportional font comes in pieces of
@@ -200,20 +223,32 @@ def test_a_long_base64_token_cut_by_two_stray_spaces_anywhere_is_found_whole(kin
     cut at two places drawn at random (values of seeds no bench uses), each
     of 100 values is found whole, and nothing of it is left as agents get
     it."""
-    missed = []
-    for seed in range(5000, 5100):
-        rng = random.Random(f"{seed}/{kind}")
-        value = FORMATS[kind](rng)
+
+    def cut(rng: random.Random, value: str) -> str:
         first, second = sorted(rng.sample(range(5, len(value) - 1), 2))
-        spaced = f"{value[:first]} {value[first:second]} {value[second:]}"
-        line = rng.choice(["{v}", "# rotate {v} (expired)", "Using {v} for this session."])
-        shown = line.format(v=spaced)
-        found = find(shown)
-        served = "".join(
-            "#" if any(f.start <= i < f.end for f in found) else c for i, c in enumerate(shown)
-        )
-        if leaked(served, value) is not None:
-            missed.append(shown)
+        return f"{value[:first]} {value[first:second]} {value[second:]}"
+
+    missed = _missed_cut(kind, "", "Using {v} for this session.", cut)
+    assert not missed, missed
+
+
+@pytest.mark.parametrize("kind", ["twitter-token", "azure-storage-key", "aws-bedrock-key"])
+def test_a_long_token_read_in_many_pieces_of_any_length_is_found_whole(kind: str) -> None:
+    """A long token read in a proportional font comes in as many pieces as
+    one in 16 of its characters, of any length (a Twitter bearer token's
+    ``...VBZ5 Ugg TkOkK3Y 1PM38...ZEW5 pR3 Fs 7 9PFBh...`` in Chromium), a
+    storage key's ``==`` read apart from its last (``...ViNg7 ==`` in
+    Firefox): cut at random after its first 22 characters (values of seeds
+    no bench uses), each of 100 values is found whole, and nothing of it is
+    left as agents get it."""
+
+    def cut(rng: random.Random, value: str) -> str:
+        padded = len(value) - 2 if value.endswith("==") else len(value)
+        cuts = sorted(rng.sample(range(23, padded), rng.randint(1, len(value) // 16 - 1)))
+        spaced = " ".join(value[a:b] for a, b in itertools.pairwise([0, *cuts, len(value)]))
+        return f"{spaced[:-2]} ==" if padded < len(value) and rng.random() < 0.5 else spaced
+
+    missed = _missed_cut(kind, "/pieces", "Copied {v} to the clipboard", cut)
     assert not missed, missed
 
 
@@ -715,6 +750,33 @@ BROWSER_READS = [
         "+ OvSLZaJwGYzkUWW/PCHNTEIX LroliDUpdA3P2DoiE",
         "glc_ri8QaOUxXsu7uJ7e/NYuk3jUPYsVaMKMcM9myj4WeoZs2UQ3t2oZjt++lXW6J3gfz8BniUgZChLrAG+0vSLZ"
         "aJwGYzkUWW/PChNTEIX1roIiDUpdA3P2DoiE",
+    ),
+    # seen on seeds 412-413 (Firefox): a storage key whose == is read apart
+    # from its last piece; a Twitter bearer token with a dash read in a gap
+    (
+        "[9yFJCy13Dwd+sMeKSKO/Z/M16BvP2IwC10BJB+mDjRX2mVbVeJFNfJgXeGtycO9ag VVCVUISOrwStCGUdViNg7"
+        " ==",
+        "9yFJCy13Dwd+sMeKSKO/Z/M16BvP2IwC1oBJB+mDjRX2mVbVeJFNfJgXeGtycO9agVVCvUiS0rw5tCGUdViNg7==",
+    ),
+    (
+        "[AAAAAAAAAAAAAAAAAAAAAAKIxdcSNsBpGwi5RrrsgGY9EgZ8kbFmzvixTgSowH 74Tv1zfl\u2014EmOIZO0EaxWX"
+        "pQdg3UCJe8uBVDQF n5qUAzvnj7SR3I]",
+        "AAAAAAAAAAAAAAAAAAAAAAKlxdcSNsBpGwi5RrrsgGY9EgZ8kbFmzvIxTgSowH74Tv1zflEmOlzO0EaxWXpQdg3U"
+        "CJe8uBVDQFn5qUAzvnj7SR3I",
+    ),
+    # training seeds (Chromium): Twitter bearer tokens read in eight pieces,
+    # and with two of their A read as an M
+    (
+        "# rotate AAAAAAAAAAAAAAAAAAAAAAVBZ5 Ugg TkOkK3Y 1PM38XQFI9jfyfU2ZEW5 pR3 Fs 7 9PFBhdCmjXK"
+        "5Q15j6lvbAgmDJORn3jXyVZH2kKTCClaUgBd68EKO (expired)",
+        "AAAAAAAAAAAAAAAAAAAAAAVBZ5UqgTk0k3Y1PM38XQFI9jfyfU2ZEW5pR3Fs79PfBhdCmjXK5Q15j6IvbAgmDJ0R"
+        "n3jXyVzH2kTCClaUgBd68EK0",
+    ),
+    (
+        "- AMAAAAAAAAAAAAAAAAAAAABS0 1VLWiVQVHtIOMe7 XRXGBwelPNQOdV6IUgnJGnpeNa2AVDqLMbMStJHqgbvvD"
+        "CrZxsxVb4Ldq9cvB6hqZcs6wjAO",
+        "AAAAAAAAAAAAAAAAAAAAAAB9o1VLwiVQVHtl0Me7XRXGBwelPNQ0dV6lUqnJGnpeNa2AVDqLMbM5tJHqgbvvDCrZ"
+        "xsxVb4Ldq9cvB6hqZcs6wjA0",
     ),
 ]
 

@@ -345,9 +345,12 @@ FORMATS: tuple[Rule, ...] = (
         rf"\b(?P<v>[A-Za-z0-9|]{{13,15}}{MARK_READ['.']}{fixed('atlasv1.')}[A-Za-z0-9_=|-]{{60,70}})",
         needles=("atlasv1",),
     ),
+    # A bearer token: 20 to 22 ``A`` and 80 or more of its alphabet; two
+    # of its ``A`` read as an ``M`` now and then (a proportional font
+    # kerns them: ``AMAAA...`` in Chromium).
     token(
         "twitter-token",
-        "A{20,22}",
+        "(?:A{20,22}|(?=[AM]{21,23})A{1,20}MA{1,21})",
         "[A-Za-z0-9%|]",
         80,
         120,

@@ -30,6 +30,7 @@ __all__ = [
     "MARK_READ",
     "O0",
     "OPENED_J",
+    "PIECE_SIZE",
     "S5",
     "TOKEN_CHARS",
     "UPPER",
@@ -225,7 +226,8 @@ def token(
     (``...Vvlyaxr)``). The pieces after the body are parted by
     a space (the engine's, inside a long token), or in a body of letters
     with no ``_`` by an ``_`` too: the engine reads the gap between two of
-    a proportional font's glyphs so now and then (``...Nitv7_LwUg...``);
+    a proportional font's glyphs so now and then (``...Nitv7_LwUg...``),
+    and in one with no ``-`` by a dash of another width (``DASHES``);
     in a body of letters of one length, ``DOTTED_BODY`` or more, with no
     ``.``, by a ``.`` too: a speck read inside it (Airtable's
     ``...636f5ed4.af466...``). With ``glued``, one letter or digit may
@@ -239,11 +241,13 @@ def token(
     if "+/" in body:
         unit = f"(?:{unit}|-(?=\\+))"  # base64's ``+`` read as ``-+`` (in a proportional font)
     apart = " _" if letters and "_" not in body else " "
+    if letters and re.fullmatch(body, "-") is None:
+        apart += DASHES  # a gap between two glyphs read as a dash (``...zfl—EmOI...``)
     one_length = high is None or high - low <= 4
     if letters and "." not in body and one_length and low >= DOTTED_BODY:
         apart += "."  # a speck between two glyphs read as a dot (``..5ed4.af46..``)
     before = "(?<![A-Za-z0-9]{2})" if glued else "(?<![A-Za-z0-9])"
-    pieces = LONG_PIECES if low >= LONG_FORMAT else PIECES
+    pieces = LONG_PIECES if low >= LONG_FORMAT else max(PIECES, low // PIECE_SIZE)
     pattern = (
         rf"{before}(?P<p>{prefix})"
         rf"(?=(?P<b>{unit}*)(?!{body})(?P<rest>(?:[{apart}]{unit}+(?!{body})){{0,{pieces}}}))"
@@ -287,9 +291,18 @@ DOTTED_BODY = 32
 # of pieces so long is no prose, so its pieces are joined whatever they look
 # like while it is short of its format's length.
 LONG_FORMAT = 100
+# Dashes of other widths than ``-``: in a body of letters with no ``-``,
+# the engine's reading of the gap between two of a proportional font's
+# glyphs (a Twitter bearer token's ``...Tv1zfl—EmOIZO0...`` in Firefox for
+# ``...Tv1zflEmOlzO0...``), which parts its pieces as a space does.
+DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 # The pieces after a token's body that are joined at most: of a format of
-# ``LONG_FORMAT`` or more, and of any other.
-LONG_PIECES, PIECES = 16, 5
+# ``LONG_FORMAT`` or more, and of any other, or one in ``PIECE_SIZE`` of its
+# least length if that is more: the engine cuts a long token read in a
+# proportional font into pieces of any length (a Twitter bearer token's 90
+# in Chromium: ``...VBZ5 Ugg TkOkK3Y 1PM38...ZEW5 pR3 Fs 7 9PFBh...``,
+# eight pieces), more pieces the longer the token.
+LONG_PIECES, PIECES, PIECE_SIZE = 16, 5, 8
 # A literal prefix at least this long may have a glyph glued before it (``token``).
 GLUED_PREFIX = 5
 # After a literal prefix at least this long, a hexadecimal body is taken

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from noru.redact.formats import STORAGE_KEY
 from noru.redact.rules import OPTIONAL_RULES, RULES, canon
 from noru.redact.search import NEEDLES_CUT, matched
-from noru.redact.shapes import Finding, all_classes, piece_like, word_like
+from noru.redact.shapes import PIECE_SIZE, Finding, all_classes, piece_like, word_like
 
 __all__ = ["MIXED_RUN", "despaced", "one_space", "padded_pieces"]
 
@@ -192,11 +192,18 @@ def _run_start(line: str, at: int) -> int:
     return at
 
 
-# Pieces of it joined at most (a key read in five pieces has been seen).
-_STORAGE_PIECES = 6
-# The key's last piece and its padding; a piece before it (a ``J`` read
-# as ``)``, ``]`` or ``}`` is the key's).
-_PADDED = re.compile(r"(?<![A-Za-z0-9+/|)\]}])([A-Za-z0-9+/|)\]}]+)==(?![A-Za-z0-9+/=])", re.ASCII)
+# Pieces of it joined at most: as many as a token of its length
+# (``shapes.PIECE_SIZE``: a key read in five pieces has been seen).
+_STORAGE_PIECES = STORAGE_KEY[0] // PIECE_SIZE
+# A piece this short that reads as a word (``On``, ``skv``, ``Pmdy``) may
+# be the key's; a longer one is prose's (``Copied``, ``Using``).
+_FRAGMENT = 4
+# The key's last piece and its padding, read apart from it now and then
+# (``...ViNg7 ==``); a piece before it (a ``J`` read as ``)``, ``]`` or
+# ``}`` is the key's).
+_PADDED = re.compile(
+    r"(?<![A-Za-z0-9+/|)\]}])([A-Za-z0-9+/|)\]}]+)( ?)==(?![A-Za-z0-9+/=])", re.ASCII
+)
 _B64_CHAR = re.compile(r"[A-Za-z0-9+/|)\]}]", re.ASCII)
 # What may stand before the key's first piece: a space, a quote (a straight
 # one read as a typographic one or as ``*`` too: ``‘Ib30...``,
@@ -206,26 +213,36 @@ _KEY_EDGE = " \t\"'`*=:(<[{,;‘’“”„«»"
 
 def padded_pieces(line: str) -> list[Finding]:
     """Azure storage keys cut by stray spaces (``...Jgc7 FueqmzXb7
-    UyvEv...J+==``): from a run of base64 that ends with ``==``, the runs
+    UyvEv...J+==``): from a run of base64 that ends with ``==`` (read
+    apart from it too: ``...O9ag VVCVUISOrwStCGUdViNg7 ==``), the runs
     before it, one space apart, are joined back while the key is short of
-    ``STORAGE_KEY`` (none a word of prose: ``Copied`` ends it); found when
+    ``STORAGE_KEY``, up to ``_STORAGE_PIECES`` of them; found when
     together they make its length, mixing capitals, small letters and
     digits as 64 random bytes do. The one-space join (``one_space``) needs
     the pieces to look like a token's; these need not (``db``, ``DwgF``):
-    the key's length and its ``==`` tell them."""
+    the key's length and its ``==`` tell them. A word of prose
+    (``Copied``) ends the key; one of ``_FRAGMENT`` letters or fewer
+    (``On``, ``Pmdy``) is the key's while it is short of its length."""
     out = []
     low, high = STORAGE_KEY
     for m in _PADDED.finditer(line):
-        start, total, pieces = m.start(1), len(m[1]), 1
-        while total < low and pieces < _STORAGE_PIECES and start >= 2 and line[start - 1] == " ":
-            at = start - 1
+        starts, total = [m.start(1)], len(m[1])
+        while (
+            total < low
+            and len(starts) < _STORAGE_PIECES
+            and line[starts[-1] - 1 : starts[-1]] == " "
+        ):
+            end = at = starts[-1] - 1
             while at and _B64_CHAR.match(line[at - 1]):
                 at -= 1
-            piece = line[at : start - 1]
-            if not piece or word_like(piece) or (at and line[at - 1] not in _KEY_EDGE):
+            piece = line[at:end]
+            if not piece or (at and line[at - 1] not in _KEY_EDGE):
                 break
-            start, total, pieces = at, total + len(piece), pieces + 1
-        key = line[start : m.end(1)]
-        if pieces > 1 and low <= total <= high and all_classes(key):
-            out.append(Finding(start, m.end(), "azure-storage-key"))
+            if word_like(piece) and len(piece) > _FRAGMENT:
+                break
+            starts.append(at)
+            total += len(piece)
+        key = line[starts[-1] : m.end(1)]
+        if (len(starts) > 1 or m[2]) and low <= total <= high and all_classes(key):
+            out.append(Finding(starts[-1], m.end(), "azure-storage-key"))
     return out
