@@ -6,7 +6,9 @@ real session bus, and the calls a host makes on the item and its menu.
 each item that registers, and the item's signals (``NewIcon``,
 ``LayoutUpdated``, ...), and with ``notifications=True`` also owns
 ``org.freedesktop.Notifications`` (the specification's server, recording
-each ``Notify``; ``invoke`` clicks a notification's action). ``props``
+each ``Notify``; ``invoke`` clicks a notification's action; ``hold`` makes
+it take each ``Notify`` and answer none, as a hung server does, until
+``release``). ``props``
 reads the item's properties as a host does
 (``org.freedesktop.DBus.Properties.GetAll``), ``layout`` the menu
 (``GetLayout``), ``click`` sends ``Event(id, "clicked")``. Its loop runs in
@@ -19,7 +21,7 @@ one thread; ``close`` ends it.
 import asyncio
 import threading
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any, TypeVar
 
 from dbus_fast import Message, MessageType, PropertyAccess, Variant
@@ -83,7 +85,10 @@ class Notifications(ServiceInterface):
 
     def __init__(self) -> None:
         super().__init__("org.freedesktop.Notifications")
-        self.shown: list[dict[str, Any]] = []  # every Notify, in order
+        self.shown: list[dict[str, Any]] = []  # every Notify answered, in order
+        self.asked = 0  # every Notify taken, answered or not
+        self.holding = False  # take each Notify, answer none (``hold``, on the host's loop)
+        self.held: list[asyncio.Future[None]] = []  # the answers owed
         self._next = 1
 
     @dbus_method()
@@ -95,10 +100,15 @@ class Notifications(ServiceInterface):
         return "noru-tests", "noru", "1", "1.2"
 
     @dbus_method()
-    def Notify(
+    async def Notify(
         self, app: Str, replaces: UInt32, icon: Str, summary: Str, body: Str, actions: StrList,
         hints: NotificationHints, timeout: Int32,
     ) -> UInt32:  # fmt: skip
+        self.asked += 1
+        if self.holding:
+            owed = asyncio.get_running_loop().create_future()
+            self.held.append(owed)
+            await owed
         known = {n["id"] for n in self.shown}
         if replaces and replaces in known:
             id = replaces
@@ -109,6 +119,15 @@ class Notifications(ServiceInterface):
              "body": body, "actions": actions, "timeout": timeout}
         )  # fmt: skip
         return id
+
+    def hold(self) -> None:
+        self.holding = True
+
+    def release(self) -> None:
+        self.holding = False
+        for owed in self.held:
+            owed.set_result(None)
+        self.held.clear()
 
     @dbus_method()
     def CloseNotification(self, id: UInt32) -> None:
@@ -223,17 +242,31 @@ class PanelHost:
             "/MenuBar", MENU, "Event", "isvu", [self.id_of(label), "clicked", Variant("i", 0), 0]
         )
 
+    def _on_server(self, act: Callable[[Notifications], object]) -> None:
+        """``act`` done to the notification server, on its loop."""
+        server = self.notifications
+        assert server is not None
+
+        async def done() -> None:
+            act(server)
+
+        self._run(done())
+
     def invoke(self, id: int, action: str) -> None:
         """The person clicks ``action`` on notification ``id``."""
-        assert self.notifications is not None
+        self._on_server(lambda server: server.ActionInvoked(id, action))
 
-        async def click() -> None:
-            assert self.notifications is not None
-            self.notifications.ActionInvoked(id, action)
+    def hold(self) -> None:
+        """From now on the server takes each ``Notify`` and answers none."""
+        self._on_server(Notifications.hold)
 
-        self._run(click())
+    def release(self) -> None:
+        """The server answers every ``Notify`` it held, and each one after."""
+        self._on_server(Notifications.release)
 
     def close(self) -> None:
+        if self.notifications is not None and self.notifications.held:
+            self.release()  # no call left pending on the loop that ends
         try:
             self.bus.disconnect()
         finally:

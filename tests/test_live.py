@@ -51,7 +51,11 @@ REPLIES: list[appwire.Reply] = [
         ),
         ocr=appwire.OcrState(True, "tesseract", "5.3.0"),
         hotkey=appwire.HotkeyState("ctrl+alt+n", False, "taken by another program"),
-        menu=appwire.MenuState(False, "no StatusNotifierItem host on the session bus"),
+        menu=appwire.MenuState(
+            False,
+            "no StatusNotifierItem host on the session bus",
+            notifications="the notification server did not answer within 5 s",
+        ),
     ),
     appwire.Captured("capture_2026-08-12_141502"),
     appwire.Delivered(

@@ -3,6 +3,7 @@ session bus, and this test acting as the StatusNotifierItem host."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -288,6 +289,60 @@ def test_a_notification_says_which_client_looked_and_a_burst_is_one_notification
             assert Path(shown[-1]["icon"]).is_file()
             server.invoke(1, "pause")  # the person clicks Pause on it
             wait_until(lambda: access.load(home).paused, "paused from the notification")
+    finally:
+        server.close()
+
+
+def test_a_notification_server_that_never_answers_costs_the_notifications_not_the_app(
+    home: Path, desktop: Any, bus: SessionBus, tmp_path: Path
+) -> None:
+    said = (
+        "the notification server (org.freedesktop.Notifications) did not answer within 5 s:"
+        " the icon alone shows that an agent looked until it answers"
+    )
+    env = {**os.environ, "NORU_HOME": str(home)}
+
+    def status(*args: str) -> str:
+        return subprocess.run(
+            [*noru_command(), "status", *args], env=env, capture_output=True, text=True,
+            timeout=60,
+        ).stdout  # fmt: skip
+
+    server = PanelHost(bus.address, notifications=True)
+    notifications = server.notifications
+    assert notifications is not None
+    try:
+        access.set_control(home, "allow")
+        with _app(home, desktop, bus, tmp_path):
+            wait_until(lambda: len(server.items) == 1, "the menu registered")
+            server.hold()  # takes each Notify, answers none
+            for _ in range(3):
+                agent_looks(home)  # each answered at once: no look waits for its notification
+            wait_until(
+                lambda: f"Notifications: not shown: {said}" in status(), "the reason", seconds=30
+            )
+            (fields,) = json.loads(status("--json"))
+            assert fields["notifications_problem"] == said
+            doctor = subprocess.run(
+                [*noru_command(), "doctor"], env=env, capture_output=True, text=True, timeout=120
+            )  # the server owns its name: only the app knows it does not answer
+            assert f"notifications: {said}" in doctor.stdout
+            stored = _count(home)
+            server.click("Capture Display")  # the menu's loop answers, the app captures
+            wait_until(lambda: _count(home) == stored + 1, "the menu's capture")
+            # The looks after the first sent nothing: no call piles up on a server
+            # that owes its answer (D-Bus cannot take one back).
+            assert notifications.asked == 1
+            assert notifications.shown == []
+            server.release()  # it answers again: the late answer clears the reason
+            wait_until(lambda: "Notifications:" not in status(), "the reason gone", seconds=30)
+            agent_looks(home)
+            wait_until(lambda: len(notifications.shown) == 2, "the next look told")
+            assert notifications.asked == 2
+            assert "looked at your screen" in notifications.shown[-1]["summary"]
+        log = (tmp_path / "app.log").read_text()
+        assert log.count(said) == 1  # said once, not at each look
+        assert "Traceback" not in log
     finally:
         server.close()
 

@@ -1,9 +1,10 @@
 """D-Bus as every part that speaks it reaches it (the accessibility reader,
 the desktop portal, the portal's shortcut, the Noru menu): where the
-session bus is, a bus joined within a timeout and left again, a method call
-as they all build it, the bus daemon's own calls, a refused call's error in
-words, what a broken connection raises, and the event loop thread that code
-which is not asynchronous itself runs its calls on.
+session bus is, a bus joined within a timeout and left again, how long the
+Noru menu waits on it (``BUS_TIMEOUT``), a method call as they all build it,
+the bus daemon's own calls, a refused call's error in words, what a broken
+connection raises, and the event loop thread that code which is not
+asynchronous itself runs its calls on.
 
 ``LoopThread``: an asyncio event loop on a daemon thread of its own. It
 starts on first use and again after ``close``; ``run`` waits at most its
@@ -33,6 +34,7 @@ from dbus_fast.errors import DBusFastError
 
 __all__ = [
     "BROKEN",
+    "BUS_TIMEOUT",
     "LoopThread",
     "daemon",
     "ended",
@@ -49,6 +51,13 @@ T = TypeVar("T")
 # What a failing connection raises: the socket's errors, and dbus-fast's own
 # (a bad address, refused authentication, a message it cannot read).
 BROKEN = (OSError, EOFError, DBusFastError, asyncio.TimeoutError)
+
+# Seconds the Noru menu waits on the session bus: to join it, for each of its
+# calls (its setup, the host's registration, a notification). A bus or a
+# service that does not answer costs the menu or a notification, never the
+# app: its start waits no longer, its stop is not held, its loop holds no
+# call for ever.
+BUS_TIMEOUT = 5.0
 
 
 def said(exc: BaseException) -> str:

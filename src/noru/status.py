@@ -178,7 +178,7 @@ def _menu(app: appwire.AppStatus | None) -> str:
     return f"{app.menu}; the controls are in the Noru console"
 
 
-def _lines(status: Status, *, count: bool) -> list[str]:
+def _lines(status: Status, *, count: bool, person: bool = False) -> list[str]:
     state = status.state
     allowed, why = status.live_now
     app = status.app
@@ -197,6 +197,8 @@ def _lines(status: Status, *, count: bool) -> list[str]:
         f"Hotkey: {app.hotkey if app else unknown}",
         f"Noru menu: {_menu(app)}",
     ]
+    if person and app and app.menu.notifications:  # an agent need not learn whether it is told
+        lines.append(f"Notifications: not shown: {app.menu.notifications}")
     if app:
         lines += [f"  {detail}" for detail in app.screen.details]
         lines += [f"Note: {mode.reason}" for mode in app.screen.degraded]
@@ -217,7 +219,7 @@ def agent_lines(status: Status) -> list[str]:
 
 def person_lines(status: Status) -> list[str]:
     """``noru status``: the agent's view, the count always, and what to fix."""
-    lines = _lines(status, count=True)
+    lines = _lines(status, count=True, person=True)
     if status.state.damaged:
         lines.append(
             f"Warning: {status.state.damaged}; treated as revoked. "
@@ -249,6 +251,7 @@ def person_fields(status: Status) -> dict[str, Any]:
         "ocr_engine": str(app.ocr) if app else None,
         "hotkey": str(app.hotkey) if app else None,
         "menu_shown": app.menu.shown if app else False,
+        "notifications_problem": app.menu.notifications if app else None,
         "captures": status.captures,
         "captures_problem": status.captures_problem,
         "handoff_window_seconds": status.handoff_window,

@@ -205,7 +205,11 @@ def build(name: str, data: dict[str, Any], take: Take) -> Message:
                 problem=_text(hotkey, "problem", 2000),
             ),
             session=_session(_get(data, "session", dict)),
-            menu=m.MenuState(shown=_get(menu, "shown", bool), problem=_text(menu, "problem", 2000)),
+            menu=m.MenuState(
+                shown=_get(menu, "shown", bool),
+                problem=_text(menu, "problem", 2000),
+                notifications=_text(menu, "notifications", 2000),
+            ),
         )
     if name == "captured:reply":
         return m.Captured(id=_get(data, "id", str))

@@ -47,10 +47,10 @@ __all__ = [
 ]
 
 #: The app protocol's version; bump it whenever a request or reply changes.
-# 3: served images as raw bytes after the reply line; 4: the app's session;
-# 5: the OCR child's hello names its engine's version apart.
-PROTOCOL = 5
-# and its menu in the status
+# 3: served images as raw bytes after the reply line; 4: the app's session
+# and its menu in the status; 5: the OCR child's hello names its engine's
+# version apart; 6: the menu's state says why notifications are not shown.
+PROTOCOL = 6
 MAX_REQUEST = 1024 * 1024
 MAX_REPLY = 64 * 1024 * 1024  # a 3-display bundle of PNGs fits easily
 
@@ -194,10 +194,13 @@ class AppSession:
 class MenuState:
     """Whether a panel host shows this app's Noru menu now, and if not, why.
     ``noru mcp`` reads it to say where the person finds the access controls
-    (docs/panel.md, "Where the person finds the controls")."""
+    (docs/panel.md, "Where the person finds the controls"); ``noru status``
+    says why the desktop notifications are not shown, when the app found
+    they are not (no server, or one that does not answer)."""
 
     shown: bool
     problem: str | None = None  # why it is not shown
+    notifications: str | None = None  # why notifications are not shown
 
     def __str__(self) -> str:
         return "shown in the panel" if self.shown else f"not shown: {self.problem or 'no panel'}"

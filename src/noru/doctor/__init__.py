@@ -52,7 +52,7 @@ def run_checks(home: Path) -> list[Check]:
     with in_session(session):
         checks += display_checks(apps=session is not None, terminal=terminal)
         checks += ax_checks(config.ax_budget, config.ax_switch)
-        checks.append(panel_check())
+        checks.append(panel_check(status.menu if status is not None else None))
     checks += ocr_checks(config.ocr_engine)
     checks.append(autostart_check())
     return checks

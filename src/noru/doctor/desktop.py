@@ -4,6 +4,7 @@ OCR engines installed."""
 
 from __future__ import annotations
 
+from noru.appwire import MenuState
 from noru.doctor.check import Check
 from noru.paths import noru_executable
 
@@ -74,8 +75,10 @@ def autostart_check() -> Check:
     )
 
 
-def panel_check() -> Check:
-    """Whether the Noru menu and its notifications can show; neither is a failure."""
+def panel_check(menu_state: MenuState | None = None) -> Check:
+    """Whether the Noru menu and its notifications can show; neither is a failure.
+    ``menu_state``: the running app's own word, which knows a notification
+    server that is there but does not answer."""
     from noru.panel.hosts import hosts
 
     found = hosts()
@@ -88,6 +91,8 @@ def panel_check() -> Check:
         " have one; GNOME with the AppIndicator extension)"
     )
     told = "notifications: yes" if found["notifications"] else "notifications: no server"
+    if menu_state is not None and menu_state.notifications:
+        told = f"notifications: {menu_state.notifications}"
     return Check("noru menu", True, f"{menu}; {told}")
 
 

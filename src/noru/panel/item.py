@@ -46,20 +46,25 @@ from noru.panel.interfaces import (
     pixmaps_of,
 )
 from noru.panel.notify import Notifier
-from noru.sessionbus import BROKEN, daemon, join, leave, method_call, said, session_address
+from noru.sessionbus import (
+    BROKEN,
+    BUS_TIMEOUT,
+    daemon,
+    join,
+    leave,
+    method_call,
+    said,
+    session_address,
+)
 from noru.settings import snapshot
 from noru.store import Reader
 
-__all__ = ["BUS_TIMEOUT", "FOLLOW", "LOOK_SHOWN", "Panel", "console_command"]
+__all__ = ["FOLLOW", "LOOK_SHOWN", "Panel", "console_command"]
 
 log = logging.getLogger("noru.app")
 
 FOLLOW = 0.5  # seconds between looks at the access file
 LOOK_SHOWN = 5.0  # seconds the icon says an agent looked
-# Seconds the session bus has to be joined, then to answer the menu's setup,
-# then the host its registration: a bus that does not answer costs the menu,
-# never the app (its start waits no longer, its stop is not held).
-BUS_TIMEOUT = 5.0
 
 
 class Capturing(Protocol):
@@ -130,8 +135,13 @@ class Panel:
 
     def menu_state(self) -> appwire.MenuState:
         """Whether a panel host shows the menu now, and if not, why (the app's
-        status: ``noru mcp`` then points the person at the console)."""
-        return appwire.MenuState(self.registered, None if self.registered else self.problem)
+        status: ``noru mcp`` then points the person at the console); why
+        notifications are not shown, when they are not."""
+        return appwire.MenuState(
+            self.registered,
+            None if self.registered else self.problem,
+            notifications=self._notifier.problem if self._notifier is not None else None,
+        )
 
     def items(self) -> list[menu.Item]:
         return menu.layout(self.state, console=self._console_command is not None)

@@ -7,10 +7,21 @@ a **Pause Agent Perception** action; the person's click on it
 (``ActionInvoked``) pauses as ``noru pause`` does. Whether to notify is the
 person's setting, read at each look: ``notify_observe`` (on by default),
 ``notify_handoff`` (off by default; the icon shows both).
+
+Every call to the server is waited on at most ``BUS_TIMEOUT``, one at a
+time. A server that takes a call and does not answer it (a hung
+org.freedesktop.Notifications) costs the notifications, never the menu's
+loop: the call is given up, ``problem`` says why (``noru status`` shows it),
+and no other is sent while that one is owed. D-Bus cannot take a call back,
+so each call sent to such a server would stay pending, in the bus and in
+this connection, for as long as it does not answer; the one owed ends when
+it answers (notifications then work again) or leaves the bus.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,14 +29,21 @@ from dataclasses import dataclass, field
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from noru.sessionbus import daemon, method_call
+from noru.sessionbus import BROKEN, BUS_TIMEOUT, daemon, error_words, method_call
 
 __all__ = ["BURST", "Burst", "Notifier", "summary"]
+
+log = logging.getLogger("noru.app")
 
 NOTIFICATIONS = "org.freedesktop.Notifications"
 NOTIFICATIONS_PATH = "/org/freedesktop/Notifications"
 BURST = 10.0  # seconds: a look sooner than this after the last joins its notification
 SHOWN_FOR = 8000  # ms the notification stays up (the server may differ)
+ICON_ALONE = "the icon alone shows that an agent looked"
+NO_SERVER = (
+    "org.freedesktop.DBus.Error.ServiceUnknown",
+    "org.freedesktop.DBus.Error.NameHasNoOwner",
+)
 
 
 @dataclass
@@ -42,6 +60,10 @@ class Burst:
         if client not in self.clients:
             self.clients.append(client)
         self.last = now
+
+    def shown(self, reply: Message) -> None:
+        """The server showed it (its answer to ``Notify``, however late): its id."""
+        self.id = int(reply.body[0])
 
 
 def summary(burst: Burst, how: str) -> str:
@@ -64,7 +86,8 @@ def _notify(
 
 
 class Notifier:
-    """Notifications on ``bus`` (the panel's connection, used on its loop only)."""
+    """Notifications on ``bus`` (the panel's connection, used on its loop only);
+    ``problem``: why they are not shown, None while they are (or untried)."""
 
     def __init__(self, bus: MessageBus, icon: str, on_pause: Callable[[], object]) -> None:
         self.bus = bus
@@ -72,6 +95,8 @@ class Notifier:
         self.on_pause = on_pause
         self.burst = Burst()
         self.problem: str | None = None
+        self._turn = asyncio.Lock()  # a look's call waits for the previous one's id
+        self._owed: asyncio.Future[Message] | None = None  # a call given up, unanswered
 
     async def watch(self) -> None:
         """Hear the person's click on Pause, and a notification closing."""
@@ -87,35 +112,92 @@ class Notifier:
                 self.burst = Burst()  # the next look starts a new one
 
         self.bus.add_message_handler(on_signal)
-        await self.bus.call(daemon("AddMatch", "s", [f"type='signal',interface='{NOTIFICATIONS}'"]))
+        match = daemon("AddMatch", "s", [f"type='signal',interface='{NOTIFICATIONS}'"])
+        await asyncio.wait_for(self.bus.call(match), BUS_TIMEOUT)
 
     async def failed(self, what: str, why: str) -> None:
         """Tell the person that something they chose in the menu did not work
         (a capture with no window to take, say): a notification of its own."""
-        await self.bus.call(
-            _notify(0, "", f"Noru could not {what}", why, [], {})  # not the eye: no agent looked
-        )
+        # Not the eye: no agent looked.
+        await self._ask(lambda: _notify(0, "", f"Noru could not {what}", why, [], {}))
 
     async def show(self, how: str, client: str, what: str) -> None:
         now = time.monotonic()
         if self.burst.id and now - self.burst.last > BURST:
             self.burst = Burst()
         self.burst.add(client, now)
-        reply = await self.bus.call(
-            _notify(
-                self.burst.id,
+        burst = self.burst
+        await self._ask(
+            lambda: _notify(
+                burst.id,  # read once the previous look's call has its answer
                 self.icon,
-                summary(self.burst, how),
+                summary(burst, how),
                 what,
                 ["pause", "Pause Agent Perception"],
                 {"category": Variant("s", "device")},
-            )
+            ),
+            burst.shown,
         )
-        if reply is None or reply.message_type == MessageType.ERROR:
-            self.problem = (
-                "no notification server on the session bus (org.freedesktop.Notifications):"
-                " the icon alone shows that an agent looked"
+
+    async def _ask(
+        self, call: Callable[[], Message], answered: Callable[[Message], None] | None = None
+    ) -> None:
+        """``call()`` sent once it is its turn, waited on at most
+        ``BUS_TIMEOUT``; ``answered`` is given the server's answer, however
+        late. Nothing is sent while the server owes an answer."""
+        async with self._turn:
+            if self._owed is not None:
+                return
+            pending = asyncio.ensure_future(self.bus.call(call()))
+            done, _ = await asyncio.wait({pending}, timeout=BUS_TIMEOUT)
+            if pending in done:
+                self._heard(pending, answered)
+                return
+            self._owed = pending
+            pending.add_done_callback(lambda late: self._answered_late(late, answered))
+            self._said(
+                f"the notification server ({NOTIFICATIONS}) did not answer within"
+                f" {BUS_TIMEOUT:g} s: {ICON_ALONE} until it answers",
+                warn=True,
             )
+
+    def _answered_late(
+        self, pending: asyncio.Future[Message], answered: Callable[[Message], None] | None
+    ) -> None:
+        self._owed = None
+        self._heard(pending, answered)
+
+    def _heard(
+        self, pending: asyncio.Future[Message], answered: Callable[[Message], None] | None
+    ) -> None:
+        """The server's answer given to ``answered``, and ``problem`` set by it.
+        A connection that ended is the menu's own problem, said there."""
+        if pending.cancelled():
             return
-        self.problem = None
-        self.burst.id = int(reply.body[0])
+        try:
+            reply: Message | None = pending.result()  # None: the connection was left
+        except BROKEN:
+            return
+        if reply is None:
+            return
+        if reply.message_type == MessageType.ERROR:
+            if reply.error_name in NO_SERVER:
+                self._said(
+                    f"no notification server on the session bus ({NOTIFICATIONS}): {ICON_ALONE}"
+                )
+            else:
+                self._said(f"the notification server refused ({error_words(reply)}): {ICON_ALONE}")
+            return
+        self._said(None)
+        if answered is not None:
+            answered(reply)
+
+    def _said(self, problem: str | None, *, warn: bool = False) -> None:
+        """``problem`` recorded, and logged once: when it changes."""
+        if problem == self.problem:
+            return
+        if problem is None:
+            log.info("notifications are shown again")
+        else:
+            log.log(logging.WARNING if warn else logging.INFO, "%s", problem)
+        self.problem = problem
