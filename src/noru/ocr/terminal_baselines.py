@@ -46,8 +46,11 @@ FEW_LINES = MIN_ROWS - 1
 # line's height is a block (a highlighted row), no line (``by_baselines``).
 NEARER = 0.75
 BLOCK_RUN = 1.2
-# A row is at least this share of its lines' height (``line_height``).
+# A row is at least this share of its lines' height (``line_height``); a
+# pixel row inked this share of the most inked one's ink or less parts
+# two lines there.
 LINE_SHARE = 0.9
+FAINT = 0.03
 # A run of inked pixel rows this share of the tallest, this near another, is
 # part of that line (an underscore below it).
 SLIVER = 0.4
@@ -61,6 +64,8 @@ PHASE_SLACK = 0.15
 OUT_OF_STEP = 0.75
 IN_STEP = 0.9
 FIT_SLACK = 0.08
+# Runs of ink this many rows tall are lines run together (``in_step``).
+TOGETHER = 1.5
 
 
 def halved(
@@ -88,15 +93,9 @@ def line_height(profile: bytes) -> int | None:
     lines whose ink touches the next line's run together), a little less.
     A run of marks alone (a compiler's ``~~~~`` under the code, on a row of
     its own) is no line: a screen of errors holds many, and the quartile
-    of all runs was theirs."""
-    heights = []
-    start = None
-    for y, value in enumerate([*profile, 0]):
-        if value and start is None:
-            start = y
-        elif not value and start is not None:
-            heights.append(y - start)
-            start = None
+    of all runs was theirs. Two lines a pixel row with a speck of ink joins
+    are two (``_parted``)."""
+    heights = [bottom - top for run in _runs(profile) for top, bottom in _parted(profile, run)]
     if len(heights) < MIN_ROWS:
         return None
     heights.sort()
@@ -105,11 +104,42 @@ def line_height(profile: bytes) -> int | None:
     return int(LINE_SHARE * heights[len(heights) // 4])
 
 
-def line_runs(profile: bytes) -> list[tuple[int, int]]:
-    """The lines of ``profile`` (a rows' profile): runs of inked pixel rows,
-    top and bottom, with a sliver of ink apart from a line (an underscore
-    below its baseline, an accent above it) made part of the nearer line."""
-    runs: list[tuple[int, int]] = []
+def _parted(profile: bytes, run: tuple[int, int]) -> list[tuple[int, int]]:
+    """``run`` cut at its pixel rows with a speck of ink (``FAINT`` of its
+    most inked row's: a descender's tip meeting the next line's tallest
+    letter), into the parts at least ``SLIVER`` of its tallest part: a face
+    whose lines nearly touch (CMU Typewriter Text in Konsole) ran every
+    paragraph into one run, and rows two lines tall were taken. A part
+    shorter than that (a line's descenders, a capital's top over small
+    letters) is the part's before it, or after it at the run's top."""
+    top, bottom = run
+    faint = FAINT * max(profile[top:bottom])
+    parts: list[tuple[int, int]] = []
+    start = None
+    for y in range(top, bottom + 1):
+        value = profile[y] if y < bottom else 0
+        if value > faint and start is None:
+            start = y
+        elif value <= faint and start is not None:
+            parts.append((start, y))
+            start = None
+    if len(parts) < 2:
+        return [run]
+    tallest = max(end - begin for begin, end in parts)
+    kept: list[tuple[int, int]] = []
+    for begin, end in parts:
+        if end - begin >= SLIVER * tallest or not kept:
+            kept.append((begin, end))
+        else:
+            kept[-1] = (kept[-1][0], end)
+    if kept[0][1] - kept[0][0] < SLIVER * tallest and len(kept) > 1:
+        kept[:2] = [(kept[0][0], kept[1][1])]
+    return kept
+
+
+def _runs(profile: bytes) -> list[tuple[int, int]]:
+    """The runs of inked pixel rows of ``profile``, top and bottom."""
+    runs = []
     start = None
     for y, value in enumerate([*profile, 0]):
         if value and start is None:
@@ -117,6 +147,14 @@ def line_runs(profile: bytes) -> list[tuple[int, int]]:
         elif not value and start is not None:
             runs.append((start, y))
             start = None
+    return runs
+
+
+def line_runs(profile: bytes) -> list[tuple[int, int]]:
+    """The lines of ``profile`` (a rows' profile): runs of inked pixel rows,
+    top and bottom, with a sliver of ink apart from a line (an underscore
+    below its baseline, an accent above it) made part of the nearer line."""
+    runs = _runs(profile)
     tallest = max((bottom - top for top, bottom in runs), default=0)
     for i in sorted(range(len(runs)), key=lambda i: runs[i][1] - runs[i][0]):
         top, bottom = runs[i]
@@ -159,8 +197,8 @@ def in_step(
     of their own, a blank row) repeats and folds at pitches no row has. The
     lines are ``runs`` of one line's height, neither marks alone nor two
     lines run together (dense text) nor a highlighted row's block; where
-    the usual one is taller than ``found``'s rows, lines run together
-    everywhere and say nothing."""
+    the usual one is ``TOGETHER`` of ``found``'s rows or taller, lines run
+    together everywhere and say nothing."""
     heights = sorted(bottom - top for top, bottom in runs)
     if not heights:
         return found
@@ -168,8 +206,12 @@ def in_step(
     heights = [height for height in heights if height >= SLIVER * usual]
     one = heights[len(heights) // 4]
     lines = [run for run in runs if SLIVER * usual <= run[1] - run[0] <= BLOCK_RUN * one]
-    if found[0] < one or len(lines) < MIN_ROWS or _fitting(lines, found[0]) >= OUT_OF_STEP:
-        return found  # lines taller than its rows run together: they say nothing
+    if (
+        TOGETHER * found[0] < one
+        or len(lines) < MIN_ROWS
+        or _fitting(lines, found[0]) >= OUT_OF_STEP
+    ):
+        return found  # lines two of its rows tall run together: they say nothing
     for period in range(max(ROW_PITCH[0], least or 0, one), high + 1):
         if fold(crossings, period)[0] <= ROW_GAP and _fitting(lines, period) >= IN_STEP:
             return period, gap_middle(crossings, period, edge_past_ink=True)
