@@ -102,7 +102,6 @@ def test_a_narrow_face_dense_with_wide_letters_is_read_at_its_own_cells(
     assert len(exact) >= len(DENSE) - 3, [line for line in read if line.strip()]
 
 
-
 # A short log, its lines wrapped at 80 columns, half its cells wide letters.
 WIDE_LOG = [
     "2025-01-05 21:49:22.726 ERROR [修复支付回调的重复处理] 修复支付回调的重复处理,",
