@@ -81,32 +81,3 @@ def test_a_face_of_postscript_outlines_is_found_as_qt_draws_it(
     read = "\n".join(f"{line.confidence:.4f} {line.text.rstrip()}" for line in text)
     assert [line.text.rstrip() for line in text][-len(TRACEBACK) :] == TRACEBACK, read
     assert all(line.confidence >= 0.99 for line in text[-len(TRACEBACK) :]), read
-
-
-PIP_INSTALL = [
-    "$ pip install redis requests alembic boto3 cryptography",
-    "Collecting redis==3.19.4",
-    "  Downloading redis-3.19.4-py3-none-any.whl (556 kB)",
-    "Collecting requests",
-    "  Downloading requests-2.3.11-py3-none-any.whl (860 kB)",
-    "Collecting alembic",
-    "  Downloading alembic-2.11.1-py3-none-any.whl (686 kB)",
-    "Collecting boto3",
-    "  Downloading boto3-1.34.2-py3-none-any.whl (139 kB)",
-]
-
-
-def test_lines_that_nearly_touch_are_each_a_row(
-    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
-) -> None:  # fmt: skip
-    """CMU Typewriter Text at 11 pt: Konsole leaves its lines a pixel row
-    of a speck of ink apart (a `p`'s tail meeting the `(` below), so each
-    paragraph was one run of ink, a line was taken to be two rows tall,
-    and rows two lines tall read every other letter (`$piintlreireus`)."""
-    require_family("CMU Typewriter Text", "fonts-cmu")
-    read = read_on(
-        desktop, capturer, engine, "konsole", PIP_INSTALL, columns=100, rows=14, size=11,
-        font="CMU Typewriter Text", theme="dark",
-    )  # fmt: skip
-    # Konsole's tab bar comes first (its chrome, read word by word).
-    assert [line for line in read if line.strip()][-len(PIP_INSTALL) :] == PIP_INSTALL
