@@ -91,13 +91,19 @@ def line_height(profile: bytes) -> int | None:
     A run of marks alone (a compiler's ``~~~~`` under the code, on a row of
     its own) is no line: a screen of errors holds many, and the quartile
     of all runs was theirs."""
-    heights = [bottom - top for top, bottom in _runs(profile)]
-    if len(heights) < MIN_ROWS:
+    runs = _runs(profile)
+    if len(runs) < MIN_ROWS:
         return None
-    heights.sort()
-    usual = heights[len(heights) // 2]
-    heights = [height for height in heights if height >= SLIVER * usual]
-    return int(LINE_SHARE * heights[len(heights) // 4])
+    return int(LINE_SHARE * _one_line(runs)[1])
+
+
+def _one_line(runs: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """The median height of ``runs`` (``_usual_height``), and how tall one
+    line is: the low quartile of those not thinner than ``SLIVER`` of it
+    (marks alone)."""
+    usual = _usual_height(runs)
+    heights = sorted(h for top, bottom in runs if (h := bottom - top) >= SLIVER * usual)
+    return usual, heights[len(heights) // 4]
 
 
 def _runs(profile: bytes) -> list[tuple[int, int]]:
@@ -162,12 +168,9 @@ def in_step(
     lines run together (dense text) nor a highlighted row's block; where
     the usual one is ``TOGETHER`` of ``found``'s rows or taller, lines run
     together everywhere and say nothing."""
-    heights = sorted(bottom - top for top, bottom in runs)
-    if not heights:
+    if not runs:
         return found
-    usual = heights[len(heights) // 2]
-    heights = [height for height in heights if height >= SLIVER * usual]
-    one = heights[len(heights) // 4]
+    usual, one = _one_line(runs)
     lines = [run for run in runs if SLIVER * usual <= run[1] - run[0] <= BLOCK_RUN * one]
     if (
         TOGETHER * found[0] < one
