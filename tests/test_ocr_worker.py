@@ -361,6 +361,30 @@ def test_a_job_that_meets_a_killed_child_is_read_by_a_fresh_one(home: Path, tmp_
     assert not ocr_children(os.getpid())  # none left, not even <defunct>
 
 
+def test_a_stop_while_the_engine_still_loads_stops_its_child(home: Path) -> None:
+    """On a loaded machine the engine can take longer to load than the app
+    may take to stop: a real child, held still before its hello (as a
+    starved one is), is stopped by the worker's close, and its thread ends."""
+    started: list[int] = []
+
+    def starved(engine: EngineSetting, where: Path) -> ChildProcess:
+        child = spawn_child(engine, where)
+        os.kill(child.pid, signal.SIGSTOP)
+        started.append(child.pid)
+        return child
+
+    writer = Writer(home)
+    worker = OcrWorker(writer, settings=Config, on_settled=lambda c: None, spawn=starved)
+    try:
+        worker.start()
+        wait_until(lambda: bool(started), "the OCR process started")
+    finally:
+        worker.close()
+        writer.close()
+    assert not [t for t in threading.enumerate() if t.name == "noru-ocr"]  # its thread ended
+    assert not ocr_children(os.getpid())  # killed and waited for, not left <defunct>
+
+
 # --- how long a child is kept --------------------------------------------------
 
 

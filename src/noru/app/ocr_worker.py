@@ -52,18 +52,16 @@ import os
 import queue
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO, NamedTuple, Protocol
 
 from noru import appwire, imaging
+from noru.app.ocr_child import Child, ChildProcess, EngineSetting, Garbled, Stale, spawn_child
 from noru.app.writer import Writer
-from noru.appwire import codec
-from noru.appwire.ocr_pipe import PARENT, Fatal, Ready, Recognise, Recognised, Unreadable
+from noru.appwire.ocr_pipe import Recognised, Unreadable
 from noru.config import Config
 from noru.errors import OcrError
 from noru.recognition import CaptureText
@@ -88,135 +86,8 @@ PIXELS_KEPT = 2
 MAX_ATTEMPTS = 3
 
 
-class EngineSetting(NamedTuple):
-    """The engine a child runs, as the configuration names it."""
-
-    name: str
-    second_opinion: bool
-
-    @classmethod
-    def of(cls, config: Config) -> EngineSetting:
-        return cls(config.ocr_engine, config.ocr_second_opinion)
-
-
-class ChildProcess(Protocol):
-    """What the worker needs of its child: ``subprocess.Popen``'s own
-    (tests give an in-memory one, ``tests/ocr_pipe.py``)."""
-
-    stdin: IO[bytes] | None
-    stdout: IO[bytes] | None
-    pid: int
-    returncode: int | None
-
-    def poll(self) -> int | None: ...
-    def wait(self, timeout: float | None = None) -> int: ...
-    def kill(self) -> None: ...
-
-
-def spawn_child(engine: EngineSetting, home: Path) -> ChildProcess:
-    """The OCR child process (``noru.app.ocr_process``) for ``engine``."""
-    # Leave the other core to captures; numpy's BLAS (the glyph reader
-    # multiplies small matrices) needs no pool of threads and their buffers.
-    # PARENT: the child tells an app that died before it started from an
-    # adoptive parent. The kernel kills the child when the thread that started
-    # it ends: the worker's own thread, which lives as long as the worker.
-    env = {
-        **os.environ,
-        "OMP_THREAD_LIMIT": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        PARENT: str(os.getpid()),
-    }
-    second = "second" if engine.second_opinion else "single"
-    return subprocess.Popen(
-        [sys.executable, "-m", "noru.app.ocr_process", engine.name, str(home), second],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
-
-
-class _Garbled(OcrError):
-    """The child answered what is not an answer of the pipe."""
-
-
-class _Stale(OcrError):
-    """The child is of another protocol: the app must restart."""
-
-
 class _Unavailable(OcrError):
     """The configured engine cannot run here: captures wait for one that can."""
-
-
-class _Child:
-    """One running engine process, spoken to over the OCR pipe."""
-
-    def __init__(self, proc: ChildProcess, engine: EngineSetting) -> None:
-        self.proc = proc
-        self.engine = engine
-        try:
-            hello = self._read()
-        except OcrError:  # it ended, or said what is no hello: not left running
-            self.stop(kill=True)
-            raise
-        if not isinstance(hello, Ready):
-            self.stop()
-            if isinstance(hello, Fatal):
-                raise OcrError(hello.reason or "the OCR engine did not start")
-            raise _Garbled(f"the OCR process began with {type(hello).__name__}, not its hello")
-        self.version = hello.version  # the engine's, as its child said it
-
-    def _read(self) -> appwire.ocr_pipe.PipeReply:
-        assert self.proc.stdout is not None
-        try:
-            answer = codec.read_answer(self.proc.stdout)
-        except appwire.Malformed as exc:
-            raise _Garbled(f"the OCR process answered what is no answer: {exc}") from None
-        if answer is None:
-            raise OcrError("the OCR process stopped")
-        if isinstance(answer, appwire.Mismatch):
-            theirs = answer.app_version or f"protocol {answer.protocol}"
-            raise _Stale(f"the OCR process is of another Noru ({theirs}): restart the Noru app")
-        return answer
-
-    def run(
-        self, capture_id: str, pixels: Sequence[imaging.Scanlines] = ()
-    ) -> Recognised | Unreadable:
-        """Read a capture: from the history, or from ``pixels`` (its images as
-        grabbed, as a PNG's rows: the same pixels as its lossless files)
-        sent after the request line, so the child need not decode what was
-        just encoded."""
-        assert self.proc.stdin is not None
-        for piece in codec.encode_parts(Recognise(capture_id, tuple(pixels))):
-            self.proc.stdin.write(piece)
-        self.proc.stdin.flush()
-        answer = self._read()
-        if isinstance(answer, Fatal):
-            raise OcrError(answer.reason)
-        if isinstance(answer, Ready):
-            raise _Garbled("the OCR process answered a job with its hello")
-        return answer
-
-    @property
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def stop(self, *, kill: bool = False) -> None:
-        """Stop it (at once with ``kill``: one that answers nonsense is not
-        waited for) and wait for it: no child is left ``<defunct>``."""
-        if kill:
-            with suppress(ProcessLookupError):
-                self.proc.kill()
-        if self.proc.stdin:
-            with suppress(OSError):
-                self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        if self.proc.stdout:
-            self.proc.stdout.close()
 
 
 class OcrWorker:
@@ -237,7 +108,9 @@ class OcrWorker:
         self.settings = settings
         self.on_settled = on_settled
         self.spawn = spawn
-        self._child: _Child | None = None
+        self._child: Child | None = None
+        self._starting: ChildProcess | None = None  # a child not yet past its hello
+        self._closing = False
         self._versions: dict[str, str] = {}  # engines a child ran: their versions
         self._problems: dict[str, str] = {}  # engines a child could not start: why
         self._stale: str | None = None  # why no child of this app can run any more
@@ -400,7 +273,7 @@ class OcrWorker:
         if self._child is not None:
             self._child.stop()
 
-    def _engine(self) -> _Child:
+    def _engine(self) -> Child:
         """The child for the engine the configuration names now: the one
         running, or a fresh one when it ended or the configuration changed."""
         wanted = EngineSetting.of(self.settings())
@@ -411,15 +284,20 @@ class OcrWorker:
             self._child = None
         self._refuse(self._stale or self._problem(wanted.name))
         self.engine = wanted
+        self._starting = proc = self.spawn(wanted, self.home)
+        if self._closing:  # close() may have looked before it was set
+            proc.kill()
         try:
-            self._child = _Child(self.spawn(wanted, self.home), wanted)
-        except _Stale as exc:  # its hello was of another protocol
+            self._child = Child(proc, wanted)
+        except Stale as exc:  # its hello was of another protocol
             self._stale = str(exc)
             raise
         except OcrError as exc:  # it did not start: is its engine one that cannot run here?
             self._problems[wanted.name] = str(exc)
             self._refuse(self._problem(wanted.name))
             raise  # it can: the child failed otherwise, and the job fails with why
+        finally:
+            self._starting = None
         self._versions[wanted.name] = self._child.version
         return self._child
 
@@ -442,7 +320,7 @@ class OcrWorker:
         child = self._engine()
         try:
             return child.run(capture_id, pixels)
-        except (_Garbled, _Stale):
+        except (Garbled, Stale):
             raise
         except (OcrError, OSError) as exc:
             try:
@@ -465,13 +343,13 @@ class OcrWorker:
             answer = self._ask(capture_id, pixels)
         except _Unavailable:
             return  # it stays pending: the status says why
-        except _Stale as exc:
+        except Stale as exc:
             self._forget_child(kill=True)
             self._stale = str(exc)
             return
         except (OcrError, OSError) as exc:
             # The child died or answered nonsense: start a fresh one next time.
-            self._forget_child(kill=isinstance(exc, _Garbled))
+            self._forget_child(kill=isinstance(exc, Garbled))
             answer = Unreadable(f"the OCR process failed ({exc})")
         if isinstance(answer, Recognised):
             text = CaptureText(capture_id, answer.engine, answer.version, answer.lines)
@@ -492,5 +370,11 @@ class OcrWorker:
         self._idle_until = None
 
     def close(self) -> None:
+        # A child still starting is stopped: on a loaded machine its engine can
+        # take longer to load than the app may take to stop (a job in flight is
+        # let finish, or its capture would be marked failed, not left pending).
+        self._closing = True
         self._queue.put((-1, next(self._order), None))
+        if (starting := self._starting) is not None:
+            starting.kill()
         self._thread.join(timeout=60)

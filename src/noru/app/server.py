@@ -175,27 +175,39 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     app.indexer.start()
     server = _Server(str(path), app)
     serving.append(server)
-    ready_to_halt.set()  # a stop from now on (or asked before) halts it
     hotkey = Hotkey(app)
-    hotkey.start()
     panel = Panel(app, quit=lambda: stop(signal.SIGTERM, None), console=console_command())
     app.on_look = panel.looked
     app.menu = panel.menu_state
-    panel.start()
-    print(f"Noru app running; data in {home}. Stop with Ctrl-C.", file=sys.stderr, flush=True)
-    status = app.status()
-    notes = [mode.reason for mode in status.screen.degraded]
-    if panel.problem:
-        notes.append(panel.problem)
-    if status.screen.state is not appwire.ScreenState.GRANTED:
-        notes += [f"cannot capture: {status.screen.detail}", *status.screen.details]
-    for line in notes:
-        print(f"note: {line}", file=sys.stderr, flush=True)
-    if ready is not None:
-        ready.set()
+    # Requests are answered from the moment the socket listens: the hotkey and
+    # the menu start meanwhile (a session bus that never answers holds the
+    # menu's start for seconds, and `noru status` must not read that as no app).
+    answering = threading.Thread(
+        target=server.serve_forever,
+        kwargs={"poll_interval": 3600.0},  # woken by connections: see _halt
+        name="noru-serve",
+    )
+    answering.start()
+    ready_to_halt.set()  # a stop from now on (or asked before) halts it
     try:
-        server.serve_forever(poll_interval=3600.0)  # woken by connections: see _halt
+        hotkey.start()
+        panel.start()
+        print(f"Noru app running; data in {home}. Stop with Ctrl-C.", file=sys.stderr, flush=True)
+        status = app.status()
+        notes = [mode.reason for mode in status.screen.degraded]
+        if panel.problem:
+            notes.append(panel.problem)
+        if status.screen.state is not appwire.ScreenState.GRANTED:
+            notes += [f"cannot capture: {status.screen.detail}", *status.screen.details]
+        for line in notes:
+            print(f"note: {line}", file=sys.stderr, flush=True)
+        if ready is not None:
+            ready.set()
+        answering.join()  # until halted (signals still reach ``stop``: see above)
     finally:
+        if answering.is_alive():  # the start failed: stop answering first
+            _halt(server)
+            answering.join()
         app.on_look = None
         panel.close()
         hotkey.stop()

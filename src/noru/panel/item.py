@@ -137,9 +137,15 @@ class Panel:
         """Whether a panel host shows the menu now, and if not, why (the app's
         status: ``noru mcp`` then points the person at the console); why
         notifications are not shown, when they are not."""
+        if self.registered:
+            problem = None
+        elif self._first_registration_tried.is_set():
+            problem = self.problem
+        else:
+            problem = "the app is starting: it is asking the session bus for a panel"
         return appwire.MenuState(
             self.registered,
-            None if self.registered else self.problem,
+            problem,
             notifications=self._notifier.problem if self._notifier is not None else None,
         )
 
@@ -381,7 +387,8 @@ class Panel:
     def close(self) -> None:
         with contextlib.suppress(RuntimeError):
             self._loop.call_soon_threadsafe(self._stopped.set)
-        self._thread.join(timeout=10)
+        if self._thread.ident is not None:  # started
+            self._thread.join(timeout=10)
         self._actions.shutdown(wait=True)
         if self._console is not None and self._console.poll() is None:
             self._console.terminate()
