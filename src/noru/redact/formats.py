@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from noru.redact.misreads import read_body
 from noru.redact.shapes import (
     A4,
     ALNUM,
@@ -189,7 +190,8 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("mailgun-key", "key-", HEX, 32),
     rule(
         "mailchimp-key",
-        rf"(?<![A-Za-z0-9])(?P<v>{HEX}{{31,33}}-{fixed('us')}[0-9]{{1,2}})(?![A-Za-z0-9])",
+        rf"(?<![A-Za-z0-9])(?P<v>(?:{read_body(HEX)}){{31,33}}-{fixed('us')}[0-9]{{1,2}})"
+        r"(?![A-Za-z0-9])",
         needles=("-us",),
     ),
     prefixed("twilio-key", "SK", HEX, 32),

@@ -16,6 +16,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from noru.redact.misreads import with_misreads
+
 __all__ = [
     "A4",
     "ALNUM",
@@ -238,6 +240,7 @@ def token(
     glyph = "[)\\]}|]"
     inside = f"(?<={body})\\((?={body})"  # not after a space: a parenthesis of prose opens so
     unit = f"(?:{body}|{glyph}(?={body})|{inside}|(?<={body}){glyph}(?=\\s|$))" if letters else body
+    unit = with_misreads(unit, body)
     if "+/" in body:
         unit = f"(?:{unit}|-(?=\\+))"  # base64's ``+`` read as ``-+`` (in a proportional font)
     apart = " _" if letters and "_" not in body else " "
