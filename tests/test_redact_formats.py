@@ -951,6 +951,12 @@ BROWSER_READS += [
         "  [pul-dc6fb9cb327cacaf381b2823973e3369fe6fesbf]",
         "pul-dc6fb9cb327cacaf381b2823973e3369fe6fe8bf",
     ),
+    # a storage key in an input's value, its ==" not read (Firefox, training)
+    (
+        '<input type="text" value="Y3hjA2sp1qO0twl6Kzufi/ayUpwzFiw2W5bKjngkjnvdf9bSuy +IWZ+AjnL6F'
+        "YYLffA0n + jiioXH+6Nj79Z6nNWW>",
+        "Y3hjA2sp1q0twI6Kzufi/ayUpwzFiw2W5bKjngkjnvdf9bSuy+lWZ+AjnL6fYYLffl0n+jiioXH+6Nj79Z6nWW==",
+    ),
     # a fixed part's c read as ce, an opening quote before it (Chromium)
     (
         "‘pcesk_vF4Wn7_IlLLmSTOHtGaZiEiOqKZ1U80Cvk2R4ckMqDfGf]XVoOtc37ISgFISIYCOUEodWUUu',",
@@ -1469,6 +1475,12 @@ def test_a_token_with_digits_read_as_glyphs_outside_its_alphabet_is_found(
         "dapi docs: dapi-settings-page-is-served-again",
         "live_streaming_is_disabled_for_this_organisation_now",
         "AKIA is the prefix of an access key id, ASIA of a temporary one.",
+        # quoted runs of a storage key's length that are no key: prose, a
+        # name of code, hexadecimal, a few characters repeated
+        '"The quick brown fox jumps over the lazy dog again and again until the sun sets low 2"',
+        "'getAccountStorageKeyFromTheVaultWithRetries2AndBackoffWhenTheServiceIsUnavailableNow'",
+        f'value="{"4AEE18F83AFDEB23" * 5}A1B2C3"',
+        f'<input value="{"Ab1/" * 22}">',
     ],
 )
 def test_glyphs_outside_an_alphabet_make_no_token_of_words(line: str) -> None:

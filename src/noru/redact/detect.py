@@ -23,7 +23,7 @@ from noru.redact.places import (
 from noru.redact.rules import CARD, CARD_DIGITS, DEFAULT_CATEGORIES, canon
 from noru.redact.search import category, credential_like, formats, matched, searched
 from noru.redact.shapes import Finding
-from noru.redact.spaces import MIXED_RUN, despaced, one_space, padded_pieces
+from noru.redact.spaces import MIXED_RUN, despaced, one_space, padded_pieces, quoted_pieces
 from noru.redact.unlabelled import aws_secrets, bare_keys, field_values
 
 __all__ = [
@@ -104,6 +104,7 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
         found += placed(line, folded)
         if "==" in line:
             found += padded_pieces(line)
+        found += quoted_pieces(line)
         if any(f.kind == "aws-key" for f in found):
             found += aws_secrets(line)
         found += labelled(line)

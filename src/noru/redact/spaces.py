@@ -3,7 +3,8 @@
 line with them taken out (``despaced``), what a format finds across
 one space between two runs of a token's characters (``one_space``), and
 an Azure storage key's pieces joined back from its ``==``
-(``padded_pieces``).
+(``padded_pieces``) or between its quotes, its ``==`` not read
+(``quoted_pieces``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,16 @@ from collections.abc import Iterable, Sequence
 from noru.redact.formats import STORAGE_KEY
 from noru.redact.rules import OPTIONAL_RULES, RULES, canon
 from noru.redact.search import NEEDLES_CUT, matched
-from noru.redact.shapes import PIECE_SIZE, Finding, all_classes, piece_like, word_like
+from noru.redact.shapes import (
+    PIECE_SIZE,
+    Finding,
+    all_classes,
+    entropy,
+    piece_like,
+    word_like,
+)
 
-__all__ = ["MIXED_RUN", "despaced", "one_space", "padded_pieces"]
+__all__ = ["MIXED_RUN", "despaced", "one_space", "padded_pieces", "quoted_pieces"]
 
 
 # What a piece of a token after a stray space nearly always holds (``_GAP``
@@ -245,4 +253,43 @@ def padded_pieces(line: str) -> list[Finding]:
         key = line[starts[-1] : m.end(1)]
         if (len(starts) > 1 or m[2]) and low <= total <= high and all_classes(key):
             out.append(Finding(starts[-1], m.end(), "azure-storage-key"))
+    return out
+
+
+# A storage key between quotes, its ``==`` not read (an input's value in a
+# page's source in Firefox: ``value="Y3hj...bSuy +IWZ+AjnL6F...A0n +
+# jiioXH+6Nj79Z6nNWW>``, its ``=="`` gone): a run of base64 in pieces one
+# space apart, right after an opening quote, up to a closing quote or a
+# tag's ``>``.
+_QUOTED = re.compile(
+    r"(?<=[\"'‘“])(?P<v>[A-Za-z0-9+/|]+(?: [A-Za-z0-9+/|)\]}]+)*)(?=[\"'’”>])", re.ASCII
+)
+# Its characters as varied as 64 random bytes' in base64 at least, in bits
+# per character (as ``unlabelled``'s bare storage keys: 5.4 on average,
+# hardly ever under 5; words and names far less), and its longest piece
+# this long at least (no word of prose is).
+_QUOTED_ENTROPY = 4.9
+_QUOTED_PIECE = 16
+
+
+def quoted_pieces(line: str) -> list[Finding]:
+    """Azure storage keys between quotes whose ``==`` the engine did not
+    read (``_QUOTED``): the run's pieces, up to ``_STORAGE_PIECES`` of
+    them, together of ``STORAGE_KEY``'s length (its ``==`` aside), with
+    capitals, small letters and digits, as varied as random bytes, one
+    piece of ``_QUOTED_PIECE`` characters or more and none a word of prose
+    longer than ``_FRAGMENT``."""
+    out = []
+    low, high = STORAGE_KEY
+    for m in _QUOTED.finditer(line):
+        pieces = m["v"].split(" ")
+        key = "".join(pieces)
+        if not (low <= len(key) <= high and len(pieces) <= _STORAGE_PIECES):
+            continue
+        if max(map(len, pieces)) < _QUOTED_PIECE or any(
+            len(p) > _FRAGMENT and word_like(p) for p in pieces
+        ):
+            continue
+        if all_classes(key) and entropy(key) >= _QUOTED_ENTROPY:
+            out.append(Finding(m.start("v"), m.end("v"), "azure-storage-key"))
     return out
