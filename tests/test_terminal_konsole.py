@@ -81,3 +81,32 @@ def test_a_face_of_postscript_outlines_is_found_as_qt_draws_it(
     read = "\n".join(f"{line.confidence:.4f} {line.text.rstrip()}" for line in text)
     assert [line.text.rstrip() for line in text][-len(TRACEBACK) :] == TRACEBACK, read
     assert all(line.confidence >= 0.99 for line in text[-len(TRACEBACK) :]), read
+
+
+JOURNAL = [
+    "$ journalctl -u sshd --since today",
+    "Dec 14 09:35:27 api-7 sshd[812]: Accepted publickey for deploy from 10.1.50.51 port 6410",
+    "Dec 14 09:35:29 api-7 sshd[812]: Started Session 4.",
+    "Dec 14 09:41:02 api-7 sshd[812]: pam_unix(sshd:session): opened for deploy(uid=1001)",
+    "Dec 14 09:41:03 api-7 systemd[1]: Started Timer.",
+    "Dec 14 09:52:17 api-7 kernel: [UFW BLOCK] IN=eth0 OUT= SRC=192.168.38.176 PROTO=TCP DPT=5398",
+    "Dec 14 09:52:18 api-7 kernel: ok",
+    "Dec 14 10:02:44 api-7 postgres[2231]: ERROR:  duplicate key value violates unique constraint",
+    "Done.",
+]
+
+
+def test_a_descender_drawn_a_pixel_into_the_row_below_is_not_a_character_there(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """Hermit at 9 pt in Konsole: the rows are as tall as the face, and the
+    last pixel row of a `p`, `g` or `y` falls, faint, into the row below.
+    Where that row is empty (a short line under a long one), each tip was
+    read as a `;` past the line's end."""
+    require_family("Hermit", "fonts-hermit")
+    read = read_on(
+        desktop, capturer, engine, "konsole", JOURNAL, columns=110, rows=14, size=9,
+        font="Hermit", theme="solarized-dark", dpi=96,
+    )  # fmt: skip
+    text = [line for line in read if line.strip()]
+    assert text[-len(JOURNAL) :] == JOURNAL, "\n".join(read)

@@ -347,6 +347,10 @@ def without_spilt_glyphs(dark: Image.Image, cells: Cells) -> Image.Image:
 
     pixels = np.asarray(dark, dtype=np.uint8)
     inked = pixels < 255 - INK
+    # A tip may be only faint (anti-aliasing: a descender's last pixel row),
+    # yet ink to the cell it falls in: one with no darker pixel is taken as
+    # far as the paper (a comma's or a quote's core is dark).
+    faint = pixels < 255 - PAPER
     high, wide = cells.height, cells.width
     reach = max(2, round(SPILL * high))
     found = np.zeros(inked.shape, dtype=bool)
@@ -356,7 +360,8 @@ def without_spilt_glyphs(dark: Image.Image, cells: Cells) -> Image.Image:
         edge = cells.y + row * high
         if edge - high < 0 or edge + high > inked.shape[0]:
             continue
-        crossing = inked[edge - 1] & inked[edge]
+        strong = inked[edge - 1] & inked[edge]
+        crossing = strong | (inked[edge - 1] & faint[edge]) | (faint[edge - 1] & inked[edge])
         if not crossing.any():
             continue
         span = crossing[cells.x + first * wide : cells.x + last * wide]
@@ -364,16 +369,23 @@ def without_spilt_glyphs(dark: Image.Image, cells: Cells) -> Image.Image:
             x = cells.x + int(column) * wide
             upper = inked[edge - high : edge, x : x + wide]
             lower = inked[edge : edge + high, x : x + wide]
+            across = strong[x : x + wide].any()
             if (
                 not upper[: high - reach].any()
                 and lower[reach:].any()
-                and _within(upper[-1], lower[0])
+                and (
+                    (across and _within(upper[-1], lower[0]))
+                    or (not upper.any() and _within(faint[edge - 1, x : x + wide], lower[0]))
+                )
             ):
                 found[edge - reach : edge, x : x + wide] = True  # the glyph below's tip
             elif (
                 not lower[reach:].any()
                 and upper[: high - reach].any()
-                and _within(lower[0], upper[-1])
+                and (
+                    (across and _within(lower[0], upper[-1]))
+                    or (not lower.any() and _within(faint[edge, x : x + wide], upper[-1]))
+                )
             ):
                 found[edge : edge + reach, x : x + wide] = True  # the glyph above's tip
     if not found.any():
