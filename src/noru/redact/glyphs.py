@@ -1,5 +1,6 @@
 """Glyphs the engine reads as no token's character inside a token: a
-proportional font's ``J`` read as ``)``, ``]``, ``}`` or ``/``, an ``l`` or
+proportional font's ``J`` read as ``)``, ``]``, ``}`` or ``/``, a glyph's
+edge as ``{`` or ``[`` (inside a long token only), an ``l`` or
 an ``I`` as ``!``, a ``j`` as ``;`` and an ``S`` as ``$`` (between two of a
 token's characters only), a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢``; a
 monospace font's dotted ``0`` as ``@`` where it is drawn small (a window
@@ -50,6 +51,11 @@ _MARKS = {
     ")": "J",
     "]": "J",
     "}": "J",
+    # a left bracket read for a glyph's edge inside a long token
+    # (``...tfj{U57...`` for ``...tfjU57...`` in Chromium): a character of
+    # every token's alphabet, an ``l``
+    "{": "l",
+    "[": "l",
     "/": "J",
     "\\": "l",
     "€": "E",
@@ -85,7 +91,7 @@ _J_PAIR = re.compile(r"[)\]}][)\]}/|]")
 
 # A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
 # holds: ``é``, ``ü``); only a line holding one is searched again.
-_MAYBE = re.compile(r"[!¡)\]}/\\@€£¢¥§©®°ßµ«»;$~]|[^\x00-\x7f]")
+_MAYBE = re.compile(r"[!¡)\]}{\[/\\@€£¢¥§©®°ßµ«»;$~]|[^\x00-\x7f]")
 # A token's character beside a glyph: a letter, a digit, or a ``|`` (what
 # the engine reads for an ``l``, an ``I`` or a ``J``: ``...tQ|/YoW...``).
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9|]")
@@ -176,10 +182,11 @@ def _reread(line: str, stands: dict[int, str]) -> tuple[str, list[int]] | None:
             dash = at + 1 if line[at + 1 : at + 2] == "-" else at - 1
             before, after = tokenish(min(at, dash) - 1), tokenish(max(at, dash) + 1)
             char = ""
-        if line[at] in ";$~" and not (before and after):
+        if line[at] in ";$~{[" and not (before and after):
             # code's and a connection string's ``;`` ends a part, a shell's
             # ``$`` opens a name, its ``~`` is a home (a backup file's ends
-            # one): a j, an S or a ``-`` has a token's characters about it
+            # one), a ``{`` or a ``[`` opens a block or a list: a j, an S, a
+            # ``-`` or a glyph's edge has a token's characters about it
             continue
         if not (
             (before and after)

@@ -243,7 +243,11 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     piece after an ``_`` of a body that has none (``Rule.apart``: the gap
     between two glyphs read so) is joined only after ``LONG_BODY`` of the
     body's characters or more: after fewer, the ``_`` is a name's
-    (``npm_config_...``)."""
+    (``npm_config_...``). A piece after a ``.`` of a body that has none (a
+    speck read so) is joined when it looks like a token's and, in a format
+    of one length, so does the piece before it; in a format of a range of
+    lengths, while the token is still short of its least (``...PBY
+    1e4.q8f8qjQ...``): a dotted name (``.json``) is neither."""
     at, size = m.start("p"), -len(m["p"])
     end = None
     first = m["p"] + m["b"]
@@ -294,7 +298,9 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
             break  # words after a prefix or a word; a word after a whole token
         if parted[k] == "_" and size < LONG_BODY:
             break  # a name's words (``npm_config_...``), not a gap in a long token
-        if parted[k] == "." and not (piece_like(pieces[k - 1]) and piece_like(piece)):
+        if parted[k] == "." and not (
+            piece_like(piece) and (piece_like(pieces[k - 1]) if one_length else size < low)
+        ):
             break  # a dotted name after a token (``.json``), not a speck read inside it
         size += len(piece)
         if size > high:

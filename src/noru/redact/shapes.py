@@ -230,9 +230,9 @@ def token(
     with no ``_`` by an ``_`` too: the engine reads the gap between two of
     a proportional font's glyphs so now and then (``...Nitv7_LwUg...``),
     and in one with no ``-`` by a dash of another width (``DASHES``);
-    in a body of letters of one length, ``DOTTED_BODY`` or more, with no
-    ``.``, by a ``.`` too: a speck read inside it (Airtable's
-    ``...636f5ed4.af466...``). With ``glued``, one letter or digit may
+    in a body of letters of ``DOTTED_BODY`` or more, with no ``.``, by a
+    ``.`` too: a speck read inside it (Airtable's ``...636f5ed4.af466...``,
+    a Twitter bearer token's ``...PBY 1e4.q8f8...``). With ``glued``, one letter or digit may
     stand right before the prefix: the engine reads an input field's edge
     as one now and then (``Wwhsec_...``); a prefix that long is no part of
     a word."""
@@ -246,8 +246,7 @@ def token(
     apart = " _" if letters and "_" not in body else " "
     if letters and re.fullmatch(body, "-") is None:
         apart += DASHES  # a gap between two glyphs read as a dash (``...zfl—EmOI...``)
-    one_length = high is None or high - low <= 4
-    if letters and "." not in body and one_length and low >= DOTTED_BODY:
+    if letters and "." not in body and low >= DOTTED_BODY:
         apart += "."  # a speck between two glyphs read as a dot (``..5ed4.af46..``)
     before = "(?<![A-Za-z0-9]{2})" if glued else "(?<![A-Za-z0-9])"
     pieces = LONG_PIECES if low >= LONG_FORMAT else max(PIECES, low // PIECE_SIZE)

@@ -1,7 +1,8 @@
 """Tokens the OCR engine cut with a stray space (``gho_29t3 DL70...``,
 ``dckr_p at_...``): which spaces in a line may be inside a token and the
 line with them taken out (``despaced``), what a format finds across
-one space between two runs of a token's characters (``one_space``), and
+one space between two runs of a token's characters, or two about a
+fragment (``one_space``), and
 an Azure storage key's pieces joined back from its ``==``
 (``padded_pieces``) or between its quotes, its ``==`` not read
 (``quoted_pieces``).
@@ -105,6 +106,10 @@ _NOT_ACROSS = frozenset(
 # The fewest characters two runs joined across a space must hold to be
 # tried as one token (an AWS key id's 20 the shortest format so cut).
 _JOINED_AT_LEAST = 16
+# A fragment this short at most, read apart between two stray spaces inside
+# a token (``...NTY 4M Tcy.ABEB5b...``, a Discord token's user id): the
+# runs on both sides of it are joined with it (``one_space``).
+_FRAGMENT = 3
 
 
 def one_space(
@@ -112,9 +117,12 @@ def one_space(
 ) -> list[Finding]:
     """What a format finds across one space between two runs of a token's
     characters, the two runs alone joined (``NjM5...ND A0.yGqSei...``,
-    ``gi0nba .i7tq...``): the format's own shape (its fixed part, its
-    length, its alphabet) is what tells a token cut by a stray space from
-    two words, whatever its pieces look like. Only the rules ``searched``
+    ``gi0nba .i7tq...``), or across two about a fragment of up to
+    ``_FRAGMENT`` characters between them, the three joined
+    (``NZUSMTI3NTEOOTY2NTY 4M Tcy.ABEB5b...``): the format's own shape (its
+    fixed part, its length, its alphabet) is what tells a token cut by a
+    stray space from two words, whatever its pieces look like; what it
+    finds holds every space joined. Only the rules ``searched``
     (the line holds their needles; ``folded``: its ``canon``) whose needles
     the two runs hold are tried. A space already inside a finding is passed
     by, and so is one after a run a format found alone (a token of a range
@@ -135,27 +143,40 @@ def one_space(
         m = _TOKEN_RUN.match(line, at)
         return at if m is None else m.end()
 
-    pairs = set()
+    def before(start: int) -> int | None:  # where the run before a space before ``start`` starts
+        return run_start(start - 1) if start > 1 and line[start - 1] == " " else None
+
+    def after(end: int) -> int | None:  # where the run after a space after ``end`` ends
+        return run_end(end + 1) if line.startswith(" ", end) else None
+
+    # each join: where its runs start and end, the spaces between them
+    joins: set[tuple[int, tuple[int, ...], int]] = set()
     for pos, _, _ in held:
         start, end = run_start(pos), run_end(pos)
-        if line.startswith(" ", end):
-            pairs.add((start, end, run_end(end + 1)))
-        if start and line[start - 1] == " ":
-            pairs.add((run_start(start - 1), start - 1, end))
+        if (right := after(end)) is not None:
+            joins.add((start, (end,), right))
+            if 0 < right - end - 1 <= _FRAGMENT and (farther := after(right)) is not None:
+                joins.add((start, (end, right), farther))
+        if (left := before(start)) is not None:
+            joins.add((left, (start - 1,), end))
+            if 0 < start - 1 - left <= _FRAGMENT and (farther := before(left)) is not None:
+                joins.add((farther, (left - 1, start - 1), end))
     out: list[Finding] = []
-    for start, at, end in sorted(pairs):
-        if end - start - 1 < _JOINED_AT_LEAST or at - start < 2 or end - at - 1 < 2:
+    for start, cuts, end in sorted(joins):
+        at, last = cuts[0], cuts[-1]
+        if end - start - len(cuts) < _JOINED_AT_LEAST or at - start < 2 or end - last - 1 < 2:
             continue
-        if any(f.start <= at and at - 1 < f.end for f in found):
+        if any(f.start <= cut and cut - 1 < f.end for f in found for cut in cuts):
             continue
         if word_like(line[start:at]) and any(f.start == at + 1 for f in found):
             continue
-        first, last = bisect.bisect_left(held, (start,)), bisect.bisect_left(held, (end,))
-        tried = {i for _, stop, i in held[first:last] if stop <= end}
-        text = line[start:at] + line[at + 1 : end]
+        first, stop = bisect.bisect_left(held, (start,)), bisect.bisect_left(held, (end,))
+        tried = {i for _, until, i in held[first:stop] if until <= end}
+        text = "".join(line[a + 1 : b] for a, b in itertools.pairwise([start - 1, *cuts, end]))
+        where = [i for i in range(start, end) if i not in cuts]
         for f in matched(text, sorted(tried)):
-            if f.start < at - start < f.end:
-                out.append(Finding(start + f.start, start + f.end + 1, f.kind))
+            if f.start < at - start and last + 1 - start - len(cuts) < f.end:
+                out.append(Finding(where[f.start], where[f.end - 1] + 1, f.kind))
     return out
 
 
