@@ -39,6 +39,14 @@ OWN_FILL = 2
 # it in GOES_ON of it, with ink past its ends at most the rest.
 SOLID = 0.5
 GOES_ON = 0.9
+# A band of another fill at the region's very top is a highlighted first
+# row only when its letters stand in the grid's columns: their ink folded
+# at the advance leaves the cells' edges under this share of the mean
+# (monospaced letters keep apart there; a menu bar's words in a
+# proportional face do not), once they ink this many cells' worth of
+# columns (fewer letters fold emptily anywhere).
+EDGE_SHARE = 0.5
+LETTERS = 8
 
 
 def _runs(dark: Image.Image) -> list[tuple[int, int]]:
@@ -84,6 +92,24 @@ def _filled(gap: tuple[int, int], dark: Image.Image) -> bool:
     start, end = gap
     (median,) = ImageStat.Stat(dark.crop((0, start, dark.width, end))).median
     return median <= 255 - OWN_FILL * PAPER
+
+
+def _in_columns(gap: tuple[int, int], dark: Image.Image, cells: Cells) -> bool:
+    """Whether the letters on rows ``gap`` (pixels off the rows' own fill)
+    stand in the grid's columns (``EDGE_SHARE``), or are too few to tell
+    (``LETTERS``)."""
+    import numpy as np
+
+    start, end = gap
+    pixels = np.asarray(dark.crop((0, start, dark.width, end)), dtype=np.int16)
+    columns = (np.abs(pixels - np.median(pixels)) > INK).sum(axis=0)
+    if np.count_nonzero(columns) < LETTERS * cells.width:
+        return True
+    wide = cells.width
+    folded = np.bincount(np.arange(columns.size) % wide, weights=columns, minlength=wide)
+    edge = cells.x % wide
+    emptiest = min(folded[(edge + d) % wide] for d in (-1, 0, 1))
+    return bool(emptiest <= EDGE_SHARE * folded.mean())
 
 
 def _thin(gap: tuple[int, int], cells: Cells, dark: Image.Image) -> bool:
@@ -142,11 +168,14 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
         0 < runs[0][0] <= cells.height + 1
         and _on_grid((0, runs[0][0]), top, cells)
         and _filled((0, runs[0][0]), dark)
+        and _in_columns((0, runs[0][0]), dark, cells)
     ):
         # One row of another background at the region's very top (a
         # highlighted first row in a terminal with no padding: alacritty,
         # xterm): the region's edge bounds it as a run would. A window's
-        # bars above a terminal (Konsole's menu and toolbar) are taller.
+        # bars above a terminal (Konsole's menu and toolbar) are taller; a
+        # menu bar as tall as a row (xfce4-terminal's at 16 pt) is words
+        # in a proportional face, not in the grid's columns.
         runs.insert(0, (0, 0))
         core += 1
     first, last = core, core
