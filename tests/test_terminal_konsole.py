@@ -110,3 +110,19 @@ def test_a_descender_drawn_a_pixel_into_the_row_below_is_not_a_character_there(
     )  # fmt: skip
     text = [line for line in read if line.strip()]
     assert text[-len(JOURNAL) :] == JOURNAL, "\n".join(read)
+
+
+def test_lines_a_speck_of_ink_apart_are_two_lines_not_one(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """Hermit at 10 pt in Konsole: a `p`'s tail meets the `[` or `(` of the
+    line below, so a short screen's lines run into one another's ink and
+    no row of paper parts them. They were taken for lines twice as tall
+    as they are, and rows two lines tall read every line garbled."""
+    require_family("Hermit", "fonts-hermit")
+    read = read_on(
+        desktop, capturer, engine, "konsole", JOURNAL, columns=110, rows=14, size=10,
+        font="Hermit", theme="solarized-dark", dpi=96,
+    )  # fmt: skip
+    text = [line for line in read if line.strip()]
+    assert text[-len(JOURNAL) :] == JOURNAL, "\n".join(read)

@@ -46,8 +46,11 @@ FEW_LINES = MIN_ROWS - 1
 # line's height is a block (a highlighted row), no line (``by_baselines``).
 NEARER = 0.75
 BLOCK_RUN = 1.2
-# A row is at least this share of its lines' height (``line_height``).
+# A row is at least this share of its lines' height (``line_height``); a
+# pixel row inked this share of the most inked one's ink or less parts
+# two lines there.
 LINE_SHARE = 0.9
+FAINT = 0.03
 # A run of inked pixel rows this share of the tallest, this near another, is
 # part of that line (an underscore below it).
 SLIVER = 0.4
@@ -90,11 +93,14 @@ def line_height(profile: bytes) -> int | None:
     lines whose ink touches the next line's run together), a little less.
     A run of marks alone (a compiler's ``~~~~`` under the code, on a row of
     its own) is no line: a screen of errors holds many, and the quartile
-    of all runs was theirs."""
+    of all runs was theirs. Two lines a pixel row with a speck of ink joins
+    are two (``_parted``), which may only lower the height: where too few
+    runs stand apart (a tree's ``│`` joins every line) it says nothing."""
     runs = _runs(profile)
     if len(runs) < MIN_ROWS:
-        return None
-    return int(LINE_SHARE * _one_line(runs)[1])
+        return None  # too few apart to tell (a tree's `│` joins every line)
+    parts = [part for run in runs for part in _parted(profile, run)]
+    return int(LINE_SHARE * min(_one_line(runs)[1], _one_line(parts)[1]))
 
 
 def _one_line(runs: Sequence[tuple[int, int]]) -> tuple[int, int]:
@@ -117,6 +123,39 @@ def _runs(profile: bytes) -> list[tuple[int, int]]:
             runs.append((start, y))
             start = None
     return runs
+
+
+def _parted(profile: bytes, run: tuple[int, int]) -> list[tuple[int, int]]:
+    """``run`` cut at its pixel rows with a speck of ink (``FAINT`` of its
+    most inked row's: a descender's tip meeting the next line's tallest
+    letter), into the parts at least ``SLIVER`` of its tallest part: a face
+    whose lines nearly touch (CMU Typewriter Text in Konsole) ran every
+    paragraph into one run, and rows two lines tall were taken. A part
+    shorter than that (a line's descenders, a capital's top over small
+    letters) is the part's before it, or after it at the run's top."""
+    top, bottom = run
+    faint = FAINT * max(profile[top:bottom])
+    parts: list[tuple[int, int]] = []
+    start = None
+    for y in range(top, bottom + 1):
+        value = profile[y] if y < bottom else 0
+        if value > faint and start is None:
+            start = y
+        elif value <= faint and start is not None:
+            parts.append((start, y))
+            start = None
+    if len(parts) < 2:
+        return [run]
+    tallest = max(end - begin for begin, end in parts)
+    kept: list[tuple[int, int]] = []
+    for begin, end in parts:
+        if end - begin >= SLIVER * tallest or not kept:
+            kept.append((begin, end))
+        else:
+            kept[-1] = (kept[-1][0], end)
+    if kept[0][1] - kept[0][0] < SLIVER * tallest and len(kept) > 1:
+        kept[:2] = [(kept[0][0], kept[1][1])]
+    return kept
 
 
 def line_runs(profile: bytes) -> list[tuple[int, int]]:
