@@ -48,6 +48,7 @@ __all__ = [
     "name_like",
     "piece_like",
     "prefixed",
+    "random_key",
     "rule",
     "token",
     "word_like",
@@ -415,6 +416,19 @@ _NAME_CUT = re.compile(r"[0-9]|(?=[A-Z])", re.ASCII)
 # [a-z0-9] has no capital there but a case flip, and a word after that
 # seldom.
 _ALGORITHM = re.compile(r"[A-Za-z]{1,3}[0-9]+(?=[A-Z])", re.ASCII)
+
+
+# How varied a storage key's characters are at least, in bits per character:
+# 86 random characters of base64 hold 5.4 on average and hardly ever under
+# 5; a run of words, or of a few characters repeated, holds far less.
+KEY_ENTROPY = 4.9
+
+
+def random_key(text: str) -> bool:
+    """Whether ``text`` reads as a run of random base64 (an Azure storage
+    key's): capitals, small letters and digits mixed (``all_classes``), as
+    varied as random bytes (``KEY_ENTROPY``)."""
+    return all_classes(text) and entropy(text) >= KEY_ENTROPY
 
 
 def all_classes(text: str) -> bool:

@@ -22,8 +22,8 @@ from noru.redact.shapes import (
     PIECE_SIZE,
     Finding,
     all_classes,
-    entropy,
     piece_like,
+    random_key,
     word_like,
 )
 
@@ -285,11 +285,7 @@ def padded_pieces(line: str) -> list[Finding]:
 _QUOTED = re.compile(
     r"(?<=[\"'‘“])(?P<v>[A-Za-z0-9+/|]+(?: [A-Za-z0-9+/|)\]}]+)*)(?=[\"'’”>])", re.ASCII
 )
-# Its characters as varied as 64 random bytes' in base64 at least, in bits
-# per character (as ``unlabelled``'s bare storage keys: 5.4 on average,
-# hardly ever under 5; words and names far less), and its longest piece
-# this long at least (no word of prose is).
-_QUOTED_ENTROPY = 4.9
+# Its longest piece this long at least (no word of prose is).
 _QUOTED_PIECE = 16
 
 
@@ -311,6 +307,6 @@ def quoted_pieces(line: str) -> list[Finding]:
             len(p) > _FRAGMENT and word_like(p) for p in pieces
         ):
             continue
-        if all_classes(key) and entropy(key) >= _QUOTED_ENTROPY:
+        if random_key(key):
             out.append(Finding(m.start("v"), m.end("v"), "azure-storage-key"))
     return out

@@ -16,7 +16,7 @@ from noru.redact.formats import STORAGE_KEY
 from noru.redact.glyphs import unconfused
 from noru.redact.places import a_secrets_key, keylike, label_kind
 from noru.redact.rules import AWS_SECRET
-from noru.redact.shapes import Finding, all_classes, entropy, label_words
+from noru.redact.shapes import Finding, all_classes, entropy, label_words, random_key
 
 __all__ = ["FIELD_LABEL", "aws_secrets", "bare_keys", "field_values"]
 
@@ -49,10 +49,6 @@ _BARE_KEY = re.compile(
 # The words of a public key's label (``RSA key``, ``ssh-ed25519 key``): what
 # follows is no secret.
 _PUBLIC_KEY = frozenset({"public", "pub", "ssh", "gpg", "pgp", "host", "known", "rsa", "dsa"})
-# How varied a storage key's characters are at least, in bits per character:
-# 86 random characters of base64 hold 5.4 on average and hardly ever under
-# 5; a run of words, or of a few characters repeated, holds far less.
-_KEY_ENTROPY = 4.9
 
 
 def bare_keys(line: str) -> list[Finding]:
@@ -67,7 +63,7 @@ def bare_keys(line: str) -> list[Finding]:
         label = label_words(line[max(0, m.start() - 40) : m.start("v")])
         if _PUBLIC_KEY.intersection(label[-4:]) or re.fullmatch(r"[0-9A-Fa-f]+", value):
             continue
-        if not (all_classes(value) and entropy(value) >= _KEY_ENTROPY):
+        if not random_key(value):
             continue
         found.append(Finding(m.start("v"), m.end("v"), "azure-storage-key"))
     return found
