@@ -96,32 +96,19 @@ JOURNAL = [
 ]
 
 
-def test_a_descender_drawn_a_pixel_into_the_row_below_is_not_a_character_there(
-    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+# Hermit in Konsole, whose rows are as tall as the face: at 9 pt the last
+# pixel row of a `p`, `g` or `y` falls, faint, into the row below, and where
+# that row was empty (a short line under a long one) each tip was read as a
+# `;` past the line's end; at 10 pt a `p`'s tail meets the `[` or `(` of the
+# line below, no row of paper parts a short screen's lines, and rows two
+# lines tall were taken, every line read garbled.
+@pytest.mark.parametrize("size", [9, 10], ids=["a-tip-in-the-row-below", "lines-that-touch"])
+def test_hermit_s_tight_rows_in_konsole_are_read_as_drawn(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine, size: int,  # noqa: F811
 ) -> None:  # fmt: skip
-    """Hermit at 9 pt in Konsole: the rows are as tall as the face, and the
-    last pixel row of a `p`, `g` or `y` falls, faint, into the row below.
-    Where that row is empty (a short line under a long one), each tip was
-    read as a `;` past the line's end."""
     require_family("Hermit", "fonts-hermit")
     read = read_on(
-        desktop, capturer, engine, "konsole", JOURNAL, columns=110, rows=14, size=9,
-        font="Hermit", theme="solarized-dark", dpi=96,
-    )  # fmt: skip
-    text = [line for line in read if line.strip()]
-    assert text[-len(JOURNAL) :] == JOURNAL, "\n".join(read)
-
-
-def test_lines_a_speck_of_ink_apart_are_two_lines_not_one(
-    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
-) -> None:  # fmt: skip
-    """Hermit at 10 pt in Konsole: a `p`'s tail meets the `[` or `(` of the
-    line below, so a short screen's lines run into one another's ink and
-    no row of paper parts them. They were taken for lines twice as tall
-    as they are, and rows two lines tall read every line garbled."""
-    require_family("Hermit", "fonts-hermit")
-    read = read_on(
-        desktop, capturer, engine, "konsole", JOURNAL, columns=110, rows=14, size=10,
+        desktop, capturer, engine, "konsole", JOURNAL, columns=110, rows=14, size=size,
         font="Hermit", theme="solarized-dark", dpi=96,
     )  # fmt: skip
     text = [line for line in read if line.strip()]
