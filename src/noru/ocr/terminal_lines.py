@@ -22,14 +22,14 @@ from noru.ocr.wide import sure as wide_sure
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["MISSES", "Band", "chance", "lines_of"]
+__all__ = ["MISSES", "Band", "chance", "lines_of", "way"]
 
 # A cell no glyph decides in the grid's last this many columns, more than
 # this many cells from the row's other ink before them, is chrome (a
 # scrollbar's arrow may ink both).
 EDGE_COLUMNS = 2
 LONE = 3
-# The chance that a cell is wrong, by how it was decided (``_way``): by its
+# The chance that a cell is wrong, by how it was decided (``way``): by its
 # glyph in the grid's font; by its shape; where the font is known and its
 # glyphs left the cell unsure, by the engine's readings of its copies
 # agreeing, or as the engine read it there; by the engine where no font is
@@ -55,10 +55,11 @@ MISSES = {
     "shape": 1e-7,
     "agreed": 0.005,
     # Copies read alike as a character of the grid's font that the cell is
-    # far from (``FAR``) and nearer another (Konsole's branch icon read
-    # ``}`` in every copy). Set, not fitted: the training part fits 0.89,
-    # a set of fonts in neither part far less (Konsole draws some of
-    # Monoid's letters unlike its drawings).
+    # far from (``FAR``), or far from beside a near other (``CLAIM_APART``),
+    # and nearer another (Konsole's branch icon read ``}`` in every copy).
+    # Set, not fitted: the training part fits 0.89, a set of fonts in
+    # neither part far less (Konsole draws some of Monoid's letters unlike
+    # its drawings).
     "agreed-far": 0.5,
     # The nearest glyph where the engine's copies did not agree
     # (``_nearest_instead``). Set, not fitted: the training part fits under
@@ -83,8 +84,13 @@ MISSES = {
 # its copies were read as, another character than its nearest glyph, is not
 # that character as the font draws it: the reading is doubted. On the
 # training part, of such cells this far, five in six were wrong; nearer,
-# one in thirty.
+# one in thirty. So is a reading whose drawing is ``CLAIM_APART`` times as
+# far as a near nearest glyph's (``NEAREST_NEAR``): of the lines holding
+# one nearer than ``FAR``, 5 of 8 were wrong on the training part and 14 of
+# 14 on a set of fonts in neither part (a Powerline arrow in Konsole, 0.13
+# from its drawing, read ``P`` in every copy, 0.45 from ``P``'s).
 FAR = 0.5
+CLAIM_APART = 2.0
 # A cell's nearest glyph is its character where the engine's copies did not
 # agree (``_nearest_instead``) when this near, and the nearest other
 # character this many times as far. On the training part, of such cells
@@ -222,7 +228,7 @@ def lines_of(
                 if shaped is not None
                 else "there"
             )
-            ways[column] = _way(char, font_known=bool(drawn), by=by, glyph=glyph)
+            ways[column] = way(char, font_known=bool(drawn), by=by, glyph=glyph)
             how[ways[column]] += 1
             if not weighed and char == "─" and barred and not _meets_joint(band, column, bars):
                 weighed = _either_weight(key, cells)  # once a line is enough
@@ -451,12 +457,12 @@ def _twin(
     return both[0]
 
 
-def _way(char: str | None, *, font_known: bool, by: str, glyph: Decision | None = None) -> str:
+def way(char: str | None, *, font_known: bool, by: str, glyph: Decision | None = None) -> str:
     """How a cell no glyph decided was decided, as ``MISSES`` counts it: ``by``
     its shape (a line across, a bar); where the grid's font is known (its
     glyphs left this cell unsure, ``glyph`` the nearest), as the engine read
     its copies alike, the more doubtful when the cell is far from that
-    character's drawing and nearer another's (``FAR``), or as the
+    character's drawing and nearer another's (``FAR``, ``CLAIM_APART``), or as the
     engine read it there; by the engine where no font is known; a character
     outside ASCII by the engine; or lost."""
     if char is None:
@@ -469,9 +475,17 @@ def _way(char: str | None, *, font_known: bool, by: str, glyph: Decision | None 
         return "engine-alone"
     if by != "copies":
         return "engine"
-    if glyph is not None and glyph.claim is not None and glyph.claim >= FAR:
+    if glyph is not None and glyph.claim is not None and _doubted(glyph, glyph.claim):
         return "agreed-far"
     return "agreed"
+
+
+def _doubted(glyph: Decision, claim: float) -> bool:
+    """Whether the copies' reading, ``claim`` from its drawing, is doubted
+    against the cell's nearest glyph (``FAR``, ``CLAIM_APART``)."""
+    return claim >= FAR or (
+        glyph.distance <= NEAREST_NEAR and claim >= CLAIM_APART * glyph.distance
+    )
 
 
 def chance(how: Counter[str]) -> float:
