@@ -136,8 +136,9 @@ def run_app(home: Path, *, ready: threading.Event | None = None) -> int:
     # Handlers first: a stop asked for during start-up is honoured once serving.
     # The kernel may hand SIGTERM to any of the app's threads. Python then
     # runs its handler on the main thread only when that thread next runs
-    # Python, and the main thread sleeps in the server's wait for a
-    # connection (an hour at most): a stop could wait that long. So the
+    # Python, and the main thread waits: on the menu's start, then for the
+    # serving thread, which sleeps in its wait for a connection (an hour at
+    # most, see _halt): a stop must not hang on either. So the
     # signal's number is also written to a socket (``set_wakeup_fd``, done by
     # whichever thread the signal lands on), and a thread started now halts
     # the server when it reads it. The handler itself starts no thread: it

@@ -475,16 +475,18 @@ def way(char: str | None, *, font_known: bool, by: str, glyph: Decision | None =
         return "engine-alone"
     if by != "copies":
         return "engine"
-    if glyph is not None and glyph.claim is not None and _doubted(glyph, glyph.claim):
+    if glyph is not None and _doubted(glyph):
         return "agreed-far"
     return "agreed"
 
 
-def _doubted(glyph: Decision, claim: float) -> bool:
-    """Whether the copies' reading, ``claim`` from its drawing, is doubted
-    against the cell's nearest glyph (``FAR``, ``CLAIM_APART``)."""
-    return claim >= FAR or (
-        glyph.distance <= NEAREST_NEAR and claim >= CLAIM_APART * glyph.distance
+def _doubted(glyph: Decision) -> bool:
+    """Whether the copies' reading of the cell, ``glyph.claim`` from its
+    drawing, is doubted against the cell's nearest glyph (``FAR``,
+    ``CLAIM_APART``)."""
+    claim = glyph.claim
+    return claim is not None and (
+        claim >= FAR or (glyph.distance <= NEAREST_NEAR and claim >= CLAIM_APART * glyph.distance)
     )
 
 
