@@ -2,7 +2,10 @@
 proportional font's ``J`` read as ``)``, ``]``, ``}`` or ``/``, a glyph's
 edge as ``{`` or ``[`` (inside a long token only), an ``l`` or
 an ``I`` as ``!``, a ``j`` as ``;`` and an ``S`` as ``$`` (between two of a
-token's characters only), a ``4`` as ``€``, a ``6`` as ``é``, a ``c`` as ``¢``; a
+token's characters only), a digit as a mark it looks like (an ``8`` as
+``&``, between two of a token's characters only; a ``6`` as ``é``, a ``4``
+as ``€``: read as the digit, which every token's alphabet holds), a ``c``
+as ``¢``; a
 monospace font's dotted ``0`` as ``@`` where it is drawn small (a window
 a HiDPI display's compositor scales down); a token's ``-`` as a dash of
 another width, a ``~`` (between two of its characters only), or a ``~``
@@ -47,6 +50,14 @@ _MARKS = {
     ";": "j",
     "$": "S",
     "@": "0",
+    # a digit of a proportional font read as a mark it looks like: an
+    # ``8`` as ``&`` (``GOCSPX-...NN&rP`` in Firefox), a ``6`` as ``é``
+    # (``...hcéxvca...`` in Chromium), a ``4`` as ``€``; read as that
+    # digit, which every token's alphabet holds (a capitals-and-digits
+    # token's has no ``e``, a kubeadm token's no ``E``)
+    "&": "8",
+    "é": "6",
+    "€": "4",
     "¡": "i",
     ")": "J",
     "]": "J",
@@ -58,7 +69,6 @@ _MARKS = {
     "[": "l",
     "/": "J",
     "\\": "l",
-    "€": "E",
     "£": "E",
     "¢": "c",
     "¥": "Y",
@@ -91,7 +101,7 @@ _J_PAIR = re.compile(r"[)\]}][)\]}/|]")
 
 # A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
 # holds: ``é``, ``ü``); only a line holding one is searched again.
-_MAYBE = re.compile(r"[!¡)\]}{\[/\\@€£¢¥§©®°ßµ«»;$~]|[^\x00-\x7f]")
+_MAYBE = re.compile(r"[!¡)\]}{\[/\\@&€£¢¥§©®°ßµ«»;$~]|[^\x00-\x7f]")
 # A token's character beside a glyph: a letter, a digit, or a ``|`` (what
 # the engine reads for an ``l``, an ``I`` or a ``J``: ``...tQ|/YoW...``).
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9|]")
@@ -182,11 +192,12 @@ def _reread(line: str, stands: dict[int, str]) -> tuple[str, list[int]] | None:
             dash = at + 1 if line[at + 1 : at + 2] == "-" else at - 1
             before, after = tokenish(min(at, dash) - 1), tokenish(max(at, dash) + 1)
             char = ""
-        if line[at] in ";$~{[" and not (before and after):
+        if line[at] in ";$~{[&" and not (before and after):
             # code's and a connection string's ``;`` ends a part, a shell's
             # ``$`` opens a name, its ``~`` is a home (a backup file's ends
-            # one), a ``{`` or a ``[`` opens a block or a list: a j, an S, a
-            # ``-`` or a glyph's edge has a token's characters about it
+            # one), a ``{`` or a ``[`` opens a block or a list, a ``&``
+            # parts a query or joins commands: a j, an S, a ``-``, a glyph's
+            # edge or an 8 has a token's characters about it
             continue
         if not (
             (before and after)
