@@ -374,6 +374,44 @@ def test_bold_coloured_and_reverse_text_in_a_bitmap_font_is_read_by_glyphs(
         assert all(line.confidence == 1.0 for line in lines), (bitmap, theme)
 
 
+def test_box_drawing_and_marks_in_a_bitmap_font_are_read_by_glyphs(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    """lsblk, tree and systemctl draw trees and marks with box drawing and
+    geometric characters; xterm takes them from the bitmap font, whose
+    ``─`` is its ``—`` (and 6x13's its bold ``-``): a line beside box
+    drawing. (A run of them between two letters alone, pstree's
+    ``sshd───bash``, stays dashes in 6x13: nothing there tells.)"""
+    from noru.ocr.cells import read_job
+    from noru.ocr.regions import Job
+
+    real_terminals.need("xterm")
+    red, off = "\x1b[31m", "\x1b[0m"
+    shown = [
+        Shown.text("NAME          MAJ:MIN RM   SIZE RO TYPE  MOUNTPOINTS"),
+        Shown.text("nvme0n1       259:0    0 238.5G  0 disk"),
+        Shown.text("├─nvme0n1p1   259:1    0   512M  0 part  /boot/efi"),
+        Shown.text("└─nvme0n1p2   259:2    0   238G  0 part"),
+        Shown.text("  └─vg0-root  254:0    0    40G  0 lvm   /"),
+        Shown.text("│   ├── conftest.py"),
+        Shown.text("systemd(1)─┬─sshd(812)"),
+    ]  # fmt: skip
+    # xterm's 10x20 is its Latin-1 font, with no ``●`` (nor lines: xterm
+    # draws those itself).
+    mark = Shown("● ssh.service loaded failed", f"{red}●{off} ssh.service loaded failed")
+    for bitmap, lines in ((None, [*shown, mark]), ("10x20", shown)):
+        with real_terminals.open_xterm(
+            desktop, lines, columns=70, rows=len(lines) + 1, bitmap=bitmap
+        ) as client:
+            grab = window_capture(client, capturer)
+            truth = [row for row in client.lines if row.strip()]
+        whole = (0, 0, *grab.image.size)
+        read = read_job(Job(grab.image, whole, 0, whole))
+        assert read is not None, bitmap
+        lines, _ = read
+        assert [line.text for line in lines] == [row.rstrip() for row in truth], bitmap
+
+
 def test_rows_mostly_of_digits_in_a_tall_bitmap_font_are_read_by_glyphs(
     desktop: XServer, capturer: Capturer
 ) -> None:
@@ -471,7 +509,7 @@ def test_the_bitmap_fonts_glyphs_are_what_pillows_own_pcf_reader_reads() -> None
     import numpy as np
     from PIL import PcfFontFile
 
-    from noru.ocr import cells
+    from noru.ocr import cells, pcf
 
     checked = 0
     for folder in cells.FONT_DIRS:
@@ -481,7 +519,7 @@ def test_the_bitmap_fonts_glyphs_are_what_pillows_own_pcf_reader_reads() -> None
                 continue
             with gzip.open(path) as f:
                 theirs = PcfFontFile.PcfFontFile(f)  # type: ignore[arg-type]
-            ours = cells._pcf_bitmaps(gzip.decompress(path.read_bytes()))
+            ours = pcf.bitmaps(gzip.decompress(path.read_bytes()), cells.BEYOND)
             expected = {c: g[3] for c, g in enumerate(theirs.glyph) if g is not None}
             assert sorted(c for c in ours if c < 256) == sorted(expected), name
             for code, bitmap in expected.items():

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
+from noru.ocr import pcf
 from noru.ocr.base import OcrLine, is_border
 from noru.ocr.monospace import agree_job
 from noru.ocr.regions import Job, Piece, ink_height, plain_piece, text_rows, two_tone
@@ -46,8 +47,10 @@ FONT_FILES = (
     "9x15", "9x15B", "9x18", "9x18B", "10x20", "5x8", "5x7",
 )  # fmt: skip
 # Code points read from each font: printable ASCII and Latin-1.
-# And what tools print beyond Latin-1 (docker's cut "…", quotes, arrows).
-BEYOND = "…‘’“”–—•→←↑↓✓✗✔✘❯"
+# And what tools print beyond Latin-1 (docker's cut "…", quotes, arrows),
+# box drawing (lsblk's and tree's ``├─``, ``└─``) and marks (systemd's ``●``).
+BOX_DRAWING = "─│┌┐└┘├┤┬┴┼═║╭╮╯╰━┃"
+BEYOND = "…‘’“”–—•→←↑↓✓✗✔✘❯" + BOX_DRAWING + "●○◆■□▪▸▾▶◀▲▼"
 CHARS = [chr(c) for c in range(33, 127)] + [chr(c) for c in range(161, 256)] + list(BEYOND)
 # A pixel this far from the paper's grey is ink.
 INK_MARGIN = 12
@@ -116,7 +119,7 @@ def _load(path: Path, bold: Path | None = None) -> GridFont | None:
 def _drawn(path: Path) -> list[tuple[str, Image.Image]] | None:
     """The inked glyphs of CHARS in a PCF font file; None when it is no such font."""
     try:
-        bitmaps = _pcf_bitmaps(gzip.decompress(path.read_bytes()))
+        bitmaps = pcf.bitmaps(gzip.decompress(path.read_bytes()), BEYOND)
     except (OSError, EOFError, ValueError, IndexError, struct.error, zlib.error):
         return None  # not a font we read: the engine reads such text
     drawn = [
@@ -135,93 +138,6 @@ def _overstruck(bitmap: Image.Image) -> Image.Image:
     shifted.paste(0, (0, 0, bitmap.width, bitmap.height))
     shifted.paste(bitmap.crop((0, 0, bitmap.width - 1, bitmap.height)), (1, 0))
     return ImageChops.logical_or(bitmap, shifted)
-
-
-# The PCF tables read here (X11's compiled bitmap fonts).
-_PCF_MAGIC = 0x70636601
-_PCF_METRICS, _PCF_BITMAPS, _PCF_ENCODINGS = 1 << 2, 1 << 3, 1 << 5
-_ROW_BYTES = (1, 2, 4, 8)  # a bitmap row is padded to this many bytes
-MAX_GLYPH = 64  # pixels a side: the largest terminal cell read is 10x20
-
-
-def _pcf_bitmaps(raw: bytes) -> dict[int, Image.Image]:
-    """The bitmaps ("1", ink = 1) of a PCF font's first 256 code points, as
-    Pillow's PcfFontFile reads them (and as the fonts' Latin-1 glyphs are),
-    read for those code points only: Pillow's reader parses all of a
-    Unicode font's glyphs, about 60 ms a font, 17 fonts on the engine's
-    warm-up. ValueError (or a struct or index error) for a file that is not
-    such a font."""
-    from PIL import Image
-
-    magic, count = struct.unpack_from("<II", raw, 0)
-    if magic != _PCF_MAGIC:
-        raise ValueError("not a PCF font")
-    toc = {}
-    for i in range(count):
-        kind, _, _, offset = struct.unpack_from("<IIII", raw, 8 + 16 * i)
-        toc[kind] = offset
-
-    def table(kind: int) -> tuple[int, int, str]:
-        """Where a table's data starts, its format, and its byte order."""
-        offset = toc.get(kind)
-        if offset is None:
-            raise ValueError("a PCF font without a table it needs")
-        (form,) = struct.unpack_from("<I", raw, offset)
-        return offset + 4, form, ">" if form & 4 else "<"
-
-    at, form, order = table(_PCF_ENCODINGS)
-    first_col, last_col, first_row, last_row = struct.unpack_from(f"{order}4H", raw, at)
-    codes = (last_col - first_col + 1) * (last_row - first_row + 1)
-    wanted = min(256, codes)
-    index = struct.unpack_from(f"{order}{wanted}H", raw, at + 10)
-    # Code point -> glyph number, as Pillow maps them (it indexes the table
-    # by the code point itself).
-    glyph_of = {c: index[c] for c in range(first_col, wanted) if index[c] != 0xFFFF}
-    # Beyond Latin-1, by the encoding's rows and columns (a Unicode font's).
-    per_row = last_col - first_col + 1
-    for code in (ord(char) for char in BEYOND):
-        row, column = divmod(code, 256)
-        if first_row <= row <= last_row and first_col <= column <= last_col:
-            at_code = at + 10 + 2 * ((row - first_row) * per_row + column - first_col)
-            (glyph,) = struct.unpack_from(f"{order}H", raw, at_code)
-            if glyph != 0xFFFF:
-                glyph_of[code] = glyph
-
-    at, form, order = table(_PCF_METRICS)
-    compressed = (form & 0xFF00) == 0x100
-    (glyphs,) = struct.unpack_from(f"{order}{'H' if compressed else 'I'}", raw, at)
-    metrics_at = at + (2 if compressed else 4)
-
-    def size(glyph: int) -> tuple[int, int]:
-        if compressed:
-            left, right, _, ascent, descent = (
-                v - 128 for v in struct.unpack_from("5B", raw, metrics_at + 5 * glyph)
-            )
-        else:
-            left, right, _, ascent, descent, _ = struct.unpack_from(
-                f"{order}6H", raw, metrics_at + 12 * glyph
-            )
-        return right - left, ascent + descent
-
-    at, form, order = table(_PCF_BITMAPS)
-    (bitmaps,) = struct.unpack_from(f"{order}I", raw, at)
-    if bitmaps != glyphs:
-        raise ValueError("a PCF font whose bitmaps are not its glyphs")
-    starts = struct.unpack_from(f"{order}{bitmaps}I", raw, at + 4)
-    data_at = at + 4 + 4 * bitmaps + 16
-    (data_size,) = struct.unpack_from(f"{order}I", raw, at + 4 + 4 * bitmaps + 4 * (form & 3))
-    mode = "1" if form & 8 else "1;R"
-    pad = _ROW_BYTES[form & 3]
-    found = {}
-    for code, glyph in glyph_of.items():
-        width, height = size(glyph)
-        if not (0 <= width <= MAX_GLYPH and 0 <= height <= MAX_GLYPH):
-            raise ValueError("a PCF glyph of no terminal's size")  # before any is allocated
-        end = starts[glyph + 1] if glyph + 1 < bitmaps else data_size
-        bits = raw[data_at + starts[glyph] : data_at + end]
-        stride = (width + 8 * pad - 1) // (8 * pad) * pad
-        found[code] = Image.frombytes("1", (width, height), bits, "raw", mode, stride)
-    return found
 
 
 @functools.cache
@@ -350,7 +266,7 @@ def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
             outside += row_inked
             continue
         inked, known = inked + row_inked, known + row_known
-        text = "".join(chars)
+        text = _box_dashes("".join(chars))
         if text.strip():
             lines.append(_line(text, font, ox, y))
     if oy > 0:
@@ -389,6 +305,23 @@ def _unspilt(bits: Image.Image, font: GridFont, x: int, y: int) -> bytes:
     spill.paste(0, (0, 0, font.width, font.height))
     spill.paste(bits.crop((x - 1, y, x, y + font.height)), (0, 0))
     return ImageChops.subtract(cell.convert("L"), spill.convert("L")).convert("1").tobytes()
+
+
+def _box_dashes(text: str) -> str:
+    """``text`` with each ``—`` beside another, and each ``—`` or ``-`` in a
+    run of them beside box drawing, as the line ``─``: most fixed fonts draw
+    ``─`` as ``—`` (and 6x13's as its bold ``-``), and a tree's ``├──`` is
+    far likelier there than dashes."""
+    chars = list(text)
+    for i, char in enumerate(chars):
+        if char == "—" and "—" in (chars[i - 1 : i] + chars[i + 1 : i + 2]):
+            chars[i] = "─"
+    for order in (range(len(chars)), range(len(chars) - 1, -1, -1)):
+        for i in order:
+            beside = chars[i - 1 : i] + chars[i + 1 : i + 2] if i else chars[1:2]
+            if chars[i] in "—-" and any(c in BOX_DRAWING for c in beside):
+                chars[i] = "─"
+    return "".join(chars)
 
 
 def _line_shape(bits: Image.Image, font: GridFont, x: int, y: int) -> str | None:
