@@ -1,6 +1,7 @@
-"""Trees drawn with box drawing (`tree`, `lsblk`, `npm ls`, `cargo tree`) come
-back as the lines the terminal shows: real terminals on a real X server,
-read by the real engine."""
+"""Trees drawn with box drawing (`tree`, `lsblk`, `npm ls`, `cargo tree`,
+`pstree`) and the marks beside them (systemd's `●`) come back as the lines
+the terminal shows: real terminals on a real X server, read by the real
+engine."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests.parts import require_family
+from tests.terminal_shown import Shown
 from tests.test_terminal_text import (  # noqa: F401  (fixtures)
     capturer,
     engine,
@@ -173,3 +175,81 @@ def test_a_scrollbar_left_of_the_grid_is_no_column_of_it(
         font="Noto Mono", theme="solarized-dark", chrome="default", dpi=192,
     )  # fmt: skip
     assert [line for line in read if line.strip()] == BAT_PAGE
+
+
+PSTREE = [
+    "$ pstree -p",
+    "systemd(1)─┬─containerd(42328)",
+    "           ├─postgres(62497)───ModemManager(47329)",
+    "           ├─NetworkManager(83593)─┬─postgres(4349)",
+    "           │                       └─{NetworkManager}(50971)",
+    "           ├─python3(26278)─┬─dbus-daemon(94312)",
+    "           │                └─{python3}(98805)",
+    "           └─cron(67433)",
+]
+
+
+def test_a_line_drawn_into_the_next_cell_leaves_the_letter_there_whole(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """rxvt-unicode draws pstree's `─` from a fallback face wider than
+    Anonymous Pro's cells: its end runs two pixels into the next cell and
+    joins the letter there (`├─oostgres`, `├─ etworkManager`, at 0.9999)."""
+    require_family("Anonymous Pro", "fonts-anonymous-pro")
+    read = read_on(
+        desktop, capturer, engine, "urxvt", PSTREE, columns=70, rows=len(PSTREE) + 1,
+        size=12, font="Anonymous Pro", theme="solarized-dark",
+    )  # fmt: skip
+    assert [line for line in read if line.strip()] == PSTREE
+
+
+RED, OFF = "\x1b[1;31m", "\x1b[0m"
+FAILED_UNITS = [
+    Shown.text("$ systemctl list-units --failed --no-pager"),
+    Shown.text("  UNIT               LOAD   ACTIVE SUB    DESCRIPTION"),
+    Shown(
+        "● ledger-api.service loaded failed failed Ledger API",
+        f"{RED}●{OFF} ledger-api.service loaded {RED}failed failed{OFF} Ledger API",
+    ),
+    Shown(
+        "● backup.timer       loaded failed failed Nightly backup",
+        f"{RED}●{OFF} backup.timer       loaded {RED}failed failed{OFF} Nightly backup",
+    ),
+]
+
+
+def test_a_unit_s_mark_is_read_as_that_mark(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """systemd marks a failed unit with a red `●`, which no glyph the grid's
+    font was compared with drew: it came back `e`, `@` or `®`, at 0.9945."""
+    require_family("DejaVu Sans Mono", "fonts-dejavu-core")
+    read = read_on(
+        desktop, capturer, engine, "alacritty", FAILED_UNITS, columns=70, rows=6, size=11,
+        font="DejaVu Sans Mono", theme="dark",
+    )  # fmt: skip
+    assert [line for line in read if line.strip()] == [shown.plain for shown in FAILED_UNITS]
+
+
+@pytest.mark.parametrize(("char", "shape"), [("l", None), ("└", "└"), ("├", "├")])
+def test_an_l_on_its_foot_is_a_letter_not_a_corner(char: str, shape: str | None) -> None:
+    """Cousine's `l` at 9 pt (12 px) is a stem on a foot that reaches its
+    cell's right edge: its shape was taken for a `└` wherever its glyph left
+    it unsure (kitty's dimmed `tslib`, read `ts└ib`). A joint's line across
+    lies about the cell's middle, a foot on the baseline. Drawn here by
+    FreeType from the installed face, as the reader's glyphs are."""
+    import subprocess
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    from noru.ocr.terminal_votes import junction
+
+    require_family("Cousine", "fonts-croscore")
+    path = subprocess.run(
+        ["fc-match", "-f", "%{file}", "Cousine"], capture_output=True, text=True, check=True
+    ).stdout
+    font = ImageFont.truetype(path, 12)
+    ascent, descent = font.getmetrics()
+    cell = Image.new("L", (round(font.getlength("M")), ascent + descent), 0)
+    ImageDraw.Draw(cell).text((0, 0), char, font=font, fill=255)
+    assert junction(cell.point(lambda v: 255 if v > 100 else 0)) == shape

@@ -40,14 +40,16 @@ if TYPE_CHECKING:
 __all__ = ["CHARSET", "Canvas", "Decision", "Font", "Fonts", "Shapes", "coverage", "distances"]
 
 # What a terminal's cell may hold, as far as a glyph says it: printable
-# ASCII, Latin-1's letters and signs, the typography, arrows, marks and
-# lines that tools print, and the symbols of Powerline prompts (told where
+# ASCII, Latin-1's letters and signs, the typography, arrows, marks,
+# geometric shapes (systemd's ``●``, a file tree's ``▸``) and lines that
+# tools print, and the symbols of Powerline prompts (told where
 # the face draws them: a terminal draws another face's fallback glyph its own
 # way, scaled or moved, and the engine reads those).
 CHARSET = tuple(
     [chr(c) for c in range(33, 127)]
     + [chr(c) for c in range(161, 256) if c != 173]
     + list("‘’“”‚„–—…•·′″‹›€™←↑→↓↔⇒⇐✓✔✗✘❯❮➜λ∞≠≤≥±√∑∆")
+    + list("●○◆◇■□▪▸▾▶◀▲▼")
     + list("│─┌┐└┘├┤┬┴┼═║╭╮╯╰━┃▏▎▍▌▋▊▉█░▒▓")
     + list("\ue0a0\ue0a1\ue0a2\ue0b0\ue0b1\ue0b2\ue0b3")
 )

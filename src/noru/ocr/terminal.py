@@ -46,6 +46,7 @@ from noru.ocr.terminal_chrome import (
     own_backgrounds,
     true_rows,
     without_chrome,
+    without_spilt_arms,
     without_spilt_glyphs,
     without_spilt_lines,
 )
@@ -376,7 +377,7 @@ def _read_on(
     cells = true_rows(off, cells)
     inked = own_backgrounds(rgb, inked, off, cells, sub_pixel=sub_pixel)
     inked = without_spilt_lines(without_chrome(inked, off, cells, margin=pad), cells)
-    inked = without_spilt_glyphs(inked, cells)
+    inked = without_spilt_arms(without_spilt_glyphs(inked, cells), cells)
     ox, oy = origin[0] - side, origin[1] + top - pad
     rest = [
         (origin[0], origin[1] + y, whole.width, h)

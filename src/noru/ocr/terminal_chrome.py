@@ -35,6 +35,7 @@ __all__ = [
     "own_backgrounds",
     "true_rows",
     "without_chrome",
+    "without_spilt_arms",
     "without_spilt_glyphs",
     "without_spilt_lines",
 ]
@@ -61,6 +62,11 @@ BLOCK = 0.6
 # A glyph's tip drawn past its cell reaches this share of a row's height into
 # the next row at most (``without_spilt_glyphs``).
 SPILL = 0.25
+# A line's arm drawn past its cell (``─`` from a wider fallback face) reaches
+# this share of a cell's width into the next cell at most
+# (``without_spilt_arms``), and is at most this share of a row's height thick.
+ARM_SPILL = 0.3
+ARM_THICK = 0.2
 # A cell is on a colour of its own when this share of its top and bottom
 # pixel rows is not the paper; a row may hold a block when one of its cells
 # has this share.
@@ -391,6 +397,88 @@ def without_spilt_glyphs(dark: Image.Image, cells: Cells) -> Image.Image:
     if not found.any():
         return dark
     return Image.fromarray(np.where(found, np.uint8(255), pixels))
+
+
+def without_spilt_arms(dark: Image.Image, cells: Cells) -> Image.Image:
+    """``dark`` without the ends of lines drawn past their cells into the
+    next cell on the row (rxvt-unicode draws a ``─`` from a fallback face
+    wider than the cell, so pstree's ``├─postgres`` has a stub glued to
+    the ``p``): where a cell's last pixel column is a thin line's (inked in
+    at most ``ARM_THICK`` of the row's height, and the cell inked across
+    its half there), the next cell's first columns inked only on those
+    rows (a pixel either side) are the line's, if ink of the cell's own
+    lies beyond them (a ``-`` or a ``─`` there is its own). The same
+    leftwards, for a line whose arm starts its cell."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.asarray(dark, dtype=np.uint8)
+    inked = pixels < 255 - INK
+    high, wide = cells.height, cells.width
+    thick = max(2, round(ARM_THICK * high))
+    reach = max(1, round(ARM_SPILL * wide))
+    first = max(0, -(cells.x // wide))
+    last = min(cells.columns, (inked.shape[1] - cells.x) // wide)
+    found = np.zeros(inked.shape, dtype=bool)
+    for row in range(cells.rows if last - first > 1 else 0):
+        top = cells.y + row * high
+        if top < 0 or top + high > inked.shape[0]:
+            continue
+        x0 = cells.x + first * wide
+        band = inked[top : top + high, x0 : x0 + (last - first) * wide]
+        grid = band.reshape(high, last - first, wide)
+        # Where a cell's edge column and its neighbour's touching one share ink.
+        meets = (grid[:, :-1, -1] & grid[:, 1:, 0]).any(axis=0)
+        for left in np.flatnonzero(meets):
+            for line, other, flip in ((left, left + 1, False), (left + 1, left, True)):
+                arm = grid[:, line, ::-1] if flip else grid[:, line]
+                cell = grid[:, other, ::-1] if flip else grid[:, other]
+                spill = _arm_spill(arm, cell, thick, reach)
+                if spill is not None:
+                    rows, columns = spill
+                    start = x0 + int(other) * wide
+                    xs = (
+                        range(start + wide - columns, start + wide)
+                        if flip
+                        else range(start, start + columns)
+                    )
+                    found[top + rows.start : top + rows.stop, xs.start : xs.stop] = True
+                    break
+    if not found.any():
+        return dark
+    return Image.fromarray(np.where(found, np.uint8(255), pixels))
+
+
+def _arm_spill(arm: Any, cell: Any, thick: int, reach: int) -> tuple[range, int] | None:
+    """The rows and the count of first columns of ``cell`` that are the end
+    of a ``─`` in ``arm`` (the cell on its left, both as if the line ran
+    rightwards), or None: ``arm``'s ink is one line across its whole width,
+    thin, about the row's middle, and the ink of ``cell`` past the
+    columns inked only there reaches neither its top nor its bottom pixel
+    row (a box drawing's stroke does: ``├``'s arm is its own)."""
+    import numpy as np
+
+    edge = np.flatnonzero(arm[:, -1])
+    high, wide = arm.shape
+    if not len(edge) or edge[-1] - edge[0] + 1 != len(edge) or len(edge) > thick:
+        return None  # no line, or more than one (an ``=``)
+    if not high / 4 <= (edge[0] + edge[-1]) / 2 <= 3 * high / 4:
+        return None  # an underline's or an overline's end
+    if not arm[edge[0] : edge[-1] + 1].all(axis=1).any():
+        return None  # not a line across the cell: a glyph's stroke
+    rows = range(max(0, edge[0] - 1), min(high, edge[-1] + 2))
+    outside = np.ones(high, dtype=bool)
+    outside[rows.start : rows.stop] = False
+    if arm[outside].any():
+        return None  # a glyph with a bar (a ``t``, an ``f``), not a ``─``
+    columns = 0
+    while columns < wide and cell[:, columns].any() and not cell[outside, columns].any():
+        columns += 1
+    if not columns or columns > reach or not cell[:, columns:].any():
+        return None
+    if cell[[0, -1], columns:].any():
+        return None
+    return rows, columns
 
 
 def _within(tip: Any, glyph: Any) -> bool:
