@@ -321,12 +321,13 @@ FORMATS: tuple[Rule, ...] = (
         needles=("pat",),
     ),
     # MaxMind: 6, ``_``, 29 and the fixed ``_mmk``; either ``_`` read as a
-    # space too (the fixed end and the lengths tell the key).
+    # space too, the last not read at all (``...Qlmmk`` for ``...Ql_mmk``
+    # in Firefox): the fixed end, the first ``_`` and the lengths tell the key.
     rule(
         "maxmind-key",
         rf"\b(?P<v>[A-Za-z0-9|]{{5,7}}{MARK_READ['_']}[A-Za-z0-9|]{{27,31}}"
-        rf"{MARK_READ['_']}{fixed('mmk')})\b",
-        needles=("_mmk",),
+        rf"{MARK_READ['_']}?{fixed('mmk')})\b",
+        needles=("mmk",),
     ),
     # Harness: three parts about two dots; read in a proportional font, a
     # space now and then inside a part or after a dot (an ``_`` read so);

@@ -49,6 +49,7 @@ __all__ = [
     "piece_like",
     "prefixed",
     "random_key",
+    "read_forms",
     "rule",
     "token",
     "word_like",
@@ -92,6 +93,14 @@ _CONFUSED = {
     "5": S5,
     "r": "[r1]",
 }
+# A digit of a fixed part read as a letter it looks like: a ``1`` as ``L``
+# or ``T`` too (``L//O...``, ``"T//O...`` for Google's ``1//0...`` in
+# Chromium), a ``2`` as ``Z``, a ``4`` as ``A``, a ``6`` as ``G``, a ``7``
+# as ``T``, an ``8`` as ``B`` (the capitals of their shape, as a kubeadm
+# token's are read).
+_DIGIT_READ = {"1": r"[Il1i|!\]LT]", "2": Z2, "4": A4, "6": "[6G]", "7": "[7T]", "8": B8}
+# Those ``canon`` does not fold into the digit (``needles_of``).
+_UNFOLDED_READ = {"1": "T", "6": "G", "7": "T"}
 # A ``J`` as a proportional font's is read: itself, its small letter
 # (``eyjzdW...``), or a bracket or a stroke (``)``, ``]``, ``}``, ``|``,
 # ``/``), a stray space after it now and then (``sk.ey) Lljoi...`` for
@@ -131,9 +140,18 @@ def fixed(text: str) -> str:
     ``e`` (``_SMALL_C``), a ``J`` read as a bracket (``J_READ``), and an
     ``_`` or a ``.`` (not at its start) read as a space or apart from its
     neighbours (``MARK_READ``)."""
+    if _LOSES_MARK.fullmatch(text):
+        # its last ``_`` not read (``ghpXy...``): not after a base64 blob's
+        # mark (its ``/``, ``+`` or ``=`` before a run of letters), and a
+        # digit in the run after, as a token's body has and a name of code
+        # seldom
+        head = fixed(text[:-1])
+        return f"(?:{head}{MARK_READ['_']}|(?<![+/]){head}(?={_LOST_BODY}))"
     out = []
     for i, char in enumerate(text):
-        if char in _CONFUSED:
+        if char in _DIGIT_READ:
+            out.append(_DIGIT_READ[char] + ("{1,2}" if char in _DOUBLED else ""))
+        elif char in _CONFUSED:
             # ``l`` read as ``lI``, ``0`` as ``O0`` (``pplIx-``, ``dtO0cO1.``)
             out.append(_CONFUSED[char] + ("{1,2}" if char in _DOUBLED else ""))
         elif char == "c":
@@ -152,6 +170,26 @@ def fixed(text: str) -> str:
         else:
             out.append(re.escape(char))
     return "".join(out)
+
+
+# A fixed part whose last ``_`` the engine may leave unread: three
+# characters or more before it (``ghp_``, ``lin_api_``; not ``hf_``: a base64
+# blob's run of letters starts with any two now and then).
+_LOSES_MARK = re.compile(r"[A-Za-z0-9._-]{3,}_")
+_LOST_BODY = "[A-Za-z0-9|_+/-]{0,63}[0-9]"
+
+
+def read_forms(text: str) -> list[str]:
+    """A fixed part as the engine may read it, as far as ``canon`` does not
+    fold it back into itself: each ``1`` as ``T`` (each ``6`` as ``G``, each
+    ``7`` as ``T``: ``_DIGIT_READ``), and its last ``_`` left out
+    (``_LOSES_MARK``); itself first. A rule's needles are all of these."""
+    forms = [""]
+    for char in text:
+        forms = [f + c for f in forms for c in (char + _UNFOLDED_READ.get(char, ""))]
+    if _LOSES_MARK.fullmatch(text):
+        forms += [form[:-1] for form in forms]
+    return forms
 
 
 # The form a line is searched for a rule's fixed letters in (``canon``):
@@ -281,7 +319,8 @@ def prefixed(
     glued = shortest >= GLUED_PREFIX
     if body == HEX and shortest >= WIDE_PREFIX:
         body = ALNUM
-    return token(kind, pattern, body, low, high, needles=prefixes, glued=glued)
+    needles = tuple(form for p in prefixes for form in read_forms(p))
+    return token(kind, pattern, body, low, high, needles=needles, glued=glued)
 
 
 # A token's body of one length at least this long takes a ``.`` the engine
