@@ -5,18 +5,24 @@ engine."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
+from tests import real_terminals
+from tests.ocr_scoring import chrome
 from tests.parts import require_family
 from tests.terminal_shown import Shown
 from tests.test_terminal_text import (  # noqa: F401  (fixtures)
+    as_drawn,
     capturer,
     engine,
     read_on,
+    window,
 )
-from tests.xserver import XServer
+from tests.xserver import XServer, running_xserver
 
 pytestmark = pytest.mark.usefixtures("desktop")
 
@@ -253,3 +259,67 @@ def test_an_l_on_its_foot_is_a_letter_not_a_corner(char: str, shape: str | None)
     cell = Image.new("L", (round(font.getlength("M")), ascent + descent), 0)
     ImageDraw.Draw(cell).text((0, 0), char, font=font, fill=255)
     assert junction(cell.point(lambda v: 255 if v > 100 else 0)) == shape
+
+
+BLUE = "\x1b[1;34m"
+SHORT_TREE = [
+    Shown.text("$ tree -L 3 app"),
+    Shown("app", f"{BLUE}app{OFF}"),
+    Shown.text("├── Makefile"),
+    Shown("├── item", f"├── {BLUE}item{OFF}"),
+    Shown.text("│   ├── entry_row.py"),
+    Shown.text("│   └── conftest.py"),
+    Shown.text("1 directories, 3 files"),
+]
+
+
+def test_a_short_tree_whose_lines_run_together_is_read_on_its_grid(
+    tmp_path: Path, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """Noto Mono at 10 pt in Konsole, on a screen of 96 dpi: a descender
+    meets the next line, and the tree's `│` runs down through the gaps
+    between the others (its folders in bold blue, as tree draws them); the
+    seven lines were two runs of ink, placed as rows 68 pixels tall, and
+    not one line was served. The rows are placed without the lines drawn
+    down."""
+    require_family("Noto Mono", "fonts-noto-mono")
+    real_terminals.need("konsole")
+    with (
+        running_xserver(tmp_path, width=2560, height=1600, dpi=96) as server,
+        Capturer(display=server.display) as capturer,  # noqa: F811
+        real_terminals.open_terminal(
+            server, "konsole", SHORT_TREE, columns=100, rows=30, size=10, font="Noto Mono",
+            theme="solarized-dark", chrome="default", x=20, y=20,
+        ) as client,
+    ):  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    read = [line for line in read if line.strip() and not chrome(line, client.chrome)]
+    assert read == [shown.plain for shown in SHORT_TREE]
+
+
+NPM_SHORT = [
+    Shown.text("$ npm ls --depth=1"),
+    Shown.text("juniper@1.16.7 /home/dev/juniper"),
+    Shown.text("├─┬ body-parser@4.15.19"),
+    Shown.text("│ ├── vite@2.26.11"),
+    Shown.text("│ └── debug@4.3.1"),
+    Shown.text("├─┬ eslint@0.10.9"),
+    Shown("│ └── react-dom@0.13.13 deduped", "│ └── \x1b[2mreact-dom@0.13.13 deduped\x1b[0m"),
+    Shown.text("├─┬ ms@3.6.8"),
+]
+
+
+def test_a_joint_after_a_line_keeps_its_arm(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """kitty draws `─┬` two pixels thick, the `┬`'s vertical stopping a pixel
+    above its cell's bottom: the `┬`'s arm was taken for the end of the `─`
+    before it drawn into its cell, and cut (`├─┌ ms`). A line that goes on
+    across the cell is the cell's own."""
+    require_family("Noto Mono", "fonts-noto-mono")
+    read = read_on(
+        desktop, capturer, engine, "kitty", NPM_SHORT, columns=100, rows=9, size=11,
+        font="Noto Mono", theme="dark",
+    )  # fmt: skip
+    assert [line for line in read if line.strip()] == [shown.plain for shown in NPM_SHORT]

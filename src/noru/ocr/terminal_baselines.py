@@ -25,6 +25,7 @@ __all__ = [
     "in_step",
     "line_height",
     "line_runs",
+    "run_height",
 ]
 
 # Row pitches looked for, in pixels (terminal fonts from 6 pt to HiDPI 2x
@@ -101,6 +102,14 @@ def line_height(profile: bytes) -> int | None:
         return None  # too few apart to tell (a tree's `│` joins every line)
     parts = [part for run in runs for part in _parted(profile, run)]
     return int(LINE_SHARE * min(_one_line(runs)[1], _one_line(parts)[1]))
+
+
+def run_height(profile: bytes) -> int:
+    """The median height of the runs of inked pixel rows of ``profile``,
+    none joined to another (0 for none): a line of text's, where most
+    lines stand apart."""
+    runs = _runs(profile)
+    return _usual_height(runs) if runs else 0
 
 
 def _one_line(runs: Sequence[tuple[int, int]]) -> tuple[int, int]:

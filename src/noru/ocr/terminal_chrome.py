@@ -453,9 +453,10 @@ def _arm_spill(arm: Any, cell: Any, thick: int, reach: int) -> tuple[range, int]
     """The rows and the count of first columns of ``cell`` that are the end
     of a ``─`` in ``arm`` (the cell on its left, both as if the line ran
     rightwards), or None: ``arm``'s ink is one line across its whole width,
-    thin, about the row's middle, and the ink of ``cell`` past the
-    columns inked only there reaches neither its top nor its bottom pixel
-    row (a box drawing's stroke does: ``├``'s arm is its own)."""
+    thin, about the row's middle, and does not go on across ``cell``; and
+    the ink of ``cell`` past the columns inked only there reaches neither
+    its top nor its bottom pixel row (a box drawing's stroke does: ``├``'s
+    arm is its own)."""
     import numpy as np
 
     edge = np.flatnonzero(arm[:, -1])
@@ -471,6 +472,8 @@ def _arm_spill(arm: Any, cell: Any, thick: int, reach: int) -> tuple[range, int]
     outside[rows.start : rows.stop] = False
     if arm[outside].any():
         return None  # a glyph with a bar (a ``t``, an ``f``), not a ``─``
+    if cell[rows.start : rows.stop].all(axis=1).any():
+        return None  # the line goes on across the cell: a joint's (``─┬``)
     columns = 0
     while columns < wide and cell[:, columns].any() and not cell[outside, columns].any():
         columns += 1

@@ -30,6 +30,7 @@ from noru.ocr.terminal_baselines import (
     in_step,
     line_height,
     line_runs,
+    run_height,
 )
 from noru.ocr.terminal_ink import INK, darker_than, darkest, fits
 from noru.ocr.terminal_phase import lines_down_phase, space_phase
@@ -44,6 +45,10 @@ __all__ = ["BAR", "Cells", "few_lines", "find_cells"]
 # Ink unbroken along a pixel row for this many rows' heights is a line drawn
 # across cells, no glyph's.
 LINE_CELLS = 3
+# A line down the region longer than this many times its runs of ink are
+# tall is box drawing (a tree's ``│``), at most this many pixel columns wide.
+DOWN_LINES = 1.5
+DOWN_LINE_WIDE = 4
 
 # Column advances looked for, in pixels (terminal fonts from 6 pt to HiDPI
 # 2x at 16 pt).
@@ -131,9 +136,19 @@ def find_cells(dark: Image.Image) -> Cells | None:
             if bar:
                 drawing.line((column, 0, column, dark.height - 1), fill=255)
     rows_profile = _profile(plain, rows=True)
+    runs = line_runs(rows_profile)
+    # A tree's ``│`` drawn down the rows fills the gaps between its lines,
+    # and a short screen's lines, run together, are too few to place the
+    # rows: they are placed without such lines (each longer than half as
+    # much again as the runs of ink are tall, most of them one line each).
+    if len(runs) <= FEW_LINES:
+        unlined = _without_lines_down(plain, round(DOWN_LINES * run_height(rows_profile)))
+        if unlined is not plain:
+            plain = unlined
+            rows_profile = _profile(plain, rows=True)
+            runs = line_runs(rows_profile)
     # A few lines of text (a command and its one-line error) repeat too few
     # times for a pitch: their rows are placed by their baselines.
-    runs = line_runs(rows_profile)
     few = by_baselines(rows_profile, runs)
     crossings = _crossings(plain)
     least = line_height(rows_profile)
@@ -296,6 +311,30 @@ def _without_blocks(dark: Image.Image, bars: list[bool]) -> Image.Image:
         return dark
     blocks = fits(solid, side, side, grow=True)
     return Image.fromarray(np.where(blocks, np.uint8(255), pixels))
+
+
+def _without_lines_down(dark: Image.Image, long: int) -> Image.Image:
+    """``dark`` without the thin lines drawn down it (box drawing's ``│``:
+    ink unbroken for ``long`` pixels down a pixel column, at most
+    ``DOWN_LINE_WIDE`` columns wide), for the rows' profile: such a line
+    fills the gaps between the rows it crosses, and a short screen's lines
+    of a tree were one line four rows tall."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.asarray(dark, dtype=np.uint8)
+    if long < 2 or pixels.shape[0] < long:
+        return dark
+    inked = pixels < 255 - INK
+    down = fits(inked, long, 1)
+    if not down.any():
+        return dark
+    lines = fits(down, long, 1, grow=True)
+    wider = fits(fits(inked, long, DOWN_LINE_WIDE + 1), long, DOWN_LINE_WIDE + 1, grow=True)
+    lines &= ~wider  # a block or a bar down the region is no line of box drawing
+    if not lines.any():
+        return dark
+    return Image.fromarray(np.where(lines, np.uint8(255), pixels))
 
 
 def _without_lines(dark: Image.Image, long: int) -> Image.Image:
