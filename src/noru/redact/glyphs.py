@@ -40,6 +40,8 @@ import bisect
 import re
 import unicodedata
 
+from noru.redact.shapes import piece_like
+
 __all__ = ["unconfused"]
 
 # A mark read for a token's character, and the character it stands for
@@ -94,6 +96,11 @@ _MARKS = {
 # A ``~`` the engine read beside a token's ``-`` (``fyz~-CMZ``, ``fyz-~CMZ``
 # for ``fyz-CMZ``): the two are that ``-``, the ``~`` left out.
 _TILDE = "~"
+# Marks of a format's own that ``_MARKS`` reads as another character: a
+# ``~`` (an Entra ID secret's ``Q~``), a ``/`` (a webhook's URL's path,
+# which a stray space may cut: ``.../services/TI7 6£SLMZ/...``, its first
+# ``/`` with no other after it before the space, read as a ``J``).
+_OWN_MARKS = (_TILDE, "/")
 # A ``J`` read as two glyphs: its hook as a bracket, its stem as another
 # or as a stroke (``...Ijoit)/ LHW...``, ``)|``, ``})``; not ``//``): the
 # two are that ``J``, the second left out.
@@ -132,9 +139,11 @@ def unconfused(line: str) -> list[tuple[str, list[int]]]:
     one side), or that ends a long run of them before a space, read as
     the token's character it likely was (a ``~`` beside a ``-`` between
     two of them left out), and where each of its characters is in
-    ``line``; where a ``~`` was read as a ``-``, the line read so again
-    with each ``~`` kept (a format's own: an Entra ID secret's ``Q~``).
-    The readings; none when there is no such glyph."""
+    ``line``; where a ``~`` was read as a ``-`` or a ``/`` as a ``J``, the
+    line read so again with each ``~`` and ``/`` kept (a format's own: an
+    Entra ID secret's ``Q~``; a webhook's URL's, its path cut by a stray
+    space: ``.../services/TI7 6£SLMZ/...``). The readings; none when there
+    is no such glyph."""
     stands = {
         m.start(): char for m in _MAYBE.finditer(line) if (char := _as_token_char(m[0])) is not None
     }
@@ -143,9 +152,9 @@ def unconfused(line: str) -> list[tuple[str, list[int]]]:
     reading = _reread(line, stands) if stands else None
     if reading is None:
         return []
-    if reading[0].count(_TILDE) == line.count(_TILDE):
+    if all(reading[0].count(mark) == line.count(mark) for mark in _OWN_MARKS):
         return [reading]
-    kept = _reread(line, {at: char for at, char in stands.items() if line[at] != _TILDE})
+    kept = _reread(line, {at: char for at, char in stands.items() if line[at] not in _OWN_MARKS})
     return [reading] if kept is None else [reading, kept]
 
 
@@ -199,15 +208,17 @@ def _reread(line: str, stands: dict[int, str]) -> tuple[str, list[int]] | None:
             # parts a query or joins commands: a j, an S, a ``-``, a glyph's
             # edge or an 8 has a token's characters about it
             continue
+        piece = _fragment(line, spaces, at)
         if not (
-            (before and after)
+            piece
+            or (before and after)
             or (before and marked(at + 1))
             or (marked(at - 1) and after)
             or (before and line[at + 1 : at + 2] == " " and _long_run_before(line, at))
             or (line[at - 1 : at] in ("", " ") and after and _token_run_after(line, at))
         ):
             continue
-        if _in_a_long_run(spaces, size, at):
+        if piece or _in_a_long_run(spaces, size, at):
             chars = chars if chars is not None else list(line)
             chars[at] = char
     if chars is None:
@@ -244,12 +255,47 @@ def _in_a_long_run(spaces: list[int], size: int, at: int) -> bool:
     return end - start >= RUN_LEAST
 
 
+# A piece of a token this short at most, read apart between two stray
+# spaces (``...PnjDR 1r¥ fgwiu...`` for ``...PnjDR1rYfgwiu...`` in Firefox):
+# a glyph in it is read as the token's (``_fragment``).
+_FRAGMENT = 3
+
+
+def _fragment(line: str, spaces: list[int], at: int) -> bool:
+    """Whether ``at`` lies in a piece of up to ``_FRAGMENT`` of a token's
+    characters (letters, digits, its marks, glyphs ``_MARKS`` reads)
+    between two single spaces, a piece of a token's characters on each
+    side (letters, digits, its marks), the two together a token's run of twice
+    ``_RUN_AFTER`` letters and digits or more (``shapes.piece_like``): a long
+    token cut twice by stray spaces, the glyph in the piece between the
+    cuts; words of prose about a short word make no such run."""
+    k = bisect.bisect_left(spaces, at)
+    if not 0 < k < len(spaces):
+        return False
+    start, end = spaces[k - 1] + 1, spaces[k]
+    if not 0 < end - start <= _FRAGMENT:
+        return False
+    if not all(_TOKEN_CHAR.match(c) or c in _MARKS or c in _TOKEN_MARK for c in line[start:end]):
+        return False
+    left = line[spaces[k - 2] + 1 if k > 1 else 0 : start - 1]
+    right = line[end + 1 : spaces[k + 1] if k + 1 < len(spaces) else len(line)]
+    before, after = _PIECE_BEFORE.search(left), _PIECE_AFTER.match(right)
+    if before is None or after is None:
+        return False
+    joined = re.sub(r"[^A-Za-z0-9]", "", before[0] + after[0])
+    return len(joined) >= _RUN_AFTER * 2 and piece_like(joined)
+
+
 # A glyph after a space (or at the line's start) opens a token's piece when
 # at least this many letters and digits follow it, mixed as a token's are
 # (``... @9pzYUESbe3 f ...``: a long token's piece after a stray space,
 # its ``0`` read as ``@``); a handle or a word after one does not.
 _RUN_AFTER = 8
 _MIXED_RUN = re.compile(r"[A-Za-z]+[0-9]|[0-9]+[A-Za-z]", re.ASCII)
+# A piece of a token about a fragment (``_fragment``): letters, digits and
+# a token's marks.
+_PIECE_BEFORE = re.compile(r"[A-Za-z0-9_.+/=~|-]*\Z", re.ASCII)
+_PIECE_AFTER = re.compile(r"[A-Za-z0-9_.+/=~|-]*", re.ASCII)
 
 
 def _token_run_after(line: str, at: int) -> bool:
