@@ -109,7 +109,7 @@ _JOINED_AT_LEAST = 16
 # A fragment this short at most, read apart between two stray spaces inside
 # a token (``...NTY 4M Tcy.ABEB5b...``, a Discord token's user id): the
 # runs on both sides of it are joined with it (``one_space``).
-_FRAGMENT = 3
+_FRAGMENT = 4
 
 
 def one_space(
@@ -226,7 +226,7 @@ def _run_start(line: str, at: int) -> int:
 _STORAGE_PIECES = STORAGE_KEY[0] // PIECE_SIZE
 # A piece this short that reads as a word (``On``, ``skv``, ``Pmdy``) may
 # be the key's; a longer one is prose's (``Copied``, ``Using``).
-_FRAGMENT = 4
+_WORD_PIECE = 4
 # The key's last piece and its padding, read apart from it now and then
 # (``...ViNg7 ==``); a piece before it (a ``J`` read as ``)``, ``]`` or
 # ``}`` is the key's).
@@ -250,7 +250,7 @@ def padded_pieces(line: str) -> list[Finding]:
     digits as 64 random bytes do. The one-space join (``one_space``) needs
     the pieces to look like a token's; these need not (``db``, ``DwgF``):
     the key's length and its ``==`` tell them. A word of prose
-    (``Copied``) ends the key; one of ``_FRAGMENT`` letters or fewer
+    (``Copied``) ends the key; one of ``_WORD_PIECE`` letters or fewer
     (``On``, ``Pmdy``) is the key's while it is short of its length."""
     out = []
     low, high = STORAGE_KEY
@@ -267,7 +267,7 @@ def padded_pieces(line: str) -> list[Finding]:
             piece = line[at:end]
             if not piece or (at and line[at - 1] not in _KEY_EDGE):
                 break
-            if word_like(piece) and len(piece) > _FRAGMENT:
+            if word_like(piece) and len(piece) > _WORD_PIECE:
                 break
             starts.append(at)
             total += len(piece)
@@ -295,7 +295,7 @@ def quoted_pieces(line: str) -> list[Finding]:
     them, together of ``STORAGE_KEY``'s length (its ``==`` aside), with
     capitals, small letters and digits, as varied as random bytes, one
     piece of ``_QUOTED_PIECE`` characters or more and none a word of prose
-    longer than ``_FRAGMENT``."""
+    longer than ``_WORD_PIECE``."""
     out = []
     low, high = STORAGE_KEY
     for m in _QUOTED.finditer(line):
@@ -304,7 +304,7 @@ def quoted_pieces(line: str) -> list[Finding]:
         if not (low <= len(key) <= high and len(pieces) <= _STORAGE_PIECES):
             continue
         if max(map(len, pieces)) < _QUOTED_PIECE or any(
-            len(p) > _FRAGMENT and word_like(p) for p in pieces
+            len(p) > _WORD_PIECE and word_like(p) for p in pieces
         ):
             continue
         if random_key(key):
