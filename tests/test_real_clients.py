@@ -381,7 +381,8 @@ def test_box_drawing_and_marks_in_a_bitmap_font_are_read_by_glyphs(
     geometric characters; xterm takes them from the bitmap font, whose
     ``─`` is its ``—`` (and 6x13's its bold ``-``): a line beside box
     drawing. (A run of them between two letters alone, pstree's
-    ``sshd───bash``, stays dashes in 6x13: nothing there tells.)"""
+    ``sshd───bash``, stays dashes in 6x13: nothing there tells.) A row of
+    box drawing alone (bat's frame) is text, as the screen shows it."""
     from noru.ocr.cells import read_job
     from noru.ocr.regions import Job
 
@@ -395,6 +396,9 @@ def test_box_drawing_and_marks_in_a_bitmap_font_are_read_by_glyphs(
         Shown.text("  └─vg0-root  254:0    0    40G  0 lvm   /"),
         Shown.text("│   ├── conftest.py"),
         Shown.text("systemd(1)─┬─sshd(812)"),
+        Shown.text("───────┬──────────────────"),
+        Shown.text("       │ File: src/app.ts"),
+        Shown.text("───────┼──────────────────"),
     ]  # fmt: skip
     # xterm's 10x20 is its Latin-1 font, with no ``●`` (nor lines: xterm
     # draws those itself).

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
 from noru.ocr import pcf
-from noru.ocr.base import OcrLine, is_border
+from noru.ocr.base import OcrLine
 from noru.ocr.monospace import agree_job
 from noru.ocr.regions import Job, Piece, ink_height, plain_piece, text_rows, two_tone
 from noru.ocr.terminal import Read
@@ -387,9 +387,9 @@ def read_job(
     lines = []
     for line in grid.lines:
         # Each character is the font's own glyph: a row of marks (a
-        # traceback's ``^^^^``) is text, and only box drawing is a border.
-        if is_border(line.text):
-            continue
+        # traceback's ``^^^^``) is text, and so is a border (a pager's
+        # ``───┬───``), as the screen shows it, as the grid reader of
+        # smooth type keeps one whose cells are all their glyphs.
         x, y, w, h = line.box
         bx, by, bw, bh = piece.to_original((x, y, x + w, y + h))
         lines.append(dataclasses.replace(line, box=(bx, by, bw, bh)))
