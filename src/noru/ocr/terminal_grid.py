@@ -144,8 +144,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
     if len(runs) <= FEW_LINES:
         unlined = _without_lines_down(plain, round(DOWN_LINES * run_height(rows_profile)))
         if unlined is not plain:
-            plain = unlined
-            rows_profile = _profile(plain, rows=True)
+            rows_profile = _profile(unlined, rows=True)
             runs = line_runs(rows_profile)
     # A few lines of text (a command and its one-line error) repeat too few
     # times for a pitch: their rows are placed by their baselines.
