@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 __all__ = [
+    "BOX_LINES",
     "Engine",
     "EngineStatus",
     "OcrLine",
@@ -66,6 +67,9 @@ RULE_MARKS = frozenset(
     "╭╮╯╰╱╲╳╴╵╶╷╸╹╺╻╼╽╾╿▀▁▂▃▄▅▆▇█▉▊▋▌▍▎▏▐░▒▓▔▕"
 )
 
+
+# The box drawing tools print (trees, tables, panes), light and heavy.
+BOX_LINES = "│─┌┐└┘├┤┬┴┼═║╭╮╯╰━┃"
 
 # What draws a box or a bar (box drawing, block elements): a border, no text.
 BORDER_MARKS = frozenset(chr(c) for c in range(0x2500, 0x25A0))

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from noru.geometry import Rect
 from noru.ocr import pcf
-from noru.ocr.base import OcrLine
+from noru.ocr.base import BOX_LINES, OcrLine
 from noru.ocr.monospace import agree_job
 from noru.ocr.regions import Job, Piece, ink_height, plain_piece, text_rows, two_tone
 from noru.ocr.terminal import Read
@@ -49,8 +49,7 @@ FONT_FILES = (
 # Code points read from each font: printable ASCII and Latin-1.
 # And what tools print beyond Latin-1 (docker's cut "…", quotes, arrows),
 # box drawing (lsblk's and tree's ``├─``, ``└─``) and marks (systemd's ``●``).
-BOX_DRAWING = "─│┌┐└┘├┤┬┴┼═║╭╮╯╰━┃"
-BEYOND = "…‘’“”–—•→←↑↓✓✗✔✘❯" + BOX_DRAWING + "●○◆■□▪▸▾▶◀▲▼"
+BEYOND = "…‘’“”–—•→←↑↓✓✗✔✘❯" + BOX_LINES + "●○◆■□▪▸▾▶◀▲▼"
 CHARS = [chr(c) for c in range(33, 127)] + [chr(c) for c in range(161, 256)] + list(BEYOND)
 # A pixel this far from the paper's grey is ink.
 INK_MARGIN = 12
@@ -318,8 +317,8 @@ def _box_dashes(text: str) -> str:
             chars[i] = "─"
     for order in (range(len(chars)), range(len(chars) - 1, -1, -1)):
         for i in order:
-            beside = chars[i - 1 : i] + chars[i + 1 : i + 2] if i else chars[1:2]
-            if chars[i] in "—-" and any(c in BOX_DRAWING for c in beside):
+            beside = chars[max(0, i - 1) : i] + chars[i + 1 : i + 2]
+            if chars[i] in "—-" and any(c in BOX_LINES for c in beside):
                 chars[i] = "─"
     return "".join(chars)
 

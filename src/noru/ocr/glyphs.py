@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from noru.ocr.base import BOX_LINES
 from noru.ocr.faces import Drawn, Face, draw, fallbacks, regulars_having
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ CHARSET = tuple(
     + [chr(c) for c in range(161, 256) if c != 173]
     + list("‘’“”‚„–—…•·′″‹›€™←↑→↓↔⇒⇐✓✔✗✘❯❮➜λ∞≠≤≥±√∑∆")
     + list("●○◆◇■□▪▸▾▶◀▲▼")
-    + list("│─┌┐└┘├┤┬┴┼═║╭╮╯╰━┃▏▎▍▌▋▊▉█░▒▓")
+    + list(BOX_LINES + "▏▎▍▌▋▊▉█░▒▓")
     + list("\ue0a0\ue0a1\ue0a2\ue0b0\ue0b1\ue0b2\ue0b3")
 )
 # The characters looked for in the faces fontconfig falls back to: all but

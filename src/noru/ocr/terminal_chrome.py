@@ -360,8 +360,7 @@ def without_spilt_glyphs(dark: Image.Image, cells: Cells) -> Image.Image:
     high, wide = cells.height, cells.width
     reach = max(2, round(SPILL * high))
     found = np.zeros(inked.shape, dtype=bool)
-    first = max(0, -(cells.x // wide))  # the first column wholly in the image
-    last = min(cells.columns, (inked.shape[1] - cells.x) // wide)
+    first, last = _whole_columns(cells, inked.shape[1])
     for row in range(1, cells.rows if last > first else 0):
         edge = cells.y + row * high
         if edge - high < 0 or edge + high > inked.shape[0]:
@@ -403,12 +402,12 @@ def without_spilt_arms(dark: Image.Image, cells: Cells) -> Image.Image:
     """``dark`` without the ends of lines drawn past their cells into the
     next cell on the row (rxvt-unicode draws a ``─`` from a fallback face
     wider than the cell, so pstree's ``├─postgres`` has a stub glued to
-    the ``p``): where a cell's last pixel column is a thin line's (inked in
-    at most ``ARM_THICK`` of the row's height, and the cell inked across
-    its half there), the next cell's first columns inked only on those
-    rows (a pixel either side) are the line's, if ink of the cell's own
-    lies beyond them (a ``-`` or a ``─`` there is its own). The same
-    leftwards, for a line whose arm starts its cell."""
+    the ``p``): where a cell's ink is one thin line across it alone (at
+    most ``ARM_THICK`` of the row's height), the next cell's first columns
+    inked only on the line's rows (a pixel either side) are the line's,
+    if ink of that cell's own lies beyond them (``_arm_spill``: a ``-``, a
+    ``─`` or a joint there is its own). The same leftwards, for a line
+    whose arm starts its cell."""
     import numpy as np
     from PIL import Image
 
@@ -417,8 +416,7 @@ def without_spilt_arms(dark: Image.Image, cells: Cells) -> Image.Image:
     high, wide = cells.height, cells.width
     thick = max(2, round(ARM_THICK * high))
     reach = max(1, round(ARM_SPILL * wide))
-    first = max(0, -(cells.x // wide))
-    last = min(cells.columns, (inked.shape[1] - cells.x) // wide)
+    first, last = _whole_columns(cells, inked.shape[1])
     found = np.zeros(inked.shape, dtype=bool)
     for row in range(cells.rows if last - first > 1 else 0):
         top = cells.y + row * high
@@ -482,6 +480,12 @@ def _arm_spill(arm: Any, cell: Any, thick: int, reach: int) -> tuple[range, int]
     if cell[[0, -1], columns:].any():
         return None
     return rows, columns
+
+
+def _whole_columns(cells: Cells, width: int) -> tuple[int, int]:
+    """The first grid column wholly in an image ``width`` pixels wide, and
+    the one past the last."""
+    return max(0, -(cells.x // cells.width)), min(cells.columns, (width - cells.x) // cells.width)
 
 
 def _within(tip: Any, glyph: Any) -> bool:
