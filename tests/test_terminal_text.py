@@ -463,8 +463,8 @@ def test_an_underline_drawn_across_the_rows_edge_is_left_to_the_row_above() -> N
     a line of prose, read from a real Konsole in the corpus). Only a line
     that crosses the edge along two cells or more is taken; a glyph's own
     ink at a row's top is left."""
-    from noru.ocr.terminal_chrome import without_spilt_lines
     from noru.ocr.terminal_grid import Cells
+    from noru.ocr.terminal_spill import without_spilt_lines
 
     cells = Cells(x=0, y=0, width=7, height=14, columns=12, rows=3)
     image = Image.new("L", (84, 42), 255)

@@ -26,6 +26,9 @@ from tests.xserver import XServer, running_xserver
 
 pytestmark = pytest.mark.usefixtures("desktop")
 
+# A line served at this confidence or more is sure (docs/text.md).
+SURE = 0.99
+
 CARGO_TREE = [
     "$ cargo tree --depth 2",
     "ledger v0.4.2 (/home/me/ledger)",
@@ -323,3 +326,169 @@ def test_a_joint_after_a_line_keeps_its_arm(
         font="Noto Mono", theme="dark",
     )  # fmt: skip
     assert [line for line in read if line.strip()] == [shown.plain for shown in NPM_SHORT]
+
+
+# A longer pstree: the lines down run from one joint to the next over one
+# row and over many.
+PSTREE_LONG = [
+    "$ pstree -p",
+    "systemd(1)─┬─containerd(3647)",
+    "           ├─rsyslogd(39480)",
+    "           ├─NetworkManager(23313)─┬─NetworkManager(18437)",
+    "           │                       └─{NetworkManager}(73519)",
+    "           ├─NetworkManager(24811)─┬─NetworkManager(5186)─┬─python3(76757)",
+    "           │                       │                      └─{NetworkManager}(84278)",
+    "           │                       └─tmux(32696)",
+    "           ├─python3(97173)",
+    "           ├─bash(52009)─┬─{bash}(54962)",
+    "           │             ├─node(36798)",
+    "           │             └─{bash}(15785)",
+    "           ├─postgres(18968)",
+    "           ├─dbus-daemon(3941)───{dbus-daemon}(18652)",
+    "           ├─dbus-daemon(45796)",
+    "           ├─NetworkManager(71823)───{NetworkManager}(80992)",
+    "           ├─containerd(45502)",
+    "           ├─ModemManager(77363)",
+    "           ├─sshd(87767)───{sshd}(68674)",
+    "           ├─rsyslogd(57224)",
+    "           ├─cron(87185)",
+    "           ├─nginx(82260)",
+    "           ├─dockerd(28064)─┬─{dockerd}(3307)",
+    "           │                ├─{dockerd}(9932)",
+    "           │                └─{dockerd}(60133)",
+    "           └─dbus-daemon(70622)",
+]
+
+
+def test_a_tree_drawn_from_a_fallback_face_is_read_on_the_terminal_s_rows(
+    tmp_path: Path, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """Hermit has no box drawing, and st draws pstree's lines from
+    fontconfig's fallback for it (at 96 dpi): its `├`'s line across is a
+    pixel thicker where it meets the line down, and the joint was read as
+    half of `上`. Its lines down run whole rows from one joint's middle to
+    another's, and where letters' tips reached a cell's edge they were
+    taken for a badge's colour placing the rows, or a `p` touching the `b`
+    below it for a line down: the rows moved and no line was read. The
+    first tree line's `─` under `-p` holds a pixel of the `p` (Hermit's
+    rows touch, and the grid starts a pixel high): it may be read as `—`,
+    never surely."""
+    require_family("Hermit", "fonts-hermit")
+    real_terminals.need("st")
+    with (
+        running_xserver(tmp_path, width=2560, height=1600, dpi=96) as server,
+        Capturer(display=server.display) as capturer,  # noqa: F811
+        real_terminals.open_terminal(
+            server, "st", PSTREE_LONG, columns=90, rows=len(PSTREE_LONG) + 1, size=12,
+            font="Hermit", theme="solarized-light", x=60, y=60,
+        ) as client,
+    ):  # fmt: skip
+        image = window(capturer, client)
+    lines = [line for line in engine.recognise(image).lines if line.text.strip()]
+    assert as_drawn(lines)[2:] == PSTREE_LONG[2:]
+    assert min(line.confidence for line in lines[2:]) >= SURE
+    first = lines[1]
+    assert first.text.rstrip() == PSTREE_LONG[1] or first.confidence < SURE, first
+
+
+def test_a_joint_read_as_a_capital_does_not_size_the_font() -> None:
+    """The engine reads npm's `├` as `F` and `└` as `L`, and capitals' height
+    sizes the faces tried: a `├` runs the whole row, so Cousine at 12 px,
+    drawn here by FreeType as kitty draws it with its own lines, was looked
+    for at 13.5 px an em and taken for Hack. No letter or digit is inked
+    from its cell's top row to its bottom one."""
+    import numpy as np
+
+    from noru.ocr import font
+    from noru.ocr.faces import draw, monospace_faces
+    from noru.ocr.glyphs import Canvas
+
+    require_family("Cousine", "fonts-croscore")
+    width, height = 7, 14
+    face = next(f for f in monospace_faces() if (f.family, f.style) == ("Cousine", "Regular"))
+    chars = [c for c in "npm ls depth 1 meridian 1 6 17 axios 2 11 2 debug 4 31 17" if c != " "]
+    drawn = draw(face, 12.0, "light", tuple(sorted(set(chars))))
+    assert drawn is not None
+    canvas = Canvas(drawn, width, height)
+    glyphs = canvas.cells(0, 10)
+    cells = [glyphs[canvas.index[c]].reshape(height, width) for c in chars]
+    tee, ell = np.zeros((2, height, width), np.float32)
+    tee[:, 2:4] = ell[:8, 2:4] = 1.0  # the line down, two pixels thick
+    tee[6:8, 2:] = ell[6:8, 2:] = 1.0  # the line across
+    found = font.identify([*cells, tee, ell], [*chars, "F", "L"], width=width, height=height)
+    assert found is not None
+    assert (found.face.family, found.size) == ("Cousine", 12.0)
+
+
+NPM_DENSE = [
+    "$ npm ls --depth=1",
+    "meridian@1.6.17 /home/dev/meridian",
+    "├─┬ axios@2.11.2",
+    "│ ├── debug@4.31.17 deduped",
+    "│ └── dotenv@1.19.1 deduped",
+    "├── eslint@0.25.17",
+    "├─┬ express@2.27.17",
+    "│ └── jest@0.28.16 deduped",
+    "├─┬ semver@0.14.4",
+    "│ ├── tslib@4.10.19 deduped",
+    "│ └── debug@0.25.0",
+    "└─┬ uuid@3.9.13",
+    "  ├── tslib@1.26.0 deduped",
+    "  └── chalk@4.27.7",
+]
+
+
+def test_a_line_down_across_a_highlighted_row_is_kept(
+    tmp_path: Path, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """The `│` down npm's first column crosses a highlighted row in the
+    paper's colour (kitty, Cousine 9 pt, 96 dpi), a thin run between two
+    stretches of the row's own: it was taken for where the highlight ends
+    and dropped (`  └── jest`, at 0.9998). A highlight's end runs to the
+    row's edge or is wider than a stroke."""
+    require_family("Cousine", "fonts-croscore")
+    real_terminals.need("kitty")
+    with (
+        running_xserver(tmp_path, width=2560, height=1600, dpi=96) as server,
+        Capturer(display=server.display) as capturer,  # noqa: F811
+        real_terminals.open_terminal(
+            server, "kitty", NPM_DENSE, columns=80, rows=len(NPM_DENSE) + 1, size=9,
+            font="Cousine", theme="dark", x=60, y=60, highlight=7,
+        ) as client,
+    ):  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert [line for line in read if line.strip()] == NPM_DENSE
+
+
+PSTREE_SHORT = [
+    "$ pstree -p",
+    "systemd(1)─┬─dockerd(16269)───{dockerd}(6913)",
+    "           ├─sshd(32990)───dockerd(77834)─┬─{dockerd}(95466)",
+]
+
+
+def test_three_lines_of_a_tree_are_read_on_their_grid_by_their_font(
+    tmp_path: Path, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """Three lines of pstree in kitty (Fira Code 10 pt, 96 dpi): the `│`
+    from `┬` to `├` joins the last two lines into one run of ink twice as
+    tall as the first line, and that run, the median of two, was taken for
+    one line's height, so the `│` was no line down and the rows came out
+    57 pixels tall. On the grid, the engine read each `───` as a dash or
+    two over several cells, and those were taken for wide letters read as
+    Latin ones: no cell of the two lines was a sample for the font, which
+    was not found (`—7—dockerd( 16269 )`, `“Pessha(32990)`)."""
+    require_family("Fira Code", "fonts-firacode")
+    real_terminals.need("kitty")
+    with (
+        running_xserver(tmp_path, width=2560, height=1600, dpi=96) as server,
+        Capturer(display=server.display) as capturer,  # noqa: F811
+        real_terminals.open_terminal(
+            server, "kitty", PSTREE_SHORT, columns=80, rows=12, size=10, font="Fira Code",
+            theme="light", x=60, y=60,
+        ) as client,
+    ):  # fmt: skip
+        image = window(capturer, client)
+    read = as_drawn(list(engine.recognise(image).lines))
+    assert [line for line in read if line.strip()] == PSTREE_SHORT

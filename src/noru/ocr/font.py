@@ -106,15 +106,19 @@ def _samples(cells: Sequence[Array], claims: Sequence[str]) -> _Samples | None:
     each character, most read first; their heights and baseline."""
     import numpy as np
 
+    # No letter or digit is inked from its cell's top pixel row to its
+    # bottom one: such a cell is a line drawn down the rows (a tree's ``├``,
+    # which the engine reads as ``F``, and whose height is no capital's).
+    read = [(cell, char) for cell, char in zip(cells, claims, strict=True) if not _down(cell)]
     by_char: dict[str, list[Array]] = {}
-    for cell, char in zip(cells, claims, strict=True):
+    for cell, char in read:
         if char in SAMPLED:
             by_char.setdefault(char, []).append(cell)
     if sum(map(len, by_char.values())) < LEAST_SAMPLES:
         # A line or two (a prompt, a command): the twins too, each fitted
         # by the nearer of its two forms, as the engine's case is not
         # trusted (``_fit``).
-        for cell, char in zip(cells, claims, strict=True):
+        for cell, char in read:
             if char in TWINS:
                 by_char.setdefault(char, []).append(cell)
     if not by_char:
@@ -155,6 +159,14 @@ def _samples(cells: Sequence[Array], claims: Sequence[str]) -> _Samples | None:
         float(np.median(smalls)) if smalls else None,
         baseline,
     )
+
+
+def _down(cell: Array) -> bool:
+    """Whether ``cell`` is inked in its first and last pixel rows (half as
+    dark as its darkest pixel or more)."""
+    rows = cell.max(axis=1)
+    least = 0.5 * float(rows.max())
+    return least > 0 and float(rows[0]) > least and float(rows[-1]) > least
 
 
 def warm() -> None:

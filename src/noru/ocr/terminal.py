@@ -41,21 +41,14 @@ from noru.geometry import Rect, clip
 from noru.ocr import box_joints, terminal_glyphs
 from noru.ocr.base import OcrLine
 from noru.ocr.glyphs import Decision, Fonts, Shapes
-from noru.ocr.terminal_chrome import (
-    off_paper,
-    own_backgrounds,
-    true_rows,
-    without_chrome,
-    without_spilt_arms,
-    without_spilt_glyphs,
-    without_spilt_lines,
-)
+from noru.ocr.terminal_chrome import off_paper, own_backgrounds, true_rows, without_chrome
 from noru.ocr.terminal_glyphs import runs_of
 from noru.ocr.terminal_grid import Cells, find_cells
 from noru.ocr.terminal_ink import background, in_rgb, ink, ink_left_of, ink_of, row_ink
-from noru.ocr.terminal_lines import lines_of
+from noru.ocr.terminal_lines import DASHES, lines_of
 from noru.ocr.terminal_rows import Glyph, RowReader, Rows, place
 from noru.ocr.terminal_span import span
+from noru.ocr.terminal_spill import without_spilt_arms, without_spilt_glyphs, without_spilt_lines
 from noru.ocr.terminal_votes import Votes, bar, inked_columns
 
 if TYPE_CHECKING:
@@ -81,8 +74,10 @@ SAMPLE_AGAIN = 2
 # A glyph whose box holds two inked cells of its word or more is no
 # character of one cell (a CJK letter, drawn over two, read as a Latin one);
 # where a word has this many, the font is not looked for by the claims of
-# its cells (one is an ``@`` spilling over its cell's edge).
+# its cells (one is an ``@`` spilling over its cell's edge). A dash does not
+# count: a run of box drawing's ``───`` is read as a dash or two.
 WIDE_GLYPHS = 2
+DRAWN_DASHES = DASHES | frozenset("_─━")
 # A row is read in parts of at least this many cells, where it has them.
 CONTEXT = 24
 
@@ -205,7 +200,10 @@ def _read_segments(
         doubted = {
             column
             for word in words
-            if sum(_covers(g, word, cells.width) >= 2 for g in shifted) >= WIDE_GLYPHS
+            if sum(
+                g.text not in DRAWN_DASHES and _covers(g, word, cells.width) >= 2 for g in shifted
+            )
+            >= WIDE_GLYPHS
             for column in word
         }
         for column, glyph in placed.items():

@@ -55,6 +55,9 @@ FAINT = 0.03
 # A run of inked pixel rows this share of the tallest, this near another, is
 # part of that line (an underscore below it).
 SLIVER = 0.4
+# A run of inked rows of a short screen is at most this many lines joined (by
+# a tree's ``│`` down them).
+JOINED = 3
 # A band of another background is whole rows of the grid when its edges lie
 # within this share of a row of the grid's; lines' baselines lie at one
 # height in their rows within it (``in_step``).
@@ -105,11 +108,16 @@ def line_height(profile: bytes) -> int | None:
 
 
 def run_height(profile: bytes) -> int:
-    """The median height of the runs of inked pixel rows of ``profile``,
-    none joined to another (0 for none): a line of text's, where most
-    lines stand apart."""
+    """How tall one line of text is, from the runs of inked pixel rows of
+    ``profile`` (0 for none): the shortest run at least ``1 / JOINED`` of
+    their median, as lines joined by a tree's ``│`` make one run, and on a
+    short screen the median may be such a run (marks alone, a row of
+    dots, are shorter)."""
     runs = _runs(profile)
-    return _usual_height(runs) if runs else 0
+    if not runs:
+        return 0
+    usual = _usual_height(runs)
+    return min(h for top, bottom in runs if (h := bottom - top) * JOINED >= usual)
 
 
 def _one_line(runs: Sequence[tuple[int, int]]) -> tuple[int, int]:

@@ -14,6 +14,8 @@
   both sides is a character drawn in the cells (tmux's pane border, a
   pager's gutter ``│``) and stays.
 
+Ink a glyph or a line draws past its cell is ``noru.ocr.terminal_spill``'s.
+
 Blocks are looked for only in rows of the grid that hold a cell mostly off
 the paper: a screen of text has none, or one (its cursor), and a 2560x1600
 region is not scanned whole.
@@ -35,9 +37,6 @@ __all__ = [
     "own_backgrounds",
     "true_rows",
     "without_chrome",
-    "without_spilt_arms",
-    "without_spilt_glyphs",
-    "without_spilt_lines",
 ]
 
 # Ink (0-255) that counts where bars are looked for: a scrollbar's trough is
@@ -59,19 +58,15 @@ SCROLLBAR = 4
 # height: no glyph's strokes are that thick, even a wide one crowded into a
 # small cell.
 BLOCK = 0.6
-# A glyph's tip drawn past its cell reaches this share of a row's height into
-# the next row at most (``without_spilt_glyphs``).
-SPILL = 0.25
-# A line's arm drawn past its cell (``─`` from a wider fallback face) reaches
-# this share of a cell's width into the next cell at most
-# (``without_spilt_arms``), and is at most this share of a row's height thick.
-ARM_SPILL = 0.3
-ARM_THICK = 0.2
 # A cell is on a colour of its own when this share of its top and bottom
 # pixel rows is not the paper; a row may hold a block when one of its cells
 # has this share.
 OWN_CELL = 0.8
 MAY_HOLD = 0.4
+# Where no block's box fits, a cell whose colour runs place the rows is this
+# share off the paper at least: a badge's colour about its letters, not a
+# glyph's ink (at most about a third of its cell).
+COLOURED = 0.5
 
 
 def off_paper(rgb: Image.Image, paper: tuple[int, int, int], *, margin: int = 0) -> Any:
@@ -160,11 +155,15 @@ def true_rows(off: Any, cells: Cells) -> Cells:
     if not phases.any():
         # Only in the cells of another colour (and a row beside them, the
         # grid's rows being unsure): a glyph's stroke as tall as a row
-        # elsewhere (a ``(``, a ``|``) is no block.
+        # elsewhere (a ``(``, a ``|``) is no block, nor is a tree's ``│``
+        # beside a glyph reaching its cell's edge (its run from a ``┬`` to a
+        # ``└`` is whole rows long, from the middle of one).
         held = np.zeros(off.shape, dtype=bool)
         for row, column in np.argwhere(shares >= MAY_HOLD):
             x = cells.x + int(column) * cells.width
             y = cells.y + (int(row) - 1) * cells.height
+            if off[y + cells.height : y + 2 * cells.height, x : x + cells.width].mean() < COLOURED:
+                continue
             held[max(0, y) : max(0, y + 3 * cells.height), max(0, x) : x + cells.width] = True
         _vote_phases(phases, (off & held)[top:bottom], top, cells)
     if not phases.any():
@@ -311,187 +310,3 @@ def _drawn(bars: Any, inked: Any, cells: Cells) -> tuple[Any, int]:
 def _box(cells: Cells) -> tuple[int, int]:
     """The box a block of ink holds, high and wide."""
     return max(3, round(BLOCK * cells.height)), max(3, round(BLOCK * cells.width))
-
-
-def without_spilt_lines(dark: Image.Image, cells: Cells) -> Image.Image:
-    """``dark`` without the part of an underline that a row's underline puts
-    in the next row's top pixels (Konsole draws a man page's underline two
-    pixels thick across the rows' edge): where the last pixel row of a row
-    and the first of the next are both inked along a run of two cells or
-    more, the next row's is the line's, not its text's (a space below it
-    read as ``¯``)."""
-    import numpy as np
-    from PIL import Image
-
-    pixels = np.asarray(dark, dtype=np.uint8)
-    inked = pixels < 255 - INK
-    found = np.zeros(pixels.shape, dtype=bool)
-    for row in range(1, cells.rows):
-        edge = cells.y + row * cells.height
-        if not 0 < edge < pixels.shape[0]:
-            continue
-        both = np.concatenate([[False], inked[edge - 1] & inked[edge], [False]])
-        changes = np.flatnonzero(np.diff(both.astype(np.int8)))
-        for start, end in zip(changes[::2], changes[1::2], strict=True):
-            if end - start >= 2 * cells.width:
-                found[edge, start:end] = True
-    if not found.any():
-        return dark
-    return Image.fromarray(np.where(found, np.uint8(255), pixels))
-
-
-def without_spilt_glyphs(dark: Image.Image, cells: Cells) -> Image.Image:
-    """``dark`` without the tips of glyphs drawn past their cells into the
-    row above or below (a ``✔`` or a Powerline arrow from a taller fallback
-    face, a descender in tight rows): where a cell's ink lies only within
-    ``SPILL`` of a row's height from its edge with the next row, runs
-    across that edge into a glyph there that reaches beyond it, and crosses
-    the edge only where that glyph does (a ``_`` along the whole edge is
-    its own), it is that glyph's, not a character (``|``, ``.``, `````)."""
-    import numpy as np
-    from PIL import Image
-
-    pixels = np.asarray(dark, dtype=np.uint8)
-    inked = pixels < 255 - INK
-    # A tip may be only faint (anti-aliasing: a descender's last pixel row),
-    # yet ink to the cell it falls in: one with no darker pixel is taken as
-    # far as the paper (a comma's or a quote's core is dark).
-    faint = pixels < 255 - PAPER
-    high, wide = cells.height, cells.width
-    reach = max(2, round(SPILL * high))
-    found = np.zeros(inked.shape, dtype=bool)
-    first, last = _whole_columns(cells, inked.shape[1])
-    for row in range(1, cells.rows if last > first else 0):
-        edge = cells.y + row * high
-        if edge - high < 0 or edge + high > inked.shape[0]:
-            continue
-        strong = inked[edge - 1] & inked[edge]
-        crossing = strong | (inked[edge - 1] & faint[edge]) | (faint[edge - 1] & inked[edge])
-        if not crossing.any():
-            continue
-        span = crossing[cells.x + first * wide : cells.x + last * wide]
-        for column in first + np.flatnonzero(span.reshape(last - first, wide).any(axis=1)):
-            x = cells.x + int(column) * wide
-            upper = inked[edge - high : edge, x : x + wide]
-            lower = inked[edge : edge + high, x : x + wide]
-            across = strong[x : x + wide].any()
-            if (
-                not upper[: high - reach].any()
-                and lower[reach:].any()
-                and (
-                    (across and _within(upper[-1], lower[0]))
-                    or (not upper.any() and _within(faint[edge - 1, x : x + wide], lower[0]))
-                )
-            ):
-                found[edge - reach : edge, x : x + wide] = True  # the glyph below's tip
-            elif (
-                not lower[reach:].any()
-                and upper[: high - reach].any()
-                and (
-                    (across and _within(lower[0], upper[-1]))
-                    or (not lower.any() and _within(faint[edge, x : x + wide], upper[-1]))
-                )
-            ):
-                found[edge : edge + reach, x : x + wide] = True  # the glyph above's tip
-    if not found.any():
-        return dark
-    return Image.fromarray(np.where(found, np.uint8(255), pixels))
-
-
-def without_spilt_arms(dark: Image.Image, cells: Cells) -> Image.Image:
-    """``dark`` without the ends of lines drawn past their cells into the
-    next cell on the row (rxvt-unicode draws a ``─`` from a fallback face
-    wider than the cell, so pstree's ``├─postgres`` has a stub glued to
-    the ``p``): where a cell's ink is one thin line across it alone (at
-    most ``ARM_THICK`` of the row's height), the next cell's first columns
-    inked only on the line's rows (a pixel either side) are the line's,
-    if ink of that cell's own lies beyond them (``_arm_spill``: a ``-``, a
-    ``─`` or a joint there is its own). The same leftwards, for a line
-    whose arm starts its cell."""
-    import numpy as np
-    from PIL import Image
-
-    pixels = np.asarray(dark, dtype=np.uint8)
-    inked = pixels < 255 - INK
-    high, wide = cells.height, cells.width
-    thick = max(2, round(ARM_THICK * high))
-    reach = max(1, round(ARM_SPILL * wide))
-    first, last = _whole_columns(cells, inked.shape[1])
-    found = np.zeros(inked.shape, dtype=bool)
-    for row in range(cells.rows if last - first > 1 else 0):
-        top = cells.y + row * high
-        if top < 0 or top + high > inked.shape[0]:
-            continue
-        x0 = cells.x + first * wide
-        band = inked[top : top + high, x0 : x0 + (last - first) * wide]
-        grid = band.reshape(high, last - first, wide)
-        # Where a cell's edge column and its neighbour's touching one share ink.
-        meets = (grid[:, :-1, -1] & grid[:, 1:, 0]).any(axis=0)
-        for left in np.flatnonzero(meets):
-            for line, other, flip in ((left, left + 1, False), (left + 1, left, True)):
-                arm = grid[:, line, ::-1] if flip else grid[:, line]
-                cell = grid[:, other, ::-1] if flip else grid[:, other]
-                spill = _arm_spill(arm, cell, thick, reach)
-                if spill is not None:
-                    rows, columns = spill
-                    start = x0 + int(other) * wide
-                    xs = (
-                        range(start + wide - columns, start + wide)
-                        if flip
-                        else range(start, start + columns)
-                    )
-                    found[top + rows.start : top + rows.stop, xs.start : xs.stop] = True
-                    break
-    if not found.any():
-        return dark
-    return Image.fromarray(np.where(found, np.uint8(255), pixels))
-
-
-def _arm_spill(arm: Any, cell: Any, thick: int, reach: int) -> tuple[range, int] | None:
-    """The rows and the count of first columns of ``cell`` that are the end
-    of a ``─`` in ``arm`` (the cell on its left, both as if the line ran
-    rightwards), or None: ``arm``'s ink is one line across its whole width,
-    thin, about the row's middle, and does not go on across ``cell``; and
-    the ink of ``cell`` past the columns inked only there reaches neither
-    its top nor its bottom pixel row (a box drawing's stroke does: ``├``'s
-    arm is its own)."""
-    import numpy as np
-
-    edge = np.flatnonzero(arm[:, -1])
-    high, wide = arm.shape
-    if not len(edge) or edge[-1] - edge[0] + 1 != len(edge) or len(edge) > thick:
-        return None  # no line, or more than one (an ``=``)
-    if not high / 4 <= (edge[0] + edge[-1]) / 2 <= 3 * high / 4:
-        return None  # an underline's or an overline's end
-    if not arm[edge[0] : edge[-1] + 1].all(axis=1).any():
-        return None  # not a line across the cell: a glyph's stroke
-    rows = range(max(0, edge[0] - 1), min(high, edge[-1] + 2))
-    outside = np.ones(high, dtype=bool)
-    outside[rows.start : rows.stop] = False
-    if arm[outside].any():
-        return None  # a glyph with a bar (a ``t``, an ``f``), not a ``─``
-    if cell[rows.start : rows.stop].all(axis=1).any():
-        return None  # the line goes on across the cell: a joint's (``─┬``)
-    columns = 0
-    while columns < wide and cell[:, columns].any() and not cell[outside, columns].any():
-        columns += 1
-    if not columns or columns > reach or not cell[:, columns:].any():
-        return None
-    if cell[[0, -1], columns:].any():
-        return None
-    return rows, columns
-
-
-def _whole_columns(cells: Cells, width: int) -> tuple[int, int]:
-    """The first grid column wholly in an image ``width`` pixels wide, and
-    the one past the last."""
-    return max(0, -(cells.x // cells.width)), min(cells.columns, (width - cells.x) // cells.width)
-
-
-def _within(tip: Any, glyph: Any) -> bool:
-    """Whether the inked pixels of a tip's row at the edge all lie within a
-    pixel of the glyph's inked pixels across it."""
-    near = glyph.copy()
-    near[1:] |= glyph[:-1]
-    near[:-1] |= glyph[1:]
-    return bool(tip.any() and not (tip & ~near).any())

@@ -50,6 +50,9 @@ SUB_PIXEL_ROWS = 4  # one pixel row in this many is looked at
 # Pixels within this many levels of the paper's colour are paper (anti-aliasing
 # aside).
 PAPER = 12
+# A line down a row of its own colour (``row_ink``) is at most this share of
+# the row's height wide, or two pixels.
+STROKE_DOWN = 0.15
 
 
 def in_rgb(image: Image.Image) -> Image.Image:
@@ -207,12 +210,25 @@ def row_ink(
     dark = ink(piece, own, sub_pixel=sub_pixel)
     # Where the row's own colour is neither at its top nor at its bottom, the
     # row has ended (a highlight stops short of the window's edge): no ink.
+    # But a run of such columns as thin as a stroke with the row's colour on
+    # both sides is a line drawn down across it (a tree's ``│``).
     edges = ink(piece.crop((0, 0, w, 1)), own), ink(piece.crop((0, h - 1, w, h)), own)
     top_row, bottom_row = (edge.tobytes() for edge in edges)
+    ended = [
+        top < 255 - PAPER and bottom < 255 - PAPER
+        for top, bottom in zip(top_row, bottom_row, strict=True)
+    ]
     drawing = ImageDraw.Draw(dark)
-    for column in range(w):
-        if top_row[column] < 255 - PAPER and bottom_row[column] < 255 - PAPER:
-            drawing.line((column, 0, column, h - 1), fill=255)
+    column = 0
+    while column < w:
+        if not ended[column]:
+            column += 1
+            continue
+        start = column
+        while column < w and ended[column]:
+            column += 1
+        if start == 0 or column == w or column - start > max(2, round(STROKE_DOWN * h)):
+            drawing.rectangle((start, 0, column - 1, h - 1), fill=255)
     return dark, own
 
 

@@ -22,7 +22,7 @@ from noru.ocr.wide import sure as wide_sure
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["MISSES", "Band", "chance", "lines_of", "way"]
+__all__ = ["DASHES", "MISSES", "Band", "chance", "lines_of", "way"]
 
 # A cell no glyph decides in the grid's last this many columns, more than
 # this many cells from the row's other ink before them, is chrome (a

@@ -38,6 +38,8 @@ LINE_DOWN_LEAST = 3
 # This share of the lines' ends near ``y`` agree on the edge (a glyph's
 # stem touching a line's end makes it start a pixel or two off).
 LINE_DOWN_AGREE = 0.75
+# ... and those ends are of this many lines or more.
+LINE_DOWN_NEAR = 2
 # A gap between words this share of a cell wide is one space
 # (``space_phase``), and so many of them place the cells.
 SPACE = (0.6, 1.4)
@@ -152,10 +154,14 @@ def lines_down_phase(ink: Any, height: int, y: int) -> int:
     runs = set(zip(tops[lines].tolist(), ends[lines].tolist(), strict=True))
     if len(runs) < LINE_DOWN_LEAST:
         return y
-    moves = (np.array([edge for run in runs for edge in run]) - y) % height
+    ordered = sorted(runs)
+    moves = (np.array([edge for run in ordered for edge in run]) - y) % height
     moves = np.where(moves > height / 2, moves - height, moves)  # the nearer way
-    near = moves[np.abs(moves) <= LINE_DOWN_MOVE * height]
-    if not len(near):
+    close = np.abs(moves) <= LINE_DOWN_MOVE * height
+    near = moves[close]
+    # Nor are the ends of one line: two letters touching (a ``p`` over a
+    # ``b`` in Hermit's tight rows) end where the glyphs do.
+    if len({ordered[i // 2] for i in np.flatnonzero(close).tolist()}) < LINE_DOWN_NEAR:
         return y
     values, counts = np.unique(near, return_counts=True)
     best = int(np.argmax(counts))

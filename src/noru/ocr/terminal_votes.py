@@ -368,11 +368,14 @@ def junction(inked: Image.Image) -> str | None:
         return None
     if top + bottom > 2 * ACROSS_LOW * height:
         return None
-    # Each arm unbroken from its edge to the other line, and no ink elsewhere.
+    # Each arm unbroken from its edge to the other line, and no ink elsewhere
+    # but a pixel about where they meet (a fallback face's ``├`` in st,
+    # its line across thickened into the joint).
     for x in range(width):
         for y in range(height):
             on_across, on_down = top <= y <= bottom, left <= x <= right
-            if px[x, y] and not (on_across or on_down):
+            at_joint = top - 1 <= y <= bottom + 1 and left - 1 <= x <= right + 1
+            if px[x, y] and not (on_across or on_down or at_joint):
                 return None
     reach = (
         (arms[0], [(x, top, bottom) for x in range(0, left)]),
