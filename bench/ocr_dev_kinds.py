@@ -6,7 +6,8 @@ corpus's kinds are (tests/terminal_texts).
 plans and logs. ``TREES`` are tools that draw trees and marks with box
 drawing and geometric characters (``├─``, ``└──``, ``─┬─``, ``│``, ``●``),
 which terminals draw from a fallback font or by themselves (kitty,
-alacritty) rather than from the family on screen.
+alacritty) rather than from the family on screen. ``REPORTS``
+(``bench/ocr_dev_reports.py``) are errors and reports of other tools.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from tests.terminal_texts.build import (
     wrap,
 )
 from tests.terminal_texts.probes import tree
+
+from ocr_dev_reports import REPORTS
 
 Kind = Callable[[random.Random, int, int], list[Shown]]
 
@@ -421,4 +424,4 @@ TREES: dict[str, Kind] = {
     "pstree": pstree,
     "tree": tree,
 }
-KINDS: dict[str, Kind] = {**FIRST, **TREES}
+KINDS: dict[str, Kind] = {**FIRST, **TREES, **REPORTS}
