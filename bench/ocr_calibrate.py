@@ -1,5 +1,5 @@
 """Fit the terminal reader's line confidence on the training part of the
-terminal corpus (never the held-out part): ``noru.ocr.terminal_lines.MISSES``
+terminal corpus (never the held-out part): ``noru.ocr.terminal_confidence.MISSES``
 and ``noru.ocr.second.MISSES``.
 
 A terminal line's confidence is the chance that every one of its cells is
@@ -12,7 +12,7 @@ explain, or in a line read again whole. This reads the training screens of
 a drawn corpus (``bench/ocr_terminals.py draw``) with Noru's engine as the
 app calls it, notes for each grid line how its cells were decided (by
 wrapping ``noru.ocr.terminal``'s ``lines_of`` and
-``noru.ocr.terminal_lines.chance``) and for each line read again its
+``noru.ocr.terminal_confidence.chance``) and for each line read again its
 confidence without the cells read again and how many there were (by
 wrapping the second opinion's ``revise``, ``_read_runs`` and ``fitting``),
 then finds the chances that make the lines' exactness most likely (a search
@@ -67,7 +67,7 @@ class Lines:
 def read_training(folder: Path, limit: int = 0) -> Lines:
     """Every training screen's lines as Noru reads them (the first ``limit``
     screens, when given)."""
-    from noru.ocr import get_engine, second, terminal, terminal_lines, warm
+    from noru.ocr import get_engine, second, terminal, terminal_confidence, terminal_lines, warm
 
     records = [r for r in read_corpus(folder) if r["split"] == "train"]
     records = records[:limit] if limit else records
@@ -75,7 +75,7 @@ def read_training(folder: Path, limit: int = 0) -> Lines:
     warm(engine)
     hows: dict[str, dict[str, int]] = {}  # a grid line's text: how its cells were decided
     again: dict[str, tuple[float, str, int]] = {}  # a line read again: base, way, cells
-    lines_of, chance = terminal.lines_of, terminal_lines.chance
+    lines_of, chance = terminal.lines_of, terminal_confidence.chance
     revise, read_runs, fitting = (
         second.SecondOpinion.revise,
         second.SecondOpinion._read_runs,
@@ -124,7 +124,7 @@ def read_training(folder: Path, limit: int = 0) -> Lines:
         return found
 
     patches: list[tuple[Any, str, Callable[..., Any]]] = [
-        (terminal_lines, "chance", noting),
+        (terminal_lines, "chance", noting),  # as terminal_lines calls it
         (terminal, "lines_of", noting_lines),
         (second, "fitting", noting_fitting),
         (second.SecondOpinion, "_read_runs", noting_runs),
@@ -200,7 +200,7 @@ def fit(lines: Sequence[Line], start: dict[str, float]) -> dict[str, float]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from noru.ocr import second, terminal_lines
+    from noru.ocr import second, terminal_confidence
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -218,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         cells.update(how)
     print("cells by way: " + ", ".join(f"{w} {n}" for w, n in sorted(cells.items())))
     tables = (
-        ("terminal_lines.MISSES", lines.grid, terminal_lines.MISSES),
+        ("terminal_confidence.MISSES", lines.grid, terminal_confidence.MISSES),
         ("second.MISSES", lines.again, second.MISSES),
     )
     for name, fitted_on, now in tables:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from noru.ocr.glyphs import Decision
-from noru.ocr.terminal_lines import chance, way
+from noru.ocr.terminal_confidence import chance, way
 
 
 def _line(*ways: str) -> float:

@@ -33,7 +33,7 @@ from noru.ocr.base import BOX_LINES, OcrLine
 from noru.ocr.monospace import agree_job
 from noru.ocr.regions import Job, Piece, ink_height, plain_piece, text_rows, two_tone
 from noru.ocr.terminal import Read
-from noru.ocr.terminal_lines import chance
+from noru.ocr.terminal_confidence import chance
 
 if TYPE_CHECKING:
     from PIL import Image

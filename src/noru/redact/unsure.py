@@ -7,7 +7,7 @@ highlighted token read as ``ff oA TSE ESR ere``, an ``_`` read as a space
 in a label, a space read inside a token. The text layer says how sure it is
 of each line (``OcrLine.confidence``): a terminal's row read on its grid
 (its grid's width recorded) has the calibrated chance that it is exact
-(``noru.ocr.terminal_lines.chance``), and a line below ``UNSURE`` is more likely
+(``noru.ocr.terminal_confidence.chance``), and a line below ``UNSURE`` is more likely
 misread than not. A row of a terminal's grid that the grid reader left to
 the engine's layout (a highlighted row: it lies on the grid's rows, its
 width not recorded) has the engine's own confidence, which is not that
