@@ -78,3 +78,34 @@ def test_the_family_s_own_weight_is_found_among_look_alikes(
     assert [line.text.rstrip() for line in lines] == shown, read
     # The port mappings' `:::` is left to the engine in one cell.
     assert all(line.confidence >= 0.99 for n, line in enumerate(lines) if n != 1), read
+
+
+MYSQL = [
+    "mysql> SELECT id, compact_client, user FROM streams LIMIT 2;",
+    "+-------+----------------+------------+",
+    "| id    | compact_client | user       |",
+    "+-------+----------------+------------+",
+    "| 61115 | a0f7da6fce91   | 3.24.6     |",
+    "| 60976 | commit_request | TokenShard |",
+    "+-------+----------------+------------+",
+    "2 rows in set (0.41 sec)",
+]
+
+
+def test_an_ascii_table_s_border_drawn_as_one_line_is_its_characters(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """kitty shapes Fira Code's `-------` as one line, which the cells read
+    as box drawing's `─`: each `+-------+` border of the MySQL client's
+    table was taken for a rule drawn across the rows and left out. Between
+    `+` joints, such a line is the `-` typed."""
+    require_family("Fira Code", "fonts-firacode")
+    real_terminals.need("kitty")
+    with real_terminals.open_terminal(
+        desktop, "kitty", MYSQL, x=60, y=60, columns=80, rows=10, size=14,
+        font="Fira Code", theme="dark",
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    lines = [line for line in engine.recognise(image).lines if line.text.strip()]
+    read = "\n".join(f"{line.confidence:.4f} {line.text.rstrip()}" for line in lines)
+    assert [line.text.rstrip() for line in lines] == MYSQL, read

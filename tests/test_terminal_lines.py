@@ -1,11 +1,15 @@
 """How a terminal cell's way of being decided counts against its line's
-confidence (``noru.ocr.terminal_lines``): the engine's copies read alike
-are doubted when the cell's own glyphs say otherwise."""
+confidence (``noru.ocr.terminal_confidence``): the engine's copies read
+alike are doubted when the cell's own glyphs say otherwise. And which rows
+of marks are text (``noru.ocr.base.ascii_border``)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
+from noru.ocr.base import ascii_border
 from noru.ocr.glyphs import Decision
 from noru.ocr.terminal_confidence import chance, way
 
@@ -34,3 +38,19 @@ def test_copies_read_alike_near_their_own_drawing_keep_the_line_sure() -> None:
     taken = way("1", font_known=True, by="copies", glyph=close)
     assert taken == "agreed"
     assert _line(taken, *["glyph"] * 40) >= 0.99
+
+
+@pytest.mark.parametrize(
+    ("text", "border"),
+    [
+        ("+──────+───+", "+------+---+"),
+        ("  +-—–-+--+", "  +----+--+"),
+        ("+---+", "+---+"),
+        ("────────", None),  # a rule, no table's
+        ("+ ok +", None),
+        ("┼───┼", None),  # box drawing's own joints
+        ("+", None),
+    ],
+)
+def test_an_ascii_table_s_border_is_told_by_its_joints(text: str, border: str | None) -> None:
+    assert ascii_border(text) == border

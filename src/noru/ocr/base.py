@@ -17,6 +17,7 @@ terminal wraps a longer line to the next row, is known from it
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,11 +74,23 @@ BOX_LINES = "│─┌┐└┘├┤┬┴┼═║╭╮╯╰━┃"
 
 # What draws a box or a bar (box drawing, block elements): a border, no text.
 BORDER_MARKS = frozenset(chr(c) for c in range(0x2500, 0x25A0))
+# An ASCII table's border: ``+`` joints, runs of lines between them.
+_ASCII_BORDER = re.compile(r"\+(?:[-─—–]+\+)+")
+_AS_HYPHEN = str.maketrans("─—–", "---")
 
 
 def is_border(text: str) -> bool:
     """Whether a grid's line holds nothing but box drawing and blocks."""
     return all(c in BORDER_MARKS or c.isspace() for c in text)
+
+
+def ascii_border(text: str) -> str | None:
+    """``text`` as an ASCII table's border (``+-----+----+``, the MySQL
+    client's), its lines as ``-``; None for any other text. A font's
+    ligature (Fira Code's in kitty) draws a run of ``-`` as one line, read
+    as box drawing's ``─`` or a dash; beside ``+`` joints it is ``-``."""
+    found = _ASCII_BORDER.fullmatch(text.strip())
+    return None if found is None else text.translate(_AS_HYPHEN)
 
 
 def is_rule(text: str) -> bool:

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from noru.ocr.base import OcrLine, is_border, is_rule
+from noru.ocr.base import OcrLine, ascii_border, is_border, is_rule
 from noru.ocr.box_joints import JOINTS
 from noru.ocr.glyphs import Decision
 from noru.ocr.terminal_confidence import NEAREST_NEAR, chance, way
@@ -183,12 +183,16 @@ def lines_of(
         # as (or nearest) their glyphs is text (a compiler's ``^~~~~`` under
         # the code it points at, a cell or two of it left unsure),
         # and so is a border each of whose cells is its glyph or its shape
-        # (tmux's, a pager's ``───┼───``): the screen shows it as characters.
+        # (tmux's, a pager's ``───┼───``): the screen shows it as characters;
+        # and so is an ASCII table's, its ``-`` drawn as one line.
         if is_border(text):
             if how["glyph"] + how["shape"] < len(chars):
                 continue
         elif is_rule(text) and 2 * (how["glyph"] + how["nearest"]) < len(band.keys):
-            continue
+            table = ascii_border(text)
+            if table is None:
+                continue
+            text = table
         box = (
             origin[0] + cells.x + first * cells.width,
             origin[1] + cells.y + band.row * cells.height,
