@@ -6,10 +6,12 @@ engine."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from noru.capture import Capturer
+from noru.ocr import OcrLine
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
 from tests.ocr_scoring import chrome
@@ -28,6 +30,29 @@ pytestmark = pytest.mark.usefixtures("desktop")
 
 # A line served at this confidence or more is sure (docs/text.md).
 SURE = 0.99
+
+
+def _read_at_96_dpi(
+    tmp_path: Path,
+    engine: TesseractEngine,  # noqa: F811
+    term: real_terminals.Terminal,
+    shown: list[Shown] | list[str],
+    **drawn: Any,
+) -> list[OcrLine]:
+    """The lines ``engine`` reads of ``term`` showing ``shown`` on a screen
+    of 96 dpi of its own, as the corpus and the dev sets draw them (the
+    desktop's differs); ``drawn``: ``open_terminal``'s columns, rows, font,
+    size, theme, chrome, x and y."""
+    real_terminals.need(term)
+    where = {"x": 60, "y": 60, **drawn}
+    with (
+        running_xserver(tmp_path, width=2560, height=1600, dpi=96) as server,
+        Capturer(display=server.display) as capturer,  # noqa: F811
+        real_terminals.open_terminal(server, term, shown, **where) as client,
+    ):
+        image = window(capturer, client)
+    return [line for line in engine.recognise(image).lines if line.text.strip()]
+
 
 CARGO_TREE = [
     "$ cargo tree --depth 2",
@@ -374,17 +399,10 @@ def test_a_tree_drawn_from_a_fallback_face_is_read_on_the_terminal_s_rows(
     rows touch, and the grid starts a pixel high): it may be read as `—`,
     never surely."""
     require_family("Hermit", "fonts-hermit")
-    real_terminals.need("st")
-    with (
-        running_xserver(tmp_path, width=2560, height=1600, dpi=96) as server,
-        Capturer(display=server.display) as capturer,  # noqa: F811
-        real_terminals.open_terminal(
-            server, "st", PSTREE_LONG, columns=90, rows=len(PSTREE_LONG) + 1, size=12,
-            font="Hermit", theme="solarized-light", x=60, y=60,
-        ) as client,
-    ):  # fmt: skip
-        image = window(capturer, client)
-    lines = [line for line in engine.recognise(image).lines if line.text.strip()]
+    lines = _read_at_96_dpi(
+        tmp_path, engine, "st", PSTREE_LONG, columns=90, rows=len(PSTREE_LONG) + 1, size=12,
+        font="Hermit", theme="solarized-light",
+    )  # fmt: skip
     assert as_drawn(lines)[2:] == PSTREE_LONG[2:]
     assert min(line.confidence for line in lines[2:]) >= SURE
     first = lines[1]
@@ -447,18 +465,11 @@ def test_a_line_down_across_a_highlighted_row_is_kept(
     and dropped (`  └── jest`, at 0.9998). A highlight's end runs to the
     row's edge or is wider than a stroke."""
     require_family("Cousine", "fonts-croscore")
-    real_terminals.need("kitty")
-    with (
-        running_xserver(tmp_path, width=2560, height=1600, dpi=96) as server,
-        Capturer(display=server.display) as capturer,  # noqa: F811
-        real_terminals.open_terminal(
-            server, "kitty", NPM_DENSE, columns=80, rows=len(NPM_DENSE) + 1, size=9,
-            font="Cousine", theme="dark", x=60, y=60, highlight=7,
-        ) as client,
-    ):  # fmt: skip
-        image = window(capturer, client)
-    read = as_drawn(list(engine.recognise(image).lines))
-    assert [line for line in read if line.strip()] == NPM_DENSE
+    lines = _read_at_96_dpi(
+        tmp_path, engine, "kitty", NPM_DENSE, columns=80, rows=len(NPM_DENSE) + 1, size=9,
+        font="Cousine", theme="dark", highlight=7,
+    )  # fmt: skip
+    assert as_drawn(lines) == NPM_DENSE
 
 
 PSTREE_SHORT = [
@@ -480,15 +491,8 @@ def test_three_lines_of_a_tree_are_read_on_their_grid_by_their_font(
     Latin ones: no cell of the two lines was a sample for the font, which
     was not found (`—7—dockerd( 16269 )`, `“Pessha(32990)`)."""
     require_family("Fira Code", "fonts-firacode")
-    real_terminals.need("kitty")
-    with (
-        running_xserver(tmp_path, width=2560, height=1600, dpi=96) as server,
-        Capturer(display=server.display) as capturer,  # noqa: F811
-        real_terminals.open_terminal(
-            server, "kitty", PSTREE_SHORT, columns=80, rows=12, size=10, font="Fira Code",
-            theme="light", x=60, y=60,
-        ) as client,
-    ):  # fmt: skip
-        image = window(capturer, client)
-    read = as_drawn(list(engine.recognise(image).lines))
-    assert [line for line in read if line.strip()] == PSTREE_SHORT
+    lines = _read_at_96_dpi(
+        tmp_path, engine, "kitty", PSTREE_SHORT, columns=80, rows=12, size=10,
+        font="Fira Code", theme="light",
+    )  # fmt: skip
+    assert as_drawn(lines) == PSTREE_SHORT
