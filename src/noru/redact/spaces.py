@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from noru.redact.formats import STORAGE_KEY
 from noru.redact.rules import OPTIONAL_RULES, RULES, canon
-from noru.redact.search import NEEDLES_CUT, matched
+from noru.redact.search import LEAST, NEEDLES_CUT, matched
 from noru.redact.shapes import (
     PIECE_SIZE,
     Finding,
@@ -132,6 +132,8 @@ def one_space(
     held = _needles_at(folded, (i for i in searched if i not in _NOT_ACROSS))
     if not held:
         return []
+    # A join shorter than every pattern held cannot be found (``LEAST``).
+    least = max(_JOINED_AT_LEAST, min(LEAST[i] for _, _, i in held))
     backwards = line[::-1]
     size = len(line)
 
@@ -151,7 +153,7 @@ def one_space(
 
     # each join: where its runs start and end, the spaces between them
     joins: set[tuple[int, tuple[int, ...], int]] = set()
-    for pos, _, _ in held:
+    for pos in {pos for pos, _, _ in held}:  # each place once (rules share needles)
         start, end = run_start(pos), run_end(pos)
         if (right := after(end)) is not None:
             joins.add((start, (end,), right))
@@ -164,18 +166,21 @@ def one_space(
     out: list[Finding] = []
     for start, cuts, end in sorted(joins):
         at, last = cuts[0], cuts[-1]
-        if end - start - len(cuts) < _JOINED_AT_LEAST or at - start < 2 or end - last - 1 < 2:
+        joined = end - start - len(cuts)  # the text joined's length
+        if joined < least or at - start < 2 or end - last - 1 < 2:
             continue
         if any(f.start <= cut and cut - 1 < f.end for f in found for cut in cuts):
             continue
-        if word_like(line[start:at]) and any(f.start == at + 1 for f in found):
+        if any(f.start == at + 1 for f in found) and word_like(line[start:at]):
             continue
         first, stop = bisect.bisect_left(held, (start,)), bisect.bisect_left(held, (end,))
-        tried = {i for _, until, i in held[first:stop] if until <= end}
+        tried = {i for _, until, i in held[first:stop] if until <= end and LEAST[i] <= joined}
+        if not tried:
+            continue
         text = "".join(line[a + 1 : b] for a, b in itertools.pairwise([start - 1, *cuts, end]))
-        where = [i for i in range(start, end) if i not in cuts]
         for f in matched(text, sorted(tried)):
             if f.start < at - start and last + 1 - start - len(cuts) < f.end:
+                where = [i for i in range(start, end) if i not in cuts]
                 out.append(Finding(where[f.start], where[f.end - 1] + 1, f.kind))
     return out
 
@@ -285,6 +290,8 @@ def padded_pieces(line: str) -> list[Finding]:
 _QUOTED = re.compile(
     r"(?<=[\"'‘“])(?P<v>[A-Za-z0-9+/|]+(?: [A-Za-z0-9+/|)\]}]+)*)(?=[\"'’”>])", re.ASCII
 )
+# What ``_QUOTED`` needs before a key: one of its opening quotes.
+_OPENERS = "\"'‘“"
 # Its longest piece this long at least (no word of prose is).
 _QUOTED_PIECE = 16
 
@@ -296,7 +303,9 @@ def quoted_pieces(line: str) -> list[Finding]:
     capitals, small letters and digits, as varied as random bytes, one
     piece of ``_QUOTED_PIECE`` characters or more and none a word of prose
     longer than ``_WORD_PIECE``."""
-    out = []
+    out: list[Finding] = []
+    if not any(opener in line for opener in _OPENERS):
+        return out  # most lines: no quote, no search
     low, high = STORAGE_KEY
     for m in _QUOTED.finditer(line):
         pieces = m["v"].split(" ")
