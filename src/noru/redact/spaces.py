@@ -282,30 +282,34 @@ def padded_pieces(line: str) -> list[Finding]:
     return out
 
 
-# A storage key between quotes, its ``==`` not read (an input's value in a
-# page's source in Firefox: ``value="Y3hj...bSuy +IWZ+AjnL6F...A0n +
-# jiioXH+6Nj79Z6nNWW>``, its ``=="`` gone): a run of base64 in pieces one
-# space apart, right after an opening quote, up to a closing quote or a
-# tag's ``>``.
+# A storage key between quotes or brackets, its ``==`` not read (an input's
+# value in a page's source in Firefox: ``value="Y3hj...bSuy +IWZ+AjnL6F...A0n
+# + jiioXH+6Nj79Z6nNWW>``, its ``=="`` gone), or its ``==`` and what closes
+# it not read at the line's end (Firefox: ``[LUEQ6k...GSy + BF9I...hu3
+# +JGRe...5nbM``, its ``==]`` gone): a run of base64 in pieces one space
+# apart, right after an opening quote or bracket, up to a closing one, a
+# tag's ``>`` or the line's end.
 _QUOTED = re.compile(
-    r"(?<=[\"'‘“])(?P<v>[A-Za-z0-9+/|]+(?: [A-Za-z0-9+/|)\]}]+)*)(?=[\"'’”>])", re.ASCII
+    r"(?<=[\"'‘“\[({])(?P<v>[A-Za-z0-9+/|]+(?: [A-Za-z0-9+/|)\]}]+)*)(?=[\"'’”>\])}]|\s*$)",
+    re.ASCII,
 )
-# What ``_QUOTED`` needs before a key: one of its opening quotes.
-_OPENERS = "\"'‘“"
+# What ``_QUOTED`` needs before a key: one of its openers.
+_OPENERS = "\"'‘“[({"
 # Its longest piece this long at least (no word of prose is).
 _QUOTED_PIECE = 16
 
 
 def quoted_pieces(line: str) -> list[Finding]:
-    """Azure storage keys between quotes whose ``==`` the engine did not
-    read (``_QUOTED``): the run's pieces, up to ``_STORAGE_PIECES`` of
-    them, together of ``STORAGE_KEY``'s length (its ``==`` aside), with
-    capitals, small letters and digits, as varied as random bytes, one
-    piece of ``_QUOTED_PIECE`` characters or more and none a word of prose
-    longer than ``_WORD_PIECE``."""
+    """Azure storage keys between quotes or brackets whose ``==`` the engine
+    did not read, or after an opening one at the line's end (``_QUOTED``):
+    the run's pieces, up to ``_STORAGE_PIECES`` of them, together of
+    ``STORAGE_KEY``'s length (its ``==`` aside), with capitals, small
+    letters and digits, as varied as random bytes, one piece of
+    ``_QUOTED_PIECE`` characters or more and none a word of prose longer
+    than ``_WORD_PIECE``."""
     out: list[Finding] = []
     if not any(opener in line for opener in _OPENERS):
-        return out  # most lines: no quote, no search
+        return out  # many lines: no opener, no search
     low, high = STORAGE_KEY
     for m in _QUOTED.finditer(line):
         pieces = m["v"].split(" ")
