@@ -15,7 +15,10 @@ this file with ``PYTHONPATH`` on the other checkout's ``src`` and the same
 ``--rows``; alternate the two a few times, the host's speed drifts. After
 adding a rule, run it before and after: a rule that searches every row
 with a costly pattern shows here (see docs/performance.md, "Redaction in
-what agents get"). ``--profile`` prints where the time goes instead.
+what agents get"). ``--profile`` prints where the time goes instead. For
+a count the host's load does not move, run it under ``valgrind
+--tool=callgrind`` with ``--runs 1`` and ``--runs 6``: the difference of
+the instructions it collects, over 5, is one call's.
 
     PYTHONPATH=$PWD/src .venv/bin/python bench/redact_cost.py [--runs 300] \
         [--rows bench/out/redact_cost_rows.json] [--profile]
