@@ -959,6 +959,13 @@ BROWSER_READS += [
         "YYLffA0n + jiioXH+6Nj79Z6nNWW>",
         "Y3hjA2sp1q0twI6Kzufi/ayUpwzFiw2W5bKjngkjnvdf9bSuy+lWZ+AjnL6fYYLffl0n+jiioXH+6Nj79Z6nWW==",
     ),
+    # a storage key in brackets at the line's end, its ==] not read, its +
+    # read apart (Firefox, seed 424)
+    (
+        "[LUEQ6kXi3ubtud9jIGVGB6GSy + BF9IXRRY15Cu70AWK+hu3 +JGReqgsXvUo3HmZIt60sVS+WDPiziguFxtS5"
+        "nbM",
+        "LuEQ6kXi3ubtud9jIGVGB6GSy+BF9IXRRY15Cu70AWK+hu3+JGReqgsXvUo3HmZlt60sVS+WDPiziguFxt5nbM==",
+    ),
     # a fixed suffix's _ not read (a MaxMind key in Firefox, seed 421)
     ("[3RmFOC_nMwk4ZNolVe6kI91HsSzivdZsrsQlmmk]", "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"),
     # a fixed prefix's 1 read as L, and as T on another screen (a Google

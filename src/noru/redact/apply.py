@@ -314,8 +314,10 @@ def _image(
         frames = image.windows or ((0, 0, image.width, image.height),)
         texts, found, named = _ocr_lines(searched, policy, values, cut, position, stack, frames)
         if found:
+            # a line whose text is as read is kept as it is: most are
             ocr_lines = tuple(
-                replace(line, text=text) for line, text in zip(ocr_lines, texts, strict=True)
+                line if line.text == text else replace(line, text=text)
+                for line, text in zip(ocr_lines, texts, strict=True)
             )
         boxes += found
         kinds += named

@@ -180,12 +180,24 @@ def _held(value: str, kind: str, *, option: bool = False) -> bool:
 # one has no labelled value (most lines of a log or of code have none).
 _LABEL_AND_VALUE = re.compile(
     r"(?:pa[s5]{2}|pwd|[s5]ecret|t[o0]ken|key|credential)[A-Za-z0-9_. -]{0,40}?[\"']?\s*(?::|=)",
-    re.ASCII | re.IGNORECASE,
+    re.ASCII,
 )
 
 
+def _has_label_and_value(line: str) -> bool:
+    """Whether ``line`` holds ``_LABEL_AND_VALUE`` in any case: searched in
+    small letters without ``re.IGNORECASE``, twice as fast, where small
+    letters keep the line's length (ASCII)."""
+    if line.isascii():
+        return _LABEL_AND_VALUE.search(line.lower()) is not None
+    return _LABEL_ANY_CASE.search(line) is not None
+
+
+_LABEL_ANY_CASE = re.compile(_LABEL_AND_VALUE.pattern, re.ASCII | re.IGNORECASE)
+
+
 def labelled(line: str) -> list[Finding]:
-    if _LABEL_AND_VALUE.search(line) is None:
+    if not _has_label_and_value(line):
         return []
     found = []
     after = 0  # where the last label's value ended: a name inside it is no label

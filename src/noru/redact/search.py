@@ -11,12 +11,13 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import re._parser as re_parser  # type: ignore[import-not-found]
 from collections.abc import Collection, Iterable
 
 from noru.redact.rules import CATEGORY_OF, OPTIONAL_RULES, RULES, Rule
 from noru.redact.shapes import LONG_FORMAT, Finding, canon, name_like, piece_like, word_like
 
-__all__ = ["NEEDLES_CUT", "category", "credential_like", "formats", "matched", "searched"]
+__all__ = ["LEAST", "NEEDLES_CUT", "category", "credential_like", "formats", "matched", "searched"]
 
 
 def category(kind: str) -> str:
@@ -37,16 +38,24 @@ def searched(folded: str, categories: Collection[str]) -> list[int]:
     with none."""
     on = frozenset(categories)
     always, short, grams = _plan(on)
-    hit = {i for needle, rules in short if needle in folded for i in rules}
+    hit: set[int] = set()
+    for needle, rules in short:
+        if needle in folded:
+            hit.update(rules)
     for gram in _keys_of(on).intersection(zip(folded, folded[1:], folded[2:], strict=False)):
-        hit.update(i for needle, rules in grams[gram] if needle in folded for i in rules)
+        for needle, rules in grams[gram]:
+            if needle in folded:
+                hit.update(rules)
     return sorted(hit.union(always)) if hit else always
 
 
 def matched(line: str, searched: Iterable[int]) -> list[Finding]:
     """What the rules ``searched`` (indices of ``_RULES``) find in ``line``."""
     found = []
+    size = len(line)
     for i in searched:
+        if size < LEAST[i]:
+            continue  # too short for the pattern: no search (most of one_space's joins)
         rule = _RULES[i]
         for m in rule.pattern.finditer(line):
             end = _joined(line, m, rule) if rule.high else m.end("v")
@@ -254,19 +263,8 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     # the pieces and what parts each from the one before (a space, an ``_``)
     parts = re.split(f"([{rule.apart}])", m["rest"])
     pieces, parted = [first, *parts[2::2]], ["", *parts[1::2]]
-    low, high = rule.low, rule.high
-    one_length = high - low <= 4
-    if one_length and low >= 20:
-        # characters the engine dropped or added (a glyph read as two:
-        # ``dD``, ``mM``, ``OIA`` for ``9``; a mark read in a gap)
-        low, high = low - 2, high + max(2, low // ADDED_IN)
-    elif one_length and low >= 16:
-        low, high = low - 1, high + 2
-    elif low >= 20:
-        # a format of a range of lengths read short of its least (a run of
-        # ``_`` drawn as one line read one short: ``figd__Rc...`` for
-        # ``figd___Rc...``; a character dropped)
-        low -= 2
+    one_length = rule.high - rule.low <= 4
+    low, high = _read_lengths(rule)
     # after a prefix alone or a word; a body of hexadecimal letters alone
     # glued to its prefix is a hexadecimal token's start (``shpca_eafd``),
     # and so is one of two characters after a prefix no word has
@@ -314,7 +312,41 @@ def _joined(line: str, m: re.Match[str], rule: Rule) -> int | None:
     return end
 
 
+def _read_lengths(rule: Rule) -> tuple[int, int]:
+    """The least and most a token's body of ``rule`` is taken at as read
+    (``_joined``): its ``low`` and ``high``, widened by what the engine
+    drops and adds."""
+    low, high = rule.low, rule.high
+    one_length = high - low <= 4
+    if one_length and low >= 20:
+        # characters the engine dropped or added (a glyph read as two:
+        # ``dD``, ``mM``, ``OIA`` for ``9``; a mark read in a gap)
+        return low - 2, high + max(2, low // ADDED_IN)
+    if one_length and low >= 16:
+        return low - 1, high + 2
+    if low >= 20:
+        # a format of a range of lengths read short of its least (a run of
+        # ``_`` drawn as one line read one short: ``figd__Rc...`` for
+        # ``figd___Rc...``; a character dropped)
+        return low - 2, high
+    return low, high
+
+
 _HEX_LETTERS = re.compile(r"[a-fA-F]+", re.ASCII)
+
+
+def _least(rule: Rule) -> int:
+    """The fewest characters a text holding a finding of ``rule`` has: what
+    its pattern matches at least (as its compiler counts them), and for a
+    token (``rule.high``), its body at the least ``_joined`` takes after it
+    (the pattern matches its prefix alone)."""
+    width = int(re_parser.parse(rule.pattern.pattern, rule.pattern.flags).getwidth()[0])
+    return width + _read_lengths(rule)[0] if rule.high else width
+
+
+# Per rule of ``_RULES``: a text shorter is not searched by it (a Discord
+# token's 59; most of ``spaces.one_space``'s joins).
+LEAST = tuple(_least(rule) for rule in _RULES)
 
 
 def _without_words(line: str, start: int, end: int | None) -> int | None:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from noru.redact.formats import STORAGE_KEY
 from noru.redact.rules import OPTIONAL_RULES, RULES, canon
-from noru.redact.search import NEEDLES_CUT, matched
+from noru.redact.search import LEAST, NEEDLES_CUT, matched
 from noru.redact.shapes import (
     PIECE_SIZE,
     Finding,
@@ -132,6 +132,8 @@ def one_space(
     held = _needles_at(folded, (i for i in searched if i not in _NOT_ACROSS))
     if not held:
         return []
+    # A join shorter than every pattern held cannot be found (``LEAST``).
+    least = max(_JOINED_AT_LEAST, min(LEAST[i] for _, _, i in held))
     backwards = line[::-1]
     size = len(line)
 
@@ -151,7 +153,7 @@ def one_space(
 
     # each join: where its runs start and end, the spaces between them
     joins: set[tuple[int, tuple[int, ...], int]] = set()
-    for pos, _, _ in held:
+    for pos in {pos for pos, _, _ in held}:  # each place once (rules share needles)
         start, end = run_start(pos), run_end(pos)
         if (right := after(end)) is not None:
             joins.add((start, (end,), right))
@@ -164,18 +166,21 @@ def one_space(
     out: list[Finding] = []
     for start, cuts, end in sorted(joins):
         at, last = cuts[0], cuts[-1]
-        if end - start - len(cuts) < _JOINED_AT_LEAST or at - start < 2 or end - last - 1 < 2:
+        joined = end - start - len(cuts)  # the text joined's length
+        if joined < least or at - start < 2 or end - last - 1 < 2:
             continue
         if any(f.start <= cut and cut - 1 < f.end for f in found for cut in cuts):
             continue
-        if word_like(line[start:at]) and any(f.start == at + 1 for f in found):
+        if any(f.start == at + 1 for f in found) and word_like(line[start:at]):
             continue
         first, stop = bisect.bisect_left(held, (start,)), bisect.bisect_left(held, (end,))
-        tried = {i for _, until, i in held[first:stop] if until <= end}
+        tried = {i for _, until, i in held[first:stop] if until <= end and LEAST[i] <= joined}
+        if not tried:
+            continue
         text = "".join(line[a + 1 : b] for a, b in itertools.pairwise([start - 1, *cuts, end]))
-        where = [i for i in range(start, end) if i not in cuts]
         for f in matched(text, sorted(tried)):
             if f.start < at - start and last + 1 - start - len(cuts) < f.end:
+                where = [i for i in range(start, end) if i not in cuts]
                 out.append(Finding(where[f.start], where[f.end - 1] + 1, f.kind))
     return out
 
@@ -277,26 +282,34 @@ def padded_pieces(line: str) -> list[Finding]:
     return out
 
 
-# A storage key between quotes, its ``==`` not read (an input's value in a
-# page's source in Firefox: ``value="Y3hj...bSuy +IWZ+AjnL6F...A0n +
-# jiioXH+6Nj79Z6nNWW>``, its ``=="`` gone): a run of base64 in pieces one
-# space apart, right after an opening quote, up to a closing quote or a
-# tag's ``>``.
+# A storage key between quotes or brackets, its ``==`` not read (an input's
+# value in a page's source in Firefox: ``value="Y3hj...bSuy +IWZ+AjnL6F...A0n
+# + jiioXH+6Nj79Z6nNWW>``, its ``=="`` gone), or its ``==`` and what closes
+# it not read at the line's end (Firefox: ``[LUEQ6k...GSy + BF9I...hu3
+# +JGRe...5nbM``, its ``==]`` gone): a run of base64 in pieces one space
+# apart, right after an opening quote or bracket, up to a closing one, a
+# tag's ``>`` or the line's end.
 _QUOTED = re.compile(
-    r"(?<=[\"'‘“])(?P<v>[A-Za-z0-9+/|]+(?: [A-Za-z0-9+/|)\]}]+)*)(?=[\"'’”>])", re.ASCII
+    r"(?<=[\"'‘“\[({])(?P<v>[A-Za-z0-9+/|]+(?: [A-Za-z0-9+/|)\]}]+)*)(?=[\"'’”>\])}]|\s*$)",
+    re.ASCII,
 )
+# What ``_QUOTED`` needs before a key: one of its openers.
+_OPENERS = "\"'‘“[({"
 # Its longest piece this long at least (no word of prose is).
 _QUOTED_PIECE = 16
 
 
 def quoted_pieces(line: str) -> list[Finding]:
-    """Azure storage keys between quotes whose ``==`` the engine did not
-    read (``_QUOTED``): the run's pieces, up to ``_STORAGE_PIECES`` of
-    them, together of ``STORAGE_KEY``'s length (its ``==`` aside), with
-    capitals, small letters and digits, as varied as random bytes, one
-    piece of ``_QUOTED_PIECE`` characters or more and none a word of prose
-    longer than ``_WORD_PIECE``."""
-    out = []
+    """Azure storage keys between quotes or brackets whose ``==`` the engine
+    did not read, or after an opening one at the line's end (``_QUOTED``):
+    the run's pieces, up to ``_STORAGE_PIECES`` of them, together of
+    ``STORAGE_KEY``'s length (its ``==`` aside), with capitals, small
+    letters and digits, as varied as random bytes, one piece of
+    ``_QUOTED_PIECE`` characters or more and none a word of prose longer
+    than ``_WORD_PIECE``."""
+    out: list[Finding] = []
+    if not any(opener in line for opener in _OPENERS):
+        return out  # many lines: no opener, no search
     low, high = STORAGE_KEY
     for m in _QUOTED.finditer(line):
         pieces = m["v"].split(" ")
