@@ -12,7 +12,8 @@ shaped for before the held-out part scores it once.
 - ``kinds``: the plan's screens showing kinds of text neither part holds
   (bench/ocr_dev_kinds.py: by default its first set, Java and Node stack
   traces, ``terraform plan``, ``journalctl``, ``ss -tlnp``, ``apt
-  upgrade``; ``--kinds`` names others, such as its trees), in turn; the
+  upgrade``; ``--kinds`` names others, such as its trees or its reports),
+  in turn; the
   plan's CJK, ligature, Powerline and tmux screens left out (their fonts
   and layout go with their kind).
 
@@ -25,6 +26,8 @@ filtering ``split=train``) take a dev set as it is. Scored as the corpus is:
     .venv/bin/python bench/ocr_dev_sets.py kinds --seed 31 --limit 60 --out bench/out/dev31
     .venv/bin/python bench/ocr_dev_sets.py kinds --seed 41 --limit 60 --out bench/out/dev41 \
         --kinds failed-units,lsblk,npm-ls,pstree,tree
+    .venv/bin/python bench/ocr_dev_sets.py kinds --seed 51 --limit 60 --out bench/out/dev51 \
+        --kinds dotnet-exception,eslint-report,gradle-failure,ip-addr,mysql-table,ruby-backtrace
 """
 
 from __future__ import annotations
