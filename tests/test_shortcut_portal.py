@@ -196,8 +196,16 @@ def test_the_app_on_kde_says_the_shortcut_is_bound_and_a_press_reaches_its_captu
 ) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), **kde.env}
     with running_app(home, env, tmp_path / "app.log") as app:
-        status = appwire.AppClient(home, timeout=5).expect(appwire.GetStatus(), appwire.AppStatus)
-        assert status.hotkey == appwire.HotkeyState("Ctrl+Alt+N", grabbed=True), app.output
+        client = appwire.AppClient(home, timeout=5)
+
+        def hotkey() -> appwire.HotkeyState:
+            return client.expect(appwire.GetStatus(), appwire.AppStatus).hotkey
+
+        # The app answers as soon as its socket listens, and says its key is
+        # "not started" until the desktop has bound it (a loaded machine
+        # takes a while).
+        wait_until(lambda: hotkey().problem != "not started", "the key bound or refused", 30)
+        assert hotkey() == appwire.HotkeyState("Ctrl+Alt+N", grabbed=True), app.output
         kde.press("ctrl+alt+n")
         # The portal gives no windows, so the shortcut takes the display, which
         # goes to the portal's Screenshot: on this stack KDE's screenshot
