@@ -7,7 +7,10 @@ plans and logs. ``TREES`` are tools that draw trees and marks with box
 drawing and geometric characters (``├─``, ``└──``, ``─┬─``, ``│``, ``●``),
 which terminals draw from a fallback font or by themselves (kitty,
 alacritty) rather than from the family on screen. ``REPORTS``
-(``bench/ocr_dev_reports.py``) are errors and reports of other tools.
+(``bench/ocr_dev_reports.py``) are errors and reports of other tools;
+``DUMPS`` (``bench/ocr_dev_dumps.py``) are dumps, logs, runs and scans:
+``hexdump -C``, ``dmesg``, ``ansible-playbook``, ``git log --graph``,
+``ps aux`` and ``nmap``.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from tests.terminal_texts.build import (
 )
 from tests.terminal_texts.probes import tree
 
+from ocr_dev_dumps import DUMPS
 from ocr_dev_reports import REPORTS
 
 Kind = Callable[[random.Random, int, int], list[Shown]]
@@ -424,4 +428,4 @@ TREES: dict[str, Kind] = {
     "pstree": pstree,
     "tree": tree,
 }
-KINDS: dict[str, Kind] = {**FIRST, **TREES, **REPORTS}
+KINDS: dict[str, Kind] = {**FIRST, **TREES, **REPORTS, **DUMPS}
