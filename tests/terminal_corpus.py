@@ -55,6 +55,7 @@ A screen whose terminal fails to start is reported and skipped.
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
 import json
 import math
@@ -82,9 +83,11 @@ from tests.real_terminals import (
     open_xterm,
     xterm_screen,
 )
+from tests.terminal_shown import in_bitmap_font
 from tests.terminal_texts import KINDS, PROBES
 
 __all__ = [
+    "BITMAP_FILES",
     "FAMILIES",
     "HELD_OUT_FAMILIES",
     "HELD_OUT_KINDS",
@@ -99,6 +102,7 @@ __all__ = [
     "draw",
     "plan",
     "read_corpus",
+    "shown_in_family",
 ]
 
 WIDTH, HEIGHT = 2560, 1600
@@ -165,6 +169,14 @@ BITMAPS: dict[SizeBand, tuple[str | None, int, int]] = {
     "medium": ("9x15", 9, 15),
     "large": ("10x20", 10, 20),
 }
+# The font file xterm draws each with: its default in a UTF-8 locale is the
+# ISO 10646 form of fixed; the names 9x15 and 10x20 are the ISO 8859-1 forms.
+BITMAP_FILES: dict[SizeBand, str] = {
+    "small": "6x13.pcf.gz",
+    "medium": "9x15-ISO8859-1.pcf.gz",
+    "large": "10x20-ISO8859-1.pcf.gz",
+}
+X_FONTS = Path("/usr/share/fonts/X11/misc")
 LENGTHS = ("short", "dense")
 AXES = ("family", "size_band", "theme", "terminal", "length", "kind")
 MIN_TOKENS, MIN_LINES = 300, 60
@@ -229,10 +241,28 @@ class Screen:
         return kind(random.Random(f"{self.seed}:text"), self.columns - 1, self.text_rows)
 
     def truth(self) -> list[str]:
-        """The terminal's rows top to bottom, trailing spaces stripped."""
+        """The terminal's rows top to bottom, trailing spaces stripped; in a
+        bitmap font, a character it lacks is U+FFFD (``in_bitmap_font``)."""
         plain = [line.plain for line in self.shown()]
         rows = [row.rstrip() for row in xterm_screen(plain, columns=self.columns, rows=self.rows)]
-        return rows + [""] * (self.rows - len(rows))
+        return shown_in_family(self.family, self.size_band, rows + [""] * (self.rows - len(rows)))
+
+
+def shown_in_family(family: str, band: SizeBand, rows: list[str]) -> list[str]:
+    """``rows`` as the family draws them: in xterm's bitmap font, each
+    character the font file lacks is its default glyph."""
+    if family != BITMAP:
+        return rows
+    return [in_bitmap_font(row, functools.partial(_in_bitmap, band)) for row in rows]
+
+
+@functools.cache
+def _in_bitmap(band: SizeBand, char: str) -> bool:
+    """Whether xterm's bitmap font of ``band`` has a glyph for ``char``."""
+    from noru.ocr import pcf
+
+    raw = gzip.decompress((X_FONTS / BITMAP_FILES[band]).read_bytes())
+    return ord(char) in pcf.bitmaps(raw, char)
 
 
 def split_of(family: str, kind: str) -> Literal["train", "held-out"]:
@@ -580,9 +610,13 @@ def draw(
 
 
 def read_corpus(out: Path) -> list[dict[str, Any]]:
-    """The records of a drawn corpus (screens.jsonl)."""
+    """The records of a drawn corpus (screens.jsonl), each truth as its
+    family draws it (a set drawn before that rule gets it here)."""
     with (out / "screens.jsonl").open() as listing:
-        return [json.loads(text) for text in listing if text.strip()]
+        records = [json.loads(text) for text in listing if text.strip()]
+    for record in records:
+        record["truth"] = shown_in_family(record["family"], record["size_band"], record["truth"])
+    return records
 
 
 def png_hash(path: Path) -> str:

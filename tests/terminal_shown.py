@@ -6,6 +6,8 @@
 - ``xterm_screen``: the rows a terminal shows after ``cat`` of some lines,
   long ones wrapped at the last column, the first scrolled away once the
   rows are full.
+- ``in_bitmap_font``: a row as xterm draws it in an X core font, a
+  character the font lacks shown as the font's default glyph (U+FFFD).
 - ``PALETTES``: the themes (background, text colour, 16 ANSI colours) and the
   escape sequences that set them (OSC 11, 10 and 4).
 
@@ -17,11 +19,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Self
 
-__all__ = ["PALETTES", "Palette", "Shown", "TerminalTheme", "cell_width", "xterm_screen"]
+__all__ = [
+    "DEC_GRAPHICS",
+    "PALETTES",
+    "Palette",
+    "Shown",
+    "TerminalTheme",
+    "cell_width",
+    "in_bitmap_font",
+    "xterm_screen",
+]
 
 TerminalTheme = Literal["light", "dark", "solarized-dark", "solarized-light"]
 _SGR = re.compile(r"\033\[[0-9;]*m")
@@ -96,6 +107,21 @@ def _wrapped(line: str, columns: int) -> list[str]:
         row += char
         used += width
     return [*rows, row] if row else rows
+
+
+# The VT100's Special Graphics characters: xterm draws these itself where
+# its font lacks them (lines, corners, tees, ``◆``, ``▒``, ``≤``, ``π``).
+DEC_GRAPHICS = frozenset("◆▒␉␌␍␊°±␤␋┘┐┌└┼⎺⎻─⎼⎽├┤┴┬│≤≥π≠£·")
+MISSING = "\ufffd"
+
+
+def in_bitmap_font(row: str, has: Callable[[str], bool]) -> str:
+    """``row`` as xterm shows it in an X core font that ``has`` some
+    characters: each other one (beyond the DEC graphics it draws itself) is
+    the font's default glyph (misc-fixed's dotted box), written U+FFFD, as
+    Noru reads it. xterm in ``-fn 9x15`` draws docker's ``…`` and pip's
+    ``━`` so: 9x15 names the font's ISO 8859-1 form."""
+    return "".join(c if c.isascii() or c in DEC_GRAPHICS or has(c) else MISSING for c in row)
 
 
 # --- themes -------------------------------------------------------------------------

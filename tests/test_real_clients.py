@@ -416,6 +416,162 @@ def test_box_drawing_and_marks_in_a_bitmap_font_are_read_by_glyphs(
         assert [line.text for line in lines] == [row.rstrip() for row in truth], bitmap
 
 
+MISSING = "\ufffd"
+
+
+def test_a_character_the_bitmap_font_lacks_is_read_as_the_replacement_character(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    """xterm's 9x15 is its Latin-1 font: docker's cut ``…``, pip's ``━``
+    bar and systemd's ``●`` are drawn as the font's default glyph, a dotted
+    box. Each is U+FFFD, the character that says one was there, sure: not
+    a letter the box looks like, nor a space. Latin-1 and the lines xterm
+    draws itself stay as they are."""
+    from noru.ocr.cells import read_job
+    from noru.ocr.regions import Job
+
+    real_terminals.need("xterm")
+    shown = [
+        '"docker-entrypoint.s…"   Up 3 hours',
+        "   ━━━━━━━━━━━━━━━━━━━━ 12.4/12.4 MB 1.0 MB/s",
+        "● nginx.service - A high performance web server",
+        '├─ 1234 "nginx: master process"',
+        "café ±3 °C",
+    ]
+    drawn = [
+        f'"docker-entrypoint.s{MISSING}"   Up 3 hours',
+        f"   {MISSING * 20} 12.4/12.4 MB 1.0 MB/s",
+        f"{MISSING} nginx.service - A high performance web server",
+        '├─ 1234 "nginx: master process"',
+        "café ±3 °C",
+    ]
+    with real_terminals.open_xterm(desktop, shown, columns=60, rows=7, bitmap="9x15") as client:
+        grab = window_capture(client, capturer)
+    whole = (0, 0, *grab.image.size)
+    read = read_job(Job(grab.image, whole, 0, whole))
+    assert read is not None
+    assert [line.text for line in read[0]] == drawn
+    assert min(line.confidence for line in read[0]) >= 0.99
+
+
+def test_the_corpus_truth_of_a_bitmap_font_is_what_xterm_draws(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    """The terminal corpus's truth for xterm in a bitmap font
+    (``tests.terminal_shown.in_bitmap_font``) says U+FFFD exactly where
+    xterm draws the font's default glyph: in 9x15 (ISO 8859-1) every
+    character beyond Latin-1 but the DEC graphics xterm draws itself, in
+    its default fixed (ISO 10646) only what that font lacks."""
+    import gzip
+
+    import numpy as np
+
+    from noru.ocr import pcf
+    from tests.terminal_corpus import BITMAP, BITMAP_FILES, X_FONTS, shown_in_family
+
+    real_terminals.need("xterm")
+    marks = "…‘’“”–—•→✓✗❯●○◆■□▪▶▲━┃═║╭╮─│├└┼┬┴┐┌┘┤▒π≠≤≥⚠ⓘ⠿αλΩ€™"
+    for band, bitmap, (width, height) in (("medium", "9x15", (9, 15)), ("small", None, (6, 13))):
+        row = " ".join(marks)
+        with real_terminals.open_xterm(
+            desktop, [row], columns=len(row) + 2, rows=3, bitmap=bitmap
+        ) as client:
+            grab = window_capture(client, capturer)
+        raw = gzip.decompress((X_FONTS / BITMAP_FILES[band]).read_bytes())
+        box = np.asarray(pcf.bitmaps(raw, "")[pcf.MISSING].convert("L")) > 0
+        pixels = np.asarray(grab.image.convert("L"))
+        ink = pixels != np.median(pixels)
+        rows, columns = np.nonzero(ink)
+        top, left = rows.min(), columns.min()
+        # The grid: where the cells hold the most default glyphs, the first
+        # mark's cell holding the first ink.
+        found = None
+        for y in range(max(0, top - height), top + 1):
+            for x in range(max(0, left - width), left + 1):
+                cells = [ink[y : y + height, x + 2 * i * width : x + (2 * i + 1) * width]
+                         for i in range(len(marks))]  # fmt: skip
+                boxes = "".join(m for m, c in zip(marks, cells, strict=True)
+                                if c.shape == box.shape and (c == box).all())  # fmt: skip
+                if found is None or len(boxes) > len(found):
+                    found = boxes
+        truth = shown_in_family(BITMAP, band, [marks])[0]
+        assert found == "".join(m for m, t in zip(marks, truth, strict=True) if t == MISSING), band
+        assert found, band  # some are missing in each
+
+
+def test_a_band_cut_below_a_row_s_glyphs_reads_that_row_by_its_glyphs(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    """A big region is read in bands cut through rows with no ink
+    (``noru.ocr.band_cuts``): below a row of capitals, its cells' last pixel
+    rows. The rows past the cut are as empty, so the row is still read by
+    its glyphs in the band above, not left to the engine."""
+    import numpy as np
+
+    from noru.ocr.cells import MIN_BAND, read_job
+    from noru.ocr.regions import Job
+
+    real_terminals.need("xterm")
+    shown = [
+        "$ docker ps -a",
+        "CONTAINER ID   IMAGE   NAMES",
+        "d95a38e0e193   redis   cobalt-path-8",
+    ]
+    with real_terminals.open_xterm(desktop, shown, columns=50, rows=5, bitmap="10x20") as client:
+        grab = window_capture(client, capturer)
+    image = grab.image
+    whole = (0, 0, *image.size)
+    read = read_job(Job(image, whole, 0, whole))
+    assert read is not None
+    capitals = read[0][1].box
+    assert read[0][1].text == shown[1]
+    pixels = np.asarray(image.convert("L"))
+    x, y, w, h = capitals
+    inked = np.flatnonzero((pixels[y : y + h, x : x + w] != np.median(pixels)).any(axis=1))
+    cut = y + int(inked[-1]) + 2  # two empty pixel rows below the capitals, in their cells
+    assert cut < y + h
+    lines, rests = [], []
+    for band in ((0, 0, image.width, cut), (0, cut, image.width, image.height - cut)):
+        found = read_job(Job(image, band, 0, band))
+        assert found is not None
+        lines += [line.text for line in found[0]]
+        rests += [rest for rest in found[1] if rest[3] >= MIN_BAND]
+    assert lines == shown
+    assert not any(rest[1] < y + h and y < rest[1] + rest[3] for rest in rests)
+
+
+def test_a_few_rows_atop_a_tall_bitmap_grid_are_found_whatever_its_cell_count() -> None:
+    """The grid's position is found from a sample of its inked cells,
+    visited in scattered steps: three rows of 9x15 atop a window of 90 x 22
+    cells (a count one more than a multiple of a step once tried, which
+    walked the empty rows from the bottom up)."""
+    import numpy as np
+    from PIL import Image
+
+    from noru.ocr.cells import fonts, read_grid
+
+    (font,) = [found for found in fonts() if found.name == "9x15"]
+    bitmap = {}
+    for key, char in font.glyphs.items():
+        bits = np.unpackbits(np.frombuffer(key, dtype=np.uint8)).reshape(font.height, -1)
+        bitmap.setdefault(char, bits[:, : font.width])
+    rows = [
+        "$ make -j16",
+        "cc -O2 -g -Wall -c src/app.c -o build/app.o",
+        "src/app.c: In function 'main':",
+    ]
+    ink = np.zeros((22 * font.height, 90 * font.width), dtype=bool)
+    for r, text in enumerate(rows):
+        for c, char in enumerate(text):
+            if char != " ":
+                ink[
+                    r * font.height : (r + 1) * font.height, c * font.width : (c + 1) * font.width
+                ] = bitmap[char]
+    grid = read_grid(Image.fromarray(np.where(ink, 0, 255).astype(np.uint8)), 255)
+    assert grid is not None
+    assert [line.text for line in grid.lines] == rows
+
+
 def test_rows_mostly_of_digits_in_a_tall_bitmap_font_are_read_by_glyphs(
     desktop: XServer, capturer: Capturer
 ) -> None:
@@ -530,10 +686,14 @@ def test_the_bitmap_fonts_glyphs_are_what_pillows_own_pcf_reader_reads() -> None
                 assert ours[code].size == bitmap.size, (name, code)
                 assert ours[code].tobytes() == bitmap.convert("1").tobytes(), (name, code)
             face = freetype.Face(str(path))
-            beyond = [c for c in ours if c >= 256]
+            beyond = [c for c in ours if c >= 256 and c != pcf.MISSING]
             assert beyond == [c for c in map(ord, cells.BEYOND) if face.get_char_index(c)], name
-            for code in beyond:
-                face.load_char(chr(code), freetype.FT_LOAD_RENDER | freetype.FT_LOAD_TARGET_MONO)
+            # The default glyph, FreeType's glyph 0 (its PCF driver puts it there).
+            for code in [*beyond, pcf.MISSING]:
+                if code == pcf.MISSING:
+                    face.load_glyph(0, freetype.FT_LOAD_RENDER | freetype.FT_LOAD_TARGET_MONO)
+                else:
+                    face.load_char(chr(code), freetype.FT_LOAD_RENDER | freetype.FT_LOAD_TARGET_MONO)
                 drawn = face.glyph.bitmap
                 mine = np.asarray(ours[code].convert("L")) > 0
                 theirs_bits = np.unpackbits(

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from noru.geometry import Rect
+from noru.geometry import Rect, clip
 from noru.ocr import pcf
 from noru.ocr.base import BOX_LINES, OcrLine
 from noru.ocr.monospace import agree_job
@@ -51,6 +51,10 @@ FONT_FILES = (
 # box drawing (lsblk's and tree's ``├─``, ``└─``) and marks (systemd's ``●``).
 BEYOND = "…‘’“”–—•→←↑↓✓✗✔✘❯" + BOX_LINES + "●○◆■□▪▸▾▶◀▲▼"
 CHARS = [chr(c) for c in range(33, 127)] + [chr(c) for c in range(161, 256)] + list(BEYOND)
+# And the font's default glyph, which X draws for any character the font
+# lacks (xterm in 9x15 shows docker's "…" and pip's "━" so): read as U+FFFD,
+# the character that says one was there that could not be shown.
+SHOWN = [*CHARS, chr(pcf.MISSING)]
 # A pixel this far from the paper's grey is ink.
 INK_MARGIN = 12
 # A grid is accepted when this share of its rows' inked cells are known glyphs.
@@ -62,9 +66,13 @@ MIN_SAMPLE_KNOWN = 0.6
 # digits and capitals alone, as top prints, are a cap height high).
 FONT_SHARE = 0.6
 # Inked cells sampled to find the grid's position before reading it all,
-# visited in steps of this prime (or the next one coprime with the grid).
+# visited in steps of this share of the grid's cells (the golden ratio's:
+# every step lands far from the last ones, whatever the count; a fixed prime
+# step is one cell back where the count is one more than a multiple of it).
 SAMPLE = 120
-SCATTER = 7919
+SCATTER = 0.618
+# A cell no glyph matches, while its row is read (served as a space).
+UNKNOWN = "\x00"
 # Bands left for the engine thinner than this hold no line of text.
 MIN_BAND = 6
 # A row of the grid is text in the font when this share of its inked cells
@@ -116,14 +124,14 @@ def _load(path: Path, bold: Path | None = None) -> GridFont | None:
 
 
 def _drawn(path: Path) -> list[tuple[str, Image.Image]] | None:
-    """The inked glyphs of CHARS in a PCF font file; None when it is no such font."""
+    """The inked glyphs of SHOWN in a PCF font file; None when it is no such font."""
     try:
         bitmaps = pcf.bitmaps(gzip.decompress(path.read_bytes()), BEYOND)
     except (OSError, EOFError, ValueError, IndexError, struct.error, zlib.error):
         return None  # not a font we read: the engine reads such text
     drawn = [
         (char, bitmap)
-        for char in CHARS
+        for char in SHOWN
         if (bitmap := bitmaps.get(ord(char))) is not None and bitmap.getbbox() is not None
     ]
     return drawn or None
@@ -194,7 +202,8 @@ def _position(bits: Image.Image, font: GridFont) -> tuple[int, int, float] | Non
             grid = pixels[oy : oy + rows * h, ox : ox + columns * w]
             cells = grid.reshape(rows, h, columns, w).transpose(0, 2, 1, 3).reshape(-1, h, w)
             total = columns * rows
-            stride = next(p for p in range(SCATTER, SCATTER + total + 1) if math.gcd(p, total) == 1)
+            step = max(1, round(SCATTER * total))
+            stride = next(p for p in range(step, step + total + 1) if math.gcd(p, total) == 1)
             visits = (np.arange(min(total, SAMPLE * 8)) * stride) % total
             inked = visits[cells[visits].any(axis=(1, 2))][:SAMPLE]
             if len(inked) < 8:
@@ -220,6 +229,8 @@ class Grid:
 def read_grid(grey: Image.Image, background: int) -> Grid | None:
     """The text of ``grey`` (dark on light, ``background`` its paper) read cell by
     cell, boxes in its pixels; None when it is not a known bitmap font's grid."""
+    from PIL import ImageOps
+
     bits = _ink(grey, background)
     line = ink_height(text_rows(grey, background))
     for font in fonts():
@@ -227,14 +238,41 @@ def read_grid(grey: Image.Image, background: int) -> Grid | None:
             continue
         if line is None or not FONT_SHARE * font.height <= line <= font.height:
             continue  # its rows of ink are not this font's height
-        found = _position(bits, font)
+        # A band of a bigger region is cut in rows with no ink (``band_cuts``),
+        # where the rows past the cut are as empty: its first and last rows of
+        # cells may end there, a few pixels short, and are whole with them. An
+        # edge with ink (a title bar, a frame) is no such cut.
+        top, bottom = (font.height - 1 if _empty_row(bits, y) else 0 for y in (0, bits.height - 1))
+        padded = ImageOps.expand(bits, (0, top, 0, bottom), fill=0)
+        found = _position(padded, font)
         if found is None or found[2] < MIN_SAMPLE_KNOWN:
             continue
         ox, oy, _ = found
-        grid = _read(bits, font, ox, oy)
+        grid = _read(padded, font, ox, oy)
         if grid is not None:
-            return grid
+            return _unpadded(grid, top, bits.size)
     return None
+
+
+def _unpadded(grid: Grid, pad: int, size: tuple[int, int]) -> Grid:
+    """``grid`` read with ``pad`` empty rows above an image of ``size`` (and
+    some below it): its boxes in the image's pixels, within it."""
+    lines = []
+    for line in grid.lines:
+        box = clip(_moved(line.box, -pad), (0, 0, *size))
+        if box is not None:
+            lines.append(dataclasses.replace(line, box=box))
+    rest = [box for band in grid.rest if (box := clip(_moved(band, -pad), (0, 0, *size)))]
+    return Grid(lines, rest)
+
+
+def _empty_row(bits: Image.Image, y: int) -> bool:
+    return bits.crop((0, y, bits.width, y + 1)).getbbox() is None
+
+
+def _moved(box: Rect, dy: int) -> Rect:
+    x, y, w, h = box
+    return (x, y + dy, w, h)
 
 
 def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
@@ -259,7 +297,7 @@ def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:
             # Box drawing the font lacks, xterm draws itself: a line.
             char = font.glyphs.get(key) or _line_shape(bits, font, x, y)
             row_known += char is not None
-            chars.append(char or "\ufffd")
+            chars.append(char or UNKNOWN)
         if row_inked and row_known < ROW_KNOWN * row_inked:
             _grow(rest, (0, y, bits.width, font.height))  # not the font's text
             outside += row_inked
@@ -342,14 +380,14 @@ def _line(text: str, font: GridFont, ox: int, y: int) -> OcrLine:
     stripped = text.strip()
     box: Rect = (ox + first * font.width, y, len(stripped) * font.width, font.height)
     cells = [c for c in stripped if c != " "]
-    lost = sum(c == "\ufffd" for c in cells)
+    lost = cells.count(UNKNOWN)
     # The row as drawn: its empty cells are its spaces (indentation and
     # aligned gaps kept); a cell no glyph matches is a space rather than a
     # guess, and a character lost to the line's confidence, as the terminal
-    # reader counts one (a glyph the font lacks, drawn as a box). A cell that
-    # is a glyph's exact bitmap leaves no doubt.
+    # reader counts one. A cell that is a glyph's exact bitmap leaves no
+    # doubt, the font's default glyph too: a character it lacks, U+FFFD.
     sure = chance(Counter(lost=lost))
-    return OcrLine(text.replace("\ufffd", " ").rstrip(), box, sure, columns=len(text))
+    return OcrLine(text.replace(UNKNOWN, " ").rstrip(), box, sure, columns=len(text))
 
 
 def _grow(bands: list[Rect], band: Rect, *, first: bool = False) -> None:

@@ -12,13 +12,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["MAX_GLYPH", "bitmaps"]
+__all__ = ["MAX_GLYPH", "MISSING", "bitmaps"]
 
 # The PCF tables read here (X11's compiled bitmap fonts).
 _PCF_MAGIC = 0x70636601
 _PCF_METRICS, _PCF_BITMAPS, _PCF_ENCODINGS = 1 << 2, 1 << 3, 1 << 5
 _ROW_BYTES = (1, 2, 4, 8)  # a bitmap row is padded to this many bytes
 MAX_GLYPH = 64  # pixels a side: the largest terminal cell read is 10x20
+# The code point under which ``bitmaps`` gives the font's default glyph: what
+# X draws for a character the font lacks (the misc-fixed fonts' dotted box),
+# U+FFFD, the character that stands for one that cannot be shown.
+MISSING = 0xFFFD
 
 
 def bitmaps(raw: bytes, beyond: str) -> dict[int, Image.Image]:
@@ -27,7 +31,9 @@ def bitmaps(raw: bytes, beyond: str) -> dict[int, Image.Image]:
     and of the characters ``beyond`` it the font has (a Unicode font's),
     read for those code points only: Pillow's reader parses all of a
     Unicode font's glyphs, about 60 ms a font, 17 fonts on the engine's
-    warm-up. ValueError (or a struct or index error) for a file that is not
+    warm-up. Under ``MISSING``, the font's default glyph (the one its
+    encoding names for characters it lacks), where the font draws one.
+    ValueError (or a struct or index error) for a file that is not
     such a font."""
     from PIL import Image
 
@@ -48,7 +54,7 @@ def bitmaps(raw: bytes, beyond: str) -> dict[int, Image.Image]:
         return offset + 4, form, ">" if form & 4 else "<"
 
     at, form, order = table(_PCF_ENCODINGS)
-    first_col, last_col, first_row, last_row = struct.unpack_from(f"{order}4H", raw, at)
+    first_col, last_col, first_row, last_row, default = struct.unpack_from(f"{order}5H", raw, at)
     codes = (last_col - first_col + 1) * (last_row - first_row + 1)
     wanted = min(256, codes)
     index = struct.unpack_from(f"{order}{wanted}H", raw, at + 10)
@@ -57,13 +63,20 @@ def bitmaps(raw: bytes, beyond: str) -> dict[int, Image.Image]:
     glyph_of = {c: index[c] for c in range(first_col, wanted) if index[c] != 0xFFFF}
     # Beyond Latin-1, by the encoding's rows and columns (a Unicode font's).
     per_row = last_col - first_col + 1
-    for code in (ord(char) for char in beyond):
+
+    def glyph_at(code: int) -> int | None:
         row, column = divmod(code, 256)
-        if first_row <= row <= last_row and first_col <= column <= last_col:
-            at_code = at + 10 + 2 * ((row - first_row) * per_row + column - first_col)
-            (glyph,) = struct.unpack_from(f"{order}H", raw, at_code)
-            if glyph != 0xFFFF:
-                glyph_of[code] = glyph
+        if not (first_row <= row <= last_row and first_col <= column <= last_col):
+            return None
+        at_code = at + 10 + 2 * ((row - first_row) * per_row + column - first_col)
+        (glyph,) = struct.unpack_from(f"{order}H", raw, at_code)
+        return None if glyph == 0xFFFF else glyph
+
+    for code in (ord(char) for char in beyond):
+        if (glyph := glyph_at(code)) is not None:
+            glyph_of[code] = glyph
+    if chr(MISSING) not in beyond and (glyph := glyph_at(default)) is not None:
+        glyph_of[MISSING] = glyph
 
     at, form, order = table(_PCF_METRICS)
     compressed = (form & 0xFF00) == 0x100
