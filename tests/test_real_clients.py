@@ -689,11 +689,12 @@ def test_the_bitmap_fonts_glyphs_are_what_pillows_own_pcf_reader_reads() -> None
             beyond = [c for c in ours if c >= 256 and c != pcf.MISSING]
             assert beyond == [c for c in map(ord, cells.BEYOND) if face.get_char_index(c)], name
             # The default glyph, FreeType's glyph 0 (its PCF driver puts it there).
+            mono = freetype.FT_LOAD_RENDER | freetype.FT_LOAD_TARGET_MONO
             for code in [*beyond, pcf.MISSING]:
                 if code == pcf.MISSING:
-                    face.load_glyph(0, freetype.FT_LOAD_RENDER | freetype.FT_LOAD_TARGET_MONO)
+                    face.load_glyph(0, mono)
                 else:
-                    face.load_char(chr(code), freetype.FT_LOAD_RENDER | freetype.FT_LOAD_TARGET_MONO)
+                    face.load_char(chr(code), mono)
                 drawn = face.glyph.bitmap
                 mine = np.asarray(ours[code].convert("L")) > 0
                 theirs_bits = np.unpackbits(

@@ -256,6 +256,36 @@ def test_a_highlighted_first_row_at_the_window_s_top_is_a_row_of_the_grid(
 
 
 @pytest.mark.parametrize(
+    ("term", "chrome", "theme", "size", "below"),
+    [
+        ("kitty", "none", "dark", 10, []),
+        ("xfce4-terminal", "default", "light", 16, []),
+        ("xterm", "none", "dark", 12, ["+-------+--------------+---------+"]),
+    ],
+)
+def test_a_highlighted_line_alone_on_the_screen_is_read(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    term: real_terminals.Terminal,
+    chrome: real_terminals.Chrome,
+    theme: str,
+    size: int,
+    below: list[str],
+) -> None:
+    """One line, selected or in reverse video, on an otherwise empty screen
+    (or above a table's border, no grid on its own): the paper shows no grid
+    and the engine read nothing of the line (light letters on a block, taken
+    for a bar above the terminal). The block's own letters give the grid."""
+    shown = ["mysql> SELECT id, retry_queue, user FROM users LIMIT 4;", *below]
+    read = read_on(
+        desktop, capturer, engine, term, shown, columns=100, rows=30, size=size,
+        theme=theme, chrome=chrome, highlight=0,
+    )  # fmt: skip
+    assert read[-len(shown) :] == shown, read
+
+
+@pytest.mark.parametrize(
     ("term", "family", "size"), [("st", "DejaVu Sans Mono", 12), ("alacritty", "Noto Mono", 11)]
 )
 def test_a_short_screen_with_blank_rows_between_its_lines_is_read_on_its_rows(
@@ -286,6 +316,65 @@ def test_a_short_screen_with_blank_rows_between_its_lines_is_read_on_its_rows(
         image = window(capturer, client)
     read = as_drawn(list(engine.recognise(image).lines))
     assert read == [line for line in page if line], read
+
+
+@pytest.mark.parametrize(
+    ("term", "family", "size", "dpi", "more"),
+    [
+        ("konsole", "Anonymous Pro", 12, None, []),
+        ("xterm", "DejaVu Sans Mono", 11, 192, ["ok: [cache-01]"]),
+    ],
+)
+def test_lines_whose_marks_end_their_bodies_high_are_read_on_their_rows(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    term: real_terminals.Terminal,
+    family: str,
+    size: int,
+    dpi: int | None,
+    more: list[str],
+) -> None:
+    """ansible's plays and tasks end in a run of ``*``, whose ink ends well
+    above the baseline: the few lines' baselines fit no pitch (the rows
+    came out cut through the letters, ``****`` read as ``KKKK``). Their
+    tops, or their bottoms, do."""
+    real_terminals.need(term)
+    shown = [
+        "$ ansible-playbook -i inventories/staging/hosts.ini site.yml",
+        "",
+        f"{'PLAY [all] ':*<99}",
+        "",
+        f"{'TASK [Gathering Facts] ':*<99}",
+        *more,
+    ]
+    read = read_on(
+        desktop, capturer, engine, term, shown, columns=100, rows=8, font=family, size=size,
+        dpi=dpi, theme="solarized-light",
+    )  # fmt: skip
+    lines = [line for line in shown if line]
+    assert lines[0] in read, read
+    assert read[read.index(lines[0]) :] == lines, read  # below Konsole's toolbar
+
+
+def test_a_first_line_at_the_window_s_very_top_is_a_row_of_the_grid(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """alacritty draws its first row from the window's top pixel: in a small
+    face that row starts a pixel above the window, and a grid of four lines
+    placed from the window's top had three, too few to be one (the engine
+    read `00000010` as `00800018`)."""
+    shown = [
+        "$ hexdump -C build/nimbus | head -n 16",
+        "00000000  7f 45 4c 46 02 01 01 00  00 00 00 00 00 00 00 00  |.ELF............|",
+        "00000010  03 00 3e 00 01 00 00 00  80 11 00 00 00 00 00 00  |..>.............|",
+        "00000020  40 00 00 00 00 00 00 00  a0 32 00 00 00 00 00 00  |@........2......|",
+    ]
+    read = read_on(
+        desktop, capturer, engine, "alacritty", shown, columns=110, rows=28,
+        font="Liberation Mono", size=8, theme="solarized-dark",
+    )  # fmt: skip
+    assert read == shown, read
 
 
 @pytest.mark.parametrize(
@@ -947,13 +1036,13 @@ def test_in_a_display_capture_a_small_terminal_in_a_bitmap_font_is_read_by_its_g
     assert all(line.confidence == 1.0 for line in ours)  # every cell a known glyph
 
 
-def test_a_bitmap_cell_no_glyph_of_the_font_matches_makes_its_line_unsure(
+def test_a_character_xterm_s_default_font_lacks_is_served_as_the_replacement_character(
     desktop: XServer, capturer: Capturer, engine: TesseractEngine
 ) -> None:
-    """xterm's ``fixed`` lacks some characters tools print (a warning sign
-    drawn as a box). The cell is served as a space, and the line says it
-    lost a character: its confidence is a lost character's, not the share of
-    the cells that are known glyphs."""
+    """xterm's ``fixed`` lacks some characters tools print: a warning sign
+    is drawn as the font's default glyph, a dotted box. The cell is served
+    as U+FFFD, and the line is as sure as its glyphs: it is what the screen
+    shows."""
     real_terminals.need("xterm")
     shown = ["fd07f2e7edeb   nginx:1.20   \u26a0 restarting   48 minutes ago", *ENV_FILE[:3]]
     with real_terminals.open_xterm(desktop, shown, columns=90, rows=8, x=40, y=40) as client:
@@ -961,9 +1050,8 @@ def test_a_bitmap_cell_no_glyph_of_the_font_matches_makes_its_line_unsure(
     read = {line.text.rstrip(): line.confidence for line in engine.recognise(image).lines}
     for line in ENV_FILE[:3]:
         assert read[line] == 1.0, read  # every cell a known glyph
-    (cut,) = (text for text in read if text.startswith("fd07f2e7edeb"))
-    assert "\u26a0" not in cut, read
-    assert read[cut] < 0.5, read  # drawn as a box: lost, and said
+    drawn = shown[0].replace("\u26a0", "\ufffd")
+    assert read.get(drawn) == 1.0, read
 
 
 @pytest.mark.parametrize(

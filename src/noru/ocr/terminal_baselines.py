@@ -47,6 +47,9 @@ FEW_LINES = MIN_ROWS - 1
 # line's height is a block (a highlighted row), no line (``by_baselines``).
 NEARER = 0.75
 BLOCK_RUN = 1.2
+# At least this many lines are placed by their tops or bottoms where their
+# baselines fit no pitch (``by_baselines``): two fit one by chance.
+BY_TOPS = 3
 # A row is at least this share of its lines' height (``line_height``); a
 # pixel row inked this share of the most inked one's ink or less parts
 # two lines there.
@@ -294,14 +297,25 @@ def by_baselines(
         if len(runs) < 2:
             return None
     baselines = _baselines(profile, runs)
-    ascent = max(b - top for b, (top, _) in zip(baselines, runs, strict=True))
-    descent = max(bottom - b for b, (_, bottom) in zip(baselines, runs, strict=True))
-    margin = max(1, (ascent + descent) // 8)
-    least = ascent + descent + 2 * margin
+    found = _by_these(baselines, runs, than)
+    if found is None and len(runs) >= BY_TOPS:
+        # Marks high in a line (ansible's ``PLAY [all] ****``) end its body
+        # above its baseline. The tops of lines of capitals, brackets and
+        # ascenders lie alike in their rows, and so do the bottoms of lines
+        # of descenders: a pitch that every line's top or every line's
+        # bottom fits places the rows.
+        found = _by_edges(runs, than)
+    return found
+
+
+def _by_these(
+    baselines: Sequence[int], runs: Sequence[tuple[int, int]], than: int | None
+) -> tuple[int, int] | None:
+    """``by_baselines`` from these lines' ``baselines``."""
+    ascent, descent, margin = _body(baselines, runs)
     if len(runs) == 1:
-        pitch = least
+        pitch = ascent + descent + 2 * margin
     else:
-        gaps = [b - baselines[0] for b in baselines[1:]]
         nearest = min(b - a for a, b in itertools.pairwise(baselines))
         if nearest < ascent + descent:
             return None  # lines closer than their own height: not one grid
@@ -309,10 +323,53 @@ def by_baselines(
             return None  # the pitch found by repeats fits these lines
         rows = max(1, nearest // (ascent + descent))
         pitch = round(nearest / rows)
-        if any(abs(gap - round(gap / pitch) * pitch) > 1 for gap in gaps):
+        if not _all_fit(baselines, pitch):
             return None
     if not ROW_PITCH[0] <= pitch <= ROW_PITCH[1]:
         return None
-    # The first row may start above the region (a line at its top edge).
+    return pitch, _first_row(baselines, runs, pitch)
+
+
+def _by_edges(runs: Sequence[tuple[int, int]], than: int | None) -> tuple[int, int] | None:
+    """The pitch every line's top, or else every line's bottom, fits (and
+    not ``than`` too), and the first row that holds each line's run in the
+    middle of its row, as most lines say; None where there is no such
+    pitch."""
+    usual = _usual_height(runs)
+    for edges in ([top for top, _ in runs], [bottom for _, bottom in runs]):
+        nearest = min(b - a for a, b in itertools.pairwise(edges))
+        if nearest < usual:
+            continue  # lines closer than their own height: not one grid
+        pitch = round(nearest / (nearest // usual))
+        if not ROW_PITCH[0] <= pitch <= ROW_PITCH[1] or not _all_fit(edges, pitch):
+            continue
+        if than is not None and (pitch >= than or _all_fit(edges, than)):
+            continue
+        starts = [(top + bottom - pitch) // 2 for top, bottom in runs]
+        offsets = sorted((start - starts[0] + pitch // 2) % pitch - pitch // 2 for start in starts)
+        first = starts[0] + offsets[len(offsets) // 2]
+        return pitch, first - (first // pitch) * pitch if first >= 0 else first
+    return None
+
+
+def _body(baselines: Sequence[int], runs: Sequence[tuple[int, int]]) -> tuple[int, int, int]:
+    """How far the lines reach above and below their baselines, at most,
+    and the margin a row leaves them."""
+    ascent = max(b - top for b, (top, _) in zip(baselines, runs, strict=True))
+    descent = max(bottom - b for b, (_, bottom) in zip(baselines, runs, strict=True))
+    return ascent, descent, max(1, (ascent + descent) // 8)
+
+
+def _first_row(baselines: Sequence[int], runs: Sequence[tuple[int, int]], pitch: int) -> int:
+    """Where the grid's first row starts, each row cut so that its baseline
+    lies as far from its top as every other's. It may start above the
+    region (a line at its top edge)."""
+    _, descent, margin = _body(baselines, runs)
     first = baselines[0] - (pitch - descent - margin)
-    return pitch, first - (first // pitch) * pitch if first >= 0 else first
+    return first - (first // pitch) * pitch if first >= 0 else first
+
+
+def _all_fit(marks: Sequence[int], pitch: int) -> bool:
+    """Whether every one of ``marks`` lies a whole number of ``pitch`` from
+    the first, within a pixel."""
+    return all(abs(m - marks[0] - round((m - marks[0]) / pitch) * pitch) <= 1 for m in marks)

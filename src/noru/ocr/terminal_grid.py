@@ -160,6 +160,14 @@ def find_cells(dark: Image.Image) -> Cells | None:
         found = few or halved(crossings, runs, in_step(runs, crossings, found, least, high))
     height, y = found
     y = lines_down_phase(np.asarray(plain) < 255 - INK, height, y)
+    # Ink above the first whole row, which a row starting a pixel or two
+    # above the region holds: a terminal drawn without padding (alacritty's
+    # first line at its window's very top).
+    if (
+        height - round(PHASE_SLACK * height) <= y < height
+        and darkest(plain.crop((0, 0, plain.width, y))) < 255 - INK
+    ):
+        y -= height
     # The advance from the glyphs' gaps, lines across cells left out; what
     # lies left of the first cell is any ink (a line starting in column 0).
     lined = _without_lines(plain, LINE_CELLS * height)

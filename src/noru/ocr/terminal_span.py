@@ -147,7 +147,7 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
         few = [i for i in tallest if few_lines(dark.crop((0, runs[i][0], dark.width, runs[i][1])))]
         core, cells = _core(outlines, runs, few)
     if cells is None:
-        return None
+        return _lone_band(dark, rgb, runs) if rgb is not None else None
     top, bottom = runs[core]
     # A run between two others thinner than a share of a row holds no line:
     # the densest rows of a highlighted row's letters, light on it, in the
@@ -202,6 +202,85 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
     rows = (extended.height - shift) // cells.height
     grid = dataclasses.replace(cells, y=shift, rows=rows, few=False)
     return _whole_rows(dark, new_top, runs[last][1], _reaching_left(extended, grid))
+
+
+def _lone_band(
+    dark: Image.Image, rgb: Image.Image, runs: list[tuple[int, int]]
+) -> tuple[int, int, Cells] | None:
+    """The rows of the one band of another fill beside the terminal's paper
+    that shows at most a line or two (a bar down its side aside) and no
+    grid, and the band's grid, found in its letters against its own fill,
+    over both: a line shown in reverse video, or selected, on an otherwise
+    empty screen. None when there is no such band, or its letters show no
+    grid, or stand out of its columns (a menu bar's words in a
+    proportional face)."""
+    from noru.ocr.terminal_ink import background, ink_of
+
+    tallest = max(runs, key=lambda run: run[1] - run[0])
+    paper = dark.crop((0, tallest[0], dark.width, tallest[1]))
+    if _shows_ink(paper) and not few_lines(paper):
+        return None
+    beside = [(end, tallest[0]) for _, end in runs if end < tallest[0]][-1:]
+    beside += [(tallest[1], start) for start, _ in runs if start > tallest[1]][:1]
+    if tallest[0] > 0 and not beside:
+        beside = [(0, tallest[0])]
+    if tallest[1] < dark.height and len(beside) < 2 and runs[-1] == tallest:
+        beside.append((tallest[1], dark.height))
+    bands = [gap for gap in beside if gap[1] > gap[0] and _filled(gap, dark)]
+    if len(bands) != 1:
+        return None
+    ((top, bottom),) = bands
+    band = rgb.crop((0, top, rgb.width, bottom))
+    letters, _ = ink_of(band, background(band))
+    # Its letters, where its fill is (not the paper past its end, nor a bar,
+    # nor a window's edge above it).
+    left, first, right, last = _fill_of(letters)
+    letters = letters.crop((left, first, right, last))
+    top, bottom = top + first, top + last
+    cells = find_cells(letters)
+    if cells is None or not _in_columns((0, letters.height), letters, cells):
+        return None
+    cells = dataclasses.replace(cells, x=cells.x + left)
+    rows = max(1, round((bottom - top) / cells.height))
+    if abs(bottom - top - rows * cells.height) > rows:
+        if rows > 1:
+            return None  # rows of a pitch the band's height does not keep
+        rows = 1  # one row: the band is its height
+    height = (bottom - top) // rows
+    # The grid goes on over the paper beside the band, which may hold a line
+    # or two that showed no grid of its own (a table's border below a query).
+    start, end = min(top, tallest[0]), max(bottom, tallest[1])
+    return (
+        start,
+        end,
+        dataclasses.replace(
+            cells, y=(top - start) % height, height=height, rows=(end - start) // height, few=False
+        ),
+    )
+
+
+def _fill_of(letters: Image.Image) -> tuple[int, int, int, int]:
+    """The box (left, top, right, bottom) of ``letters`` (a band's ink against
+    its own fill) whose columns, then rows, show the fill in most pixels."""
+    import numpy as np
+
+    fill = np.asarray(letters, dtype=np.uint8) >= 255 - INK
+    columns = np.flatnonzero(fill.mean(axis=0) > 0.5)
+    if not len(columns):
+        return 0, 0, letters.width, letters.height
+    left, right = int(columns[0]), int(columns[-1]) + 1
+    rows = np.flatnonzero(fill[:, left:right].mean(axis=1) > 0.5)
+    if not len(rows):
+        return 0, 0, letters.width, letters.height
+    return left, int(rows[0]), right, int(rows[-1]) + 1
+
+
+def _shows_ink(dark: Image.Image) -> bool:
+    """Whether ``dark`` shows ink beside any bar down it (a scrollbar)."""
+    import numpy as np
+
+    inked = np.asarray(dark, dtype=np.uint8) < 255 - INK
+    return bool(inked[:, inked.mean(axis=0) < BAR].any())
 
 
 def _core(
