@@ -838,14 +838,15 @@ SYMBOLS = [
 
 
 # A prompt's marks that the terminal's face has not (``❯``, ``✔``, ``✘``,
-# ``➜``), drawn from the face fontconfig falls back to: told by that face's
-# glyphs, not read as ``)``, ``v`` or ``X``.
+# ``➜``, ESLint's ``✖``), drawn from the face fontconfig falls back to: told
+# by that face's glyphs, not read as ``)``, ``v``, ``X`` or ``%``.
 FALLEN_BACK = [
     "❯ git status --short",
     " M src/ledger/totals.py",
     "✔ 12 passed in 0.84s ❯ make lint",
     "✘ 3 errors in src/ledger/api.py",
     "➜ ledger git:(main) ✗ pytest -q tests/test_api.py",
+    "✖ 12 problems (2 errors, 10 warnings)",
 ]
 
 

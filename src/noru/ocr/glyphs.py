@@ -49,7 +49,7 @@ __all__ = ["CHARSET", "Canvas", "Decision", "Font", "Fonts", "Shapes", "coverage
 CHARSET = tuple(
     [chr(c) for c in range(33, 127)]
     + [chr(c) for c in range(161, 256) if c != 173]
-    + list("‘’“”‚„–—…•·′″‹›€™←↑→↓↔⇒⇐✓✔✗✘❯❮➜λ∞≠≤≥±√∑∆")
+    + list("‘’“”‚„–—…•·′″‹›€™←↑→↓↔⇒⇐✓✔✗✘✖❯❮➜λ∞≠≤≥±√∑∆")
     + list("●○◆◇■□▪▸▾▶◀▲▼")
     + list(BOX_LINES + "▏▎▍▌▋▊▉█░▒▓")
     + list("\ue0a0\ue0a1\ue0a2\ue0b0\ue0b1\ue0b2\ue0b3")
