@@ -47,6 +47,7 @@ FAST = frozenset(
         "test_negotiation",
         "test_ocr",
         "test_ocr_second",
+        "test_processes",
         "test_redact",
         "test_redact_allow",
         "test_redact_at_rest",

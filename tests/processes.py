@@ -7,8 +7,10 @@ session bus or the compositor started), tell whether one still runs
 (``alive``: a zombie does not), list a process's children, any thread's,
 ended or not (``children``), find the processes whose environment
 carries a fixture's token (``carrying``: how what a fixture's programs
-started, detached, is found to be stopped), and read a child's first line
-without hanging on it (``read_line``).
+started, detached, is found to be stopped), read a child's first line
+without hanging on it (``read_line``), and let a SIGTERM to the process
+that runs them unwind the with-blocks that stop them (``terminated_unwinds``:
+a benchmark stopped by ``timeout`` or ``kill`` leaves no Xvfb behind).
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ import os
 import select
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -29,6 +34,7 @@ __all__ = [
     "read_line",
     "stop",
     "stop_detached",
+    "terminated_unwinds",
 ]
 
 START_TIMEOUT = 30.0  # seconds for a program to become ready: a guard, not a measurement
@@ -116,3 +122,23 @@ def read_line(process: subprocess.Popen[str], stream: IO[str], what: str) -> str
         if process.poll() is not None:
             break
     raise RuntimeError(f"{what} did not become ready (exit status {process.poll()})")
+
+
+@contextmanager
+def terminated_unwinds() -> Iterator[None]:
+    """Within it, SIGTERM raises KeyboardInterrupt, as Ctrl-C does: the
+    with-blocks around the caller stop, by pid, what they started, where
+    Python's default would end the process at once and leave them running.
+    Only in the main thread (the one signals reach) and only over the
+    default action (a handler of the caller's own stays)."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from tests.parts import require
-from tests.processes import START_TIMEOUT, read_line, stop
+from tests.processes import START_TIMEOUT, read_line, stop, terminated_unwinds
 
 __all__ = [
     "Monitor",
@@ -307,7 +307,8 @@ def running_xserver(
     with_auth: bool = False,
     dpi: int | None = None,
 ) -> Iterator[XServer]:
-    """Start Xvfb (+ openbox) and stop everything by pid on the way out.
+    """Start Xvfb (+ openbox) and stop everything by pid on the way out, on
+    a SIGTERM to this process too (``terminated_unwinds``).
     ``dpi``: the resolution the screen reports (Xvfb's own is 100; a
     desktop's is usually 96), which programs that size text in points read."""
     require(shutil.which("Xvfb") is not None, "Xvfb is not installed (apt: xvfb)")
@@ -334,6 +335,8 @@ def running_xserver(
         )
 
     with ExitStack() as stack:
+        # Killed (a benchmark's ``timeout``), it still stops what it started.
+        stack.enter_context(terminated_unwinds())
         xvfb, display = _start_xvfb(tmp, width=width, height=height, auth_file=auth_file, dpi=dpi)
         stack.callback(stop, xvfb)
         if with_auth:
