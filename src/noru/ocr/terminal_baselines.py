@@ -48,8 +48,11 @@ FEW_LINES = MIN_ROWS - 1
 NEARER = 0.75
 BLOCK_RUN = 1.2
 # At least this many lines are placed by their tops or bottoms where their
-# baselines fit no pitch (``by_baselines``): two fit one by chance.
+# baselines fit no pitch (``by_baselines``): two fit one by chance. The tops
+# fit it within a pixel and the bottoms within this many, or the other way
+# round (a ``$``, a bracket reach a pixel or two past a capital).
 BY_TOPS = 3
+EDGES_NEAR = 2
 # A row is at least this share of its lines' height (``line_height``); a
 # pixel row inked this share of the most inked one's ink or less parts
 # two lines there.
@@ -332,17 +335,20 @@ def _by_these(
 
 def _by_edges(runs: Sequence[tuple[int, int]], than: int | None) -> tuple[int, int] | None:
     """The pitch every line's top, or else every line's bottom, fits (and
-    not ``than`` too), and the first row that holds each line's run in the
-    middle of its row, as most lines say; None where there is no such
-    pitch."""
+    the other edges nearly, and not ``than`` too), and the first row that
+    holds each line's run in the middle of its row, as most lines say; None
+    where there is no such pitch."""
     usual = _usual_height(runs)
-    for edges in ([top for top, _ in runs], [bottom for _, bottom in runs]):
+    tops, bottoms = [top for top, _ in runs], [bottom for _, bottom in runs]
+    for edges, others in ((tops, bottoms), (bottoms, tops)):
         nearest = min(b - a for a, b in itertools.pairwise(edges))
         if nearest < usual:
             continue  # lines closer than their own height: not one grid
         pitch = round(nearest / (nearest // usual))
         if not ROW_PITCH[0] <= pitch <= ROW_PITCH[1] or not _all_fit(edges, pitch):
             continue
+        if not _all_fit(others, pitch, within=EDGES_NEAR):
+            continue  # two lines run together each (Hermit's tight rows)
         if than is not None and (pitch >= than or _all_fit(edges, than)):
             continue
         starts = [(top + bottom - pitch) // 2 for top, bottom in runs]
@@ -369,7 +375,7 @@ def _first_row(baselines: Sequence[int], runs: Sequence[tuple[int, int]], pitch:
     return first - (first // pitch) * pitch if first >= 0 else first
 
 
-def _all_fit(marks: Sequence[int], pitch: int) -> bool:
+def _all_fit(marks: Sequence[int], pitch: int, *, within: int = 1) -> bool:
     """Whether every one of ``marks`` lies a whole number of ``pitch`` from
-    the first, within a pixel."""
-    return all(abs(m - marks[0] - round((m - marks[0]) / pitch) * pitch) <= 1 for m in marks)
+    the first, ``within`` so many pixels."""
+    return all(abs(m - marks[0] - round((m - marks[0]) / pitch) * pitch) <= within for m in marks)
