@@ -15,13 +15,17 @@ this file with ``PYTHONPATH`` on the other checkout's ``src`` and the same
 ``--rows``; alternate the two a few times, the host's speed drifts. After
 adding a rule, run it before and after: a rule that searches every row
 with a costly pattern shows here (see docs/performance.md, "Redaction in
-what agents get"). ``--profile`` prints where the time goes instead. For
+what agents get"). ``--profile`` prints where the time goes instead;
+``--rules``, what each rule of formats costs on these rows: the rows whose
+needles pick it (``search.searched``), its gate and its pattern on them,
+the costliest first (a rule picked by most rows, with a pattern that
+tries every place of a row, leads). For
 a count the host's load does not move, run it under ``valgrind
 --tool=callgrind`` with ``--runs 1`` and ``--runs 6``: the difference of
 the instructions it collects, over 5, is one call's.
 
     PYTHONPATH=$PWD/src .venv/bin/python bench/redact_cost.py [--runs 300] \
-        [--rows bench/out/redact_cost_rows.json] [--profile]
+        [--rows bench/out/redact_cost_rows.json] [--profile | --rules]
 """
 
 from __future__ import annotations
@@ -135,6 +139,35 @@ def _record(path: Path) -> CaptureRecord:
     )  # fmt: skip
 
 
+def _rules(record: CaptureRecord, runs: int) -> None:
+    """Per rule of formats, what searching the rows it is picked for costs
+    (``search.matched`` of it alone), in process time, the costliest
+    first."""
+    from noru.redact import search
+    from noru.redact.rules import canon
+
+    rows = [line.text for image in record.images for line in image.ocr_lines or ()]
+    picked: dict[int, list[str]] = {}
+    for row in rows:
+        for i in search.searched(canon(row), POLICY.categories):
+            picked.setdefault(i, []).append(row)
+    costs = []
+    for i, texts in picked.items():
+        start = time.process_time()
+        for _ in range(runs):
+            for text in texts:
+                search.matched(text, [i])
+        costs.append(((time.process_time() - start) / runs * 1000, i, len(texts)))
+    total = sum(cost for cost, _, _ in costs)
+    print(f"rules of formats on {len(rows)} rows: {total:.3f} ms a call ({runs} runs)")
+    for cost, i, count in sorted(costs, reverse=True)[:12]:
+        rule = search._RULES[i]
+        gate = "gate" if getattr(rule, "gate", None) is not None else "no gate"
+        print(
+            f"  {cost:6.3f} ms  {count:3d} rows  {rule.kind} ({gate}; needles {rule.needles[:4]})"
+        )
+
+
 def p95(values: list[float]) -> float:
     return sorted(values)[max(0, round(0.95 * len(values)) - 1)]
 
@@ -144,12 +177,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--rows", type=Path, default=ROWS)
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions")
+    parser.add_argument("--rules", action="store_true", help="print each rule's cost on the rows")
     args = parser.parse_args()
     if not args.rows.exists():
         _draw_and_read(args.rows)
     record = _record(args.rows)
     seen = for_agent(record, POLICY)  # warm-up: compiled patterns, caches
     rows = sum(len(image.ocr_lines or ()) for image in record.images)
+    if args.rules:
+        _rules(record, args.runs)
+        return
     if args.profile:
         profile = cProfile.Profile()
         profile.enable()

@@ -23,7 +23,7 @@ from noru.redact.places import (
 from noru.redact.rules import CARD, CARD_DIGITS, DEFAULT_CATEGORIES, canon
 from noru.redact.search import category, credential_like, formats, matched, searched
 from noru.redact.shapes import Finding
-from noru.redact.spaces import MIXED_RUN, despaced, one_space, padded_pieces, quoted_pieces
+from noru.redact.spaces import despaced, mixed_run, one_space, padded_pieces, quoted_pieces
 from noru.redact.unlabelled import aws_secrets, bare_keys, field_values
 
 __all__ = [
@@ -101,7 +101,7 @@ def _found(line: str, categories: Collection[str], own: Sequence[Own | Allowed])
                 for f in (_in_line(f, at) for f in _shaped(text, canon(text), categories))
                 if f.kind != "bearer-token" or credential_like(line[f.start : f.end])
             ]
-        found += placed(line, folded)
+        found += placed(line, folded, categories)
         if "==" in line:
             found += padded_pieces(line)
         found += quoted_pieces(line)
@@ -133,7 +133,7 @@ def _shaped(line: str, folded: str, categories: Collection[str]) -> list[Finding
     tokens' pieces after stray spaces joined."""
     rules = searched(folded, categories)
     found = matched(line, rules)
-    mixed = "secrets" in categories and MIXED_RUN.search(line) is not None
+    mixed = "secrets" in categories and mixed_run(line)
     joined = despaced(line) if mixed else None
     if joined is not None:
         # Found across a stray space only (else the line's own search found it).
@@ -264,8 +264,23 @@ def _around(line: str, points: Iterable[int], reach: int) -> list[tuple[int, int
     return spans
 
 
+# A line's characters as a card's: a digit (or what the engine reads for
+# one, ``CARD_DIGITS``) ``0``, a space and a ``-`` as themselves, any other
+# ASCII character ``.``; a card's number holds 8 digits about one space or
+# ``-`` at most (``_CARD_GATE``): most lines have none, and are not searched.
+_CARD_CLASSES = str.maketrans(
+    {
+        chr(c): "0" if chr(c).isdigit() or chr(c) in "OlISB" else chr(c) if chr(c) in " -" else "."
+        for c in range(128)
+    }
+)
+_CARD_GATE = re.compile("0000[ -]?0000")
+
+
 def _cards(line: str) -> list[Finding]:
-    found = []
+    found: list[Finding] = []
+    if _CARD_GATE.search(line.translate(_CARD_CLASSES)) is None:
+        return found
     for m in CARD.finditer(line):
         digits = re.sub(r"[ -]", "", m["v"]).translate(CARD_DIGITS)
         if 13 <= len(digits) <= 19 and _luhn(digits) and not _one_digit(digits):

@@ -10,6 +10,7 @@ covered and what is not, and why.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from noru.redact.misreads import read_body
@@ -34,7 +35,22 @@ from noru.redact.shapes import (
     token,
 )
 
-__all__ = ["FORMATS", "STORAGE_KEY"]
+__all__ = ["FORMATS", "STORAGE_KEY", "gated"]
+
+
+def gated(rule: Rule, gate: str) -> Rule:
+    """``rule`` with a gate (``Rule.gate``): for a rule whose needles most
+    lines hold (a ``.``, a word of logs), a plain pattern (characters,
+    classes, counts: no look-around, no anchor, its case as written) that
+    every text ``rule`` matches holds a match of. It is searched first
+    (``search.matched``), and in the line without its spaces before the
+    line's runs are joined across them (``spaces.one_space``): a line
+    without one is passed over. Written to start with one character or a
+    class, it is searched as fast as a substring: a pattern that starts
+    with a look-behind (most of these rules'), an alternation or
+    ``re.IGNORECASE`` tries every place of a line."""
+    return dataclasses.replace(rule, gate=re.compile(gate, re.ASCII))
+
 
 # An Azure storage key's base64, ``==`` aside: 86 characters, as the engine
 # reads it two fewer or six more (a character dropped, or added: a round
@@ -166,13 +182,19 @@ FORMATS: tuple[Rule, ...] = (
     # read as o or 0 now and then), a time, an HMAC (an ``I`` or an ``l``
     # of them read as ``|``); a Telegram bot's: its id, a colon, ``AA`` and
     # 33 more.
-    rule(
-        "discord-token",
-        r"(?<![A-Za-z0-9_|-])(?P<v>[MNOo0][A-Za-z0-9_|-]{23,27}\.[A-Za-z0-9_|-]{6}\."
-        r"[A-Za-z0-9_|-]{27,40})(?![A-Za-z0-9_|-])",
-        needles=(".",),
+    gated(
+        rule(
+            "discord-token",
+            r"(?<![A-Za-z0-9_|-])(?P<v>[MNOo0][A-Za-z0-9_|-]{23,27}\.[A-Za-z0-9_|-]{6}\."
+            r"[A-Za-z0-9_|-]{27,40})(?![A-Za-z0-9_|-])",
+            needles=(".",),
+        ),
+        r"\.[A-Za-z0-9_|-]{6}\.",
     ),
-    token("telegram-token", r"(?<!:)[0-9OlI]{6,12}:A", "[A-Za-z0-9_|-]", 34, needles=(":a",)),
+    gated(
+        token("telegram-token", r"(?<!:)[0-9OlI]{6,12}:A", "[A-Za-z0-9_|-]", 34, needles=(":a",)),
+        ":A",
+    ),
     # SendGrid: ``SG.``, 22, a dot, 43: a token of one length, so that a
     # stray space inside it is joined.
     prefixed("sendgrid-key", "SG.", "[A-Za-z0-9_.|-]", 66),
@@ -237,7 +259,7 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("huggingface-token", "api_org_", ALNUM, 30, 40),
     prefixed("groq-key", "gsk_", ALNUM, 50, 56),
     prefixed("xai-key", "xai-", ALNUM, 70, 90),
-    prefixed("replicate-token", "r8_", ALNUM, 37),
+    gated(prefixed("replicate-token", "r8_", ALNUM, 37), r"[r1][B8][ _|]"),
     prefixed("perplexity-key", "pplx-", ALNUM, 48),
     prefixed("pinecone-key", "pcsk_", BODY, 40, 100),
     prefixed("langsmith-key", ("lsv2_pt_", "lsv2_sk_"), BODY, 40, 60),
@@ -297,7 +319,7 @@ FORMATS: tuple[Rule, ...] = (
     prefixed("cloudflare-ca-key", "v1.0-", "[0-9a-fA-FOolI|-]", 171),
     prefixed("newrelic-key", "NRAK-", UPPER, 27),
     prefixed("newrelic-key", "NRII-", UPPER, 32),
-    prefixed("dropbox-token", "sl.", "[A-Za-z0-9_.|-]", 130, 1500),
+    gated(prefixed("dropbox-token", "sl.", "[A-Za-z0-9_.|-]", 130, 1500), r"[sS][IiLl1|!\]][ .]"),
     prefixed("yandex-key", "AQVN", BODY, 35, 38),
     prefixed("infracost-key", "ico-", ALNUM, 32),
     prefixed("intra42-secret", ("s-s4t2ud-", "s-s4t2af-"), HEX, 64),
@@ -396,14 +418,17 @@ FORMATS: tuple[Rule, ...] = (
     # words (``Subpackage2module``, ``getComputedStyle``, after an
     # algorithm's name and number ``X25519PrivateKey``) is a name's either
     # way (``search``, ``shapes.name_like``).
-    rule(
-        "kubeadm-token",
-        rf"(?<![A-Za-z0-9._/@-])(?P<v>(?:{_KUBEADM}{{6}}"
-        rf"|{OPENED_J}(?=[a-zA-Z|!]{{0,4}}[0-9]){_KUBEADM}{{5}}"
-        rf"|(?=[a-zA-Z|!]*[0-9]){_KUBEADM}{{7}})\."
-        rf"(?=[a-zA-Z|!]*[0-9lI|!])(?=[0-9]*[a-zA-Z|!]){_KUBEADM}{{16,17}})"
-        r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
-        needles=(".",),
+    gated(
+        rule(
+            "kubeadm-token",
+            rf"(?<![A-Za-z0-9._/@-])(?P<v>(?:{_KUBEADM}{{6}}"
+            rf"|{OPENED_J}(?=[a-zA-Z|!]{{0,4}}[0-9]){_KUBEADM}{{5}}"
+            rf"|(?=[a-zA-Z|!]*[0-9]){_KUBEADM}{{7}})\."
+            rf"(?=[a-zA-Z|!]*[0-9lI|!])(?=[0-9]*[a-zA-Z|!]){_KUBEADM}{{16,17}})"
+            r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
+            needles=(".",),
+        ),
+        rf"\.{_KUBEADM}{{16}}",
     ),
     # This install's own token for `noru mcp --http` (noru.httptoken), as
     # `noru token show` prints it: an agent's look at the screen never gets it.
@@ -435,10 +460,13 @@ FORMATS: tuple[Rule, ...] = (
     # quoted or not (``--oauth2-bearer "..."``), not an option (``--proxy-
     # basic --proxy-user``); it must look like one (``search``: a digit, both
     # cases or a token's punctuation), not a word (``Basic authentication``).
-    rule(
-        "bearer-token",
-        r"(?<!--)\b(?:Bearer|Basic|Token)\s+[\"']?(?P<v>(?!-)[A-Za-z0-9._~+/=|-]{12,})",
-        re.IGNORECASE,
-        needles=("bearer", "basic", "token"),
+    gated(
+        rule(
+            "bearer-token",
+            r"(?<!--)\b(?:Bearer|Basic|Token)\s+[\"']?(?P<v>(?!-)[A-Za-z0-9._~+/=|-]{12,})",
+            re.IGNORECASE,
+            needles=("bearer", "basic", "token"),
+        ),
+        r"[BbTt](?:[Ee][Aa][Rr][Ee][Rr]|[Aa][Ss][Ii][Cc]|[Oo][Kk][Ee][Nn])\s",
     ),
 )

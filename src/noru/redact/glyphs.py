@@ -109,6 +109,10 @@ _J_PAIR = re.compile(r"[)\]}][)\]}/|]")
 # A glyph that may be a misread (a mark of ``_MARKS``, or a letter no token
 # holds: ``é``, ``ü``); only a line holding one is searched again.
 _MAYBE = re.compile(r"[!¡)\]}{\[/\\@&€£¢¥§©®°ßµ«»;$~]|[^\x00-\x7f]")
+# ``_MAYBE``'s ASCII glyphs alone (a ``_J_PAIR`` holds one too): an ASCII
+# line without one has nothing to read again (most lines), told by one
+# search of one class.
+_MAYBE_ASCII = re.compile(r"[!)\]}{\[/\\@&;$~]")
 # A token's character beside a glyph: a letter, a digit, or a ``|`` (what
 # the engine reads for an ``l``, an ``I`` or a ``J``: ``...tQ|/YoW...``).
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9|]")
@@ -144,6 +148,8 @@ def unconfused(line: str) -> list[tuple[str, list[int]]]:
     Entra ID secret's ``Q~``; a webhook's URL's, its path cut by a stray
     space: ``.../services/TI7 6£SLMZ/...``). The readings; none when there
     is no such glyph."""
+    if line.isascii() and _MAYBE_ASCII.search(line) is None:
+        return []
     stands = {
         m.start(): char for m in _MAYBE.finditer(line) if (char := _as_token_char(m[0])) is not None
     }

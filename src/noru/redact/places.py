@@ -9,9 +9,10 @@ no ``=`` or ``:``). ``detect`` runs these beside the formats.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from noru.redact.rules import (
+    DEFAULT_CATEGORIES,
     DESCRIPTORS,
     KEY_LABEL,
     LABEL_CHARS,
@@ -26,6 +27,7 @@ from noru.redact.rules import (
     PLACEHOLDERS,
     PUTTY_PRIVATE,
 )
+from noru.redact.search import placed_searched
 from noru.redact.shapes import (
     TOKEN_CHARS,
     Finding,
@@ -135,14 +137,17 @@ def _header(fields: list[str], sep: str) -> tuple[str, int, dict[int, str]] | No
     return (sep, len(fields), columns) if columns else None
 
 
-def placed(line: str, folded: str) -> list[Finding]:
+def placed(
+    line: str, folded: str, categories: Collection[str] = DEFAULT_CATEGORIES
+) -> list[Finding]:
     """Values where secrets stand with no format of their own: an option's
     (``--token X``), a client's file's (.netrc, .pgpass), a connection
-    string's, a kubeconfig's private key."""
+    string's, a kubeconfig's private key. ``folded``: the line's ``canon``,
+    looked in for the rules' needles with the formats' (``categories``:
+    those on, as given to them)."""
     found = []
-    for rule in PLACED:
-        if rule.needles and not any(map(folded.__contains__, rule.needles)):
-            continue
+    for k in placed_searched(folded, categories):
+        rule = PLACED[k]
         for m in rule.pattern.finditer(line):
             begin, stop = m.span("v")
             if m["quote"]:
@@ -179,7 +184,8 @@ def _held(value: str, kind: str, *, option: bool = False) -> bool:
 # A label's name, then ``=`` or ``:`` within a few words: a line without
 # one has no labelled value (most lines of a log or of code have none).
 _LABEL_AND_VALUE = re.compile(
-    r"(?:pa[s5]{2}|pwd|[s5]ecret|t[o0]ken|key|credential)[A-Za-z0-9_. -]{0,40}?[\"']?\s*(?::|=)",
+    r"(?:pa[s5]{2}|pwd|secret|5ecret|t[o0]ken|key|credential)"
+    r"[A-Za-z0-9_. -]{0,40}?[\"']?\s*(?::|=)",
     re.ASCII,
 )
 
@@ -187,10 +193,14 @@ _LABEL_AND_VALUE = re.compile(
 def _has_label_and_value(line: str) -> bool:
     """Whether ``line`` holds ``_LABEL_AND_VALUE`` in any case: searched in
     small letters without ``re.IGNORECASE``, twice as fast, where small
-    letters keep the line's length (ASCII)."""
+    letters keep the line's length (ASCII); up to its last ``:`` or ``=``,
+    where a match ends."""
+    end = max(line.rfind(":"), line.rfind("=")) + 1
+    if not end:
+        return False
     if line.isascii():
-        return _LABEL_AND_VALUE.search(line.lower()) is not None
-    return _LABEL_ANY_CASE.search(line) is not None
+        return _LABEL_AND_VALUE.search(line.lower(), 0, end) is not None
+    return _LABEL_ANY_CASE.search(line, 0, end) is not None
 
 
 _LABEL_ANY_CASE = re.compile(_LABEL_AND_VALUE.pattern, re.ASCII | re.IGNORECASE)

@@ -1,9 +1,10 @@
 """The rules of formats (``rules.RULES``, ``rules.OPTIONAL_RULES``)
 compiled for searching lines: each rule's needles, whole and cut by a
-stray space, looked up by three of their characters, so that a line is
-searched only by the rules whose needles it holds (``searched``); what
-those rules find in it (``matched``), a token's pieces after a stray space
-joined when together they are the format's length.
+stray space, looked up all at once (and ``rules.PLACED``'s with them), so
+that a line is searched only by the rules whose needles it holds
+(``searched``, ``placed_searched``), a rule with a gate only where its
+gate is; what those rules find in it (``matched``), a token's pieces after
+a stray space joined when together they are the format's length.
 """
 
 from __future__ import annotations
@@ -11,13 +12,22 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-import re._parser as re_parser  # type: ignore[import-not-found]
 from collections.abc import Collection, Iterable
 
-from noru.redact.rules import CATEGORY_OF, OPTIONAL_RULES, RULES, Rule
+from noru.redact.rules import CATEGORY_OF, OPTIONAL_RULES, PLACED, RULES, Rule
 from noru.redact.shapes import LONG_FORMAT, Finding, canon, name_like, piece_like, word_like
+from noru.redact.widths import least
 
-__all__ = ["LEAST", "NEEDLES_CUT", "category", "credential_like", "formats", "matched", "searched"]
+__all__ = [
+    "LEAST",
+    "NEEDLES_CUT",
+    "category",
+    "credential_like",
+    "formats",
+    "matched",
+    "placed_searched",
+    "searched",
+]
 
 
 def category(kind: str) -> str:
@@ -37,16 +47,32 @@ def searched(folded: str, categories: Collection[str]) -> list[int]:
     by: those on under ``categories`` whose needles it holds, and those
     with none."""
     on = frozenset(categories)
-    always, short, grams = _plan(on)
+    hit = [i for i in _held(folded, on) if i < len(_RULES)]
+    always = _plan(on)[0]
+    return sorted({*hit, *always}) if hit else always
+
+
+def placed_searched(folded: str, categories: Collection[str]) -> list[int]:
+    """Which of ``rules.PLACED`` (by index) a line whose ``canon`` is
+    ``folded`` is searched by: those whose needles it holds, and those with
+    none; found in the same look as ``searched``'s (``_held``)."""
+    on = frozenset(categories)
+    hit = [i - len(_RULES) for i in _held(folded, on) if i >= len(_RULES)]
+    always = _PLACED_ALWAYS
+    return sorted({*hit, *always}) if hit else always
+
+
+@functools.lru_cache(maxsize=16)
+def _held(folded: str, on: frozenset[str]) -> tuple[int, ...]:
+    """The rules whose needles ``folded`` holds, one look for them all: of
+    ``_RULES`` by index, of ``PLACED`` after them. Kept for the few lines
+    last looked at: ``searched`` and ``placed_searched`` ask for one line
+    in turn."""
+    _, needles, rules_of = _plan(on)
     hit: set[int] = set()
-    for needle, rules in short:
-        if needle in folded:
-            hit.update(rules)
-    for gram in _keys_of(on).intersection(zip(folded, folded[1:], folded[2:], strict=False)):
-        for needle, rules in grams[gram]:
-            if needle in folded:
-                hit.update(rules)
-    return sorted(hit.union(always)) if hit else always
+    for needle in set(needles.findall(folded)):
+        hit.update(rules_of[needle])
+    return tuple(hit)
 
 
 def matched(line: str, searched: Iterable[int]) -> list[Finding]:
@@ -57,6 +83,8 @@ def matched(line: str, searched: Iterable[int]) -> list[Finding]:
         if size < LEAST[i]:
             continue  # too short for the pattern: no search (most of one_space's joins)
         rule = _RULES[i]
+        if rule.gate is not None and rule.gate.search(line) is None:
+            continue
         for m in rule.pattern.finditer(line):
             end = _joined(line, m, rule) if rule.high else m.end("v")
             if "more" in rule.pattern.groupindex:
@@ -75,6 +103,8 @@ def matched(line: str, searched: Iterable[int]) -> list[Finding]:
 
 
 _RULES = (*RULES, *OPTIONAL_RULES)
+# Of ``PLACED``, those searched in every line (no needles).
+_PLACED_ALWAYS = [k for k, rule in enumerate(PLACED) if not rule.needles]
 
 
 def _cuts(needle: str) -> tuple[str, ...]:
@@ -153,48 +183,56 @@ NEEDLES_CUT = [
 ]
 
 
-_Needles = list[tuple[str, list[int]]]
-
-
 @functools.cache
-def _plan(
-    categories: frozenset[str],
-) -> tuple[list[int], _Needles, dict[tuple[str, ...], _Needles]]:
+def _plan(categories: frozenset[str]) -> tuple[list[int], re.Pattern[str], dict[str, list[int]]]:
     """Which of ``_RULES`` are on under ``categories``: those searched in
-    every line; and the needles (with the rules a line holding one is
-    searched by), the short ones alone and the others by three of their
-    characters (``_gram``), so that a line is only looked at for the
-    needles whose three characters it holds: most lines hold few needles
-    and are searched by few rules."""
+    every line; all their needles (and ``PLACED``'s) as one pattern that finds, at each place
+    of a line, the longest needle there (``_trie``: one scan of the line
+    in the pattern's own code, whatever the count of needles); and per
+    needle the rules a line holding it is searched by, its own and those
+    of the needles it begins with (held there too)."""
     always = []
-    needles: dict[str, list[int]] = {}
+    own: dict[str, set[int]] = {}
     for i, rule in enumerate(_RULES):
         if category(rule.kind) not in categories:
             continue
         if not rule.needles:
             always.append(i)
         for needle in NEEDLES_CUT[i]:
-            needles.setdefault(needle, []).append(i)
-    short = [(needle, rules) for needle, rules in needles.items() if len(needle) < 3]
-    grams: dict[tuple[str, ...], _Needles] = {}
-    for needle, rules in needles.items():
-        if len(needle) >= 3:
-            grams.setdefault(_gram(needle), []).append((needle, rules))
-    return always, short, grams
+            own.setdefault(needle, set()).add(i)
+    for k, rule in enumerate(PLACED):
+        for needle in rule.needles:  # as they are: a place is no format misread
+            own.setdefault(needle, set()).add(len(_RULES) + k)
+    rules_of = {
+        needle: sorted(set().union(*(own.get(needle[:k], ()) for k in range(1, len(needle) + 1))))
+        for needle in own
+    }
+    return always, re.compile(f"(?=({_trie(own)}))"), rules_of
 
 
-@functools.cache
-def _keys_of(categories: frozenset[str]) -> frozenset[tuple[str, ...]]:
-    """The three characters ``_plan`` looks needles up by, as a set."""
-    return frozenset(_plan(categories)[2])
+# Words as a tree of their characters ("" marks a word's end).
+_Tree = dict[str, "_Tree"]
 
 
-def _gram(needle: str) -> tuple[str, ...]:
-    """The three characters of ``needle`` a line is looked at for it by:
-    its first three without a space (``_``) if it has any, else its first
-    three (a space is in most lines, a needle's letters are not)."""
-    grams = [needle[k : k + 3] for k in range(len(needle) - 2)]
-    return tuple(next((gram for gram in grams if "_" not in gram), grams[0]))
+def _trie(words: Iterable[str]) -> str:
+    """A pattern that matches the longest of ``words`` at a place: their
+    characters as a tree, each branch one character's (the pattern's
+    alternatives tried there are those of one character, not every word)."""
+    tree: _Tree = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: _Tree) -> str:
+        branches = [re.escape(char) + pattern(node[char]) for char in sorted(node) if char]
+        if not branches:
+            return ""
+        either = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{either})?" if "" in node else either
+
+    return pattern(tree)
 
 
 # A token's fixed part at least this long is no word's (``_joined``).
@@ -337,10 +375,10 @@ _HEX_LETTERS = re.compile(r"[a-fA-F]+", re.ASCII)
 
 def _least(rule: Rule) -> int:
     """The fewest characters a text holding a finding of ``rule`` has: what
-    its pattern matches at least (as its compiler counts them), and for a
+    its pattern matches at least (``widths.least``), and for a
     token (``rule.high``), its body at the least ``_joined`` takes after it
     (the pattern matches its prefix alone)."""
-    width = int(re_parser.parse(rule.pattern.pattern, rule.pattern.flags).getwidth()[0])
+    width = least(rule.pattern.pattern)
     return width + _read_lengths(rule)[0] if rule.high else width
 
 

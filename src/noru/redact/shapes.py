@@ -229,9 +229,9 @@ class Rule:
     piece it does not take is searched again; ``low`` and ``high`` are its
     body's length, spaces aside; with ``outside``, its prefix is where the
     value is (a webhook's URL), not part of it; ``apart``: the characters
-    that part its pieces. ``needles``: a line can
-    only match if its ``canon`` holds one of them (none: any line can), so
-    most lines are passed over by a substring search, not a pattern."""
+    that part its pieces. ``needles``: a line can only match if its ``canon``
+    holds one of them (none: any line can), so most lines are passed over by
+    a substring search, not a pattern (``gate``: ``formats.gated``)."""
 
     kind: str
     pattern: re.Pattern[str]
@@ -240,6 +240,7 @@ class Rule:
     needles: tuple[str, ...] = ()
     outside: bool = False
     apart: str = " "
+    gate: re.Pattern[str] | None = None
 
 
 def rule(kind: str, pattern: str, flags: int = 0, *, needles: tuple[str, ...] = ()) -> Rule:

@@ -27,12 +27,28 @@ from noru.redact.shapes import (
     word_like,
 )
 
-__all__ = ["MIXED_RUN", "despaced", "one_space", "padded_pieces", "quoted_pieces"]
+__all__ = ["despaced", "mixed_run", "one_space", "padded_pieces", "quoted_pieces"]
 
 
-# What a piece of a token after a stray space nearly always holds (``_GAP``
-# looks for it): a line with none is not searched for spaces to take out.
-MIXED_RUN = re.compile(r"[A-Za-z][0-9]+[A-Za-z]|[0-9][A-Za-z]+[0-9]", re.ASCII)
+# A line's characters as their classes: an ASCII letter ``a``, a digit ``0``,
+# any other ASCII character a space (``mixed_run``).
+_CLASSES = str.maketrans(
+    {chr(c): "a" if chr(c).isalpha() else "0" if chr(c).isdigit() else " " for c in range(128)}
+)
+_LETTERS_ABOUT_DIGITS = re.compile("a0+a")
+_DIGITS_ABOUT_LETTERS = re.compile("0a+0")
+
+
+def mixed_run(line: str) -> bool:
+    """Whether ``line`` holds what a piece of a token after a stray space
+    nearly always holds (``_GAP`` looks for it): digits between two letters
+    or letters between two digits; a line with none is not searched for
+    spaces to take out. Looked for in the line's classes (``_CLASSES``),
+    where each of the two is a search for two characters."""
+    classes = line.translate(_CLASSES)
+    return ("a0" in classes and _LETTERS_ABOUT_DIGITS.search(classes) is not None) or (
+        "0a" in classes and _DIGITS_ABOUT_LETTERS.search(classes) is not None
+    )
 
 
 # A space between two runs of a token's characters: the engine may have put
@@ -97,10 +113,9 @@ _TOKEN_RUN = re.compile(r"[^\s\"'`()<>\[\]{},;]+")
 
 # Rules anchored on a word or a URL before their value, not on a token's
 # own shape: a space after their fixed part is the line's own.
+_RULES = (*RULES, *OPTIONAL_RULES)
 _NOT_ACROSS = frozenset(
-    i
-    for i, rule in enumerate((*RULES, *OPTIONAL_RULES))
-    if rule.kind in ("bearer-token", "url-password")
+    i for i, rule in enumerate(_RULES) if rule.kind in ("bearer-token", "url-password")
 )
 
 # The fewest characters two runs joined across a space must hold to be
@@ -129,7 +144,15 @@ def one_space(
     of lengths would take the next word), and one between a word of prose
     and a run a format found alone (``echo ceH3...==``: a format of one
     length, read a few characters long, would take the word before)."""
-    held = _needles_at(folded, (i for i in searched if i not in _NOT_ACROSS))
+    across = [i for i in searched if i not in _NOT_ACROSS]
+    gated = [i for i in across if _RULES[i].gate is not None]
+    if gated:
+        # A text joined from the line's runs is the line less some spaces:
+        # a rule whose gate the line without spaces lacks finds nothing in it.
+        bare = line.replace(" ", "")
+        shut = {i for i in gated if _RULES[i].gate.search(bare) is None}  # type: ignore[union-attr]
+        across = [i for i in across if i not in shut]
+    held = _needles_at(folded, across)
     if not held:
         return []
     # A join shorter than every pattern held cannot be found (``LEAST``).

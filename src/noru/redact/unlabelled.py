@@ -80,6 +80,15 @@ FIELD_LABEL = re.compile(
     r"|key[0-9]?)(?=(?:[ \t]+[|\[({'\"‘“]?|[|\[({])[ \t]?(?P<v>\S+))",
     re.ASCII | re.IGNORECASE,
 )
+# What ``FIELD_LABEL`` holds, as searched first in small letters: a name,
+# then a space or an edge's glyph; a line without one (most) has no field
+# beside a label. Each of its branches starts with one character, so that
+# the search passes over the others without trying it (no look-behind, no
+# ``re.IGNORECASE``, no class first: each of them takes that away).
+_FIELD_GATE = re.compile(
+    r"(?:pa[s5]{2}(?:w[o0]rd|wd|phrase)|secret|5ecret|t[o0]ken|credential|key[0-9]?)[ \t|\[({]",
+    re.ASCII,
+)
 # A field's edges as the engine reads them beside its text (a rounded
 # border: ``(`` before it, ``:`` after it), and quotes read there.
 _QUOTES = "'\"‘’“”"
@@ -101,7 +110,9 @@ def field_values(line: str, label: str = "") -> list[Finding]:
     field alone on ``line``."""
     text = f"{label} {line}" if label else line
     shift = len(label) + 1 if label else 0
-    found = []
+    found: list[Finding] = []
+    if _FIELD_GATE.search(text.lower()) is None:
+        return found
     for m in FIELD_LABEL.finditer(text):
         if m.start("v") < shift:
             continue
