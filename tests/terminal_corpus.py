@@ -261,8 +261,13 @@ def _in_bitmap(band: SizeBand, char: str) -> bool:
     """Whether xterm's bitmap font of ``band`` has a glyph for ``char``."""
     from noru.ocr import pcf
 
-    raw = gzip.decompress((X_FONTS / BITMAP_FILES[band]).read_bytes())
-    return ord(char) in pcf.bitmaps(raw, char)
+    return ord(char) in pcf.bitmaps(_bitmap_file(band), char)
+
+
+@functools.cache
+def _bitmap_file(band: SizeBand) -> bytes:
+    """xterm's bitmap font of ``band``, its file's bytes, read once."""
+    return gzip.decompress((X_FONTS / BITMAP_FILES[band]).read_bytes())
 
 
 def split_of(family: str, kind: str) -> Literal["train", "held-out"]:

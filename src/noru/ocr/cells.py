@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from noru.geometry import Rect, clip
+from noru.geometry import Rect, clip, shift
 from noru.ocr import pcf
 from noru.ocr.base import BOX_LINES, OcrLine
 from noru.ocr.monospace import agree_job
@@ -233,16 +233,17 @@ def read_grid(grey: Image.Image, background: int) -> Grid | None:
 
     bits = _ink(grey, background)
     line = ink_height(text_rows(grey, background))
+    # A band of a bigger region is cut in rows with no ink (``band_cuts``),
+    # where the rows past the cut are as empty: its first and last rows of
+    # cells may end there, a few pixels short, and are whole with them. An
+    # edge with ink (a title bar, a frame) is no such cut.
+    cut = [_empty_row(bits, y) for y in (0, bits.height - 1)]
     for font in fonts():
         if grey.width < font.width * 4 or grey.height < font.height:
             continue
         if line is None or not FONT_SHARE * font.height <= line <= font.height:
             continue  # its rows of ink are not this font's height
-        # A band of a bigger region is cut in rows with no ink (``band_cuts``),
-        # where the rows past the cut are as empty: its first and last rows of
-        # cells may end there, a few pixels short, and are whole with them. An
-        # edge with ink (a title bar, a frame) is no such cut.
-        top, bottom = (font.height - 1 if _empty_row(bits, y) else 0 for y in (0, bits.height - 1))
+        top, bottom = (font.height - 1 if empty else 0 for empty in cut)
         padded = ImageOps.expand(bits, (0, top, 0, bottom), fill=0)
         found = _position(padded, font)
         if found is None or found[2] < MIN_SAMPLE_KNOWN:
@@ -259,20 +260,15 @@ def _unpadded(grid: Grid, pad: int, size: tuple[int, int]) -> Grid:
     some below it): its boxes in the image's pixels, within it."""
     lines = []
     for line in grid.lines:
-        box = clip(_moved(line.box, -pad), (0, 0, *size))
+        box = clip(shift(line.box, 0, -pad), (0, 0, *size))
         if box is not None:
             lines.append(dataclasses.replace(line, box=box))
-    rest = [box for band in grid.rest if (box := clip(_moved(band, -pad), (0, 0, *size)))]
+    rest = [box for band in grid.rest if (box := clip(shift(band, 0, -pad), (0, 0, *size)))]
     return Grid(lines, rest)
 
 
 def _empty_row(bits: Image.Image, y: int) -> bool:
     return bits.crop((0, y, bits.width, y + 1)).getbbox() is None
-
-
-def _moved(box: Rect, dy: int) -> Rect:
-    x, y, w, h = box
-    return (x, y + dy, w, h)
 
 
 def _read(bits: Image.Image, font: GridFont, ox: int, oy: int) -> Grid | None:

@@ -315,7 +315,9 @@ def _by_these(
     baselines: Sequence[int], runs: Sequence[tuple[int, int]], than: int | None
 ) -> tuple[int, int] | None:
     """``by_baselines`` from these lines' ``baselines``."""
-    ascent, descent, margin = _body(baselines, runs)
+    ascent = max(b - top for b, (top, _) in zip(baselines, runs, strict=True))
+    descent = max(bottom - b for b, (_, bottom) in zip(baselines, runs, strict=True))
+    margin = max(1, (ascent + descent) // 8)
     if len(runs) == 1:
         pitch = ascent + descent + 2 * margin
     else:
@@ -330,7 +332,8 @@ def _by_these(
             return None
     if not ROW_PITCH[0] <= pitch <= ROW_PITCH[1]:
         return None
-    return pitch, _first_row(baselines, runs, pitch)
+    # Each row cut so that its baseline lies as far from its top as every other's.
+    return pitch, _first(baselines[0] - (pitch - descent - margin), pitch)
 
 
 def _by_edges(runs: Sequence[tuple[int, int]], than: int | None) -> tuple[int, int] | None:
@@ -353,26 +356,15 @@ def _by_edges(runs: Sequence[tuple[int, int]], than: int | None) -> tuple[int, i
             continue
         starts = [(top + bottom - pitch) // 2 for top, bottom in runs]
         offsets = sorted((start - starts[0] + pitch // 2) % pitch - pitch // 2 for start in starts)
-        first = starts[0] + offsets[len(offsets) // 2]
-        return pitch, first - (first // pitch) * pitch if first >= 0 else first
+        return pitch, _first(starts[0] + offsets[len(offsets) // 2], pitch)
     return None
 
 
-def _body(baselines: Sequence[int], runs: Sequence[tuple[int, int]]) -> tuple[int, int, int]:
-    """How far the lines reach above and below their baselines, at most,
-    and the margin a row leaves them."""
-    ascent = max(b - top for b, (top, _) in zip(baselines, runs, strict=True))
-    descent = max(bottom - b for b, (_, bottom) in zip(baselines, runs, strict=True))
-    return ascent, descent, max(1, (ascent + descent) // 8)
-
-
-def _first_row(baselines: Sequence[int], runs: Sequence[tuple[int, int]], pitch: int) -> int:
-    """Where the grid's first row starts, each row cut so that its baseline
-    lies as far from its top as every other's. It may start above the
-    region (a line at its top edge)."""
-    _, descent, margin = _body(baselines, runs)
-    first = baselines[0] - (pitch - descent - margin)
-    return first - (first // pitch) * pitch if first >= 0 else first
+def _first(start: int, pitch: int) -> int:
+    """The grid's first row, from where one of its rows starts: the first
+    whole row in the region, or a row starting above it (a line at its top
+    edge)."""
+    return start - (start // pitch) * pitch if start >= 0 else start
 
 
 def _all_fit(marks: Sequence[int], pitch: int, *, within: int = 1) -> bool:

@@ -276,7 +276,8 @@ def _fill_of(letters: Image.Image) -> tuple[int, int, int, int]:
 
 
 def _shows_ink(dark: Image.Image) -> bool:
-    """Whether ``dark`` shows ink beside any bar down it (a scrollbar)."""
+    """Whether ``dark`` shows ink beside any bar down it (``BAR`` of its
+    rows: a scrollbar)."""
     import numpy as np
 
     inked = np.asarray(dark, dtype=np.uint8) < 255 - INK
@@ -350,16 +351,9 @@ def _reaching_left(dark: Image.Image, cells: Cells) -> Cells:
     from column 0, where the core's rows start at column 7): as
     ``find_cells`` places a grid with ink left of its first cell."""
     x, width = cells.x, cells.width
-    if x < width and ink_left_of(dark, x) and _not_a_bar_left_of(dark, x):
+    # Some of the ink left of it (short of the pixel column just before it)
+    # is not a bar down the rows (a scrollbar at the terminal's left,
+    # rxvt-unicode's, is no column).
+    if x < width and ink_left_of(dark, x) and _shows_ink(dark.crop((0, 0, x - 1, dark.height))):
         return dataclasses.replace(cells, x=x - width, columns=cells.columns + 1)
     return cells
-
-
-def _not_a_bar_left_of(dark: Image.Image, x: int) -> bool:
-    """Whether some of the ink left of pixel column ``x`` (short of the one
-    just before it) is not a bar down the rows (``BAR`` of them: a
-    scrollbar at the terminal's left, rxvt-unicode's, is no column)."""
-    import numpy as np
-
-    inked = np.asarray(dark.crop((0, 0, x - 1, dark.height)), dtype=np.uint8) < 255 - INK
-    return bool(inked[:, inked.mean(axis=0) < BAR].any())
