@@ -59,13 +59,16 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 import mss
 from PIL import Image
 
 from tests.processes import START_TIMEOUT, read_line
 from tests.xserver import XServer, _title_pattern
+
+if TYPE_CHECKING:
+    from noru.capture import Capturer, Grab
 
 __all__ = [
     "THEMES",
@@ -263,6 +266,12 @@ class Client:
         """Make it the active window with the pointer on it, as a person about to capture."""
         self.activate()
         self.server.move_pointer(*self.centre)
+
+    def grab(self, capturer: Capturer) -> Grab:
+        """The capture the shortcut takes with the pointer on it."""
+        self.bring_under_pointer()
+        (grab,) = capturer.grab_window("pointer")
+        return grab
 
     def alive(self) -> bool:
         """Whether any of its processes still runs (Firefox's: any in its group)."""

@@ -91,6 +91,7 @@ __all__ = [
     "CHROME",
     "KONSOLE_MENU",
     "KONSOLE_TOOLBAR",
+    "LOG",
     "PALETTES",
     "TERMINALS",
     "XFCE_MENU",
@@ -122,6 +123,11 @@ Chrome = Literal["none", "default"]
 
 # The words of the terminals' own widgets (Konsole 22.12, xfce4-terminal 1.0),
 # as they stand in a row: text in the window that is no row of the terminal.
+# A program's log, 28 lines alike in shape: a grid the engines read row by row.
+LOG = [
+    f"2026-11-{d:02d} 10:{d:02d}:07.495 INFO noru.store.reader handler {d * 37} ok"
+    for d in range(1, 29)
+]
 KONSOLE_MENU = "File Edit View Bookmarks Plugins Settings Help"
 KONSOLE_TOOLBAR = "New Tab Split View Copy Paste Find"
 XFCE_MENU = "File Edit View Terminal Tabs Help"

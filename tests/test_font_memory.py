@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -129,12 +128,6 @@ def test_no_more_fonts_are_read_than_an_engine_keeps() -> None:
 
 
 # --- a real terminal -----------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def capturer(desktop: XServer) -> Iterator[Capturer]:
-    with Capturer(display=desktop.display) as found:
-        yield found
 
 
 def shown(desktop: XServer, capturer: Capturer, lines: list[str]) -> Image.Image:

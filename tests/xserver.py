@@ -30,16 +30,21 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.parts import require
 from tests.processes import START_TIMEOUT, read_line, stop, terminated_unwinds
 
+if TYPE_CHECKING:
+    from noru.capture import Capturer
+
 __all__ = [
     "Monitor",
     "TkWindow",
     "XServer",
+    "capturer",
     "desktop",
     "desktop_with_auth",
     "desktop_without_wm",
@@ -373,6 +378,16 @@ def running_xserver(
 def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XServer]:
     with running_xserver(tmp_path_factory.mktemp("desktop"), width=2560, height=1600) as s:
         yield s
+
+
+@pytest.fixture(scope="module")
+def capturer(desktop: XServer) -> Iterator[Capturer]:
+    """Noru's capturer on the session's desktop, one a module (a module that
+    captures otherwise, or another display, defines its own)."""
+    from noru.capture import Capturer
+
+    with Capturer(display=desktop.display) as found:
+        yield found
 
 
 TWO_MONITORS = [
