@@ -60,12 +60,6 @@ ALIGNED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def capturer(desktop: XServer) -> Iterator[Capturer]:
-    with Capturer(display=desktop.display) as found:
-        yield found
-
-
 @pytest.fixture
 def engine() -> Iterator[TesseractEngine]:
     found = TesseractEngine()
@@ -316,6 +310,72 @@ def test_a_short_screen_with_blank_rows_between_its_lines_is_read_on_its_rows(
         image = window(capturer, client)
     read = as_drawn(list(engine.recognise(image).lines))
     assert read == [line for line in page if line], read
+
+
+PAGES = {
+    "git-rebase": "git-rebase - Reapply commits on top of another base tip",
+    "ssh": "ssh - OpenSSH remote login client",
+}
+
+
+@pytest.mark.parametrize(
+    ("family", "size", "theme", "columns", "chrome", "page", "synopsis"),
+    [
+        ("Anonymous Pro", 15, "solarized-dark", 90, "none", "git-rebase", True),
+        ("Hermit", 10, "solarized-dark", 80, "default", "ssh", False),
+        ("Cousine", 14, "light", 110, "none", "ssh", False),
+        ("Hack", 14, "solarized-light", 80, "default", "git-rebase", False),
+    ],
+)
+def test_a_pager_s_prompt_across_most_of_a_short_screen_s_row_is_read_on_its_rows(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    family: str,
+    size: int,
+    theme: str,
+    columns: int,
+    chrome: real_terminals.Chrome,
+    page: str,
+    synopsis: bool,
+) -> None:
+    """A man page's first lines in less, its prompt in reverse video over
+    more than half the row and less than all of it. The prompt's rows
+    showed the paper past its end and between its letters, and were read as
+    the paper's rows: a block of ink taller than any line (the rows placed a
+    pixel off their pitch, or none found) or, cut by its letters, a few rows
+    of text and two lines drawn across. Its sparse lines repeat a pixel off
+    their pitch as well; every baseline lies a whole number of rows apart."""
+    real_terminals.need("urxvt")
+    require_family(family)
+    title = f"{page.upper()}(1)"
+    prompt = f" Manual page {page}(1) line 1 (press h for help or q to quit)"
+    options = "[-i | --interactive] [<options>] [--exec <cmd>]"
+    shown = [
+        Shown.text(f"{title}{'User Commands':^{columns - 1 - 2 * len(title)}}{title}"),
+        Shown.text(""),
+        Shown("NAME", "\x1b[1mNAME\x1b[0m"),
+        Shown.text(f"       {PAGES[page]}"),
+        *(
+            [
+                Shown.text(""),
+                Shown("SYNOPSIS", "\x1b[1mSYNOPSIS\x1b[0m"),
+                Shown(
+                    f"       git-rebase {options}",
+                    f"       \x1b[1mgit-rebase\x1b[0m {options}",
+                ),
+            ]
+            if synopsis
+            else []
+        ),
+        Shown.text(""),
+        Shown(prompt, f"\x1b[7m{prompt}\x1b[0m"),
+    ]
+    read = read_on(
+        desktop, capturer, engine, "urxvt", shown, columns=columns, rows=len(shown) + 1,
+        font=family, size=size, theme=theme, chrome=chrome, dpi=96,
+    )  # fmt: skip
+    assert read == [line.plain for line in shown if line.plain], read
 
 
 @pytest.mark.parametrize(

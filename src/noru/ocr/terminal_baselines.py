@@ -46,6 +46,11 @@ FEW_LINES = MIN_ROWS - 1
 # this share of the pitch found by repeats; a run this many times the usual
 # line's height is a block (a highlighted row), no line (``by_baselines``).
 NEARER = 0.75
+# Lines farther apart are placed by their baselines too when these fit
+# another pitch within this share of it and do not fit it: sparse lines
+# (a man page's title, a blank row, a heading) repeat nearly as well a pixel
+# off their pitch, and every baseline a whole number of rows apart says which.
+SLIP = 0.1
 BLOCK_RUN = 1.2
 # At least this many lines are placed by their tops or bottoms where their
 # baselines fit no pitch (``by_baselines``): two fit one by chance. The tops
@@ -324,12 +329,15 @@ def _by_these(
         nearest = min(b - a for a, b in itertools.pairwise(baselines))
         if nearest < ascent + descent:
             return None  # lines closer than their own height: not one grid
-        if than is not None and nearest > NEARER * than:
+        slipped = than is not None and not _all_fit(baselines, than)
+        if than is not None and nearest > NEARER * than and not slipped:
             return None  # the pitch found by repeats fits these lines
         rows = max(1, nearest // (ascent + descent))
         pitch = round(nearest / rows)
         if not _all_fit(baselines, pitch):
             return None
+        if than is not None and nearest > NEARER * than and abs(pitch - than) > SLIP * than:
+            return None  # no slip of the repeats' pitch: another grid's lines
     if not ROW_PITCH[0] <= pitch <= ROW_PITCH[1]:
         return None
     # Each row cut so that its baseline lies as far from its top as every other's.

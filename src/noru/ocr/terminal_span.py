@@ -47,16 +47,30 @@ GOES_ON = 0.9
 # columns (fewer letters fold emptily anywhere).
 EDGE_SHARE = 0.5
 LETTERS = 8
+# A band of another fill (``_bands``) is cut from the background's rows
+# when it spans this share of the region or more (then its median pixel is
+# its fill, as ``_filled`` asks of rows that join the terminal): a pixel row
+# of it unbroken, but for this share of its extent, is one of its edges;
+# each row of it is filled in this share, its letters the rest.
+FILL_WIDE = 0.5
+SLAB = 0.98
+FILL_SHARE = 0.4
 
 
-def _runs(dark: Image.Image) -> list[tuple[int, int]]:
+def _runs(dark: Image.Image, bands: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The runs of pixel rows showing the background, top to bottom. A run of
     a pixel or two is none: the light text of a highlighted row, on a light
-    theme, shows the paper's colour in a good share of its densest rows."""
+    theme, shows the paper's colour in a good share of its densest rows.
+    The rows of ``bands`` (``_bands``: another fill across most of the row)
+    are not the background, its letters in the paper's colour aside; one
+    that ends the region ends the last run there (an empty run), so that it
+    lies between runs as a status line above the terminal's edge does."""
     from PIL import Image
 
     plain = dark.point(lighter_than(255 - PAPER))
-    share = plain.resize((1, dark.height), Image.Resampling.BOX).tobytes()
+    share = list(plain.resize((1, dark.height), Image.Resampling.BOX).tobytes())
+    for top, bottom in bands:
+        share[top:bottom] = [0] * (bottom - top)
     runs: list[tuple[int, int]] = []
     start = None
     for y, value in enumerate([*share, 0]):
@@ -66,7 +80,47 @@ def _runs(dark: Image.Image) -> list[tuple[int, int]]:
             if y - start >= MIN_RUN or start == 0 or not runs:
                 runs.append((start, y))
             start = None
+    if runs and bands and bands[-1][1] == dark.height:
+        runs.append((dark.height, dark.height))
     return runs
+
+
+def _bands(dark: Image.Image) -> list[tuple[int, int]]:
+    """The pixel rows, top to bottom, of each band of a fill of its own
+    across ``FILL_WIDE`` of the region or more (a pager's prompt in reverse
+    video, wider than half the row): rows whose ink is one unbroken run
+    there (``SLAB``) above or below its letters, the band's first and last
+    columns inked all the way down, its fill ``FILL_SHARE`` of every row
+    of it. A line drawn across the rows (all its rows unbroken), a table's
+    rules around a header (paper between them) and a block of cells
+    narrower than half the row (a gutter's line numbers) are none."""
+    import numpy as np
+
+    inked = np.asarray(dark, dtype=np.uint8) < 255 - INK
+    height, width = inked.shape
+    counts = inked.sum(axis=1)
+    firsts = inked.argmax(axis=1)
+    lasts = width - inked[:, ::-1].argmax(axis=1)
+    slab = (counts >= FILL_WIDE * width) & (counts >= SLAB * (lasts - firsts))
+    bands: list[tuple[int, int]] = []
+    y = 0
+    while y < height:
+        if not slab[y]:
+            y += 1
+            continue
+        left, right = int(firsts[y]), int(lasts[y])
+        fill = inked[:, left:right]
+        held = fill[:, 0] & fill[:, -1] & (fill.mean(axis=1) >= FILL_SHARE)
+        top = y
+        while top > 0 and held[top - 1]:
+            top -= 1
+        bottom = y
+        while bottom < height and held[bottom]:
+            bottom += 1
+        if not slab[top:bottom].all():
+            bands.append((top, bottom))
+        y = max(bottom, y + 1)
+    return bands
 
 
 def _on_grid(gap: tuple[int, int], top: int, cells: Cells) -> bool:
@@ -136,7 +190,8 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
     prompt's lines on segments of their own colours leave the ink no gap
     between cells or rows. A page of text (an app's) that is no grid is
     not looked at twice."""
-    runs = _runs(dark)
+    bands = _bands(dark)
+    runs = _runs(dark, bands)
     if not runs:
         return None
     tallest = sorted(range(len(runs)), key=lambda i: runs[i][0] - runs[i][1])
@@ -161,13 +216,16 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
     ]
     core = runs.index((top, bottom))
 
+    def filled(gap: tuple[int, int]) -> bool:
+        return gap in bands or _filled(gap, dark)
+
     def joins(gap: tuple[int, int]) -> bool:
-        return (_on_grid(gap, top, cells) and _filled(gap, dark)) or _thin(gap, cells, dark)
+        return (_on_grid(gap, top, cells) and filled(gap)) or _thin(gap, cells, dark)
 
     if (
         0 < runs[0][0] <= cells.height + 1
         and _on_grid((0, runs[0][0]), top, cells)
-        and _filled((0, runs[0][0]), dark)
+        and filled((0, runs[0][0]))
         and _in_columns((0, runs[0][0]), dark, cells)
     ):
         # One row of another background at the region's very top (a
