@@ -378,6 +378,40 @@ def test_a_pager_s_prompt_across_most_of_a_short_screen_s_row_is_read_on_its_row
     assert read == [line.plain for line in shown if line.plain], read
 
 
+# ``hexdump -C`` of an ELF file's first lines: its printable column mostly dots.
+HEXDUMP = [
+    "$ hexdump -C build/meridian | head -n 12",
+    "00000000  7f 45 4c 46 02 01 01 00  00 00 00 00 00 00 00 00  |.ELF............|",
+    "00000010  03 00 3e 00 01 00 00 00  70 11 00 00 00 00 00 00  |..>.....p.......|",
+    "00000020  40 00 00 00 00 00 00 00  98 5b 00 00 00 00 00 00  |@........[......|",
+    "00000030  00 00 00 00 40 00 38 00  0d 00 40 00 1f 00 1e 00  |....@.8...@.....|",
+    "00000040  06 00 00 00 04 00 00 00  40 00 00 00 00 00 00 00  |........@.......|",
+    "00000050  40 00 00 00 00 00 00 00  40 00 00 00 00 00 00 00  |@.......@.......|",
+    "00000060  d8 02 00 00 00 00 00 00  d8 02 00 00 00 00 00 00  |................|",
+    "00000070  08 00 00 00 00 00 00 00  03 00 00 00 04 00 00 00  |................|",
+    "00000080  18 03 00 00 00 00 00 00  18 03 00 00 00 00 00 00  |................|",
+    "00000090  18 03 00 00 00 00 00 00  1c 00 00 00 00 00 00 00  |................|",
+    "000000a0  1c 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  |................|",
+    "000000b0  01 00 00 00 04 00 00 00  00 00 00 00 00 00 00 00  |................|",
+]
+
+
+def test_a_dump_s_column_of_dots_does_not_halve_the_cells(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """A row of dots, each narrower than half its cell and alone in it,
+    folds as emptily at half the advance as at the whole: it said the cells
+    were half as wide, and every character came back followed by a space.
+    Marks that narrow say nothing of the advance."""
+    require_family("Hermit")
+    read = read_on(
+        desktop, capturer, engine, "xterm", HEXDUMP, columns=90, rows=len(HEXDUMP) + 1,
+        font="Hermit", size=11, dpi=192,
+    )  # fmt: skip
+    exact = sum(line in HEXDUMP for line in read)
+    assert len(read) == len(HEXDUMP) and exact >= len(HEXDUMP) - 2, read
+
+
 @pytest.mark.parametrize(
     ("term", "family", "size", "dpi", "more"),
     [

@@ -35,7 +35,9 @@ WHOLE_SLACK = 0.2
 # Stretches of a row that say the advance is half the one the whole region
 # folds at (``rows_fold_at_half``): HALF_ROW_CELLS cells of the whole, at
 # least HALF_INKED of their halves inked, folding at the half with a phase
-# at most HALF_EMPTY of the mean or within HALF_SLACK of the whole's. The
+# at most HALF_EMPTY of the mean or within HALF_SLACK of the whole's (a
+# stretch whose ink, folded at the whole, leaves half of it empty is of
+# marks narrower than a half, and counts for neither). The
 # half is the advance where at least two stretches and HALF_ROWS of those
 # counted say so. Of the screens whose advance was right (the training
 # part and four sets in neither part, 729), the most that said so was one
@@ -180,6 +182,10 @@ def _half_share(rows: Sequence[Sequence[int]], width: int) -> tuple[int, int]:
             stretch = profile[start : start + span]
             inked = sum(1 for c in range(0, span, half) if any(stretch[c : c + half]))
             if inked < HALF_INKED * 2 * HALF_ROW_CELLS:
+                continue
+            if sum(1 for c in range(width) if any(stretch[c::width])) <= half:
+                # Marks narrower than half a cell (a dump's ``.`` column)
+                # fold emptily at any part of their advance: no word on it.
                 continue
             counted += 1
             at_half = fold(stretch, half)[0]
