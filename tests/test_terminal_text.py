@@ -412,6 +412,112 @@ def test_a_dump_s_column_of_dots_does_not_halve_the_cells(
     assert len(read) == len(HEXDUMP) and exact >= len(HEXDUMP) - 2, read
 
 
+def _ansible_headed(title: str) -> str:
+    """An ansible-playbook heading: its title, then stars to the 131st column."""
+    return f"{title} {'*' * (130 - len(title))}"
+
+
+ANSIBLE = [
+    "$ ansible-playbook -i inventories/prod/hosts.ini site.yml",
+    "",
+    _ansible_headed("PLAY [all]"),
+    "",
+    _ansible_headed("TASK [Gathering Facts]"),
+    "ok: [cache-01]",
+    "ok: [web-01]",
+    "",
+    _ansible_headed("TASK [app : Check out release]"),
+    "changed: [cache-01]",
+]
+
+
+@pytest.mark.parametrize(
+    ("term", "family", "size", "theme"),
+    [("konsole", "Anonymous Pro", 11, "solarized-light"), ("xterm", "Anonymous Pro", 11, "light")],
+)
+def test_a_line_of_marks_across_the_row_is_read_on_the_grid_of_the_lines_around_it(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    term: real_terminals.Terminal,
+    family: str,
+    size: int,
+    theme: str,
+) -> None:
+    """A heading followed by stars to the edge: the stars' middle rows show
+    so little paper that they split the terminal's rows in two, and the
+    line was read from the middle of its cells down. Its letters go on
+    above and below those rows: they are the line's, as a line drawn across
+    the rows is."""
+    require_family(family)
+    read = read_on(
+        desktop, capturer, engine, term, ANSIBLE, columns=132, rows=len(ANSIBLE) + 4,
+        font=family, size=size, theme=theme,
+    )  # fmt: skip
+    assert [line for line in read if line in ANSIBLE] == [line for line in ANSIBLE if line], read
+
+
+RECAP = [
+    f"PLAY RECAP {'*' * 108}",
+    "cache-01                   : ok=9    changed=1    unreachable=0    failed=0    skipped=0"
+    "    rescued=0    ignored=0",
+    "web-01                     : ok=5    changed=2    unreachable=0    failed=1    skipped=0"
+    "    rescued=0    ignored=0",
+]
+
+
+@pytest.mark.parametrize(("term", "size"), [("kitty", 9), ("xterm", 9)])
+def test_three_lines_whose_bottoms_differ_by_their_descenders_are_placed_by_their_tops(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    term: real_terminals.Terminal,
+    size: int,
+) -> None:
+    """A play's recap alone on the screen: the stars end the heading's body
+    high, so no pitch fits the baselines; the tops fit one, and the bottoms
+    fit it only a descender apart (the heading has none, the hosts' lines
+    do), which is no sign of two lines run together."""
+    require_family("Cousine")
+    read = read_on(
+        desktop, capturer, engine, term, RECAP, columns=120, rows=36, font="Cousine", size=size,
+    )  # fmt: skip
+    assert read == RECAP, read
+
+
+PS_AUX = [
+    "kenji       3386 31.8  5.1 10036968 808801 ?        Sl   Dec06  57:32 /usr/lib/firefox-es",
+    "root        4073  0.0  0.3 191226 53044 ?        Sl   Nov28   5:17 /usr/bin/containerd-sh",
+    "kenji       4825 35.5  1.4 4924782 225777 ?        Sl   Dec06 272:32 /usr/lib/jvm/java-17",
+    "kenji       5663  0.0  0.3  96260 43546 pts/1    S+   00:39   1:31 tmux new -s stream",
+    "kenji      11319  0.0  0.0  11084  4480 pts/2    R+   21:00   0:00 ps aux",
+]
+
+
+@pytest.mark.parametrize(
+    ("term", "family", "size"),
+    [("alacritty", "Noto Sans Mono", 15), ("xterm", "Noto Sans Mono", 15)],
+)
+def test_one_line_below_a_highlighted_row_takes_its_pitch_from_the_lines_above(
+    desktop: XServer,
+    capturer: Capturer,
+    engine: TesseractEngine,
+    term: real_terminals.Terminal,
+    family: str,
+    size: int,
+) -> None:
+    """Three lines, a highlighted row, one line, and the rest of the screen
+    empty: the run of paper under the highlight is the tallest, and its one
+    line gave the grid its pitch (the line's own height with a margin, four
+    pixels short). The three lines above measure it."""
+    require_family(family)
+    read = read_on(
+        desktop, capturer, engine, term, PS_AUX, columns=90, rows=20, font=family, size=size,
+        theme="solarized-light", highlight=3,
+    )  # fmt: skip
+    assert read == PS_AUX, read
+
+
 @pytest.mark.parametrize(
     ("term", "family", "size", "dpi", "more"),
     [

@@ -54,10 +54,16 @@ SLIP = 0.1
 BLOCK_RUN = 1.2
 # At least this many lines are placed by their tops or bottoms where their
 # baselines fit no pitch (``by_baselines``): two fit one by chance. The tops
-# fit it within a pixel and the bottoms within this many, or the other way
-# round (a ``$``, a bracket reach a pixel or two past a capital).
+# fit it within a pixel and the bottoms within this many pixels, or the
+# other way round: a ``$``, a bracket reach a pixel or two past a capital.
+# Where every line's run is at most LINE_SHARE of the pitch tall (a gap
+# parts each from the next), within EDGES_SHARE of the pitch: a line's
+# descenders reach that far below a line with none. (Two lines run
+# together in each run, Hermit's tight rows in st, leave no such gap.)
 BY_TOPS = 3
 EDGES_NEAR = 2
+EDGES_SHARE = 0.25
+LINE_SHARE = 0.9
 # A row is at least this share of its lines' height (``line_height``); a
 # pixel row inked this share of the most inked one's ink or less parts
 # two lines there.
@@ -358,7 +364,9 @@ def _by_edges(runs: Sequence[tuple[int, int]], than: int | None) -> tuple[int, i
         pitch = round(nearest / (nearest // usual))
         if not ROW_PITCH[0] <= pitch <= ROW_PITCH[1] or not _all_fit(edges, pitch):
             continue
-        if not _all_fit(others, pitch, within=EDGES_NEAR):
+        parted = all(bottom - top <= LINE_SHARE * pitch for top, bottom in runs)
+        near = max(EDGES_NEAR, round(EDGES_SHARE * pitch)) if parted else EDGES_NEAR
+        if not _all_fit(others, pitch, within=near):
             continue  # two lines run together each (Hermit's tight rows)
         if than is not None and (pitch >= than or _all_fit(edges, than)):
             continue

@@ -285,7 +285,12 @@ def _crossings(dark: Image.Image) -> bytes:
 def few_lines(dark: Image.Image) -> bool:
     """Whether ``dark``'s ink lies in at most ``FEW_LINES`` runs of pixel
     rows: a prompt or two, not a page of text (a dialog, a document)."""
-    return len(line_runs(_profile(dark, rows=True))) <= FEW_LINES
+    return lines_in(dark) <= FEW_LINES
+
+
+def lines_in(dark: Image.Image) -> int:
+    """How many lines ``dark``'s ink lies in (runs of pixel rows)."""
+    return len(line_runs(_profile(dark, rows=True)))
 
 
 def _without_blocks(dark: Image.Image, bars: list[bool]) -> Image.Image:

@@ -11,7 +11,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from noru.ocr.terminal_baselines import PHASE_SLACK
-from noru.ocr.terminal_grid import BAR, Cells, few_lines, find_cells
+from noru.ocr.terminal_grid import BAR, Cells, few_lines, find_cells, lines_in
 from noru.ocr.terminal_ink import INK, PAPER, darkest, edges, ink_left_of, lighter_than
 
 if TYPE_CHECKING:
@@ -27,6 +27,9 @@ MIN_RUN = 3
 # Rows not the background this thin, between rows that are, are a line drawn
 # across the terminal (box drawing), in a share of a row.
 THIN_LINE = 0.15
+# Rows this share of a row or thinner, inked and with ink on both sides,
+# are the densest of a line of marks (``_through_marks``).
+MARKS = 0.3
 # A run of background rows this share of a row tall or less is no line's.
 SLIVER = 0.25
 # Rows between two runs lie on the grid as a status line or a selection
@@ -177,6 +180,32 @@ def _thin(gap: tuple[int, int], cells: Cells, dark: Image.Image) -> bool:
     return darkest(dark.crop((0, start, dark.width, end))) < 255 - INK
 
 
+def _through_marks(
+    dark: Image.Image, runs: list[tuple[int, int]], cells: Cells
+) -> list[tuple[int, int]]:
+    """``runs`` joined across the densest rows of a line of marks (ansible's
+    ``PLAY [all] ****``): rows ``MARKS`` of a row or thinner, inked, with
+    ink right above and right below them (the line's letters go on there;
+    a line drawn across the rows has its cell's blank rows about it). Cut
+    there, the line's halves fell in two runs, and the grid of the one
+    below started at a half line."""
+    joined = [runs[0]]
+    for start, end in runs[1:]:
+        top, bottom = joined[-1][1], start
+        if (
+            0 < bottom - top <= round(MARKS * cells.height)
+            and darkest(dark.crop((0, top - 1, dark.width, bottom + 1))) < 255 - INK
+            and all(
+                darkest(dark.crop((0, y, dark.width, y + 1))) < 255 - INK
+                for y in (top - 1, bottom)
+            )
+        ):
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((start, end))
+    return joined
+
+
 def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, Cells] | None:
     """The pixel rows that are the terminal's, top to bottom, and its grid:
     the longest run of rows showing its background (a title bar, a toolbar
@@ -203,6 +232,11 @@ def span(dark: Image.Image, rgb: Image.Image | None = None) -> tuple[int, int, C
         core, cells = _core(outlines, runs, few)
     if cells is None:
         return _lone_band(dark, rgb, runs) if rgb is not None else None
+    if len(joined := _through_marks(dark, runs, cells)) < len(runs):
+        order = sorted(range(len(joined)), key=lambda i: joined[i][0] - joined[i][1])
+        again, found = _core(dark, joined, order)
+        if found is not None:
+            runs, core, cells = joined, again, found
     top, bottom = runs[core]
     # A run between two others thinner than a share of a row holds no line:
     # the densest rows of a highlighted row's letters, light on it, in the
@@ -348,14 +382,20 @@ def _core(
     """The run that gives the grid, and the grid: the longest (``order``)
     whose lines repeat, or where none does, the longest with a grid placed
     by a few lines' baselines (its lines show none: a tail of lines too
-    unlike to repeat below a highlighted row)."""
-    core, cells = -1, None
+    unlike to repeat below a highlighted row), of two lines or more where
+    there is one: the pitch between lines is measured, a lone line's is
+    its own height with a margin (the one line below a highlighted row,
+    though its run is the tallest)."""
+    core, cells, measured = -1, None, False
     for index in order:
-        found = find_cells(dark.crop((0, runs[index][0], dark.width, runs[index][1])))
-        if found is not None and (cells is None or not found.few):
-            core, cells = index, found
-            if not found.few:
-                break
+        run = dark.crop((0, runs[index][0], dark.width, runs[index][1]))
+        found = find_cells(run)
+        if found is None:
+            continue
+        if not found.few:
+            return index, found
+        if cells is None or (not measured and lines_in(run) >= 2):
+            core, cells, measured = index, found, lines_in(run) >= 2
     return core, cells
 
 
