@@ -11,9 +11,9 @@ from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
 from tests.terminal_texts.code import tsc_error
+from tests.terminal_texts.probes import tree
 from tests.test_terminal_text import (  # noqa: F401  (fixtures)
     as_drawn,
-    capturer,
     engine,
     window,
 )
@@ -83,3 +83,25 @@ def test_a_band_of_compiler_errors_keeps_the_rows_of_the_whole(
     assert sum(line in wanted for line in read) >= len(wanted) - 1, [
         line for line in read if line not in wanted
     ]
+
+
+def test_box_drawing_is_joined_across_the_edge_between_two_bands(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """Liberation Mono draws no box drawing: rxvt-unicode takes it from a
+    fallback face, whose ``├`` the cell alone may read as ``└`` (its line
+    down stops short of the cell's bottom); the ``│`` under it says it is
+    ``├``. The window is read in bands, and the band's edge fell between
+    the two: a band's last row is joined to the next band's first as to
+    any row below it. (``tree -L 3`` of a project, from the generator of a
+    dev set's screen that showed it.)"""
+    real_terminals.need("urxvt")
+    shown = tree(random.Random("41-295:tree:text"), 198, 59)
+    with real_terminals.open_terminal(
+        desktop, "urxvt", shown, columns=199, rows=60, size=12, font="Liberation Mono", x=20,
+        y=20,
+    ) as client:  # fmt: skip
+        image = window(capturer, client)
+    assert image.width * image.height >= 2 * 1_000_000  # read in bands
+    read = [line for line in as_drawn(list(engine.recognise(image).lines)) if line.strip()]
+    assert read == [line.plain for line in shown if line.plain], read

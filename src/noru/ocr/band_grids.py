@@ -11,7 +11,10 @@ lose that many spaces of indentation, and its row width is that much short
 (which a token wrapped at the grid's last column needs).
 
 The band whose grid starts furthest left saw ink there: its first column is
-the terminal's, and the other bands' rows are counted from it.
+the terminal's, and the other bands' rows are counted from it. Then the
+rows of all the bands are one grid's, and box drawing is joined across a
+band's edge as within a band (``noru.ocr.box_joints``): a tree's ``├`` in a
+band's last row reaches the ``│`` in the next band's first.
 
 Pure Python.
 """
@@ -22,6 +25,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
+from noru.ocr import box_joints
 from noru.ocr.base import OcrLine
 from noru.ocr.regions import Job
 from noru.ocr.terminal_baselines import PHASE_SLACK
@@ -93,4 +97,31 @@ def one_grid(jobs: Sequence[Job], results: Sequence[list[OcrLine]]) -> list[list
         # Only the rows on the band's grid move: a strip beside it (a title
         # bar read as sparse text) has no columns.
         aligned.append([_shifted(line, cells) if _grid(line) == grid else line for line in lines])
-    return aligned
+    return _joined(jobs, aligned)
+
+
+def _joined(jobs: Sequence[Job], results: list[list[OcrLine]]) -> list[list[OcrLine]]:
+    """``results`` with the box drawing of each region read in several bands
+    joined across the bands' edges. A region whose rows do not fall one a
+    pixel row of its own (two lines at one row) is left as it is."""
+    members: dict[int, list[tuple[int, int]]] = {}  # unit: (job, line) of its grid rows
+    for j, (job, lines) in enumerate(zip(jobs, results, strict=True)):
+        if job.unit >= 0:
+            members.setdefault(job.unit, []).extend(
+                (j, k) for k, line in enumerate(lines) if line.columns is not None
+            )
+    for found in members.values():
+        if len({j for j, _ in found}) < 2:
+            continue  # one band: joined as it was read
+        height = Counter(results[j][k].box[3] for j, k in found).most_common(1)[0][0]
+        top = min(results[j][k].box[1] for j, k in found)
+        rows: dict[int, tuple[int, int]] = {}
+        for j, k in found:
+            rows.setdefault(round((results[j][k].box[1] - top) / height), (j, k))
+        if len(rows) < len(found):
+            continue
+        texts = box_joints.join({row: results[j][k].text for row, (j, k) in rows.items()})
+        for row, (j, k) in rows.items():
+            if texts[row] != results[j][k].text:
+                results[j][k] = dataclasses.replace(results[j][k], text=texts[row])
+    return results
