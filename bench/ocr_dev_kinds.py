@@ -10,7 +10,9 @@ alacritty) rather than from the family on screen. ``REPORTS``
 (``bench/ocr_dev_reports.py``) are errors and reports of other tools;
 ``DUMPS`` (``bench/ocr_dev_dumps.py``) are dumps, logs, runs and scans:
 ``hexdump -C``, ``dmesg``, ``ansible-playbook``, ``git log --graph``,
-``ps aux`` and ``nmap``.
+``ps aux`` and ``nmap``. ``TRACES`` (``bench/ocr_dev_traces.py``) are what
+a person looks inside a misbehaving program with: gdb's ``bt``, valgrind,
+``strace``, ``lsof``, a failing ``docker build`` and ``npm audit``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from tests.terminal_texts.probes import tree
 
 from ocr_dev_dumps import DUMPS
 from ocr_dev_reports import REPORTS
+from ocr_dev_traces import TRACES
 
 Kind = Callable[[random.Random, int, int], list[Shown]]
 
@@ -428,4 +431,4 @@ TREES: dict[str, Kind] = {
     "pstree": pstree,
     "tree": tree,
 }
-KINDS: dict[str, Kind] = {**FIRST, **TREES, **REPORTS, **DUMPS}
+KINDS: dict[str, Kind] = {**FIRST, **TREES, **REPORTS, **DUMPS, **TRACES}

@@ -12,8 +12,8 @@ shaped for before the held-out part scores it once.
 - ``kinds``: the plan's screens showing kinds of text neither part holds
   (bench/ocr_dev_kinds.py: by default its first set, Java and Node stack
   traces, ``terraform plan``, ``journalctl``, ``ss -tlnp``, ``apt
-  upgrade``; ``--kinds`` names others, such as its trees, its reports or
-  its dumps), in turn; the
+  upgrade``; ``--kinds`` names others, such as its trees, its reports, its
+  dumps or its traces), in turn; the
   plan's CJK, ligature, Powerline and tmux screens left out (their fonts
   and layout go with their kind).
 
@@ -30,6 +30,8 @@ filtering ``split=train``) take a dev set as it is. Scored as the corpus is:
         --kinds dotnet-exception,eslint-report,gradle-failure,ip-addr,mysql-table,ruby-backtrace
     .venv/bin/python bench/ocr_dev_sets.py kinds --seed 61 --limit 60 --out bench/out/dev61 \
         --kinds ansible-play,dmesg,git-graph,hexdump-c,nmap-scan,ps-aux
+    .venv/bin/python bench/ocr_dev_sets.py kinds --seed 71 --limit 60 --out bench/out/dev71 \
+        --kinds docker-build,gdb-backtrace,lsof-list,npm-audit,strace-trace,valgrind-report
 """
 
 from __future__ import annotations
