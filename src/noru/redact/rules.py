@@ -27,6 +27,7 @@ from noru.redact.formats import FORMATS
 from noru.redact.shapes import Rule, canon, fixed, rule
 
 __all__ = [
+    "ALL_RULES",
     "AWS_SECRET",
     "CATEGORIES",
     "CATEGORY_OF",
@@ -260,3 +261,5 @@ OPTIONAL_RULES: tuple[Rule, ...] = (
         r"[0-9]{3,4}(?:[ .-][0-9]{2,4}){1,2})(?![\w.:/-])",
     ),
 )
+# Every rule, in the order the searches number them (``search``, ``spaces``).
+ALL_RULES: tuple[Rule, ...] = (*RULES, *OPTIONAL_RULES)

@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from noru.redact.rules import CARD, CARD_DIGITS, OPTIONAL_RULES, RULES
+from noru.redact.rules import ALL_RULES, CARD, CARD_DIGITS
 from noru.redact.seam_pairs import Placed, placed, scale
 from noru.redact.search import matched
 from noru.redact.shapes import canon
@@ -236,7 +236,7 @@ def _cut_cell(text: str, at: int) -> tuple[str, tuple[str, ...]]:
 # Telegram bot token's ``:A``, an Entra ID secret's ``Q~``): a letter
 # beside any one letter would be tried on most rows.
 _GAPPED: dict[tuple[str, str], list[tuple[str, str]]] = {}
-for _needle in sorted({n for r in (*RULES, *OPTIONAL_RULES) for n in r.needles if len(n) >= 2}):
+for _needle in sorted({n for r in ALL_RULES for n in r.needles if len(n) >= 2}):
     for _k in range(len(_needle)):
         if len(_needle) >= 3 or not _needle.isalnum():
             _after = _needle[_k + 1 :]
@@ -274,7 +274,7 @@ def completing(text: str, at: int) -> list[str]:
 # the cell is completed only where the format's whole body follows.
 _SHORT = [
     (needle, i, rule.high)
-    for i, rule in enumerate((*RULES, *OPTIONAL_RULES))
+    for i, rule in enumerate(ALL_RULES)
     for needle in rule.needles
     if len(needle) == 2 and needle.isalnum()
 ]

@@ -14,7 +14,7 @@ import itertools
 import re
 from collections.abc import Collection, Iterable
 
-from noru.redact.rules import CATEGORY_OF, OPTIONAL_RULES, PLACED, RULES, Rule
+from noru.redact.rules import ALL_RULES, CATEGORY_OF, PLACED, Rule
 from noru.redact.shapes import LONG_FORMAT, Finding, canon, name_like, piece_like, word_like
 from noru.redact.widths import least
 
@@ -102,7 +102,7 @@ def matched(line: str, searched: Iterable[int]) -> list[Finding]:
     return found
 
 
-_RULES = (*RULES, *OPTIONAL_RULES)
+_RULES = ALL_RULES
 # Of ``PLACED``, those searched in every line (no needles).
 _PLACED_ALWAYS = [k for k, rule in enumerate(PLACED) if not rule.needles]
 

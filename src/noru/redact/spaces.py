@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from noru.redact.formats import STORAGE_KEY
-from noru.redact.rules import OPTIONAL_RULES, RULES, canon
+from noru.redact.rules import ALL_RULES, RULES, canon
 from noru.redact.search import LEAST, NEEDLES_CUT, matched
 from noru.redact.shapes import (
     PIECE_SIZE,
@@ -113,7 +113,7 @@ _TOKEN_RUN = re.compile(r"[^\s\"'`()<>\[\]{},;]+")
 
 # Rules anchored on a word or a URL before their value, not on a token's
 # own shape: a space after their fixed part is the line's own.
-_RULES = (*RULES, *OPTIONAL_RULES)
+_RULES = ALL_RULES
 _NOT_ACROSS = frozenset(
     i for i, rule in enumerate(_RULES) if rule.kind in ("bearer-token", "url-password")
 )
