@@ -9,7 +9,6 @@ from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
 from tests.test_terminal_text import (  # noqa: F401  (fixtures)
-    capturer,
     engine,
     read_on,
     window,

@@ -11,7 +11,6 @@ from tests import real_terminals
 from tests.ocr_scoring import chrome
 from tests.test_terminal_text import (  # noqa: F401  (fixtures)
     as_drawn,
-    capturer,
     engine,
     window,
 )

@@ -19,7 +19,6 @@ from tests.parts import require_family
 from tests.terminal_shown import Shown
 from tests.test_terminal_text import (  # noqa: F401  (fixtures)
     as_drawn,
-    capturer,
     engine,
     read_on,
     window,
@@ -47,7 +46,7 @@ def _read_at_96_dpi(
     where = {"x": 60, "y": 60, **drawn}
     with (
         running_xserver(tmp_path, width=2560, height=1600, dpi=96) as server,
-        Capturer(display=server.display) as capturer,  # noqa: F811
+        Capturer(display=server.display) as capturer,
         real_terminals.open_terminal(server, term, shown, **where) as client,
     ):
         image = window(capturer, client)
@@ -314,7 +313,7 @@ def test_a_short_tree_whose_lines_run_together_is_read_on_its_grid(
     real_terminals.need("konsole")
     with (
         running_xserver(tmp_path, width=2560, height=1600, dpi=96) as server,
-        Capturer(display=server.display) as capturer,  # noqa: F811
+        Capturer(display=server.display) as capturer,
         real_terminals.open_terminal(
             server, "konsole", SHORT_TREE, columns=100, rows=30, size=10, font="Noto Mono",
             theme="solarized-dark", chrome="default", x=20, y=20,

@@ -11,7 +11,6 @@ from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
 from tests.parts import require_family
 from tests.test_terminal_text import (  # noqa: F401  (fixtures)
-    capturer,
     engine,
     read_on,
 )

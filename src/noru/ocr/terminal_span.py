@@ -196,8 +196,7 @@ def _through_marks(
             0 < bottom - top <= round(MARKS * cells.height)
             and darkest(dark.crop((0, top - 1, dark.width, bottom + 1))) < 255 - INK
             and all(
-                darkest(dark.crop((0, y, dark.width, y + 1))) < 255 - INK
-                for y in (top - 1, bottom)
+                darkest(dark.crop((0, y, dark.width, y + 1))) < 255 - INK for y in (top - 1, bottom)
             )
         ):
             joined[-1] = (joined[-1][0], end)
