@@ -106,7 +106,7 @@ def engine() -> Iterator[Engine]:
     module: making one loads its models. A module that reads with another
     engine (tests/test_ocr_rapid.py, tests/test_ocr_engines.py) defines its
     own ``engine``; one whose tests need a cold engine each
-    (tests/test_terminal_text.py: a row read once is not read again) too."""
+    (tests/terminal_reading.py: a row read once is not read again) too."""
     from tests.ocr_suite import made_engine
 
     yield from made_engine("tesseract")

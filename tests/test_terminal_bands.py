@@ -10,13 +10,13 @@ import pytest
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
-from tests.terminal_texts.code import tsc_error
-from tests.terminal_texts.probes import tree
-from tests.test_terminal_text import (  # noqa: F401  (fixtures)
+from tests.terminal_reading import (  # noqa: F401  (fixtures)
     as_drawn,
     engine,
     window,
 )
+from tests.terminal_texts.code import tsc_error
+from tests.terminal_texts.probes import tree
 from tests.xserver import XServer
 
 pytestmark = pytest.mark.usefixtures("desktop")

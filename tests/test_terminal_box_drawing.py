@@ -8,7 +8,7 @@ import pytest
 from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
-from tests.test_terminal_text import (  # noqa: F401  (fixtures)
+from tests.terminal_reading import (  # noqa: F401  (fixtures)
     engine,
     read_on,
     window,

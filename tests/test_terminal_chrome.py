@@ -9,7 +9,7 @@ from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
 from tests.ocr_scoring import chrome
-from tests.test_terminal_text import (  # noqa: F401  (fixtures)
+from tests.terminal_reading import (  # noqa: F401  (fixtures)
     as_drawn,
     engine,
     window,

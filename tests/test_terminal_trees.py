@@ -16,13 +16,13 @@ from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
 from tests.ocr_scoring import chrome
 from tests.parts import require_family
-from tests.terminal_shown import Shown
-from tests.test_terminal_text import (  # noqa: F401  (fixtures)
+from tests.terminal_reading import (  # noqa: F401  (fixtures)
     as_drawn,
     engine,
     read_on,
     window,
 )
+from tests.terminal_shown import Shown
 from tests.xserver import XServer, running_xserver
 
 pytestmark = pytest.mark.usefixtures("desktop")

@@ -10,7 +10,7 @@ from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals
 from tests.parts import require_family
-from tests.test_terminal_text import (  # noqa: F401  (fixtures)
+from tests.terminal_reading import (  # noqa: F401  (fixtures)
     engine,
     read_on,
 )
