@@ -198,6 +198,35 @@ def test_box_drawing_and_marks_in_a_bitmap_font_are_read_by_glyphs(
 MISSING = "\ufffd"
 
 
+def test_a_few_rows_with_one_highlighted_across_the_window_are_found_as_the_font_s_grid(
+    desktop: XServer, capturer: Capturer
+) -> None:
+    """Four lines of ``strace`` in 9x15, the third in reverse video across
+    the window: its 90 cells, ink with the glyphs in the paper's colour,
+    were most of the inked cells sampled to place the font's grid, and none
+    of them counted as a glyph, so the grid was not tried and the engine
+    read the rows (``[`` as ``(``). A cell in reverse video counts as the
+    glyph it shows."""
+    from noru.ocr.cells import read_job
+    from noru.ocr.regions import Job
+
+    real_terminals.need("xterm")
+    shown = [
+        "$ strace ./build/meridian --config etc/meridian.toml",
+        'execve("./build/meridian", ["./build/meridian", "--config"], 0x7ffdb8300ce9) = 0',
+        "brk(NULL)                               = 0x552d0aa63000",
+        'openat(AT_FDCWD, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC) = 3',
+    ]
+    with real_terminals.open_xterm(
+        desktop, shown, columns=90, rows=20, bitmap="9x15", theme="light", highlight=2
+    ) as client:
+        grab = client.grab(capturer)
+    whole = (0, 0, *grab.image.size)
+    read = read_job(Job(grab.image, whole, 0, whole))
+    assert read is not None
+    assert [line.text.rstrip() for line in read[0] if line.text.strip()] == shown
+
+
 def test_a_character_the_bitmap_font_lacks_is_read_as_the_replacement_character(
     desktop: XServer, capturer: Capturer
 ) -> None:

@@ -209,7 +209,13 @@ def _position(bits: Image.Image, font: GridFont) -> tuple[int, int, float] | Non
             if len(inked) < 8:
                 continue
             keys = np.packbits(cells[inked], axis=2)
-            known = sum(key.tobytes() in font.glyphs for key in keys) / len(inked)
+            # A cell in reverse video (a highlighted row) is a glyph, or a
+            # space, in the paper's colour on a block of ink (``_unknown``).
+            reverse = np.packbits(~cells[inked], axis=2)
+            known = sum(
+                key.tobytes() in font.glyphs or back.tobytes() in font.glyphs or not back.any()
+                for key, back in zip(keys, reverse, strict=True)
+            ) / len(inked)
             if best is None or known > best[2]:
                 best = (ox, oy, known)
                 if known >= MIN_KNOWN:
