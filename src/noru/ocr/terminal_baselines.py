@@ -335,14 +335,15 @@ def _by_these(
         nearest = min(b - a for a, b in itertools.pairwise(baselines))
         if nearest < ascent + descent:
             return None  # lines closer than their own height: not one grid
-        slipped = than is not None and not _all_fit(baselines, than)
-        if than is not None and nearest > NEARER * than and not slipped:
+        # The repeats' pitch, where these lines lie farther apart than it allows.
+        repeats = than if than is not None and nearest > NEARER * than else None
+        if repeats is not None and _all_fit(baselines, repeats):
             return None  # the pitch found by repeats fits these lines
         rows = max(1, nearest // (ascent + descent))
         pitch = round(nearest / rows)
         if not _all_fit(baselines, pitch):
             return None
-        if than is not None and nearest > NEARER * than and abs(pitch - than) > SLIP * than:
+        if repeats is not None and abs(pitch - repeats) > SLIP * repeats:
             return None  # no slip of the repeats' pitch: another grid's lines
     if not ROW_PITCH[0] <= pitch <= ROW_PITCH[1]:
         return None

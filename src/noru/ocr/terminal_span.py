@@ -111,19 +111,24 @@ def _bands(dark: Image.Image) -> list[tuple[int, int]]:
         if not slab[y]:
             y += 1
             continue
-        left, right = int(firsts[y]), int(lasts[y])
-        fill = inked[:, left:right]
-        held = fill[:, 0] & fill[:, -1] & (fill.mean(axis=1) >= FILL_SHARE)
+        fill = inked[:, int(firsts[y]) : int(lasts[y])]
+        # Only the rows about this one are looked at: a band is a row or so tall.
         top = y
-        while top > 0 and held[top - 1]:
+        while top > 0 and _held(fill[top - 1]):
             top -= 1
         bottom = y
-        while bottom < height and held[bottom]:
+        while bottom < height and _held(fill[bottom]):
             bottom += 1
         if not slab[top:bottom].all():
             bands.append((top, bottom))
         y = max(bottom, y + 1)
     return bands
+
+
+def _held(row: Any) -> bool:
+    """Whether ``row`` (a pixel row's ink across a band's extent) is the
+    band's: its first and last pixels inked, ``FILL_SHARE`` of it filled."""
+    return bool(row[0] and row[-1] and row.mean() >= FILL_SHARE)
 
 
 def _on_grid(gap: tuple[int, int], top: int, cells: Cells) -> bool:
@@ -192,12 +197,8 @@ def _through_marks(
     joined = [runs[0]]
     for start, end in runs[1:]:
         top, bottom = joined[-1][1], start
-        if (
-            0 < bottom - top <= round(MARKS * cells.height)
-            and darkest(dark.crop((0, top - 1, dark.width, bottom + 1))) < 255 - INK
-            and all(
-                darkest(dark.crop((0, y, dark.width, y + 1))) < 255 - INK for y in (top - 1, bottom)
-            )
+        if 0 < bottom - top <= round(MARKS * cells.height) and all(
+            darkest(dark.crop((0, y, dark.width, y + 1))) < 255 - INK for y in (top - 1, bottom)
         ):
             joined[-1] = (joined[-1][0], end)
         else:
@@ -393,8 +394,10 @@ def _core(
             continue
         if not found.few:
             return index, found
-        if cells is None or (not measured and lines_in(run) >= 2):
-            core, cells, measured = index, found, lines_in(run) >= 2
+        if cells is None or not measured:
+            lines = lines_in(run)
+            if cells is None or lines >= 2:
+                core, cells, measured = index, found, lines >= 2
     return core, cells
 
 
