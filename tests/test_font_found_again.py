@@ -69,6 +69,18 @@ def test_a_font_fitting_again_where_it_sat_keeps_its_drawings(found: font.Font) 
     assert fonts.shapes(again) is drawings
 
 
+def test_a_font_found_first_keeps_the_drawings_its_first_look_made(found: font.Font) -> None:
+    """A look finds a font not kept yet, draws its glyphs, then keeps it
+    (``terminal_glyphs.decide``): the next look takes those drawings (a
+    dense terminal's cost 50 ms a look to draw again), not new ones."""
+    fonts = Fonts()
+    drawings = fonts.shapes(found)
+    fonts.keep(found, drawings)
+    assert fonts.shapes(found) is drawings
+    fonts.keep(found)  # kept again by a look that drew nothing
+    assert fonts.shapes(found) is drawings
+
+
 def test_a_font_fitting_a_pixel_aside_is_moved_and_keeps_its_first_fit(found: font.Font) -> None:
     cells, claims = _cells(1, 14, noise=NOISE)
     again = font.identify(cells, claims, width=WIDTH, height=HEIGHT, known=[found])

@@ -234,9 +234,12 @@ class Fonts:
         with self._lock:
             return list(reversed(self._fonts))
 
-    def keep(self, font: Font) -> None:
+    def keep(self, font: Font, shapes: Shapes | None = None) -> None:
+        """``font`` as the most recent, with its glyphs drawn (``shapes``),
+        when they are: the next look does not draw them again."""
         with self._lock:
-            self._fonts.setdefault(font, None)
+            kept = self._fonts.get(font)
+            self._fonts[font] = shapes if shapes is not None else kept
             self._fonts.move_to_end(font)
             while len(self._fonts) > self.most:
                 self._fonts.popitem(last=False)

@@ -192,7 +192,7 @@ def decide(
         # a few pixels off all the same). Kept only where the wide letters'
         # drawings then fit the pairs of cells it leaves.
         return {}, {}, None
-    fonts.keep(fitting)
+    fonts.keep(fitting, shapes)
     return found, letters, shapes
 
 
