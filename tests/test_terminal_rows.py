@@ -15,7 +15,7 @@ from noru.capture import Capturer
 from noru.ocr.tesseract import TesseractEngine
 from tests import real_terminals, terminal_reading
 from tests.parts import require_family
-from tests.terminal_reading import ALIGNED, as_drawn, read_on, window
+from tests.terminal_reading import ALIGNED, MONO, as_drawn, read_on, window
 from tests.terminal_shown import Shown
 from tests.xserver import XServer
 
@@ -214,6 +214,29 @@ def test_a_pager_s_prompt_across_most_of_a_short_screen_s_row_is_read_on_its_row
 
 
 # ``hexdump -C`` of an ELF file's first lines: its printable column mostly dots.
+PLAY = [
+    "$ ansible-playbook -i inventories/staging/hosts.ini deploy.yml",
+    "",
+    "PLAY [webservers] " + "*" * 90,
+]
+
+
+def test_two_lines_one_of_marks_high_in_its_row_are_placed_by_their_edges(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """A command and, a blank row below, a play's heading of stars: the
+    stars are most of the heading's ink and end its body high, so its
+    baseline came out eleven pixels high, and the two baselines fitted a
+    pitch of two rows less a bit. Their tops and bottoms lie as far apart
+    as each other and place the rows."""
+    require_family(MONO)
+    read = read_on(
+        desktop, capturer, engine, "urxvt", PLAY, columns=115, rows=36, font=MONO, size=11,
+        dpi=192, theme="light", chrome="default",
+    )  # fmt: skip
+    assert read == [line for line in PLAY if line], read
+
+
 HEXDUMP = [
     "$ hexdump -C build/meridian | head -n 12",
     "00000000  7f 45 4c 46 02 01 01 00  00 00 00 00 00 00 00 00  |.ELF............|",
@@ -351,6 +374,53 @@ def test_one_line_below_a_highlighted_row_takes_its_pitch_from_the_lines_above(
         theme="solarized-light", highlight=3,
     )  # fmt: skip
     assert read == PS_AUX, read
+
+
+HEXDUMP = [
+    "$ hexdump -C assets/logo-17.png | head -n 16",
+    "00000000  89 50 4e 47 0d 0a 1a 0a  00 00 00 0d 49 48 44 52  |.PNG........IHDR|",
+]
+
+
+def test_two_lines_with_no_pixel_row_between_them_are_two_rows(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """Hermit in Konsole: the command's ``|`` and ``p`` reach down to the
+    next line's digits, so the two lines are one run of ink, whose height
+    made one row of both. They part where the ink thins between them."""
+    require_family("Hermit")
+    read = read_on(
+        desktop, capturer, engine, "konsole", HEXDUMP, columns=90, rows=20,
+        font="Hermit", size=11, theme="solarized-light", chrome="default",
+    )  # fmt: skip
+    assert read[-len(HEXDUMP) :] == HEXDUMP, read
+
+
+DAEMONS = [
+    "root        7370  0.0  0.1  80844 20295 ?        Ss   Dec06   0:44 /lib/systemd/systemd-udevd",
+    "root        7993  0.0  0.5 183046 74790 ?        Ss   Dec06   4:41 "
+    "nginx: master process /usr/sbin/nginx -g d",
+    "postgres    8844  0.0  0.3  94969 45650 ?        Ss   Dec06   8:24 "
+    "postgres: 15/main: checkpointer",
+    "dev        11871  0.0  0.0  11084  4480 pts/4    R+   02:33   0:00 ps aux",
+]
+
+
+def test_a_scrollbar_s_arrow_far_below_one_line_does_not_set_the_pitch(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """Konsole as it comes (menu bar, toolbar, scrollbar): two lines, a
+    highlighted row, one line, and the rest empty. The run of paper under
+    the highlight is the tallest; its line and the scrollbar's arrow in the
+    window's bottom corner were two lines, so their run set the grid, at
+    the one line's own height. Two lines far apart measure no pitch: the
+    two lines above do."""
+    require_family("Noto Sans Mono")
+    read = read_on(
+        desktop, capturer, engine, "konsole", DAEMONS, columns=110, rows=28,
+        font="Noto Sans Mono", size=12, theme="light", chrome="default", highlight=2,
+    )  # fmt: skip
+    assert read[-len(DAEMONS) :] == DAEMONS, read
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ __all__ = [
     "in_step",
     "line_height",
     "line_runs",
+    "parted",
     "run_height",
 ]
 
@@ -75,6 +76,14 @@ SLIVER = 0.4
 # A run of inked rows of a short screen is at most this many lines joined (by
 # a tree's ``│`` down them).
 JOINED = 3
+# Lines with no blank pixel row between them (a tight face's descenders
+# reaching the next line's capitals: Hermit in Konsole) are parted where
+# their ink thins to this share of the run's densest row, between parts
+# each holding a row of half its ink and at least PART_SHARE as tall as
+# the tallest part (a line and an underscore below it are no two lines),
+# and where no other run is as tall as two such lines (``parted``).
+VALLEY = 0.1
+PART_SHARE = 0.6
 # A band of another background is whole rows of the grid when its edges lie
 # within this share of a row of the grid's; lines' baselines lie at one
 # height in their rows within it (``in_step``).
@@ -135,6 +144,42 @@ def run_height(profile: bytes) -> int:
         return 0
     usual = _usual_height(runs)
     return min(h for top, bottom in runs if (h := bottom - top) * JOINED >= usual)
+
+
+def parted(profile: bytes, runs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``runs`` with each run of lines that touch (``VALLEY``) parted into
+    its lines; none parted where another run as tall as two of those lines
+    is left whole (lines run together by marks down the rows: a graph's
+    ``|`` and ``*``)."""
+    split = [_lines_touching(profile, top, bottom) for top, bottom in runs]
+    if all(len(parts) == 1 for parts in split):
+        return list(runs)
+    line = max(b - a for parts in split if len(parts) > 1 for a, b in parts)
+    if any(len(parts) == 1 and parts[0][1] - parts[0][0] > line / PART_SHARE for parts in split):
+        return list(runs)
+    return [part for parts in split for part in parts]
+
+
+def _lines_touching(profile: bytes, top: int, bottom: int) -> list[tuple[int, int]]:
+    """The run's lines, cut at the middle of each stretch of thin rows
+    between them (a stretch at its top is its line's ascenders), where each
+    holds a row of half the run's densest ink and is at least ``PART_SHARE``
+    as tall as the tallest; else the run whole."""
+    rows = profile[top:bottom]
+    peak = max(rows)
+    cuts, start = [], None
+    for y, value in enumerate(rows):
+        if value <= VALLEY * peak and start is None:
+            start = y
+        elif value > VALLEY * peak and start is not None:
+            if start > 0:
+                cuts.append(top + (start + y) // 2)
+            start = None
+    parts = list(itertools.pairwise([top, *cuts, bottom]))
+    tallest = max(b - a for a, b in parts)
+    if all(b - a >= PART_SHARE * tallest and max(profile[a:b]) >= peak / 2 for a, b in parts):
+        return parts
+    return [(top, bottom)]
 
 
 def _one_line(runs: Sequence[tuple[int, int]]) -> tuple[int, int]:
@@ -311,8 +356,9 @@ def by_baselines(
         if len(runs) < 2:
             return None
     baselines = _baselines(profile, runs)
-    found = _by_these(baselines, runs, than)
-    if found is None and len(runs) >= BY_TOPS:
+    astray = _astray(baselines, runs)
+    found = None if astray else _by_these(baselines, runs, than)
+    if found is None and (len(runs) >= BY_TOPS or astray):
         # Marks high in a line (ansible's ``PLAY [all] ****``) end its body
         # above its baseline. The tops of lines of capitals, brackets and
         # ascenders lie alike in their rows, and so do the bottoms of lines
@@ -320,6 +366,20 @@ def by_baselines(
         # bottom fits places the rows.
         found = _by_edges(runs, than)
     return found
+
+
+def _astray(baselines: Sequence[int], runs: Sequence[tuple[int, int]]) -> bool:
+    """Whether one of two lines ends its body astray of its baseline: two
+    baselines fit any pitch, so where the lines' tops lie as far apart as
+    their bottoms (within what a descender makes) and their baselines lie
+    farther from both than that, marks high in one line ended its body."""
+    if len(runs) != 2:
+        return False
+    (top, bottom), (next_top, next_bottom) = runs
+    near = max(EDGES_NEAR, round(EDGES_SHARE * _usual_height(runs)))
+    tops, bottoms = next_top - top, next_bottom - bottom
+    apart = baselines[1] - baselines[0]
+    return abs(tops - bottoms) <= near and min(abs(apart - tops), abs(apart - bottoms)) > near
 
 
 def _by_these(

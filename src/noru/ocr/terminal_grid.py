@@ -13,6 +13,7 @@ Pure Pillow.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ from noru.ocr.terminal_baselines import (
     in_step,
     line_height,
     line_runs,
+    parted,
     run_height,
 )
 from noru.ocr.terminal_ink import INK, darker_than, darkest, fits
@@ -40,7 +42,7 @@ from noru.ocr.terminal_pitch import pitch as repeating
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["BAR", "Cells", "few_lines", "find_cells"]
+__all__ = ["BAR", "Cells", "few_lines", "find_cells", "lines_in", "measures_pitch"]
 
 # Ink unbroken along a pixel row for this many rows' heights is a line drawn
 # across cells, no glyph's.
@@ -49,6 +51,10 @@ LINE_CELLS = 3
 # tall is box drawing (a tree's ``│``), at most this many pixel columns wide.
 DOWN_LINES = 1.5
 DOWN_LINE_WIDE = 4
+# Two lines measure the pitch between them when their tops lie at most this
+# many of their heights apart (a line's ink is most of its row: two blank
+# rows between them are about four).
+NEAR_LINES = 5
 
 # Column advances looked for, in pixels (terminal fonts from 6 pt to HiDPI
 # 2x at 16 pt).
@@ -146,6 +152,7 @@ def find_cells(dark: Image.Image) -> Cells | None:
         if unlined is not plain:
             rows_profile = _profile(unlined, rows=True)
             runs = line_runs(rows_profile)
+        runs = parted(rows_profile, runs)
     # A few lines of text (a command and its one-line error) repeat too few
     # times for a pitch: their rows are placed by their baselines.
     few = by_baselines(rows_profile, runs)
@@ -291,6 +298,18 @@ def few_lines(dark: Image.Image) -> bool:
 def lines_in(dark: Image.Image) -> int:
     """How many lines ``dark``'s ink lies in (runs of pixel rows)."""
     return len(line_runs(_profile(dark, rows=True)))
+
+
+def measures_pitch(dark: Image.Image) -> bool:
+    """Whether two of ``dark``'s lines lie near enough to measure the pitch
+    between them: at most ``NEAR_LINES`` of the taller one's heights apart
+    (a blank row or two between them). A line and a mark far below it (a
+    scrollbar's arrow in the window's corner) measure nothing."""
+    runs = line_runs(_profile(dark, rows=True))
+    return any(
+        b[0] - a[0] <= NEAR_LINES * max(a[1] - a[0], b[1] - b[0])
+        for a, b in itertools.pairwise(runs)
+    )
 
 
 def _without_blocks(dark: Image.Image, bars: list[bool]) -> Image.Image:

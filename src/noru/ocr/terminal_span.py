@@ -11,7 +11,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from noru.ocr.terminal_baselines import PHASE_SLACK
-from noru.ocr.terminal_grid import BAR, Cells, few_lines, find_cells, lines_in
+from noru.ocr.terminal_grid import BAR, Cells, few_lines, find_cells, measures_pitch
 from noru.ocr.terminal_ink import INK, PAPER, darkest, edges, ink_left_of, lighter_than
 
 if TYPE_CHECKING:
@@ -382,10 +382,11 @@ def _core(
     """The run that gives the grid, and the grid: the longest (``order``)
     whose lines repeat, or where none does, the longest with a grid placed
     by a few lines' baselines (its lines show none: a tail of lines too
-    unlike to repeat below a highlighted row), of two lines or more where
-    there is one: the pitch between lines is measured, a lone line's is
-    its own height with a margin (the one line below a highlighted row,
-    though its run is the tallest)."""
+    unlike to repeat below a highlighted row), of two lines near each other
+    or more where there is one: the pitch between lines is measured, a lone
+    line's is its own height with a margin (the one line below a highlighted
+    row, though its run is the tallest, and with a scrollbar's arrow far
+    below it)."""
     core, cells, measured = -1, None, False
     for index in order:
         run = dark.crop((0, runs[index][0], dark.width, runs[index][1]))
@@ -395,9 +396,9 @@ def _core(
         if not found.few:
             return index, found
         if cells is None or not measured:
-            lines = lines_in(run)
-            if cells is None or lines >= 2:
-                core, cells, measured = index, found, lines >= 2
+            measures = measures_pitch(run)
+            if cells is None or measures:
+                core, cells, measured = index, found, measures
     return core, cells
 
 
