@@ -13,6 +13,10 @@ alacritty) rather than from the family on screen. ``REPORTS``
 ``ps aux`` and ``nmap``. ``TRACES`` (``bench/ocr_dev_traces.py``) are what
 a person looks inside a misbehaving program with: gdb's ``bt``, valgrind,
 ``strace``, ``lsof``, a failing ``docker build`` and ``npm audit``.
+``TOOLS`` (``bench/ocr_dev_tools.py``) are what a person asks of a binary,
+a GPU, a name server, a certificate, a PHP program and a firewall:
+``objdump -d``, ``nvidia-smi``, ``dig``, ``openssl x509 -text``, PHP's
+fatal errors and ``iptables -L -v``.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from tests.terminal_texts.probes import tree
 
 from ocr_dev_dumps import DUMPS
 from ocr_dev_reports import REPORTS
+from ocr_dev_tools import TOOLS
 from ocr_dev_traces import TRACES
 
 Kind = Callable[[random.Random, int, int], list[Shown]]
@@ -431,4 +436,4 @@ TREES: dict[str, Kind] = {
     "pstree": pstree,
     "tree": tree,
 }
-KINDS: dict[str, Kind] = {**FIRST, **TREES, **REPORTS, **DUMPS, **TRACES}
+KINDS: dict[str, Kind] = {**FIRST, **TREES, **REPORTS, **DUMPS, **TRACES, **TOOLS}

@@ -13,7 +13,7 @@ shaped for before the held-out part scores it once.
   (bench/ocr_dev_kinds.py: by default its first set, Java and Node stack
   traces, ``terraform plan``, ``journalctl``, ``ss -tlnp``, ``apt
   upgrade``; ``--kinds`` names others, such as its trees, its reports, its
-  dumps or its traces), in turn; the
+  dumps, its traces or its tools), in turn; the
   plan's CJK, ligature, Powerline and tmux screens left out (their fonts
   and layout go with their kind).
 
@@ -32,6 +32,8 @@ filtering ``split=train``) take a dev set as it is. Scored as the corpus is:
         --kinds ansible-play,dmesg,git-graph,hexdump-c,nmap-scan,ps-aux
     .venv/bin/python bench/ocr_dev_sets.py kinds --seed 71 --limit 60 --out bench/out/dev71 \
         --kinds docker-build,gdb-backtrace,lsof-list,npm-audit,strace-trace,valgrind-report
+    .venv/bin/python bench/ocr_dev_sets.py kinds --seed 81 --limit 60 --out bench/out/dev81 \
+        --kinds dig-answer,iptables-list,nvidia-smi,objdump-disasm,openssl-x509,php-fatal
 """
 
 from __future__ import annotations
