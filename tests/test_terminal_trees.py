@@ -210,6 +210,31 @@ def test_a_scrollbar_left_of_the_grid_is_no_column_of_it(
     assert [line for line in read if line.strip()] == BAT_PAGE
 
 
+TRACE = [
+    "$ php artisan queue:work",
+    "PHP Fatal error:  Uncaught Error in /var/www/app/Job.php:42",
+] + [
+    f"#{n} /var/www/app/src/Queue/Worker{n}.php({7 * n + 3}): App\\Queue\\Job->handle(Array)"
+    for n in range(36)
+]
+
+
+def test_a_scrollbar_s_arrow_beside_a_band_s_grid_is_no_column_of_it(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine,  # noqa: F811
+) -> None:  # fmt: skip
+    """A big rxvt-unicode is read in bands. In the band holding a
+    highlighted row, the rows joined to it looked for a column left of
+    the first, and the scrollbar's down arrow beside the bar (its shading
+    a pixel right of it) made one: every line of every band came back a
+    space to the right, at 0.99 and more. No column crosses a bar."""
+    require_family("Cousine", "fonts-croscore")
+    read = read_on(
+        desktop, capturer, engine, "urxvt", TRACE, columns=123, rows=39, size=10,
+        font="Cousine", theme="dark", chrome="default", dpi=192, highlight=36,
+    )  # fmt: skip
+    assert [line for line in read if line.strip()] == TRACE
+
+
 PSTREE = [
     "$ pstree -p",
     "systemd(1)─┬─containerd(42328)",

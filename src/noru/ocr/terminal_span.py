@@ -453,8 +453,19 @@ def _reaching_left(dark: Image.Image, cells: Cells) -> Cells:
     ``find_cells`` places a grid with ink left of its first cell."""
     x, width = cells.x, cells.width
     # Some of the ink left of it (short of the pixel column just before it)
-    # is not a bar down the rows (a scrollbar at the terminal's left,
-    # rxvt-unicode's, is no column).
-    if x < width and ink_left_of(dark, x) and _shows_ink(dark.crop((0, 0, x - 1, dark.height))):
-        return dataclasses.replace(cells, x=x - width, columns=cells.columns + 1)
+    # is not a bar down the rows, and no bar lies there (a scrollbar at the
+    # terminal's left, rxvt-unicode's, is no column, and the ink beside it
+    # is its arrows' and its thumb's edges).
+    if x < width and ink_left_of(dark, x):
+        left = dark.crop((0, 0, x - 1, dark.height))
+        if _shows_ink(left) and not _bars_in(left):
+            return dataclasses.replace(cells, x=x - width, columns=cells.columns + 1)
     return cells
+
+
+def _bars_in(dark: Image.Image) -> bool:
+    """Whether a pixel column of ``dark`` is inked in ``BAR`` of its rows."""
+    import numpy as np
+
+    inked = np.asarray(dark, dtype=np.uint8) < 255 - INK
+    return bool(inked.size) and bool((inked.mean(axis=0) >= BAR).any())
