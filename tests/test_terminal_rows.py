@@ -214,6 +214,50 @@ def test_a_pager_s_prompt_across_most_of_a_short_screen_s_row_is_read_on_its_row
 
 
 # ``hexdump -C`` of an ELF file's first lines: its printable column mostly dots.
+NMAP = [
+    "$ sudo nmap -sS -sV -p- 192.168.1.110",
+    "Starting Nmap 7.93 ( https://nmap.org ) at 2026-12-06 13:54 UTC",
+    "Nmap scan report for nas.lan (192.168.1.110)",
+    "Host is up (0.032s latency).",
+    "Not shown: 65533 closed tcp ports (reset)",
+    "PORT     STATE SERVICE     VERSION",
+    "22/tcp   open  ssh         Dropbear sshd 2022.83 (protocol 2.0)",
+    "3306/tcp open  mysql       MySQL 8.0.40-0ubuntu0.22.04.1",
+    "5432/tcp open  postgresql  PostgreSQL DB 9.6.0 or later",
+    "8080/tcp open  http-proxy",
+    "MAC Address: 50:C7:BF:06:03:E0 (TP-Link Technologies)",
+    "Service Info: OS: Linux; CPE: cpe:/o:linux:linux_kernel",
+    "Running: Linux 4.X|5.X",
+    "OS details: Linux 4.15 - 5.8",
+    "Service detection performed. Please report any incorrect results at "
+    "https://nmap.org/submit/ .",
+    "Nmap done: 1 IP address (1 host up) scanned in 24.31 seconds",
+    "$ sudo nmap -sn 192.168.1.0/24 | grep -i 'report for'",
+    "Nmap scan report for gateway.lan (192.168.1.1)",
+    "Nmap scan report for printer.lan (192.168.1.23)",
+    "Nmap scan report for nas.lan (192.168.1.110)",
+    "Nmap scan report for laptop-jay.lan (192.168.1.142)",
+    "Nmap scan report for phone-guest.lan (192.168.1.187)",
+]
+
+
+def test_glyphs_touching_across_tight_rows_are_no_line_drawn_down_them(
+    desktop: XServer, capturer: Capturer, engine: TesseractEngine
+) -> None:
+    """Hermit in Konsole: a letter's stem touches the stem of the one below
+    it (the lines have no pixel row between them), and a few such chains,
+    from a letter's top to the next line's baseline, looked like box
+    drawing ending on the cells' edges: the rows' edges moved up into the
+    descenders, and every ``g``, ``y``, ``p`` lost its tail (``nmap.ora``).
+    A line drawn down the cells is alone in them; a stem has its bowls."""
+    require_family("Hermit")
+    read = read_on(
+        desktop, capturer, engine, "konsole", NMAP, columns=100, rows=28,
+        font="Hermit", size=11, theme="solarized-dark",
+    )  # fmt: skip
+    assert [line for line in read if line.strip()][-len(NMAP) :] == NMAP, read
+
+
 PLAY = [
     "$ ansible-playbook -i inventories/staging/hosts.ini deploy.yml",
     "",
