@@ -42,7 +42,7 @@ from noru.ocr.terminal_pitch import pitch as repeating
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["BAR", "Cells", "few_lines", "find_cells", "lines_in", "measures_pitch"]
+__all__ = ["BAR", "Cells", "few_lines", "find_cells", "measures_pitch"]
 
 # Ink unbroken along a pixel row for this many rows' heights is a line drawn
 # across cells, no glyph's.

@@ -452,14 +452,11 @@ def _reaching_left(dark: Image.Image, cells: Cells) -> Cells:
     from column 0, where the core's rows start at column 7): as
     ``find_cells`` places a grid with ink left of its first cell."""
     x, width = cells.x, cells.width
-    # Some of the ink left of it (short of the pixel column just before it)
-    # is not a bar down the rows, and no bar lies there (a scrollbar at the
-    # terminal's left, rxvt-unicode's, is no column, and the ink beside it
-    # is its arrows' and its thumb's edges).
-    if x < width and ink_left_of(dark, x):
-        left = dark.crop((0, 0, x - 1, dark.height))
-        if _shows_ink(left) and not _bars_in(left):
-            return dataclasses.replace(cells, x=x - width, columns=cells.columns + 1)
+    # Ink left of it (short of the pixel column just before it), and no bar
+    # down the rows there (a scrollbar at the terminal's left, rxvt-unicode's,
+    # is no column, and the ink beside it is its arrows' and its thumb's).
+    if x < width and ink_left_of(dark, x) and not _bars_in(dark.crop((0, 0, x - 1, dark.height))):
+        return dataclasses.replace(cells, x=x - width, columns=cells.columns + 1)
     return cells
 
 
